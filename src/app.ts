@@ -1,0 +1,83 @@
+import { Elysia } from "elysia";
+import type { Deps } from "./deps";
+import { DomainError, toDomainError } from "./errors";
+import { createGraphqlHandler } from "./http/graphql/yoga";
+import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
+import { payloadTooLarge } from "./http/rest/body";
+import { datasetsRoutes } from "./http/rest/datasets.routes";
+import { errorResponse } from "./http/rest/errors";
+import { createTrpcHandler } from "./http/trpc/handler";
+import { errorFields } from "./logger";
+
+export type App = {
+  /** Serves one request: what Bun.serve calls, and what in-process tests call. */
+  handle(request: Request): Promise<Response>;
+};
+
+export function createApp(deps: Deps): App {
+  const { logger } = deps;
+  const graphql = createGraphqlHandler(deps);
+  const trpc = createTrpcHandler(deps);
+
+  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(datasetsRoutes(deps));
+
+  const elysia = new Elysia()
+    .onError(({ error, code, request }) => {
+      if (code === "NOT_FOUND") {
+        return errorResponse(new DomainError("NOT_FOUND", `Not found: ${new URL(request.url).pathname}`));
+      }
+      if (code === "PARSE") {
+        return errorResponse(new DomainError("VALIDATION", "Malformed request body", { issues: [{ message: "the body could not be parsed" }] }));
+      }
+      const domain = toDomainError(error);
+      if (domain.code === "INTERNAL") {
+        logger.error("unhandled error", { requestId: requestMeta(request).requestId, ...errorFields(error) });
+      }
+      return errorResponse(domain);
+    })
+    .get("/health", () => ({ status: "ok" }))
+    .all("/graphql", ({ request }) => graphql(request), { parse: "none" })
+    .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" })
+    .use(rest);
+
+  return {
+    async handle(request) {
+      const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now() };
+      setRequestMeta(request, meta);
+      let response: Response;
+      const declared = Number(request.headers.get("content-length") ?? 0);
+      if (declared > deps.config.maxBodyBytes) {
+        response = errorResponse(payloadTooLarge(deps.config.maxBodyBytes));
+      } else {
+        try {
+          response = await elysia.handle(request);
+        } catch (err) {
+          logger.error("request failed outside the router", { requestId: meta.requestId, ...errorFields(err) });
+          response = errorResponse(toDomainError(err));
+        }
+      }
+      response = withHeader(response, "x-request-id", meta.requestId);
+      logger.info("request", {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: response.status,
+        durationMs: Math.round((performance.now() - meta.startedAt) * 100) / 100,
+        requestId: meta.requestId,
+        projectId: requestMeta(request).projectId ?? null,
+      });
+      return response;
+    },
+  };
+}
+
+function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    // Some responses (e.g. from fetch) have immutable headers; copy them.
+    const copy = new Response(response.body, response);
+    copy.headers.set(name, value);
+    return copy;
+  }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bun
+// The `hone` command: operator tasks on the same database the server uses (same environment).
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "./config";
+import { systemCtx } from "./context";
+import { DataDirLockedError, openDatabase } from "./db/client";
+import { createDeps } from "./deps";
+import { createApiKey, createProject } from "./domain/projects";
+import { DomainError } from "./errors";
+import { createLogger } from "./logger";
+import { resolveSecretKey } from "./secrets";
+
+const USAGE = `Usage: hone <command> [options]
+
+Commands:
+  projects create --name NAME     create a project; prints {"projectId", "apiKey"}
+  keys create --project ID        create an API key for a project; prints {"apiKey"}
+  migrate                         apply database migrations; prints {"migrated": true}
+
+The database is chosen like the server's: DATABASE_URL, else the embedded one in HONE_DATA_DIR.`;
+
+class UsageError extends Error {}
+
+function option(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== "string" || v === "") throw new UsageError(`missing --${name}`);
+  return v;
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      project: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const command = positionals.join(" ");
+  if (values.help || command === "" || command === "help") {
+    process.stdout.write(USAGE + "\n");
+    return undefined;
+  }
+  const known = ["projects create", "keys create", "migrate"];
+  if (!known.includes(command)) throw new UsageError(`unknown command: ${command}`);
+
+  const config = loadConfig();
+  const database = await openDatabase(config, { owner: "hone cli" });
+  try {
+    const deps = createDeps({ config, database, logger: createLogger("silent"), secretKey: resolveSecretKey(config) });
+    const ctx = { ...systemCtx(deps, "cli"), actor: { type: "cli" as const } };
+    switch (command) {
+      case "projects create": {
+        const created = await createProject(ctx, { name: option(values, "name") });
+        return { projectId: created.projectId, apiKey: created.apiKey };
+      }
+      case "keys create": {
+        const key = await createApiKey(ctx, { projectId: option(values, "project") });
+        return { apiKey: key.apiKey };
+      }
+      case "migrate":
+        return { migrated: true };
+    }
+  } finally {
+    await database.close();
+  }
+  return undefined;
+}
+
+run(process.argv.slice(2)).then(
+  (out) => {
+    if (out !== undefined) process.stdout.write(JSON.stringify(out) + "\n");
+    process.exit(0);
+  },
+  (err: unknown) => {
+    const message =
+      err instanceof UsageError
+        ? `${err.message}\n\n${USAGE}`
+        : err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof DomainError
+          ? err.message
+          : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+    process.stderr.write(JSON.stringify({ error: message.split("\n")[0] }) + "\n");
+    if (err instanceof UsageError) process.stderr.write(USAGE + "\n");
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);

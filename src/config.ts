@@ -1,0 +1,96 @@
+import { z } from "zod";
+
+// The only place that reads the environment. Everything else receives a Config.
+
+const boolFlag = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""])
+  .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
+
+const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must start with postgres:// or postgresql://")
+      .optional(),
+  ),
+  HONE_DATA_DIR: z.string().min(1).default("./.hone"),
+  HONE_SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+  HONE_BOOTSTRAP_API_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^hone_sk_[A-Za-z0-9]{20,}$/, "HONE_BOOTSTRAP_API_KEY must look like hone_sk_<at least 20 letters or digits>")
+      .optional(),
+  ),
+  HONE_ADMIN_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, "HONE_ADMIN_TOKEN must be at least 16 characters").optional()),
+  OPENAI_BASE_URL: z.url().default("https://api.openai.com/v1"),
+  ANTHROPIC_BASE_URL: z.url().default("https://api.anthropic.com"),
+  GEMINI_BASE_URL: z.url().default("https://generativelanguage.googleapis.com/v1beta/openai"),
+  TOGETHER_BASE_URL: z.url().default("https://api.together.xyz/v1"),
+  HONE_TESTING_ROUTES: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? false),
+  HONE_MODEL_PREFIXES: z.string().default("hone,openpipe"),
+  HONE_MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  HONE_GRAPHIQL: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
+  HONE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  HONE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  secretKey: string | undefined;
+  bootstrapApiKey: string | undefined;
+  adminToken: string | undefined;
+  openaiBaseUrl: string;
+  anthropicBaseUrl: string;
+  geminiBaseUrl: string;
+  togetherBaseUrl: string;
+  testingRoutes: boolean;
+  modelPrefixes: string[];
+  maxBodyBytes: number;
+  graphiql: boolean;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  dbPoolSize: number;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const prefixes = e.HONE_MODEL_PREFIXES.split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.HONE_DATA_DIR,
+    secretKey: e.HONE_SECRET_KEY,
+    bootstrapApiKey: e.HONE_BOOTSTRAP_API_KEY,
+    adminToken: e.HONE_ADMIN_TOKEN,
+    openaiBaseUrl: e.OPENAI_BASE_URL.replace(/\/+$/, ""),
+    anthropicBaseUrl: e.ANTHROPIC_BASE_URL.replace(/\/+$/, ""),
+    geminiBaseUrl: e.GEMINI_BASE_URL.replace(/\/+$/, ""),
+    togetherBaseUrl: e.TOGETHER_BASE_URL.replace(/\/+$/, ""),
+    testingRoutes: e.HONE_TESTING_ROUTES,
+    modelPrefixes: prefixes.length ? prefixes : ["hone"],
+    maxBodyBytes: e.HONE_MAX_BODY_BYTES,
+    graphiql: e.HONE_GRAPHIQL,
+    logLevel: e.HONE_LOG_LEVEL,
+    dbPoolSize: e.HONE_DB_POOL_SIZE,
+  };
+}

@@ -1,0 +1,28 @@
+import type { Queryable } from "./db/client";
+import type { Deps } from "./deps";
+
+/** Who is acting. Project-scoped verbs take ctx.projectId, which only an authenticated key sets. */
+export type Actor =
+  | { type: "apiKey"; keyId: string; projectId: string }
+  | { type: "admin" }
+  | { type: "cli" }
+  | { type: "system"; job: string };
+
+/** Context of a verb that is not scoped to one project (creating projects, authenticating). */
+export type BaseCtx = {
+  deps: Deps;
+  actor: Actor;
+  requestId: string;
+  /** When set, verbs run their queries inside this transaction. */
+  tx?: Queryable;
+};
+
+/** Context of a project-scoped verb: every query it runs is filtered by projectId. */
+export type Ctx = BaseCtx & { projectId: string };
+
+/** The connection a verb should use: the caller's transaction, or the pool. */
+export const dbOf = (ctx: { deps: Deps; tx?: Queryable }): Queryable => ctx.tx ?? ctx.deps.database.db;
+
+export function systemCtx(deps: Deps, job: string): BaseCtx {
+  return { deps, actor: { type: "system", job }, requestId: `${job}-${Date.now()}` };
+}

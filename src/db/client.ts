@@ -1,0 +1,179 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
+import type { PgAsyncDatabase, PgAsyncTransaction, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { Config } from "../config";
+import { relations } from "./relations";
+
+export type Relations = typeof relations;
+/** The one database type the domain sees, whichever driver is behind it. */
+export type Db = PgAsyncDatabase<PgQueryResultHKT, Relations>;
+export type Tx = PgAsyncTransaction<PgQueryResultHKT, Relations>;
+/** A connection or a transaction: what a domain verb runs its queries on. */
+export type Queryable = Db | Tx;
+
+export type Database = {
+  db: Db;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+};
+
+export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../schema/migrations");
+
+export class DataDirLockedError extends Error {
+  override name = "DataDirLockedError";
+}
+
+const LOCK_FILE = "hone.lock";
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM means the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * PGlite is a single-process database: two processes opening one data directory corrupt it.
+ * A pid file in the directory guards it; a lock left by a dead process is taken over.
+ */
+export function lockDataDir(dataDir: string, owner: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, LOCK_FILE);
+  if (existsSync(path)) {
+    const held = parseLock(readFileSync(path, "utf8"));
+    if (held && held.pid !== process.pid && pidAlive(held.pid)) {
+      throw new DataDirLockedError(
+        `The data directory ${resolve(dataDir)} is in use by ${held.owner} (pid ${held.pid}). ` +
+          `The embedded database allows one process at a time: stop that process first, ` +
+          `or use DATABASE_URL with a Postgres server to run several.`,
+      );
+    }
+  }
+  writeFileSync(path, JSON.stringify({ pid: process.pid, owner }), { mode: 0o600 });
+  return () => {
+    try {
+      const held = parseLock(readFileSync(path, "utf8"));
+      if (held?.pid === process.pid) rmSync(path);
+    } catch {
+      // already gone
+    }
+  };
+}
+
+function parseLock(text: string): { pid: number; owner: string } | null {
+  try {
+    const v = JSON.parse(text) as { pid?: unknown; owner?: unknown };
+    return typeof v.pid === "number" ? { pid: v.pid, owner: String(v.owner ?? "another process") } : null;
+  } catch {
+    return null;
+  }
+}
+
+export function isMemoryDataDir(dataDir: string): boolean {
+  return dataDir.startsWith("memory://");
+}
+
+/** Opens the configured database and applies pending migrations. */
+export async function openDatabase(
+  config: Pick<Config, "databaseUrl" | "dataDir" | "dbPoolSize">,
+  opts: { owner?: string; migrate?: boolean } = {},
+): Promise<Database> {
+  const database = config.databaseUrl
+    ? await openPostgres(config.databaseUrl, config.dbPoolSize)
+    : await openPglite(config.dataDir, opts.owner ?? "hone");
+  if (opts.migrate !== false) {
+    try {
+      await migrateDatabase(database);
+    } catch (err) {
+      await database.close();
+      throw err;
+    }
+  }
+  return database;
+}
+
+async function openPglite(dataDir: string, owner: string): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const memory = isMemoryDataDir(dataDir);
+  const unlock = memory ? () => {} : lockDataDir(dataDir, owner);
+  try {
+    const client = new PGlite(memory ? dataDir : resolve(dataDir, "pgdata"));
+    await client.waitReady;
+    return wrapPglite(client, unlock);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+/** Wraps an open PGlite instance (tests hand in clones of a migrated template). */
+export async function wrapPglite(client: PGlite, onClose: () => void = () => {}): Promise<Database> {
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const db = drizzle({ client, relations }) as unknown as Db;
+  return {
+    db,
+    kind: "pglite",
+    async close() {
+      try {
+        await client.close();
+      } finally {
+        onClose();
+      }
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    // Hone's own connections are short-lived queries; a stuck server should not hang a request forever.
+    connect_timeout: 10,
+  });
+  try {
+    await client`select 1`;
+  } catch (err) {
+    await client.end({ timeout: 1 });
+    throw err;
+  }
+  const db = drizzle({ client, relations }) as unknown as Db;
+  return {
+    db,
+    kind: "postgres",
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/**
+ * Applies schema/migrations. On Postgres an advisory lock serialises concurrent starts, so several
+ * Hone processes booting at once against one server migrate exactly once.
+ */
+export async function migrateDatabase(database: Database): Promise<void> {
+  if (database.kind === "pglite") {
+    const { migrate } = await import("drizzle-orm/pglite/migrator");
+    await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    return;
+  }
+  const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const pool = (database.db as unknown as { $client: import("postgres").Sql }).$client;
+  const reserved = await pool.reserve();
+  try {
+    await reserved`select pg_advisory_lock(7263845001)`;
+    try {
+      await migrate(drizzle({ client: reserved as never, relations }), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await reserved`select pg_advisory_unlock(7263845001)`;
+    }
+  } finally {
+    reserved.release();
+  }
+}

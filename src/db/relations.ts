@@ -1,0 +1,19 @@
+import { defineRelations } from "drizzle-orm";
+import * as schema from "./schema";
+
+export const relations = defineRelations(schema, (r) => ({
+  projects: {
+    apiKeys: r.many.apiKeys(),
+    datasets: r.many.datasets(),
+  },
+  apiKeys: {
+    project: r.one.projects({ from: r.apiKeys.projectId, to: r.projects.id, optional: false }),
+  },
+  datasets: {
+    project: r.one.projects({ from: r.datasets.projectId, to: r.projects.id, optional: false }),
+    entries: r.many.datasetEntries(),
+  },
+  datasetEntries: {
+    dataset: r.one.datasets({ from: r.datasetEntries.datasetId, to: r.datasets.id, optional: false }),
+  },
+}));

@@ -1,0 +1,40 @@
+import { sql } from "drizzle-orm";
+import { check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { projects } from "./projects";
+
+export const datasets = pgTable(
+  "datasets",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.projectId, t.id)],
+);
+
+export const datasetEntries = pgTable(
+  "dataset_entries",
+  {
+    id: text("id").primaryKey(),
+    datasetId: text("dataset_id")
+      .notNull()
+      .references(() => datasets.id, { onDelete: "cascade" }),
+    // Denormalised so every entry query can be scoped by project without a join.
+    projectId: text("project_id").notNull(),
+    messages: jsonb("messages").$type<unknown[]>().notNull(),
+    tools: jsonb("tools").$type<unknown[] | null>(),
+    toolChoice: jsonb("tool_choice").$type<unknown>(),
+    responseFormat: jsonb("response_format").$type<Record<string, unknown> | null>(),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    split: text("split").$type<"TRAIN" | "TEST">().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    index().on(t.datasetId, t.id),
+    check("dataset_entries_split_check", sql`${t.split} in ('TRAIN', 'TEST')`),
+  ],
+);

@@ -1,0 +1,16 @@
+import { and, eq } from "drizzle-orm";
+import { dbOf, type Ctx } from "../../context";
+import { datasets } from "../../db/schema";
+import { notFound, parseInput } from "../../errors";
+import { DatasetIdInput } from "./schemas";
+
+/** Deletes a dataset and, through the foreign key's cascade, all of its entries. */
+export async function deleteDataset(ctx: Ctx, raw: DatasetIdInput): Promise<{ id: string }> {
+  const input = parseInput(DatasetIdInput, raw);
+  const deleted = await dbOf(ctx)
+    .delete(datasets)
+    .where(and(eq(datasets.id, input.datasetId), eq(datasets.projectId, ctx.projectId)))
+    .returning({ id: datasets.id });
+  if (!deleted[0]) throw notFound("Dataset", input.datasetId);
+  return { id: deleted[0].id };
+}

@@ -1,0 +1,80 @@
+import { and, eq, sql } from "drizzle-orm";
+import { dbOf, type Ctx } from "../../context";
+import { datasetEntries, datasets } from "../../db/schema";
+import { DomainError, notFound } from "../../errors";
+import type { Dataset, DatasetEntry, Split } from "./schemas";
+
+// Counted on read so they are always exact; the (dataset_id, id) index makes this an index-only scan.
+const entryCount = sql<number>`(select count(*) from ${datasetEntries} where ${datasetEntries.datasetId} = ${datasets.id})::int`;
+
+export const datasetColumns = {
+  id: datasets.id,
+  name: datasets.name,
+  createdAt: datasets.createdAt,
+  updatedAt: datasets.updatedAt,
+  entryCount,
+};
+
+type DatasetRow = { id: string; name: string; createdAt: Date; updatedAt: Date; entryCount: number };
+
+export function toDataset(row: DatasetRow): Dataset {
+  // Fine-tunes arrive with the models table; until then no dataset has any.
+  return { ...row, entryCount: Number(row.entryCount), fineTuneCount: 0 };
+}
+
+/** The dataset if it belongs to ctx's project; another project's dataset is simply not found. */
+export async function findDataset(ctx: Ctx, datasetId: string): Promise<Dataset> {
+  const [row] = await dbOf(ctx)
+    .select(datasetColumns)
+    .from(datasets)
+    .where(and(eq(datasets.id, datasetId), eq(datasets.projectId, ctx.projectId)));
+  if (!row) throw notFound("Dataset", datasetId);
+  return toDataset(row);
+}
+
+export function toDatasetEntry(row: typeof datasetEntries.$inferSelect): DatasetEntry {
+  return {
+    id: row.id,
+    datasetId: row.datasetId,
+    split: row.split,
+    messages: row.messages,
+    tools: row.tools ?? null,
+    toolChoice: row.toolChoice ?? null,
+    responseFormat: row.responseFormat ?? null,
+    metadata: row.metadata,
+    createdAt: row.createdAt,
+  };
+}
+
+/**
+ * Picks which entries without a split go to TEST: 20% of them in expectation, chosen at random.
+ * floor(0.2·n) entries always, plus one more with probability equal to the remainder, so even a
+ * request with a single entry lands in TEST one time in five.
+ */
+export function assignSplits(given: (Split | undefined)[], random: () => number): Split[] {
+  const open = given.flatMap((s, i) => (s === undefined ? [i] : []));
+  const target = 0.2 * open.length;
+  let testCount = Math.floor(target);
+  if (random() < target - testCount) testCount += 1;
+  // Partial Fisher-Yates: the first testCount slots become a uniform random sample.
+  for (let i = 0; i < testCount; i++) {
+    const j = i + Math.floor(random() * (open.length - i));
+    [open[i], open[j]] = [open[j]!, open[i]!];
+  }
+  const test = new Set(open.slice(0, testCount));
+  return given.map((s, i) => s ?? (test.has(i) ? "TEST" : "TRAIN"));
+}
+
+export function encodeCursor(id: string): string {
+  return Buffer.from(id, "utf8").toString("base64url");
+}
+
+export function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!/^[a-z]+_[0-9a-f]{32}$/.test(id)) {
+    throw new DomainError("VALIDATION", "Input validation failed", {
+      issues: [{ message: "after: not a cursor returned by this API", path: ["after"] }],
+    });
+  }
+  return id;
+}

@@ -1,0 +1,30 @@
+import { and, asc, eq, gt, type SQL } from "drizzle-orm";
+import { dbOf, type Ctx } from "../../context";
+import { datasetEntries } from "../../db/schema";
+import { parseInput } from "../../errors";
+import { decodeCursor, encodeCursor, findDataset, toDatasetEntry } from "./internal";
+import { ListDatasetEntriesInput, type DatasetEntryPage } from "./schemas";
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** One page of a dataset's entries in insertion order, keyset-paginated on the time-ordered id. */
+export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput): Promise<DatasetEntryPage> {
+  const input = parseInput(ListDatasetEntriesInput, raw);
+  await findDataset(ctx, input.datasetId);
+  const first = input.first ?? DEFAULT_PAGE_SIZE;
+  const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId)];
+  if (input.after) where.push(gt(datasetEntries.id, decodeCursor(input.after)));
+  if (input.split) where.push(eq(datasetEntries.split, input.split));
+  const rows = await dbOf(ctx)
+    .select()
+    .from(datasetEntries)
+    .where(and(...where))
+    .orderBy(asc(datasetEntries.id))
+    .limit(first + 1);
+  const page = rows.slice(0, first).map(toDatasetEntry);
+  return {
+    entries: page,
+    hasNextPage: rows.length > first,
+    endCursor: page.length ? encodeCursor(page.at(-1)!.id) : null,
+  };
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { ChatMessage, Metadata, ResponseFormat, Tool, ToolChoice } from "../chat/schemas";
+
+export const DatasetId = z.string().min(1).max(100);
+export const Split = z.enum(["TRAIN", "TEST"]);
+export type Split = z.infer<typeof Split>;
+
+export const CreateDatasetInput = z.object({
+  name: z.string().trim().min(1, "name must not be empty").max(256, "name must be at most 256 characters"),
+});
+export type CreateDatasetInput = z.input<typeof CreateDatasetInput>;
+
+export const DatasetIdInput = z.object({ datasetId: DatasetId });
+export type DatasetIdInput = z.input<typeof DatasetIdInput>;
+
+/** One training example: a conversation whose last message is the assistant output to learn. */
+export const DatasetEntryInput = z
+  .strictObject({
+    messages: z.array(ChatMessage).min(1, "messages must hold at least one message"),
+    tools: z.array(Tool).nullable().optional(),
+    tool_choice: ToolChoice.nullable().optional(),
+    response_format: ResponseFormat.nullable().optional(),
+    metadata: Metadata.optional(),
+    split: Split.optional(),
+  })
+  .superRefine((entry, c) => {
+    const last = entry.messages.at(-1);
+    if (last && last.role !== "assistant") {
+      c.addIssue({
+        code: "custom",
+        path: ["messages", entry.messages.length - 1],
+        message: "the last message must have role `assistant` (the output the model should learn)",
+      });
+    }
+  });
+export type DatasetEntryInput = z.output<typeof DatasetEntryInput>;
+
+export const MAX_ENTRIES_PER_REQUEST = 100;
+
+// The request as a whole: its shape and the type of each entry's metadata. The content of each
+// entry is checked one by one, so that one bad entry does not reject the good ones.
+export const AddDatasetEntriesInput = z.object({
+  datasetId: DatasetId,
+  entries: z
+    .array(z.looseObject({ metadata: Metadata.optional() }), { error: "entries must be an array of objects" })
+    .min(1, "entries must hold at least 1 entry")
+    .max(MAX_ENTRIES_PER_REQUEST, `entries must hold at most ${MAX_ENTRIES_PER_REQUEST} entries`),
+});
+export type AddDatasetEntriesInput = z.input<typeof AddDatasetEntriesInput>;
+
+export const ListDatasetEntriesInput = z.object({
+  datasetId: DatasetId,
+  first: z.number().int().min(1).max(500).optional(),
+  after: z.string().max(200).nullable().optional(),
+  split: Split.nullable().optional(),
+});
+export type ListDatasetEntriesInput = z.input<typeof ListDatasetEntriesInput>;
+
+export type Dataset = {
+  id: string;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+  entryCount: number;
+  fineTuneCount: number;
+};
+
+export type DatasetEntry = {
+  id: string;
+  datasetId: string;
+  split: Split;
+  messages: unknown[];
+  tools: unknown[] | null;
+  toolChoice: unknown;
+  responseFormat: Record<string, unknown> | null;
+  metadata: Record<string, string>;
+  createdAt: Date;
+};
+
+export type AddDatasetEntriesResult = {
+  entriesCreated: number;
+  errors: { entryIndex: number; message: string }[];
+};
+
+export type DatasetEntryPage = {
+  entries: DatasetEntry[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+};

@@ -1,0 +1,35 @@
+import { eq } from "drizzle-orm";
+import { dbOf, type BaseCtx } from "../../context";
+import { apiKeys, projects } from "../../db/schema";
+import { DomainError, notFound, parseInput } from "../../errors";
+import { generateApiKey, hashApiKey } from "./internal";
+import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";
+
+/**
+ * Issues a key for a project. The key is returned once; only its hash is stored. Registering a
+ * key that already belongs to the project is a no-op, so bootstrap can run on every start.
+ */
+export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const input = parseInput(CreateApiKeyInput, raw);
+  const db = dbOf(ctx);
+  const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, input.projectId));
+  if (!project) throw notFound("Project", input.projectId);
+  const apiKey = input.apiKey ?? generateApiKey();
+  const keyHash = hashApiKey(apiKey);
+  const keyId = ctx.deps.ids("apiKey");
+  const inserted = await db
+    .insert(apiKeys)
+    .values({ id: keyId, projectId: project.id, keyHash, keyHint: apiKey.slice(-4) })
+    .onConflictDoNothing({ target: apiKeys.keyHash })
+    .returning({ id: apiKeys.id });
+  if (inserted[0]) return { keyId: inserted[0].id, projectId: project.id, apiKey };
+  const [existing] = await db
+    .select({ id: apiKeys.id, projectId: apiKeys.projectId })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, keyHash));
+  if (!existing || existing.projectId !== project.id) {
+    // Say that it is taken, never by which project.
+    throw new DomainError("CONFLICT", "This API key is already registered to another project");
+  }
+  return { keyId: existing.id, projectId: project.id, apiKey };
+}

@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+// The closed list of failure kinds the domain can report. Transports map each to their own wire
+// form (HTTP status, tRPC code, GraphQL extensions.code); the domain never knows about HTTP.
+export const ERROR_CODES = [
+  "VALIDATION",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "CONFLICT",
+  "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED",
+  "UPSTREAM_ERROR",
+  "UPSTREAM_TIMEOUT",
+  "INTERNAL",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type Issue = { message: string; path?: (string | number)[] };
+
+export type ErrorDetails = {
+  issues?: Issue[];
+  /** HTTP status of an upstream provider error, kept so the REST wire can mirror it. */
+  upstreamStatus?: number;
+  [key: string]: unknown;
+};
+
+export class DomainError extends Error {
+  override name = "DomainError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+  }
+  get issues(): Issue[] {
+    return this.details.issues ?? [];
+  }
+}
+
+export const VALIDATION_MESSAGE = "Input validation failed";
+
+export function issuesFromZod(error: z.ZodError): Issue[] {
+  return error.issues.map((i) => ({
+    message: i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message,
+    path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+  }));
+}
+
+export function validationError(error: z.ZodError): DomainError {
+  return new DomainError("VALIDATION", VALIDATION_MESSAGE, { issues: issuesFromZod(error) });
+}
+
+/** Parse with a zod schema; failures become a VALIDATION DomainError listing every issue. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw validationError(r.error);
+  return r.data;
+}
+
+export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `${what} ${id} not found`);
+
+/** Normalise anything thrown into a DomainError; unknown errors become INTERNAL with a generic message. */
+export function toDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  if (err instanceof z.ZodError) return validationError(err);
+  return new DomainError("INTERNAL", "Internal server error");
+}

@@ -1,0 +1,131 @@
+import {
+  addDatasetEntries,
+  createDataset,
+  CreateDatasetInput,
+  deleteDataset,
+  getDataset,
+  listDatasetEntries,
+  listDatasets,
+  type Dataset,
+  type DatasetEntry,
+} from "../../../domain/datasets";
+import { DomainError } from "../../../errors";
+import { builder, projectCtx } from "../builder";
+
+const SplitEnum = builder.enumType("Split", { values: ["TRAIN", "TEST"] as const });
+
+const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").implement({
+  description: "One training example: chat messages whose last message is the assistant output",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    datasetId: t.exposeID("datasetId"),
+    split: t.field({ type: SplitEnum, resolve: (e) => e.split }),
+    messages: t.field({ type: "JSON", resolve: (e) => e.messages }),
+    tools: t.field({ type: "JSON", nullable: true, resolve: (e) => e.tools }),
+    toolChoice: t.field({ type: "JSON", nullable: true, resolve: (e) => e.toolChoice }),
+    responseFormat: t.field({ type: "JSON", nullable: true, resolve: (e) => e.responseFormat }),
+    metadata: t.field({ type: "JSON", resolve: (e) => e.metadata }),
+    createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
+  }),
+});
+
+const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name"),
+    createdAt: t.field({ type: "DateTime", resolve: (d) => d.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (d) => d.updatedAt }),
+    entryCount: t.exposeInt("entryCount"),
+    fineTuneCount: t.exposeInt("fineTuneCount"),
+    entries: t.connection({
+      type: DatasetEntryRef,
+      args: { split: t.arg({ type: SplitEnum, required: false }) },
+      resolve: async (dataset, args, context) => {
+        if (args.last != null || args.before != null) {
+          throw new DomainError("VALIDATION", "Input validation failed", {
+            issues: [{ message: "entries pages forward only: use first and after" }],
+          });
+        }
+        const page = await listDatasetEntries(projectCtx(context), {
+          datasetId: dataset.id,
+          first: args.first ?? undefined,
+          after: args.after ?? undefined,
+          split: args.split ?? undefined,
+        });
+        return {
+          edges: page.entries.map((node) => ({ cursor: Buffer.from(node.id).toString("base64url"), node })),
+          pageInfo: {
+            hasNextPage: page.hasNextPage,
+            hasPreviousPage: false,
+            startCursor: page.entries[0] ? Buffer.from(page.entries[0].id).toString("base64url") : null,
+            endCursor: page.endCursor,
+          },
+        };
+      },
+    }),
+  }),
+});
+
+const EntryError = builder.objectRef<{ entryIndex: number; message: string }>("DatasetEntryError").implement({
+  fields: (t) => ({ entryIndex: t.exposeInt("entryIndex"), message: t.exposeString("message") }),
+});
+
+const AddEntriesResult = builder
+  .objectRef<{ entriesCreated: number; errors: { entryIndex: number; message: string }[] }>("AddDatasetEntriesResult")
+  .implement({
+    fields: (t) => ({
+      entriesCreated: t.exposeInt("entriesCreated"),
+      errors: t.field({ type: [EntryError], resolve: (r) => r.errors }),
+    }),
+  });
+
+const DeletedResult = builder.objectRef<{ id: string }>("DeletedDataset").implement({
+  fields: (t) => ({ id: t.exposeID("id"), deleted: t.boolean({ resolve: () => true }) }),
+});
+
+const CreateDatasetInputRef = builder.inputType("CreateDatasetInput", {
+  fields: (t) => ({ name: t.string() }),
+  validate: { schema: CreateDatasetInput },
+});
+
+const AddDatasetEntriesInputRef = builder.inputType("AddDatasetEntriesInput", {
+  fields: (t) => ({
+    datasetId: t.id(),
+    entries: t.field({ type: ["JSON"], description: "1 to 100 entries: {messages, tools?, tool_choice?, response_format?, metadata?, split?}" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  datasets: t.field({
+    type: [DatasetRef],
+    description: "The project's datasets, newest first",
+    resolve: (_, __, context) => listDatasets(projectCtx(context)),
+  }),
+  dataset: t.field({
+    type: DatasetRef,
+    args: { id: t.arg.id() },
+    resolve: (_, args, context) => getDataset(projectCtx(context), { datasetId: String(args.id) }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createDataset: t.field({
+    type: DatasetRef,
+    args: { input: t.arg({ type: CreateDatasetInputRef }) },
+    resolve: (_, args, context) => createDataset(projectCtx(context), args.input),
+  }),
+  deleteDataset: t.field({
+    type: DeletedResult,
+    args: { id: t.arg.id() },
+    resolve: (_, args, context) => deleteDataset(projectCtx(context), { datasetId: String(args.id) }),
+  }),
+  addDatasetEntries: t.field({
+    type: AddEntriesResult,
+    args: { input: t.arg({ type: AddDatasetEntriesInputRef }) },
+    resolve: (_, args, context) =>
+      addDatasetEntries(projectCtx(context), {
+        datasetId: String(args.input.datasetId),
+        entries: args.input.entries as never,
+      }),
+  }),
+}));

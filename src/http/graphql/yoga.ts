@@ -1,0 +1,73 @@
+import { GraphQLError } from "graphql";
+import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import type { Deps } from "../../deps";
+import { DomainError, toDomainError } from "../../errors";
+import { errorFields } from "../../logger";
+import { resolvePrincipal } from "../auth";
+import { errorEnvelope, httpStatusOf } from "../rest/errors";
+import type { GqlContext } from "./builder";
+import { schema } from "./schema";
+
+type Yoga = YogaServerInstance<Record<string, unknown>, GqlContext>;
+
+/** The one GraphQL error mapper: DomainError -> message + extensions.code (+ issues). */
+export function toGraphqlError(err: unknown, deps: Deps, requestId?: string): GraphQLError {
+  const original = err instanceof GraphQLError ? (err.originalError ?? null) : err;
+  if (err instanceof GraphQLError && !original) {
+    // Parse and validation errors of the query itself: the client's mistake.
+    return new GraphQLError(err.message, {
+      nodes: err.nodes,
+      positions: err.positions,
+      path: err.path,
+      extensions: { ...err.extensions, code: (err.extensions.code as string | undefined) ?? "GRAPHQL_VALIDATION_FAILED" },
+    });
+  }
+  if (original instanceof GraphQLError) return toGraphqlError(original, deps, requestId);
+  const domain = toDomainError(original);
+  if (domain.code === "INTERNAL") deps.logger.error("graphql resolver failed", { requestId, ...errorFields(original) });
+  return new GraphQLError(domain.message, {
+    path: err instanceof GraphQLError ? err.path : undefined,
+    extensions: { code: domain.code, issues: domain.issues, http: { status: 200 } },
+  });
+}
+
+function isGraphiqlPage(request: Request): boolean {
+  return request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html");
+}
+
+export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<Response> {
+  let yoga: Promise<Yoga> | undefined;
+  const build = async (): Promise<Yoga> => {
+    // The inlined GraphiQL page is large (it works offline): load it only when it is enabled.
+    const renderGraphiQL = deps.config.graphiql ? (await import("@graphql-yoga/render-graphiql")).renderGraphiQL : undefined;
+    return createYoga<Record<string, unknown>, GqlContext>({
+      schema,
+      graphqlEndpoint: "/graphql",
+      graphiql: deps.config.graphiql ? { title: "Hone GraphQL", headers: JSON.stringify({ Authorization: "Bearer hone_sk_..." }) } : false,
+      ...(renderGraphiQL ? { renderGraphiQL } : {}),
+      landingPage: false,
+      logging: false,
+      maskedErrors: {
+        maskError: (error) => toGraphqlError(error, deps),
+      },
+    }) as unknown as Yoga;
+  };
+
+  return async (request) => {
+    yoga ??= build();
+    const instance = await yoga;
+    if (isGraphiqlPage(request)) return instance.fetch(request, {} as GqlContext);
+    const auth = await resolvePrincipal(deps, request);
+    if ("error" in auth) return unauthenticated(auth.error);
+    return instance.fetch(request, { principal: auth.principal });
+  };
+}
+
+// Both readers are served: REST-style clients read {message, code, issues}, GraphQL clients read errors[].
+function unauthenticated(err: DomainError): Response {
+  return Response.json(
+    { ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] },
+    { status: httpStatusOf(err) },
+  );
+}
+

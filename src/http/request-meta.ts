@@ -1,0 +1,28 @@
+// Per-request facts the transports share (request id, timing, the authenticated project), keyed
+// by the Request object so they need no framework-specific context.
+export type RequestMeta = { requestId: string; startedAt: number; projectId?: string };
+
+const metas = new WeakMap<Request, RequestMeta>();
+
+export function setRequestMeta(request: Request, meta: RequestMeta): void {
+  metas.set(request, meta);
+}
+
+export function requestMeta(request: Request): RequestMeta {
+  let meta = metas.get(request);
+  if (!meta) {
+    meta = { requestId: newRequestId(), startedAt: performance.now() };
+    metas.set(request, meta);
+  }
+  return meta;
+}
+
+export function newRequestId(): string {
+  return `req_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+}
+
+/** A caller's own x-request-id is kept for tracing when it is short and plain. */
+export function incomingRequestId(request: Request): string | undefined {
+  const v = request.headers.get("x-request-id");
+  return v && /^[A-Za-z0-9._:-]{1,128}$/.test(v) ? v : undefined;
+}

@@ -1,0 +1,46 @@
+import { DomainError } from "../../errors";
+
+/**
+ * Reads a JSON request body, enforcing the size limit while streaming so an oversized chunked
+ * body is cut off without being buffered whole. The Content-Type is not required: curl's `-d`
+ * sends form encoding by default, and the body is JSON either way.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readBodyText(request, maxBytes);
+  if (text.trim() === "") {
+    throw new DomainError("VALIDATION", "Request body is empty: send a JSON object", {
+      issues: [{ message: "expected a JSON body" }],
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new DomainError("VALIDATION", "Malformed JSON in request body", {
+      issues: [{ message: err instanceof Error ? err.message : "invalid JSON" }],
+    });
+  }
+}
+
+export function payloadTooLarge(maxBytes: number): DomainError {
+  return new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${maxBytes} bytes`, {
+    issues: [{ message: `body larger than ${maxBytes} bytes (HONE_MAX_BODY_BYTES)` }],
+  });
+}
+
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

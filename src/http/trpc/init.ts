@@ -1,0 +1,131 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { z } from "zod";
+import type { BaseCtx, Ctx } from "../../context";
+import type { Deps } from "../../deps";
+import { DomainError, type ErrorCode, type Issue, validationError } from "../../errors";
+import type { Principal } from "../auth";
+
+export type TrpcContext = {
+  deps: Deps;
+  requestId: string;
+  principal: Principal | null;
+  /** Why authentication failed, reported by the procedures that need it. */
+  authError: DomainError | null;
+};
+
+function trpcCodeOf(code: ErrorCode): TRPC_ERROR_CODE_KEY {
+  switch (code) {
+    case "VALIDATION":
+      return "BAD_REQUEST";
+    case "UNAUTHORIZED":
+      return "UNAUTHORIZED";
+    case "FORBIDDEN":
+      return "FORBIDDEN";
+    case "NOT_FOUND":
+      return "NOT_FOUND";
+    case "CONFLICT":
+      return "CONFLICT";
+    case "PAYLOAD_TOO_LARGE":
+      return "PAYLOAD_TOO_LARGE";
+    case "RATE_LIMITED":
+      return "TOO_MANY_REQUESTS";
+    case "UPSTREAM_ERROR":
+      return "BAD_GATEWAY";
+    case "UPSTREAM_TIMEOUT":
+      return "GATEWAY_TIMEOUT";
+    case "INTERNAL":
+      return "INTERNAL_SERVER_ERROR";
+    default: {
+      const unreachable: never = code;
+      return unreachable;
+    }
+  }
+}
+
+/** tRPC's own failures (bad JSON, unknown procedure) in the domain's vocabulary. */
+function domainCodeOfTrpc(code: TRPC_ERROR_CODE_KEY): ErrorCode {
+  switch (code) {
+    case "PARSE_ERROR":
+    case "BAD_REQUEST":
+    case "UNPROCESSABLE_CONTENT":
+    case "UNSUPPORTED_MEDIA_TYPE":
+    case "METHOD_NOT_SUPPORTED":
+      return "VALIDATION";
+    case "UNAUTHORIZED":
+      return "UNAUTHORIZED";
+    case "FORBIDDEN":
+      return "FORBIDDEN";
+    case "NOT_FOUND":
+      return "NOT_FOUND";
+    case "CONFLICT":
+      return "CONFLICT";
+    case "PAYLOAD_TOO_LARGE":
+      return "PAYLOAD_TOO_LARGE";
+    case "TOO_MANY_REQUESTS":
+      return "RATE_LIMITED";
+    default:
+      return "INTERNAL";
+  }
+}
+
+export function toTrpcError(err: DomainError): TRPCError {
+  return new TRPCError({ code: trpcCodeOf(err.code), message: err.message, cause: err });
+}
+
+/** Whatever failed, as the DomainError the client is told about. */
+export function domainErrorOf(error: TRPCError): DomainError {
+  const cause = error.cause;
+  if (cause instanceof DomainError) return cause;
+  if (cause instanceof z.ZodError) return validationError(cause);
+  const code = domainCodeOfTrpc(error.code);
+  if (code === "INTERNAL") return new DomainError("INTERNAL", "Internal server error");
+  return new DomainError(code, error.message);
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  errorFormatter({ shape, error, ctx }) {
+    const domain = domainErrorOf(error);
+    const issues: Issue[] = domain.issues;
+    return {
+      message: domain.message,
+      code: shape.code,
+      data: {
+        code: domain.code,
+        httpStatus: shape.data.httpStatus,
+        path: shape.data.path,
+        issues,
+        requestId: ctx?.requestId ?? null,
+      },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+// Domain errors thrown by a verb reach tRPC as INTERNAL_SERVER_ERROR with the DomainError as
+// cause; this puts the right code (and so the right HTTP status) on them, once for all procedures.
+const mapDomainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof DomainError) throw toTrpcError(result.error.cause);
+  return result;
+});
+
+const base = t.procedure.use(mapDomainErrors);
+
+export const projectProcedure = base.use(({ ctx, next }) => {
+  if (ctx.principal?.kind === "project") return next({ ctx: { ...ctx, project: ctx.principal.ctx satisfies Ctx } });
+  if (ctx.principal?.kind === "admin") {
+    throw toTrpcError(new DomainError("FORBIDDEN", "This procedure needs a project API key; the admin token can only create projects"));
+  }
+  throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Missing API key"));
+});
+
+export const adminProcedure = base.use(({ ctx, next }) => {
+  if (ctx.principal?.kind === "admin") return next({ ctx: { ...ctx, admin: ctx.principal.ctx satisfies BaseCtx } });
+  if (!ctx.deps.config.adminToken) {
+    throw toTrpcError(new DomainError("FORBIDDEN", "The admin API is off: set HONE_ADMIN_TOKEN to enable it"));
+  }
+  throw toTrpcError(new DomainError("UNAUTHORIZED", "This procedure needs the admin token (HONE_ADMIN_TOKEN)"));
+});

@@ -1,0 +1,11 @@
+import { router } from "./init";
+import { adminRouter } from "./routers/admin";
+import { datasetsRouter } from "./routers/datasets";
+
+export const appRouter = router({
+  admin: adminRouter,
+  datasets: datasetsRouter,
+});
+
+/** Import this type into a TypeScript frontend for a fully typed @trpc/client. */
+export type AppRouter = typeof appRouter;

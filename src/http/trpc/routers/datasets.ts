@@ -1,0 +1,38 @@
+import {
+  AddDatasetEntriesInput,
+  addDatasetEntries,
+  CreateDatasetInput,
+  createDataset,
+  DatasetIdInput,
+  deleteDataset,
+  getDataset,
+  ListDatasetEntriesInput,
+  listDatasetEntries,
+  listDatasets,
+  type Dataset,
+  type DatasetEntry,
+} from "../../../domain/datasets";
+import { projectProcedure, router } from "../init";
+
+// No transformer is configured, so Dates are sent as ISO strings and typed that way.
+const datasetOut = (d: Dataset) => ({ ...d, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString() });
+const entryOut = (e: DatasetEntry) => ({ ...e, createdAt: e.createdAt.toISOString() });
+
+export const datasetsRouter = router({
+  list: projectProcedure.query(async ({ ctx }) => (await listDatasets(ctx.project)).map(datasetOut)),
+  get: projectProcedure.input(DatasetIdInput).query(async ({ ctx, input }) => datasetOut(await getDataset(ctx.project, input))),
+  create: projectProcedure
+    .input(CreateDatasetInput)
+    .mutation(async ({ ctx, input }) => datasetOut(await createDataset(ctx.project, input))),
+  delete: projectProcedure
+    .input(DatasetIdInput)
+    .mutation(async ({ ctx, input }) => ({ ...(await deleteDataset(ctx.project, input)), deleted: true as const })),
+  addEntries: projectProcedure
+    .input(AddDatasetEntriesInput)
+    .mutation(({ ctx, input }) => addDatasetEntries(ctx.project, input)),
+  listEntries: projectProcedure.input(ListDatasetEntriesInput).query(async ({ ctx, input }) => {
+    const page = await listDatasetEntries(ctx.project, input);
+    return { ...page, entries: page.entries.map(entryOut) };
+  }),
+});
+

@@ -1,0 +1,65 @@
+import { createApp } from "./app";
+import { ConfigError, loadConfig } from "./config";
+import { DataDirLockedError, openDatabase } from "./db/client";
+import { createDeps } from "./deps";
+import { bootstrapProjects } from "./domain/projects";
+import { createLogger, errorFields } from "./logger";
+import { resolveSecretKey } from "./secrets";
+import { systemCtx } from "./context";
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const secretKey = resolveSecretKey(config);
+  const started = performance.now();
+  const database = await openDatabase(config, { owner: "hone server" });
+  const deps = createDeps({ config, database, logger, secretKey });
+
+  const boot = await bootstrapProjects(systemCtx(deps, "bootstrap"), { bootstrapApiKey: config.bootstrapApiKey });
+  if (boot.newApiKey) {
+    // Printed once, on the first start; only its hash is stored, so it cannot be shown again.
+    process.stdout.write(
+      `\nCreated project "default" (${boot.createdProjectId}).\n` +
+        `Its API key, shown only this once:\n\n    ${boot.newApiKey}\n\n` +
+        `Create more keys with: bun run hone keys create --project ${boot.createdProjectId}\n\n`,
+    );
+  }
+
+  const app = createApp(deps);
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    // Bun rejects larger bodies before they reach us; the app's own check answers in the spec's envelope.
+    maxRequestBodySize: config.maxBodyBytes + 1024,
+    idleTimeout: 255,
+    fetch: (request) => app.handle(request),
+  });
+  logger.info("listening", {
+    url: `http://${server.hostname}:${server.port}`,
+    database: database.kind,
+    startMs: Math.round(performance.now() - started),
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("shutting down", { signal });
+    // Stop accepting; in-flight requests finish before the promise resolves.
+    await server.stop(false);
+    await database.close();
+    logger.info("stopped", { signal });
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+    process.stderr.write(`hone: ${err.message}\n`);
+  } else {
+    process.stderr.write(JSON.stringify({ level: "error", msg: "failed to start", ...errorFields(err) }) + "\n");
+  }
+  process.exit(1);
+});
