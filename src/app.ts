@@ -23,6 +23,8 @@ export function createApp(deps: Deps): App {
 
   const elysia = new Elysia()
     .onError(({ error, code, request }) => {
+      // Elysia reads an error's own `code` member, so DomainErrors are told apart first.
+      if (error instanceof DomainError) return errorResponse(error);
       if (code === "NOT_FOUND") {
         return errorResponse(new DomainError("NOT_FOUND", `Not found: ${new URL(request.url).pathname}`));
       }

@@ -15,6 +15,8 @@ export type Queryable = Db | Tx;
 export type Database = {
   db: Db;
   kind: "pglite" | "postgres";
+  /** The server URL, on Postgres. */
+  url?: string;
   close(): Promise<void>;
 };
 
@@ -146,6 +148,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   return {
     db,
     kind: "postgres",
+    url,
     async close() {
       await client.end({ timeout: 5 });
     },
@@ -164,16 +167,13 @@ export async function migrateDatabase(database: Database): Promise<void> {
   }
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
   const { drizzle } = await import("drizzle-orm/postgres-js");
-  const pool = (database.db as unknown as { $client: import("postgres").Sql }).$client;
-  const reserved = await pool.reserve();
+  const { default: postgres } = await import("postgres");
+  // One connection: the advisory lock belongs to the session that took it.
+  const client = postgres(database.url!, { max: 1, onnotice: () => {} });
   try {
-    await reserved`select pg_advisory_lock(7263845001)`;
-    try {
-      await migrate(drizzle({ client: reserved as never, relations }), { migrationsFolder: MIGRATIONS_FOLDER });
-    } finally {
-      await reserved`select pg_advisory_unlock(7263845001)`;
-    }
+    await client`select pg_advisory_lock(7263845001)`;
+    await migrate(drizzle({ client, relations }), { migrationsFolder: MIGRATIONS_FOLDER });
   } finally {
-    reserved.release();
+    await client.end({ timeout: 5 });
   }
 }

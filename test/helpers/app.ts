@@ -1,0 +1,78 @@
+import { createApp, type App } from "../../src/app";
+import { loadConfig, type Config } from "../../src/config";
+import { systemCtx } from "../../src/context";
+import { createDeps, type Deps } from "../../src/deps";
+import { createProject } from "../../src/domain/projects";
+import { createLogger } from "../../src/logger";
+import { createTestDatabase, type TestDatabase } from "./db";
+
+export type TestProject = { projectId: string; apiKey: string };
+
+export type TestApp = {
+  app: App;
+  deps: Deps;
+  db: TestDatabase;
+  /** Every line the server logged, for assertions on logging. */
+  logLines: string[];
+  project: TestProject;
+  createProject(name?: string): Promise<TestProject>;
+  /** In-process request through app.handle. `body` objects are sent as JSON, strings as they are. */
+  request(method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
+  close(): Promise<void>;
+};
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ HONE_DATA_DIR: "memory://", HONE_LOG_LEVEL: "info", ...env });
+}
+
+export async function createTestApp(opts: { env?: Record<string, string>; deps?: Partial<Deps> } = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const logLines: string[] = [];
+  const config = testConfig(opts.env);
+  const deps = createDeps({
+    config,
+    database: db.database,
+    logger: createLogger("info", (line) => logLines.push(line)),
+    secretKey: crypto.getRandomValues(new Uint8Array(32)),
+    ...opts.deps,
+  });
+  const app = createApp(deps);
+  const makeProject = async (name = "test") => {
+    const p = await createProject(systemCtx(deps, "test"), { name });
+    return { projectId: p.projectId, apiKey: p.apiKey };
+  };
+  const project = await makeProject();
+  return {
+    app,
+    deps,
+    db,
+    logLines,
+    project,
+    createProject: makeProject,
+    request(method, path, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      const key = o.key === undefined ? project.apiKey : o.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (o.body !== undefined) {
+        body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    },
+    close: () => db.drop(),
+  };
+}
+
+/** Starts the app on a real port (Bun.serve) for clients that speak HTTP. */
+export function serve(app: App): { url: string; stop(): Promise<void> } {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => app.handle(r) });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
+export const userAssistant = (q = "What is 2+2?", a = "4") => ({
+  messages: [
+    { role: "user", content: q },
+    { role: "assistant", content: a },
+  ],
+});

@@ -1,0 +1,73 @@
+import { PGlite } from "@electric-sql/pglite";
+import postgres from "postgres";
+import { migrateDatabase, openDatabase, wrapPglite, type Database } from "../../src/db/client";
+
+/** The Postgres server tests run against, when the suite is run with DATABASE_URL. */
+export const TEST_DATABASE_URL = process.env.DATABASE_URL || undefined;
+
+export type TestDatabase = {
+  database: Database;
+  /** Set on Postgres: the URL of this file's own database (for spawning a real server on it). */
+  url?: string;
+  drop(): Promise<void>;
+};
+
+// One migrated PGlite per process; each test file works on its own clone of it.
+const templateKey = Symbol.for("hone.test.pgliteTemplate");
+type WithTemplate = typeof globalThis & { [templateKey]?: Promise<PGlite> };
+
+async function pgliteTemplate(): Promise<PGlite> {
+  const g = globalThis as WithTemplate;
+  g[templateKey] ??= (async () => {
+    const pg = new PGlite("memory://");
+    await pg.waitReady;
+    await migrateDatabase(await wrapPglite(pg));
+    return pg;
+  })();
+  return g[templateKey];
+}
+
+/** A fresh, migrated, empty database for one test file. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    const clone = (await (await pgliteTemplate()).clone()) as PGlite;
+    const database = await wrapPglite(clone);
+    return { database, drop: () => database.close() };
+  }
+  const name = `hone_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: "unused", dbPoolSize: 5 });
+  return {
+    database,
+    url: url.toString(),
+    async drop() {
+      await database.close();
+      await dropDatabase(name);
+    },
+  };
+}
+
+/** A fresh empty database on the server (not migrated), for tests that start real processes on it. */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error("needs DATABASE_URL");
+  const name = `hone_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => dropDatabase(name) };
+}
+
+async function dropDatabase(name: string) {
+  const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
