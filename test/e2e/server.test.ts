@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
+import { killStartedServers, runCli, startServer } from "../helpers/process";
+
+// The real server process, on the database this suite runs on: an embedded data directory, or a
+// fresh database on the Postgres server when DATABASE_URL is set.
+const onPostgres = Boolean(TEST_DATABASE_URL);
+let env: Record<string, string>;
+let dataDir: string;
+let dropDb: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "hone-e2e-"));
+  if (onPostgres) {
+    const db = await createEmptyPostgresDatabase();
+    dropDb = db.drop;
+    env = { DATABASE_URL: db.url, HONE_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") };
+  } else {
+    env = { HONE_DATA_DIR: dataDir };
+  }
+});
+afterAll(async () => {
+  killStartedServers();
+  rmSync(dataDir, { recursive: true, force: true });
+  await dropDb?.();
+});
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
+const entry = { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] };
+
+describe("the server process", () => {
+  let firstKey = "";
+  let datasetId = "";
+
+  test("first start creates the default project and prints its key once", async () => {
+    const s = await startServer(env);
+    try {
+      const m = /(hone_sk_[A-Za-z0-9]{40})/.exec(s.output());
+      expect(m).not.toBeNull();
+      firstKey = m![1]!;
+      const res = await fetch(`${s.url}/api/v1/datasets`, { method: "POST", headers: auth(firstKey), body: JSON.stringify({ name: "kept" }) });
+      expect(res.status).toBe(200);
+      datasetId = ((await res.json()) as any).id;
+      const add = await fetch(`${s.url}/api/v1/datasets/${datasetId}/entries`, {
+        method: "POST",
+        headers: auth(firstKey),
+        body: JSON.stringify({ entries: [entry, entry, entry] }),
+      });
+      expect(((await add.json()) as any).entries_created).toBe(3);
+
+      if (!onPostgres) {
+        // The embedded database allows one process: the CLI must refuse, not corrupt it.
+        const cli = await runCli(["projects", "create", "--name", "x"], env);
+        expect(cli.code).toBe(1);
+        expect(JSON.parse(cli.stderr).error).toContain("in use by hone server");
+      } else {
+        const cli = await runCli(["projects", "create", "--name", "alongside"], env);
+        expect(cli.code).toBe(0);
+        expect(JSON.parse(cli.stdout).apiKey).toMatch(/^hone_sk_/);
+      }
+    } finally {
+      expect(await s.stop()).toBe(0);
+    }
+    // Each request logged as one JSON line, and the key is never among them.
+    const lines = s.output().split("\n").filter((l) => l.startsWith("{"));
+    expect(lines.some((l) => JSON.parse(l).msg === "request")).toBe(true);
+    expect(lines.join("\n")).not.toContain(firstKey);
+  });
+
+  test("SIGTERM lets an in-flight request finish, then closes the database and exits 0", async () => {
+    const s = await startServer(env);
+    expect(s.output()).not.toContain("hone_sk_"); // not printed again
+    let sendRest!: () => void;
+    const gate = new Promise<void>((r) => (sendRest = r));
+    const body = new ReadableStream<Uint8Array>({
+      async start(c) {
+        c.enqueue(new TextEncoder().encode('{"entries": ['));
+        await gate;
+        c.enqueue(new TextEncoder().encode(JSON.stringify(entry) + "]}"));
+        c.close();
+      },
+    });
+    const inFlight = fetch(`${s.url}/api/v1/datasets/${datasetId}/entries`, { method: "POST", headers: auth(firstKey), body });
+    await Bun.sleep(300);
+    s.proc.kill("SIGTERM");
+    await Bun.sleep(300);
+    sendRest();
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).entries_created).toBe(1);
+    expect(await s.proc.exited).toBe(0);
+    expect(s.output()).toContain('"msg":"stopped"');
+    if (!onPostgres) expect(existsSync(join(dataDir, "hone.lock"))).toBe(false);
+  });
+
+  test("after a restart the data is still there; a bootstrap key is registered idempotently", async () => {
+    const bootstrapKey = "hone_sk_bootstrapbootstrapbootstrap0001";
+    for (let round = 0; round < 2; round++) {
+      const s = await startServer({ ...env, HONE_BOOTSTRAP_API_KEY: bootstrapKey });
+      try {
+        for (const key of [firstKey, bootstrapKey]) {
+          const res = await fetch(`${s.url}/api/v1/datasets`, { headers: auth(key) });
+          expect(res.status).toBe(200);
+          const list = (await res.json()) as any;
+          expect(list.data.find((d: any) => d.id === datasetId)?.dataset_entry_count).toBe(4);
+        }
+      } finally {
+        expect(await s.stop()).toBe(0);
+      }
+    }
+  });
+
+  test("the hone CLI prints JSON and applies migrations", async () => {
+    const created = await runCli(["projects", "create", "--name", "cli-made"], env);
+    expect(created.code).toBe(0);
+    const p = JSON.parse(created.stdout);
+    expect(p.projectId).toMatch(/^prj_/);
+    expect(p.apiKey).toMatch(/^hone_sk_[A-Za-z0-9]{40}$/);
+
+    const key = await runCli(["keys", "create", "--project", p.projectId], env);
+    expect(key.code).toBe(0);
+    const k = JSON.parse(key.stdout);
+    expect(k.apiKey).toMatch(/^hone_sk_/);
+    expect(k.apiKey).not.toBe(p.apiKey);
+
+    expect(JSON.parse((await runCli(["migrate"], env)).stdout)).toEqual({ migrated: true });
+
+    const missing = await runCli(["keys", "create", "--project", "prj_nope"], env);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr.split("\n")[0]!).error).toBe("Project prj_nope not found");
+    const usage = await runCli(["projects", "delete"], env);
+    expect(usage.code).toBe(2);
+
+    // Keys made by the CLI work against the server.
+    const s = await startServer(env);
+    try {
+      const res = await fetch(`${s.url}/api/v1/datasets`, { headers: auth(k.apiKey) });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).data).toEqual([]);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("configuration errors at start", () => {
+  test("DATABASE_URL without HONE_SECRET_KEY refuses to start with a clear message", async () => {
+    const proc = Bun.spawn(["bun", "src/index.ts"], {
+      cwd: join(import.meta.dir, "../.."),
+      // The key is checked before any connection is made, so the server need not exist.
+      env: { PATH: process.env.PATH!, DATABASE_URL: "postgres://127.0.0.1:1/none", PORT: "0" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await proc.exited).toBe(1);
+    expect(await new Response(proc.stderr).text()).toContain("HONE_SECRET_KEY is required with DATABASE_URL");
+  });
+
+  test("an invalid setting names the variable and the server does not start", async () => {
+    const proc = Bun.spawn(["bun", "src/index.ts"], {
+      cwd: join(import.meta.dir, "../.."),
+      env: { PATH: process.env.PATH!, PORT: "not-a-port", HONE_DATA_DIR: "memory://" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await proc.exited).toBe(1);
+    expect(await new Response(proc.stderr).text()).toContain("PORT");
+  });
+});

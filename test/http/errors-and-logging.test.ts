@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/app";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: { HONE_MAX_BODY_BYTES: "4096" } });
+});
+afterAll(() => t.close());
+
+describe("errors, request ids and request logs", () => {
+  test("unknown routes are 404 in the envelope, with and without a key", async () => {
+    for (const path of ["/api/v1/nothing-here", "/nowhere", "/api/v2/datasets"]) {
+      const res = await t.request("GET", path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ message: `Not found: ${path}`, code: "NOT_FOUND", issues: [] });
+    }
+  });
+
+  test("bodies over the limit get 413, whether declared or streamed", async () => {
+    const big = JSON.stringify({ entries: [{ ...userAssistant("x".repeat(5000)) }] });
+    const declared = await t.request("POST", "/api/v1/datasets/ds_x/entries", { body: big });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE", issues: [{ message: expect.stringContaining("4096") }] });
+
+    // A chunked body declares no length: the limit is enforced while reading.
+    const ds = (await (await t.request("POST", "/api/v1/datasets", { body: { name: "limit" } })).json()) as any;
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 10; i++) c.enqueue(new TextEncoder().encode(i === 0 ? '{"entries": ["' : "y".repeat(1000)));
+        c.close();
+      },
+    });
+    const chunked = await t.app.handle(
+      new Request(`http://localhost/api/v1/datasets/${ds.id}/entries`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.project.apiKey}` },
+        body: stream,
+      }),
+    );
+    expect(chunked.status).toBe(413);
+  });
+
+  test("the same limit holds on a real socket", async () => {
+    const s = serve(t.app);
+    try {
+      const res = await fetch(`${s.url}/api/v1/datasets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "n".repeat(10_000) }),
+      });
+      expect(res.status).toBe(413);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("every response carries x-request-id; a caller's own id is kept", async () => {
+    const responses = [
+      await t.request("GET", "/api/v1/datasets"),
+      await t.request("GET", "/api/v1/datasets", { key: null }),
+      await t.request("GET", "/nowhere"),
+      await t.request("POST", "/graphql", { body: { query: "{ datasets { id } }" } }),
+      await t.request("GET", "/trpc/datasets.list"),
+      await t.request("GET", "/health", { key: null }),
+    ];
+    for (const r of responses) expect(r.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
+    const mine = await t.request("GET", "/api/v1/datasets", { headers: { "x-request-id": "trace-abc.123" } });
+    expect(mine.headers.get("x-request-id")).toBe("trace-abc.123");
+    const hostile = await t.request("GET", "/api/v1/datasets", { headers: { "x-request-id": "bad id with spaces and <angle> brackets" } });
+    expect(hostile.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  test("one JSON log line per request, with project id, never the key", async () => {
+    t.logLines.length = 0;
+    const res = await t.request("GET", "/api/v1/datasets", { headers: { "x-request-id": "log-check-1" } });
+    await t.request("GET", "/api/v1/datasets", { key: "hone_sk_secretsecretsecretsecretsecret" });
+    const lines = t.logLines.map((l) => JSON.parse(l));
+    const line = lines.find((l) => l.requestId === "log-check-1");
+    expect(line).toMatchObject({
+      level: "info",
+      msg: "request",
+      method: "GET",
+      path: "/api/v1/datasets",
+      status: res.status,
+      projectId: t.project.projectId,
+    });
+    expect(typeof line.durationMs).toBe("number");
+    const all = t.logLines.join("\n");
+    expect(all).not.toContain(t.project.apiKey);
+    expect(all).not.toContain("hone_sk_secretsecret");
+  });
+});
+
+describe("failures inside the server", () => {
+  test("a database failure is a generic 500: no SQL text or driver message reaches the client", async () => {
+    const broken = await createTestApp();
+    const key = broken.project.apiKey;
+    // Warm the key cache so the failure happens in the verb, not in authentication.
+    expect((await broken.request("GET", "/api/v1/datasets")).status).toBe(200);
+    await broken.db.database.close();
+    const res = await broken.request("POST", "/api/v1/datasets", { body: { name: "x" }, key });
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as any;
+    expect(body).toEqual({ message: "Internal server error", code: "INTERNAL", issues: [] });
+    const logged = broken.logLines.map((l) => JSON.parse(l)).find((l) => l.level === "error");
+    expect(logged.requestId).toBe(res.headers.get("x-request-id"));
+    await broken.db.drop().catch(() => {});
+  });
+});
