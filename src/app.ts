@@ -4,6 +4,7 @@ import { DomainError, toDomainError } from "./errors";
 import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
 import { payloadTooLarge } from "./http/rest/body";
+import { completionsRoutes } from "./http/rest/completions.routes";
 import { datasetsRoutes } from "./http/rest/datasets.routes";
 import { errorResponse } from "./http/rest/errors";
 import { createTrpcHandler } from "./http/trpc/handler";
@@ -19,7 +20,7 @@ export function createApp(deps: Deps): App {
   const graphql = createGraphqlHandler(deps);
   const trpc = createTrpcHandler(deps);
 
-  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(datasetsRoutes(deps));
+  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(datasetsRoutes(deps));
 
   const elysia = new Elysia()
     .onError(({ error, code, request }) => {

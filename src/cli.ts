@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from "./config";
 import { systemCtx } from "./context";
 import { DataDirLockedError, openDatabase } from "./db/client";
 import { createDeps } from "./deps";
-import { createApiKey, createProject } from "./domain/projects";
+import { createApiKey, createProject, getProject, setProviderKey } from "./domain/projects";
 import { DomainError } from "./errors";
 import { createLogger } from "./logger";
 import { resolveSecretKey } from "./secrets";
@@ -15,6 +15,8 @@ const USAGE = `Usage: hone <command> [options]
 Commands:
   projects create --name NAME     create a project; prints {"projectId", "apiKey"}
   keys create --project ID        create an API key for a project; prints {"apiKey"}
+  provider-keys set --project ID --provider openai|anthropic|gemini|together --key KEY
+                                  store a provider API key (encrypted); prints {"provider","last4"}
   migrate                         apply database migrations; prints {"migrated": true}
 
 The database is chosen like the server's: DATABASE_URL, else the embedded one in HONE_DATA_DIR.`;
@@ -34,6 +36,8 @@ async function run(argv: string[]): Promise<unknown> {
     options: {
       name: { type: "string" },
       project: { type: "string" },
+      provider: { type: "string" },
+      key: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -42,7 +46,7 @@ async function run(argv: string[]): Promise<unknown> {
     process.stdout.write(USAGE + "\n");
     return undefined;
   }
-  const known = ["projects create", "keys create", "migrate"];
+  const known = ["projects create", "keys create", "provider-keys set", "migrate"];
   if (!known.includes(command)) throw new UsageError(`unknown command: ${command}`);
 
   const config = loadConfig();
@@ -58,6 +62,15 @@ async function run(argv: string[]): Promise<unknown> {
       case "keys create": {
         const key = await createApiKey(ctx, { projectId: option(values, "project") });
         return { apiKey: key.apiKey };
+      }
+      case "provider-keys set": {
+        const projectId = option(values, "project");
+        await getProject({ ...ctx }, projectId);
+        const set = await setProviderKey(
+          { ...ctx, projectId },
+          { provider: option(values, "provider") as never, apiKey: option(values, "key") },
+        );
+        return { provider: set.provider, last4: set.last4 };
       }
       case "migrate":
         return { migrated: true };

@@ -38,6 +38,7 @@ const EnvSchema = z.object({
   HONE_GRAPHIQL: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
   HONE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   HONE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  HONE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(600_000),
 });
 
 export type Config = {
@@ -58,6 +59,8 @@ export type Config = {
   graphiql: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   dbPoolSize: number;
+  /** Longest wait for an upstream's response headers, and longest silence inside a stream. */
+  upstreamTimeoutMs: number;
 };
 
 export class ConfigError extends Error {
@@ -92,5 +95,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphiql: e.HONE_GRAPHIQL,
     logLevel: e.HONE_LOG_LEVEL,
     dbPoolSize: e.HONE_DB_POOL_SIZE,
+    upstreamTimeoutMs: e.HONE_UPSTREAM_TIMEOUT_MS,
   };
 }

@@ -1,7 +1,9 @@
 import type { Config } from "./config";
 import type { Database } from "./db/client";
 import { newId, type IdGenerator } from "./ids";
+import { createLogWriter, type LogWriter } from "./jobs/log-writer";
 import type { Logger } from "./logger";
+import { createUpstreamFactory, type UpstreamFactory } from "./providers";
 
 /** Everything a domain verb may reach outside itself. Tests build their own. */
 export type Deps = {
@@ -15,8 +17,19 @@ export type Deps = {
   random: () => number;
   /** 32-byte key for encrypting provider keys at rest. */
   secretKey: Uint8Array;
+  /** Clients for LLM upstreams (real HTTP; tests point the base URLs at fake servers). */
+  upstreams: UpstreamFactory;
+  /** Batched, off-request-path storage of call logs. */
+  logWriter: LogWriter;
 };
 
 export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | "secretKey"> & Partial<Deps>): Deps {
-  return { clock: () => new Date(), ids: newId, random: Math.random, ...parts };
+  return {
+    clock: () => new Date(),
+    ids: newId,
+    random: Math.random,
+    upstreams: createUpstreamFactory({ timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch }),
+    logWriter: createLogWriter({ database: parts.database, logger: parts.logger }),
+    ...parts,
+  };
 }

@@ -67,3 +67,40 @@ export function toDomainError(err: unknown): DomainError {
   if (err instanceof z.ZodError) return validationError(err);
   return new DomainError("INTERNAL", "Internal server error");
 }
+
+/**
+ * The HTTP status a failure of this kind answers with: used by the REST transport, and recorded
+ * as the status code of a logged call that failed.
+ */
+export function statusOf(err: DomainError): number {
+  const code: ErrorCode = err.code;
+  switch (code) {
+    case "VALIDATION":
+      return 400;
+    case "UNAUTHORIZED":
+      return 401;
+    case "FORBIDDEN":
+      return 403;
+    case "NOT_FOUND":
+      return 404;
+    case "CONFLICT":
+      return 409;
+    case "PAYLOAD_TOO_LARGE":
+      return 413;
+    case "RATE_LIMITED":
+      return 429;
+    case "UPSTREAM_ERROR": {
+      const s = err.details.upstreamStatus;
+      return typeof s === "number" && s >= 400 && s <= 599 ? s : 502;
+    }
+    case "UPSTREAM_TIMEOUT":
+      return 504;
+    case "INTERNAL":
+      return 500;
+    default: {
+      const unreachable: never = code;
+      return unreachable;
+    }
+  }
+}
+

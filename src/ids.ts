@@ -5,6 +5,8 @@ export const ID_PREFIXES = {
   apiKey: "key",
   dataset: "ds",
   datasetEntry: "dse",
+  customProvider: "cp",
+  log: "log",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -47,6 +47,8 @@ async function main() {
     logger.info("shutting down", { signal });
     // Stop accepting; in-flight requests finish before the promise resolves.
     await server.stop(false);
+    // Logs of the calls that just finished are still queued: store them before closing.
+    await deps.logWriter.flush();
     await database.close();
     logger.info("stopped", { signal });
     process.exit(0);

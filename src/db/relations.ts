@@ -16,4 +16,7 @@ export const relations = defineRelations(schema, (r) => ({
   datasetEntries: {
     dataset: r.one.datasets({ from: r.datasetEntries.datasetId, to: r.datasets.id, optional: false }),
   },
+  requestLogs: {
+    body: r.one.requestLogBodies({ from: r.requestLogs.id, to: r.requestLogBodies.logId }),
+  },
 }));

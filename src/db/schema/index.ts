@@ -1,2 +1,4 @@
 export * from "./projects";
 export * from "./datasets";
+export * from "./provider-settings";
+export * from "./logs";

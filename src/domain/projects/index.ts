@@ -1,5 +1,13 @@
 export { authenticateApiKey } from "./authenticate-api-key";
 export { bootstrapProjects, DEFAULT_PROJECT_NAME } from "./bootstrap-projects";
 export { createApiKey } from "./create-api-key";
+export { createCustomProvider } from "./create-custom-provider";
 export { createProject } from "./create-project";
+export { deleteProviderKey } from "./delete-provider-key";
+export { getProject } from "./get-project";
+export { getCustomProvider, getProviderApiKey, type CustomProviderTarget } from "./get-upstream-credentials";
+export { listCustomProviders } from "./list-custom-providers";
+export { listProviderKeys } from "./list-provider-keys";
+export * from "./provider-settings";
 export * from "./schemas";
+export { setProviderKey } from "./set-provider-key";

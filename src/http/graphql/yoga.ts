@@ -1,10 +1,10 @@
 import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Deps } from "../../deps";
-import { DomainError, toDomainError } from "../../errors";
+import { DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { resolvePrincipal } from "../auth";
-import { errorEnvelope, httpStatusOf } from "../rest/errors";
+import { errorEnvelope } from "../rest/errors";
 import type { GqlContext } from "./builder";
 import { schema } from "./schema";
 
@@ -67,7 +67,7 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
 function unauthenticated(err: DomainError): Response {
   return Response.json(
     { ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] },
-    { status: httpStatusOf(err) },
+    { status: statusOf(err) },
   );
 }
 

@@ -1,36 +1,4 @@
-import type { DomainError, ErrorCode, Issue } from "../../errors";
-
-export function httpStatusOf(err: DomainError): number {
-  const code: ErrorCode = err.code;
-  switch (code) {
-    case "VALIDATION":
-      return 400;
-    case "UNAUTHORIZED":
-      return 401;
-    case "FORBIDDEN":
-      return 403;
-    case "NOT_FOUND":
-      return 404;
-    case "CONFLICT":
-      return 409;
-    case "PAYLOAD_TOO_LARGE":
-      return 413;
-    case "RATE_LIMITED":
-      return 429;
-    case "UPSTREAM_ERROR": {
-      const s = err.details.upstreamStatus;
-      return typeof s === "number" && s >= 400 && s <= 599 ? s : 502;
-    }
-    case "UPSTREAM_TIMEOUT":
-      return 504;
-    case "INTERNAL":
-      return 500;
-    default: {
-      const unreachable: never = code;
-      return unreachable;
-    }
-  }
-}
+import { statusOf, type DomainError, type ErrorCode, type Issue } from "../../errors";
 
 export type ErrorEnvelope = { message: string; code: ErrorCode; issues: Issue[] };
 
@@ -40,5 +8,15 @@ export function errorEnvelope(err: DomainError): ErrorEnvelope {
 }
 
 export function errorResponse(err: DomainError, extra: Record<string, unknown> = {}): Response {
-  return Response.json({ ...errorEnvelope(err), ...extra }, { status: httpStatusOf(err) });
+  return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err) });
+}
+
+/**
+ * /chat/completions errors also carry OpenAI's `error` object, which OpenAI client libraries read
+ * (`error.message`, `error.type`, `error.code`). Upstream errors keep the upstream's own.
+ */
+export function openAiErrorResponse(err: DomainError): Response {
+  const upstream = err.details.upstreamError as { message: string; type: string; code: unknown; param: unknown } | undefined;
+  const error = upstream ?? { message: err.message, type: err.code.toLowerCase(), code: err.code, param: null };
+  return Response.json({ ...errorEnvelope(err), error }, { status: statusOf(err) });
 }

@@ -1,10 +1,13 @@
 import { router } from "./init";
 import { adminRouter } from "./routers/admin";
 import { datasetsRouter } from "./routers/datasets";
+import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 
 export const appRouter = router({
   admin: adminRouter,
   datasets: datasetsRouter,
+  providerKeys: providerKeysRouter,
+  customProviders: customProvidersRouter,
 });
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */

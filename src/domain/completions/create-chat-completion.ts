@@ -1,0 +1,221 @@
+import type { Ctx } from "../../context";
+import { DomainError, parseInput, statusOf, toDomainError } from "../../errors";
+import {
+  ClientAborted,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type ChatUpstream,
+  type UpstreamTarget,
+  type Usage,
+} from "../../providers";
+import { mergeMetadata, type NewRequestLog } from "../logs";
+import { getCustomProvider, getProviderApiKey } from "../projects";
+import { costOf } from "./cost";
+import { createChunkMerger } from "./merge-chunks";
+import { parseControls } from "./parse-controls";
+import { resolveModel, type ModelRoute } from "./resolve-model";
+import { ChatCompletionRequest, type ControlHeaders, type Controls } from "./schemas";
+
+export type CreateChatCompletionInput = {
+  /** The JSON body as the client sent it (validated here). */
+  body: unknown;
+  headers: ControlHeaders;
+  /** Aborted when the client goes away: the upstream call is aborted with it. */
+  signal: AbortSignal;
+};
+
+export type ChatCompletionResult =
+  | { kind: "completion"; completion: ChatCompletion }
+  /** Iterating drives the upstream; stopping early (return) aborts it and logs what arrived. */
+  | { kind: "stream"; chunks: AsyncGenerator<ChatCompletionChunk> };
+
+type Upstream = { client: ChatUpstream; provider: string; upstreamModel: string };
+
+/** A closed stream or request: the status recorded for calls the client abandoned. */
+export const CLIENT_CLOSED_STATUS = 499;
+
+async function upstreamFor(ctx: Ctx, route: ModelRoute): Promise<Upstream> {
+  const { config, upstreams } = ctx.deps;
+  switch (route.provider) {
+    case "openai":
+    case "gemini": {
+      const apiKey = await getProviderApiKey(ctx, route.provider);
+      const target: UpstreamTarget =
+        route.provider === "openai"
+          ? { kind: "openai", label: "OpenAI", baseUrl: config.openaiBaseUrl, apiKey }
+          : { kind: "openai", label: "Gemini", baseUrl: config.geminiBaseUrl, apiKey };
+      return { client: upstreams(target), provider: route.provider, upstreamModel: route.upstreamModel };
+    }
+    case "anthropic": {
+      const apiKey = await getProviderApiKey(ctx, "anthropic");
+      return {
+        client: upstreams({ kind: "anthropic", label: "Anthropic", baseUrl: config.anthropicBaseUrl, apiKey }),
+        provider: "anthropic",
+        upstreamModel: route.upstreamModel,
+      };
+    }
+    case "custom": {
+      const cp = await getCustomProvider(ctx, route.slug);
+      const label = `custom provider ${cp.slug}`;
+      const target: UpstreamTarget =
+        cp.kind === "azure"
+          ? { kind: "azure", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, apiVersion: cp.apiVersion ?? "", deployment: route.upstreamModel }
+          : { kind: "openai", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey };
+      return { client: upstreams(target), provider: "custom", upstreamModel: route.upstreamModel };
+    }
+    case "hone":
+      // Fine-tuned models are served once they exist; until then every slug is unknown.
+      throw new DomainError("NOT_FOUND", `The model \`${route.prefix}:${route.slug}\` does not exist`);
+  }
+}
+
+/** The body sent upstream: Hone's own member removed, members the upstream would reject dropped. */
+function upstreamBody(request: ChatCompletionRequest, up: Upstream, stream: boolean): Record<string, unknown> {
+  const { hone: _controls, ...rest } = request;
+  const body: Record<string, unknown> = { ...rest, model: up.upstreamModel };
+  // OpenAI accepts metadata only for stored completions; Hone keeps metadata on its own log.
+  if (body.store !== true || up.provider === "gemini") delete body.metadata;
+  if (up.provider === "gemini") delete body.store;
+  if (!stream) delete body.stream_options;
+  return body;
+}
+
+export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletionInput): Promise<ChatCompletionResult> {
+  const requestedAt = ctx.deps.clock();
+  const started = performance.now();
+  const request = parseInput(ChatCompletionRequest, input.body);
+  const controls = parseControls(input.headers, request.hone);
+  const stream = request.stream === true;
+
+  let provider: string | null = null;
+  let upstreamModel: string | null = null;
+  const log = (outcome: { statusCode: number; errorMessage: string | null; respPayload: unknown; usage?: Usage | null; completionId?: string | null }) => {
+    if (!controls.logRequest) return;
+    ctx.deps.logWriter.enqueue(
+      logRecord(ctx, controls, {
+        request,
+        rawBody: input.body,
+        requestedAt,
+        durationMs: Math.round(performance.now() - started),
+        provider,
+        cost: provider && upstreamModel && outcome.usage ? costOf(provider, upstreamModel, outcome.usage) : null,
+        ...outcome,
+      }),
+    );
+  };
+  const logFailure = (err: unknown): DomainError => {
+    if (err instanceof ClientAborted) {
+      log({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE, respPayload: null });
+      return new DomainError("VALIDATION", CLIENT_CLOSED_MESSAGE);
+    }
+    const e = asDomainError(ctx, err);
+    log({ statusCode: statusOf(e), errorMessage: e.message, respPayload: e.details.upstreamBody ?? { error: { message: e.message, code: e.code } } });
+    return e;
+  };
+
+  let up: Upstream;
+  try {
+    up = await upstreamFor(ctx, resolveModel(request.model, ctx.deps.config.modelPrefixes));
+  } catch (err) {
+    throw logFailure(err);
+  }
+  provider = up.provider;
+  upstreamModel = up.upstreamModel;
+  const body = upstreamBody(request, up, stream);
+
+  if (!stream) {
+    try {
+      const completion = await up.client.complete(body, { signal: input.signal });
+      log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: completion.usage, completionId: completion.id });
+      return { kind: "completion", completion };
+    } catch (err) {
+      throw logFailure(err);
+    }
+  }
+
+  let upstream: AsyncIterable<ChatCompletionChunk>;
+  try {
+    upstream = await up.client.stream(body, { signal: input.signal });
+  } catch (err) {
+    throw logFailure(err);
+  }
+  const clientWantsUsage = request.stream_options?.include_usage === true;
+
+  async function* relay(): AsyncGenerator<ChatCompletionChunk> {
+    const merger = createChunkMerger();
+    let outcome: { statusCode: number; errorMessage: string | null } = {
+      statusCode: CLIENT_CLOSED_STATUS,
+      errorMessage: CLIENT_CLOSED_MESSAGE,
+    };
+    try {
+      for await (const chunk of upstream) {
+        merger.add(chunk);
+        // Hone always asks upstream for usage (to log and price streams); clients that did not
+        // ask for it do not get the extra usage-only chunk.
+        if ((chunk.choices?.length ?? 0) === 0 && !clientWantsUsage) continue;
+        yield chunk;
+      }
+      outcome = { statusCode: 200, errorMessage: null };
+    } catch (err) {
+      if (!(err instanceof ClientAborted)) {
+        const e = asDomainError(ctx, err);
+        outcome = { statusCode: statusOf(e), errorMessage: e.message };
+        throw e;
+      }
+    } finally {
+      const merged = merger.result();
+      log({ ...outcome, respPayload: merged, usage: merger.usage, completionId: merged?.id ?? null });
+    }
+  }
+  return { kind: "stream", chunks: relay() };
+}
+
+const CLIENT_CLOSED_MESSAGE = "The client closed the connection before the response was complete";
+
+/** A DomainError for the client; a bug is logged in full here, since the client only sees "Internal server error". */
+function asDomainError(ctx: Ctx, err: unknown): DomainError {
+  const e = toDomainError(err);
+  if (e.code === "INTERNAL" && !(err instanceof DomainError)) {
+    ctx.deps.logger.error("chat completion failed", { requestId: ctx.requestId, error: err instanceof Error ? err.stack : String(err) });
+  }
+  return e;
+}
+
+function logRecord(
+  ctx: Ctx,
+  controls: Controls,
+  c: {
+    request: ChatCompletionRequest;
+    rawBody: unknown;
+    requestedAt: Date;
+    durationMs: number;
+    provider: string | null;
+    cost: number | null;
+    statusCode: number;
+    errorMessage: string | null;
+    respPayload: unknown;
+    usage?: Usage | null;
+    completionId?: string | null;
+  },
+): NewRequestLog {
+  return {
+    id: ctx.deps.ids("log"),
+    projectId: ctx.projectId,
+    source: "gateway",
+    provider: c.provider,
+    model: c.request.model,
+    completionId: c.completionId ?? null,
+    statusCode: c.statusCode,
+    errorMessage: c.errorMessage,
+    requestedAt: c.requestedAt,
+    receivedAt: ctx.deps.clock(),
+    durationMs: c.durationMs,
+    inputTokens: c.usage?.prompt_tokens ?? null,
+    outputTokens: c.usage?.completion_tokens ?? null,
+    costUsd: c.cost,
+    cacheHit: false,
+    metadata: mergeMetadata(c.request.metadata, controls.tags),
+    reqPayload: c.rawBody,
+    respPayload: c.respPayload,
+  };
+}

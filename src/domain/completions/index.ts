@@ -1,0 +1,3 @@
+export { CLIENT_CLOSED_STATUS, createChatCompletion, type ChatCompletionResult } from "./create-chat-completion";
+export { resolveModel, type ModelRoute } from "./resolve-model";
+export * from "./schemas";

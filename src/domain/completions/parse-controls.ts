@@ -1,0 +1,53 @@
+import { DomainError } from "../../errors";
+import { CacheMode, type ChatCompletionRequest, type ControlHeaders, type Controls } from "./schemas";
+
+function bad(header: string, message: string): DomainError {
+  return new DomainError("VALIDATION", `Invalid ${header} header: ${message}`, { issues: [{ message, path: [header] }] });
+}
+
+/** legacy `true` = readWrite and `false` = off, as older SDKs send them. */
+function cacheModeOf(v: string | boolean): CacheMode | null {
+  if (v === true || v === "true") return "readWrite";
+  if (v === false || v === "false") return null;
+  const r = CacheMode.safeParse(v);
+  if (!r.success) throw bad("op-cache", "expected readWrite, readOnly, writeOnly, true or false");
+  return r.data;
+}
+
+function parseJsonHeader(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw bad(name, "not valid JSON");
+  }
+}
+
+/** Request controls from op-* headers and the `hone` body member; headers take precedence. */
+export function parseControls(headers: ControlHeaders, body: ChatCompletionRequest["hone"]): Controls {
+  let logRequest = body?.logRequest ?? true;
+  if (headers.logRequest != null && headers.logRequest !== "") {
+    const v = headers.logRequest.trim().toLowerCase();
+    if (v !== "true" && v !== "false") throw bad("op-log-request", "expected true or false");
+    logRequest = v === "true";
+  }
+
+  let cache = body?.cache !== undefined ? cacheModeOf(body.cache) : null;
+  if (headers.cache != null && headers.cache !== "") cache = cacheModeOf(headers.cache.trim());
+
+  let criteria = body?.criteria ?? [];
+  if (headers.criteria != null && headers.criteria !== "") {
+    const v = parseJsonHeader("op-criteria", headers.criteria);
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && x.length > 0)) {
+      throw bad("op-criteria", 'expected a JSON array of criterion ids, e.g. ["crit_abc@v1"]');
+    }
+    criteria = v as string[];
+  }
+
+  let tags: Record<string, unknown> = body?.tags ?? {};
+  if (headers.tags != null && headers.tags !== "") {
+    const v = parseJsonHeader("op-tags", headers.tags);
+    if (!v || typeof v !== "object" || Array.isArray(v)) throw bad("op-tags", "expected a JSON object of tags");
+    tags = { ...tags, ...(v as Record<string, unknown>) };
+  }
+  return { logRequest, cache, criteria, tags };
+}

@@ -1,0 +1,36 @@
+import { DomainError } from "../../errors";
+
+export type ModelRoute =
+  | { provider: "openai" | "anthropic" | "gemini"; upstreamModel: string }
+  | { provider: "custom"; slug: string; upstreamModel: string }
+  | { provider: "hone"; prefix: string; slug: string };
+
+/**
+ * Reads a model string (CONTRACT.md Naming): `openai:`, `anthropic:`, `gemini:`, the service's
+ * own prefixes for fine-tunes (`hone:<slug>`) and custom providers (`hone:<provider>/<model>`),
+ * and bare names, which mean OpenAI (including OpenAI fine-tune ids such as `ft:gpt-4o-mini:…`).
+ */
+export function resolveModel(model: string, ownPrefixes: string[]): ModelRoute {
+  const colon = model.indexOf(":");
+  if (colon < 0 || model.startsWith("ft:")) return { provider: "openai", upstreamModel: model };
+  const prefix = model.slice(0, colon);
+  const rest = model.slice(colon + 1);
+  if (!rest) throw invalid(model, `nothing follows \`${prefix}:\``);
+  if (ownPrefixes.includes(prefix)) {
+    const slash = rest.indexOf("/");
+    if (slash < 0) return { provider: "hone", prefix, slug: rest };
+    const slug = rest.slice(0, slash);
+    const upstreamModel = rest.slice(slash + 1);
+    if (!slug || !upstreamModel) throw invalid(model, `expected \`${prefix}:<custom-provider>/<model>\``);
+    return { provider: "custom", slug, upstreamModel };
+  }
+  if (prefix === "openai" || prefix === "anthropic" || prefix === "gemini") return { provider: prefix, upstreamModel: rest };
+  throw invalid(
+    model,
+    `unknown provider prefix \`${prefix}:\`; use openai:, anthropic:, gemini:, ${ownPrefixes[0]}:<fine-tune> or ${ownPrefixes[0]}:<custom-provider>/<model>`,
+  );
+}
+
+function invalid(model: string, why: string): DomainError {
+  return new DomainError("VALIDATION", `Invalid model \`${model}\`: ${why}`, { issues: [{ message: why, path: ["model"] }] });
+}

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { ChatMessage, FunctionDefinition, Tool, ToolChoice } from "../chat/schemas";
+
+export const CacheMode = z.enum(["readWrite", "readOnly", "writeOnly"]);
+export type CacheMode = z.infer<typeof CacheMode>;
+
+const TagValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** The `hone` body member: the same controls as the op-* headers, stripped before the upstream call. */
+export const HoneControls = z.strictObject({
+  cache: z.union([CacheMode, z.boolean()]).optional(),
+  criteria: z.array(z.string().min(1)).optional(),
+  tags: z.record(z.string(), TagValue).optional(),
+  logRequest: z.boolean().optional(),
+});
+
+// SPEC.md's members are checked; every other member OpenAI accepts (seed, stop, logprobs,
+// response_format, reasoning_effort, parallel_tool_calls, ...) passes through untouched.
+export const ChatCompletionRequest = z.looseObject({
+  model: z.string({ error: "model is required" }).min(1, "model must not be empty"),
+  messages: z.array(ChatMessage, { error: "messages must be an array of chat messages" }).min(1, "messages must not be empty"),
+  audio: z
+    .strictObject({
+      format: z.enum(["wav", "mp3", "flac", "opus", "pcm16"]),
+      voice: z.enum(["alloy", "ash", "ballad", "coral", "echo", "sage", "shimmer", "verse"]),
+    })
+    .nullish(),
+  function_call: z.union([z.enum(["none", "auto"]), z.strictObject({ name: z.string() })]).optional(),
+  functions: z.array(FunctionDefinition).optional(),
+  tool_choice: ToolChoice.optional(),
+  tools: z.array(Tool).optional(),
+  n: z.number().int().min(1).max(128).nullish(),
+  max_tokens: z.number().int().min(1).nullish(),
+  max_completion_tokens: z.number().int().min(1).nullish(),
+  temperature: z.number().min(0).max(2).nullish(),
+  top_p: z.number().min(0).max(1).nullish(),
+  metadata: z.record(z.string(), TagValue).nullish(),
+  store: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
+  hone: HoneControls.optional(),
+});
+export type ChatCompletionRequest = z.output<typeof ChatCompletionRequest>;
+
+/** Raw op-* header values, as the transport received them. */
+export type ControlHeaders = {
+  logRequest?: string | null;
+  cache?: string | null;
+  criteria?: string | null;
+  tags?: string | null;
+};
+
+export type Controls = {
+  logRequest: boolean;
+  cache: CacheMode | null;
+  criteria: string[];
+  tags: Record<string, unknown>;
+};

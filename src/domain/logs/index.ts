@@ -1,0 +1,3 @@
+export { insertRequestLogs } from "./insert-request-logs";
+export { mergeMetadata } from "./metadata";
+export type { NewRequestLog } from "./schemas";

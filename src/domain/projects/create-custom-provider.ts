@@ -1,0 +1,47 @@
+import { dbOf, type Ctx } from "../../context";
+import { encryptSecret } from "../../crypto";
+import { customProviders } from "../../db/schema";
+import { DomainError, parseInput } from "../../errors";
+import { isUniqueViolation } from "../../db/errors";
+import { CreateCustomProviderInput, type CustomProviderInfo } from "./provider-settings";
+
+/** Adds an OpenAI-compatible or Azure OpenAI endpoint, addressed as `hone:<slug>/<model>`. */
+export async function createCustomProvider(ctx: Ctx, raw: CreateCustomProviderInput): Promise<CustomProviderInfo> {
+  const input = parseInput(CreateCustomProviderInput, raw);
+  const id = ctx.deps.ids("customProvider");
+  const keyCiphertext = input.apiKey
+    ? await encryptSecret(ctx.deps.secretKey, input.apiKey, `custom-provider:${ctx.projectId}:${id}`)
+    : null;
+  try {
+    const [row] = await dbOf(ctx)
+      .insert(customProviders)
+      .values({
+        id,
+        projectId: ctx.projectId,
+        slug: input.slug,
+        kind: input.kind,
+        baseUrl: input.baseUrl.replace(/\/+$/, ""),
+        apiVersion: input.apiVersion ?? null,
+        keyCiphertext,
+        keyLast4: input.apiKey ? input.apiKey.slice(-4) : null,
+        createdAt: ctx.deps.clock(),
+      })
+      .returning();
+    return toInfo(row!);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new DomainError("CONFLICT", `A custom provider with slug ${input.slug} already exists`);
+    throw err;
+  }
+}
+
+export function toInfo(row: typeof customProviders.$inferSelect): CustomProviderInfo {
+  return {
+    id: row.id,
+    slug: row.slug,
+    kind: row.kind,
+    baseUrl: row.baseUrl,
+    apiVersion: row.apiVersion,
+    keyLast4: row.keyLast4,
+    createdAt: row.createdAt,
+  };
+}

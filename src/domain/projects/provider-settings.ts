@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+export const PROVIDERS = ["openai", "anthropic", "gemini", "together"] as const;
+export const Provider = z.enum(PROVIDERS, { error: `provider must be one of ${PROVIDERS.join(", ")}` });
+export type Provider = z.infer<typeof Provider>;
+
+export const SetProviderKeyInput = z.object({
+  provider: Provider,
+  apiKey: z.string().trim().min(8, "apiKey looks too short to be a provider key").max(1000),
+});
+export type SetProviderKeyInput = z.input<typeof SetProviderKeyInput>;
+
+export const ProviderKeyInput = z.object({ provider: Provider });
+
+export const CustomProviderSlug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "slug must be lowercase letters, digits and dashes (up to 63), starting with a letter or digit");
+
+export const CreateCustomProviderInput = z
+  .object({
+    slug: CustomProviderSlug,
+    kind: z.enum(["openai", "azure"], { error: "kind must be openai (any OpenAI-compatible API) or azure" }),
+    baseUrl: z.url({ protocol: /^https?$/, error: "baseUrl must be an http(s) URL" }),
+    apiKey: z.string().trim().min(1).max(1000).nullish(),
+    apiVersion: z.string().trim().min(1).max(50).nullish(),
+  })
+  .superRefine((v, c) => {
+    if (v.kind === "azure" && !v.apiVersion) {
+      c.addIssue({ code: "custom", path: ["apiVersion"], message: "apiVersion is required for azure (e.g. 2024-10-21)" });
+    }
+  });
+export type CreateCustomProviderInput = z.input<typeof CreateCustomProviderInput>;
+
+export type ProviderKeyInfo = { provider: Provider; last4: string; updatedAt: Date };
+export type CustomProviderInfo = {
+  id: string;
+  slug: string;
+  kind: "openai" | "azure";
+  baseUrl: string;
+  apiVersion: string | null;
+  keyLast4: string | null;
+  createdAt: Date;
+};
+
+/** What the gateway needs to call an upstream: never leaves the domain layer. */
+export type UpstreamCredentials = { apiKey: string | null };

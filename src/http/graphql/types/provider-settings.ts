@@ -1,0 +1,75 @@
+import {
+  createCustomProvider,
+  CreateCustomProviderInput,
+  deleteProviderKey,
+  listCustomProviders,
+  listProviderKeys,
+  setProviderKey,
+  SetProviderKeyInput,
+  type CustomProviderInfo,
+  type ProviderKeyInfo,
+} from "../../../domain/projects";
+import { builder, projectCtx } from "../builder";
+
+const ProviderKeyRef = builder.objectRef<ProviderKeyInfo>("ProviderKey").implement({
+  description: "A provider API key stored for the project (encrypted); only its last 4 characters are ever shown",
+  fields: (t) => ({
+    provider: t.exposeString("provider"),
+    last4: t.exposeString("last4"),
+    updatedAt: t.field({ type: "DateTime", resolve: (k) => k.updatedAt }),
+  }),
+});
+
+const CustomProviderRef = builder.objectRef<CustomProviderInfo>("CustomProvider").implement({
+  description: "An OpenAI-compatible or Azure OpenAI endpoint, called as hone:<slug>/<model>",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    slug: t.exposeString("slug"),
+    kind: t.exposeString("kind"),
+    baseUrl: t.exposeString("baseUrl"),
+    apiVersion: t.exposeString("apiVersion", { nullable: true }),
+    keyLast4: t.exposeString("keyLast4", { nullable: true }),
+    createdAt: t.field({ type: "DateTime", resolve: (c) => c.createdAt }),
+  }),
+});
+
+const SetProviderKeyInputRef = builder.inputType("SetProviderKeyInput", {
+  fields: (t) => ({ provider: t.string(), apiKey: t.string() }),
+  validate: { schema: SetProviderKeyInput },
+});
+
+const CreateCustomProviderInputRef = builder.inputType("CreateCustomProviderInput", {
+  fields: (t) => ({
+    slug: t.string(),
+    kind: t.string({ description: "openai (any OpenAI-compatible base URL) or azure" }),
+    baseUrl: t.string(),
+    apiKey: t.string({ required: false }),
+    apiVersion: t.string({ required: false, description: "Azure api-version, e.g. 2024-10-21" }),
+  }),
+  validate: { schema: CreateCustomProviderInput },
+});
+
+builder.queryFields((t) => ({
+  providerKeys: t.field({ type: [ProviderKeyRef], resolve: (_, __, c) => listProviderKeys(projectCtx(c)) }),
+  customProviders: t.field({ type: [CustomProviderRef], resolve: (_, __, c) => listCustomProviders(projectCtx(c)) }),
+}));
+
+builder.mutationFields((t) => ({
+  setProviderKey: t.field({
+    type: ProviderKeyRef,
+    args: { input: t.arg({ type: SetProviderKeyInputRef }) },
+    // The verb parses its input (provider names are checked there), so the GraphQL strings go in as they are.
+    resolve: (_, args, c) => setProviderKey(projectCtx(c), args.input as SetProviderKeyInput),
+  }),
+  deleteProviderKey: t.field({
+    type: "String",
+    description: "Removes the stored key of a provider; returns the provider",
+    args: { provider: t.arg.string() },
+    resolve: async (_, args, c) => (await deleteProviderKey(projectCtx(c), { provider: args.provider })).provider,
+  }),
+  createCustomProvider: t.field({
+    type: CustomProviderRef,
+    args: { input: t.arg({ type: CreateCustomProviderInputRef }) },
+    resolve: (_, args, c) => createCustomProvider(projectCtx(c), args.input as CreateCustomProviderInput),
+  }),
+}));

@@ -1,0 +1,47 @@
+import { Elysia } from "elysia";
+import type { Deps } from "../../deps";
+import { createChatCompletion } from "../../domain/completions";
+import { DomainError, toDomainError } from "../../errors";
+import { errorFields } from "../../logger";
+import { authenticateRequest } from "../auth";
+import { requestMeta } from "../request-meta";
+import { readJsonBody } from "./body";
+import { openAiErrorResponse } from "./errors";
+import { sseResponse } from "./sse";
+
+export function completionsRoutes(deps: Deps) {
+  const max = deps.config.maxBodyBytes;
+  return new Elysia({ name: "rest-completions" }).post(
+    "/chat/completions",
+    async ({ request }) => {
+      // Every failure here, authentication included, is answered in the OpenAI-compatible shape.
+      const abort = new AbortController();
+      const onClientGone = () => abort.abort();
+      request.signal.addEventListener("abort", onClientGone, { once: true });
+      try {
+        const ctx = await authenticateRequest(deps, request);
+        const body = await readJsonBody(request, max);
+        const h = request.headers;
+        const result = await createChatCompletion(ctx, {
+          body,
+          headers: {
+            logRequest: h.get("op-log-request"),
+            cache: h.get("op-cache"),
+            criteria: h.get("op-criteria"),
+            tags: h.get("op-tags"),
+          },
+          signal: abort.signal,
+        });
+        if (result.kind === "completion") return Response.json(result.completion);
+        return sseResponse(result.chunks, () => abort.abort());
+      } catch (err) {
+        // The verb hands back DomainErrors only (and logs its own bugs); anything else failed here.
+        if (!(err instanceof DomainError)) {
+          deps.logger.error("chat completion failed", { requestId: requestMeta(request).requestId, ...errorFields(err) });
+        }
+        return openAiErrorResponse(toDomainError(err));
+      }
+    },
+    { parse: "none" },
+  );
+}

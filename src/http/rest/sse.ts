@@ -1,0 +1,47 @@
+import { toDomainError } from "../../errors";
+
+const encoder = new TextEncoder();
+
+/**
+ * An OpenAI-style SSE response: one `data:` event per chunk, written as soon as it is produced,
+ * ending with `data: [DONE]`. A failure mid-stream becomes an `error` event (which the openai SDK
+ * raises as an APIError) and the stream ends; it never hangs. When the client goes away the
+ * generator is stopped and `abort` is called so the upstream request stops too.
+ */
+export function sseResponse(chunks: AsyncGenerator<unknown>, abort: () => void, headers: Record<string, string> = {}): Response {
+  let finished = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await chunks.next();
+        if (done) {
+          finished = true;
+          controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+          controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify(value)}\n\n`));
+      } catch (err) {
+        finished = true;
+        const e = toDomainError(err);
+        const upstream = e.details.upstreamError as Record<string, unknown> | undefined;
+        const error = upstream ?? { message: e.message, type: e.code.toLowerCase(), code: e.code };
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error })}\n\n`));
+        controller.close();
+      }
+    },
+    async cancel() {
+      if (finished) return;
+      abort();
+      await chunks.return(undefined);
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      ...headers,
+    },
+  });
+}

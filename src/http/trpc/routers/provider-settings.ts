@@ -1,0 +1,29 @@
+import {
+  createCustomProvider,
+  CreateCustomProviderInput,
+  deleteProviderKey,
+  listCustomProviders,
+  listProviderKeys,
+  ProviderKeyInput,
+  setProviderKey,
+  SetProviderKeyInput,
+  type CustomProviderInfo,
+  type ProviderKeyInfo,
+} from "../../../domain/projects";
+import { projectProcedure, router } from "../init";
+
+const keyOut = (k: ProviderKeyInfo) => ({ ...k, updatedAt: k.updatedAt.toISOString() });
+const providerOut = (c: CustomProviderInfo) => ({ ...c, createdAt: c.createdAt.toISOString() });
+
+export const providerKeysRouter = router({
+  set: projectProcedure.input(SetProviderKeyInput).mutation(async ({ ctx, input }) => keyOut(await setProviderKey(ctx.project, input))),
+  list: projectProcedure.query(async ({ ctx }) => (await listProviderKeys(ctx.project)).map(keyOut)),
+  delete: projectProcedure.input(ProviderKeyInput).mutation(({ ctx, input }) => deleteProviderKey(ctx.project, input)),
+});
+
+export const customProvidersRouter = router({
+  create: projectProcedure
+    .input(CreateCustomProviderInput)
+    .mutation(async ({ ctx, input }) => providerOut(await createCustomProvider(ctx.project, input))),
+  list: projectProcedure.query(async ({ ctx }) => (await listCustomProviders(ctx.project)).map(providerOut)),
+});

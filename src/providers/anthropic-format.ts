@@ -1,0 +1,280 @@
+import { DomainError } from "../errors";
+import type { ChatCompletion, ChatCompletionChunk, ToolCallOut, Usage } from "./types";
+
+// Translation between OpenAI chat completions and Anthropic's native Messages API, both ways.
+
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+type Json = Record<string, unknown>;
+type Block = Json & { type: string };
+type AMessage = { role: "user" | "assistant"; content: Block[] };
+
+function unsupported(what: string): DomainError {
+  return new DomainError("VALIDATION", `${what} is not supported for anthropic models`, {
+    issues: [{ message: `${what} is not supported for anthropic models` }],
+  });
+}
+
+function textBlocks(content: unknown): Block[] {
+  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
+  if (!Array.isArray(content)) return [];
+  const out: Block[] = [];
+  for (const part of content as Json[]) {
+    if (part.type === "text" && typeof part.text === "string" && part.text) out.push({ type: "text", text: part.text });
+    else if (part.type === "refusal" && typeof part.refusal === "string" && part.refusal) out.push({ type: "text", text: part.refusal });
+  }
+  return out;
+}
+
+function imageBlock(url: string): Block {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (m) return { type: "image", source: { type: "base64", media_type: m[1], data: m[2] } };
+  return { type: "image", source: { type: "url", url } };
+}
+
+function userBlocks(content: unknown): Block[] {
+  if (!Array.isArray(content)) return textBlocks(content);
+  const out: Block[] = [];
+  for (const part of content as Json[]) {
+    if (part.type === "text") out.push(...textBlocks([part]));
+    else if (part.type === "image_url") out.push(imageBlock(String((part.image_url as Json).url)));
+    else if (part.type === "input_audio") throw unsupported("audio input");
+  }
+  return out;
+}
+
+function toolInput(args: string, name: string): unknown {
+  if (!args) return {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    throw new DomainError("VALIDATION", `tool call ${name} has arguments that are not JSON`, {
+      issues: [{ message: `tool_calls: arguments of ${name} must be a JSON object` }],
+    });
+  }
+}
+
+function toolResultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return (content as Json[]).map((p) => (typeof p.text === "string" ? p.text : "")).join("");
+  return "";
+}
+
+/** An OpenAI chat request (already validated) as an Anthropic Messages request. */
+export function toAnthropicRequest(body: Json, upstreamModel: string): Json {
+  const system: Block[] = [];
+  const messages: AMessage[] = [];
+  // Anthropic wants strictly alternating roles: consecutive turns of one role are merged.
+  const push = (role: AMessage["role"], blocks: Block[]) => {
+    if (blocks.length === 0) return;
+    const last = messages.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  };
+  for (const m of body.messages as Json[]) {
+    switch (m.role) {
+      case "system":
+      case "developer":
+        system.push(...textBlocks(m.content));
+        break;
+      case "user":
+        push("user", userBlocks(m.content));
+        break;
+      case "assistant": {
+        const blocks = textBlocks(m.content);
+        for (const call of (m.tool_calls as ToolCallOut[] | null | undefined) ?? []) {
+          blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: toolInput(call.function.arguments, call.function.name) });
+        }
+        const fc = m.function_call as { name: string; arguments: string } | null | undefined;
+        if (fc) blocks.push({ type: "tool_use", id: `call_${fc.name}`, name: fc.name, input: toolInput(fc.arguments, fc.name) });
+        push("assistant", blocks);
+        break;
+      }
+      case "tool":
+        push("user", [{ type: "tool_result", tool_use_id: m.tool_call_id, content: toolResultText(m.content) }]);
+        break;
+      case "function":
+        push("user", [{ type: "tool_result", tool_use_id: `call_${m.name}`, content: (m.content as string | null) ?? "" }]);
+        break;
+    }
+  }
+
+  const out: Json = {
+    model: upstreamModel,
+    messages,
+    max_tokens: (body.max_completion_tokens as number | null | undefined) ?? (body.max_tokens as number | null | undefined) ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+  };
+  if (system.length) out.system = system;
+  // Anthropic's temperature range is 0..1, OpenAI's 0..2.
+  if (typeof body.temperature === "number") out.temperature = Math.min(body.temperature, 1);
+  if (typeof body.top_p === "number") out.top_p = body.top_p;
+  if (typeof body.top_k === "number") out.top_k = body.top_k;
+  if (body.thinking && typeof body.thinking === "object") out.thinking = body.thinking;
+  if (typeof body.stop === "string") out.stop_sequences = [body.stop];
+  else if (Array.isArray(body.stop)) out.stop_sequences = body.stop;
+  if (typeof body.user === "string") out.metadata = { user_id: body.user };
+
+  const fnDefs = [
+    ...((body.tools as { function: Json }[] | undefined) ?? []).map((t) => t.function),
+    ...((body.functions as Json[] | undefined) ?? []),
+  ];
+  if (fnDefs.length) {
+    out.tools = fnDefs.map((f) => ({
+      name: f.name,
+      ...(f.description ? { description: f.description } : {}),
+      input_schema: (f.parameters as Json | undefined) ?? { type: "object", properties: {} },
+    }));
+  }
+  const choice = body.tool_choice ?? body.function_call;
+  let toolChoice: Json | undefined;
+  if (choice === "auto") toolChoice = { type: "auto" };
+  else if (choice === "required") toolChoice = { type: "any" };
+  else if (choice === "none") toolChoice = { type: "none" };
+  else if (choice && typeof choice === "object") {
+    const name = ((choice as Json).function as Json | undefined)?.name ?? (choice as Json).name;
+    toolChoice = { type: "tool", name };
+  }
+  if (body.parallel_tool_calls === false && fnDefs.length) toolChoice = { ...(toolChoice ?? { type: "auto" }), disable_parallel_tool_use: true };
+  if (toolChoice) out.tool_choice = toolChoice;
+
+  const rf = body.response_format as Json | undefined | null;
+  if (rf && rf.type !== "text") throw unsupported(`response_format ${String(rf.type)}`);
+  if (body.audio) throw unsupported("audio output");
+  return out;
+}
+
+export function finishReasonOf(stop: unknown): string | null {
+  switch (stop) {
+    case "end_turn":
+    case "stop_sequence":
+    case "pause_turn":
+      return "stop";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "tool_use":
+      return "tool_calls";
+    case "refusal":
+      return "content_filter";
+    case null:
+    case undefined:
+      return null;
+    default:
+      return "stop";
+  }
+}
+
+/** Anthropic usage in OpenAI terms: prompt tokens include cache reads and writes. */
+export function usageOf(u: Json | null | undefined): Usage {
+  const input = Number(u?.input_tokens ?? 0);
+  const cacheRead = Number(u?.cache_read_input_tokens ?? 0);
+  const cacheWrite = Number(u?.cache_creation_input_tokens ?? 0);
+  const output = Number(u?.output_tokens ?? 0);
+  const prompt = input + cacheRead + cacheWrite;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: output,
+    total_tokens: prompt + output,
+    prompt_tokens_details: { cached_tokens: cacheRead },
+    ...(cacheWrite ? { cache_creation_input_tokens: cacheWrite } : {}),
+  };
+}
+
+/** An Anthropic Message as an OpenAI chat.completion (used by the gateway and /report-anthropic). */
+export function fromAnthropicMessage(msg: Json, created: number): ChatCompletion {
+  const blocks = (Array.isArray(msg.content) ? msg.content : []) as Json[];
+  const text = blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join("");
+  const thinking = blocks.filter((b) => b.type === "thinking").map((b) => String(b.thinking ?? "")).join("");
+  const toolCalls: ToolCallOut[] = blocks
+    .filter((b) => b.type === "tool_use")
+    .map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
+  return {
+    id: String(msg.id ?? ""),
+    object: "chat.completion",
+    created,
+    model: String(msg.model ?? ""),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text || (toolCalls.length ? null : ""),
+          refusal: null,
+          ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          ...(thinking ? { reasoning_content: thinking } : {}),
+        },
+        finish_reason: finishReasonOf(msg.stop_reason),
+        logprobs: null,
+      },
+    ],
+    usage: usageOf(msg.usage as Json | undefined),
+  };
+}
+
+/**
+ * Turns Anthropic stream events into OpenAI chunks, one event at a time. Returns the chunks the
+ * event produces (often none); `done` once message_stop arrived.
+ */
+export function createStreamTranslator(created: number) {
+  let id = "";
+  let model = "";
+  let usage: Json = {};
+  let done = false;
+  let toolCount = 0;
+  const toolIndexByBlock = new Map<number, number>();
+  const chunk = (delta: ChatCompletionChunk["choices"][number]["delta"], finish: string | null = null): ChatCompletionChunk => ({
+    id,
+    object: "chat.completion.chunk",
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  return {
+    get done() {
+      return done;
+    },
+    translate(type: string, data: Json): ChatCompletionChunk[] {
+      switch (type) {
+        case "message_start": {
+          const m = (data.message ?? {}) as Json;
+          id = String(m.id ?? "");
+          model = String(m.model ?? "");
+          usage = { ...(m.usage as Json | undefined) };
+          return [chunk({ role: "assistant", content: "" })];
+        }
+        case "content_block_start": {
+          const block = (data.content_block ?? {}) as Json;
+          if (block.type === "tool_use") {
+            const index = toolCount++;
+            toolIndexByBlock.set(Number(data.index), index);
+            return [chunk({ tool_calls: [{ index, id: String(block.id), type: "function", function: { name: String(block.name), arguments: "" } }] })];
+          }
+          if (block.type === "text" && typeof block.text === "string" && block.text) return [chunk({ content: block.text })];
+          return [];
+        }
+        case "content_block_delta": {
+          const d = (data.delta ?? {}) as Json;
+          if (d.type === "text_delta") return [chunk({ content: String(d.text ?? "") })];
+          if (d.type === "input_json_delta") {
+            const index = toolIndexByBlock.get(Number(data.index)) ?? 0;
+            return [chunk({ tool_calls: [{ index, function: { arguments: String(d.partial_json ?? "") } }] })];
+          }
+          if (d.type === "thinking_delta") return [chunk({ reasoning_content: String(d.thinking ?? "") })];
+          return [];
+        }
+        case "message_delta": {
+          const d = (data.delta ?? {}) as Json;
+          // message_delta carries cumulative output (and sometimes input) counts.
+          usage = { ...usage, ...(data.usage as Json | undefined) };
+          return d.stop_reason ? [chunk({}, finishReasonOf(d.stop_reason))] : [];
+        }
+        case "message_stop": {
+          done = true;
+          return [{ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageOf(usage) }];
+        }
+        default:
+          return [];
+      }
+    },
+  };
+}

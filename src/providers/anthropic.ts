@@ -1,0 +1,75 @@
+import { DomainError } from "../errors";
+import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
+import { postJson, readSse, readUpstreamBody, upstreamHttpError, type HttpOptions } from "./http";
+import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Usage, UpstreamTarget } from "./types";
+
+const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Anthropic's native Messages API behind the OpenAI chat-completions interface. */
+export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthropic" }>, http: HttpOptions): ChatUpstream {
+  const url = `${target.baseUrl}/v1/messages`;
+  const headers = { "x-api-key": target.apiKey, "anthropic-version": ANTHROPIC_VERSION };
+  const now = () => Math.floor(Date.now() / 1000);
+
+  async function one(body: Record<string, unknown>, signal: AbortSignal): Promise<ChatCompletion> {
+    const request = toAnthropicRequest(body, String(body.model));
+    const { response } = await postJson(url, headers, request, target.label, signal, http);
+    const parsed = await readUpstreamBody(response);
+    if (!response.ok) throw upstreamHttpError(target.label, response.status, parsed);
+    if (typeof parsed !== "object" || parsed === null || (parsed as { type?: unknown }).type !== "message") {
+      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, { upstreamStatus: 502, upstreamBody: parsed });
+    }
+    return fromAnthropicMessage(parsed as Record<string, unknown>, now());
+  }
+
+  return {
+    async complete(body, { signal }) {
+      const n = typeof body.n === "number" ? body.n : 1;
+      if (n <= 1) return one(body, signal);
+      // Anthropic has no `n`: sample n times concurrently and return them as n choices.
+      const all = await Promise.all(Array.from({ length: n }, () => one(body, signal)));
+      const first = all[0]!;
+      const usage = all.reduce<Usage>(
+        (acc, c) => ({
+          prompt_tokens: acc.prompt_tokens + (c.usage?.prompt_tokens ?? 0),
+          completion_tokens: acc.completion_tokens + (c.usage?.completion_tokens ?? 0),
+          total_tokens: acc.total_tokens + (c.usage?.total_tokens ?? 0),
+          prompt_tokens_details: {
+            cached_tokens: (acc.prompt_tokens_details?.cached_tokens ?? 0) + (c.usage?.prompt_tokens_details?.cached_tokens ?? 0),
+          },
+        }),
+        { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } },
+      );
+      return { ...first, choices: all.map((c, index) => ({ ...c.choices[0]!, index })), usage };
+    },
+
+    async stream(body, { signal }) {
+      if (typeof body.n === "number" && body.n > 1) {
+        throw new DomainError("VALIDATION", "n > 1 cannot be streamed for anthropic models", {
+          issues: [{ message: "n: streaming anthropic models supports only n = 1" }],
+        });
+      }
+      const request = { ...toAnthropicRequest(body, String(body.model)), stream: true };
+      const { response, controller } = await postJson(url, { ...headers, accept: "text/event-stream" }, request, target.label, signal, http);
+      if (!response.ok) throw upstreamHttpError(target.label, response.status, await readUpstreamBody(response));
+      return translate(readSse(response, controller, target.label, http.timeoutMs), target.label, now());
+    },
+  };
+}
+
+async function* translate(events: AsyncGenerator<{ event?: string; data: string }>, label: string, created: number): AsyncGenerator<ChatCompletionChunk> {
+  const t = createStreamTranslator(created);
+  for await (const e of events) {
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(e.data) as Record<string, unknown>;
+    } catch {
+      throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
+    }
+    const type = e.event ?? String(data.type ?? "");
+    if (type === "error") throw upstreamHttpError(label, 502, data);
+    yield* t.translate(type, data);
+    if (t.done) return;
+  }
+  throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before the message was finished`, { upstreamStatus: 502 });
+}

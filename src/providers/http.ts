@@ -1,0 +1,138 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { DomainError } from "../errors";
+
+export type HttpOptions = { timeoutMs: number; fetch: typeof fetch };
+
+/**
+ * POSTs JSON upstream. The timeout covers the wait for the response headers; the caller's signal
+ * (the client going away) aborts as well. Failures become DomainErrors the gateway can report.
+ */
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  label: string,
+  signal: AbortSignal,
+  opts: HttpOptions,
+): Promise<{ response: Response; controller: AbortController }> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new UpstreamTimeout()), opts.timeoutMs);
+  try {
+    const response = await opts.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", ...headers },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    return { response, controller };
+  } catch (err) {
+    throw fetchFailure(err, controller.signal, label, opts.timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+class UpstreamTimeout extends Error {
+  override name = "UpstreamTimeout";
+}
+
+export class ClientAborted extends Error {
+  override name = "ClientAborted";
+}
+
+function fetchFailure(err: unknown, signal: AbortSignal, label: string, timeoutMs: number): Error {
+  if (signal.aborted && signal.reason instanceof UpstreamTimeout) return upstreamTimeout(label, timeoutMs);
+  if (signal.aborted) return new ClientAborted("the client closed the request");
+  const msg = err instanceof Error ? err.message : String(err);
+  return new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: ${msg}`, { upstreamStatus: 502 });
+}
+
+export function upstreamTimeout(label: string, timeoutMs: number): DomainError {
+  return new DomainError("UPSTREAM_TIMEOUT", `${label} did not answer within ${timeoutMs} ms`);
+}
+
+/** Reads a JSON body, tolerating upstreams that answer with text. */
+export async function readUpstreamBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** An upstream's HTTP error, keeping its status and the message its body gives. */
+export function upstreamHttpError(label: string, status: number, body: unknown): DomainError {
+  const err = (body as { error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } } | null)?.error;
+  const nested = Array.isArray(body) ? (body[0] as { error?: { message?: unknown } } | undefined)?.error : undefined;
+  const message =
+    (typeof err?.message === "string" && err.message) ||
+    (typeof nested?.message === "string" && nested.message) ||
+    (typeof body === "string" && body.trim().slice(0, 500)) ||
+    `${label} returned HTTP ${status}`;
+  return new DomainError("UPSTREAM_ERROR", message, {
+    upstreamStatus: status,
+    upstreamError: {
+      message,
+      type: typeof err?.type === "string" ? err.type : "upstream_error",
+      code: typeof err?.code === "string" || typeof err?.code === "number" ? err.code : null,
+      param: typeof err?.param === "string" ? err.param : null,
+    },
+    upstreamBody: body,
+  });
+}
+
+/**
+ * Server-sent events from a response body. An idle gap longer than timeoutMs between bytes ends
+ * the stream with UPSTREAM_TIMEOUT instead of hanging; a dropped connection ends it with
+ * UPSTREAM_ERROR.
+ */
+export async function* readSse(
+  response: Response,
+  controller: AbortController,
+  label: string,
+  timeoutMs: number,
+): AsyncGenerator<EventSourceMessage> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => queue.push(e) });
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const idle = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(upstreamTimeout(label, timeoutMs)), timeoutMs);
+      });
+      let result: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        result = await Promise.race([reader.read(), idle]);
+      } catch (err) {
+        if (err instanceof DomainError) throw err;
+        if (controller.signal.aborted) throw new ClientAborted("the client closed the request");
+        throw new DomainError("UPSTREAM_ERROR", `${label} stream broke: ${err instanceof Error ? err.message : String(err)}`, {
+          upstreamStatus: 502,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      if (result.done) break;
+      parser.feed(decoder.decode(result.value, { stream: true }));
+      while (queue.length) yield queue.shift()!;
+    }
+    parser.feed(decoder.decode());
+    while (queue.length) yield queue.shift()!;
+  } finally {
+    // Stopping early (client gone, error) must also stop the upstream request.
+    controller.abort();
+    try {
+      reader.releaseLock();
+    } catch {
+      // already released by the abort
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { DomainError } from "../errors";
+import { postJson, readSse, readUpstreamBody, upstreamHttpError, type HttpOptions } from "./http";
+import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, UpstreamTarget } from "./types";
+
+type OpenAiLike = Extract<UpstreamTarget, { kind: "openai" | "azure" }>;
+
+function endpoint(target: OpenAiLike): { url: string; headers: Record<string, string> } {
+  if (target.kind === "azure") {
+    const url =
+      `${target.baseUrl}/openai/deployments/${encodeURIComponent(target.deployment)}/chat/completions` +
+      `?api-version=${encodeURIComponent(target.apiVersion)}`;
+    return { url, headers: target.apiKey ? { "api-key": target.apiKey } : {} };
+  }
+  return {
+    url: `${target.baseUrl}/chat/completions`,
+    headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {},
+  };
+}
+
+/** OpenAI and every API that speaks its chat-completions format (Gemini's, custom, Azure). */
+export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstream {
+  const { url, headers } = endpoint(target);
+  return {
+    async complete(body, { signal }) {
+      const { response } = await postJson(url, headers, { ...body, stream: false }, target.label, signal, http);
+      const parsed = await readUpstreamBody(response);
+      if (!response.ok) throw upstreamHttpError(target.label, response.status, parsed);
+      if (!isCompletion(parsed)) {
+        throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a chat completion`, {
+          upstreamStatus: 502,
+          upstreamBody: parsed,
+        });
+      }
+      return parsed;
+    },
+
+    async stream(body, { signal }) {
+      const streamOptions = { ...(body.stream_options as object | undefined), include_usage: true };
+      const { response, controller } = await postJson(
+        url,
+        { ...headers, accept: "text/event-stream" },
+        { ...body, stream: true, stream_options: streamOptions },
+        target.label,
+        signal,
+        http,
+      );
+      if (!response.ok) throw upstreamHttpError(target.label, response.status, await readUpstreamBody(response));
+      return chunksOf(readSse(response, controller, target.label, http.timeoutMs), target.label);
+    },
+  };
+}
+
+async function* chunksOf(events: AsyncGenerator<{ data: string }>, label: string): AsyncGenerator<ChatCompletionChunk> {
+  let done = false;
+  let sawFinish = false;
+  for await (const e of events) {
+    if (e.data === "[DONE]") {
+      done = true;
+      break;
+    }
+    let chunk: ChatCompletionChunk;
+    try {
+      chunk = JSON.parse(e.data) as ChatCompletionChunk;
+    } catch {
+      throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
+    }
+    if ((chunk as { error?: unknown }).error) throw upstreamHttpError(label, 502, chunk);
+    if (chunk.choices?.some((c) => c.finish_reason)) sawFinish = true;
+    yield chunk;
+  }
+  // Some compatible servers omit [DONE]; a stream that reached a finish_reason is still whole.
+  if (!done && !sawFinish) {
+    throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before the completion was finished`, { upstreamStatus: 502 });
+  }
+}
+
+function isCompletion(v: unknown): v is ChatCompletion {
+  return typeof v === "object" && v !== null && Array.isArray((v as { choices?: unknown }).choices);
+}

@@ -1,0 +1,83 @@
+// The OpenAI chat-completions wire format, which Hone speaks to clients whatever the upstream.
+// Loose on purpose: members Hone does not interpret are passed through untouched.
+
+export type Usage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; [k: string]: unknown } | null;
+  completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown } | null;
+  /** Anthropic prompt-cache writes, which are priced apart. */
+  cache_creation_input_tokens?: number;
+  [k: string]: unknown;
+};
+
+export type ToolCallOut = { id: string; type: "function"; function: { name: string; arguments: string } };
+
+export type ChoiceMessage = {
+  role: "assistant";
+  content: string | null;
+  refusal?: string | null;
+  tool_calls?: ToolCallOut[];
+  function_call?: { name: string; arguments: string } | null;
+  reasoning_content?: string;
+  [k: string]: unknown;
+};
+
+export type Choice = {
+  index: number;
+  message: ChoiceMessage;
+  finish_reason: string | null;
+  logprobs?: unknown;
+  [k: string]: unknown;
+};
+
+export type ChatCompletion = {
+  id: string;
+  object: "chat.completion";
+  created: number;
+  model: string;
+  choices: Choice[];
+  usage?: Usage | null;
+  [k: string]: unknown;
+};
+
+export type ChunkDelta = {
+  role?: "assistant";
+  content?: string | null;
+  refusal?: string | null;
+  reasoning_content?: string;
+  tool_calls?: { index: number; id?: string; type?: "function"; function?: { name?: string; arguments?: string } }[];
+  function_call?: { name?: string; arguments?: string };
+  [k: string]: unknown;
+};
+
+export type ChatCompletionChunk = {
+  id: string;
+  object: "chat.completion.chunk";
+  created: number;
+  model: string;
+  choices: { index: number; delta: ChunkDelta; finish_reason: string | null; logprobs?: unknown; [k: string]: unknown }[];
+  usage?: Usage | null;
+  [k: string]: unknown;
+};
+
+/** Where and how to call one upstream. */
+export type UpstreamTarget =
+  | { kind: "openai"; label: string; baseUrl: string; apiKey: string | null }
+  | { kind: "azure"; label: string; baseUrl: string; apiKey: string | null; apiVersion: string; deployment: string }
+  | { kind: "anthropic"; label: string; baseUrl: string; apiKey: string };
+
+export type CallOptions = { signal: AbortSignal };
+
+export interface ChatUpstream {
+  /** One non-streamed completion in OpenAI form. Throws DomainError UPSTREAM_* on failure. */
+  complete(body: Record<string, unknown>, opts: CallOptions): Promise<ChatCompletion>;
+  /**
+   * A streamed completion as OpenAI chunks. Resolves once the upstream accepted the request
+   * (so HTTP errors are thrown before any byte reaches the client); the last chunk carries usage.
+   */
+  stream(body: Record<string, unknown>, opts: CallOptions): Promise<AsyncIterable<ChatCompletionChunk>>;
+}
+
+export type UpstreamFactory = (target: UpstreamTarget) => ChatUpstream;
