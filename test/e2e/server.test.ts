@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openDatabase } from "../../src/db/client";
 import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
+import { startFakeOpenAI } from "../helpers/fake-upstreams";
 import { killStartedServers, runCli, startServer } from "../helpers/process";
 
 // The real server process, on the database this suite runs on: an embedded data directory, or a
@@ -144,6 +146,50 @@ describe("the server process", () => {
       await s.stop();
     }
   });
+});
+
+describe("the gateway in the server process", () => {
+  test("provider keys set by the CLI are used; SIGTERM stores every queued call log before exiting", async () => {
+    const fake = startFakeOpenAI({ apiKey: "sk-from-cli-4321" });
+    try {
+      const projectOut = await runCli(["projects", "create", "--name", "gateway"], env);
+      const project = JSON.parse(projectOut.stdout);
+      const set = await runCli(["provider-keys", "set", "--project", project.projectId, "--provider", "openai", "--key", "sk-from-cli-4321"], env);
+      expect(set.code).toBe(0);
+      expect(JSON.parse(set.stdout)).toEqual({ provider: "openai", last4: "4321" });
+      const badProvider = await runCli(["provider-keys", "set", "--project", project.projectId, "--provider", "nope", "--key", "k".repeat(10)], env);
+      expect(badProvider.code).toBe(1);
+
+      const s = await startServer({ ...env, OPENAI_BASE_URL: `${fake.url}/v1` });
+      const calls = 25;
+      const responses = await Promise.all(
+        Array.from({ length: calls }, (_, i) =>
+          fetch(`${s.url}/api/v1/chat/completions`, {
+            method: "POST",
+            headers: auth(project.apiKey),
+            body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: `call ${i}` }] }),
+          }),
+        ),
+      );
+      expect(responses.every((r) => r.status === 200)).toBe(true);
+      expect(await s.stop()).toBe(0);
+      expect(s.output()).not.toContain("sk-from-cli-4321");
+
+      const database = await openDatabase(
+        onPostgres ? { databaseUrl: env.DATABASE_URL!, dataDir: "", dbPoolSize: 1 } : { databaseUrl: undefined, dataDir, dbPoolSize: 1 },
+        { owner: "test" },
+      );
+      try {
+        const logs = await database.db.query.requestLogs.findMany({ where: { projectId: project.projectId } });
+        expect(logs).toHaveLength(calls);
+        expect(logs.every((l) => l.statusCode === 200)).toBe(true);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await fake.stop();
+    }
+  }, 60_000);
 });
 
 describe("configuration errors at start", () => {

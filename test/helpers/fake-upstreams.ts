@@ -1,0 +1,236 @@
+// Fake LLM upstreams on 127.0.0.1 speaking the real wire protocols (JSON and SSE), so the real
+// provider code runs in tests. Behaviour is chosen by the model name:
+//   error-<status>  the provider's error body with that HTTP status
+//   hang            never answers (until the caller gives up)
+//   broken          streams two chunks, then drops the connection
+//   stall           streams one chunk, then goes silent
+//   slow-<ms>       waits before answering / between stream chunks
+//   anything else   answers "echo: <last user text>", or a tool call when tools are offered
+
+type Recorded = { path: string; url: string; headers: Record<string, string>; body: any };
+
+export type FakeUpstream = {
+  url: string;
+  requests: Recorded[];
+  /** Requests whose client went away before the response ended. */
+  aborted: number;
+  /** Every request waits this long before answering (for benchmarks). */
+  latencyMs: number;
+  stop(): Promise<void>;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const encoder = new TextEncoder();
+
+function lastUserText(messages: any[]): string {
+  const m = [...(messages ?? [])].reverse().find((x) => x.role === "user");
+  if (!m) return "";
+  if (typeof m.content === "string") return m.content;
+  if (Array.isArray(m.content)) return m.content.filter((p: any) => p.type === "text").map((p: any) => p.text).join(" ");
+  return "";
+}
+
+function startServer(handle: (req: Request, rec: Recorded, fake: FakeUpstream) => Promise<Response>): FakeUpstream {
+  const fake: FakeUpstream = { url: "", requests: [], aborted: 0, latencyMs: 0, stop: async () => {} };
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const text = await req.text();
+      let body: any = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+      const rec: Recorded = { path: url.pathname, url: req.url, headers: Object.fromEntries(req.headers), body };
+      fake.requests.push(rec);
+      req.signal.addEventListener("abort", () => fake.aborted++);
+      if (fake.latencyMs) await sleep(fake.latencyMs);
+      return handle(req, rec, fake);
+    },
+  });
+  fake.url = `http://127.0.0.1:${server.port}`;
+  fake.stop = () => server.stop(true);
+  return fake;
+}
+
+function sse(events: AsyncIterable<string> | Iterable<string>, opts: { breakAfter?: number } = {}): Response {
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let i = 0;
+      try {
+        for await (const e of events as AsyncIterable<string>) {
+          if (opts.breakAfter !== undefined && i >= opts.breakAfter) {
+            controller.error(new Error("connection dropped"));
+            return;
+          }
+          controller.enqueue(encoder.encode(e));
+          i++;
+          // Give the socket time to send what came before a deliberate break.
+          if (opts.breakAfter !== undefined) await sleep(20);
+        }
+        controller.close();
+      } catch {
+        // client went away
+      }
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+}
+
+const hang = (req: Request) =>
+  new Promise<Response>((resolve) => req.signal.addEventListener("abort", () => resolve(new Response("gone", { status: 499 }))));
+
+function parseSlow(model: string): number {
+  const m = /^slow-(\d+)$/.exec(model);
+  return m ? Number(m[1]) : 0;
+}
+
+// ---------------------------------------------------------------- OpenAI (and Azure, Gemini, custom)
+
+export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
+  return startServer(async (req, rec) => {
+    if (req.method !== "POST" || !rec.path.endsWith("/chat/completions")) {
+      return Response.json({ error: { message: `Unknown path ${rec.path}`, type: "invalid_request_error" } }, { status: 404 });
+    }
+    const presented = rec.headers.authorization?.replace(/^Bearer /, "") ?? rec.headers["api-key"];
+    if (opts.apiKey && presented !== opts.apiKey) {
+      return Response.json(
+        { error: { message: "Incorrect API key provided", type: "invalid_request_error", param: null, code: "invalid_api_key" } },
+        { status: 401 },
+      );
+    }
+    const body = rec.body;
+    const model: string = body.model ?? rec.path.split("/deployments/")[1]?.split("/")[0] ?? "unknown";
+    const err = /^error-(\d{3})$/.exec(model);
+    if (err) {
+      return Response.json(
+        { error: { message: `Simulated upstream error ${err[1]}`, type: "server_error", param: null, code: `simulated_${err[1]}` } },
+        { status: Number(err[1]) },
+      );
+    }
+    if (model === "hang") return hang(req);
+    const slow = parseSlow(model);
+    const n: number = body.n ?? 1;
+    const useTool = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== "none";
+    const text = `echo: ${lastUserText(body.messages)}`;
+    const id = `chatcmpl-${crypto.randomUUID()}`;
+    const created = Math.floor(Date.now() / 1000);
+    const usage = { prompt_tokens: 11, completion_tokens: 7 * n, total_tokens: 11 + 7 * n, prompt_tokens_details: { cached_tokens: 0 } };
+    const toolCall = useTool
+      ? { id: "call_abc", type: "function", function: { name: body.tools[0].function.name, arguments: JSON.stringify({ q: lastUserText(body.messages) }) } }
+      : null;
+
+    if (!body.stream) {
+      if (slow) await sleep(slow);
+      return Response.json({
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        system_fingerprint: "fp_fake",
+        choices: Array.from({ length: n }, (_, i) => ({
+          index: i,
+          message: toolCall
+            ? { role: "assistant", content: null, tool_calls: [toolCall], refusal: null }
+            : { role: "assistant", content: i === 0 ? text : `${text} #${i}`, refusal: null },
+          logprobs: null,
+          finish_reason: toolCall ? "tool_calls" : "stop",
+        })),
+        usage,
+        service_tier: "default",
+      });
+    }
+
+    const includeUsage = body.stream_options?.include_usage === true;
+    const chunk = (choices: any[], extra: object = {}) =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: "fp_fake", choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`;
+    async function* events() {
+      for (let i = 0; i < n; i++) {
+        yield chunk([{ index: i, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]);
+        if (toolCall) {
+          yield chunk([{ index: i, delta: { tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.function.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]);
+          const args = toolCall.function.arguments;
+          for (const piece of [args.slice(0, 5), args.slice(5)]) {
+            yield chunk([{ index: i, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]);
+          }
+        } else {
+          const t = i === 0 ? text : `${text} #${i}`;
+          for (const word of t.split(/(?<= )/)) {
+            if (slow) await sleep(slow);
+            yield chunk([{ index: i, delta: { content: word }, logprobs: null, finish_reason: null }]);
+          }
+        }
+        if (model === "stall") await new Promise(() => {});
+        yield chunk([{ index: i, delta: {}, logprobs: null, finish_reason: toolCall ? "tool_calls" : "stop" }]);
+      }
+      if (includeUsage) yield chunk([], { usage });
+      yield "data: [DONE]\n\n";
+    }
+    return sse(events(), model === "broken" ? { breakAfter: 2 } : model === "stall" ? {} : {});
+  });
+}
+
+// ---------------------------------------------------------------- Anthropic Messages API
+
+export function startFakeAnthropic(opts: { apiKey?: string } = {}): FakeUpstream {
+  return startServer(async (req, rec) => {
+    if (req.method !== "POST" || rec.path !== "/v1/messages") {
+      return Response.json({ type: "error", error: { type: "not_found_error", message: `Unknown path ${rec.path}` } }, { status: 404 });
+    }
+    if (!rec.headers["anthropic-version"]) {
+      return Response.json({ type: "error", error: { type: "invalid_request_error", message: "anthropic-version header is required" } }, { status: 400 });
+    }
+    if (opts.apiKey && rec.headers["x-api-key"] !== opts.apiKey) {
+      return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
+    }
+    const body = rec.body;
+    const model: string = body.model;
+    const err = /^error-(\d{3})$/.exec(model);
+    if (err) {
+      const type = err[1] === "529" ? "overloaded_error" : "api_error";
+      return Response.json({ type: "error", error: { type, message: `Simulated ${type}` } }, { status: Number(err[1]) });
+    }
+    if (model === "hang") return hang(req);
+    const useTool = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice?.type !== "none";
+    const text = useTool ? "Let me check." : `echo: ${lastUserText(body.messages)}`;
+    const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+    const toolInput = { q: lastUserText(body.messages) };
+    const content: any[] = [{ type: "text", text }];
+    if (useTool) content.push({ type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: toolInput });
+    const usage = { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 3, cache_creation_input_tokens: 0 };
+    const stopReason = useTool ? "tool_use" : "end_turn";
+
+    if (!body.stream) {
+      return Response.json({ id, type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: null, usage });
+    }
+    const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    async function* events() {
+      yield ev("message_start", {
+        message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+      });
+      yield ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+      yield ev("ping", {});
+      for (const word of text.split(/(?<= )/)) yield ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: word } });
+      if (model === "error-mid") {
+        yield ev("error", { error: { type: "overloaded_error", message: "Overloaded" } });
+        return;
+      }
+      yield ev("content_block_stop", { index: 0 });
+      if (useTool) {
+        yield ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: {} } });
+        const json = JSON.stringify(toolInput);
+        for (const piece of [json.slice(0, 4), json.slice(4)]) {
+          yield ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: piece } });
+        }
+        yield ev("content_block_stop", { index: 1 });
+      }
+      yield ev("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+      yield ev("message_stop", {});
+    }
+    return sse(events(), model === "broken" ? { breakAfter: 3 } : {});
+  });
+}
