@@ -39,6 +39,7 @@ const EnvSchema = z.object({
   HONE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   HONE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   HONE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(600_000),
+  HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
 });
 
 export type Config = {
@@ -61,6 +62,8 @@ export type Config = {
   dbPoolSize: number;
   /** Longest wait for an upstream's response headers, and longest silence inside a stream. */
   upstreamTimeoutMs: number;
+  /** How long call logs gather before one batched insert (larger batches cost the database less). */
+  logFlushMs: number;
 };
 
 export class ConfigError extends Error {
@@ -96,5 +99,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.HONE_LOG_LEVEL,
     dbPoolSize: e.HONE_DB_POOL_SIZE,
     upstreamTimeoutMs: e.HONE_UPSTREAM_TIMEOUT_MS,
+    logFlushMs: e.HONE_LOG_FLUSH_MS,
   };
 }

@@ -29,7 +29,7 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     ids: newId,
     random: Math.random,
     upstreams: createUpstreamFactory({ timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch }),
-    logWriter: createLogWriter({ database: parts.database, logger: parts.logger }),
+    logWriter: createLogWriter({ database: parts.database, logger: parts.logger }, { maxDelayMs: parts.config.logFlushMs }),
     ...parts,
   };
 }

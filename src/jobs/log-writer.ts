@@ -25,19 +25,20 @@ export type LogWriterOptions = { maxBatch?: number; maxPending?: number; maxDela
 export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["database"] }, opts: LogWriterOptions = {}): LogWriter {
   const maxBatch = opts.maxBatch ?? 250;
   const maxPending = opts.maxPending ?? 100_000;
-  const maxDelayMs = opts.maxDelayMs ?? 5;
+  const maxDelayMs = opts.maxDelayMs ?? 20;
   const queue: Item[] = [];
   let running: Promise<void> | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let dropped = 0;
   const ctx = () => systemCtx(deps as Deps, "log-writer");
 
-  const insert = (items: Item[]) => insertRequestLogs(ctx(), items.map((i) => i.record));
+  const insert = (items: Item[], sanitize: boolean) => insertRequestLogs(ctx(), items.map((i) => i.record), { sanitize });
 
   async function writeBatch(batch: Item[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await insert(batch);
+        // A lone record that failed once is retried with text jsonb cannot store replaced.
+        await insert(batch, batch.length === 1 && attempt > 0);
         for (const i of batch) i.done?.resolve();
         return;
       } catch (err) {
@@ -80,6 +81,15 @@ export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["d
 
   function push(item: Item) {
     queue.push(item);
+    if (queue.length >= maxBatch && timer && !running) {
+      // A full batch need not wait for the timer.
+      clearTimeout(timer);
+      timer = null;
+      running = drain().finally(() => {
+        running = null;
+        if (queue.length) schedule();
+      });
+    }
     if (queue.length > maxPending) {
       const over = queue.splice(0, queue.length - maxPending);
       dropped += over.length;

@@ -1,47 +1,50 @@
+import { sql } from "drizzle-orm";
 import { dbOf, type BaseCtx } from "../../context";
-import { requestLogBodies, requestLogs } from "../../db/schema";
 import type { NewRequestLog } from "./schemas";
 
-/** Stores a batch of logs (rows and bodies) in one transaction: two multi-row inserts. */
-export async function insertRequestLogs(ctx: BaseCtx, records: NewRequestLog[]): Promise<void> {
+/**
+ * Stores a batch of logs, rows and bodies, in one statement (so one round trip, atomic): the
+ * batch travels as a single JSON parameter, unpacked server-side by jsonb_to_recordset.
+ */
+export async function insertRequestLogs(ctx: BaseCtx, records: NewRequestLog[], opts: { sanitize?: boolean } = {}): Promise<void> {
   if (records.length === 0) return;
-  await dbOf(ctx).transaction(async (tx) => {
-    await tx.insert(requestLogs).values(
-      records.map((r) => ({
-        id: r.id,
-        projectId: r.projectId,
-        source: r.source,
-        provider: r.provider,
-        model: r.model,
-        completionId: r.completionId,
-        statusCode: r.statusCode,
-        errorMessage: r.errorMessage,
-        requestedAt: r.requestedAt,
-        receivedAt: r.receivedAt,
-        durationMs: r.durationMs,
-        inputTokens: r.inputTokens,
-        outputTokens: r.outputTokens,
-        costUsd: r.costUsd,
-        cacheHit: r.cacheHit,
-        metadata: r.metadata,
-      })),
-    );
-    await tx.insert(requestLogBodies).values(
-      records.map((r) => ({ logId: r.id, reqPayload: jsonbSafe(r.reqPayload), respPayload: jsonbSafe(r.respPayload) })),
-    );
-  });
-}
-
-// jsonb cannot hold a NUL character (\u0000) in a string, and undefined is no JSON value. Only
-// these are changed: \u0000 becomes U+FFFD, undefined becomes null.
-export function jsonbSafe(value: unknown): unknown {
-  if (value === undefined) return null;
-  if (typeof value === "string") return value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value;
-  if (Array.isArray(value)) return value.map(jsonbSafe);
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k.includes("\u0000") ? k.replaceAll("\u0000", "\uFFFD") : k] = jsonbSafe(v);
-    return out;
-  }
-  return value;
+  const rows = records.map((r) => ({
+    id: r.id,
+    project_id: r.projectId,
+    source: r.source,
+    provider: r.provider,
+    model: r.model,
+    completion_id: r.completionId,
+    status_code: r.statusCode,
+    error_message: r.errorMessage,
+    requested_at: r.requestedAt?.toISOString() ?? null,
+    received_at: r.receivedAt?.toISOString() ?? null,
+    duration_ms: r.durationMs,
+    input_tokens: r.inputTokens,
+    output_tokens: r.outputTokens,
+    cost_usd: r.costUsd,
+    cache_hit: r.cacheHit,
+    metadata: r.metadata,
+    req_payload: r.reqPayload ?? null,
+    resp_payload: r.respPayload ?? null,
+  }));
+  let json = JSON.stringify(rows);
+  // jsonb cannot hold a NUL character; only when asked (after a failed attempt) is it replaced.
+  if (opts.sanitize) json = json.replaceAll("\\u0000", "\\ufffd");
+  await dbOf(ctx).execute(sql`
+    with data as (
+      select * from jsonb_to_recordset(${json}::text::jsonb) as x(
+        id text, project_id text, source text, provider text, model text, completion_id text,
+        status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
+        duration_ms integer, input_tokens integer, output_tokens integer, cost_usd double precision,
+        cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb)
+    ), logs as (
+      insert into request_logs (id, project_id, source, provider, model, completion_id, status_code, error_message,
+        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata)
+      select id, project_id, source, provider, model, completion_id, status_code, error_message,
+        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb)
+      from data
+    )
+    insert into request_log_bodies (log_id, req_payload, resp_payload)
+    select id, req_payload, resp_payload from data`);
 }

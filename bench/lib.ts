@@ -1,0 +1,157 @@
+// Shared plumbing for benchmarks: child processes, wrk runs and their parsing.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import postgres from "postgres";
+import type { Subprocess } from "bun";
+
+export const ROOT = resolve(import.meta.dir, "..");
+const children: Subprocess[] = [];
+process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
+
+async function readUntil(proc: Subprocess<"ignore", "pipe", "pipe">, re: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  const reader = proc.stdout.getReader();
+  const dec = new TextDecoder();
+  let out = "";
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    out += dec.decode(value);
+    const m = re.exec(out);
+    if (m) {
+      // keep draining
+      (async () => {
+        for (;;) if ((await reader.read()).done) break;
+      })();
+      return m;
+    }
+  }
+  throw new Error(`process did not print ${re}: ${out}\n${await new Response(proc.stderr).text()}`);
+}
+
+export async function startFakeUpstream(latencyMs: number): Promise<{ url: string; stop(): void }> {
+  const proc = Bun.spawn(["bun", join(ROOT, "bench/fake-upstream.ts"), "0", String(latencyMs)], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  children.push(proc);
+  const m = await readUntil(proc, /"listening":(\d+)/);
+  return { url: `http://127.0.0.1:${m[1]}`, stop: () => proc.kill() };
+}
+
+/** The bare Bun proxy of bench/bun-proxy.ts in front of an upstream. */
+export async function startBunProxy(upstreamUrl: string): Promise<{ url: string; stop(): void }> {
+  const proc = Bun.spawn(["bun", join(ROOT, "bench/bun-proxy.ts"), upstreamUrl], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  children.push(proc);
+  const m = await readUntil(proc, /"listening":(\d+)/);
+  return { url: `http://127.0.0.1:${m[1]}/`, stop: () => proc.kill() };
+}
+
+export type Db = { name: "pglite" | "postgres"; env: Record<string, string>; cleanup(): Promise<void> };
+
+export async function benchDatabase(kind: "pglite" | "postgres"): Promise<Db> {
+  if (kind === "pglite") {
+    const dir = mkdtempSync(join(tmpdir(), "hone-bench-"));
+    return { name: "pglite", env: { HONE_DATA_DIR: dir }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const base = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const name = `hone_bench_${Date.now().toString(36)}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    name: "postgres",
+    env: { DATABASE_URL: url.toString(), HONE_SECRET_KEY: Buffer.alloc(32, 3).toString("base64") },
+    async cleanup() {
+      const a = postgres(base, { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists "${name}" with (force)`);
+      await a.end();
+    },
+  };
+}
+
+export const BENCH_KEY = "hone_sk_benchbenchbenchbenchbenchbench01";
+
+export async function startHone(env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const proc = Bun.spawn(["bun", join(ROOT, "src/index.ts")], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", PORT: "0", HONE_LOG_LEVEL: "warn", HONE_BOOTSTRAP_API_KEY: BENCH_KEY, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  children.push(proc);
+  // At log level warn the listening line is not printed: poll /health on the port from /proc.
+  const started = Date.now();
+  const port = await (async () => {
+    for (;;) {
+      if (Date.now() - started > 60_000) throw new Error("hone did not start");
+      const p = await listeningPort(proc.pid);
+      if (p) return p;
+      await Bun.sleep(100);
+    }
+  })();
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {}
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    pid: proc.pid,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+async function listeningPort(pid: number): Promise<number | null> {
+  const out = await new Response(Bun.spawn(["ss", "-ltnpH"], { stdout: "pipe" }).stdout).text();
+  for (const line of out.split("\n")) {
+    if (line.includes(`pid=${pid},`)) {
+      const m = /127\.0\.0\.1:(\d+)/.exec(line);
+      if (m) return Number(m[1]);
+    }
+  }
+  return null;
+}
+
+export type WrkResult = { rps: number; p50: number; p75: number; p90: number; p99: number; errors: number; requests: number };
+
+function ms(v: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
+}
+
+/** Runs wrk POSTing `body` to `url` and parses its latency distribution. */
+export async function wrk(url: string, body: unknown, headers: Record<string, string>, opts: { connections: number; seconds: number; threads?: number }): Promise<WrkResult> {
+  const dir = mkdtempSync(join(tmpdir(), "hone-wrk-"));
+  const script = join(dir, "post.lua");
+  const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`, `wrk.headers["Content-Type"] = "application/json"`];
+  for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+  writeFileSync(script, lines.join("\n") + "\n");
+  const threads = Math.min(opts.threads ?? 1, opts.connections);
+  const proc = Bun.spawn(["wrk", `-t${threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", script, url], { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  rmSync(dir, { recursive: true, force: true });
+  const pct = (p: string) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, "m").exec(out)?.[1] ?? "NaN");
+  const errs = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  const sockErr = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
+    p50: pct("50"),
+    p75: pct("75"),
+    p90: pct("90"),
+    p99: pct("99"),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN),
+    errors: Number(errs?.[1] ?? 0) + (sockErr ? sockErr.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
+  };
+}
+
+export const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
