@@ -6,6 +6,7 @@ import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./
 import { payloadTooLarge } from "./http/rest/body";
 import { completionsRoutes } from "./http/rest/completions.routes";
 import { datasetsRoutes } from "./http/rest/datasets.routes";
+import { logsRoutes } from "./http/rest/logs.routes";
 import { errorResponse } from "./http/rest/errors";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
@@ -20,7 +21,7 @@ export function createApp(deps: Deps): App {
   const graphql = createGraphqlHandler(deps);
   const trpc = createTrpcHandler(deps);
 
-  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(datasetsRoutes(deps));
+  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(datasetsRoutes(deps));
 
   const elysia = new Elysia()
     .onError(({ error, code, request }) => {
@@ -44,7 +45,8 @@ export function createApp(deps: Deps): App {
     .use(rest);
 
   return {
-    async handle(request) {
+    async handle(incoming) {
+      const request = normalisePath(incoming);
       const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now() };
       setRequestMeta(request, meta);
       let response: Response;
@@ -71,6 +73,14 @@ export function createApp(deps: Deps): App {
       return response;
     },
   };
+}
+
+// Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
+function normalisePath(request: Request): Request {
+  const url = new URL(request.url);
+  if (!url.pathname.includes("//")) return request;
+  url.pathname = url.pathname.replace(/\/{2,}/g, "/");
+  return new Request(url, request);
 }
 
 function withHeader(response: Response, name: string, value: string): Response {

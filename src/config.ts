@@ -40,6 +40,7 @@ const EnvSchema = z.object({
   HONE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   HONE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(600_000),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
+  HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
 });
 
 export type Config = {
@@ -64,6 +65,8 @@ export type Config = {
   upstreamTimeoutMs: number;
   /** How long call logs gather before one batched insert (larger batches cost the database less). */
   logFlushMs: number;
+  /** Logs older than this many days are deleted in the background; unset keeps them forever. */
+  logRetentionDays: number | undefined;
 };
 
 export class ConfigError extends Error {
@@ -100,5 +103,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbPoolSize: e.HONE_DB_POOL_SIZE,
     upstreamTimeoutMs: e.HONE_UPSTREAM_TIMEOUT_MS,
     logFlushMs: e.HONE_LOG_FLUSH_MS,
+    logRetentionDays: e.HONE_LOG_RETENTION_DAYS,
   };
 }

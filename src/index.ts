@@ -6,6 +6,7 @@ import { bootstrapProjects } from "./domain/projects";
 import { createLogger, errorFields } from "./logger";
 import { resolveSecretKey } from "./secrets";
 import { systemCtx } from "./context";
+import { startLogRetention } from "./jobs/retention";
 
 async function main() {
   const config = loadConfig();
@@ -26,6 +27,7 @@ async function main() {
   }
 
   const app = createApp(deps);
+  const retention = startLogRetention(deps);
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -46,6 +48,7 @@ async function main() {
     stopping = true;
     logger.info("shutting down", { signal });
     // Stop accepting; in-flight requests finish before the promise resolves.
+    retention.stop();
     await server.stop(false);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.flush();

@@ -67,16 +67,22 @@ export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["d
     }
   }
 
+  let urgent = false;
   function schedule() {
-    if (running || timer) return;
-    // A short delay lets concurrent requests share one insert.
+    if (running) return;
+    if (timer && !urgent) return;
+    if (timer) clearTimeout(timer);
+    // Queued logs wait a little so concurrent calls share one insert; a caller waiting for its
+    // commit (a report) does not: it is written at once, and what arrives meanwhile goes next.
+    const delay = urgent ? 0 : maxDelayMs;
+    urgent = false;
     timer = setTimeout(() => {
       timer = null;
       running = drain().finally(() => {
         running = null;
         if (queue.length) schedule();
       });
-    }, maxDelayMs);
+    }, delay);
   }
 
   function push(item: Item) {
@@ -104,7 +110,10 @@ export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["d
       push({ record });
     },
     write(record) {
-      return new Promise<void>((resolve, reject) => push({ record, done: { resolve, reject } }));
+      return new Promise<void>((resolve, reject) => {
+        urgent = true;
+        push({ record, done: { resolve, reject } });
+      });
     },
     async flush() {
       while (queue.length || running || timer) {

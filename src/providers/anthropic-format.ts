@@ -278,3 +278,64 @@ export function createStreamTranslator(created: number) {
     },
   };
 }
+
+/**
+ * An Anthropic Messages request as an OpenAI chat request (for /report-anthropic, so reported
+ * calls can feed datasets like any other log). Unknown shapes are kept as they are.
+ */
+export function fromAnthropicRequest(req: Json): Json {
+  const messages: Json[] = [];
+  if (typeof req.system === "string" && req.system) messages.push({ role: "system", content: req.system });
+  else if (Array.isArray(req.system)) {
+    const text = (req.system as Json[]).map((b) => (typeof b.text === "string" ? b.text : "")).join("\n");
+    if (text) messages.push({ role: "system", content: text });
+  }
+  for (const m of (Array.isArray(req.messages) ? req.messages : []) as Json[]) {
+    if (typeof m.content === "string") {
+      messages.push({ role: m.role, content: m.content });
+      continue;
+    }
+    const blocks = (Array.isArray(m.content) ? m.content : []) as Json[];
+    if (m.role === "assistant") {
+      const text = blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join("");
+      const calls = blocks
+        .filter((b) => b.type === "tool_use")
+        .map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
+      messages.push({ role: "assistant", content: text || null, ...(calls.length ? { tool_calls: calls } : {}) });
+      continue;
+    }
+    // A user turn: tool results become tool messages, the rest one user message.
+    const parts: Json[] = [];
+    for (const b of blocks) {
+      if (b.type === "tool_result") {
+        const content = typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Json[]).map((c) => String(c.text ?? "")).join("") : "";
+        messages.push({ role: "tool", tool_call_id: String(b.tool_use_id), content });
+      } else if (b.type === "text") parts.push({ type: "text", text: String(b.text ?? "") });
+      else if (b.type === "image") {
+        const src = (b.source ?? {}) as Json;
+        const url = src.type === "base64" ? `data:${String(src.media_type)};base64,${String(src.data)}` : String(src.url ?? "");
+        parts.push({ type: "image_url", image_url: { url } });
+      }
+    }
+    if (parts.length) messages.push({ role: "user", content: parts.length === 1 && parts[0]!.type === "text" ? parts[0]!.text : parts });
+  }
+  const out: Json = { model: req.model, messages };
+  if (typeof req.max_tokens === "number") out.max_tokens = req.max_tokens;
+  if (typeof req.temperature === "number") out.temperature = req.temperature;
+  if (typeof req.top_p === "number") out.top_p = req.top_p;
+  if (Array.isArray(req.stop_sequences)) out.stop = req.stop_sequences;
+  if (typeof req.stream === "boolean") out.stream = req.stream;
+  if (Array.isArray(req.tools)) {
+    out.tools = (req.tools as Json[]).map((t) => ({
+      type: "function",
+      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema ?? { type: "object", properties: {} } },
+    }));
+  }
+  const tc = req.tool_choice as Json | undefined;
+  if (tc?.type === "auto") out.tool_choice = "auto";
+  else if (tc?.type === "any") out.tool_choice = "required";
+  else if (tc?.type === "none") out.tool_choice = "none";
+  else if (tc?.type === "tool") out.tool_choice = { type: "function", function: { name: tc.name } };
+  if (tc?.disable_parallel_tool_use === true) out.parallel_tool_calls = false;
+  return out;
+}

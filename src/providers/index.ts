@@ -5,7 +5,7 @@ import type { UpstreamFactory } from "./types";
 
 export type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Choice, UpstreamFactory, UpstreamTarget, Usage } from "./types";
 export { ClientAborted } from "./http";
-export { fromAnthropicMessage } from "./anthropic-format";
+export { fromAnthropicMessage, fromAnthropicRequest } from "./anthropic-format";
 
 /** Builds the client for an upstream; the one place that knows every provider's wire protocol. */
 export function createUpstreamFactory(http: HttpOptions): UpstreamFactory {

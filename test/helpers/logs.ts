@@ -14,5 +14,5 @@ export async function latestLog(t: TestApp, projectId?: string) {
   const all = await logsOf(t, projectId);
   const last = all.at(-1);
   if (!last) throw new Error("no log stored");
-  return { ...last, body: last.body ?? { reqPayload: null, respPayload: null } };
+  return { ...last, body: last.body ?? { reqPayload: null, respPayload: null, reqPayloadOriginal: null, respPayloadOriginal: null } };
 }

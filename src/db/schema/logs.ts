@@ -41,4 +41,7 @@ export const requestLogBodies = pgTable("request_log_bodies", {
     .references(() => requestLogs.id, { onDelete: "cascade" }),
   reqPayload: jsonb("req_payload"),
   respPayload: jsonb("resp_payload"),
+  /** For calls reported in another format (Anthropic): the payloads exactly as reported. */
+  reqPayloadOriginal: jsonb("req_payload_original"),
+  respPayloadOriginal: jsonb("resp_payload_original"),
 });

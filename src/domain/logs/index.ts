@@ -1,3 +1,10 @@
+export { deleteExpiredLogs } from "./delete-expired-logs";
+export { getLatestLog, getLog, loadLogBodies } from "./get-log";
+export * from "./inputs";
 export { insertRequestLogs } from "./insert-request-logs";
+export { logIdAt } from "./internal";
+export { listLogs } from "./list-logs";
 export { mergeMetadata } from "./metadata";
+export { reportCall } from "./report-call";
 export type { NewRequestLog } from "./schemas";
+export { updateLogMetadata } from "./update-log-metadata";

@@ -27,6 +27,8 @@ export async function insertRequestLogs(ctx: BaseCtx, records: NewRequestLog[], 
     metadata: r.metadata,
     req_payload: r.reqPayload ?? null,
     resp_payload: r.respPayload ?? null,
+    req_payload_original: r.reqPayloadOriginal ?? null,
+    resp_payload_original: r.respPayloadOriginal ?? null,
   }));
   let json = JSON.stringify(rows);
   // jsonb cannot hold a NUL character; only when asked (after a failed attempt) is it replaced.
@@ -37,7 +39,8 @@ export async function insertRequestLogs(ctx: BaseCtx, records: NewRequestLog[], 
         id text, project_id text, source text, provider text, model text, completion_id text,
         status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
         duration_ms integer, input_tokens integer, output_tokens integer, cost_usd double precision,
-        cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb)
+        cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
+        req_payload_original jsonb, resp_payload_original jsonb)
     ), logs as (
       insert into request_logs (id, project_id, source, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata)
@@ -45,6 +48,6 @@ export async function insertRequestLogs(ctx: BaseCtx, records: NewRequestLog[], 
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb)
       from data
     )
-    insert into request_log_bodies (log_id, req_payload, resp_payload)
-    select id, req_payload, resp_payload from data`);
+    insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original)
+    select id, req_payload, resp_payload, req_payload_original, resp_payload_original from data`);
 }

@@ -18,4 +18,7 @@ export type NewRequestLog = {
   metadata: Record<string, string>;
   reqPayload: unknown;
   respPayload: unknown;
+  /** Set when the payloads above are converted (Anthropic reports): what was reported. */
+  reqPayloadOriginal?: unknown;
+  respPayloadOriginal?: unknown;
 };

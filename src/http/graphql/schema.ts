@@ -1,5 +1,6 @@
 import { builder } from "./builder";
 import "./types/datasets";
+import "./types/logs";
 import "./types/projects";
 import "./types/provider-settings";
 

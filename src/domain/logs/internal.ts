@@ -1,0 +1,71 @@
+import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { requestLogBodies, requestLogs } from "../../db/schema";
+import { DomainError } from "../../errors";
+import type { LogFilter, RequestLog } from "./inputs";
+
+// Log ids are `log_` + a UUIDv7 in hex, whose first 12 hex digits are the creation time in ms.
+// A time is turned into an id bound, so time filters and retention walk the primary key.
+export function logIdAt(time: Date): string {
+  return `log_${Math.max(0, time.getTime()).toString(16).padStart(12, "0")}`;
+}
+
+export const logColumns = {
+  id: requestLogs.id,
+  source: requestLogs.source,
+  provider: requestLogs.provider,
+  model: requestLogs.model,
+  completionId: requestLogs.completionId,
+  statusCode: requestLogs.statusCode,
+  errorMessage: requestLogs.errorMessage,
+  requestedAt: requestLogs.requestedAt,
+  receivedAt: requestLogs.receivedAt,
+  durationMs: requestLogs.durationMs,
+  inputTokens: requestLogs.inputTokens,
+  outputTokens: requestLogs.outputTokens,
+  costUsd: requestLogs.costUsd,
+  cacheHit: requestLogs.cacheHit,
+  metadata: requestLogs.metadata,
+  createdAt: requestLogs.createdAt,
+};
+
+export const toRequestLog = (row: RequestLog): RequestLog => row;
+
+/** The WHERE conditions of a log filter, always scoped to the project. */
+export function logConditions(projectId: string, f: Partial<Record<keyof LogFilter, unknown>> | null | undefined): SQL[] {
+  const where: SQL[] = [eq(requestLogs.projectId, projectId)];
+  if (!f) return where;
+  if (f.model != null) where.push(eq(requestLogs.model, String(f.model)));
+  if (f.statusCode != null) where.push(eq(requestLogs.statusCode, Number(f.statusCode)));
+  if (f.completionId != null) where.push(eq(requestLogs.completionId, String(f.completionId)));
+  if (f.source != null) where.push(eq(requestLogs.source, String(f.source)));
+  if (f.provider != null) where.push(eq(requestLogs.provider, String(f.provider)));
+  if (f.cacheHit != null) where.push(eq(requestLogs.cacheHit, Boolean(f.cacheHit)));
+  if (f.from instanceof Date) where.push(gte(requestLogs.id, logIdAt(f.from)));
+  if (f.to instanceof Date) where.push(lt(requestLogs.id, logIdAt(new Date(f.to.getTime() + 1))));
+  const meta = f.metadata as { key: string; equals: string }[] | null | undefined;
+  if (meta?.length) {
+    // One containment test, served by the GIN index on metadata.
+    const wanted = Object.fromEntries(meta.map((m) => [m.key, m.equals]));
+    where.push(sql`${requestLogs.metadata} @> ${JSON.stringify(wanted)}::text::jsonb`);
+  }
+  if (typeof f.search === "string") {
+    const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(sql`exists (select 1 from ${requestLogBodies} b where b.log_id = ${requestLogs.id}
+      and (b.req_payload::text ilike ${pattern} or b.resp_payload::text ilike ${pattern}))`);
+  }
+  return where;
+}
+
+export function encodeLogCursor(id: string): string {
+  return Buffer.from(id).toString("base64url");
+}
+
+export function decodeLogCursor(cursor: string): string {
+  const id = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!/^log_[0-9a-f]{32}$/.test(id)) {
+    throw new DomainError("VALIDATION", "Input validation failed", { issues: [{ message: "after: not a cursor returned by this API", path: ["after"] }] });
+  }
+  return id;
+}
+
+export const whereAll = (conds: SQL[]) => and(...conds)!;

@@ -1,0 +1,70 @@
+import type { Ctx } from "../../context";
+import { parseInput } from "../../errors";
+import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
+import { costOf } from "../completions/cost";
+import { resolveModel } from "../completions/resolve-model";
+import { AnthropicReportInput, ReportInput } from "./inputs";
+import { mergeMetadata } from "./metadata";
+import type { NewRequestLog } from "./schemas";
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function priceOf(model: string | null, usage: unknown, format: "openai" | "anthropic"): number | null {
+  if (!model || !isObject(usage)) return null;
+  if (format === "anthropic") return costOf("anthropic", model, usage as Usage);
+  try {
+    const route = resolveModel(model, []);
+    return "upstreamModel" in route && route.provider !== "custom" ? costOf(route.provider, route.upstreamModel, usage as Usage) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Logs a call the client made to a provider itself. Payloads are kept as reported (an Anthropic
+ * report is also converted to chat-completion form, so it can feed datasets); resolves once the
+ * log is committed.
+ */
+export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "anthropic"): Promise<{ id: string }> {
+  const input = format === "anthropic" ? parseInput(AnthropicReportInput, raw) : parseInput(ReportInput, raw);
+  const requestedAt = input.requestedAt != null ? new Date(input.requestedAt) : null;
+  const receivedAt = input.receivedAt != null ? new Date(input.receivedAt) : null;
+  let reqPayload = input.reqPayload;
+  let respPayload = input.respPayload;
+  let original: Pick<NewRequestLog, "reqPayloadOriginal" | "respPayloadOriginal"> = {};
+  if (format === "anthropic") {
+    original = { reqPayloadOriginal: reqPayload ?? null, respPayloadOriginal: respPayload ?? null };
+    if (isObject(reqPayload)) reqPayload = fromAnthropicRequest(reqPayload);
+    if (isObject(respPayload) && respPayload.type === "message") {
+      const created = Math.floor((receivedAt ?? ctx.deps.clock()).getTime() / 1000);
+      respPayload = fromAnthropicMessage(respPayload, created);
+    }
+  }
+  const model = isObject(reqPayload) && typeof reqPayload.model === "string" ? reqPayload.model : null;
+  const completionId = isObject(respPayload) && typeof respPayload.id === "string" ? respPayload.id : null;
+  const usage = isObject(respPayload) && isObject(respPayload.usage) ? (respPayload.usage as Usage) : null;
+  const reqMetadata = format === "openai" && isObject(reqPayload) ? reqPayload.metadata : undefined;
+  const record: NewRequestLog = {
+    id: ctx.deps.ids("log"),
+    projectId: ctx.projectId,
+    source: format === "anthropic" ? "report-anthropic" : "report",
+    provider: format === "anthropic" ? "anthropic" : null,
+    model,
+    completionId,
+    statusCode: input.statusCode ?? null,
+    errorMessage: input.errorMessage ?? null,
+    requestedAt,
+    receivedAt,
+    durationMs: requestedAt && receivedAt ? Math.max(0, Math.round(receivedAt.getTime() - requestedAt.getTime())) : null,
+    inputTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : null,
+    outputTokens: typeof usage?.completion_tokens === "number" ? usage.completion_tokens : null,
+    costUsd: priceOf(model, usage, format),
+    cacheHit: false,
+    metadata: mergeMetadata(reqMetadata, input.tags, "metadata" in input ? input.metadata : undefined),
+    reqPayload: reqPayload ?? null,
+    respPayload: respPayload ?? null,
+    ...original,
+  };
+  await ctx.deps.logWriter.write(record);
+  return { id: record.id };
+}

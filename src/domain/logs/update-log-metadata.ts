@@ -1,0 +1,35 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { dbOf, type Ctx } from "../../context";
+import { requestLogs } from "../../db/schema";
+import { parseInput } from "../../errors";
+import { UpdateMetadataInput } from "./inputs";
+
+/**
+ * Merges metadata into every log of the project matching all filters (an empty list matches
+ * all); a null value deletes the key. Returns how many logs matched.
+ */
+export async function updateLogMetadata(ctx: Ctx, raw: UpdateMetadataInput): Promise<{ matchedLogs: number }> {
+  const input = parseInput(UpdateMetadataInput, raw);
+  await ctx.deps.logWriter.flush(); // logs of calls that already returned are included
+  const where: SQL[] = [eq(requestLogs.projectId, ctx.projectId)];
+  const contains: Record<string, string> = {};
+  for (const f of input.filters) {
+    const value = String(f.equals);
+    if (f.field === "model") where.push(eq(requestLogs.model, value));
+    else if (f.field === "completionId") where.push(eq(requestLogs.completionId, value));
+    else contains[f.field.slice(f.field.indexOf(".") + 1)] = value;
+  }
+  if (Object.keys(contains).length) where.push(sql`${requestLogs.metadata} @> ${JSON.stringify(contains)}::text::jsonb`);
+  const set: Record<string, string> = {};
+  const remove: string[] = [];
+  for (const [k, v] of Object.entries(input.metadata)) {
+    if (v === null) remove.push(k);
+    else set[k] = String(v);
+  }
+  const rows = await dbOf(ctx)
+    .update(requestLogs)
+    .set({ metadata: sql`(${requestLogs.metadata} || ${JSON.stringify(set)}::text::jsonb)${sql.join(remove.map((k) => sql` - ${k}::text`))}` })
+    .where(and(...where))
+    .returning({ id: requestLogs.id });
+  return { matchedLogs: rows.length };
+}

@@ -1,0 +1,96 @@
+import { getLog, listLogs, type RequestLog } from "../../../domain/logs";
+import { DomainError } from "../../../errors";
+import { builder, projectCtx } from "../builder";
+import { loadersOf } from "../loaders";
+
+export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").implement({
+  description: "One logged call: through the gateway, or reported by a client",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    source: t.exposeString("source", { description: "gateway, report or report-anthropic" }),
+    provider: t.exposeString("provider", { nullable: true }),
+    model: t.exposeString("model", { nullable: true }),
+    completionId: t.exposeString("completionId", { nullable: true }),
+    statusCode: t.exposeInt("statusCode", { nullable: true }),
+    errorMessage: t.exposeString("errorMessage", { nullable: true }),
+    requestedAt: t.field({ type: "DateTime", nullable: true, resolve: (l) => l.requestedAt }),
+    receivedAt: t.field({ type: "DateTime", nullable: true, resolve: (l) => l.receivedAt }),
+    durationMs: t.exposeInt("durationMs", { nullable: true }),
+    inputTokens: t.exposeInt("inputTokens", { nullable: true }),
+    outputTokens: t.exposeInt("outputTokens", { nullable: true }),
+    costUsd: t.exposeFloat("costUsd", { nullable: true }),
+    cacheHit: t.exposeBoolean("cacheHit"),
+    metadata: t.field({ type: "JSON", resolve: (l) => l.metadata }),
+    createdAt: t.field({ type: "DateTime", resolve: (l) => l.createdAt }),
+    reqPayload: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "The request (Anthropic reports: converted to chat-completion form)",
+      resolve: async (l, _, c) => (await loadersOf(c).logBodies.load(l.id))?.reqPayload ?? null,
+    }),
+    respPayload: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "The response (streams: the merged chat.completion)",
+      resolve: async (l, _, c) => (await loadersOf(c).logBodies.load(l.id))?.respPayload ?? null,
+    }),
+    reqPayloadOriginal: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "For converted reports: the request exactly as reported",
+      resolve: async (l, _, c) => (await loadersOf(c).logBodies.load(l.id))?.reqPayloadOriginal ?? null,
+    }),
+    respPayloadOriginal: t.field({
+      type: "JSON",
+      nullable: true,
+      resolve: async (l, _, c) => (await loadersOf(c).logBodies.load(l.id))?.respPayloadOriginal ?? null,
+    }),
+  }),
+});
+
+const MetadataEqualsInput = builder.inputType("MetadataEqualsInput", {
+  fields: (t) => ({ key: t.string(), equals: t.string() }),
+});
+
+export const LogFilterInput = builder.inputType("LogFilterInput", {
+  fields: (t) => ({
+    model: t.string({ required: false }),
+    statusCode: t.int({ required: false }),
+    completionId: t.string({ required: false }),
+    source: t.string({ required: false, description: "gateway, report or report-anthropic" }),
+    provider: t.string({ required: false }),
+    cacheHit: t.boolean({ required: false }),
+    from: t.field({ type: "DateTime", required: false, description: "logged at or after" }),
+    to: t.field({ type: "DateTime", required: false, description: "logged at or before" }),
+    metadata: t.field({ type: [MetadataEqualsInput], required: false, description: "every pair must match" }),
+    search: t.string({ required: false, description: "case-insensitive text in the request or response" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  logs: t.connection({
+    type: RequestLogRef,
+    description: "The project's logs, newest first",
+    args: { filter: t.arg({ type: LogFilterInput, required: false }) },
+    resolve: async (_, args, c) => {
+      if (args.last != null || args.before != null) {
+        throw new DomainError("VALIDATION", "Input validation failed", { issues: [{ message: "logs page forward only: use first and after" }] });
+      }
+      const page = await listLogs(projectCtx(c), { filter: args.filter as never, first: args.first, after: args.after });
+      return {
+        edges: page.logs.map((node) => ({ cursor: Buffer.from(node.id).toString("base64url"), node })),
+        pageInfo: {
+          hasNextPage: page.hasNextPage,
+          hasPreviousPage: false,
+          startCursor: page.logs[0] ? Buffer.from(page.logs[0].id).toString("base64url") : null,
+          endCursor: page.endCursor,
+        },
+      };
+    },
+  }),
+  log: t.field({
+    type: RequestLogRef,
+    args: { id: t.arg.id() },
+    resolve: (_, args, c) => getLog(projectCtx(c), { id: String(args.id) }),
+  }),
+}));

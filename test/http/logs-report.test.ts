@@ -1,0 +1,277 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { latestLog, logsOf } from "../helpers/logs";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ env: { HONE_TESTING_ROUTES: "true" } });
+});
+afterAll(() => t.close());
+
+const post = async (path: string, body: unknown, key?: string) => {
+  const res = await t.request("POST", `/api/v1${path}`, { body, key });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+const completion = (id: string, content: string) => ({
+  id,
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model: "gpt-4o-mini-2024-07-18",
+  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+});
+
+describe("POST /report", () => {
+  test("a full report is stored as sent and answered only once committed", async () => {
+    const reqPayload = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], metadata: { prompt_id: "p1" } };
+    const respPayload = completion("chatcmpl-r1", "hello");
+    const r = await post("/report", {
+      requestedAt: 1_700_000_000_000,
+      receivedAt: 1_700_000_001_250,
+      reqPayload,
+      respPayload,
+      statusCode: 200,
+      tags: { $sdk: "python", n: 3, ok: true, gone: null },
+    });
+    expect(r).toEqual({ status: 200, body: { status: "ok" } });
+    // No flush: the answer came after the commit.
+    const rows = await t.deps.database.db.query.requestLogs.findMany({ where: { completionId: "chatcmpl-r1" }, with: { body: true } });
+    expect(rows).toHaveLength(1);
+    const log = rows[0]!;
+    expect(log).toMatchObject({
+      source: "report",
+      model: "gpt-4o-mini",
+      completionId: "chatcmpl-r1",
+      statusCode: 200,
+      errorMessage: null,
+      durationMs: 1250,
+      inputTokens: 100,
+      outputTokens: 20,
+      metadata: { prompt_id: "p1", $sdk: "python", n: "3", ok: "true" },
+    });
+    expect(log.requestedAt!.getTime()).toBe(1_700_000_000_000);
+    expect(log.receivedAt!.getTime()).toBe(1_700_000_001_250);
+    expect(log.costUsd).toBeGreaterThan(0);
+    expect(log.body!.reqPayload).toEqual(reqPayload);
+    expect(log.body!.respPayload).toEqual(respPayload);
+  });
+
+  test("null, missing and odd payloads are stored verbatim", async () => {
+    const odd: unknown[] = [null, [1, "two", { three: 3 }], "just a string", 42, { deep: { a: [null, true, 1.5e-7] }, emoji: "héllo ✓ 🎉" }];
+    for (const payload of odd) {
+      expect((await post("/report", { reqPayload: payload, respPayload: payload })).body).toEqual({ status: "ok" });
+      const log = await latestLog(t);
+      expect(log.body.reqPayload).toEqual(payload);
+      expect(log.body.respPayload).toEqual(payload);
+      expect(log.model).toBeNull();
+    }
+    expect((await post("/report", {})).body).toEqual({ status: "ok" });
+    const empty = await latestLog(t);
+    expect(empty).toMatchObject({ model: null, completionId: null, statusCode: null, requestedAt: null, metadata: {} });
+  });
+
+  test("a NUL character, which jsonb cannot hold, does not lose the log", async () => {
+    expect((await post("/report", { reqPayload: { model: "m", text: "a\u0000b" }, statusCode: 200 })).body).toEqual({ status: "ok" });
+    const log = await latestLog(t);
+    expect((log.body.reqPayload as any).text).toBe("a\uFFFDb");
+    expect(log.model).toBe("m");
+  });
+
+  test("payloads near the size limit are stored; over it is 413", async () => {
+    const big = "x".repeat(9 * 1024 * 1024);
+    expect((await post("/report", { reqPayload: { model: "big", big }, statusCode: 200 })).body).toEqual({ status: "ok" });
+    const log = await latestLog(t);
+    expect(((log.body.reqPayload as any).big as string).length).toBe(big.length);
+    const tooBig = await post("/report", { reqPayload: { big: big + "x".repeat(2 * 1024 * 1024) } });
+    expect(tooBig.status).toBe(413);
+  });
+
+  test("bad timestamps and wrong types are 400 with the issues", async () => {
+    for (const body of [
+      { requestedAt: "yesterday" },
+      { receivedAt: -5 },
+      { requestedAt: 1e20 },
+      { statusCode: "200" },
+      { errorMessage: 5 },
+      { tags: ["a"] },
+      { tags: { a: { nested: true } } },
+    ]) {
+      const r = await post("/report", body);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe("Input validation failed");
+      expect(r.body.issues.length).toBeGreaterThan(0);
+    }
+    expect((await post("/report", [1, 2])).status).toBe(400);
+    const malformed = await t.request("POST", "/api/v1/report", { body: "{" });
+    expect(malformed.status).toBe(400);
+  });
+
+  test("the base URL may end with a slash (clients then send //report)", async () => {
+    const res = await t.request("POST", "/api/v1//report", { body: { statusCode: 201 } });
+    expect(res.status).toBe(200);
+    expect((await latestLog(t)).statusCode).toBe(201);
+  });
+});
+
+describe("POST /report-anthropic", () => {
+  test("stored in chat.completion form (text, tool_use, stop reason, usage) and verbatim", async () => {
+    const reqPayload = {
+      model: "claude-3-5-haiku-20241022",
+      max_tokens: 1024,
+      system: "Be brief.",
+      messages: [
+        { role: "user", content: "Weather in Paris?" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "weather", input: { city: "Paris" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "sunny" }] },
+      ],
+      tools: [{ name: "weather", description: "Get weather", input_schema: { type: "object", properties: { city: { type: "string" } } } }],
+      tool_choice: { type: "auto", disable_parallel_tool_use: true },
+      metadata: { user_id: "u-1" },
+    };
+    const respPayload = {
+      id: "msg_01abc",
+      type: "message",
+      role: "assistant",
+      model: "claude-3-5-haiku-20241022",
+      content: [
+        { type: "text", text: "It is sunny. Checking more." },
+        { type: "tool_use", id: "toolu_2", name: "weather", input: { city: "Lyon" } },
+      ],
+      stop_reason: "tool_use",
+      stop_sequence: null,
+      usage: { input_tokens: 50, output_tokens: 10, cache_read_input_tokens: 5 },
+    };
+    const r = await post("/report-anthropic", {
+      requestedAt: Date.now() - 500,
+      receivedAt: Date.now(),
+      reqPayload,
+      respPayload,
+      statusCode: 200,
+      metadata: { feature: "weather" },
+      tags: { legacy: "yes" },
+    });
+    expect(r.body).toEqual({ status: "ok" });
+    const log = await latestLog(t);
+    expect(log).toMatchObject({
+      source: "report-anthropic",
+      provider: "anthropic",
+      model: "claude-3-5-haiku-20241022",
+      completionId: "msg_01abc",
+      inputTokens: 55,
+      outputTokens: 10,
+      metadata: { feature: "weather", legacy: "yes" },
+    });
+    expect(log.costUsd).toBeGreaterThan(0);
+    const resp = log.body.respPayload as any;
+    expect(resp.object).toBe("chat.completion");
+    expect(resp.choices[0].message.content).toBe(respPayload.content[0]!.text);
+    expect(resp.choices[0].message.tool_calls).toEqual([{ id: "toolu_2", type: "function", function: { name: "weather", arguments: '{"city":"Lyon"}' } }]);
+    expect(resp.choices[0].finish_reason).toBe("tool_calls");
+    const req = log.body.reqPayload as any;
+    expect(req.messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }] },
+      { role: "tool", tool_call_id: "toolu_1", content: "sunny" },
+    ]);
+    expect(req.tools[0]).toEqual({ type: "function", function: { name: "weather", description: "Get weather", parameters: reqPayload.tools[0]!.input_schema } });
+    expect(req.tool_choice).toBe("auto");
+    expect(req.parallel_tool_calls).toBe(false);
+    expect(log.body.respPayloadOriginal).toEqual(respPayload);
+    expect(log.body.reqPayloadOriginal).toEqual(reqPayload);
+
+    // What the SDKs' own test reads back: content equal to Anthropic's first text block.
+    const latest = (await (await t.request("GET", "/api/v1/local-testing-only-get-latest-logged-call")).json()) as any;
+    expect(latest.respPayload.choices[0].message.content).toBe(respPayload.content[0]!.text);
+  });
+
+  test("a failed Anthropic call and a null payload are stored as they are", async () => {
+    const err = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+    expect((await post("/report-anthropic", { reqPayload: null, respPayload: err, statusCode: 529, errorMessage: "Overloaded" })).body).toEqual({ status: "ok" });
+    const log = await latestLog(t);
+    expect(log).toMatchObject({ statusCode: 529, errorMessage: "Overloaded", model: null });
+    expect(log.body.respPayload).toEqual(err);
+    expect((await post("/report-anthropic", { metadata: { a: 1 } })).status).toBe(200);
+    expect((await post("/report-anthropic", { metadata: "nope" })).status).toBe(400);
+  });
+});
+
+describe("the SDK test route and /check-cache", () => {
+  test("GET /local-testing-only-get-latest-logged-call returns the newest log of the project", async () => {
+    await post("/report", { reqPayload: { model: "latest-model" }, respPayload: completion("chatcmpl-latest", "x"), statusCode: 200, tags: { t: "1" } });
+    const res = await t.request("GET", "/api/v1/local-testing-only-get-latest-logged-call");
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({ cacheHit: false, statusCode: 200, errorMessage: null, tags: { t: "1" }, metadata: { t: "1" } });
+    expect(body.reqPayload).toEqual({ model: "latest-model" });
+    expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
+
+    const fresh = await t.createProject("empty");
+    const none = await t.request("GET", "/api/v1/local-testing-only-get-latest-logged-call", { key: fresh.apiKey });
+    expect(await none.json()).toBeNull();
+  });
+
+  test("the test route is 404 unless HONE_TESTING_ROUTES is on", async () => {
+    const off = await createTestApp();
+    try {
+      const res = await off.request("GET", "/api/v1/local-testing-only-get-latest-logged-call");
+      expect(res.status).toBe(404);
+    } finally {
+      await off.close();
+    }
+  });
+
+  test("/check-cache validates its body and answers {respPayload: null}", async () => {
+    expect(await post("/check-cache", { requestedAt: Date.now(), reqPayload: { model: "x" }, tags: { a: "b" } })).toEqual({ status: 200, body: { respPayload: null } });
+    expect((await post("/check-cache", { reqPayload: {} })).status).toBe(400);
+    expect((await post("/check-cache", { requestedAt: "now" })).status).toBe(400);
+  });
+});
+
+describe("POST /logs/update-metadata", () => {
+  test("filters AND together; values merge per key; null deletes; matchedLogs counts; other projects untouched", async () => {
+    const proj = await t.createProject("meta");
+    const other = await t.createProject("meta-other");
+    const report = (key: string, model: string, id: string, tags: Record<string, string>) =>
+      post("/report", { reqPayload: { model }, respPayload: { id }, statusCode: 200, tags }, key);
+    await report(proj.apiKey, "m1", "c1", { env: "prod", team: "a" });
+    await report(proj.apiKey, "m1", "c2", { env: "dev", team: "a" });
+    await report(proj.apiKey, "m2", "c3", { env: "prod", team: "b" });
+    await report(other.apiKey, "m1", "c1", { env: "prod", team: "a" });
+
+    const upd = (body: unknown, key = proj.apiKey) => post("/logs/update-metadata", body, key);
+    expect((await upd({ filters: [{ field: "model", equals: "m1" }], metadata: { reviewed: "yes" } })).body).toEqual({ matchedLogs: 2 });
+    expect((await upd({ filters: [{ field: "model", equals: "m1" }, { field: "metadata.env", equals: "prod" }], metadata: { hot: "1" } })).body).toEqual({ matchedLogs: 1 });
+    expect((await upd({ filters: [{ field: "completionId", equals: "c3" }], metadata: { team: null, score: 5 } })).body).toEqual({ matchedLogs: 1 });
+    expect((await upd({ filters: [{ field: "tags.team", equals: "a" }], metadata: { legacy: true } })).body).toEqual({ matchedLogs: 2 });
+    expect((await upd({ filters: [], metadata: { all: "x" } })).body).toEqual({ matchedLogs: 3 });
+    expect((await upd({ filters: [{ field: "metadata.env", equals: "nowhere" }], metadata: { a: "b" } })).body).toEqual({ matchedLogs: 0 });
+
+    const logs = await logsOf(t, proj.projectId);
+    const byCompletion = Object.fromEntries(logs.map((l) => [l.completionId, l.metadata]));
+    expect(byCompletion).toEqual({
+      c1: { env: "prod", team: "a", reviewed: "yes", hot: "1", legacy: "true", all: "x" },
+      c2: { env: "dev", team: "a", reviewed: "yes", legacy: "true", all: "x" },
+      c3: { env: "prod", score: "5", all: "x" },
+    });
+    const untouched = await logsOf(t, other.projectId);
+    expect(untouched[0]!.metadata).toEqual({ env: "prod", team: "a" });
+
+    // The deprecated spelling.
+    expect((await post("/logs/update-tags", { filters: [{ field: "tags.env", equals: "dev" }], tags: { old: "api" } }, proj.apiKey)).body).toEqual({ matchedLogs: 1 });
+  });
+
+  test("unknown filter fields and malformed bodies are 400", async () => {
+    for (const body of [
+      { filters: [{ field: "statusCode", equals: 200 }], metadata: {} },
+      { filters: [{ field: "metadata.", equals: "x" }], metadata: {} },
+      { filters: "all", metadata: {} },
+      { filters: [] },
+      { filters: [], metadata: { k: { nested: 1 } } },
+    ]) {
+      const r = await post("/logs/update-metadata", body);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe("Input validation failed");
+    }
+  });
+});
