@@ -72,7 +72,10 @@ export async function benchDatabase(kind: "pglite" | "postgres"): Promise<Db> {
 
 export const BENCH_KEY = "hone_sk_benchbenchbenchbenchbenchbench01";
 
-export async function startHone(env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+export async function startHone(
+  env: Record<string, string>,
+  opts: { onLine?: (line: string) => void } = {},
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const proc = Bun.spawn(["bun", join(ROOT, "src/index.ts")], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", PORT: "0", HONE_LOG_LEVEL: "warn", HONE_BOOTSTRAP_API_KEY: BENCH_KEY, ...env },
@@ -81,7 +84,22 @@ export async function startHone(env: Record<string, string>): Promise<{ url: str
     stdin: "ignore",
   });
   children.push(proc);
-  // At log level warn the listening line is not printed: poll /health on the port from /proc.
+  void (async () => {
+    const reader = proc.stdout.getReader();
+    const dec = new TextDecoder();
+    let buf = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buf += dec.decode(value, { stream: true });
+      let nl: number;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        opts.onLine?.(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+      }
+    }
+  })();
+  // The port is found from the process's listening socket (works at any log level).
   const started = Date.now();
   const port = await (async () => {
     for (;;) {

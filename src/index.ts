@@ -6,6 +6,7 @@ import { bootstrapProjects } from "./domain/projects";
 import { createLogger, errorFields } from "./logger";
 import { resolveSecretKey } from "./secrets";
 import { systemCtx } from "./context";
+import { startCacheSweep } from "./jobs/cache-sweep";
 import { startLogRetention } from "./jobs/retention";
 
 async function main() {
@@ -28,6 +29,7 @@ async function main() {
 
   const app = createApp(deps);
   const retention = startLogRetention(deps);
+  const cacheSweep = startCacheSweep(deps);
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -49,6 +51,7 @@ async function main() {
     logger.info("shutting down", { signal });
     // Stop accepting; in-flight requests finish before the promise resolves.
     retention.stop();
+    cacheSweep.stop();
     await server.stop(false);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.flush();

@@ -2,3 +2,4 @@ export * from "./projects";
 export * from "./datasets";
 export * from "./provider-settings";
 export * from "./logs";
+export * from "./cache";

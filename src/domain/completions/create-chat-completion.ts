@@ -8,6 +8,9 @@ import {
   type UpstreamTarget,
   type Usage,
 } from "../../providers";
+import { cacheKey } from "../cache/cache-key";
+import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
+import { replayAsChunks } from "../cache/replay";
 import { mergeMetadata, type NewRequestLog } from "../logs";
 import { getCustomProvider, getProviderApiKey } from "../projects";
 import { costOf } from "./cost";
@@ -24,12 +27,16 @@ export type CreateChatCompletionInput = {
   signal: AbortSignal;
 };
 
-export type ChatCompletionResult =
-  | { kind: "completion"; completion: ChatCompletion }
-  /** Iterating drives the upstream; stopping early (return) aborts it and logs what arrived. */
-  | { kind: "stream"; chunks: AsyncGenerator<ChatCompletionChunk> };
+/** HIT or MISS when a cache mode was requested, else null. */
+export type CacheStatus = "HIT" | "MISS" | null;
 
-type Upstream = { client: ChatUpstream; provider: string; upstreamModel: string };
+export type ChatCompletionResult =
+  | { kind: "completion"; completion: ChatCompletion; cache: CacheStatus }
+  /** Iterating drives the upstream; stopping early (return) aborts it and logs what arrived. */
+  | { kind: "stream"; chunks: AsyncGenerator<ChatCompletionChunk>; cache: CacheStatus };
+
+/** `target` names the upstream for the cache key: the provider, or the custom provider's id. */
+type Upstream = { client: ChatUpstream; provider: string; target: string; upstreamModel: string };
 
 /** A closed stream or request: the status recorded for calls the client abandoned. */
 export const CLIENT_CLOSED_STATUS = 499;
@@ -44,13 +51,14 @@ async function upstreamFor(ctx: Ctx, route: ModelRoute): Promise<Upstream> {
         route.provider === "openai"
           ? { kind: "openai", label: "OpenAI", baseUrl: config.openaiBaseUrl, apiKey }
           : { kind: "openai", label: "Gemini", baseUrl: config.geminiBaseUrl, apiKey };
-      return { client: upstreams(target), provider: route.provider, upstreamModel: route.upstreamModel };
+      return { client: upstreams(target), provider: route.provider, target: route.provider, upstreamModel: route.upstreamModel };
     }
     case "anthropic": {
       const apiKey = await getProviderApiKey(ctx, "anthropic");
       return {
         client: upstreams({ kind: "anthropic", label: "Anthropic", baseUrl: config.anthropicBaseUrl, apiKey }),
         provider: "anthropic",
+        target: "anthropic",
         upstreamModel: route.upstreamModel,
       };
     }
@@ -61,7 +69,7 @@ async function upstreamFor(ctx: Ctx, route: ModelRoute): Promise<Upstream> {
         cp.kind === "azure"
           ? { kind: "azure", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, apiVersion: cp.apiVersion ?? "", deployment: route.upstreamModel }
           : { kind: "openai", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey };
-      return { client: upstreams(target), provider: "custom", upstreamModel: route.upstreamModel };
+      return { client: upstreams(target), provider: "custom", target: `custom:${cp.id}`, upstreamModel: route.upstreamModel };
     }
     case "hone":
       // Fine-tuned models are served once they exist; until then every slug is unknown.
@@ -89,7 +97,14 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   let provider: string | null = null;
   let upstreamModel: string | null = null;
-  const log = (outcome: { statusCode: number; errorMessage: string | null; respPayload: unknown; usage?: Usage | null; completionId?: string | null }) => {
+  const log = (outcome: {
+    statusCode: number;
+    errorMessage: string | null;
+    respPayload: unknown;
+    usage?: Usage | null;
+    completionId?: string | null;
+    cacheHit?: boolean;
+  }) => {
     if (!controls.logRequest) return;
     ctx.deps.logWriter.enqueue(
       logRecord(ctx, controls, {
@@ -98,7 +113,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         requestedAt,
         durationMs: Math.round(performance.now() - started),
         provider,
-        cost: provider && upstreamModel && outcome.usage ? costOf(provider, upstreamModel, outcome.usage) : null,
+        // A cache hit costs nothing; it keeps the usage of the response it replays.
+        cost: outcome.cacheHit ? 0 : provider && upstreamModel && outcome.usage ? costOf(provider, upstreamModel, outcome.usage) : null,
         ...outcome,
       }),
     );
@@ -122,12 +138,36 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   provider = up.provider;
   upstreamModel = up.upstreamModel;
   const body = upstreamBody(request, up, stream);
+  const clientWantsUsage = request.stream_options?.include_usage === true;
+
+  const mode = controls.cache;
+  const key = mode ? cacheKey({ projectId: ctx.projectId, target: up.target, upstreamModel: up.upstreamModel, body: request }) : null;
+  const cacheStatus: CacheStatus = mode ? "MISS" : null;
+  if (key && (mode === "readWrite" || mode === "readOnly")) {
+    const hit = await readCacheEntry(ctx, key);
+    if (hit) {
+      const completion = hit.response;
+      log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: completion.usage, completionId: completion.id, cacheHit: true });
+      if (!stream) return { kind: "completion", completion, cache: "HIT" };
+      return { kind: "stream", chunks: replayAsChunks(completion, clientWantsUsage), cache: "HIT" };
+    }
+  }
+  const store = async (completion: ChatCompletion | null) => {
+    if (!key || (mode !== "readWrite" && mode !== "writeOnly") || !isComplete(completion)) return;
+    try {
+      await writeCacheEntry(ctx, key, completion);
+    } catch (err) {
+      // The caller already has its answer; a cache that cannot be written only costs a miss later.
+      ctx.deps.logger.warn("cache write failed", { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
+    }
+  };
 
   if (!stream) {
     try {
       const completion = await up.client.complete(body, { signal: input.signal });
+      await store(completion);
       log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: completion.usage, completionId: completion.id });
-      return { kind: "completion", completion };
+      return { kind: "completion", completion, cache: cacheStatus };
     } catch (err) {
       throw logFailure(err);
     }
@@ -139,7 +179,6 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   } catch (err) {
     throw logFailure(err);
   }
-  const clientWantsUsage = request.stream_options?.include_usage === true;
 
   async function* relay(): AsyncGenerator<ChatCompletionChunk> {
     const merger = createChunkMerger();
@@ -156,6 +195,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         yield chunk;
       }
       outcome = { statusCode: 200, errorMessage: null };
+      // Stored before the stream closes, so a request sent right after the end can hit.
+      if (merger.finished) await store(merger.result());
     } catch (err) {
       if (!(err instanceof ClientAborted)) {
         const e = asDomainError(ctx, err);
@@ -167,7 +208,12 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       log({ ...outcome, respPayload: merged, usage: merger.usage, completionId: merged?.id ?? null });
     }
   }
-  return { kind: "stream", chunks: relay() };
+  return { kind: "stream", chunks: relay(), cache: cacheStatus };
+}
+
+/** Only whole, successful answers are cached: every choice finished. */
+function isComplete(c: ChatCompletion | null): c is ChatCompletion {
+  return !!c && Array.isArray(c.choices) && c.choices.length > 0 && c.choices.every((ch) => ch.finish_reason != null);
 }
 
 const CLIENT_CLOSED_MESSAGE = "The client closed the connection before the response was complete";
@@ -196,6 +242,7 @@ function logRecord(
     respPayload: unknown;
     usage?: Usage | null;
     completionId?: string | null;
+    cacheHit?: boolean;
   },
 ): NewRequestLog {
   return {
@@ -213,7 +260,7 @@ function logRecord(
     inputTokens: c.usage?.prompt_tokens ?? null,
     outputTokens: c.usage?.completion_tokens ?? null,
     costUsd: c.cost,
-    cacheHit: false,
+    cacheHit: c.cacheHit ?? false,
     metadata: mergeMetadata(c.request.metadata, controls.tags),
     reqPayload: c.rawBody,
     respPayload: c.respPayload,

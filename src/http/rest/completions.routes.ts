@@ -32,8 +32,9 @@ export function completionsRoutes(deps: Deps) {
           },
           signal: abort.signal,
         });
-        if (result.kind === "completion") return Response.json(result.completion);
-        return sseResponse(result.chunks, () => abort.abort());
+        const headers: Record<string, string> = result.cache ? { "x-hone-cache": result.cache } : {};
+        if (result.kind === "completion") return Response.json(result.completion, { headers });
+        return sseResponse(result.chunks, () => abort.abort(), headers);
       } catch (err) {
         // The verb hands back DomainErrors only (and logs its own bugs); anything else failed here.
         if (!(err instanceof DomainError)) {

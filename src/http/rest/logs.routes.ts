@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
-import { checkCache } from "../../domain/cache/check-cache";
+import { checkCache } from "../../domain/cache";
 import { getLatestLog, reportCall, updateLogMetadata } from "../../domain/logs";
 import { DomainError } from "../../errors";
 import { authenticateRequest } from "../auth";
