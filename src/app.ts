@@ -5,6 +5,7 @@ import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
 import { payloadTooLarge } from "./http/rest/body";
 import { completionsRoutes } from "./http/rest/completions.routes";
+import { criteriaRoutes } from "./http/rest/criteria.routes";
 import { datasetsRoutes } from "./http/rest/datasets.routes";
 import { logsRoutes } from "./http/rest/logs.routes";
 import { errorResponse } from "./http/rest/errors";
@@ -21,7 +22,7 @@ export function createApp(deps: Deps): App {
   const graphql = createGraphqlHandler(deps);
   const trpc = createTrpcHandler(deps);
 
-  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(datasetsRoutes(deps));
+  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(criteriaRoutes(deps)).use(datasetsRoutes(deps));
 
   const elysia = new Elysia()
     .onError(({ error, code, request }) => {

@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   HONE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(600_000),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
+  HONE_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  HONE_JUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
 });
 
 export type Config = {
@@ -67,6 +69,10 @@ export type Config = {
   logFlushMs: number;
   /** Logs older than this many days are deleted in the background; unset keeps them forever. */
   logRetentionDays: number | undefined;
+  /** Longest a criterion judge may take before its result is an error. */
+  judgeTimeoutMs: number;
+  /** Judge calls run at once by an alignment run. */
+  judgeConcurrency: number;
 };
 
 export class ConfigError extends Error {
@@ -104,5 +110,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     upstreamTimeoutMs: e.HONE_UPSTREAM_TIMEOUT_MS,
     logFlushMs: e.HONE_LOG_FLUSH_MS,
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,
+    judgeTimeoutMs: e.HONE_JUDGE_TIMEOUT_MS,
+    judgeConcurrency: e.HONE_JUDGE_CONCURRENCY,
   };
 }

@@ -7,6 +7,8 @@ export const ID_PREFIXES = {
   datasetEntry: "dse",
   customProvider: "cp",
   log: "log",
+  criterion: "crit",
+  alignmentRow: "alr",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

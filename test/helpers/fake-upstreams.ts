@@ -16,6 +16,11 @@ export type FakeUpstream = {
   aborted: number;
   /** Every request waits this long before answering (for benchmarks). */
   latencyMs: number;
+  /**
+   * The verdict a judge call (a forced `record_verdict` tool call) gets, from the judge prompt.
+   * Default: FAIL when the prompt contains the word "wrong", else PASS.
+   */
+  judge: (prompt: string) => { judgement: "PASS" | "FAIL"; explanation: string };
   stop(): Promise<void>;
 };
 
@@ -31,7 +36,15 @@ function lastUserText(messages: any[]): string {
 }
 
 function startServer(handle: (req: Request, rec: Recorded, fake: FakeUpstream) => Promise<Response>): FakeUpstream {
-  const fake: FakeUpstream = { url: "", requests: [], aborted: 0, latencyMs: 0, stop: async () => {} };
+  const fake: FakeUpstream = {
+    url: "",
+    requests: [],
+    aborted: 0,
+    latencyMs: 0,
+    judge: (prompt) =>
+      /\bwrong\b/i.test(prompt) ? { judgement: "FAIL", explanation: "The output is wrong." } : { judgement: "PASS", explanation: "The output is fine." },
+    stop: async () => {},
+  };
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -92,7 +105,7 @@ function parseSlow(model: string): number {
 // ---------------------------------------------------------------- OpenAI (and Azure, Gemini, custom)
 
 export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
-  return startServer(async (req, rec) => {
+  return startServer(async (req, rec, fake) => {
     if (req.method !== "POST" || !rec.path.endsWith("/chat/completions")) {
       return Response.json({ error: { message: `Unknown path ${rec.path}`, type: "invalid_request_error" } }, { status: 404 });
     }
@@ -120,8 +133,16 @@ export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
     const id = `chatcmpl-${crypto.randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = { prompt_tokens: 11, completion_tokens: 7 * n, total_tokens: 11 + 7 * n, prompt_tokens_details: { cached_tokens: 0 } };
+    const isJudge = useTool && body.tools[0].function.name === "record_verdict";
     const toolCall = useTool
-      ? { id: "call_abc", type: "function", function: { name: body.tools[0].function.name, arguments: JSON.stringify({ q: lastUserText(body.messages) }) } }
+      ? {
+          id: "call_abc",
+          type: "function",
+          function: {
+            name: body.tools[0].function.name,
+            arguments: JSON.stringify(isJudge ? fake.judge(lastUserText(body.messages)) : { q: lastUserText(body.messages) }),
+          },
+        }
       : null;
 
     if (!body.stream) {

@@ -3,3 +3,4 @@ export * from "./datasets";
 export * from "./provider-settings";
 export * from "./logs";
 export * from "./cache";
+export * from "./criteria";

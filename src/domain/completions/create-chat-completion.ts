@@ -9,6 +9,8 @@ import {
   type Usage,
 } from "../../providers";
 import { cacheKey } from "../cache/cache-key";
+import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
+import type { ResolvedCriterion } from "../criteria/schemas";
 import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
 import { replayAsChunks } from "../cache/replay";
 import { mergeMetadata, type NewRequestLog } from "../logs";
@@ -130,11 +132,22 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   };
 
   let up: Upstream;
+  let criteria: ResolvedCriterion[] = [];
   try {
+    if (controls.criteria.length) {
+      if (stream) {
+        throw new DomainError("VALIDATION", "Criteria (op-criteria) cannot be used with stream: true: every choice must be complete to be judged. Send the request without streaming.", {
+          issues: [{ message: "op-criteria requires stream: false", path: ["stream"] }],
+        });
+      }
+      criteria = await resolveCriteriaRefs(ctx, controls.criteria);
+    }
     up = await upstreamFor(ctx, resolveModel(request.model, ctx.deps.config.modelPrefixes));
   } catch (err) {
     throw logFailure(err);
   }
+  const judge = async (completion: ChatCompletion) =>
+    criteria.length ? judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, completion) : completion;
   provider = up.provider;
   upstreamModel = up.upstreamModel;
   const body = upstreamBody(request, up, stream);
@@ -146,8 +159,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   if (key && (mode === "readWrite" || mode === "readOnly")) {
     const hit = await readCacheEntry(ctx, key);
     if (hit) {
-      const completion = hit.response;
-      log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: completion.usage, completionId: completion.id, cacheHit: true });
+      const completion = stream ? hit.response : await judge(hit.response);
+      log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: hit.response.usage, completionId: completion.id, cacheHit: true });
       if (!stream) return { kind: "completion", completion, cache: "HIT" };
       return { kind: "stream", chunks: replayAsChunks(completion, clientWantsUsage), cache: "HIT" };
     }
@@ -164,9 +177,10 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   if (!stream) {
     try {
-      const completion = await up.client.complete(body, { signal: input.signal });
-      await store(completion);
-      log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: completion.usage, completionId: completion.id });
+      const raw = await up.client.complete(body, { signal: input.signal });
+      await store(raw);
+      const completion = await judge(raw);
+      log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: raw.usage, completionId: completion.id });
       return { kind: "completion", completion, cache: cacheStatus };
     } catch (err) {
       throw logFailure(err);

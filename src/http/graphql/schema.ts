@@ -1,4 +1,5 @@
 import { builder } from "./builder";
+import "./types/criteria";
 import "./types/datasets";
 import "./types/logs";
 import "./types/projects";

@@ -1,11 +1,13 @@
 import { router } from "./init";
 import { adminRouter } from "./routers/admin";
+import { criteriaRouter } from "./routers/criteria";
 import { datasetsRouter } from "./routers/datasets";
 import { logsRouter } from "./routers/logs";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 
 export const appRouter = router({
   admin: adminRouter,
+  criteria: criteriaRouter,
   datasets: datasetsRouter,
   logs: logsRouter,
   providerKeys: providerKeysRouter,
