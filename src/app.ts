@@ -52,8 +52,9 @@ export function createApp(deps: Deps): App {
       setRequestMeta(request, meta);
       let response: Response;
       const declared = Number(request.headers.get("content-length") ?? 0);
-      if (declared > deps.config.maxBodyBytes) {
-        response = errorResponse(payloadTooLarge(deps.config.maxBodyBytes));
+      const limit = IMPORT_PATH.test(new URL(request.url).pathname) ? deps.config.maxImportBytes : deps.config.maxBodyBytes;
+      if (declared > limit) {
+        response = errorResponse(payloadTooLarge(limit));
       } else {
         try {
           response = await elysia.handle(request);
@@ -75,6 +76,9 @@ export function createApp(deps: Deps): App {
     },
   };
 }
+
+/** File uploads have their own, larger limit. */
+const IMPORT_PATH = /^\/api\/v1\/datasets\/[^/]+\/import$/;
 
 // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
 function normalisePath(request: Request): Request {

@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   HONE_TESTING_ROUTES: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? false),
   HONE_MODEL_PREFIXES: z.string().default("hone,openpipe"),
   HONE_MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  HONE_MAX_IMPORT_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   HONE_GRAPHIQL: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
   HONE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   HONE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
@@ -60,6 +61,8 @@ export type Config = {
   testingRoutes: boolean;
   modelPrefixes: string[];
   maxBodyBytes: number;
+  /** Largest JSONL file accepted by POST /datasets/{id}/import (streamed, never held whole). */
+  maxImportBytes: number;
   graphiql: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   dbPoolSize: number;
@@ -104,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     testingRoutes: e.HONE_TESTING_ROUTES,
     modelPrefixes: prefixes.length ? prefixes : ["hone"],
     maxBodyBytes: e.HONE_MAX_BODY_BYTES,
+    maxImportBytes: e.HONE_MAX_IMPORT_BYTES,
     graphiql: e.HONE_GRAPHIQL,
     logLevel: e.HONE_LOG_LEVEL,
     dbPoolSize: e.HONE_DB_POOL_SIZE,

@@ -34,7 +34,7 @@ async function main() {
     port: config.port,
     hostname: config.host,
     // Bun rejects larger bodies before they reach us; the app's own check answers in the spec's envelope.
-    maxRequestBodySize: config.maxBodyBytes + 1024,
+    maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxImportBytes) + 1024,
     idleTimeout: 255,
     fetch: (request) => app.handle(request),
   });

@@ -15,6 +15,7 @@ export const relations = defineRelations(schema, (r) => ({
   },
   datasetEntries: {
     dataset: r.one.datasets({ from: r.datasetEntries.datasetId, to: r.datasets.id, optional: false }),
+    sourceLog: r.one.requestLogs({ from: r.datasetEntries.sourceLogId, to: r.requestLogs.id }),
   },
   requestLogs: {
     body: r.one.requestLogBodies({ from: r.requestLogs.id, to: r.requestLogBodies.logId }),

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { requestLogs } from "./logs";
 import { projects } from "./projects";
 
 export const datasets = pgTable(
@@ -32,9 +33,15 @@ export const datasetEntries = pgTable(
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     split: text("split").$type<"TRAIN" | "TEST">().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** The log the entry was imported from; kept as null if retention deletes the log. */
+    sourceLogId: text("source_log_id").references(() => requestLogs.id, { onDelete: "set null" }),
+    /** SHA-256 of the entry's content (messages, tools, tool_choice, response_format), for duplicates. */
+    contentHash: text("content_hash"),
   },
   (t) => [
     index().on(t.datasetId, t.id),
+    index().on(t.datasetId, t.contentHash),
+    index().on(t.sourceLogId),
     check("dataset_entries_split_check", sql`${t.split} in ('TRAIN', 'TEST')`),
   ],
 );

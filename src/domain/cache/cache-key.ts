@@ -1,19 +1,11 @@
+import { canonicalJson, sha256Hex } from "../../canonical-json";
+
 /**
  * Members that cannot change what the model answers, left out of the cache key. Everything else
  * in the body is in it, including members Hone does not know (provider-specific options), so an
  * unknown member can only cause a miss, never a false hit.
  */
 export const KEY_EXCLUDED_MEMBERS = ["metadata", "store", "user", "stream", "stream_options", "hone"] as const;
-
-/** JSON with object keys sorted at every depth; arrays keep their order. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-}
 
 /**
  * The cache key of a chat request: SHA-256 over the project, the resolved upstream (provider,
@@ -26,5 +18,5 @@ export function cacheKey(input: { projectId: string; target: string; upstreamMod
     members[k] = v;
   }
   const material = canonicalJson({ project: input.projectId, target: input.target, model: input.upstreamModel, request: members });
-  return new Bun.CryptoHasher("sha256").update(material).digest("hex");
+  return sha256Hex(material);
 }

@@ -1,8 +1,6 @@
-import { and, eq } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
-import { datasetEntries, datasets } from "../../db/schema";
-import { issuesFromZod, notFound, parseInput } from "../../errors";
-import { assignSplits } from "./internal";
+import { issuesFromZod, parseInput } from "../../errors";
+import { assignSplits, entryContentHash, insertEntries, touchDataset } from "./internal";
 import { AddDatasetEntriesInput, DatasetEntryInput, type AddDatasetEntriesResult } from "./schemas";
 
 /**
@@ -25,29 +23,13 @@ export async function addDatasetEntries(ctx: Ctx, raw: AddDatasetEntriesInput): 
 
   return dbOf(ctx).transaction(async (tx) => {
     // Locks the dataset row: a concurrent delete cannot slip between the check and the insert.
-    const now = ctx.deps.clock();
-    const [dataset] = await tx
-      .update(datasets)
-      .set({ updatedAt: now })
-      .where(and(eq(datasets.id, input.datasetId), eq(datasets.projectId, ctx.projectId)))
-      .returning({ id: datasets.id });
-    if (!dataset) throw notFound("Dataset", input.datasetId);
-    if (valid.length > 0) {
-      await tx.insert(datasetEntries).values(
-        valid.map(({ entry }, i) => ({
-          id: ctx.deps.ids("datasetEntry"),
-          datasetId: dataset.id,
-          projectId: ctx.projectId,
-          messages: entry.messages,
-          tools: entry.tools ?? null,
-          toolChoice: entry.tool_choice ?? null,
-          responseFormat: entry.response_format ?? null,
-          metadata: entry.metadata ?? {},
-          split: splits[i]!,
-          createdAt: now,
-        })),
-      );
-    }
+    await touchDataset(ctx, tx, input.datasetId);
+    await insertEntries(
+      ctx,
+      tx,
+      input.datasetId,
+      valid.map(({ entry }, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry) })),
+    );
     return { entriesCreated: valid.length, errors };
   });
 }

@@ -5,3 +5,7 @@ export { getDataset } from "./get-dataset";
 export { listDatasetEntries } from "./list-dataset-entries";
 export { listDatasets } from "./list-datasets";
 export * from "./schemas";
+export { exportDataset, type ExportRow } from "./export-dataset";
+export { importDatasetJsonl, type JsonlImportResult } from "./import-jsonl";
+export { importLogsToDataset, ImportLogsInput, logToEntry, type ImportLogsResult } from "./import-logs";
+export { loadDatasets, loadEntriesBySourceLog } from "./load-graph";

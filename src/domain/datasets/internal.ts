@@ -1,8 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
+import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
+import type { Queryable } from "../../db/client";
 import { datasetEntries, datasets } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
-import type { Dataset, DatasetEntry, Split } from "./schemas";
+import type { Dataset, DatasetEntry, DatasetEntryInput, Split } from "./schemas";
 
 // Counted on read so they are always exact; the (dataset_id, id) index makes this an index-only scan.
 const entryCount = sql<number>`(select count(*) from ${datasetEntries} where ${datasetEntries.datasetId} = ${datasets.id})::int`;
@@ -43,6 +45,7 @@ export function toDatasetEntry(row: typeof datasetEntries.$inferSelect): Dataset
     responseFormat: row.responseFormat ?? null,
     metadata: row.metadata,
     createdAt: row.createdAt,
+    sourceLogId: row.sourceLogId ?? null,
   };
 }
 
@@ -77,4 +80,44 @@ export function decodeCursor(cursor: string): string {
     });
   }
   return id;
+}
+
+/** What makes two entries the same training example (metadata and split do not). */
+export function entryContentHash(e: Pick<DatasetEntryInput, "messages" | "tools" | "tool_choice" | "response_format">): string {
+  return sha256Hex(canonicalJson({ messages: e.messages, tools: e.tools ?? null, tool_choice: e.tool_choice ?? null, response_format: e.response_format ?? null }));
+}
+
+export type NewEntry = { entry: DatasetEntryInput; split: Split; hash: string; sourceLogId?: string | null };
+
+/** Inserts validated entries into a dataset of ctx's project, 500 rows per statement. */
+export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, entries: NewEntry[]): Promise<void> {
+  const now = ctx.deps.clock();
+  for (let i = 0; i < entries.length; i += 500) {
+    await db.insert(datasetEntries).values(
+      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId }) => ({
+        id: ctx.deps.ids("datasetEntry"),
+        datasetId,
+        projectId: ctx.projectId,
+        messages: entry.messages,
+        tools: entry.tools ?? null,
+        toolChoice: entry.tool_choice ?? null,
+        responseFormat: entry.response_format ?? null,
+        metadata: entry.metadata ?? {},
+        split,
+        createdAt: now,
+        sourceLogId: sourceLogId ?? null,
+        contentHash: hash,
+      })),
+    );
+  }
+}
+
+/** Marks the dataset changed, failing with NOT_FOUND when it is not the project's; locks its row. */
+export async function touchDataset(ctx: Ctx, db: Queryable, datasetId: string): Promise<void> {
+  const [row] = await db
+    .update(datasets)
+    .set({ updatedAt: ctx.deps.clock() })
+    .where(and(eq(datasets.id, datasetId), eq(datasets.projectId, ctx.projectId)))
+    .returning({ id: datasets.id });
+  if (!row) throw notFound("Dataset", datasetId);
 }

@@ -75,6 +75,7 @@ export type DatasetEntry = {
   responseFormat: Record<string, unknown> | null;
   metadata: Record<string, string>;
   createdAt: Date;
+  sourceLogId: string | null;
 };
 
 export type AddDatasetEntriesResult = {

@@ -45,3 +45,13 @@ export async function getLatestLog(ctx: Ctx): Promise<(RequestLog & RequestLogBo
   const body = (await loadLogBodies(ctx, [row.id])).get(row.id);
   return { ...row, reqPayload: null, respPayload: null, reqPayloadOriginal: null, respPayloadOriginal: null, ...body };
 }
+
+/** Several logs of the project by id, in one query. */
+export async function loadLogs(ctx: Ctx, ids: readonly string[]): Promise<Map<string, RequestLog>> {
+  if (!ids.length) return new Map();
+  const rows = await dbOf(ctx)
+    .select(logColumns)
+    .from(requestLogs)
+    .where(and(inArray(requestLogs.id, [...ids]), eq(requestLogs.projectId, ctx.projectId)));
+  return new Map(rows.map((r) => [r.id, r]));
+}

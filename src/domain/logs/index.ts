@@ -1,5 +1,5 @@
 export { deleteExpiredLogs } from "./delete-expired-logs";
-export { getLatestLog, getLog, loadLogBodies } from "./get-log";
+export { getLatestLog, getLog, loadLogBodies, loadLogs } from "./get-log";
 export * from "./inputs";
 export { insertRequestLogs } from "./insert-request-logs";
 export { logIdAt } from "./internal";

@@ -14,7 +14,7 @@ import { builder, projectCtx } from "../builder";
 
 const SplitEnum = builder.enumType("Split", { values: ["TRAIN", "TEST"] as const });
 
-const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").implement({
+export const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").implement({
   description: "One training example: chat messages whose last message is the assistant output",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -29,7 +29,7 @@ const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").implemen
   }),
 });
 
-const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
+export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
   fields: (t) => ({
     id: t.exposeID("id"),
     name: t.exposeString("name"),

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   AddDatasetEntriesInput,
   addDatasetEntries,
@@ -6,6 +7,9 @@ import {
   DatasetIdInput,
   deleteDataset,
   getDataset,
+  importDatasetJsonl,
+  importLogsToDataset,
+  ImportLogsInput,
   ListDatasetEntriesInput,
   listDatasetEntries,
   listDatasets,
@@ -30,6 +34,10 @@ export const datasetsRouter = router({
   addEntries: projectProcedure
     .input(AddDatasetEntriesInput)
     .mutation(({ ctx, input }) => addDatasetEntries(ctx.project, input)),
+  importLogs: projectProcedure.input(ImportLogsInput).mutation(({ ctx, input }) => importLogsToDataset(ctx.project, input)),
+  importJsonl: projectProcedure
+    .input(z.object({ datasetId: z.string().min(1), jsonl: z.string() }))
+    .mutation(({ ctx, input }) => importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n") })),
   listEntries: projectProcedure.input(ListDatasetEntriesInput).query(async ({ ctx, input }) => {
     const page = await listDatasetEntries(ctx.project, input);
     return { ...page, entries: page.entries.map(entryOut) };

@@ -1,0 +1,62 @@
+import { dbOf, type Ctx } from "../../context";
+import { issuesFromZod } from "../../errors";
+import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
+import { DatasetEntryInput } from "./schemas";
+
+export type JsonlImportResult = {
+  entriesCreated: number;
+  /** Lines that could not be imported (the first 1,000 are listed). */
+  errorCount: number;
+  errors: { line: number; message: string }[];
+};
+
+const BATCH = 500;
+const MAX_LISTED_ERRORS = 1_000;
+
+/**
+ * Imports JSONL rows `{messages, tools?, tool_choice?, response_format?, split?, metadata?}` as
+ * they stream in, 500 at a time, so a file of any size is never held in memory whole. Bad lines
+ * are reported with their numbers; good lines are stored. Rows without a split get 20% TEST at
+ * random within each batch.
+ */
+export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; lines: AsyncIterable<string> | Iterable<string> }): Promise<JsonlImportResult> {
+  await findDataset(ctx, input.datasetId);
+  const result: JsonlImportResult = { entriesCreated: 0, errorCount: 0, errors: [] };
+  const fail = (line: number, message: string) => {
+    result.errorCount++;
+    if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line, message });
+  };
+  let batch: DatasetEntryInput[] = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    const splits = assignSplits(batch.map((e) => e.split), ctx.deps.random);
+    const entries: NewEntry[] = batch.map((entry, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry) }));
+    await dbOf(ctx).transaction(async (tx) => {
+      await touchDataset(ctx, tx, input.datasetId);
+      await insertEntries(ctx, tx, input.datasetId, entries);
+    });
+    result.entriesCreated += entries.length;
+    batch = [];
+  };
+  let lineNo = 0;
+  for await (const text of input.lines) {
+    lineNo++;
+    if (!text.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      fail(lineNo, "not valid JSON");
+      continue;
+    }
+    const r = DatasetEntryInput.safeParse(value);
+    if (!r.success) {
+      fail(lineNo, issuesFromZod(r.error).map((i) => i.message).join("; "));
+      continue;
+    }
+    batch.push(r.data);
+    if (batch.length >= BATCH) await flush();
+  }
+  await flush();
+  return result;
+}

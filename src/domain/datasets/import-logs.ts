@@ -1,0 +1,122 @@
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import { dbOf, type Ctx } from "../../context";
+import { datasetEntries, requestLogBodies, requestLogs } from "../../db/schema";
+import { issuesFromZod, parseInput } from "../../errors";
+import { LogFilter } from "../logs/inputs";
+import { logConditions, whereAll } from "../logs/internal";
+import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
+import { DatasetEntryInput, DatasetId } from "./schemas";
+
+export const MAX_LOGS_PER_IMPORT = 100_000;
+
+export const ImportLogsInput = z.object({
+  datasetId: DatasetId,
+  filter: LogFilter.nullish(),
+  logIds: z.array(z.string().min(1)).max(MAX_LOGS_PER_IMPORT).nullish(),
+  /** Import a random sample of this many of the matching logs. */
+  limit: z.number().int().min(1).max(MAX_LOGS_PER_IMPORT).nullish(),
+});
+export type ImportLogsInput = z.input<typeof ImportLogsInput>;
+
+export type ImportLogsResult = {
+  entriesCreated: number;
+  /** Logs whose content already was in the dataset (or twice in this import). */
+  duplicatesSkipped: number;
+  /** Logs that could not become an entry (no messages, no answer, invalid format). */
+  invalidLogs: number;
+  errors: { logId: string; message: string }[];
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const ASSISTANT_MEMBERS = ["content", "tool_calls", "function_call", "refusal", "name", "audio", "annotations"] as const;
+
+/**
+ * A successful logged call as a training example: the request's messages with the response's
+ * first choice appended; functions/function_call become tools/tool_choice.
+ */
+export function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string>): DatasetEntryInput | string {
+  if (!isObject(req) || !Array.isArray(req.messages)) return "the logged request has no messages";
+  const choices = isObject(resp) ? resp.choices : undefined;
+  const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
+  if (!isObject(message)) return "the logged response has no message to learn";
+  const assistant: Record<string, unknown> = { role: "assistant" };
+  for (const k of ASSISTANT_MEMBERS) if (message[k] !== undefined && message[k] !== null) assistant[k] = message[k];
+  if (!("content" in assistant)) assistant.content = null;
+  const tools = req.tools ?? (Array.isArray(req.functions) ? req.functions.map((f) => ({ type: "function", function: f })) : undefined);
+  const fc = req.function_call;
+  const toolChoice = req.tool_choice ?? (typeof fc === "string" ? fc : isObject(fc) ? { type: "function", function: { name: fc.name } } : undefined);
+  const r = DatasetEntryInput.safeParse({
+    messages: [...req.messages, assistant],
+    ...(tools !== undefined ? { tools } : {}),
+    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
+    ...(req.response_format !== undefined ? { response_format: req.response_format } : {}),
+    metadata,
+  });
+  return r.success ? r.data : issuesFromZod(r.error).map((i) => i.message).join("; ");
+}
+
+/**
+ * Adds logged calls to a dataset: logs chosen by a filter and/or ids, only status 200, optionally
+ * a random sample. Each entry remembers its source log; content already in the dataset is
+ * skipped and counted.
+ */
+export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promise<ImportLogsResult> {
+  const input = parseInput(ImportLogsInput, raw);
+  await findDataset(ctx, input.datasetId);
+  await ctx.deps.logWriter.flush();
+  const db = dbOf(ctx);
+  const where = logConditions(ctx.projectId, input.filter);
+  where.push(eq(requestLogs.statusCode, 200));
+  if (input.logIds) where.push(inArray(requestLogs.id, input.logIds.length ? input.logIds : ["-"]));
+  const picked = await db
+    .select({ id: requestLogs.id })
+    .from(requestLogs)
+    .where(whereAll(where))
+    .orderBy(input.limit ? sql`random()` : asc(requestLogs.id))
+    .limit(input.limit ?? MAX_LOGS_PER_IMPORT);
+
+  const result: ImportLogsResult = { entriesCreated: 0, duplicatesSkipped: 0, invalidLogs: 0, errors: [] };
+  const seen = new Set<string>();
+  for (let i = 0; i < picked.length; i += 500) {
+    const ids = picked.slice(i, i + 500).map((p) => p.id);
+    const rows = await db
+      .select({ id: requestLogs.id, metadata: requestLogs.metadata, req: requestLogBodies.reqPayload, resp: requestLogBodies.respPayload })
+      .from(requestLogs)
+      .innerJoin(requestLogBodies, eq(requestLogBodies.logId, requestLogs.id))
+      .where(inArray(requestLogs.id, ids));
+    const candidates: { entry: DatasetEntryInput; hash: string; logId: string }[] = [];
+    for (const row of rows) {
+      const entry = logToEntry(row.req, row.resp, row.metadata);
+      if (typeof entry === "string") {
+        result.invalidLogs++;
+        if (result.errors.length < 100) result.errors.push({ logId: row.id, message: entry });
+        continue;
+      }
+      const hash = entryContentHash(entry);
+      if (seen.has(hash)) {
+        result.duplicatesSkipped++;
+        continue;
+      }
+      seen.add(hash);
+      candidates.push({ entry, hash, logId: row.id });
+    }
+    await db.transaction(async (tx) => {
+      await touchDataset(ctx, tx, input.datasetId);
+      const existing = candidates.length
+        ? await tx
+            .select({ hash: datasetEntries.contentHash })
+            .from(datasetEntries)
+            .where(and(eq(datasetEntries.datasetId, input.datasetId), inArray(datasetEntries.contentHash, candidates.map((c) => c.hash))))
+        : [];
+      const taken = new Set(existing.map((e) => e.hash));
+      const fresh = candidates.filter((c) => !taken.has(c.hash));
+      result.duplicatesSkipped += candidates.length - fresh.length;
+      const splits = assignSplits(fresh.map(() => undefined), ctx.deps.random);
+      const entries: NewEntry[] = fresh.map((c, j) => ({ entry: c.entry, split: splits[j]!, hash: c.hash, sourceLogId: c.logId }));
+      await insertEntries(ctx, tx, input.datasetId, entries);
+      result.entriesCreated += entries.length;
+    });
+  }
+  return result;
+}
