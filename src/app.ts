@@ -8,6 +8,7 @@ import { completionsRoutes } from "./http/rest/completions.routes";
 import { criteriaRoutes } from "./http/rest/criteria.routes";
 import { datasetsRoutes } from "./http/rest/datasets.routes";
 import { logsRoutes } from "./http/rest/logs.routes";
+import { modelsRoutes } from "./http/rest/models.routes";
 import { errorResponse } from "./http/rest/errors";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
@@ -22,7 +23,7 @@ export function createApp(deps: Deps): App {
   const graphql = createGraphqlHandler(deps);
   const trpc = createTrpcHandler(deps);
 
-  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(criteriaRoutes(deps)).use(datasetsRoutes(deps));
+  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(criteriaRoutes(deps)).use(datasetsRoutes(deps)).use(modelsRoutes(deps));
 
   const elysia = new Elysia()
     .onError(({ error, code, request }) => {

@@ -44,6 +44,9 @@ const EnvSchema = z.object({
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
   HONE_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   HONE_JUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  HONE_FINETUNE_POLL_MS: z.coerce.number().int().min(10).default(30_000),
+  HONE_JOB_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  HONE_WORKER: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
 });
 
 export type Config = {
@@ -76,6 +79,12 @@ export type Config = {
   judgeTimeoutMs: number;
   /** Judge calls run at once by an alignment run. */
   judgeConcurrency: number;
+  /** How often a training job is checked at its backend. */
+  fineTunePollMs: number;
+  /** How often an idle worker looks for due jobs. */
+  jobPollMs: number;
+  /** Run background jobs in this process (turn off for API-only processes). */
+  worker: boolean;
 };
 
 export class ConfigError extends Error {
@@ -116,5 +125,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,
     judgeTimeoutMs: e.HONE_JUDGE_TIMEOUT_MS,
     judgeConcurrency: e.HONE_JUDGE_CONCURRENCY,
+    fineTunePollMs: e.HONE_FINETUNE_POLL_MS,
+    jobPollMs: e.HONE_JOB_POLL_MS,
+    worker: e.HONE_WORKER,
   };
 }

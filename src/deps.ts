@@ -4,6 +4,7 @@ import { newId, type IdGenerator } from "./ids";
 import { createLogWriter, type LogWriter } from "./jobs/log-writer";
 import type { Logger } from "./logger";
 import { createUpstreamFactory, type UpstreamFactory } from "./providers";
+import { createTrainerFactory, type TrainerFactory } from "./providers/trainers";
 
 /** Everything a domain verb may reach outside itself. Tests build their own. */
 export type Deps = {
@@ -21,6 +22,10 @@ export type Deps = {
   upstreams: UpstreamFactory;
   /** Batched, off-request-path storage of call logs. */
   logWriter: LogWriter;
+  /** Clients for fine-tuning backends (real HTTP; tests point them at fake servers). */
+  trainers: TrainerFactory;
+  /** Wakes this process's job worker after a job was enqueued (no-op without a worker). */
+  nudgeJobs: () => void;
 };
 
 export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | "secretKey"> & Partial<Deps>): Deps {
@@ -30,6 +35,8 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     random: Math.random,
     upstreams: createUpstreamFactory({ timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch }),
     logWriter: createLogWriter({ database: parts.database, logger: parts.logger }, { maxDelayMs: parts.config.logFlushMs }),
+    trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
+    nudgeJobs: () => {},
     ...parts,
   };
 }

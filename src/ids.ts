@@ -9,6 +9,8 @@ export const ID_PREFIXES = {
   log: "log",
   criterion: "crit",
   alignmentRow: "alr",
+  model: "ft",
+  job: "job",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -7,6 +7,7 @@ import { createLogger, errorFields } from "./logger";
 import { resolveSecretKey } from "./secrets";
 import { systemCtx } from "./context";
 import { startCacheSweep } from "./jobs/cache-sweep";
+import { startJobs } from "./jobs";
 import { startLogRetention } from "./jobs/retention";
 
 async function main() {
@@ -30,6 +31,9 @@ async function main() {
   const app = createApp(deps);
   const retention = startLogRetention(deps);
   const cacheSweep = startCacheSweep(deps);
+  // On PGlite the worker runs in this process (the only one); on Postgres every process runs one
+  // unless HONE_WORKER=false, and SKIP LOCKED hands each job to one of them.
+  const worker = config.worker ? startJobs(deps) : null;
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -52,6 +56,7 @@ async function main() {
     // Stop accepting; in-flight requests finish before the promise resolves.
     retention.stop();
     cacheSweep.stop();
+    await worker?.stop();
     await server.stop(false);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.flush();

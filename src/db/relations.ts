@@ -12,6 +12,10 @@ export const relations = defineRelations(schema, (r) => ({
   datasets: {
     project: r.one.projects({ from: r.datasets.projectId, to: r.projects.id, optional: false }),
     entries: r.many.datasetEntries(),
+    models: r.many.models(),
+  },
+  models: {
+    dataset: r.one.datasets({ from: r.models.datasetId, to: r.datasets.id }),
   },
   datasetEntries: {
     dataset: r.one.datasets({ from: r.datasetEntries.datasetId, to: r.datasets.id, optional: false }),

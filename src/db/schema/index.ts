@@ -4,3 +4,4 @@ export * from "./provider-settings";
 export * from "./logs";
 export * from "./cache";
 export * from "./criteria";
+export * from "./models";

@@ -14,6 +14,7 @@ import type { ResolvedCriterion } from "../criteria/schemas";
 import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
 import { replayAsChunks } from "../cache/replay";
 import { mergeMetadata, type NewRequestLog } from "../logs";
+import { findBaseModel, findModelRow } from "../models";
 import { getCustomProvider, getProviderApiKey } from "../projects";
 import { costOf } from "./cost";
 import { createChunkMerger } from "./merge-chunks";
@@ -37,8 +38,18 @@ export type ChatCompletionResult =
   /** Iterating drives the upstream; stopping early (return) aborts it and logs what arrived. */
   | { kind: "stream"; chunks: AsyncGenerator<ChatCompletionChunk>; cache: CacheStatus };
 
-/** `target` names the upstream for the cache key: the provider, or the custom provider's id. */
-type Upstream = { client: ChatUpstream; provider: string; target: string; upstreamModel: string };
+/**
+ * `target` names the upstream for the cache key (the provider, or the custom provider's or
+ * fine-tune's id). A fine-tune is priced from its catalogue entry, and answers under its own name.
+ */
+type Upstream = {
+  client: ChatUpstream;
+  provider: string;
+  target: string;
+  upstreamModel: string;
+  pricing?: { chatIn: number; chatOut: number };
+  echoModel?: string;
+};
 
 /** A closed stream or request: the status recorded for calls the client abandoned. */
 export const CLIENT_CLOSED_STATUS = 499;
@@ -73,9 +84,27 @@ async function upstreamFor(ctx: Ctx, route: ModelRoute): Promise<Upstream> {
           : { kind: "openai", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey };
       return { client: upstreams(target), provider: "custom", target: `custom:${cp.id}`, upstreamModel: route.upstreamModel };
     }
-    case "hone":
-      // Fine-tuned models are served once they exist; until then every slug is unknown.
-      throw new DomainError("NOT_FOUND", `The model \`${route.prefix}:${route.slug}\` does not exist`);
+    case "hone": {
+      const name = `${route.prefix}:${route.slug}`;
+      const model = await findModelRow(ctx, route.slug);
+      if (!model) throw new DomainError("NOT_FOUND", `The model \`${name}\` does not exist`);
+      if (model.status !== "DEPLOYED" || !model.upstreamModelId) {
+        throw new DomainError("CONFLICT", `The model \`${name}\` is not deployed yet (status ${model.status})${model.errorMessage ? `: ${model.errorMessage}` : ""}`);
+      }
+      const apiKey = await getProviderApiKey(ctx, model.backend);
+      const target: UpstreamTarget =
+        model.backend === "openai"
+          ? { kind: "openai", label: "OpenAI", baseUrl: config.openaiBaseUrl, apiKey }
+          : { kind: "openai", label: "Together", baseUrl: config.togetherBaseUrl, apiKey };
+      return {
+        client: upstreams(target),
+        provider: "hone",
+        target: `hone:${model.id}`,
+        upstreamModel: model.upstreamModelId,
+        pricing: findBaseModel(model.baseModel)?.pricing,
+        echoModel: name,
+      };
+    }
   }
 }
 
@@ -99,6 +128,12 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   let provider: string | null = null;
   let upstreamModel: string | null = null;
+  let pricing: { chatIn: number; chatOut: number } | undefined;
+  const priceOf = (usage: Usage | null | undefined): number | null => {
+    if (!usage) return null;
+    if (pricing) return ((usage.prompt_tokens ?? 0) * pricing.chatIn + (usage.completion_tokens ?? 0) * pricing.chatOut) / 1e6;
+    return provider && upstreamModel ? costOf(provider, upstreamModel, usage) : null;
+  };
   const log = (outcome: {
     statusCode: number;
     errorMessage: string | null;
@@ -116,7 +151,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         durationMs: Math.round(performance.now() - started),
         provider,
         // A cache hit costs nothing; it keeps the usage of the response it replays.
-        cost: outcome.cacheHit ? 0 : provider && upstreamModel && outcome.usage ? costOf(provider, upstreamModel, outcome.usage) : null,
+        cost: outcome.cacheHit ? 0 : priceOf(outcome.usage),
         ...outcome,
       }),
     );
@@ -150,6 +185,9 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     criteria.length ? judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, completion) : completion;
   provider = up.provider;
   upstreamModel = up.upstreamModel;
+  pricing = up.pricing;
+  // A fine-tune answers as hone:<slug>, not as the backend's model id.
+  const echo = <T extends { model: string }>(x: T): T => (up.echoModel ? { ...x, model: up.echoModel } : x);
   const body = upstreamBody(request, up, stream);
   const clientWantsUsage = request.stream_options?.include_usage === true;
 
@@ -177,7 +215,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   if (!stream) {
     try {
-      const raw = await up.client.complete(body, { signal: input.signal });
+      const raw = echo(await up.client.complete(body, { signal: input.signal }));
       await store(raw);
       const completion = await judge(raw);
       log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: raw.usage, completionId: completion.id });
@@ -201,7 +239,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       errorMessage: CLIENT_CLOSED_MESSAGE,
     };
     try {
-      for await (const chunk of upstream) {
+      for await (const upstreamChunk of upstream) {
+        const chunk = echo(upstreamChunk);
         merger.add(chunk);
         // Hone always asks upstream for usage (to log and price streams); clients that did not
         // ask for it do not get the extra usage-only chunk.

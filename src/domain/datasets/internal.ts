@@ -2,12 +2,14 @@ import { and, eq, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
-import { datasetEntries, datasets } from "../../db/schema";
+import { datasetEntries, datasets, models } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
 import type { Dataset, DatasetEntry, DatasetEntryInput, Split } from "./schemas";
 
 // Counted on read so they are always exact; the (dataset_id, id) index makes this an index-only scan.
 const entryCount = sql<number>`(select count(*) from ${datasetEntries} where ${datasetEntries.datasetId} = ${datasets.id})::int`;
+
+const fineTuneCount = sql<number>`(select count(*) from ${models} where ${models.datasetId} = ${datasets.id})::int`;
 
 export const datasetColumns = {
   id: datasets.id,
@@ -15,13 +17,13 @@ export const datasetColumns = {
   createdAt: datasets.createdAt,
   updatedAt: datasets.updatedAt,
   entryCount,
+  fineTuneCount,
 };
 
-type DatasetRow = { id: string; name: string; createdAt: Date; updatedAt: Date; entryCount: number };
+type DatasetRow = { id: string; name: string; createdAt: Date; updatedAt: Date; entryCount: number; fineTuneCount: number };
 
 export function toDataset(row: DatasetRow): Dataset {
-  // Fine-tunes arrive with the models table; until then no dataset has any.
-  return { ...row, entryCount: Number(row.entryCount), fineTuneCount: 0 };
+  return { ...row, entryCount: Number(row.entryCount), fineTuneCount: Number(row.fineTuneCount) };
 }
 
 /** The dataset if it belongs to ctx's project; another project's dataset is simply not found. */

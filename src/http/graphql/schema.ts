@@ -3,6 +3,7 @@ import "./types/criteria";
 import "./types/datasets";
 import "./types/graph";
 import "./types/logs";
+import "./types/models";
 import "./types/projects";
 import "./types/provider-settings";
 

@@ -3,6 +3,7 @@ import { adminRouter } from "./routers/admin";
 import { criteriaRouter } from "./routers/criteria";
 import { datasetsRouter } from "./routers/datasets";
 import { logsRouter } from "./routers/logs";
+import { modelsRouter } from "./routers/models";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 
 export const appRouter = router({
@@ -10,6 +11,7 @@ export const appRouter = router({
   criteria: criteriaRouter,
   datasets: datasetsRouter,
   logs: logsRouter,
+  models: modelsRouter,
   providerKeys: providerKeysRouter,
   customProviders: customProvidersRouter,
 });

@@ -1,0 +1,54 @@
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { datasets } from "./datasets";
+import { projects } from "./projects";
+
+/** Fine-tuned models of a project, addressed as hone:<slug>. */
+export const models = pgTable(
+  "models",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    description: text("description"),
+    /** Kept when the dataset is deleted later: the model stays usable. */
+    datasetId: text("dataset_id").references(() => datasets.id, { onDelete: "set null" }),
+    baseModel: text("base_model").notNull(),
+    backend: text("backend").$type<"openai" | "together">().notNull(),
+    hyperparameters: jsonb("hyperparameters").$type<Record<string, unknown>>().notNull().default({}),
+    status: text("status").notNull(),
+    errorMessage: text("error_message"),
+    trainingFileId: text("training_file_id"),
+    upstreamJobId: text("upstream_job_id"),
+    /** The model id the backend serves once training succeeded. */
+    upstreamModelId: text("upstream_model_id"),
+    trainingEntries: integer("training_entries"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.projectId, t.slug), index().on(t.datasetId)],
+);
+
+/**
+ * A small job queue in Postgres. Workers claim due jobs with FOR UPDATE SKIP LOCKED and hold a
+ * lease; a job whose worker died is claimed again once its lease runs out.
+ */
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    payload: jsonb("payload").notNull(),
+    status: text("status").$type<"queued" | "running" | "done" | "failed">().notNull(),
+    runAt: timestamp("run_at", { withTimezone: true, mode: "date" }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull().default(5),
+    lockedBy: text("locked_by"),
+    lockedUntil: timestamp("locked_until", { withTimezone: true, mode: "date" }),
+    lastError: text("last_error"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.status, t.runAt)],
+);

@@ -1,0 +1,1 @@
+export { claimJob, enqueueJob, settleJob, type Job } from "./queue";

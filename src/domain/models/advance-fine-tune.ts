@@ -1,0 +1,87 @@
+import { and, asc, eq, gt, type SQL } from "drizzle-orm";
+import type { Ctx } from "../../context";
+import { datasetEntries, models } from "../../db/schema";
+import type { Deps } from "../../deps";
+import { DomainError, toDomainError } from "../../errors";
+import { getProviderApiKey } from "../projects";
+import { moveModel, type ModelRow } from "./internal";
+import type { ModelStatus } from "./schemas";
+
+export type AdvanceResult = { done: true } | { runAgainInMs: number };
+
+/** The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included); TEST is held out. */
+async function trainingJsonl(ctx: Ctx, datasetId: string): Promise<{ jsonl: string; count: number }> {
+  const lines: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const where: SQL[] = [eq(datasetEntries.datasetId, datasetId), eq(datasetEntries.projectId, ctx.projectId), eq(datasetEntries.split, "TRAIN")];
+    if (after) where.push(gt(datasetEntries.id, after));
+    const page = await ctx.deps.database.db
+      .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools })
+      .from(datasetEntries)
+      .where(and(...where))
+      .orderBy(asc(datasetEntries.id))
+      .limit(1000);
+    for (const e of page) lines.push(JSON.stringify(e.tools?.length ? { messages: e.messages, tools: e.tools } : { messages: e.messages }));
+    if (page.length < 1000) break;
+    after = page.at(-1)!.id;
+  }
+  return { jsonl: lines.join("\n") + "\n", count: lines.length };
+}
+
+/** A failure that retrying cannot fix: the upstream said no (4xx), or a key is missing. */
+function isPermanent(err: DomainError): boolean {
+  const s = err.details.upstreamStatus;
+  return err.code === "VALIDATION" || err.code === "NOT_FOUND" || (typeof s === "number" && s >= 400 && s < 500 && s !== 408 && s !== 429);
+}
+
+/**
+ * One step of a fine-tune, run by the job queue: PENDING uploads the TRAIN entries and creates the
+ * upstream job (-> QUEUED); QUEUED and TRAINING poll it (-> TRAINING, DEPLOYED or ERROR). Each
+ * step starts from what is stored, so running it again after a crash is safe.
+ */
+export async function advanceFineTune(deps: Deps, input: { modelId: string; lastAttempt: boolean }): Promise<AdvanceResult> {
+  const [row] = await deps.database.db.select().from(models).where(eq(models.id, input.modelId));
+  if (!row) return { done: true }; // deleted meanwhile
+  const ctx: Ctx = { deps, actor: { type: "system", job: "fine-tune" }, projectId: row.projectId, requestId: `fine-tune-${row.id}` };
+  const status = row.status as ModelStatus;
+  if (status === "DEPLOYED" || status === "ERROR") return { done: true };
+  const poll = { runAgainInMs: deps.config.fineTunePollMs };
+  const fail = async (r: ModelRow, message: string) => {
+    await moveModel(deps.database.db, r, "ERROR", { errorMessage: message }, deps.clock());
+    return { done: true } as const;
+  };
+  try {
+    const apiKey = await getProviderApiKey(ctx, row.backend);
+    const baseUrl = row.backend === "openai" ? deps.config.openaiBaseUrl : deps.config.togetherBaseUrl;
+    const trainer = deps.trainers({ backend: row.backend, baseUrl, apiKey });
+
+    if (status === "PENDING") {
+      if (!row.datasetId) return fail(row, "The dataset was deleted before training started");
+      let fileId = row.trainingFileId;
+      if (!fileId) {
+        const { jsonl, count } = await trainingJsonl(ctx, row.datasetId);
+        if (count === 0) return fail(row, "The dataset has no TRAIN entries");
+        fileId = await trainer.uploadTrainingFile(jsonl, `${row.slug}.jsonl`);
+        await deps.database.db.update(models).set({ trainingFileId: fileId, trainingEntries: count, updatedAt: deps.clock() }).where(eq(models.id, row.id));
+      }
+      const jobId = await trainer.createJob({ fileId, baseModel: row.baseModel, hyperparameters: row.hyperparameters, suffix: row.slug.slice(0, 40) });
+      await moveModel(deps.database.db, row, "QUEUED", { upstreamJobId: jobId, trainingFileId: fileId }, deps.clock());
+      return poll;
+    }
+
+    const state = await trainer.getJob(row.upstreamJobId!);
+    if (state.status === "succeeded") {
+      if (!state.modelId) return fail(row, "Training succeeded but the backend named no model");
+      await moveModel(deps.database.db, row, "DEPLOYED", { upstreamModelId: state.modelId, errorMessage: null }, deps.clock());
+      return { done: true };
+    }
+    if (state.status === "failed" || state.status === "cancelled") return fail(row, state.error ?? `Training ${state.status}`);
+    if (state.status === "running" && status === "QUEUED") await moveModel(deps.database.db, row, "TRAINING", {}, deps.clock());
+    return poll;
+  } catch (err) {
+    const e = toDomainError(err);
+    if (isPermanent(e) || input.lastAttempt) return fail(row, e.message);
+    throw err; // transient: the queue retries with backoff
+  }
+}

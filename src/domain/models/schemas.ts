@@ -1,0 +1,64 @@
+import { z } from "zod";
+
+export const MODEL_STATUSES = ["PENDING", "QUEUED", "TRAINING", "DEPLOYED", "ERROR"] as const;
+export type ModelStatus = (typeof MODEL_STATUSES)[number];
+
+export const ModelSlug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "slug must be 1-64 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit");
+
+const auto = <T extends z.ZodType>(t: T) => z.union([t, z.literal("auto")]);
+
+/** OpenAI's supervised fine-tuning hyperparameters. */
+export const OpenAiHyperparameters = z.strictObject({
+  n_epochs: auto(z.number().int().min(1).max(50)).optional(),
+  batch_size: auto(z.number().int().min(1).max(256)).optional(),
+  learning_rate_multiplier: auto(z.number().positive().max(10)).optional(),
+});
+
+/** Together's LoRA fine-tuning hyperparameters. */
+export const TogetherHyperparameters = z.strictObject({
+  n_epochs: z.number().int().min(1).max(20).optional(),
+  learning_rate: z.number().positive().max(0.01).optional(),
+  batch_size: z.union([z.number().int().min(1).max(256), z.literal("max")]).optional(),
+  lora_r: z.number().int().min(1).max(64).optional(),
+  lora_alpha: z.number().int().min(1).max(128).optional(),
+  warmup_ratio: z.number().min(0).max(1).optional(),
+});
+
+/** POST /models: `trainingConfig` names the provider, the base model and the hyperparameters. */
+export const CreateModelInput = z.object({
+  datasetId: z.string().min(1),
+  slug: ModelSlug,
+  description: z.string().max(1000).nullish(),
+  trainingConfig: z.looseObject({
+    provider: z.enum(["openai", "together", "openpipe"], { error: "trainingConfig.provider must be openai, together or openpipe" }),
+    baseModel: z.string().min(1),
+  }),
+});
+export type CreateModelInput = z.input<typeof CreateModelInput>;
+
+/** POST /unstable/finetune/create */
+export const CreateFineTuneInput = z.object({
+  datasetId: z.string().min(1),
+  slug: ModelSlug,
+  baseModel: z.string().min(1),
+  overrides: z.record(z.string(), z.unknown()).nullish(),
+});
+export type CreateFineTuneInput = z.input<typeof CreateFineTuneInput>;
+
+export type Model = {
+  id: string;
+  slug: string;
+  description: string | null;
+  datasetId: string | null;
+  baseModel: string;
+  backend: "openai" | "together";
+  hyperparameters: Record<string, unknown>;
+  status: ModelStatus;
+  errorMessage: string | null;
+  upstreamModelId: string | null;
+  trainingEntries: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+};

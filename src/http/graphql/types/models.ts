@@ -1,0 +1,55 @@
+import { createModel, deleteModel, getModel, listModels, type Model } from "../../../domain/models";
+import { builder, projectCtx } from "../builder";
+import { loadersOf } from "../loaders";
+import { DatasetRef } from "./datasets";
+
+export const ModelRef = builder.objectRef<Model>("Model").implement({
+  description: "A fine-tuned model of the project, served as hone:<slug> once DEPLOYED",
+  fields: (t) => ({
+    id: t.exposeID("slug", { description: "The slug (what the REST API calls the model's id)" }),
+    slug: t.exposeString("slug"),
+    description: t.exposeString("description", { nullable: true }),
+    status: t.exposeString("status", { description: "PENDING, QUEUED, TRAINING, DEPLOYED or ERROR" }),
+    baseModel: t.exposeString("baseModel"),
+    backend: t.exposeString("backend"),
+    datasetId: t.exposeID("datasetId", { nullable: true }),
+    hyperparameters: t.field({ type: "JSON", resolve: (m) => m.hyperparameters }),
+    errorMessage: t.exposeString("errorMessage", { nullable: true }),
+    trainingEntries: t.exposeInt("trainingEntries", { nullable: true }),
+    createdAt: t.field({ type: "DateTime", resolve: (m) => m.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (m) => m.updatedAt }),
+    dataset: t.field({ type: DatasetRef, nullable: true, resolve: (m, _, c) => (m.datasetId ? loadersOf(c).datasets.load(m.datasetId) : null) }),
+  }),
+});
+
+builder.objectFields(DatasetRef, (t) => ({
+  models: t.field({ type: [ModelRef], description: "Models fine-tuned on this dataset", resolve: (d, _, c) => listModels(projectCtx(c), { datasetId: d.id }) }),
+}));
+
+const CreateModelInputRef = builder.inputType("CreateModelInput", {
+  fields: (t) => ({
+    datasetId: t.id(),
+    slug: t.string(),
+    description: t.string({ required: false }),
+    trainingConfig: t.field({ type: "JSON", description: "{provider: openai | together, baseModel, ...hyperparameters}" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  models: t.field({ type: [ModelRef], resolve: (_, __, c) => listModels(projectCtx(c)) }),
+  model: t.field({ type: ModelRef, args: { slug: t.arg.string() }, resolve: (_, a, c) => getModel(projectCtx(c), { slug: a.slug }) }),
+}));
+
+builder.mutationFields((t) => ({
+  createModel: t.field({
+    type: ModelRef,
+    args: { input: t.arg({ type: CreateModelInputRef }) },
+    resolve: (_, a, c) => createModel(projectCtx(c), { ...a.input, datasetId: String(a.input.datasetId), trainingConfig: a.input.trainingConfig as never }),
+  }),
+  deleteModel: t.field({
+    type: "String",
+    description: "Deletes a model (cancelling its training if it is still training); returns its slug",
+    args: { slug: t.arg.string() },
+    resolve: async (_, a, c) => (await deleteModel(projectCtx(c), { slug: a.slug })).id,
+  }),
+}));

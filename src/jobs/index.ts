@@ -1,0 +1,10 @@
+import type { Deps } from "../deps";
+import { fineTuneJob } from "./fine-tune.job";
+import { startWorker, type Worker } from "./worker";
+
+/** Starts this process's job worker (all job kinds) and wires deps.nudgeJobs to it. */
+export function startJobs(deps: Deps, opts: { pollMs?: number } = {}): Worker {
+  const worker = startWorker(deps, { ...fineTuneJob }, opts);
+  deps.nudgeJobs = () => worker.nudge();
+  return worker;
+}
