@@ -1,0 +1,108 @@
+// A fake fine-tuning backend on 127.0.0.1 speaking OpenAI's files + fine_tuning/jobs protocol and
+// Together's files/upload + fine-tunes protocol, plus chat completions for the trained models.
+// Each poll of a job moves it one step: queued -> running -> succeeded. A suffix (the model slug)
+// containing "fail" ends in failure; one containing "stall" stays running.
+
+type Job = { id: string; api: "openai" | "together"; model: string; suffix: string; fileId: string; polls: number; cancelled: boolean; body: any };
+
+export type FakeTrainer = {
+  url: string;
+  files: Map<string, string>;
+  jobs: Map<string, Job>;
+  cancelled: string[];
+  chats: any[];
+  stop(): Promise<void>;
+};
+
+export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
+  const fake: FakeTrainer = { url: "", files: new Map(), jobs: new Map(), cancelled: [], chats: [], stop: async () => {} };
+  let n = 0;
+  const openAiJob = (j: Job) => {
+    const steps = j.suffix.includes("fail") ? ["running", "failed"] : j.suffix.includes("stall") ? ["running"] : ["queued", "running", "succeeded"];
+    const status = j.cancelled ? "cancelled" : steps[Math.min(j.polls, steps.length - 1)]!;
+    return {
+      id: j.id,
+      object: "fine_tuning.job",
+      model: j.model,
+      status,
+      training_file: j.fileId,
+      fine_tuned_model: status === "succeeded" ? `ft:${j.model}:hone:${j.suffix}:x1` : null,
+      error: status === "failed" ? { code: "invalid_training_file", message: "Training file has too few examples", param: null } : null,
+    };
+  };
+  const togetherJob = (j: Job) => {
+    const steps = j.suffix.includes("fail") ? ["running", "error"] : j.suffix.includes("stall") ? ["running"] : ["pending", "running", "completed"];
+    const status = j.cancelled ? "cancelled" : steps[Math.min(j.polls, steps.length - 1)]!;
+    return {
+      id: j.id,
+      status,
+      model: j.model,
+      output_name: status === "completed" ? `acct/${j.model.split("/").at(-1)}-${j.suffix}` : null,
+      events: status === "error" ? [{ level: "error", message: "CUDA out of memory" }] : [],
+    };
+  };
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const url = new URL(req.url);
+      const path = url.pathname;
+      if (opts.apiKey && req.headers.get("authorization") !== `Bearer ${opts.apiKey}`) {
+        return Response.json({ error: { message: "bad key", type: "invalid_request_error", code: "invalid_api_key" } }, { status: 401 });
+      }
+      // Files
+      if (req.method === "POST" && (path === "/v1/files" || path === "/v1/files/upload")) {
+        const form = await req.formData();
+        const file = form.get("file") as File;
+        const id = `file-${++n}`;
+        fake.files.set(id, await file.text());
+        return Response.json({ id, object: "file", purpose: form.get("purpose"), filename: file.name });
+      }
+      // Jobs
+      if (req.method === "POST" && (path === "/v1/fine_tuning/jobs" || path === "/v1/fine-tunes")) {
+        const body = (await req.json()) as any;
+        const api = path === "/v1/fine-tunes" ? "together" : "openai";
+        const job: Job = { id: `${api === "openai" ? "ftjob" : "ft"}-${++n}`, api, model: body.model, suffix: body.suffix ?? "", fileId: body.training_file, polls: 0, cancelled: false, body };
+        if (!fake.files.has(job.fileId)) return Response.json({ error: { message: "no such file" } }, { status: 400 });
+        fake.jobs.set(job.id, job);
+        return Response.json(api === "openai" ? openAiJob(job) : togetherJob(job));
+      }
+      const m = /^\/v1\/(fine_tuning\/jobs|fine-tunes)\/([^/]+)(\/cancel)?$/.exec(path);
+      if (m) {
+        const job = fake.jobs.get(m[2]!);
+        if (!job) return Response.json({ error: { message: "no such job" } }, { status: 404 });
+        if (m[3]) {
+          job.cancelled = true;
+          fake.cancelled.push(job.id);
+        } else if (req.method === "GET") {
+          job.polls++;
+        }
+        return Response.json(job.api === "openai" ? openAiJob(job) : togetherJob(job));
+      }
+      // Inference for trained models
+      if (req.method === "POST" && path === "/v1/chat/completions") {
+        const body = (await req.json()) as any;
+        fake.chats.push(body);
+        const last = [...body.messages].reverse().find((x: any) => x.role === "user")?.content ?? "";
+        const completion = {
+          id: `chatcmpl-${++n}`,
+          object: "chat.completion",
+          created: 1_700_000_000,
+          model: body.model,
+          choices: [{ index: 0, message: { role: "assistant", content: `tuned: ${last}` }, finish_reason: "stop", logprobs: null }],
+          usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 },
+        };
+        if (!body.stream) return Response.json(completion);
+        const chunk = (delta: object, finish: string | null, extra: object = {}) =>
+          `data: ${JSON.stringify({ id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+        const text = [chunk({ role: "assistant", content: "" }, null), chunk({ content: `tuned: ${last}` }, null), chunk({}, "stop"),
+          `data: ${JSON.stringify({ id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [], usage: completion.usage })}\n\n`, "data: [DONE]\n\n"].join("");
+        return new Response(text, { headers: { "content-type": "text/event-stream" } });
+      }
+      return Response.json({ error: { message: `unknown route ${req.method} ${path}` } }, { status: 404 });
+    },
+  });
+  fake.url = `http://127.0.0.1:${server.port}`;
+  fake.stop = () => server.stop(true);
+  return fake;
+}
