@@ -44,6 +44,7 @@ const EnvSchema = z.object({
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
   HONE_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   HONE_JUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  HONE_EVAL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   HONE_FINETUNE_POLL_MS: z.coerce.number().int().min(10).default(30_000),
   HONE_JOB_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   HONE_WORKER: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
@@ -79,6 +80,8 @@ export type Config = {
   judgeTimeoutMs: number;
   /** Judge calls run at once by an alignment run. */
   judgeConcurrency: number;
+  /** (entry, model) pairs an evaluation or dataset task works on at once. */
+  evalConcurrency: number;
   /** How often a training job is checked at its backend. */
   fineTunePollMs: number;
   /** How often an idle worker looks for due jobs. */
@@ -125,6 +128,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,
     judgeTimeoutMs: e.HONE_JUDGE_TIMEOUT_MS,
     judgeConcurrency: e.HONE_JUDGE_CONCURRENCY,
+    evalConcurrency: e.HONE_EVAL_CONCURRENCY,
     fineTunePollMs: e.HONE_FINETUNE_POLL_MS,
     jobPollMs: e.HONE_JOB_POLL_MS,
     worker: e.HONE_WORKER,

@@ -11,6 +11,8 @@ export const ID_PREFIXES = {
   alignmentRow: "alr",
   model: "ft",
   job: "job",
+  evaluation: "eval",
+  datasetTask: "dtask",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

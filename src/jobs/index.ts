@@ -1,10 +1,11 @@
 import type { Deps } from "../deps";
+import { evaluationJobs } from "./evaluation.job";
 import { fineTuneJob } from "./fine-tune.job";
 import { startWorker, type Worker } from "./worker";
 
 /** Starts this process's job worker (all job kinds) and wires deps.nudgeJobs to it. */
 export function startJobs(deps: Deps, opts: { pollMs?: number } = {}): Worker {
-  const worker = startWorker(deps, { ...fineTuneJob }, opts);
+  const worker = startWorker(deps, { ...fineTuneJob, ...evaluationJobs }, opts);
   deps.nudgeJobs = () => worker.nudge();
   return worker;
 }

@@ -84,18 +84,32 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
         const body = (await req.json()) as any;
         fake.chats.push(body);
         const last = [...body.messages].reverse().find((x: any) => x.role === "user")?.content ?? "";
+        if (body.tools?.[0]?.function?.name === "record_verdict") {
+          // The judge: an output passes when it is "tuned" or "good".
+          const pass = /(tuned|good):/.test(last.split("Output:").at(-1) ?? "");
+          return Response.json({
+            id: `chatcmpl-${++n}`,
+            object: "chat.completion",
+            created: 1_700_000_000,
+            model: body.model,
+            choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "v", type: "function", function: { name: "record_verdict", arguments: JSON.stringify({ explanation: pass ? "fine" : "not good", judgement: pass ? "PASS" : "FAIL" }) } }] } }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          });
+        }
+        // Trained models answer "tuned", a model named *relabel* answers "good", others echo.
+        const prefix = String(body.model).startsWith("ft:") || String(body.model).startsWith("acct/") ? "tuned" : String(body.model).includes("relabel") ? "good" : "echo";
         const completion = {
           id: `chatcmpl-${++n}`,
           object: "chat.completion",
           created: 1_700_000_000,
           model: body.model,
-          choices: [{ index: 0, message: { role: "assistant", content: `tuned: ${last}` }, finish_reason: "stop", logprobs: null }],
+          choices: [{ index: 0, message: { role: "assistant", content: `${prefix}: ${last}` }, finish_reason: "stop", logprobs: null }],
           usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 },
         };
         if (!body.stream) return Response.json(completion);
         const chunk = (delta: object, finish: string | null, extra: object = {}) =>
           `data: ${JSON.stringify({ id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-        const text = [chunk({ role: "assistant", content: "" }, null), chunk({ content: `tuned: ${last}` }, null), chunk({}, "stop"),
+        const text = [chunk({ role: "assistant", content: "" }, null), chunk({ content: `${prefix}: ${last}` }, null), chunk({}, "stop"),
           `data: ${JSON.stringify({ id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [], usage: completion.usage })}\n\n`, "data: [DONE]\n\n"].join("");
         return new Response(text, { headers: { "content-type": "text/event-stream" } });
       }

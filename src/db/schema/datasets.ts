@@ -37,6 +37,10 @@ export const datasetEntries = pgTable(
     sourceLogId: text("source_log_id").references(() => requestLogs.id, { onDelete: "set null" }),
     /** SHA-256 of the entry's content (messages, tools, tool_choice, response_format), for duplicates. */
     contentHash: text("content_hash"),
+    /** Before the first relabelling: the messages as they were, kept for audit. */
+    originalMessages: jsonb("original_messages").$type<unknown[] | null>(),
+    relabeledBy: text("relabeled_by"),
+    relabeledAt: timestamp("relabeled_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [
     index().on(t.datasetId, t.id),

@@ -5,3 +5,4 @@ export * from "./logs";
 export * from "./cache";
 export * from "./criteria";
 export * from "./models";
+export * from "./evaluations";

@@ -24,6 +24,8 @@ export const models = pgTable(
     /** The model id the backend serves once training succeeded. */
     upstreamModelId: text("upstream_model_id"),
     trainingEntries: integer("training_entries"),
+    /** Criteria whose latest FAIL verdict keeps an entry out of the training data. */
+    excludeFailing: jsonb("exclude_failing").$type<string[]>().notNull().default([]),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

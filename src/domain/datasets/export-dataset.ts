@@ -3,10 +3,10 @@ import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { findDataset } from "./internal";
-import { DatasetId, Split } from "./schemas";
+import { findDataset, verdictCondition } from "./internal";
+import { DatasetId, Split, VerdictFilter } from "./schemas";
 
-export const ExportDatasetInput = z.object({ datasetId: DatasetId, split: Split.nullish() });
+export const ExportDatasetInput = z.object({ datasetId: DatasetId, split: Split.nullish(), verdict: VerdictFilter.nullish() });
 
 export type ExportRow = { messages: unknown[]; tools: unknown[] | null; tool_choice: unknown; split: "TRAIN" | "TEST"; metadata: Record<string, string>; response_format?: unknown };
 
@@ -14,7 +14,10 @@ export type ExportRow = { messages: unknown[]; tools: unknown[] | null; tool_cho
  * The dataset's entries as JSONL rows, read 1,000 at a time by key: memory stays flat whatever
  * the dataset's size. Checks the dataset before the first row, so a 404 is still possible.
  */
-export async function exportDataset(ctx: Ctx, raw: { datasetId: string; split?: string | null }): Promise<AsyncGenerator<ExportRow>> {
+export async function exportDataset(
+  ctx: Ctx,
+  raw: { datasetId: string; split?: string | null; verdict?: { criterionId: string; judgement: string } | null },
+): Promise<AsyncGenerator<ExportRow>> {
   const input = parseInput(ExportDatasetInput, raw);
   await findDataset(ctx, input.datasetId);
   const db = dbOf(ctx);
@@ -23,6 +26,7 @@ export async function exportDataset(ctx: Ctx, raw: { datasetId: string; split?: 
     for (;;) {
       const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId)];
       if (input.split) where.push(eq(datasetEntries.split, input.split));
+      if (input.verdict) where.push(verdictCondition(input.verdict));
       if (after) where.push(gt(datasetEntries.id, after));
       const page = await db
         .select({

@@ -9,3 +9,4 @@ export { exportDataset, type ExportRow } from "./export-dataset";
 export { importDatasetJsonl, type JsonlImportResult } from "./import-jsonl";
 export { importLogsToDataset, ImportLogsInput, logToEntry, type ImportLogsResult } from "./import-logs";
 export { loadDatasets, loadEntriesBySourceLog } from "./load-graph";
+export { DATASET_TASK_JOB, getDatasetTask, judgeDatasetEntries, relabelDatasetEntries, runDatasetTaskStep, type DatasetTask } from "./quality";

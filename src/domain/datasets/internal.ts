@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
-import { datasetEntries, datasets, models } from "../../db/schema";
+import { datasetEntries, datasets, entryVerdicts, models } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
 import type { Dataset, DatasetEntry, DatasetEntryInput, Split } from "./schemas";
 
@@ -48,7 +48,15 @@ export function toDatasetEntry(row: typeof datasetEntries.$inferSelect): Dataset
     metadata: row.metadata,
     createdAt: row.createdAt,
     sourceLogId: row.sourceLogId ?? null,
+    originalMessages: row.originalMessages ?? null,
+    relabeledBy: row.relabeledBy ?? null,
   };
+}
+
+/** The condition "the latest verdict of this criterion on the entry is this judgement". */
+export function verdictCondition(v: { criterionId: string; judgement: "PASS" | "FAIL" }) {
+  return sql`exists (select 1 from ${entryVerdicts} v where v.entry_id = ${datasetEntries.id}
+    and v.criterion_id = ${v.criterionId.replace(/@v\d+$/, "")} and v.judgement = ${v.judgement})`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { decodeCursor, encodeCursor, findDataset, toDatasetEntry } from "./internal";
+import { decodeCursor, encodeCursor, findDataset, toDatasetEntry, verdictCondition } from "./internal";
 import { ListDatasetEntriesInput, type DatasetEntryPage } from "./schemas";
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -15,6 +15,7 @@ export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput)
   const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId)];
   if (input.after) where.push(gt(datasetEntries.id, decodeCursor(input.after)));
   if (input.split) where.push(eq(datasetEntries.split, input.split));
+  if (input.verdict) where.push(verdictCondition(input.verdict));
   const rows = await dbOf(ctx)
     .select()
     .from(datasetEntries)

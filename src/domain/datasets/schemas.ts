@@ -48,11 +48,15 @@ export const AddDatasetEntriesInput = z.object({
 });
 export type AddDatasetEntriesInput = z.input<typeof AddDatasetEntriesInput>;
 
+/** Entries whose latest verdict of a criterion is this judgement. */
+export const VerdictFilter = z.object({ criterionId: z.string().min(1), judgement: z.enum(["PASS", "FAIL"]) });
+
 export const ListDatasetEntriesInput = z.object({
   datasetId: DatasetId,
   first: z.number().int().min(1).max(500).optional(),
   after: z.string().max(200).nullable().optional(),
   split: Split.nullable().optional(),
+  verdict: VerdictFilter.nullish(),
 });
 export type ListDatasetEntriesInput = z.input<typeof ListDatasetEntriesInput>;
 
@@ -76,6 +80,9 @@ export type DatasetEntry = {
   metadata: Record<string, string>;
   createdAt: Date;
   sourceLogId: string | null;
+  /** Before the first relabelling, for audit (null when never relabelled). */
+  originalMessages: unknown[] | null;
+  relabeledBy: string | null;
 };
 
 export type AddDatasetEntriesResult = {

@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { verdictCondition } from "../datasets/internal";
 import type { Ctx } from "../../context";
 import { datasetEntries, models } from "../../db/schema";
 import type { Deps } from "../../deps";
@@ -10,12 +11,13 @@ import type { ModelStatus } from "./schemas";
 export type AdvanceResult = { done: true } | { runAgainInMs: number };
 
 /** The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included); TEST is held out. */
-async function trainingJsonl(ctx: Ctx, datasetId: string): Promise<{ jsonl: string; count: number }> {
+async function trainingJsonl(ctx: Ctx, datasetId: string, excludeFailing: string[]): Promise<{ jsonl: string; count: number }> {
   const lines: string[] = [];
   let after: string | null = null;
   for (;;) {
     const where: SQL[] = [eq(datasetEntries.datasetId, datasetId), eq(datasetEntries.projectId, ctx.projectId), eq(datasetEntries.split, "TRAIN")];
     if (after) where.push(gt(datasetEntries.id, after));
+    for (const criterionId of excludeFailing) where.push(sql`not ${verdictCondition({ criterionId, judgement: "FAIL" })}`);
     const page = await ctx.deps.database.db
       .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools })
       .from(datasetEntries)
@@ -60,8 +62,8 @@ export async function advanceFineTune(deps: Deps, input: { modelId: string; last
       if (!row.datasetId) return fail(row, "The dataset was deleted before training started");
       let fileId = row.trainingFileId;
       if (!fileId) {
-        const { jsonl, count } = await trainingJsonl(ctx, row.datasetId);
-        if (count === 0) return fail(row, "The dataset has no TRAIN entries");
+        const { jsonl, count } = await trainingJsonl(ctx, row.datasetId, row.excludeFailing);
+        if (count === 0) return fail(row, "The dataset has no TRAIN entries left to train on");
         fileId = await trainer.uploadTrainingFile(jsonl, `${row.slug}.jsonl`);
         await deps.database.db.update(models).set({ trainingFileId: fileId, trainingEntries: count, updatedAt: deps.clock() }).where(eq(models.id, row.id));
       }

@@ -3,6 +3,7 @@ import { models } from "../../db/schema";
 import { isUniqueViolation } from "../../db/errors";
 import { DomainError, parseInput, validationError } from "../../errors";
 import { findDataset } from "../datasets/internal";
+import { resolveCriterion } from "../criteria";
 import { enqueueJob } from "../jobs";
 import { BASE_MODELS, findBaseModel } from "./catalogue";
 import { toModel } from "./internal";
@@ -17,7 +18,15 @@ function bad(message: string, path: (string | number)[]): DomainError {
 
 async function startFineTune(
   ctx: Ctx,
-  input: { datasetId: string; slug: string; baseModel: string; provider?: string; hyperparameters: Record<string, unknown>; description?: string | null },
+  input: {
+    datasetId: string;
+    slug: string;
+    baseModel: string;
+    provider?: string;
+    hyperparameters: Record<string, unknown>;
+    description?: string | null;
+    excludeFailing?: string[] | null;
+  },
 ): Promise<Model> {
   const base = findBaseModel(input.baseModel);
   if (!base) {
@@ -33,6 +42,8 @@ async function startFineTune(
   const baseNames = new Set(BASE_MODELS.flatMap((m) => [m.id.toLowerCase(), m.id.split("/").at(-1)!.toLowerCase(), m.id.replace(/-\d{4}-\d{2}-\d{2}$/, "").toLowerCase()]));
   if (baseNames.has(input.slug)) throw bad(`The slug ${input.slug} is the name of a base model; choose another`, ["slug"]);
   const dataset = await findDataset(ctx, input.datasetId);
+  const excludeFailing: string[] = [];
+  for (const ref of input.excludeFailing ?? []) excludeFailing.push((await resolveCriterion(ctx, ref)).criterionId);
   if (dataset.entryCount === 0) throw bad(`Dataset ${dataset.id} has no entries to train on`, ["datasetId"]);
 
   const now = ctx.deps.clock();
@@ -50,6 +61,7 @@ async function startFineTune(
           baseModel: base.id,
           backend,
           hyperparameters: hp.data,
+          excludeFailing,
           status: "PENDING",
           createdAt: now,
           updatedAt: now,
@@ -71,7 +83,15 @@ export async function createModel(ctx: Ctx, raw: CreateModelInput): Promise<Mode
   const input = parseInput(CreateModelInput, raw);
   const { provider, baseModel, sft_hyperparameters, hyperparameters, ...rest } = input.trainingConfig as Record<string, unknown>;
   const flat = { ...(hyperparameters as object | undefined), ...(sft_hyperparameters as object | undefined), ...rest };
-  return startFineTune(ctx, { datasetId: input.datasetId, slug: input.slug, baseModel: String(baseModel), provider: String(provider), hyperparameters: flat, description: input.description });
+  return startFineTune(ctx, {
+    datasetId: input.datasetId,
+    slug: input.slug,
+    baseModel: String(baseModel),
+    provider: String(provider),
+    hyperparameters: flat,
+    description: input.description,
+    excludeFailing: input.excludeFailing,
+  });
 }
 
 /** POST /unstable/finetune/create */

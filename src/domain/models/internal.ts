@@ -21,6 +21,7 @@ export function toModel(r: ModelRow): Model {
     errorMessage: r.errorMessage,
     upstreamModelId: r.upstreamModelId,
     trainingEntries: r.trainingEntries,
+    excludeFailing: r.excludeFailing,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

@@ -31,6 +31,8 @@ export const CreateModelInput = z.object({
   datasetId: z.string().min(1),
   slug: ModelSlug,
   description: z.string().max(1000).nullish(),
+  /** Leave out entries whose latest verdict of any of these criteria is FAIL. */
+  excludeFailing: z.array(z.string().min(1)).max(10).nullish(),
   trainingConfig: z.looseObject({
     provider: z.enum(["openai", "together", "openpipe"], { error: "trainingConfig.provider must be openai, together or openpipe" }),
     baseModel: z.string().min(1),
@@ -59,6 +61,7 @@ export type Model = {
   errorMessage: string | null;
   upstreamModelId: string | null;
   trainingEntries: number | null;
+  excludeFailing: string[];
   createdAt: Date;
   updatedAt: Date;
 };

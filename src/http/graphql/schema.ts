@@ -1,6 +1,7 @@
 import { builder } from "./builder";
 import "./types/criteria";
 import "./types/datasets";
+import "./types/evaluations";
 import "./types/graph";
 import "./types/logs";
 import "./types/models";

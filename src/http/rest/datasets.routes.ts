@@ -65,7 +65,13 @@ export function datasetsRoutes(deps: Deps) {
     )
     .get("/datasets/:datasetId/export", async ({ request, params, query }) => {
       const ctx = await authenticateRequest(deps, request);
-      const rows = await exportDataset(ctx, { datasetId: params.datasetId, split: (query as Record<string, string | undefined>).split ?? null });
+      const q = query as Record<string, string | undefined>;
+      const rows = await exportDataset(ctx, {
+        datasetId: params.datasetId,
+        split: q.split ?? null,
+        // ?criterion=crit_…&judgement=PASS|FAIL keeps the entries with that latest verdict.
+        verdict: q.criterion ? { criterionId: q.criterion, judgement: q.judgement ?? "PASS" } : null,
+      });
       const encoder = new TextEncoder();
       let written = 0;
       const stream = new ReadableStream<Uint8Array>({

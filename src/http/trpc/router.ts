@@ -2,6 +2,7 @@ import { router } from "./init";
 import { adminRouter } from "./routers/admin";
 import { criteriaRouter } from "./routers/criteria";
 import { datasetsRouter } from "./routers/datasets";
+import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
 import { modelsRouter } from "./routers/models";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
@@ -10,6 +11,7 @@ export const appRouter = router({
   admin: adminRouter,
   criteria: criteriaRouter,
   datasets: datasetsRouter,
+  evaluations: evaluationsRouter,
   logs: logsRouter,
   models: modelsRouter,
   providerKeys: providerKeysRouter,

@@ -26,7 +26,13 @@ export const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").i
     responseFormat: t.field({ type: "JSON", nullable: true, resolve: (e) => e.responseFormat }),
     metadata: t.field({ type: "JSON", resolve: (e) => e.metadata }),
     createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
+    originalMessages: t.field({ type: "JSON", nullable: true, description: "The messages before the first relabelling", resolve: (e) => e.originalMessages }),
+    relabeledBy: t.exposeString("relabeledBy", { nullable: true }),
   }),
+});
+
+const VerdictFilterInput = builder.inputType("VerdictFilterInput", {
+  fields: (t) => ({ criterionId: t.string(), judgement: t.string({ description: "PASS or FAIL" }) }),
 });
 
 export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
@@ -39,7 +45,10 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
     fineTuneCount: t.exposeInt("fineTuneCount"),
     entries: t.connection({
       type: DatasetEntryRef,
-      args: { split: t.arg({ type: SplitEnum, required: false }) },
+      args: {
+        split: t.arg({ type: SplitEnum, required: false }),
+        verdict: t.arg({ type: VerdictFilterInput, required: false, description: "only entries whose latest verdict of the criterion is this" }),
+      },
       resolve: async (dataset, args, context) => {
         if (args.last != null || args.before != null) {
           throw new DomainError("VALIDATION", "Input validation failed", {
@@ -51,6 +60,7 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
           first: args.first ?? undefined,
           after: args.after ?? undefined,
           split: args.split ?? undefined,
+          verdict: (args.verdict as { criterionId: string; judgement: "PASS" | "FAIL" } | null | undefined) ?? undefined,
         });
         return {
           edges: page.entries.map((node) => ({ cursor: Buffer.from(node.id).toString("base64url"), node })),

@@ -7,6 +7,10 @@ import {
   DatasetIdInput,
   deleteDataset,
   getDataset,
+  getDatasetTask,
+  judgeDatasetEntries,
+  relabelDatasetEntries,
+  type DatasetTask,
   importDatasetJsonl,
   importLogsToDataset,
   ImportLogsInput,
@@ -20,6 +24,7 @@ import { projectProcedure, router } from "../init";
 
 // No transformer is configured, so Dates are sent as ISO strings and typed that way.
 const datasetOut = (d: Dataset) => ({ ...d, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString() });
+const taskOut = (t: DatasetTask) => ({ ...t, createdAt: t.createdAt.toISOString() });
 const entryOut = (e: DatasetEntry) => ({ ...e, createdAt: e.createdAt.toISOString() });
 
 export const datasetsRouter = router({
@@ -38,6 +43,13 @@ export const datasetsRouter = router({
   importJsonl: projectProcedure
     .input(z.object({ datasetId: z.string().min(1), jsonl: z.string() }))
     .mutation(({ ctx, input }) => importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n") })),
+  judgeEntries: projectProcedure
+    .input(z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1) }))
+    .mutation(async ({ ctx, input }) => taskOut(await judgeDatasetEntries(ctx.project, input))),
+  relabelEntries: projectProcedure
+    .input(z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1), model: z.string().min(1) }))
+    .mutation(async ({ ctx, input }) => taskOut(await relabelDatasetEntries(ctx.project, input))),
+  task: projectProcedure.input(z.object({ id: z.string().min(1) })).query(async ({ ctx, input }) => taskOut(await getDatasetTask(ctx.project, input))),
   listEntries: projectProcedure.input(ListDatasetEntriesInput).query(async ({ ctx, input }) => {
     const page = await listDatasetEntries(ctx.project, input);
     return { ...page, entries: page.entries.map(entryOut) };

@@ -1,0 +1,123 @@
+import { and, asc, eq } from "drizzle-orm";
+import pLimit from "p-limit";
+import type { Ctx } from "../../context";
+import { datasetEntries, evaluationResults, evaluations } from "../../db/schema";
+import type { Deps } from "../../deps";
+import { toDomainError } from "../../errors";
+import { createChatCompletion } from "../completions/create-chat-completion";
+import { estimateCost } from "../completions/estimate-cost";
+import { resolveCriterion, judgeOutput } from "../criteria";
+import { splitEntry } from "./internal";
+import { DATASET_MODEL, type Verdicts } from "./schemas";
+
+/** Pairs worked on per job step; the step then yields so its lease never runs out. */
+const CHUNK = 100;
+
+type Entry = { id: string; messages: unknown[]; tools: unknown[] | null; toolChoice: unknown; responseFormat: unknown };
+
+/**
+ * One step of an evaluation (run by the job queue): up to CHUNK (entry, model) pairs that have no
+ * result yet, HONE_EVAL_CONCURRENCY at a time. Results are stored one by one, so a restart only
+ * redoes pairs that were in flight; a cancelled evaluation stops at the next pair.
+ */
+export async function runEvaluationStep(deps: Deps, input: { evaluationId: string }): Promise<{ done: true } | { runAgainInMs: number }> {
+  const db = deps.database.db;
+  const [ev] = await db.select().from(evaluations).where(eq(evaluations.id, input.evaluationId));
+  if (!ev || ev.status === "DONE" || ev.status === "CANCELLED" || ev.status === "ERROR") return { done: true };
+  const ctx: Ctx = { deps, actor: { type: "system", job: "evaluation" }, projectId: ev.projectId, requestId: `evaluation-${ev.id}` };
+  if (ev.status === "QUEUED") await db.update(evaluations).set({ status: "RUNNING", updatedAt: deps.clock() }).where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "QUEUED")));
+  if (!ev.datasetId) {
+    await db.update(evaluations).set({ status: "ERROR", errorMessage: "The dataset was deleted", updatedAt: deps.clock() }).where(eq(evaluations.id, ev.id));
+    return { done: true };
+  }
+
+  const entries: Entry[] = await db
+    .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools, toolChoice: datasetEntries.toolChoice, responseFormat: datasetEntries.responseFormat })
+    .from(datasetEntries)
+    .where(and(eq(datasetEntries.datasetId, ev.datasetId), eq(datasetEntries.split, "TEST")))
+    .orderBy(asc(datasetEntries.id));
+  const finished = new Set(
+    (await db.select({ entryId: evaluationResults.entryId, model: evaluationResults.model }).from(evaluationResults).where(eq(evaluationResults.evaluationId, ev.id))).map(
+      (r) => `${r.entryId}\u0000${r.model}`,
+    ),
+  );
+  const pending = entries.flatMap((e) => ev.models.filter((m) => !finished.has(`${e.id}\u0000${m}`)).map((m) => ({ entry: e, model: m })));
+  if (pending.length === 0) {
+    await db.update(evaluations).set({ status: "DONE", updatedAt: deps.clock() }).where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "RUNNING")));
+    return { done: true };
+  }
+  const criteria = await Promise.all(ev.criteria.map((c) => resolveCriterion(ctx, `${c.criterionId}@v${c.version}`)));
+  const limit = pLimit(deps.config.evalConcurrency);
+  let cancelled = false;
+  await Promise.all(
+    pending.slice(0, CHUNK).map(({ entry, model }) =>
+      limit(async () => {
+        if (cancelled) return;
+        const [now] = await db.select({ status: evaluations.status }).from(evaluations).where(eq(evaluations.id, ev.id));
+        if (now?.status !== "RUNNING") {
+          cancelled = true;
+          return;
+        }
+        const { input: messages, reference } = splitEntry(entry.messages);
+        let output: Record<string, unknown> | null = null;
+        let error: string | null = null;
+        let usage: { prompt_tokens?: number; completion_tokens?: number } | null = null;
+        const started = performance.now();
+        if (model === DATASET_MODEL) output = reference;
+        else {
+          try {
+            const result = await createChatCompletion(ctx, {
+              body: {
+                model,
+                messages,
+                ...(entry.tools ? { tools: entry.tools } : {}),
+                ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}),
+                ...(entry.responseFormat ? { response_format: entry.responseFormat } : {}),
+              },
+              headers: { tags: JSON.stringify({ "hone.evaluation": ev.id }) },
+              signal: new AbortController().signal,
+            });
+            if (result.kind === "completion") {
+              output = result.completion.choices[0]?.message ?? null;
+              usage = result.completion.usage ?? null;
+            }
+          } catch (err) {
+            error = toDomainError(err).message;
+          }
+        }
+        const latencyMs = model === DATASET_MODEL ? 0 : Math.round(performance.now() - started);
+        const verdicts: Verdicts = {};
+        if (output) {
+          await Promise.all(
+            criteria.map(async (c) => {
+              try {
+                const v = await judgeOutput(ctx, c, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: output! });
+                verdicts[c.criterionId] = { status: "success", score: v.score, explanation: v.explanation };
+              } catch (err) {
+                const e = toDomainError(err);
+                verdicts[c.criterionId] = { status: "error", errorCode: e.code, errorMessage: e.message };
+              }
+            }),
+          );
+        }
+        await db
+          .insert(evaluationResults)
+          .values({
+            evaluationId: ev.id,
+            entryId: entry.id,
+            model,
+            output,
+            error: error ?? (output ? null : "the entry has no reference output"),
+            inputTokens: usage?.prompt_tokens ?? null,
+            outputTokens: usage?.completion_tokens ?? null,
+            costUsd: model === DATASET_MODEL ? 0 : await estimateCost(ctx, model, usage as never).catch(() => null),
+            latencyMs,
+            verdicts,
+            createdAt: deps.clock(),
+          })
+          .onConflictDoNothing();
+      }),
+    ),
+  );
+  return cancelled ? { done: true } : { runAgainInMs: 0 };
+}

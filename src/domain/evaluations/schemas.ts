@@ -1,0 +1,65 @@
+import { z } from "zod";
+
+/** The pseudo-model that answers with the dataset's own reference output. */
+export const DATASET_MODEL = "dataset";
+
+export const CreateEvaluationInput = z.object({
+  datasetId: z.string().min(1),
+  models: z.array(z.string().min(1)).min(1, "models must name at least one model").max(10),
+  criterionIds: z.array(z.string().min(1)).min(1, "criterionIds must name at least one criterion").max(10),
+});
+export type CreateEvaluationInput = z.input<typeof CreateEvaluationInput>;
+
+export type EvaluationStatus = "QUEUED" | "RUNNING" | "DONE" | "CANCELLED" | "ERROR";
+
+export type Evaluation = {
+  id: string;
+  datasetId: string | null;
+  models: string[];
+  criteria: { criterionId: string; version: number }[];
+  status: EvaluationStatus;
+  progress: { done: number; total: number };
+  errorMessage: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export type Verdicts = Record<string, { status: "success"; score: number; explanation: string } | { status: "error"; errorCode: string; errorMessage: string }>;
+
+export type EvaluationResult = {
+  entryId: string;
+  model: string;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  latencyMs: number | null;
+  verdicts: Verdicts;
+};
+
+/** Per model and criterion. */
+export type EvaluationSummaryRow = {
+  model: string;
+  criterionId: string;
+  /** Share of successful verdicts that passed (null when none succeeded). */
+  passRate: number | null;
+  meanScore: number | null;
+  judged: number;
+  judgeErrors: number;
+  outputErrors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  meanLatencyMs: number | null;
+};
+
+export type HeadToHead = {
+  modelA: string;
+  modelB: string;
+  aWins: number;
+  bWins: number;
+  ties: number;
+  /** Entries where the two differ: one passes a criterion the other fails. */
+  entries: { entryId: string; a: EvaluationResult; b: EvaluationResult; scoreA: number; scoreB: number }[];
+};
