@@ -9,7 +9,9 @@ import { criteriaRoutes } from "./http/rest/criteria.routes";
 import { datasetsRoutes } from "./http/rest/datasets.routes";
 import { logsRoutes } from "./http/rest/logs.routes";
 import { modelsRoutes } from "./http/rest/models.routes";
+import { DOCS_PAGE } from "./http/rest/docs-page";
 import { errorResponse } from "./http/rest/errors";
+import { buildOpenApiDocument } from "./http/rest/openapi";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
 
@@ -23,7 +25,11 @@ export function createApp(deps: Deps): App {
   const graphql = createGraphqlHandler(deps);
   const trpc = createTrpcHandler(deps);
 
-  const rest = new Elysia({ prefix: "/api/v1", name: "rest" }).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(criteriaRoutes(deps)).use(datasetsRoutes(deps)).use(modelsRoutes(deps));
+  const openapi = JSON.stringify(buildOpenApiDocument());
+  const rest = new Elysia({ prefix: "/api/v1", name: "rest" })
+    // The API's own description is public: it holds no project data.
+    .get("/openapi.json", () => new Response(openapi, { headers: { "content-type": "application/json" } }))
+    .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } })).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(criteriaRoutes(deps)).use(datasetsRoutes(deps)).use(modelsRoutes(deps));
 
   const elysia = new Elysia()
     .onError(({ error, code, request }) => {

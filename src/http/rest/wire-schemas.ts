@@ -1,0 +1,109 @@
+import { z } from "zod";
+
+// The REST responses of SPEC.md as zod schemas, for the OpenAPI document (requests are documented
+// from the very schemas the domain validates them with).
+
+export const ErrorEnvelope = z.object({
+  message: z.string(),
+  code: z.string(),
+  issues: z.array(z.object({ message: z.string(), path: z.array(z.union([z.string(), z.number()])).optional() })),
+});
+export const ChatErrorEnvelope = ErrorEnvelope.extend({
+  error: z.object({ message: z.string(), type: z.string(), code: z.unknown(), param: z.unknown() }),
+});
+
+export const DatasetWire = z.object({
+  object: z.literal("dataset"),
+  id: z.string(),
+  name: z.string(),
+  created: z.string().describe("ISO 8601"),
+  updated: z.string().describe("ISO 8601"),
+  dataset_entry_count: z.number().int(),
+  fine_tune_count: z.number().int(),
+});
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ object: z.literal("list"), data: z.array(item) });
+export const DeletionWire = z.object({ id: z.string(), object: z.enum(["dataset", "model"]), deleted: z.literal(true) });
+export const EntriesCreationWire = z.object({
+  object: z.literal("dataset.entries.creation"),
+  entries_created: z.number().int(),
+  errors: listOf(z.object({ object: z.literal("dataset.entries.creation.error"), entry_index: z.number().int(), message: z.string() })),
+});
+export const ImportWire = z.object({
+  object: z.literal("dataset.import"),
+  entries_created: z.number().int(),
+  error_count: z.number().int(),
+  errors: listOf(z.object({ object: z.literal("dataset.import.error"), line: z.number().int(), message: z.string() })),
+});
+export const ExportRowWire = z.object({
+  messages: z.array(z.unknown()),
+  tools: z.array(z.unknown()).nullable(),
+  tool_choice: z.unknown(),
+  split: z.enum(["TRAIN", "TEST"]),
+  metadata: z.record(z.string(), z.string()),
+  response_format: z.unknown().optional(),
+});
+export const StatusOk = z.object({ status: z.literal("ok") });
+export const MatchedLogs = z.object({ matchedLogs: z.number().int() });
+export const CheckCacheWire = z.object({ respPayload: z.null() });
+export const LatestLoggedCall = z
+  .object({
+    createdAt: z.string(),
+    cacheHit: z.boolean(),
+    statusCode: z.number().nullable(),
+    errorMessage: z.string().nullable(),
+    reqPayload: z.unknown(),
+    respPayload: z.unknown(),
+    tags: z.record(z.string(), z.string()),
+    metadata: z.record(z.string(), z.string()),
+  })
+  .nullable();
+export const JudgeWire = z.object({
+  score: z.number(),
+  explanation: z.string(),
+  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
+});
+export const ChatCompletionWire = z.looseObject({
+  id: z.string(),
+  object: z.literal("chat.completion"),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      index: z.number().int(),
+      finish_reason: z.string().nullable(),
+      message: z.looseObject({ role: z.literal("assistant"), content: z.string().nullable(), refusal: z.string().nullable().optional() }),
+      logprobs: z.unknown().optional(),
+      criteria_results: z
+        .record(
+          z.string(),
+          z.union([
+            z.object({ status: z.literal("success"), score: z.number(), explanation: z.string() }),
+            z.object({ status: z.literal("error"), errorCode: z.string(), errorMessage: z.string() }),
+          ]),
+        )
+        .optional(),
+    }),
+  ),
+  usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullish(),
+});
+export const ModelWire = z.object({
+  id: z.string().describe("the model's slug"),
+  name: z.string(),
+  object: z.literal("model"),
+  description: z.string(),
+  created: z.string(),
+  updated: z.string(),
+  hone: z.object({
+    baseModel: z.string(),
+    hyperparameters: z.record(z.string(), z.unknown()),
+    status: z.enum(["PENDING", "QUEUED", "TRAINING", "DEPLOYED", "ERROR"]),
+    datasetId: z.string().nullable(),
+    errorMessage: z.string().nullable(),
+  }),
+  contextWindow: z.number().nullable(),
+  maxCompletionTokens: z.number().nullable(),
+  capabilities: z.array(z.enum(["chat", "tools", "json"])),
+  pricing: z.object({ chatIn: z.number(), chatOut: z.number() }).nullable().describe("USD per million tokens"),
+  owned_by: z.string(),
+});
+export const FineTuneCreated = z.object({ id: z.string() });
