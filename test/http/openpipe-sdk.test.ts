@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import OpenPipeOpenAI from "openpipe/openai";
+import { systemCtx } from "../../src/context";
+import { setProviderKey } from "../../src/domain/projects";
+import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+
+// The official `openpipe` npm SDK, unchanged, with its OpenPipe base URL pointed at Hone and
+// OpenAI's base URL at a fake upstream (the same one Hone calls).
+let t: TestApp;
+let fake: FakeUpstream;
+let server: { url: string; stop(): Promise<void> };
+let client: OpenPipeOpenAI;
+
+beforeAll(async () => {
+  fake = startFakeOpenAI();
+  t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_TESTING_ROUTES: "true" } });
+  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-hone-upstream-1" });
+  server = serve(t.app);
+  client = new OpenPipeOpenAI({
+    apiKey: "sk-direct-openai-1",
+    baseURL: `${fake.url}/v1`,
+    maxRetries: 0,
+    openpipe: { apiKey: t.project.apiKey, baseUrl: `${server.url}/api/v1` },
+  });
+});
+afterAll(async () => {
+  await server.stop();
+  await fake.stop();
+  await t.close();
+});
+
+async function latest() {
+  return (await (await t.request("GET", "/api/v1/local-testing-only-get-latest-logged-call")).json()) as any;
+}
+
+describe("the openpipe SDK against Hone", () => {
+  test("openai: models go through Hone, tagged with the SDK's tags", async () => {
+    const before = fake.requests.length;
+    const r = await client.chat.completions.create({
+      model: "openai:gpt-4o-mini",
+      messages: [{ role: "user", content: "through hone" }],
+      openpipe: { tags: { prompt_id: "sdk-1" } },
+    } as never);
+    expect((r as any).choices[0].message.content).toBe("echo: through hone");
+    // Hone called the upstream with its stored key, not the SDK's direct key.
+    expect(fake.requests.at(-1)!.headers.authorization).toBe("Bearer sk-hone-upstream-1");
+    expect(fake.requests.length).toBe(before + 1);
+    const log = await latest();
+    expect(log).toMatchObject({ statusCode: 200, cacheHit: false });
+    expect(log.metadata).toMatchObject({ prompt_id: "sdk-1", $sdk: "typescript" });
+  });
+
+  test("cache: the second identical call is a hit", async () => {
+    const body = { model: "gpt-4o-mini", messages: [{ role: "user", content: `cache via sdk ${Date.now()}` }], openpipe: { cache: "readWrite" } };
+    await client.chat.completions.create(body as never);
+    expect((await latest()).cacheHit).toBe(false);
+    const before = fake.requests.length;
+    await client.chat.completions.create(body as never);
+    expect(fake.requests.length).toBe(before);
+    expect((await latest()).cacheHit).toBe(true);
+  });
+
+  test("criteria: every choice comes back judged", async () => {
+    const crit = (await (
+      await t.request("POST", "/graphql", {
+        body: { query: `mutation { createCriterion(input: {name: "ok", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }` },
+      })
+    ).json()) as any;
+    const id = crit.data.createCriterion.id;
+    const r = (await client.chat.completions.create({
+      model: "openai:gpt-4o-mini",
+      messages: [{ role: "user", content: "judge me" }],
+      n: 2,
+      openpipe: { criteria: [id] },
+    } as never)) as any;
+    expect(r.choices).toHaveLength(2);
+    for (const c of r.choices) expect(c.criteria_results[id]).toMatchObject({ status: "success", score: 1 });
+  });
+
+  test("direct OpenAI calls are reported to Hone's /report afterwards, streams merged", async () => {
+    const r = (await client.chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "direct call" }],
+      openpipe: { tags: { route: "direct" } },
+    } as never)) as any;
+    expect(fake.requests.at(-1)!.headers.authorization).toBe("Bearer sk-direct-openai-1");
+    await r.openpipe.reportingFinished;
+    const log = await latest();
+    expect(log.reqPayload.model).toBe("gpt-4o-mini");
+    expect(log.respPayload.choices[0].message.content).toBe("echo: direct call");
+    expect(log.metadata).toMatchObject({ route: "direct", $sdk: "typescript" });
+
+    const stream = (await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "direct stream" }], stream: true } as never)) as any;
+    let text = "";
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+    expect(text).toBe("echo: direct stream");
+    await stream.openpipe?.reportingFinished;
+    for (let i = 0; i < 50 && (await latest()).respPayload?.choices?.[0]?.message?.content !== "echo: direct stream"; i++) await Bun.sleep(20);
+    expect((await latest()).respPayload.choices[0].message.content).toBe("echo: direct stream");
+  });
+
+  test("an unknown fine-tune is a 404 with the SDK's expected message, and is logged", async () => {
+    const err = await client.chat.completions.create({ model: "openpipe:not-a-model", messages: [{ role: "user", content: "x" }] } as never).catch((e) => e);
+    expect(err.status).toBe(404);
+    expect(err.message).toContain("The model `openpipe:not-a-model` does not exist");
+    expect(await latest()).toMatchObject({ statusCode: 404 });
+  });
+});
