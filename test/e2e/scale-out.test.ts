@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
+import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
+import { killStartedServers, startServer, type RunningServer } from "../helpers/process";
+
+const KEY = "hone_sk_scaleoutscaleoutscaleout000001";
+let fake: FakeTrainer;
+let drop: (() => Promise<void>) | undefined;
+let dataDir: string;
+
+beforeAll(() => {
+  fake = startFakeTrainer();
+  dataDir = mkdtempSync(join(tmpdir(), "hone-scale-"));
+});
+afterAll(async () => {
+  killStartedServers();
+  await fake.stop();
+  await drop?.();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+const post = async (s: RunningServer, path: string, body: unknown, extra: Record<string, string> = {}) => {
+  const res = await fetch(`${s.url}${path}`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+  return { res, body: (await res.json()) as any };
+};
+
+describe("several Hone processes", () => {
+  test(TEST_DATABASE_URL ? "two processes on one Postgres behave as one service" : "the embedded database refuses a second process", async () => {
+    if (!TEST_DATABASE_URL) {
+      const a = await startServer({ HONE_DATA_DIR: dataDir, HONE_BOOTSTRAP_API_KEY: KEY });
+      const err = await startServer({ HONE_DATA_DIR: dataDir }, 20_000).catch((e: Error) => e);
+      expect(String(err)).toContain("in use by hone server");
+      expect(await a.stop()).toBe(0);
+      return;
+    }
+    const db = await createEmptyPostgresDatabase();
+    drop = db.drop;
+    const env = {
+      DATABASE_URL: db.url,
+      HONE_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
+      HONE_BOOTSTRAP_API_KEY: KEY,
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      HONE_FINETUNE_POLL_MS: "50",
+      HONE_JOB_POLL_MS: "50",
+      HONE_LOG_FLUSH_MS: "10",
+    };
+    // Both start at once on an empty database: migrations and bootstrap run exactly once.
+    const [a, b] = await Promise.all([startServer(env), startServer(env)]);
+    try {
+      // A provider key set through one process is used by the other.
+      await post(a, "/graphql", { query: `mutation { setProviderKey(input: {provider: "openai", apiKey: "sk-shared-0001"}) { last4 } }` });
+      const viaB = await post(b, "/api/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "from b" }] });
+      expect(viaB.res.status).toBe(200);
+      expect(viaB.body.choices[0].message.content).toBe("echo: from b");
+
+      // The cache is shared: written through A, hit through B.
+      const cached = { model: "gpt-4o-mini", messages: [{ role: "user", content: "shared cache" }] };
+      expect((await post(a, "/api/v1/chat/completions", cached, { "op-cache": "readWrite" })).res.headers.get("x-hone-cache")).toBe("MISS");
+      expect((await post(b, "/api/v1/chat/completions", cached, { "op-cache": "readWrite" })).res.headers.get("x-hone-cache")).toBe("HIT");
+
+      // Logs written by both are visible through either.
+      await post(a, "/api/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "from a" }] });
+      let contents: string[] = [];
+      for (let i = 0; i < 50; i++) {
+        const logs = await post(b, "/graphql", { query: `{ logs(first: 50) { edges { node { reqPayload } } } }` });
+        contents = logs.body.data.logs.edges.map((e: any) => e.node.reqPayload.messages[0].content);
+        if (contents.includes("from a") && contents.includes("from b")) break;
+        await Bun.sleep(50);
+      }
+      expect(contents).toEqual(expect.arrayContaining(["from a", "from b", "shared cache"]));
+
+      // Jobs: fine-tunes created through A are trained once each, by whichever worker claims them.
+      const ds = (await post(a, "/api/v1/datasets", { name: "scale" })).body.id;
+      await post(a, `/api/v1/datasets/${ds}/entries`, { entries: [{ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }], split: "TRAIN" }] });
+      const slugs = ["scale-0", "scale-1", "scale-2", "scale-3"];
+      for (const slug of slugs) {
+        const m = await post(slug.endsWith("1") ? b : a, "/api/v1/models", { datasetId: ds, slug, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } });
+        expect(m.res.status).toBe(200);
+      }
+      for (const slug of slugs) {
+        let status = "";
+        for (let i = 0; i < 200 && status !== "DEPLOYED"; i++) {
+          status = ((await (await fetch(`${b.url}/api/v1/models/${slug}`, { headers })).json()) as any).hone.status;
+          if (status !== "DEPLOYED") await Bun.sleep(50);
+        }
+        expect(status).toBe("DEPLOYED");
+        expect([...fake.jobs.values()].filter((j) => j.suffix === slug)).toHaveLength(1);
+      }
+    } finally {
+      expect(await a.stop()).toBe(0);
+      expect(await b.stop()).toBe(0);
+    }
+  }, 90_000);
+});
