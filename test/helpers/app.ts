@@ -2,7 +2,8 @@ import { createApp, type App } from "../../src/app";
 import { loadConfig, type Config } from "../../src/config";
 import { systemCtx } from "../../src/context";
 import { createDeps, type Deps } from "../../src/deps";
-import { createProject } from "../../src/domain/projects";
+import OpenAI from "openai";
+import { createProject, setProviderKey } from "../../src/domain/projects";
 import { createLogger } from "../../src/logger";
 import { createTestDatabase, type TestDatabase } from "./db";
 
@@ -76,3 +77,13 @@ export const userAssistant = (q = "What is 2+2?", a = "4") => ({
     { role: "assistant", content: a },
   ],
 });
+
+/** Stores a provider key for a project of the test app (the first project by default). */
+export async function storeProviderKey(t: TestApp, provider: "openai" | "anthropic" | "gemini" | "together", apiKey: string, projectId = t.project.projectId) {
+  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId }, { provider, apiKey });
+}
+
+/** The official openai SDK pointed at a served Hone, without retries (tests assert first answers). */
+export function openAiClient(serverUrl: string, apiKey: string): OpenAI {
+  return new OpenAI({ apiKey, baseURL: `${serverUrl}/api/v1`, maxRetries: 0 });
+}

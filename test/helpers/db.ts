@@ -34,19 +34,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const database = await wrapPglite(clone);
     return { database, drop: () => database.close() };
   }
-  const name = `hone_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: "unused", dbPoolSize: 5 });
+  const empty = await createEmptyPostgresDatabase();
+  const database = await openDatabase({ databaseUrl: empty.url, dataDir: "unused", dbPoolSize: 5 });
   return {
     database,
-    url: url.toString(),
+    url: empty.url,
     async drop() {
       await database.close();
-      await dropDatabase(name);
+      await empty.drop();
     },
   };
 }

@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { startCacheSweep } from "../../src/jobs/cache-sweep";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
 
@@ -16,9 +16,9 @@ let client: OpenAI;
 beforeAll(async () => {
   fake = startFakeOpenAI();
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1` }, deps: { clock: () => new Date(now) } });
-  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-cache-test-0001" });
+  await storeProviderKey(t, "openai", "sk-cache-test-0001");
   server = serve(t.app);
-  client = new OpenAI({ apiKey: t.project.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+  client = openAiClient(server.url, t.project.apiKey);
 });
 afterAll(async () => {
   await server.stop();
@@ -88,7 +88,7 @@ describe("response caching", () => {
     await call({ messages }, { "op-cache": "readWrite" });
     const other = await t.createProject("other");
     await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: other.projectId }, { provider: "openai", apiKey: "sk-other-000001" });
-    const otherClient = new OpenAI({ apiKey: other.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+    const otherClient = openAiClient(server.url, other.apiKey);
     expect(await call({ messages }, { "op-cache": "readWrite" }, otherClient)).toMatchObject({ cache: "MISS", upstream: true });
   });
 

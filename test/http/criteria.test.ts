@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import OpenAI from "openai";
-import { systemCtx } from "../../src/context";
 import { alignmentStats } from "../../src/domain/criteria";
-import { setProviderKey } from "../../src/domain/projects";
 import type { AppRouter } from "../../src/http/trpc/router";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { logsOf } from "../helpers/logs";
 
@@ -17,9 +15,9 @@ let client: OpenAI;
 beforeAll(async () => {
   fake = startFakeOpenAI();
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JUDGE_TIMEOUT_MS: "800", HONE_JUDGE_CONCURRENCY: "4" } });
-  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-judge-test-01" });
+  await storeProviderKey(t, "openai", "sk-judge-test-01");
   server = serve(t.app);
-  client = new OpenAI({ apiKey: t.project.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+  client = openAiClient(server.url, t.project.apiKey);
 });
 afterAll(async () => {
   await server.stop();

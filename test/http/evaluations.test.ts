@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { systemCtx } from "../../src/context";
-import { setProviderKey } from "../../src/domain/projects";
 import { startJobs } from "../../src/jobs";
 import type { Worker } from "../../src/jobs/worker";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
 
@@ -17,7 +15,7 @@ let worker: Worker;
 beforeAll(async () => {
   fake = startFakeOpenAI();
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_EVAL_CONCURRENCY: "4" } });
-  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-eval-000001" });
+  await storeProviderKey(t, "openai", "sk-eval-000001");
   worker = startJobs(t.deps);
   server = serve(t.app);
 });
@@ -209,7 +207,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
     const loop = await createTestApp({ env: { OPENAI_BASE_URL: `${trainer.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_FINETUNE_POLL_MS: "20" } });
     const w = startJobs(loop.deps);
     try {
-      await setProviderKey({ ...systemCtx(loop.deps, "test"), projectId: loop.project.projectId }, { provider: "openai", apiKey: "sk-loop-000001" });
+      await storeProviderKey(loop, "openai", "sk-loop-000001");
       const call = async (method: string, path: string, body?: unknown) => json(await loop.request(method, path, { body }));
       const q = (query: string, variables: Record<string, unknown> = {}) => call("POST", "/graphql", { query, variables });
       // Production traffic: half the answers are good, half bad.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { setProviderKey } from "../../src/domain/projects";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeAnthropic, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { ANTHROPIC_BASE_URL: fake.url } });
   await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "anthropic", apiKey: KEY });
   server = serve(t.app);
-  client = new OpenAI({ apiKey: t.project.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+  client = openAiClient(server.url, t.project.apiKey);
 });
 afterAll(async () => {
   await server.stop();

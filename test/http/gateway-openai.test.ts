@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { costOf } from "../../src/domain/completions/cost";
 import { setProviderKey } from "../../src/domain/projects";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_UPSTREAM_TIMEOUT_MS: "1500" } });
   await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: UPSTREAM_KEY });
   server = serve(t.app);
-  client = new OpenAI({ apiKey: t.project.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+  client = openAiClient(server.url, t.project.apiKey);
 });
 afterAll(async () => {
   await server.stop();
@@ -316,7 +316,7 @@ describe("gateway to OpenAI", () => {
 
   test("a missing provider key is a 400 naming the provider", async () => {
     const other = await t.createProject("no-keys");
-    const c = new OpenAI({ apiKey: other.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+    const c = openAiClient(server.url, other.apiKey);
     const err = await c.chat.completions.create({ model: "gpt-4o-mini", messages: ask("x") }).catch((e) => e);
     expect(err.status).toBe(400);
     expect(err.message).toContain("No openai API key is stored for this project");
@@ -325,7 +325,7 @@ describe("gateway to OpenAI", () => {
   });
 
   test("a wrong Hone key is a 401 the SDK understands", async () => {
-    const bad = new OpenAI({ apiKey: "hone_sk_wrongwrongwrongwrongwrongwrong", baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+    const bad = openAiClient(server.url, "hone_sk_wrongwrongwrongwrongwrongwrong");
     const err = await bad.chat.completions.create({ model: "gpt-4o-mini", messages: ask("x") }).catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.message).toContain("Invalid API key");

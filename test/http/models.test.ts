@@ -9,7 +9,7 @@ import { setProviderKey } from "../../src/domain/projects";
 import { startJobs } from "../../src/jobs";
 import type { Worker } from "../../src/jobs/worker";
 import { createLogger } from "../../src/logger";
-import { createTestApp, serve, testConfig, type TestApp } from "../helpers/app";
+import { createTestApp, serve, testConfig, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
 import { latestLog } from "../helpers/logs";
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
   await setProviderKey(ctx, { provider: "together", apiKey: "tg-together-key-1" });
   worker = startJobs(t.deps);
   server = serve(t.app);
-  client = new OpenAI({ apiKey: t.project.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+  client = openAiClient(server.url, t.project.apiKey);
 });
 afterAll(async () => {
   await worker.stop();

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenPipeOpenAI from "openpipe/openai";
-import { systemCtx } from "../../src/context";
-import { setProviderKey } from "../../src/domain/projects";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 
 // The official `openpipe` npm SDK, unchanged, with its OpenPipe base URL pointed at Hone and
@@ -15,7 +13,7 @@ let client: OpenPipeOpenAI;
 beforeAll(async () => {
   fake = startFakeOpenAI();
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_TESTING_ROUTES: "true" } });
-  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-hone-upstream-1" });
+  await storeProviderKey(t, "openai", "sk-hone-upstream-1");
   server = serve(t.app);
   client = new OpenPipeOpenAI({
     apiKey: "sk-direct-openai-1",

@@ -5,7 +5,7 @@ import { createApp } from "../../src/app";
 import { createDeps } from "../../src/deps";
 import { createLogger } from "../../src/logger";
 import type { AppRouter } from "../../src/http/trpc/router";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   azure = startFakeOpenAI({ apiKey: "azure-key-0000" });
   t = await createTestApp({ env: { GEMINI_BASE_URL: `${gemini.url}/v1beta/openai` } });
   server = serve(t.app);
-  client = new OpenAI({ apiKey: t.project.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+  client = openAiClient(server.url, t.project.apiKey);
 });
 afterAll(async () => {
   await server.stop();
@@ -154,7 +154,7 @@ describe("custom providers", () => {
     expect(unknown.message).toContain("Custom provider nope not found");
 
     const other = await t.createProject("other");
-    const otherClient = new OpenAI({ apiKey: other.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+    const otherClient = openAiClient(server.url, other.apiKey);
     const hidden = await otherClient.chat.completions.create({ model: "hone:local-llm/m", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
     expect(hidden.status).toBe(404);
     expect((await gql(`{ customProviders { slug } providerKeys { provider } }`, {}, other.apiKey)).data).toEqual({ customProviders: [], providerKeys: [] });

@@ -14,7 +14,7 @@ import type { ResolvedCriterion } from "../criteria/schemas";
 import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
 import { replayAsChunks } from "../cache/replay";
 import { mergeMetadata, type NewRequestLog } from "../logs";
-import { findBaseModel, findModelRow } from "../models";
+import { catalogueCost, findBaseModel, findModelRow } from "../models";
 import { getCustomProvider, getProviderApiKey } from "../projects";
 import { costOf } from "./cost";
 import { createChunkMerger } from "./merge-chunks";
@@ -28,6 +28,16 @@ export type CreateChatCompletionInput = {
   headers: ControlHeaders;
   /** Aborted when the client goes away: the upstream call is aborted with it. */
   signal: AbortSignal;
+};
+
+/** How a call ended, as its log records it. */
+type CallOutcome = {
+  statusCode: number;
+  errorMessage: string | null;
+  respPayload: unknown;
+  usage?: Usage | null;
+  completionId?: string | null;
+  cacheHit?: boolean;
 };
 
 /** HIT or MISS when a cache mode was requested, else null. */
@@ -131,17 +141,10 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   let pricing: { chatIn: number; chatOut: number } | undefined;
   const priceOf = (usage: Usage | null | undefined): number | null => {
     if (!usage) return null;
-    if (pricing) return ((usage.prompt_tokens ?? 0) * pricing.chatIn + (usage.completion_tokens ?? 0) * pricing.chatOut) / 1e6;
+    if (pricing) return catalogueCost(pricing, usage);
     return provider && upstreamModel ? costOf(provider, upstreamModel, usage) : null;
   };
-  const log = (outcome: {
-    statusCode: number;
-    errorMessage: string | null;
-    respPayload: unknown;
-    usage?: Usage | null;
-    completionId?: string | null;
-    cacheHit?: boolean;
-  }) => {
+  const log = (outcome: CallOutcome) => {
     if (!controls.logRequest) return;
     ctx.deps.logWriter.enqueue(
       logRecord(ctx, controls, {
@@ -283,19 +286,13 @@ function asDomainError(ctx: Ctx, err: unknown): DomainError {
 function logRecord(
   ctx: Ctx,
   controls: Controls,
-  c: {
+  c: CallOutcome & {
     request: ChatCompletionRequest;
     rawBody: unknown;
     requestedAt: Date;
     durationMs: number;
     provider: string | null;
     cost: number | null;
-    statusCode: number;
-    errorMessage: string | null;
-    respPayload: unknown;
-    usage?: Usage | null;
-    completionId?: string | null;
-    cacheHit?: boolean;
   },
 ): NewRequestLog {
   return {

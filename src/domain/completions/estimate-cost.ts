@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context";
 import type { Usage } from "../../providers";
-import { findBaseModel, findModelRow } from "../models";
+import { catalogueCost, findBaseModel, findModelRow } from "../models";
 import { costOf } from "./cost";
 import { resolveModel } from "./resolve-model";
 
@@ -11,7 +11,7 @@ export async function estimateCost(ctx: Ctx, model: string, usage: Usage | null 
   if (route.provider === "hone") {
     const row = await findModelRow(ctx, route.slug);
     const pricing = row ? findBaseModel(row.baseModel)?.pricing : undefined;
-    return pricing ? ((usage.prompt_tokens ?? 0) * pricing.chatIn + (usage.completion_tokens ?? 0) * pricing.chatOut) / 1e6 : null;
+    return pricing ? catalogueCost(pricing, usage) : null;
   }
   return route.provider === "custom" ? null : costOf(route.provider, route.upstreamModel, usage);
 }
