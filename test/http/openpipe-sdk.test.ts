@@ -14,6 +14,11 @@ beforeAll(async () => {
   fake = startFakeOpenAI();
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_TESTING_ROUTES: "true" } });
   await storeProviderKey(t, "openai", "sk-hone-upstream-1");
+  // An openpipe:<provider>/<model> name: a custom OpenAI-compatible provider of the project.
+  const made = await t.request("POST", "/graphql", {
+    body: { query: `mutation($u: String!) { createCustomProvider(input: {slug: "local", kind: "openai", baseUrl: $u, apiKey: "sk-local-0001"}) { slug } }`, variables: { u: `${fake.url}/v1` } },
+  });
+  expect(made.status).toBe(200);
   server = serve(t.app);
   client = new OpenPipeOpenAI({
     apiKey: "sk-direct-openai-1",
@@ -33,16 +38,17 @@ async function latest() {
 }
 
 describe("the openpipe SDK against Hone", () => {
-  test("openai: models go through Hone, tagged with the SDK's tags", async () => {
+  test("openpipe: models go through Hone, tagged with the SDK's tags", async () => {
     const before = fake.requests.length;
     const r = await client.chat.completions.create({
-      model: "openai:gpt-4o-mini",
+      model: "openpipe:local/llama-3.1-8b",
       messages: [{ role: "user", content: "through hone" }],
       openpipe: { tags: { prompt_id: "sdk-1" } },
     } as never);
     expect((r as any).choices[0].message.content).toBe("echo: through hone");
     // Hone called the upstream with its stored key, not the SDK's direct key.
-    expect(fake.requests.at(-1)!.headers.authorization).toBe("Bearer sk-hone-upstream-1");
+    expect(fake.requests.at(-1)!.headers.authorization).toBe("Bearer sk-local-0001");
+    expect(fake.requests.at(-1)!.body.model).toBe("llama-3.1-8b");
     expect(fake.requests.length).toBe(before + 1);
     const log = await latest();
     expect(log).toMatchObject({ statusCode: 200, cacheHit: false });
@@ -50,7 +56,7 @@ describe("the openpipe SDK against Hone", () => {
   });
 
   test("cache: the second identical call is a hit", async () => {
-    const body = { model: "gpt-4o-mini", messages: [{ role: "user", content: `cache via sdk ${Date.now()}` }], openpipe: { cache: "readWrite" } };
+    const body = { model: "openpipe:local/llama-3.1-8b", messages: [{ role: "user", content: `cache via sdk ${Date.now()}` }], openpipe: { cache: "readWrite" } };
     await client.chat.completions.create(body as never);
     expect((await latest()).cacheHit).toBe(false);
     const before = fake.requests.length;
@@ -67,7 +73,7 @@ describe("the openpipe SDK against Hone", () => {
     ).json()) as any;
     const id = crit.data.createCriterion.id;
     const r = (await client.chat.completions.create({
-      model: "openai:gpt-4o-mini",
+      model: "openpipe:local/llama-3.1-8b",
       messages: [{ role: "user", content: "judge me" }],
       n: 2,
       openpipe: { criteria: [id] },
@@ -96,6 +102,25 @@ describe("the openpipe SDK against Hone", () => {
     await stream.openpipe?.reportingFinished;
     for (let i = 0; i < 50 && (await latest()).respPayload?.choices?.[0]?.message?.content !== "echo: direct stream"; i++) await Bun.sleep(20);
     expect((await latest()).respPayload.choices[0].message.content).toBe("echo: direct stream");
+  });
+
+  test("configured only through OPENPIPE_BASE_URL and OPENPIPE_API_KEY, as an application would be", async () => {
+    const proc = Bun.spawn(["bun", `${import.meta.dir}/../helpers/openpipe-env-client.ts`, "openpipe:local/llama-3.1-8b"], {
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME ?? "/tmp",
+        OPENPIPE_BASE_URL: `${server.url}/api/v1`,
+        OPENPIPE_API_KEY: t.project.apiKey,
+        OPENAI_API_KEY: "sk-direct-openai-1",
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect({ code, err }).toEqual({ code: 0, err: "" });
+    expect(JSON.parse(out).choices[0].message.content).toBe("echo: configured by environment");
+    expect((await latest()).metadata).toMatchObject({ via: "env", $sdk: "typescript" });
   });
 
   test("an unknown fine-tune is a 404 with the SDK's expected message, and is logged", async () => {
