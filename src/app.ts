@@ -59,8 +59,16 @@ export function createApp(deps: Deps): App {
       setRequestMeta(request, meta);
       let response: Response;
       const declared = Number(request.headers.get("content-length") ?? 0);
+      let badPath = false;
+      try {
+        decodeURI(new URL(request.url).pathname);
+      } catch {
+        badPath = true;
+      }
       const limit = IMPORT_PATH.test(new URL(request.url).pathname) ? deps.config.maxImportBytes : deps.config.maxBodyBytes;
-      if (declared > limit) {
+      if (badPath) {
+        response = errorResponse(new DomainError("VALIDATION", "Malformed URL: the path has an invalid percent-encoding", { issues: [{ message: "invalid percent-encoding in the path" }] }));
+      } else if (declared > limit) {
         response = errorResponse(payloadTooLarge(limit));
       } else {
         try {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import OpenAI from "openai";
-import { alignmentStats } from "../../src/domain/criteria";
+import { systemCtx } from "../../src/context";
+import { alignmentStats, importAlignmentSet } from "../../src/domain/criteria";
 import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
@@ -292,6 +293,10 @@ describe("alignment sets", () => {
       jsonl: row("x".repeat(10 * 1024 * 1024 + 10)),
     });
     expect(big.errors?.[0]?.extensions.code ?? big.code).toBe("PAYLOAD_TOO_LARGE");
+
+    // The verb's own limit, for callers that are not bound by the HTTP body limit (tRPC, scripts).
+    const direct = await importAlignmentSet({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { criterionId: c.id, jsonl: "x".repeat(10 * 1024 * 1024 + 1) }).catch((e) => e);
+    expect(direct.code).toBe("PAYLOAD_TOO_LARGE");
 
     const other = await t.createProject("other-align");
     const theirs = await gql(`mutation($id: ID!) { importAlignmentSet(input: {criterionId: $id, jsonl: "{}"}) { rowsImported } }`, { id: c.id }, other.apiKey);

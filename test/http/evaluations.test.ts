@@ -152,6 +152,24 @@ describe("evaluations", () => {
     }
   });
 
+  test("a criterion deleted while its evaluation waits ends the evaluation in ERROR, saying why", async () => {
+    const ds = await dataset(ENTRIES);
+    const crit = await criterion();
+    await worker.stop();
+    try {
+      const ev = (await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["dataset"], criterionIds: $c}) { id } }`, { ds, c: [crit] })).data.createEvaluation;
+      await gql(`mutation($id: ID!) { deleteCriterion(id: $id) }`, { id: crit });
+      worker = startJobs(t.deps);
+      const done = await waitEval(ev.id, ["ERROR", "DONE"]);
+      expect(done.status).toBe("ERROR");
+      const msg = (await gql(`query($id: ID!) { evaluation(id: $id) { errorMessage } }`, { id: ev.id })).data.evaluation.errorMessage;
+      expect(msg).toBe(`Criterion ${crit} not found`);
+    } finally {
+      await worker.stop();
+      worker = startJobs(t.deps);
+    }
+  });
+
   test("bad input and other projects' evaluations and datasets", async () => {
     const ds = await dataset(ENTRIES);
     const crit = await criterion();

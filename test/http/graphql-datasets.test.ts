@@ -14,7 +14,7 @@ async function gql(query: string, variables: Record<string, unknown> = {}, key?:
 
 const CREATE = `mutation($name: String!) { createDataset(input: {name: $name}) { id name entryCount fineTuneCount createdAt updatedAt } }`;
 const ADD = `mutation($id: ID!, $entries: [JSON!]!) { addDatasetEntries(input: {datasetId: $id, entries: $entries}) { entriesCreated errors { entryIndex message } } }`;
-const GET = `query($id: ID!, $first: Int, $after: String, $split: Split) { dataset(id: $id) { id name entryCount
+const GET = `query($id: ID!, $first: Int, $after: String, $split: String) { dataset(id: $id) { id name entryCount
   entries(first: $first, after: $after, split: $split) { edges { cursor node { id split messages metadata } } pageInfo { hasNextPage endCursor } } } }`;
 
 async function newDataset(name = "g", key?: string) {
@@ -77,6 +77,8 @@ describe("GraphQL datasets", () => {
     expect(empty.body.errors[0].extensions.code).toBe("VALIDATION");
     const cursor = await gql(GET, { id: ds.id, after: "garbage" });
     expect(cursor.body.errors[0].extensions.code).toBe("VALIDATION");
+    const split = await gql(GET, { id: ds.id, split: "VALIDATION" });
+    expect(split.body.errors[0].extensions.code).toBe("VALIDATION");
   });
 
   test("malformed requests are client errors, not 500s", async () => {

@@ -76,6 +76,8 @@ export function costOf(provider: string, model: string, usage: Usage | null | un
     );
     return price ? Number(price.total_price) : null;
   } catch {
+    // Pricing is best effort: a price table that cannot price this usage leaves the cost unknown
+    // (null) rather than failing a call that already succeeded.
     return null;
   }
 }

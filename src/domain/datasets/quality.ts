@@ -102,7 +102,13 @@ export async function runDatasetTaskStep(deps: Deps, input: { taskId: string }):
   if (!task || task.status === "DONE" || task.status === "ERROR") return { done: true };
   const ctx: Ctx = { deps, actor: { type: "system", job: "dataset-task" }, projectId: task.projectId, requestId: `dataset-task-${task.id}` };
   if (task.status === "QUEUED") await db.update(datasetTasks).set({ status: "RUNNING", updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
-  const criterion = await resolveCriterion(ctx, `${task.criterionId}@v${task.criterionVersion}`);
+  let criterion: Awaited<ReturnType<typeof resolveCriterion>>;
+  try {
+    criterion = await resolveCriterion(ctx, `${task.criterionId}@v${task.criterionVersion}`);
+  } catch (err) {
+    await db.update(datasetTasks).set({ status: "ERROR", errorMessage: toDomainError(err).message, updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
+    return { done: true };
+  }
   const since = task.createdAt;
 
   const pending =

@@ -46,7 +46,14 @@ export async function runEvaluationStep(deps: Deps, input: { evaluationId: strin
     await db.update(evaluations).set({ status: "DONE", updatedAt: deps.clock() }).where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "RUNNING")));
     return { done: true };
   }
-  const criteria = await Promise.all(ev.criteria.map((c) => resolveCriterion(ctx, `${c.criterionId}@v${c.version}`)));
+  let criteria: Awaited<ReturnType<typeof resolveCriterion>>[];
+  try {
+    criteria = await Promise.all(ev.criteria.map((c) => resolveCriterion(ctx, `${c.criterionId}@v${c.version}`)));
+  } catch (err) {
+    // A criterion deleted after the evaluation started: it cannot finish; say why.
+    await db.update(evaluations).set({ status: "ERROR", errorMessage: toDomainError(err).message, updatedAt: deps.clock() }).where(eq(evaluations.id, ev.id));
+    return { done: true };
+  }
   const limit = pLimit(deps.config.evalConcurrency);
   let cancelled = false;
   await Promise.all(

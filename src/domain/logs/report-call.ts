@@ -16,6 +16,7 @@ function priceOf(model: string | null, usage: unknown, format: "openai" | "anthr
     const route = resolveModel(model, []);
     return "upstreamModel" in route && route.provider !== "custom" ? costOf(route.provider, route.upstreamModel, usage as Usage) : null;
   } catch {
+    // Reports may name any model, in any spelling: one Hone cannot route is simply not priced.
     return null;
   }
 }

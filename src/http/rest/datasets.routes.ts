@@ -8,7 +8,8 @@ import {
   importDatasetJsonl,
   listDatasets,
 } from "../../domain/datasets";
-import { toDomainError } from "../../errors";
+import { errorFields } from "../../logger";
+import { requestMeta } from "../request-meta";
 import { linesOf, multipartFileChunks } from "./lines";
 import { authenticateRequest } from "../auth";
 import { readJsonBody } from "./body";
@@ -93,7 +94,7 @@ export function datasetsRoutes(deps: Deps) {
             }
             controller.enqueue(encoder.encode(text));
           } catch (err) {
-            deps.logger.error("dataset export failed mid-stream", { error: toDomainError(err).message });
+            deps.logger.error("dataset export failed mid-stream", { requestId: requestMeta(request).requestId, ...errorFields(err) });
             controller.error(err);
           }
         },

@@ -46,7 +46,8 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
     entries: t.connection({
       type: DatasetEntryRef,
       args: {
-        split: t.arg({ type: SplitEnum, required: false }),
+        // A String, as CONTRACT.md names it (TRAIN or TEST, checked by the verb).
+        split: t.arg.string({ required: false, description: "TRAIN or TEST" }),
         verdict: t.arg({ type: VerdictFilterInput, required: false, description: "only entries whose latest verdict of the criterion is this" }),
       },
       resolve: async (dataset, args, context) => {
@@ -59,7 +60,7 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
           datasetId: dataset.id,
           first: args.first ?? undefined,
           after: args.after ?? undefined,
-          split: args.split ?? undefined,
+          split: (args.split ?? undefined) as "TRAIN" | "TEST" | undefined,
           verdict: (args.verdict as { criterionId: string; judgement: "PASS" | "FAIL" } | null | undefined) ?? undefined,
         });
         return {
