@@ -54,19 +54,16 @@ export function createApp(deps: Deps): App {
 
   return {
     async handle(incoming) {
-      const request = normalisePath(incoming);
+      const url = new URL(incoming.url);
+      // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
+      const path = url.pathname.includes("//") ? url.pathname.replace(/\/{2,}/g, "/") : url.pathname;
+      const request = path === url.pathname ? incoming : new Request(((url.pathname = path), url), incoming);
       const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now() };
       setRequestMeta(request, meta);
       let response: Response;
       const declared = Number(request.headers.get("content-length") ?? 0);
-      let badPath = false;
-      try {
-        decodeURI(new URL(request.url).pathname);
-      } catch {
-        badPath = true;
-      }
-      const limit = IMPORT_PATH.test(new URL(request.url).pathname) ? deps.config.maxImportBytes : deps.config.maxBodyBytes;
-      if (badPath) {
+      const limit = IMPORT_PATH.test(path) ? deps.config.maxImportBytes : deps.config.maxBodyBytes;
+      if (!wellEncoded(path)) {
         response = errorResponse(new DomainError("VALIDATION", "Malformed URL: the path has an invalid percent-encoding", { issues: [{ message: "invalid percent-encoding in the path" }] }));
       } else if (declared > limit) {
         response = errorResponse(payloadTooLarge(limit));
@@ -79,14 +76,16 @@ export function createApp(deps: Deps): App {
         }
       }
       response = withHeader(response, "x-request-id", meta.requestId);
-      logger.info("request", {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        status: response.status,
-        durationMs: Math.round((performance.now() - meta.startedAt) * 100) / 100,
-        requestId: meta.requestId,
-        projectId: requestMeta(request).projectId ?? null,
-      });
+      if (logger.enabled("info")) {
+        logger.info("request", {
+          method: request.method,
+          path,
+          status: response.status,
+          durationMs: Math.round((performance.now() - meta.startedAt) * 100) / 100,
+          requestId: meta.requestId,
+          projectId: requestMeta(request).projectId ?? null,
+        });
+      }
       return response;
     },
   };
@@ -95,12 +94,14 @@ export function createApp(deps: Deps): App {
 /** File uploads have their own, larger limit. */
 const IMPORT_PATH = /^\/api\/v1\/datasets\/[^/]+\/import$/;
 
-// Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
-function normalisePath(request: Request): Request {
-  const url = new URL(request.url);
-  if (!url.pathname.includes("//")) return request;
-  url.pathname = url.pathname.replace(/\/{2,}/g, "/");
-  return new Request(url, request);
+function wellEncoded(path: string): boolean {
+  if (!path.includes("%")) return true;
+  try {
+    decodeURI(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function withHeader(response: Response, name: string, value: string): Response {

@@ -7,6 +7,8 @@ export type Logger = {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** Whether a line at this level is written: lets hot paths skip building fields. */
+  enabled(level: LogLevel): boolean;
 };
 
 const ORDER: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -20,7 +22,7 @@ export function createLogger(
     if (ORDER[lvl] < min) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
   };
-  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), enabled: (lvl) => ORDER[lvl] >= min };
 }
 
 /** Errors serialised for logs: message and stack, plus a driver's SQLSTATE when there is one. */

@@ -15,9 +15,6 @@ export function completionsRoutes(deps: Deps) {
     "/chat/completions",
     async ({ request }) => {
       // Every failure here, authentication included, is answered in the OpenAI-compatible shape.
-      const abort = new AbortController();
-      const onClientGone = () => abort.abort();
-      request.signal.addEventListener("abort", onClientGone, { once: true });
       try {
         const ctx = await authenticateRequest(deps, request);
         const body = await readJsonBody(request, max);
@@ -30,11 +27,12 @@ export function completionsRoutes(deps: Deps) {
             criteria: h.get("op-criteria"),
             tags: h.get("op-tags"),
           },
-          signal: abort.signal,
+          // The client going away aborts the upstream call.
+          signal: request.signal,
         });
         const headers: Record<string, string> = result.cache ? { "x-hone-cache": result.cache } : {};
         if (result.kind === "completion") return Response.json(result.completion, { headers });
-        return sseResponse(result.chunks, () => abort.abort(), headers);
+        return sseResponse(result.chunks, headers);
       } catch (err) {
         // The verb hands back DomainErrors only (and logs its own bugs); anything else failed here.
         if (!(err instanceof DomainError)) {

@@ -6,9 +6,9 @@ const encoder = new TextEncoder();
  * An OpenAI-style SSE response: one `data:` event per chunk, written as soon as it is produced,
  * ending with `data: [DONE]`. A failure mid-stream becomes an `error` event (which the openai SDK
  * raises as an APIError) and the stream ends; it never hangs. When the client goes away the
- * generator is stopped and `abort` is called so the upstream request stops too.
+ * generator is stopped, which stops the upstream request too.
  */
-export function sseResponse(chunks: AsyncGenerator<unknown>, abort: () => void, headers: Record<string, string> = {}): Response {
+export function sseResponse(chunks: AsyncGenerator<unknown>, headers: Record<string, string> = {}): Response {
   let finished = false;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -32,7 +32,6 @@ export function sseResponse(chunks: AsyncGenerator<unknown>, abort: () => void, 
     },
     async cancel() {
       if (finished) return;
-      abort();
       await chunks.return(undefined);
     },
   });
