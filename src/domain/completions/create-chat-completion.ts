@@ -20,7 +20,7 @@ import { costOf } from "./cost";
 import { createChunkMerger } from "./merge-chunks";
 import { parseControls } from "./parse-controls";
 import { resolveModel, type ModelRoute } from "./resolve-model";
-import { ChatCompletionRequest, type ControlHeaders, type Controls } from "./schemas";
+import { CompiledChatCompletionRequest, type ChatCompletionRequest, type ControlHeaders, type Controls } from "./schemas";
 
 export type CreateChatCompletionInput = {
   /** The JSON body as the client sent it (validated here). */
@@ -132,7 +132,7 @@ function upstreamBody(request: ChatCompletionRequest, up: Upstream, stream: bool
 export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletionInput): Promise<ChatCompletionResult> {
   const requestedAt = ctx.deps.clock();
   const started = performance.now();
-  const request = parseInput(ChatCompletionRequest, input.body);
+  const request = parseInput(CompiledChatCompletionRequest, input.body);
   const controls = parseControls(input.headers, request.hone);
   const stream = request.stream === true;
 

@@ -42,6 +42,14 @@ export const ChatCompletionRequest = z.looseObject({
 });
 export type ChatCompletionRequest = z.output<typeof ChatCompletionRequest>;
 
+/**
+ * The same schema compiled ahead of time for the gateway's hot path: a valid request is checked by
+ * generated code that allocates about a quarter of what the interpreted parser does (less GC, so a
+ * shorter latency tail); an invalid one falls back to the interpreted parser, so the issues
+ * reported are exactly the same. `strict` makes a schema the compiler cannot handle fail at start.
+ */
+export const CompiledChatCompletionRequest = z.compile(ChatCompletionRequest, { strict: true });
+
 /** Raw op-* header values, as the transport received them. */
 export type ControlHeaders = {
   logRequest?: string | null;

@@ -7,5 +7,5 @@ export function generateApiKey(): string {
 }
 
 export function hashApiKey(key: string): string {
-  return new Bun.CryptoHasher("sha256").update(key).digest("hex");
+  return Bun.SHA256.hash(key, "hex");
 }
