@@ -8,6 +8,8 @@ import { resolveSecretKey } from "./secrets";
 import { systemCtx } from "./context";
 import { startCacheSweep } from "./jobs/cache-sweep";
 import { startJobs } from "./jobs";
+import { createLogWriter } from "./jobs/log-writer";
+import { createThreadedLogWriter } from "./jobs/log-writer-thread";
 import { startLogRetention } from "./jobs/retention";
 
 async function main() {
@@ -16,7 +18,11 @@ async function main() {
   const secretKey = resolveSecretKey(config);
   const started = performance.now();
   const database = await openDatabase(config, { owner: "hone server" });
-  const deps = createDeps({ config, database, logger, secretKey });
+  // On Postgres, logs are stored from their own thread (with their own connection), so the
+  // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.
+  const inThread = () => createLogWriter({ database, logger }, { maxDelayMs: config.logFlushMs });
+  const logWriter = database.kind === "postgres" ? createThreadedLogWriter(config, logger, inThread) : inThread();
+  const deps = createDeps({ config, database, logger, secretKey, logWriter });
 
   const boot = await bootstrapProjects(systemCtx(deps, "bootstrap"), { bootstrapApiKey: config.bootstrapApiKey });
   if (boot.newApiKey) {
@@ -59,7 +65,7 @@ async function main() {
     await worker?.stop();
     await server.stop(false);
     // Logs of the calls that just finished are still queued: store them before closing.
-    await deps.logWriter.flush();
+    await deps.logWriter.close();
     await database.close();
     logger.info("stopped", { signal });
     process.exit(0);

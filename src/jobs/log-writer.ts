@@ -1,7 +1,6 @@
-import { systemCtx } from "../context";
-import type { Deps } from "../deps";
-import { insertRequestLogs, type NewRequestLog } from "../domain/logs";
-import { errorFields } from "../logger";
+import type { Database } from "../db/client";
+import { insertLogRows, logRow, type NewRequestLog } from "../domain/logs";
+import { errorFields, type Logger } from "../logger";
 
 export type LogWriter = {
   /** Queues a log; the request does not wait for it. */
@@ -10,19 +9,61 @@ export type LogWriter = {
   write(record: NewRequestLog): Promise<void>;
   /** Resolves when everything queued so far is committed (or given up on). */
   flush(): Promise<void>;
-  pending(): number;
+  /** Flushes, then releases what the writer holds (its thread); nothing may be queued after. */
+  close(): Promise<void>;
 };
 
-type Item = { record: NewRequestLog; done?: { resolve(): void; reject(err: unknown): void } };
+/** The same, for logs already serialised by logRow (what crosses to the log-writer thread). */
+export type RowWriter = {
+  enqueue(id: string, row: string): void;
+  write(id: string, row: string): Promise<void>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** Where batches of rows are stored; `sanitize` is asked for after a batch of one failed. */
+export type InsertRows = (rows: string[], opts: { sanitize: boolean }) => Promise<void>;
+
+type Item = { id: string; row: string; done?: { resolve(): void; reject(err: unknown): void } };
 
 export type LogWriterOptions = { maxBatch?: number; maxPending?: number; maxDelayMs?: number };
+
+/** The batched writer storing into `database` from this thread. */
+export function createLogWriter(deps: { logger: Logger; database: Database }, opts: LogWriterOptions = {}): LogWriter {
+  const rows = createRowWriter({ logger: deps.logger, insertRows: (r, o) => insertLogRows(deps.database.db, r, o) }, opts);
+  return recordWriter(rows, deps.logger);
+}
+
+/** A LogWriter over a RowWriter: each record is serialised once, when it is queued. */
+export function recordWriter(rows: RowWriter, logger: Logger): LogWriter {
+  const serialise = (record: NewRequestLog): string | null => {
+    try {
+      return logRow(record);
+    } catch (err) {
+      logger.error("request log could not be serialised", { logId: record.id, ...errorFields(err) });
+      return null;
+    }
+  };
+  return {
+    enqueue(record) {
+      const row = serialise(record);
+      if (row !== null) rows.enqueue(record.id, row);
+    },
+    write(record) {
+      const row = serialise(record);
+      return row === null ? Promise.reject(new Error("request log could not be serialised")) : rows.write(record.id, row);
+    },
+    flush: () => rows.flush(),
+    close: () => rows.close(),
+  };
+}
 
 /**
  * Batches logs into multi-row inserts off the request path. A batch that fails is retried with
  * backoff; a batch that keeps failing is split so one bad record cannot hold back the others.
  * Beyond maxPending queued logs (a long database outage), the oldest are dropped and counted.
  */
-export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["database"] }, opts: LogWriterOptions = {}): LogWriter {
+export function createRowWriter(deps: { logger: Logger; insertRows: InsertRows }, opts: LogWriterOptions = {}): RowWriter {
   const maxBatch = opts.maxBatch ?? 250;
   const maxPending = opts.maxPending ?? 100_000;
   const maxDelayMs = opts.maxDelayMs ?? 20;
@@ -30,9 +71,7 @@ export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["d
   let running: Promise<void> | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let dropped = 0;
-  const ctx = () => systemCtx(deps as Deps, "log-writer");
-
-  const insert = (items: Item[], sanitize: boolean) => insertRequestLogs(ctx(), items.map((i) => i.record), { sanitize });
+  const insert = (items: Item[], sanitize: boolean) => deps.insertRows(items.map((i) => i.row), { sanitize });
 
   async function writeBatch(batch: Item[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -50,7 +89,7 @@ export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["d
           return;
         }
         if (attempt >= 4) {
-          deps.logger.error("request log could not be stored", { logId: batch[0]?.record.id, ...errorFields(err) });
+          deps.logger.error("request log could not be stored", { logId: batch[0]?.id, ...errorFields(err) });
           for (const i of batch) i.done?.reject(err);
           return;
         }
@@ -106,13 +145,13 @@ export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["d
   }
 
   return {
-    enqueue(record) {
-      push({ record });
+    enqueue(id, row) {
+      push({ id, row });
     },
-    write(record) {
+    write(id, row) {
       return new Promise<void>((resolve, reject) => {
         urgent = true;
-        push({ record, done: { resolve, reject } });
+        push({ id, row, done: { resolve, reject } });
       });
     },
     async flush() {
@@ -129,6 +168,8 @@ export function createLogWriter(deps: Pick<Deps, "logger"> & { database: Deps["d
         await running;
       }
     },
-    pending: () => queue.length,
+    close() {
+      return this.flush();
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { DomainError } from "../errors";
+import { parseJsonKeepingText } from "../json-text";
 
 export type HttpOptions = { timeoutMs: number; fetch: typeof fetch };
 
@@ -59,7 +60,7 @@ export function upstreamTimeout(label: string, timeoutMs: number): DomainError {
 export async function readUpstreamBody(response: Response): Promise<unknown> {
   const text = await response.text();
   try {
-    return JSON.parse(text);
+    return parseJsonKeepingText(text);
   } catch {
     return text;
   }

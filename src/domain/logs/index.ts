@@ -1,7 +1,7 @@
 export { deleteExpiredLogs } from "./delete-expired-logs";
 export { getLatestLog, getLog, loadLogBodies, loadLogs } from "./get-log";
 export * from "./inputs";
-export { insertRequestLogs } from "./insert-request-logs";
+export { insertLogRows, insertRequestLogs, logRow } from "./insert-request-logs";
 export { logIdAt } from "./internal";
 export { listLogs } from "./list-logs";
 export { mergeMetadata } from "./metadata";

@@ -1,4 +1,5 @@
 import { DomainError } from "../../errors";
+import { parseJsonKeepingText } from "../../json-text";
 
 /**
  * Reads a JSON request body, enforcing the size limit while streaming so an oversized chunked
@@ -13,7 +14,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     });
   }
   try {
-    return JSON.parse(text);
+    return parseJsonKeepingText(text);
   } catch (err) {
     throw new DomainError("VALIDATION", "Malformed JSON in request body", {
       issues: [{ message: err instanceof Error ? err.message : "invalid JSON" }],

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Deps } from "../../deps";
 import { createChatCompletion } from "../../domain/completions";
 import { DomainError, toDomainError } from "../../errors";
+import { jsonText } from "../../json-text";
 import { errorFields } from "../../logger";
 import { authenticateRequest } from "../auth";
 import { requestMeta } from "../request-meta";
@@ -31,7 +32,10 @@ export function completionsRoutes(deps: Deps) {
           signal: request.signal,
         });
         const headers: Record<string, string> = result.cache ? { "x-hone-cache": result.cache } : {};
-        if (result.kind === "completion") return Response.json(result.completion, { headers });
+        if (result.kind === "completion") {
+          // An answer passed through unchanged goes back as the upstream's own text.
+          return new Response(jsonText(result.completion), { headers: { "content-type": "application/json;charset=utf-8", ...headers } });
+        }
         return sseResponse(result.chunks, headers);
       } catch (err) {
         // The verb hands back DomainErrors only (and logs its own bugs); anything else failed here.

@@ -1,0 +1,62 @@
+// The log-writer thread: receives serialised logs from the server's main thread and stores them
+// in batches over its own Postgres connection, so serialising batches, the driver's protocol work
+// and waiting on inserts never take the main thread's time from requests in flight.
+// Messages in: init (first), an array of row strings (queued), {write} (queued, acknowledged once committed),
+// {flush}. Messages out: {ack, error?} and {stored} (rows committed, per batch).
+import { openDatabase } from "../db/client";
+import { insertLogRows } from "../domain/logs/insert-request-logs";
+import { createLogger } from "../logger";
+import { createRowWriter, type RowWriter } from "./log-writer";
+import type { ThreadMessage, ThreadReply } from "./log-writer-thread";
+
+declare const self: Worker;
+
+const reply = (m: ThreadReply) => self.postMessage(m);
+// The id is the first member of a row; it is only read to name a log in an error.
+const idOf = (row: string) => row.slice(7, row.indexOf('"', 7));
+
+let writer: RowWriter | null = null;
+const early: ThreadMessage[] = [];
+
+function handle(m: ThreadMessage, w: RowWriter): void {
+  if (Array.isArray(m)) {
+    for (const row of m) w.enqueue(idOf(row), row);
+    return;
+  }
+  if (m.t === "write") {
+    w.write(idOf(m.row), m.row).then(
+      () => reply({ ack: m.ack }),
+      (err) => reply({ ack: m.ack, error: err instanceof Error ? err.message : String(err) }),
+    );
+  } else if (m.t === "flush") {
+    w.flush().then(() => reply({ ack: m.ack }));
+  }
+}
+
+self.onmessage = async (event: MessageEvent<ThreadMessage>) => {
+  const m = event.data;
+  if (!Array.isArray(m) && m.t === "init") {
+    const logger = createLogger(m.logLevel);
+    try {
+      const database = await openDatabase({ databaseUrl: m.databaseUrl, dataDir: "", dbPoolSize: 1 }, { migrate: false });
+      const w = createRowWriter(
+        {
+          logger,
+          insertRows: async (rows, o) => {
+            await insertLogRows(database.db, rows, o);
+            reply({ stored: rows.length });
+          },
+        },
+        { maxDelayMs: m.flushMs },
+      );
+      writer = w;
+      for (const e of early.splice(0)) handle(e, w);
+      reply({ ready: true });
+    } catch (err) {
+      reply({ fatal: err instanceof Error ? err.message : String(err) });
+    }
+    return;
+  }
+  if (writer) handle(m, writer);
+  else early.push(m);
+};

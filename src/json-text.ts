@@ -1,0 +1,21 @@
+// The JSON text a value was parsed from, remembered so the value can be written out again (to the
+// client, to the call log) without serialising it a second time: the gateway parses every request
+// and upstream answer once and would otherwise stringify each of them twice more. Only for values
+// nobody mutates after parsing; a copy (spread, map) has no text and is serialised as usual.
+const texts = new WeakMap<object, string>();
+
+/** JSON.parse that remembers the text of the object or array it returns. */
+export function parseJsonKeepingText(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (value !== null && typeof value === "object") texts.set(value, text);
+  return value;
+}
+
+/** The value as JSON text: the text it was parsed from when known, else JSON.stringify. */
+export function jsonText(value: unknown): string {
+  if (value !== null && typeof value === "object") {
+    const text = texts.get(value);
+    if (text !== undefined) return text;
+  }
+  return JSON.stringify(value) ?? "null";
+}

@@ -1,0 +1,115 @@
+// The log writer that runs on its own thread (what the server uses on Postgres). It needs a
+// Postgres server: it gets its own database on the one the suite runs against, or on the local
+// server when the suite runs on PGlite.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { migrateDatabase, openDatabase, type Database } from "../../src/db/client";
+import { parseJsonKeepingText } from "../../src/json-text";
+import type { NewRequestLog } from "../../src/domain/logs";
+import { createLogWriter, type LogWriter } from "../../src/jobs/log-writer";
+import { createThreadedLogWriter } from "../../src/jobs/log-writer-thread";
+import { createLogger } from "../../src/logger";
+import { newId } from "../../src/ids";
+import { TEST_DATABASE_URL } from "../helpers/db";
+
+const SERVER = TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+let url: string;
+let database: Database;
+let projectId: string;
+const name = `hone_test_thread_${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const u = new URL(SERVER);
+  u.pathname = `/${name}`;
+  url = u.toString();
+  database = await openDatabase({ databaseUrl: url, dataDir: "", dbPoolSize: 2 }, { migrate: false });
+  await migrateDatabase(database);
+  projectId = newId("project");
+  await database.db.execute(`insert into projects (id, name) values ('${projectId}', 'thread test')` as never);
+});
+
+afterAll(async () => {
+  await database.close();
+  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+});
+
+function record(i: number, reqPayload: unknown = { model: "m", messages: [{ role: "user", content: `q${i}` }] }): NewRequestLog {
+  return {
+    id: newId("log"),
+    projectId,
+    source: "gateway",
+    provider: "openai",
+    model: "m",
+    completionId: `c${i}`,
+    statusCode: 200,
+    errorMessage: null,
+    requestedAt: new Date(),
+    receivedAt: new Date(),
+    durationMs: 1,
+    inputTokens: 1,
+    outputTokens: 2,
+    costUsd: 0.001,
+    cacheHit: false,
+    metadata: { i: String(i) },
+    reqPayload,
+    respPayload: { id: `c${i}` },
+  };
+}
+
+async function stored(ids: string[]) {
+  return database.db.query.requestLogs.findMany({ where: { id: { in: ids } }, with: { body: true } });
+}
+
+describe("log writer thread", () => {
+  test("stores every queued log, answers an awaited write once committed, and stores payloads kept as JSON text", async () => {
+    const lines: string[] = [];
+    let fellBack = false;
+    const writer = createThreadedLogWriter({ databaseUrl: url, logLevel: "info", logFlushMs: 5 }, createLogger("info", (l) => lines.push(l)), () => {
+      fellBack = true;
+      return createLogWriter({ database, logger: createLogger("silent") });
+    });
+    const queued = Array.from({ length: 400 }, (_, i) => record(i));
+    for (const r of queued) writer.enqueue(r);
+    // A payload parsed from JSON text is stored from that text (spliced into the batch).
+    const text = '{"z": 1, "a": {"nested": [1, 2, "\\u00e9"]}}';
+    const awaited = record(999, parseJsonKeepingText(text));
+    await writer.write(awaited);
+    expect((await stored([awaited.id]))[0]?.body?.reqPayload).toEqual({ z: 1, a: { nested: [1, 2, "é"] } });
+    await writer.flush();
+    const rows = await stored(queued.map((r) => r.id));
+    expect(rows.length).toBe(400);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const [i, r] of queued.entries()) {
+      const row = byId.get(r.id)!;
+      expect(row.metadata).toEqual({ i: String(i) });
+      expect(row.body?.reqPayload).toEqual(r.reqPayload);
+      expect(row.costUsd).toBe(0.001);
+    }
+    await writer.close();
+    expect(fellBack).toBe(false);
+    expect(lines.filter((l) => l.includes('"error"'))).toEqual([]);
+  });
+
+  test("a thread that cannot reach its database hands logging to the main thread, saying so", async () => {
+    const lines: string[] = [];
+    let fallback: LogWriter | null = null;
+    const writer = createThreadedLogWriter(
+      { databaseUrl: "postgres://postgres@127.0.0.1:1/none", logLevel: "info", logFlushMs: 5 },
+      createLogger("info", (l) => lines.push(l)),
+      () => (fallback = createLogWriter({ database, logger: createLogger("silent") })),
+    );
+    // Until the thread reports that it failed, writes wait for it; then they go to the fallback.
+    for (let i = 0; i < 100 && !fallback; i++) await Bun.sleep(50);
+    expect(fallback).not.toBeNull();
+    expect(lines.some((l) => l.includes("log-writer thread could not start"))).toBe(true);
+    const r = record(1);
+    await writer.write(r);
+    expect((await stored([r.id])).length).toBe(1);
+    await writer.close();
+  });
+});
