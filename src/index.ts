@@ -21,7 +21,7 @@ async function main() {
   // On Postgres, logs are stored from their own thread (with their own connection), so the
   // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.
   const inThread = () => createLogWriter({ database, logger }, { maxDelayMs: config.logFlushMs });
-  const logWriter = database.kind === "postgres" ? createThreadedLogWriter(config, logger, inThread) : inThread();
+  const logWriter = database.kind === "postgres" ? createThreadedLogWriter(config, logger, inThread()) : inThread();
   const deps = createDeps({ config, database, logger, secretKey, logWriter });
 
   const boot = await bootstrapProjects(systemCtx(deps, "bootstrap"), { bootstrapApiKey: config.bootstrapApiKey });

@@ -5,41 +5,43 @@ import { recordWriter, type LogWriter, type RowWriter } from "./log-writer";
 export type ThreadMessage =
   | string[]
   | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number }
-  | { t: "write"; row: string; ack: number }
   | { t: "flush"; ack: number };
-export type ThreadReply = { ack: number; error?: string } | { stored: number } | { ready: true } | { fatal: string };
+export type ThreadReply = { ack: number } | { stored: number } | { ready: true } | { fatal: string };
 
-/**
- * The batched log writer on its own thread (Postgres only: PGlite lives in this thread). A log
- * costs the request path one serialisation; rows cross to the thread a few milliseconds' worth at a
- * time (a message per row would wake the thread for each). If the thread fails to
- * start or dies, writing falls back to `fallback()` on this thread; logs the dead thread had not
- * stored yet are counted in the error it logs.
- */
 const SEND_EVERY_MS = 5;
 
+/**
+ * The batched log writer on its own thread (Postgres only: PGlite lives in this thread). A queued
+ * log costs the request path one serialisation; rows cross to the thread a few milliseconds' worth
+ * at a time (a message per row would wake the thread for each). Awaited writes (reports, answered
+ * once committed) go to `mainThread`, whose group commit answers them sooner than a round trip
+ * through the thread's batches (measured: p99 17 ms against 50 ms at 5,000 reports/s). If the
+ * thread fails to start or dies, every log goes to `mainThread`; logs the dead thread had not
+ * stored yet are counted in the error it logs.
+ */
 export function createThreadedLogWriter(
   config: Pick<Config, "databaseUrl" | "logLevel" | "logFlushMs">,
   logger: Logger,
-  fallback: () => LogWriter,
+  mainThread: LogWriter,
 ): LogWriter {
   if (!config.databaseUrl) throw new Error("the log-writer thread needs DATABASE_URL");
   const worker = new Worker(new URL("./log-writer.worker.ts", import.meta.url).href);
-  const waiting = new Map<number, { resolve(): void; reject(err: unknown): void }>();
+  const waiting = new Map<number, () => void>();
   let seq = 0;
   let posted = 0;
   let stored = 0;
   let closing = false;
-  let replacement: LogWriter | null = null;
+  let failed = false;
 
   const failOver = (why: string, err?: unknown) => {
-    if (replacement || closing) return;
-    replacement = fallback();
+    if (failed || closing) return;
+    failed = true;
     logger.error(`log-writer thread ${why}: logs are now written from the main thread`, {
       lost: Math.max(0, posted - stored),
       ...(err ? errorFields(err) : {}),
     });
-    for (const w of waiting.values()) w.reject(new Error(`log-writer thread ${why}`));
+    // Flushes waiting on the dead thread are answered: nothing more will come from it.
+    for (const done of waiting.values()) done();
     waiting.clear();
     worker.terminate();
   };
@@ -48,10 +50,8 @@ export function createThreadedLogWriter(
     const m = event.data;
     if ("stored" in m) stored += m.stored;
     else if ("ack" in m) {
-      const w = waiting.get(m.ack);
+      waiting.get(m.ack)?.();
       waiting.delete(m.ack);
-      if (m.error) w?.reject(new Error(m.error));
-      else w?.resolve();
     } else if ("fatal" in m) failOver(`could not start (${m.fatal})`);
   };
   worker.onerror = (event) => failOver("failed", (event as ErrorEvent).error ?? new Error((event as ErrorEvent).message));
@@ -63,18 +63,20 @@ export function createThreadedLogWriter(
   const send = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (buffered.length === 0 || replacement) return;
+    if (buffered.length === 0 || failed) return;
     worker.postMessage(buffered);
     buffered = [];
   };
-  // Messages arrive in order: rows sent before a write or flush are stored before it is answered.
-  const call = (m: (ack: number) => ThreadMessage) =>
-    new Promise<void>((resolve, reject) => {
-      send();
-      const ack = ++seq;
-      waiting.set(ack, { resolve, reject });
-      worker.postMessage(m(ack));
-    });
+  // Messages arrive in order: a flush is answered after the rows sent before it are stored.
+  const flushThread = () =>
+    failed
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          send();
+          const ack = ++seq;
+          waiting.set(ack, resolve);
+          worker.postMessage({ t: "flush", ack } satisfies ThreadMessage);
+        });
 
   const rows: RowWriter = {
     enqueue(_id, row) {
@@ -82,23 +84,23 @@ export function createThreadedLogWriter(
       buffered.push(row);
       timer ??= setTimeout(send, SEND_EVERY_MS);
     },
-    write(_id, row) {
-      posted++;
-      return call((ack) => ({ t: "write", row, ack }));
-    },
-    flush: () => call((ack) => ({ t: "flush", ack })),
+    write: () => Promise.reject(new Error("awaited writes go to the main-thread writer")),
+    flush: flushThread,
     async close() {
-      await rows.flush();
+      await flushThread();
       closing = true;
       worker.terminate();
     },
   };
   const threaded = recordWriter(rows, logger);
-  // Once failed over, every call goes to the main-thread writer.
   return {
-    enqueue: (r) => (replacement ?? threaded).enqueue(r),
-    write: (r) => (replacement ?? threaded).write(r),
-    flush: () => (replacement ?? threaded).flush(),
-    close: () => (replacement ?? threaded).close(),
+    enqueue: (r) => (failed ? mainThread : threaded).enqueue(r),
+    write: (r) => mainThread.write(r),
+    flush: async () => {
+      await Promise.all([flushThread(), mainThread.flush()]);
+    },
+    close: async () => {
+      await Promise.all([threaded.close(), mainThread.close()]);
+    },
   };
 }

@@ -1,8 +1,8 @@
 // The log-writer thread: receives serialised logs from the server's main thread and stores them
 // in batches over its own Postgres connection, so serialising batches, the driver's protocol work
 // and waiting on inserts never take the main thread's time from requests in flight.
-// Messages in: init (first), an array of row strings (queued), {write} (queued, acknowledged once committed),
-// {flush}. Messages out: {ack, error?} and {stored} (rows committed, per batch).
+// Messages in: init (first), arrays of row strings (queued), {flush}. Messages out: {ack} when a
+// flush is done, {stored} (rows committed, per batch), {fatal} when it cannot start.
 import { openDatabase } from "../db/client";
 import { insertLogRows } from "../domain/logs/insert-request-logs";
 import { createLogger } from "../logger";
@@ -23,14 +23,7 @@ function handle(m: ThreadMessage, w: RowWriter): void {
     for (const row of m) w.enqueue(idOf(row), row);
     return;
   }
-  if (m.t === "write") {
-    w.write(idOf(m.row), m.row).then(
-      () => reply({ ack: m.ack }),
-      (err) => reply({ ack: m.ack, error: err instanceof Error ? err.message : String(err) }),
-    );
-  } else if (m.t === "flush") {
-    w.flush().then(() => reply({ ack: m.ack }));
-  }
+  if (m.t === "flush") w.flush().then(() => reply({ ack: m.ack }));
 }
 
 self.onmessage = async (event: MessageEvent<ThreadMessage>) => {

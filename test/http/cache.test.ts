@@ -181,7 +181,11 @@ describe("response caching", () => {
 
   test("identical requests arriving together may both miss; the entry is whole afterwards", async () => {
     const messages = fresh();
-    const both = await Promise.all([call({ messages }, { "op-cache": "readWrite" }), call({ messages }, { "op-cache": "readWrite" })]);
+    // The upstream takes 200 ms, so both requests are looking the entry up before either stores it.
+    fake.latencyMs = 200;
+    const both = await Promise.all([call({ messages }, { "op-cache": "readWrite" }), call({ messages }, { "op-cache": "readWrite" })]).finally(() => {
+      fake.latencyMs = 0;
+    });
     expect(both.map((b) => b.cache)).toEqual(["MISS", "MISS"]);
     const third = await call({ messages }, { "op-cache": "readWrite" });
     expect(third).toMatchObject({ cache: "HIT", upstream: false });
