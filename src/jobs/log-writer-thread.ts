@@ -14,8 +14,8 @@ const SEND_EVERY_MS = 5;
  * The batched log writer on its own thread (Postgres only: PGlite lives in this thread). A queued
  * log costs the request path one serialisation; rows cross to the thread a few milliseconds' worth
  * at a time (a message per row would wake the thread for each). Awaited writes (reports, answered
- * once committed) go to `mainThread`, whose group commit answers them sooner than a round trip
- * through the thread's batches (measured: p99 17 ms against 50 ms at 5,000 reports/s). If the
+ * once committed) go to `mainThread`, whose group commit answers them without a round trip
+ * through the thread's batches. If the
  * thread fails to start or dies, every log goes to `mainThread`; logs the dead thread had not
  * stored yet are counted in the error it logs.
  */
