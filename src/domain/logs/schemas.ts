@@ -1,21 +1,9 @@
-/** A call to be logged, as the gateway and the report endpoints produce it. */
-export type NewRequestLog = {
-  id: string;
+import type { RequestLog } from "./inputs";
+
+/** A call to be logged, as the gateway and the report endpoints produce it: a log's row plus its bodies. */
+export type NewRequestLog = Omit<RequestLog, "source" | "createdAt"> & {
   projectId: string;
   source: "gateway" | "report" | "report-anthropic";
-  provider: string | null;
-  model: string | null;
-  completionId: string | null;
-  statusCode: number | null;
-  errorMessage: string | null;
-  requestedAt: Date | null;
-  receivedAt: Date | null;
-  durationMs: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  costUsd: number | null;
-  cacheHit: boolean;
-  metadata: Record<string, string>;
   reqPayload: unknown;
   respPayload: unknown;
   /** Set when the payloads above are converted (Anthropic reports): what was reported. */
