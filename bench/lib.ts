@@ -27,7 +27,8 @@ async function readUntil(proc: Subprocess<"ignore", "pipe", "pipe">, re: RegExp,
       return m;
     }
   }
-  throw new Error(`process did not print ${re}: ${out}\n${await new Response(proc.stderr).text()}`);
+  const stderr = await new Response(proc.stderr).text().catch(() => "(stderr already read)");
+  throw new Error(`process did not print ${re}: ${out}\n${stderr}`);
 }
 
 export async function startFakeUpstream(latencyMs: number): Promise<{ url: string; stop(): void }> {
@@ -38,9 +39,18 @@ export async function startFakeUpstream(latencyMs: number): Promise<{ url: strin
 }
 
 /** The bare Bun proxy of bench/bun-proxy.ts in front of an upstream. */
-export async function startBunProxy(upstreamUrl: string): Promise<{ url: string; stop(): void }> {
-  const proc = Bun.spawn(["bun", join(ROOT, "bench/bun-proxy.ts"), upstreamUrl], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+export async function startBunProxy(
+  upstreamUrl: string,
+  opts: { env?: Record<string, string>; onStderr?: (text: string) => void } = {},
+): Promise<{ url: string; stop(): void }> {
+  const proc = Bun.spawn(["bun", join(ROOT, "bench/bun-proxy.ts"), upstreamUrl], {
+    env: { ...process.env, ...opts.env },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
   children.push(proc);
+  drain(proc.stderr, opts.onStderr);
   const m = await readUntil(proc, /"listening":(\d+)/);
   return { url: `http://127.0.0.1:${m[1]}/`, stop: () => proc.kill() };
 }
@@ -74,7 +84,7 @@ export const BENCH_KEY = "hone_sk_benchbenchbenchbenchbenchbench01";
 
 export async function startHone(
   env: Record<string, string>,
-  opts: { onLine?: (line: string) => void } = {},
+  opts: { onLine?: (line: string) => void; onStderr?: (text: string) => void } = {},
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const proc = Bun.spawn(["bun", join(ROOT, "src/index.ts")], {
     cwd: ROOT,
@@ -84,6 +94,7 @@ export async function startHone(
     stdin: "ignore",
   });
   children.push(proc);
+  drain(proc.stderr, opts.onStderr);
   void (async () => {
     const reader = proc.stdout.getReader();
     const dec = new TextDecoder();
@@ -124,6 +135,14 @@ export async function startHone(
       await proc.exited;
     },
   };
+}
+
+/** Reads a child's stderr to the end (a full pipe would block it), handing the text to `onText`. */
+function drain(stream: ReadableStream<Uint8Array>, onText?: (text: string) => void): void {
+  void (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of stream) onText?.(dec.decode(chunk, { stream: true }));
+  })();
 }
 
 async function listeningPort(pid: number): Promise<number | null> {

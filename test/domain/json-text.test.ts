@@ -18,4 +18,13 @@ describe("JSON text kept from parsing", () => {
     expect(jsonText(null)).toBe("null");
     expect(jsonText(undefined)).toBe("null");
   });
+
+  test("the kept text is invisible to keys, spreads, JSON and equality", () => {
+    const value = parseJsonKeepingText('{ "a": 1, "b": [true] }') as Record<string, unknown>;
+    expect(Object.keys(value)).toEqual(["a", "b"]);
+    expect(Reflect.ownKeys({ ...value })).toEqual(["a", "b"]);
+    expect(JSON.stringify(value)).toBe('{"a":1,"b":[true]}');
+    expect(value).toStrictEqual({ a: 1, b: [true] });
+    expect(structuredClone(value)).toStrictEqual({ a: 1, b: [true] });
+  });
 });
