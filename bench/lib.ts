@@ -27,7 +27,8 @@ async function readUntil(proc: Subprocess<"ignore", "pipe", "pipe">, re: RegExp,
       return m;
     }
   }
-  const stderr = await new Response(proc.stderr).text().catch(() => "(stderr already read)");
+  // A caller that drains stderr itself has it already; the Response constructor throws on a locked stream.
+  const stderr = proc.stderr.locked ? "(stderr handed to the caller)" : await new Response(proc.stderr).text();
   throw new Error(`process did not print ${re}: ${out}\n${stderr}`);
 }
 
