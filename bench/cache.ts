@@ -3,7 +3,7 @@
 //
 //   bun bench/cache.ts [--seconds 8] [--db pglite,postgres]
 import { parseArgs } from "node:util";
-import { BENCH_KEY, benchDatabase, fmt, startFakeUpstream, startHone, wrk } from "./lib";
+import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startFakeUpstream, startHone, wrk } from "./lib";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "8" }, db: { type: "string", default: "pglite,postgres" } } });
 const seconds = Number(values.seconds);
@@ -29,11 +29,7 @@ for (const kind of dbs) {
         },
       },
     );
-    await fetch(`${hone.url}/graphql`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ query: `mutation { setProviderKey(input: {provider: "openai", apiKey: "sk-bench-upstream"}) { last4 } }` }),
-    });
+    await setBenchProviderKey(hone.url);
     const url = `${hone.url}/api/v1/chat/completions`;
     const first = await fetch(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
     if (first.headers.get("x-hone-cache") !== "MISS") throw new Error("expected a first miss");

@@ -12,7 +12,7 @@
 // too. Throughput: an instant upstream, concurrency 64.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { BENCH_KEY, benchDatabase, fmt, startBunProxy, startFakeUpstream, startHone, wrk, type WrkResult } from "./lib";
+import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startBunProxy, startFakeUpstream, startHone, wrk, type WrkResult } from "./lib";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "6" }, rounds: { type: "string", default: "3" }, db: { type: "string", default: "pglite,postgres" } },
@@ -22,15 +22,6 @@ const rounds = Number(values.rounds);
 const dbs = values.db!.split(",") as ("pglite" | "postgres")[];
 const body = { model: "gpt-4o-mini", messages: [{ role: "system", content: "Answer briefly." }, { role: "user", content: "What is the capital of France?" }] };
 const auth = { Authorization: `Bearer ${BENCH_KEY}` };
-
-async function setKey(url: string) {
-  const res = await fetch(`${url}/graphql`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ query: `mutation { setProviderKey(input: {provider: "openai", apiKey: "sk-bench-upstream"}) { last4 } }` }),
-  });
-  if (!res.ok) throw new Error(`setProviderKey failed: ${await res.text()}`);
-}
 
 const lat = (r: WrkResult) => `${fmt(r.p50)} / ${fmt(r.p99)}`;
 const signed = (d: number) => `${d >= 0 ? "+" : ""}${fmt(d)}`;
@@ -62,7 +53,7 @@ for (const kind of dbs) {
   const floor = await startBunProxy(`${slow.url}/v1/chat/completions`);
   try {
     let hone = await startHone({ ...db.env, OPENAI_BASE_URL: `${slow.url}/v1` });
-    await setKey(hone.url);
+    await setBenchProviderKey(hone.url);
     // A long-running server is warm: its code is compiled by the JIT before it is measured.
     await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: 32, seconds: 5 });
     for (const c of [1, 32]) {

@@ -10,7 +10,7 @@
 // at c=32 the added p99 cannot drop below the typical pause once collections come more often than
 // once per hundred calls.
 import { parseArgs } from "node:util";
-import { BENCH_KEY, benchDatabase, fmt, startBunProxy, startFakeUpstream, startHone, wrk } from "./lib";
+import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startBunProxy, startFakeUpstream, startHone, wrk } from "./lib";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "8" }, rounds: { type: "string", default: "3" }, db: { type: "string", default: "postgres" } },
@@ -55,12 +55,7 @@ const proxyLog = gcLog();
 const hone = await startHone({ ...db.env, OPENAI_BASE_URL: `${slow.url}/v1`, ...gcEnv }, { onStderr: honeLog.onStderr });
 const proxy = await startBunProxy(`${slow.url}/v1/chat/completions`, { env: gcEnv, onStderr: proxyLog.onStderr });
 try {
-  const res = await fetch(`${hone.url}/graphql`, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ query: `mutation { setProviderKey(input: {provider: "openai", apiKey: "sk-bench-upstream"}) { last4 } }` }),
-  });
-  if (!res.ok) throw new Error(`setProviderKey failed: ${await res.text()}`);
+  await setBenchProviderKey(hone.url);
   const targets = [
     { name: "Hone", url: `${hone.url}/api/v1/chat/completions`, headers: auth, log: honeLog },
     { name: "bare Bun proxy", url: proxy.url, headers: {}, log: proxyLog },
