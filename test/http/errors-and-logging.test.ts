@@ -48,6 +48,24 @@ describe("errors, request ids and request logs", () => {
     expect(chunked.status).toBe(413);
   });
 
+  test("an empty or missing body is a 400 that says so, over a real socket", async () => {
+    const s = serve(t.app);
+    try {
+      for (const body of ["", undefined]) {
+        // fetch sends `content-length: 0` for "" and no body at all for undefined.
+        const res = await fetch(`${s.url}/api/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+          body,
+        });
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ message: "Request body is empty: send a JSON object", code: "VALIDATION" });
+      }
+    } finally {
+      await s.stop();
+    }
+  });
+
   test("the same limit holds on a real socket", async () => {
     const s = serve(t.app);
     try {

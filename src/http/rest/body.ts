@@ -29,11 +29,12 @@ export function payloadTooLarge(maxBytes: number): DomainError {
 }
 
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return "";
   // A declared length was checked against the limit before routing, and the server reads no more
-  // than it: the body is read whole, natively. Only chunked bodies are counted while they stream.
+  // than it: the body is read whole, natively. This comes before touching `request.body`, which
+  // would build a JS ReadableStream for every request. Only chunked bodies are counted while they stream.
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) <= maxBytes) return request.text();
+  if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
