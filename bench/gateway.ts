@@ -1,7 +1,7 @@
 // Gateway benchmark: the latency Hone adds over calling the same upstream directly, and the
 // throughput of /chat/completions with logging on, on PGlite and on Postgres.
 //
-//   bun bench/gateway.ts [--seconds 6] [--rounds 3] [--db pglite,postgres]
+//   bun bench/gateway.ts [--seconds 10] [--rounds 5] [--db pglite,postgres]
 //
 // Added latency: a fake upstream (own process) answers after a fixed 20 ms. In one run, wrk
 // (closed loop) calls it directly, through a bare Bun proxy (bench/bun-proxy.ts: the floor any
@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startBunProxy, startFakeUpstream, startHone, wrk, type WrkResult } from "./lib";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "6" }, rounds: { type: "string", default: "3" }, db: { type: "string", default: "pglite,postgres" } },
+  options: { seconds: { type: "string", default: "10" }, rounds: { type: "string", default: "5" }, db: { type: "string", default: "pglite,postgres" } },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
