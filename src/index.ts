@@ -8,6 +8,7 @@ import { resolveSecretKey } from "./secrets";
 import { systemCtx } from "./context";
 import { startCacheSweep } from "./jobs/cache-sweep";
 import { startJobs } from "./jobs";
+import { startJobsThread } from "./jobs/jobs-thread";
 import { createLogWriter } from "./jobs/log-writer";
 import { createThreadedLogWriter } from "./jobs/log-writer-thread";
 import { startLogRetention } from "./jobs/retention";
@@ -37,9 +38,10 @@ async function main() {
   const app = createApp(deps);
   const retention = startLogRetention(deps);
   const cacheSweep = startCacheSweep(deps);
-  // On PGlite the worker runs in this process (the only one); on Postgres every process runs one
-  // unless HONE_WORKER=false, and SKIP LOCKED hands each job to one of them.
-  const worker = config.worker ? startJobs(deps) : null;
+  // On PGlite the worker runs in this process (the only one), on this thread; on Postgres every
+  // process runs one on its own thread unless HONE_WORKER=false, and SKIP LOCKED hands each job to
+  // one of them.
+  const worker = !config.worker ? null : database.kind === "postgres" ? startJobsThread(deps) : startJobs(deps);
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,

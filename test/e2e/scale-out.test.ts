@@ -90,6 +90,11 @@ describe("several Hone processes", () => {
         expect(status).toBe("DEPLOYED");
         expect([...fake.jobs.values()].filter((j) => j.suffix === slug)).toHaveLength(1);
       }
+      // On Postgres each process runs its jobs on their own thread, not the one serving requests.
+      for (const s of [a, b]) {
+        expect(s.output()).toContain('"msg":"jobs run on their own thread"');
+        expect(s.output()).not.toContain("jobs now run on the main thread");
+      }
     } finally {
       expect(await a.stop()).toBe(0);
       expect(await b.stop()).toBe(0);

@@ -1,0 +1,98 @@
+// The job worker on its own thread (what the server runs on Postgres). It needs a Postgres server:
+// its own database on the one the suite runs against, or on the local server when the suite runs
+// on PGlite. The app around it is an ordinary test app on that database.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import postgres from "postgres";
+import { openDatabase, type Database } from "../../src/db/client";
+import { startJobsThread } from "../../src/jobs/jobs-thread";
+import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
+import { TEST_DATABASE_URL } from "../helpers/db";
+import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+
+const SERVER = TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const name = `hone_test_jobs_${Date.now().toString(36)}`;
+let url: string;
+let database: Database;
+let t: TestApp;
+let fake: FakeUpstream;
+
+beforeAll(async () => {
+  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const u = new URL(SERVER);
+  u.pathname = `/${name}`;
+  url = u.toString();
+  database = await openDatabase({ databaseUrl: url, dataDir: "", dbPoolSize: 4 });
+  fake = startFakeOpenAI();
+  t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JOB_POLL_MS: "20" }, deps: { database } });
+  await storeProviderKey(t, "openai", "sk-thread-000001");
+});
+
+afterAll(async () => {
+  await t.close();
+  await database.close();
+  await fake.stop();
+  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+});
+
+/** What the server hands the thread: its own environment (here: this test app's settings). */
+const threadEnv = (over: Record<string, string> = {}) => ({
+  DATABASE_URL: url,
+  HONE_SECRET_KEY: Buffer.from(t.deps.secretKey).toString("base64"),
+  OPENAI_BASE_URL: `${fake.url}/v1`,
+  HONE_JOB_POLL_MS: "20",
+  HONE_LOG_LEVEL: "warn",
+  ...over,
+});
+
+const json = async (res: Response) => (await res.json()) as any;
+const gql = async (query: string, variables: Record<string, unknown> = {}) => json(await t.request("POST", "/graphql", { body: { query, variables } }));
+
+/** An evaluation of one model on two TEST entries, created through the API (which nudges the worker), run to its end. */
+async function runEvaluation() {
+  const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "thread" } }))).id;
+  const entries = ["capital of France", "capital of Peru"].map((q) => ({ messages: [{ role: "user", content: q }, { role: "assistant", content: "x" }], split: "TEST" }));
+  expect((await json(await t.request("POST", `/api/v1/datasets/${ds}/entries`, { body: { entries } }))).entries_created).toBe(2);
+  const crit = (await gql(`mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "Good? {{output}}"}) { id } }`)).data.createCriterion.id;
+  const created = await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini"], criterionIds: $c}) { id } }`, { ds, c: [crit] });
+  const id = created.data.createEvaluation.id;
+  for (let i = 0; i < 500; i++) {
+    const e = (await gql(`query($id: ID!) { evaluation(id: $id) { status progress { done total } } }`, { id })).data.evaluation;
+    if (e.status === "DONE" || e.status === "ERROR") return e;
+    await Bun.sleep(30);
+  }
+  throw new Error("the evaluation did not finish");
+}
+
+const logged = (text: string) => t.logLines.some((l) => l.includes(text));
+
+describe("the job thread", () => {
+  test("runs the jobs this process enqueues; stop waits for it and ends it", async () => {
+    t.logLines.length = 0;
+    const worker = startJobsThread(t.deps, threadEnv());
+    try {
+      // No worker runs on this thread: only the job thread can finish the evaluation.
+      expect(await runEvaluation()).toEqual({ status: "DONE", progress: { done: 2, total: 2 } });
+      expect(logged("jobs run on their own thread")).toBe(true);
+    } finally {
+      await worker.stop();
+    }
+    expect(logged("jobs now run on the main thread")).toBe(false);
+  });
+
+  test("a thread that cannot start hands the jobs to this thread, and says why", async () => {
+    t.logLines.length = 0;
+    const worker = startJobsThread(t.deps, threadEnv({ DATABASE_URL: "postgres://hone@127.0.0.1:1/nowhere" }));
+    try {
+      for (let i = 0; i < 200 && !logged("jobs now run on the main thread"); i++) await Bun.sleep(25);
+      const line = t.logLines.find((l) => l.includes("jobs now run on the main thread"));
+      expect(line).toContain("job thread could not start");
+      expect(await runEvaluation()).toEqual({ status: "DONE", progress: { done: 2, total: 2 } });
+    } finally {
+      await worker.stop();
+    }
+  });
+});
