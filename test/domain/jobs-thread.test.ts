@@ -2,27 +2,20 @@
 // its own database on the one the suite runs against, or on the local server when the suite runs
 // on PGlite. The app around it is an ordinary test app on that database.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import { openDatabase, type Database } from "../../src/db/client";
 import { startJobsThread } from "../../src/jobs/jobs-thread";
 import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
-import { TEST_DATABASE_URL } from "../helpers/db";
+import { createOwnPostgresDatabase } from "../helpers/db";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 
-const SERVER = TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const name = `hone_test_jobs_${Date.now().toString(36)}`;
 let url: string;
+let drop: () => Promise<void>;
 let database: Database;
 let t: TestApp;
 let fake: FakeUpstream;
 
 beforeAll(async () => {
-  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  const u = new URL(SERVER);
-  u.pathname = `/${name}`;
-  url = u.toString();
+  ({ url, drop } = await createOwnPostgresDatabase());
   database = await openDatabase({ databaseUrl: url, dataDir: "", dbPoolSize: 4 });
   fake = startFakeOpenAI();
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JOB_POLL_MS: "20" }, deps: { database } });
@@ -33,9 +26,7 @@ afterAll(async () => {
   await t.close();
   await database.close();
   await fake.stop();
-  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists "${name}" with (force)`);
-  await admin.end();
+  await drop();
 });
 
 /** What the server hands the thread: its own environment (here: this test app's settings). */

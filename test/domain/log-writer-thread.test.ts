@@ -2,7 +2,6 @@
 // Postgres server: it gets its own database on the one the suite runs against, or on the local
 // server when the suite runs on PGlite.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import postgres from "postgres";
 import { migrateDatabase, openDatabase, type Database } from "../../src/db/client";
 import { parseJsonKeepingText } from "../../src/json-text";
 import type { NewRequestLog } from "../../src/domain/logs";
@@ -10,21 +9,15 @@ import { createLogWriter } from "../../src/jobs/log-writer";
 import { createThreadedLogWriter } from "../../src/jobs/log-writer-thread";
 import { createLogger } from "../../src/logger";
 import { newId } from "../../src/ids";
-import { TEST_DATABASE_URL } from "../helpers/db";
+import { createOwnPostgresDatabase } from "../helpers/db";
 
-const SERVER = TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 let url: string;
 let database: Database;
 let projectId: string;
-const name = `hone_test_thread_${Date.now().toString(36)}`;
+let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  const u = new URL(SERVER);
-  u.pathname = `/${name}`;
-  url = u.toString();
+  ({ url, drop } = await createOwnPostgresDatabase());
   database = await openDatabase({ databaseUrl: url, dataDir: "", dbPoolSize: 2 }, { migrate: false });
   await migrateDatabase(database);
   projectId = newId("project");
@@ -33,9 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await database.close();
-  const admin = postgres(SERVER, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists "${name}" with (force)`);
-  await admin.end();
+  await drop();
 });
 
 function record(i: number, reqPayload: unknown = { model: "m", messages: [{ role: "user", content: `q${i}` }] }): NewRequestLog {

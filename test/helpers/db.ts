@@ -49,17 +49,29 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 /** A fresh empty database on the server (not migrated), for tests that start real processes on it. */
 export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error("needs DATABASE_URL");
-  const name = `hone_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = postgres(TEST_DATABASE_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => dropDatabase(name) };
+  return createDatabaseOn(TEST_DATABASE_URL);
 }
 
-async function dropDatabase(name: string) {
-  const admin = postgres(TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+/**
+ * The same on a Postgres server even when the suite runs on PGlite (the suite's server, else the
+ * local one), for what only exists on Postgres: the server's log-writer and job threads.
+ */
+export function createOwnPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  return createDatabaseOn(TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
+}
+
+async function createDatabaseOn(server: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `hone_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(server, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => dropDatabase(server, name) };
+}
+
+async function dropDatabase(server: string, name: string) {
+  const admin = postgres(server, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
   } finally {
