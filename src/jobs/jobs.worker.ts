@@ -23,8 +23,10 @@ let starting: Promise<void> | null = null;
 async function start(env: Record<string, string | undefined>): Promise<void> {
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
+  // Everything that can fail without holding a connection comes first.
+  const secretKey = resolveSecretKey(config);
   const database = await openDatabase({ ...config, dbPoolSize: Math.min(config.dbPoolSize, POOL_SIZE) }, { migrate: false });
-  const deps = createDeps({ config, database, logger, secretKey: resolveSecretKey(config) });
+  const deps = createDeps({ config, database, logger, secretKey });
   running = { deps, worker: startJobs(deps) };
 }
 
