@@ -48,6 +48,19 @@ const EnvSchema = z.object({
   HONE_FINETUNE_POLL_MS: z.coerce.number().int().min(10).default(30_000),
   HONE_JOB_POLL_MS: z.coerce.number().int().min(10).default(1_000),
   HONE_WORKER: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
+  // Wave 2 hardening: limits an attacker holding a valid key runs into.
+  HONE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
+  HONE_GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).max(1000).default(15),
+  HONE_GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).max(1_000_000).default(2_000),
+  HONE_GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(100_000_000).default(20_000),
+  HONE_MAX_PAGE_SIZE: z.coerce.number().int().min(1).max(10_000).default(200),
+  HONE_TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1_000).default(10),
+  HONE_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  HONE_ALLOW_PRIVATE_UPSTREAMS: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? false),
+  HONE_UPSTREAM_ALLOWLIST: z.string().default(""),
+  HONE_JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
+  HONE_JOB_STEP_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
+  HONE_API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });
 
 export type Config = {
@@ -88,6 +101,27 @@ export type Config = {
   jobPollMs: number;
   /** Run background jobs in this process (turn off for API-only processes). */
   worker: boolean;
+  /** GraphQL operation limits: depth, aliases, lexer tokens and estimated cost of one operation. */
+  graphqlMaxDepth: number;
+  graphqlMaxAliases: number;
+  graphqlMaxTokens: number;
+  graphqlMaxCost: number;
+  /** Largest page (`first`/`last`/`limit`) any list may return. */
+  maxPageSize: number;
+  /** Most calls one tRPC batch may carry. */
+  trpcMaxBatch: number;
+  /** Postgres statement_timeout of every session (0 = none). */
+  dbStatementTimeoutMs: number;
+  /** Custom providers may reach loopback and private networks (metadata addresses stay refused). */
+  allowPrivateUpstreams: boolean;
+  /** Hosts, host:port pairs or CIDRs custom providers may reach besides public addresses. */
+  upstreamAllowlist: string[];
+  /** How long a claimed job is held before another worker may take it (renewed while it runs). */
+  jobLeaseMs: number;
+  /** Longest one job step may run before it is abandoned as failed. */
+  jobStepTimeoutMs: number;
+  /** How long an API key's authentication is remembered in process (a revocation is seen within it). */
+  apiKeyCacheMs: number;
 };
 
 export class ConfigError extends Error {
@@ -132,5 +166,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fineTunePollMs: e.HONE_FINETUNE_POLL_MS,
     jobPollMs: e.HONE_JOB_POLL_MS,
     worker: e.HONE_WORKER,
+    graphqlMaxDepth: e.HONE_GRAPHQL_MAX_DEPTH,
+    graphqlMaxAliases: e.HONE_GRAPHQL_MAX_ALIASES,
+    graphqlMaxTokens: e.HONE_GRAPHQL_MAX_TOKENS,
+    graphqlMaxCost: e.HONE_GRAPHQL_MAX_COST,
+    maxPageSize: e.HONE_MAX_PAGE_SIZE,
+    trpcMaxBatch: e.HONE_TRPC_MAX_BATCH,
+    dbStatementTimeoutMs: e.HONE_DB_STATEMENT_TIMEOUT_MS,
+    allowPrivateUpstreams: e.HONE_ALLOW_PRIVATE_UPSTREAMS,
+    upstreamAllowlist: e.HONE_UPSTREAM_ALLOWLIST.split(",")
+      .map((p) => p.trim())
+      .filter(Boolean),
+    jobLeaseMs: e.HONE_JOB_LEASE_MS,
+    jobStepTimeoutMs: e.HONE_JOB_STEP_TIMEOUT_MS,
+    apiKeyCacheMs: e.HONE_API_KEY_CACHE_MS,
   };
 }

@@ -18,6 +18,10 @@ export const apiKeys = pgTable(
     keyHash: text("key_hash").notNull().unique(),
     /** Last 4 characters, so a person can tell keys apart without the key itself. */
     keyHint: text("key_hint").notNull(),
+    /** A person's label for the key ("ci", "laptop"); optional. */
+    name: text("name"),
+    /** Updated at most once a minute per key, so authentication stays one indexed read. */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
   },

@@ -1,0 +1,27 @@
+// Fixed caps on what one input may carry. Limits an operator may want to move live in config.ts
+// (HONE_* variables); these are set so that no legitimate client comes near them, and so that an
+// attacker holding a valid key cannot make one request cost unbounded memory or time.
+// README "Security and limits" lists every one of them.
+
+/** Characters in a `model` string (`openai:gpt-4o-mini`, `hone:provider/model`). */
+export const MAX_MODEL_LENGTH = 256;
+/** Characters in a custom provider's base URL. */
+export const MAX_BASE_URL_LENGTH = 2_048;
+/** Characters in an id a client sends (completion ids, log ids, request ids). */
+export const MAX_ID_LENGTH = 256;
+/** Criteria one request may name (`op-criteria`, `hone.criteria`). */
+export const MAX_CRITERIA_PER_REQUEST = 10;
+/** Choices one completion may ask for (`n`). */
+export const MAX_CHOICES = 16;
+/** Ids one request may list (`logIds` and the like). */
+export const MAX_IDS_PER_REQUEST = 1_000;
+/** Tag keys on one call, and the length of a tag key and of a tag value. */
+export const MAX_TAGS = 50;
+export const MAX_TAG_KEY_LENGTH = 128;
+export const MAX_TAG_VALUE_LENGTH = 2_048;
+/** Rows one alignment-set import may carry. */
+export const MAX_ALIGNMENT_ROWS = 10_000;
+/** Bytes in one line of a JSONL upload or import. */
+export const MAX_JSONL_LINE_BYTES = 4 * 1024 * 1024;
+/** Characters of a non-JSON upstream error body kept in a message or a log. */
+export const MAX_UPSTREAM_ERROR_TEXT = 1_000;
