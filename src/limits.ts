@@ -3,6 +3,8 @@
 // attacker holding a valid key cannot make one request cost unbounded memory or time.
 // README "Security and limits" lists every one of them.
 
+import { DomainError } from "./errors";
+
 /** Characters in a `model` string (`openai:gpt-4o-mini`, `hone:provider/model`). */
 export const MAX_MODEL_LENGTH = 256;
 /** Characters in a custom provider's base URL. */
@@ -25,3 +27,16 @@ export const MAX_ALIGNMENT_ROWS = 10_000;
 export const MAX_JSONL_LINE_BYTES = 4 * 1024 * 1024;
 /** Characters of a non-JSON upstream error body kept in a message or a log. */
 export const MAX_UPSTREAM_ERROR_TEXT = 1_000;
+/** Largest page a list may ever be configured to return (the ceiling of HONE_MAX_PAGE_SIZE). */
+export const MAX_PAGE_SIZE_CEILING = 10_000;
+
+/**
+ * Refuses a page larger than the configured maximum (HONE_MAX_PAGE_SIZE) instead of clamping it
+ * silently, so a client learns why it got fewer rows than it asked for.
+ */
+export function checkPageSize(value: number | null | undefined, maxPageSize: number, name = "first"): void {
+  if (value != null && value > maxPageSize) {
+    const message = `${name}: ${value} exceeds the page size limit of ${maxPageSize} (HONE_MAX_PAGE_SIZE)`;
+    throw new DomainError("VALIDATION", message, { issues: [{ message, path: [name] }] });
+  }
+}

@@ -8,5 +8,5 @@ export * from "./schemas";
 export { exportDataset, type ExportRow } from "./export-dataset";
 export { importDatasetJsonl, type JsonlImportResult } from "./import-jsonl";
 export { importLogsToDataset, ImportLogsInput, logToEntry, type ImportLogsResult } from "./import-logs";
-export { loadDatasets, loadEntriesBySourceLog } from "./load-graph";
+export { loadDatasets, loadEntriesBySourceLog, loadEntryPages, type EntryPageArgs } from "./load-graph";
 export { DATASET_TASK_JOB, getDatasetTask, judgeDatasetEntries, relabelDatasetEntries, runDatasetTaskStep, type DatasetTask } from "./quality";

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
+import { checkPageSize } from "../../limits";
 import { decodeCursor, encodeCursor, findDataset, toDatasetEntry, verdictCondition } from "./internal";
 import { ListDatasetEntriesInput, type DatasetEntryPage } from "./schemas";
 
@@ -10,6 +11,7 @@ export const DEFAULT_PAGE_SIZE = 50;
 /** One page of a dataset's entries in insertion order, keyset-paginated on the time-ordered id. */
 export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput): Promise<DatasetEntryPage> {
   const input = parseInput(ListDatasetEntriesInput, raw);
+  checkPageSize(input.first, ctx.deps.config.maxPageSize);
   await findDataset(ctx, input.datasetId);
   const first = input.first ?? DEFAULT_PAGE_SIZE;
   const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId)];

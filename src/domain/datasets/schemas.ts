@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ChatMessage, Metadata, ResponseFormat, Tool, ToolChoice } from "../chat/schemas";
+import { MAX_PAGE_SIZE_CEILING } from "../../limits";
 
 export const DatasetId = z.string().min(1).max(100);
 export const Split = z.enum(["TRAIN", "TEST"]);
@@ -53,7 +54,7 @@ export const VerdictFilter = z.object({ criterionId: z.string().min(1), judgemen
 
 export const ListDatasetEntriesInput = z.object({
   datasetId: DatasetId,
-  first: z.number().int().min(1).max(500).optional(),
+  first: z.number().int().min(1).max(MAX_PAGE_SIZE_CEILING).optional(),
   after: z.string().max(200).nullable().optional(),
   split: Split.nullable().optional(),
   verdict: VerdictFilter.nullish(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_PAGE_SIZE_CEILING } from "../../limits";
 
 const UnixMs = z
   .number({ error: "must be a Unix timestamp in milliseconds (a number)" })
@@ -62,7 +63,7 @@ export type LogFilter = z.input<typeof LogFilter>;
 
 export const ListLogsInput = z.object({
   filter: LogFilter.nullish(),
-  first: z.number().int().min(1).max(200).nullish(),
+  first: z.number().int().min(1).max(MAX_PAGE_SIZE_CEILING).nullish(),
   after: z.string().max(200).nullish(),
 });
 export type ListLogsInput = z.input<typeof ListLogsInput>;

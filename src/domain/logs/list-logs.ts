@@ -2,6 +2,7 @@ import { desc, lt } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
+import { checkPageSize } from "../../limits";
 import { ListLogsInput, type RequestLogPage } from "./inputs";
 import { decodeLogCursor, encodeLogCursor, logColumns, logConditions, whereAll } from "./internal";
 
@@ -11,6 +12,7 @@ import { decodeLogCursor, encodeLogCursor, logColumns, logConditions, whereAll }
  */
 export async function listLogs(ctx: Ctx, raw: ListLogsInput): Promise<RequestLogPage> {
   const input = parseInput(ListLogsInput, raw);
+  checkPageSize(input.first, ctx.deps.config.maxPageSize);
   const first = input.first ?? 50;
   const where = logConditions(ctx.projectId, input.filter);
   if (input.after) where.push(lt(requestLogs.id, decodeLogCursor(input.after)));

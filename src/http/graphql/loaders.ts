@@ -1,5 +1,13 @@
 import DataLoader from "dataloader";
-import { loadDatasets, loadEntriesBySourceLog, type Dataset, type DatasetEntry } from "../../domain/datasets";
+import {
+  loadDatasets,
+  loadEntriesBySourceLog,
+  loadEntryPages,
+  type Dataset,
+  type DatasetEntry,
+  type DatasetEntryPage,
+  type EntryPageArgs,
+} from "../../domain/datasets";
 import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from "../../domain/logs";
 import { projectCtx, type GqlContext } from "./builder";
 
@@ -9,6 +17,8 @@ export type Loaders = {
   logs: DataLoader<string, RequestLog | null>;
   entriesBySourceLog: DataLoader<string, DatasetEntry[]>;
   datasets: DataLoader<string, Dataset | null>;
+  /** Dataset id -> one page of its entries; one loader per distinct page arguments. */
+  entryPages(args: EntryPageArgs): DataLoader<string, DatasetEntryPage>;
 };
 
 const byContext = new WeakMap<GqlContext, Loaders>();
@@ -20,6 +30,17 @@ function batch<V>(load: (ids: readonly string[]) => Promise<Map<string, V>>, mis
   });
 }
 
+/** One loader per distinct argument set: parents asking for the same page batch into one query. */
+function perArguments<A, V>(make: (args: A) => DataLoader<string, V>): (args: A) => DataLoader<string, V> {
+  const byArgs = new Map<string, DataLoader<string, V>>();
+  return (args) => {
+    const key = JSON.stringify(args);
+    let loader = byArgs.get(key);
+    if (!loader) byArgs.set(key, (loader = make(args)));
+    return loader;
+  };
+}
+
 export function loadersOf(context: GqlContext): Loaders {
   let loaders = byContext.get(context);
   if (!loaders) {
@@ -29,6 +50,7 @@ export function loadersOf(context: GqlContext): Loaders {
       logs: batch((ids) => loadLogs(ctx, ids), null),
       entriesBySourceLog: batch((ids) => loadEntriesBySourceLog(ctx, ids), []),
       datasets: batch((ids) => loadDatasets(ctx, ids), null),
+      entryPages: perArguments((args) => batch((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };
     byContext.set(context, loaders);
   }

@@ -6,6 +6,7 @@ import { errorFields } from "../../logger";
 import { resolvePrincipal } from "../auth";
 import { errorEnvelope } from "../rest/errors";
 import type { GqlContext } from "./builder";
+import { limitsOf, useOperationLimits } from "./limits";
 import { schema } from "./schema";
 
 type Yoga = YogaServerInstance<Record<string, unknown>, GqlContext>;
@@ -52,6 +53,7 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
       ...(renderGraphiQL ? { renderGraphiQL } : {}),
       landingPage: false,
       logging: false,
+      plugins: [useOperationLimits(limitsOf(deps.config))],
       maskedErrors: {
         maskError: (error) => toGraphqlError(error, deps),
       },

@@ -4,13 +4,13 @@ import {
   CreateDatasetInput,
   deleteDataset,
   getDataset,
-  listDatasetEntries,
   listDatasets,
   type Dataset,
   type DatasetEntry,
 } from "../../../domain/datasets";
 import { DomainError } from "../../../errors";
 import { builder, projectCtx } from "../builder";
+import { loadersOf } from "../loaders";
 
 const SplitEnum = builder.enumType("Split", { values: ["TRAIN", "TEST"] as const });
 
@@ -56,13 +56,14 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
             issues: [{ message: "entries pages forward only: use first and after" }],
           });
         }
-        const page = await listDatasetEntries(projectCtx(context), {
-          datasetId: dataset.id,
+        // Batched: under a page of parents (entries -> dataset -> entries) every dataset's page comes
+        // from one query, and parents that are the same dataset share it.
+        const page = await loadersOf(context).entryPages({
           first: args.first ?? undefined,
           after: args.after ?? undefined,
           split: (args.split ?? undefined) as "TRAIN" | "TEST" | undefined,
           verdict: (args.verdict as { criterionId: string; judgement: "PASS" | "FAIL" } | null | undefined) ?? undefined,
-        });
+        }).load(dataset.id);
         return {
           edges: page.entries.map((node) => ({ cursor: Buffer.from(node.id).toString("base64url"), node })),
           pageInfo: {
