@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sqlStateOf } from "./db/errors";
 
 // The closed list of failure kinds the domain can report. Transports map each to their own wire
 // form (HTTP status, tRPC code, GraphQL extensions.code); the domain never knows about HTTP.
@@ -12,6 +13,7 @@ export const ERROR_CODES = [
   "RATE_LIMITED",
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
+  "UNAVAILABLE",
   "INTERNAL",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -59,12 +61,18 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   return r.data;
 }
 
+export const STATEMENT_TIMEOUT_MESSAGE =
+  "The database query took longer than the statement timeout (HONE_DB_STATEMENT_TIMEOUT_MS) and was cancelled; ask for less (smaller pages, narrower filters)";
+
 export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `${what} ${id} not found`);
 
 /** Normalise anything thrown into a DomainError; unknown errors become INTERNAL with a generic message. */
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   if (err instanceof z.ZodError) return validationError(err);
+  // 57014 query_canceled: the session's statement_timeout fired (or an operator cancelled it).
+  // The request was too heavy for the server right now, not broken: 503, and the message says why.
+  if (sqlStateOf(err) === "57014") return new DomainError("UNAVAILABLE", STATEMENT_TIMEOUT_MESSAGE);
   return new DomainError("INTERNAL", "Internal server error");
 }
 
@@ -95,6 +103,8 @@ export function statusOf(err: DomainError): number {
     }
     case "UPSTREAM_TIMEOUT":
       return 504;
+    case "UNAVAILABLE":
+      return 503;
     case "INTERNAL":
       return 500;
     default: {

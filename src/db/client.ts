@@ -81,11 +81,14 @@ export function isMemoryDataDir(dataDir: string): boolean {
 
 /** Opens the configured database and applies pending migrations. */
 export async function openDatabase(
-  config: Pick<Config, "databaseUrl" | "dataDir" | "dbPoolSize">,
+  config: Pick<Config, "databaseUrl" | "dataDir" | "dbPoolSize"> & Partial<Pick<Config, "dbStatementTimeoutMs">>,
   opts: { owner?: string; migrate?: boolean } = {},
 ): Promise<Database> {
+  // PGlite accepts `SET statement_timeout` but never fires it (its single-threaded WASM backend has
+  // no timer interrupt: pg_sleep(1) under a 100 ms timeout runs the full second), so the timeout is
+  // a Postgres-only guard.
   const database = config.databaseUrl
-    ? await openPostgres(config.databaseUrl, config.dbPoolSize)
+    ? await openPostgres(config.databaseUrl, config.dbPoolSize, config.dbStatementTimeoutMs ?? 0)
     : await openPglite(config.dataDir, opts.owner ?? "hone");
   if (opts.migrate !== false) {
     try {
@@ -129,7 +132,7 @@ export async function wrapPglite(client: PGlite, onClose: () => void = () => {})
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, statementTimeoutMs: number): Promise<Database> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const client = postgres(url, {
@@ -137,6 +140,10 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     onnotice: () => {},
     // Hone's own connections are short-lived queries; a stuck server should not hang a request forever.
     connect_timeout: 10,
+    // Sent in the startup message, so every connection of the pool has it from its first query and
+    // one expensive request cannot hold a connection (and the server's CPU) for minutes. Migrations
+    // run on a connection of their own without it (below): a long migration must not be cut off.
+    connection: { statement_timeout: statementTimeoutMs },
   });
   try {
     await client`select 1`;
@@ -169,7 +176,7 @@ export async function migrateDatabase(database: Database): Promise<void> {
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { default: postgres } = await import("postgres");
   // One connection: the advisory lock belongs to the session that took it.
-  const client = postgres(database.url!, { max: 1, onnotice: () => {} });
+  const client = postgres(database.url!, { max: 1, onnotice: () => {}, connection: { statement_timeout: 0 } });
   try {
     await client`select pg_advisory_lock(7263845001)`;
     await migrate(drizzle({ client, relations }), { migrationsFolder: MIGRATIONS_FOLDER });

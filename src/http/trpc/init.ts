@@ -3,7 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
 import type { BaseCtx, Ctx } from "../../context";
 import type { Deps } from "../../deps";
-import { DomainError, type ErrorCode, type Issue, validationError } from "../../errors";
+import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../errors";
 import type { Principal } from "../auth";
 
 export type TrpcContext = {
@@ -34,6 +34,8 @@ function trpcCodeOf(code: ErrorCode): TRPC_ERROR_CODE_KEY {
       return "BAD_GATEWAY";
     case "UPSTREAM_TIMEOUT":
       return "GATEWAY_TIMEOUT";
+    case "UNAVAILABLE":
+      return "SERVICE_UNAVAILABLE";
     case "INTERNAL":
       return "INTERNAL_SERVER_ERROR";
     default: {
@@ -64,6 +66,8 @@ function domainCodeOfTrpc(code: TRPC_ERROR_CODE_KEY): ErrorCode {
       return "PAYLOAD_TOO_LARGE";
     case "TOO_MANY_REQUESTS":
       return "RATE_LIMITED";
+    case "SERVICE_UNAVAILABLE":
+      return "UNAVAILABLE";
     default:
       return "INTERNAL";
   }
@@ -109,6 +113,11 @@ export const createCallerFactory = t.createCallerFactory;
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof DomainError) throw toTrpcError(result.error.cause);
+  // Driver errors that mean something to the client (a statement timeout) get their code too.
+  if (!result.ok && result.error.cause && !(result.error.cause instanceof z.ZodError)) {
+    const domain = toDomainError(result.error.cause);
+    if (domain.code !== "INTERNAL") throw toTrpcError(domain);
+  }
   return result;
 });
 
