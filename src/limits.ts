@@ -25,3 +25,5 @@ export const MAX_ALIGNMENT_ROWS = 10_000;
 export const MAX_JSONL_LINE_BYTES = 4 * 1024 * 1024;
 /** Characters of a non-JSON upstream error body kept in a message or a log. */
 export const MAX_UPSTREAM_ERROR_TEXT = 1_000;
+/** Bytes of an upstream error body Hone reads at most (the rest is discarded unread). */
+export const MAX_UPSTREAM_ERROR_BODY_BYTES = 64 * 1024;
