@@ -1,10 +1,17 @@
 import { z } from "zod";
+import { parseAllowlistEntry } from "./providers/upstream-guard";
 
 // The only place that reads the environment. Everything else receives a Config.
 
 const boolFlag = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""])
   .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
+
+const splitList = (v: string) =>
+  v
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 
@@ -57,7 +64,18 @@ const EnvSchema = z.object({
   HONE_TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1_000).default(10),
   HONE_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   HONE_ALLOW_PRIVATE_UPSTREAMS: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? false),
-  HONE_UPSTREAM_ALLOWLIST: z.string().default(""),
+  HONE_UPSTREAM_ALLOWLIST: z
+    .string()
+    .default("")
+    .superRefine((v, c) => {
+      for (const entry of splitList(v)) {
+        try {
+          parseAllowlistEntry(entry);
+        } catch (err) {
+          c.addIssue({ code: "custom", message: (err as Error).message });
+        }
+      }
+    }),
   HONE_JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   HONE_JOB_STEP_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
   HONE_API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
@@ -174,9 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trpcMaxBatch: e.HONE_TRPC_MAX_BATCH,
     dbStatementTimeoutMs: e.HONE_DB_STATEMENT_TIMEOUT_MS,
     allowPrivateUpstreams: e.HONE_ALLOW_PRIVATE_UPSTREAMS,
-    upstreamAllowlist: e.HONE_UPSTREAM_ALLOWLIST.split(",")
-      .map((p) => p.trim())
-      .filter(Boolean),
+    upstreamAllowlist: splitList(e.HONE_UPSTREAM_ALLOWLIST),
     jobLeaseMs: e.HONE_JOB_LEASE_MS,
     jobStepTimeoutMs: e.HONE_JOB_STEP_TIMEOUT_MS,
     apiKeyCacheMs: e.HONE_API_KEY_CACHE_MS,

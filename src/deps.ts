@@ -3,7 +3,7 @@ import type { Database } from "./db/client";
 import { newId, type IdGenerator } from "./ids";
 import { createLogWriter, type LogWriter } from "./jobs/log-writer";
 import type { Logger } from "./logger";
-import { createUpstreamFactory, type UpstreamFactory } from "./providers";
+import { createUpstreamFactory, systemResolveHost, upstreamPolicy, type ResolveHost, type UpstreamFactory } from "./providers";
 import { createTrainerFactory, type TrainerFactory } from "./providers/trainers";
 
 /** Everything a domain verb may reach outside itself. Tests build their own. */
@@ -20,6 +20,8 @@ export type Deps = {
   secretKey: Uint8Array;
   /** Clients for LLM upstreams (real HTTP; tests point the base URLs at fake servers). */
   upstreams: UpstreamFactory;
+  /** DNS for the SSRF guard of tenant-chosen URLs; injected so tests can make a name change address. */
+  resolveHost: ResolveHost;
   /** Batched, off-request-path storage of call logs. */
   logWriter: LogWriter;
   /** Clients for fine-tuning backends (real HTTP; tests point them at fake servers). */
@@ -29,11 +31,16 @@ export type Deps = {
 };
 
 export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | "secretKey"> & Partial<Deps>): Deps {
+  const resolveHost = parts.resolveHost ?? systemResolveHost;
   return {
     clock: () => new Date(),
     ids: newId,
     random: Math.random,
-    upstreams: createUpstreamFactory({ timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch }),
+    resolveHost,
+    upstreams: createUpstreamFactory(
+      { timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch },
+      { policy: upstreamPolicy(parts.config), resolve: resolveHost },
+    ),
     logWriter: createLogWriter({ database: parts.database, logger: parts.logger }, { maxDelayMs: parts.config.logFlushMs }),
     trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
     nudgeJobs: () => {},

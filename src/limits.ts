@@ -40,3 +40,5 @@ export function checkPageSize(value: number | null | undefined, maxPageSize: num
     throw new DomainError("VALIDATION", message, { issues: [{ message, path: [name] }] });
   }
 }
+/** Bytes of an upstream error body Hone reads at most (the rest is discarded unread). */
+export const MAX_UPSTREAM_ERROR_BODY_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 import { DomainError } from "../errors";
 import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
-import { postJson, readSse, readUpstreamBody, upstreamHttpError, type HttpOptions } from "./http";
+import { postJson, readSse, readUpstreamBody, storableBody, upstreamHttpError, type HttpOptions } from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Usage, UpstreamTarget } from "./types";
 
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -17,7 +17,7 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
     const parsed = await readUpstreamBody(response);
     if (!response.ok) throw upstreamHttpError(target.label, response.status, parsed);
     if (typeof parsed !== "object" || parsed === null || (parsed as { type?: unknown }).type !== "message") {
-      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, { upstreamStatus: 502, upstreamBody: parsed });
+      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, { upstreamStatus: 502, upstreamBody: storableBody(target.label, response.status, parsed) });
     }
     return fromAnthropicMessage(parsed as Record<string, unknown>, now());
   }

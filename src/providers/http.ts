@@ -1,8 +1,18 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { DomainError } from "../errors";
 import { parseJsonKeepingText } from "../json-text";
+import { MAX_UPSTREAM_ERROR_BODY_BYTES, MAX_UPSTREAM_ERROR_TEXT } from "../limits";
+import { pinUpstreamUrl, type ResolveHost, type UpstreamPolicy } from "./upstream-guard";
 
-export type HttpOptions = { timeoutMs: number; fetch: typeof fetch };
+/** The SSRF policy applied to URLs a tenant chose, and how host names are resolved for it. */
+export type UpstreamGuard = { policy: UpstreamPolicy; resolve: ResolveHost };
+
+export type HttpOptions = {
+  timeoutMs: number;
+  fetch: typeof fetch;
+  /** Set for tenant-chosen URLs: checked and pinned before connecting, redirects not followed. */
+  guard?: UpstreamGuard;
+};
 
 /**
  * POSTs JSON upstream. The timeout covers the wait for the response headers; the caller's signal
@@ -22,12 +32,32 @@ export async function postJson(
   else signal.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => controller.abort(new UpstreamTimeout()), opts.timeoutMs);
   try {
-    const response = await opts.fetch(url, {
+    const init: BunFetchRequestInit = {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...headers },
       body: JSON.stringify(body),
       signal: controller.signal,
-    });
+    };
+    let target = url;
+    if (opts.guard) {
+      // Resolved and checked on every call (DNS may have changed since the URL was saved), then
+      // connected to the very address that was checked; TLS still verifies the original name.
+      const pinned = await untilAborted(pinUpstreamUrl(url, opts.guard.policy, opts.guard.resolve, label), controller.signal);
+      target = pinned.url;
+      init.headers = { ...(init.headers as Record<string, string>), host: pinned.host };
+      if (pinned.serverName) init.tls = { serverName: pinned.serverName };
+      // A redirect would lead to an address nobody checked.
+      init.redirect = "manual";
+    }
+    const response = await opts.fetch(target, init);
+    if (opts.guard && response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => {});
+      throw new DomainError(
+        "UPSTREAM_ERROR",
+        `${label} answered with a redirect (HTTP ${response.status}); redirects are not followed, so set the base URL to the final address`,
+        { upstreamStatus: 502 },
+      );
+    }
     return { response, controller };
   } catch (err) {
     throw fetchFailure(err, controller.signal, label, opts.timeoutMs);
@@ -45,9 +75,20 @@ export class ClientAborted extends Error {
   override name = "ClientAborted";
 }
 
+/** DNS lookups cannot be aborted; the timeout and a departing client still end the wait. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 function fetchFailure(err: unknown, signal: AbortSignal, label: string, timeoutMs: number): Error {
   if (signal.aborted && signal.reason instanceof UpstreamTimeout) return upstreamTimeout(label, timeoutMs);
   if (signal.aborted) return new ClientAborted("the client closed the request");
+  if (err instanceof DomainError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   return new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: ${msg}`, { upstreamStatus: 502 });
 }
@@ -56,9 +97,13 @@ export function upstreamTimeout(label: string, timeoutMs: number): DomainError {
   return new DomainError("UPSTREAM_TIMEOUT", `${label} did not answer within ${timeoutMs} ms`);
 }
 
-/** Reads a JSON body, tolerating upstreams that answer with text. */
+/**
+ * Reads a JSON body, tolerating upstreams that answer with text. An error body is read only up to
+ * MAX_UPSTREAM_ERROR_BODY_BYTES: an upstream (or whatever a tenant pointed Hone at) must not make
+ * Hone buffer an unbounded error page.
+ */
 export async function readUpstreamBody(response: Response): Promise<unknown> {
-  const text = await response.text();
+  const text = response.ok ? await response.text() : await readCapped(response, MAX_UPSTREAM_ERROR_BODY_BYTES);
   try {
     return parseJsonKeepingText(text);
   } catch {
@@ -66,14 +111,56 @@ export async function readUpstreamBody(response: Response): Promise<unknown> {
   }
 }
 
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    while (bytes < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      const room = maxBytes - bytes;
+      const part = value.byteLength > room ? value.subarray(0, room) : value;
+      bytes += part.byteLength;
+      text += decoder.decode(part, { stream: true });
+    }
+    await reader.cancel().catch(() => {});
+    return text + decoder.decode();
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * A body that is not JSON (an HTML error page, a proxy's text) is never passed on or stored whole:
+ * it is quoted, cut to MAX_UPSTREAM_ERROR_TEXT characters and labelled as such.
+ */
+export function describeNonJsonBody(label: string, status: number, text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed) return `${label} returned HTTP ${status} with an empty body`;
+  const cut = trimmed.length > MAX_UPSTREAM_ERROR_TEXT;
+  const quoted = JSON.stringify(cut ? trimmed.slice(0, MAX_UPSTREAM_ERROR_TEXT) : trimmed);
+  return `${label} returned HTTP ${status} with a non-JSON body: ${quoted}${cut ? " (truncated)" : ""}`;
+}
+
+/** A body fit to keep in a log: JSON as it came, text as a capped, labelled message. */
+export function storableBody(label: string, status: number, body: unknown): unknown {
+  if (typeof body !== "string") return body;
+  return { error: { message: describeNonJsonBody(label, status, body), type: "upstream_error" } };
+}
+
+const capText = (s: string) => (s.length > MAX_UPSTREAM_ERROR_TEXT ? `${s.slice(0, MAX_UPSTREAM_ERROR_TEXT)}… (truncated)` : s);
+
 /** An upstream's HTTP error, keeping its status and the message its body gives. */
 export function upstreamHttpError(label: string, status: number, body: unknown): DomainError {
   const err = (body as { error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } } | null)?.error;
   const nested = Array.isArray(body) ? (body[0] as { error?: { message?: unknown } } | undefined)?.error : undefined;
   const message =
-    (typeof err?.message === "string" && err.message) ||
-    (typeof nested?.message === "string" && nested.message) ||
-    (typeof body === "string" && body.trim().slice(0, 500)) ||
+    (typeof err?.message === "string" && err.message && capText(err.message)) ||
+    (typeof nested?.message === "string" && nested.message && capText(nested.message)) ||
+    (typeof body === "string" && describeNonJsonBody(label, status, body)) ||
     `${label} returned HTTP ${status}`;
   return new DomainError("UPSTREAM_ERROR", message, {
     upstreamStatus: status,
@@ -83,7 +170,7 @@ export function upstreamHttpError(label: string, status: number, body: unknown):
       code: typeof err?.code === "string" || typeof err?.code === "number" ? err.code : null,
       param: typeof err?.param === "string" ? err.param : null,
     },
-    upstreamBody: body,
+    upstreamBody: storableBody(label, status, body),
   });
 }
 

@@ -1,5 +1,5 @@
 import { anthropicUpstream } from "./anthropic";
-import type { HttpOptions } from "./http";
+import type { HttpOptions, UpstreamGuard } from "./http";
 import { openAiUpstream } from "./openai";
 import type { UpstreamFactory } from "./types";
 
@@ -7,7 +7,16 @@ export type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Choice, Upstrea
 export { ClientAborted } from "./http";
 export { fromAnthropicMessage, fromAnthropicRequest } from "./anthropic-format";
 
-/** Builds the client for an upstream; the one place that knows every provider's wire protocol. */
-export function createUpstreamFactory(http: HttpOptions): UpstreamFactory {
-  return (target) => (target.kind === "anthropic" ? anthropicUpstream(target, http) : openAiUpstream(target, http));
+export type { UpstreamGuard } from "./http";
+export { checkUpstreamUrl, systemResolveHost, upstreamPolicy, type ResolveHost } from "./upstream-guard";
+
+/**
+ * Builds the client for an upstream; the one place that knows every provider's wire protocol.
+ * Operator-set base URLs are trusted as they are; tenant-chosen ones always go through the guard.
+ */
+export function createUpstreamFactory(http: Omit<HttpOptions, "guard">, guard: UpstreamGuard): UpstreamFactory {
+  const trusted: HttpOptions = { ...http };
+  const guarded: HttpOptions = { ...http, guard };
+  return (target) =>
+    target.kind === "anthropic" ? anthropicUpstream(target, trusted) : openAiUpstream(target, target.tenantChosen ? guarded : trusted);
 }

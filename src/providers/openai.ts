@@ -1,5 +1,5 @@
 import { DomainError } from "../errors";
-import { postJson, readSse, readUpstreamBody, upstreamHttpError, type HttpOptions } from "./http";
+import { postJson, readSse, readUpstreamBody, storableBody, upstreamHttpError, type HttpOptions } from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, UpstreamTarget } from "./types";
 
 type OpenAiLike = Extract<UpstreamTarget, { kind: "openai" | "azure" }>;
@@ -28,7 +28,7 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
       if (!isCompletion(parsed)) {
         throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a chat completion`, {
           upstreamStatus: 502,
-          upstreamBody: parsed,
+          upstreamBody: storableBody(target.label, response.status, parsed),
         });
       }
       return parsed;

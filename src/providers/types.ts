@@ -62,10 +62,13 @@ export type ChatCompletionChunk = {
   [k: string]: unknown;
 };
 
-/** Where and how to call one upstream. */
+/**
+ * Where and how to call one upstream. `tenantChosen` marks a base URL a tenant chose (a custom
+ * provider) rather than the operator: it is held to the SSRF policy on every call.
+ */
 export type UpstreamTarget =
-  | { kind: "openai"; label: string; baseUrl: string; apiKey: string | null }
-  | { kind: "azure"; label: string; baseUrl: string; apiKey: string | null; apiVersion: string; deployment: string }
+  | { kind: "openai"; label: string; baseUrl: string; apiKey: string | null; tenantChosen?: boolean }
+  | { kind: "azure"; label: string; baseUrl: string; apiKey: string | null; apiVersion: string; deployment: string; tenantChosen?: boolean }
   | { kind: "anthropic"; label: string; baseUrl: string; apiKey: string };
 
 export type CallOptions = { signal: AbortSignal };

@@ -12,7 +12,8 @@ let client: OpenPipeOpenAI;
 
 beforeAll(async () => {
   fake = startFakeOpenAI();
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_TESTING_ROUTES: "true" } });
+  // The custom provider below is the fake upstream on 127.0.0.1: allowed by host:port.
+  t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_TESTING_ROUTES: "true", HONE_UPSTREAM_ALLOWLIST: new URL(fake.url).host } });
   await storeProviderKey(t, "openai", "sk-hone-upstream-1");
   // An openpipe:<provider>/<model> name: a custom OpenAI-compatible provider of the project.
   const made = await t.request("POST", "/graphql", {

@@ -20,7 +20,8 @@ beforeAll(async () => {
   gemini = startFakeOpenAI({ apiKey: "gemini-key-abcd" });
   custom = startFakeOpenAI({ apiKey: "custom-key-wxyz" });
   azure = startFakeOpenAI({ apiKey: "azure-key-0000" });
-  t = await createTestApp({ env: { GEMINI_BASE_URL: `${gemini.url}/v1beta/openai` } });
+  // The custom providers here are fake upstreams on 127.0.0.1, which an operator must open.
+  t = await createTestApp({ env: { GEMINI_BASE_URL: `${gemini.url}/v1beta/openai`, HONE_ALLOW_PRIVATE_UPSTREAMS: "true" } });
   server = serve(t.app);
   client = openAiClient(server.url, t.project.apiKey);
 });

@@ -1,7 +1,18 @@
 import { z } from "zod";
+import { MAX_MODEL_LENGTH } from "../../limits";
 
 // The chat format of SPEC.md, shared by dataset entries and the gateway. Every message variant is
 // strict: a member the spec does not list is an error, not silently dropped.
+
+/**
+ * A model string (`openai:gpt-4o-mini`, `hone:<provider>/<model>`, a fine-tune id). Capped: it is
+ * logged, used in cache keys and sent upstream, and no real model name comes near the cap.
+ */
+export const modelName = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .min(1, `${field} must not be empty`)
+    .max(MAX_MODEL_LENGTH, `${field} must be at most ${MAX_MODEL_LENGTH} characters`);
 
 const TextPart = z.strictObject({ type: z.literal("text"), text: z.string() });
 const RefusalPart = z.strictObject({ type: z.literal("refusal"), refusal: z.string() });

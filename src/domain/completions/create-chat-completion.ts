@@ -90,8 +90,8 @@ async function upstreamFor(ctx: Ctx, route: ModelRoute): Promise<Upstream> {
       const label = `custom provider ${cp.slug}`;
       const target: UpstreamTarget =
         cp.kind === "azure"
-          ? { kind: "azure", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, apiVersion: cp.apiVersion ?? "", deployment: route.upstreamModel }
-          : { kind: "openai", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey };
+          ? { kind: "azure", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, apiVersion: cp.apiVersion ?? "", deployment: route.upstreamModel, tenantChosen: true }
+          : { kind: "openai", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, tenantChosen: true };
       return { client: upstreams(target), provider: "custom", target: `custom:${cp.id}`, upstreamModel: route.upstreamModel };
     }
     case "hone": {

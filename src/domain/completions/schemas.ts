@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ChatMessage, FunctionDefinition, Tool, ToolChoice } from "../chat/schemas";
+import { ChatMessage, FunctionDefinition, Tool, ToolChoice, modelName } from "../chat/schemas";
 
 export const CacheMode = z.enum(["readWrite", "readOnly", "writeOnly"]);
 export type CacheMode = z.infer<typeof CacheMode>;
@@ -17,7 +17,7 @@ export const HoneControls = z.strictObject({
 // SPEC.md's members are checked; every other member OpenAI accepts (seed, stop, logprobs,
 // response_format, reasoning_effort, parallel_tool_calls, ...) passes through untouched.
 export const ChatCompletionRequest = z.looseObject({
-  model: z.string({ error: "model is required" }).min(1, "model must not be empty"),
+  model: modelName("model"),
   messages: z.array(ChatMessage, { error: "messages must be an array of chat messages" }).min(1, "messages must not be empty"),
   audio: z
     .strictObject({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AssistantMessage, ChatMessage, Tool, ToolChoice } from "../chat/schemas";
+import { AssistantMessage, ChatMessage, Tool, ToolChoice, modelName } from "../chat/schemas";
 
 export const TEMPLATE_VARIABLES = ["messages", "tools", "tool_choice", "output"] as const;
 
@@ -13,7 +13,7 @@ export const CriterionPrompt = z
     return vars.every((v) => (TEMPLATE_VARIABLES as readonly string[]).includes(v));
   }, `prompt may only use the variables ${TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(", ")}`);
 
-export const JudgeModel = z.string().min(1, "judgeModel must not be empty").max(300);
+export const JudgeModel = modelName("judgeModel");
 
 export const CreateCriterionInput = z.object({
   name: z.string().trim().min(1, "name must not be empty").max(200),

@@ -5,6 +5,7 @@ import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { notFound, parseInput, toDomainError } from "../../errors";
+import { modelName } from "../chat/schemas";
 import { createChatCompletion } from "../completions/create-chat-completion";
 import { resolveModel } from "../completions/resolve-model";
 import { judgeOutput, resolveCriterion } from "../criteria";
@@ -16,7 +17,7 @@ export const DATASET_TASK_JOB = "dataset-task";
 const CHUNK = 100;
 
 export const JudgeEntriesInput = z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1) });
-export const RelabelEntriesInput = JudgeEntriesInput.extend({ model: z.string().min(1) });
+export const RelabelEntriesInput = JudgeEntriesInput.extend({ model: modelName("model") });
 
 export type DatasetTask = {
   id: string;

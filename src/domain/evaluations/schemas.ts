@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { modelName } from "../chat/schemas";
 
 /** The pseudo-model that answers with the dataset's own reference output. */
 export const DATASET_MODEL = "dataset";
 
 export const CreateEvaluationInput = z.object({
   datasetId: z.string().min(1),
-  models: z.array(z.string().min(1)).min(1, "models must name at least one model").max(10),
+  models: z.array(modelName("model")).min(1, "models must name at least one model").max(10),
   criterionIds: z.array(z.string().min(1)).min(1, "criterionIds must name at least one criterion").max(10),
 });
 export type CreateEvaluationInput = z.input<typeof CreateEvaluationInput>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { modelName } from "../chat/schemas";
 
 export const MODEL_STATUSES = ["PENDING", "QUEUED", "TRAINING", "DEPLOYED", "ERROR"] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
@@ -35,7 +36,7 @@ export const CreateModelInput = z.object({
   excludeFailing: z.array(z.string().min(1)).max(10).nullish(),
   trainingConfig: z.looseObject({
     provider: z.enum(["openai", "together", "openpipe"], { error: "trainingConfig.provider must be openai, together or openpipe" }),
-    baseModel: z.string().min(1),
+    baseModel: modelName("baseModel"),
   }),
 });
 export type CreateModelInput = z.input<typeof CreateModelInput>;
@@ -44,7 +45,7 @@ export type CreateModelInput = z.input<typeof CreateModelInput>;
 export const CreateFineTuneInput = z.object({
   datasetId: z.string().min(1),
   slug: ModelSlug,
-  baseModel: z.string().min(1),
+  baseModel: modelName("baseModel"),
   overrides: z.record(z.string(), z.unknown()).nullish(),
 });
 export type CreateFineTuneInput = z.input<typeof CreateFineTuneInput>;

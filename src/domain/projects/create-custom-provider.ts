@@ -3,11 +3,15 @@ import { encryptSecret } from "../../crypto";
 import { customProviders } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { isUniqueViolation } from "../../db/errors";
+import { checkUpstreamUrl, upstreamPolicy } from "../../providers";
 import { CreateCustomProviderInput, type CustomProviderInfo } from "./provider-settings";
 
 /** Adds an OpenAI-compatible or Azure OpenAI endpoint, addressed as `hone:<slug>/<model>`. */
 export async function createCustomProvider(ctx: Ctx, raw: CreateCustomProviderInput): Promise<CustomProviderInfo> {
   const input = parseInput(CreateCustomProviderInput, raw);
+  // An early, clear answer for hosts that are private on their face; names are checked again on
+  // every call, when they are resolved (the check that counts).
+  checkUpstreamUrl(input.baseUrl, upstreamPolicy(ctx.deps.config));
   const id = ctx.deps.ids("customProvider");
   const keyCiphertext = input.apiKey
     ? await encryptSecret(ctx.deps.secretKey, input.apiKey, `custom-provider:${ctx.projectId}:${id}`)

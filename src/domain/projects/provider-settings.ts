@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_BASE_URL_LENGTH } from "../../limits";
 
 export const PROVIDERS = ["openai", "anthropic", "gemini", "together"] as const;
 export const Provider = z.enum(PROVIDERS, { error: `provider must be one of ${PROVIDERS.join(", ")}` });
@@ -20,7 +21,10 @@ export const CreateCustomProviderInput = z
   .object({
     slug: CustomProviderSlug,
     kind: z.enum(["openai", "azure"], { error: "kind must be openai (any OpenAI-compatible API) or azure" }),
-    baseUrl: z.url({ protocol: /^https?$/, error: "baseUrl must be an http(s) URL" }),
+    baseUrl: z
+      .string()
+      .max(MAX_BASE_URL_LENGTH, `baseUrl must be at most ${MAX_BASE_URL_LENGTH} characters`)
+      .pipe(z.url({ protocol: /^https?$/, error: "baseUrl must be an http(s) URL" })),
     apiKey: z.string().trim().min(1).max(1000).nullish(),
     apiVersion: z.string().trim().min(1).max(50).nullish(),
   })

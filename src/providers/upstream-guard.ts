@@ -1,0 +1,289 @@
+import { lookup } from "node:dns/promises";
+import { DomainError } from "../errors";
+
+// Server-side request forgery guard for URLs a tenant chose (custom providers). A tenant holding an
+// API key must not make Hone call into the network Hone runs in: loopback services, the private
+// network, link-local hosts and, above all, the cloud metadata service that hands out the host's
+// credentials. The check runs on every call, right before connecting, against every address the
+// name resolves to, and the connection is then made to the address that was checked, so a DNS
+// answer that changes between check and connect (rebinding) cannot slip a private address in.
+
+/** Resolves a host name to its IP addresses (all of them). Injected so tests can play DNS. */
+export type ResolveHost = (hostname: string) => Promise<string[]>;
+
+export const systemResolveHost: ResolveHost = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+export type UpstreamPolicy = {
+  /** HONE_ALLOW_PRIVATE_UPSTREAMS: loopback, private and link-local allowed; metadata never. */
+  allowPrivate: boolean;
+  /** HONE_UPSTREAM_ALLOWLIST, parsed. */
+  allowlist: AllowlistEntry[];
+};
+
+export type AllowlistEntry =
+  | { kind: "host"; host: string; port: number | null }
+  | { kind: "cidr"; base: bigint; bits: number; port: number | null };
+
+// ---- addresses: every address is held as a 128-bit IPv6 number, IPv4 as ::ffff:a.b.c.d, so one
+// ---- range table covers both families and IPv4-mapped IPv6 (::ffff:127.0.0.1) needs no case.
+
+const V4_MAPPED = 0xffffn << 32n;
+
+function parseIPv4(s: string): bigint | null {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (!m) return null;
+  let n = 0n;
+  for (const part of m.slice(1)) {
+    const v = Number(part);
+    if (v > 255 || (part.length > 1 && part.startsWith("0"))) return null;
+    n = (n << 8n) | BigInt(v);
+  }
+  return V4_MAPPED | n;
+}
+
+function parseIPv6(input: string): bigint | null {
+  let s = input.toLowerCase().replace(/%.*$/, "");
+  if (!/^[0-9a-f:.]+$/.test(s)) return null;
+  // A trailing dotted quad (::ffff:127.0.0.1) stands for the last two groups.
+  let tail: number[] = [];
+  const lastColon = s.lastIndexOf(":");
+  if (lastColon < 0) return null;
+  if (s.includes(".", lastColon)) {
+    const v4 = parseIPv4(s.slice(lastColon + 1));
+    if (v4 === null) return null;
+    const low = Number(v4 & 0xffffffffn);
+    tail = [low >>> 16, low & 0xffff];
+    s = s.slice(0, lastColon + 1);
+    if (!s.endsWith("::")) s = s.slice(0, -1);
+  }
+  const halves = s.split("::");
+  if (halves.length > 2) return null;
+  const groups = (h: string) => (h === "" ? [] : h.split(":"));
+  const head = groups(halves[0]!);
+  const rest = halves.length === 2 ? groups(halves[1]!) : [];
+  if ([...head, ...rest].some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
+  const count = head.length + rest.length + tail.length;
+  if (halves.length === 2 ? count > 7 : count !== 8) return null;
+  const zeros: number[] = Array(halves.length === 2 ? 8 - count : 0).fill(0);
+  const all = [...head.map((g) => parseInt(g, 16)), ...zeros, ...rest.map((g) => parseInt(g, 16)), ...tail];
+  return all.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+}
+
+/** An IP literal as a 128-bit number (IPv4 mapped into IPv6), or null when it is not one. */
+export function parseIp(s: string): bigint | null {
+  const bare = s.startsWith("[") && s.endsWith("]") ? s.slice(1, -1) : s;
+  return parseIPv4(bare) ?? (bare.includes(":") ? parseIPv6(bare) : null);
+}
+
+function cidr(text: string): { base: bigint; bits: number } {
+  const [addr, len] = text.split("/") as [string, string];
+  const ip = parseIp(addr)!;
+  const bits = Number(len) + (addr.includes(":") ? 0 : 96);
+  return { base: ip, bits };
+}
+
+function inRange(ip: bigint, r: { base: bigint; bits: number }): boolean {
+  const shift = BigInt(128 - r.bits);
+  return ip >> shift === r.base >> shift;
+}
+
+// Cloud metadata and host-platform endpoints: they hand out the machine's credentials, so no
+// setting opens them (neither HONE_ALLOW_PRIVATE_UPSTREAMS nor the allowlist).
+const METADATA = [
+  "169.254.169.0/24", // AWS, GCP, Azure, Oracle, DigitalOcean, OpenStack metadata; AWS DNS and time
+  "169.254.170.0/24", // AWS ECS task metadata and credentials (169.254.170.2), EKS pod identity
+  "100.100.100.200/32", // Alibaba Cloud metadata
+  "168.63.129.16/32", // Azure WireServer (host platform), a public-looking address
+  "fd00:ec2::/64", // AWS metadata and pod identity over IPv6 (fd00:ec2::254, fd00:ec2::23)
+].map(cidr);
+
+const METADATA_NAMES = new Set(["metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
+
+// Everything that is not a public unicast address: refused unless the operator opens it.
+const PRIVATE = [
+  "0.0.0.0/8", // "this network"; 0.0.0.0 reaches the local host on Linux
+  "10.0.0.0/8",
+  "100.64.0.0/10", // carrier-grade NAT, also used inside clouds and Tailscale
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "224.0.0.0/4", // multicast
+  "240.0.0.0/4", // reserved and broadcast
+  "::/128",
+  "::1/128",
+  "100::/64", // discard-only
+  "fc00::/7", // unique local
+  "fe80::/10", // link-local
+  "fec0::/10", // old site-local
+  "ff00::/8", // multicast
+].map(cidr);
+
+/** IPv4 addresses carried inside IPv6 forms that reach them: NAT64, IPv4-compatible, 6to4. */
+function embeddedIPv4(ip: bigint): bigint | null {
+  if (inRange(ip, cidr("64:ff9b::/96")) || (inRange(ip, cidr("::/96")) && ip > 1n)) return V4_MAPPED | (ip & 0xffffffffn);
+  if (inRange(ip, cidr("2002::/16"))) return V4_MAPPED | ((ip >> 80n) & 0xffffffffn);
+  return null;
+}
+
+export type AddressClass = "public" | "private" | "metadata";
+
+export function classifyIp(ip: bigint): AddressClass {
+  const inner = embeddedIPv4(ip);
+  const candidates = inner === null ? [ip] : [ip, inner];
+  if (candidates.some((c) => METADATA.some((r) => inRange(c, r)))) return "metadata";
+  if (candidates.some((c) => PRIVATE.some((r) => inRange(c, r)))) return "private";
+  return "public";
+}
+
+// ---- the allowlist -------------------------------------------------------------------------
+
+function parsePort(p: string): number | null {
+  if (!/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535) return null;
+  return Number(p);
+}
+
+/**
+ * One HONE_UPSTREAM_ALLOWLIST entry: `host`, `host:port`, an IP, `ip:port`, `[ipv6]:port` or a
+ * CIDR (`10.0.0.0/8`, `fd00::/8`). Throws an Error naming the entry when it is none of these.
+ */
+export function parseAllowlistEntry(raw: string): AllowlistEntry {
+  const entry = raw.trim().toLowerCase();
+  const bad = (why: string) => new Error(`HONE_UPSTREAM_ALLOWLIST entry "${raw}" ${why}`);
+  if (entry.includes("/")) {
+    const [addr, len, extra] = entry.split("/");
+    const ip = addr ? parseIp(addr) : null;
+    const max = addr?.includes(":") ? 128 : 32;
+    if (ip === null || extra !== undefined || !/^\d{1,3}$/.test(len ?? "") || Number(len) > max) throw bad("is not a valid CIDR");
+    return { kind: "cidr", ...cidr(`${addr}/${len}`), port: null };
+  }
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) {
+    const ip = parseIPv6(bracketed[1]!);
+    const port = bracketed[2] === undefined ? null : parsePort(bracketed[2]);
+    if (ip === null || (bracketed[2] !== undefined && port === null)) throw bad("is not a valid [IPv6]:port");
+    return { kind: "cidr", base: ip, bits: 128, port };
+  }
+  if (entry.split(":").length > 2) {
+    const ip = parseIPv6(entry);
+    if (ip === null) throw bad("is not a valid IPv6 address (write [addr]:port with a port)");
+    return { kind: "cidr", base: ip, bits: 128, port: null };
+  }
+  const [host, portText] = entry.split(":") as [string, string | undefined];
+  const port = portText === undefined ? null : parsePort(portText);
+  if (portText !== undefined && port === null) throw bad("has an invalid port");
+  const ip = parseIPv4(host);
+  if (ip !== null) return { kind: "cidr", base: ip, bits: 128, port };
+  if (!/^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?\.?$/.test(host)) throw bad("is not a host name, host:port, IP or CIDR");
+  return { kind: "host", host: host.replace(/\.$/, ""), port };
+}
+
+export function upstreamPolicy(config: { allowPrivateUpstreams: boolean; upstreamAllowlist: string[] }): UpstreamPolicy {
+  return { allowPrivate: config.allowPrivateUpstreams, allowlist: config.upstreamAllowlist.map(parseAllowlistEntry) };
+}
+
+// ---- the checks ------------------------------------------------------------------------------
+
+type Target = { url: URL; hostname: string; port: number; ipLiteral: bigint | null };
+
+function targetOf(raw: string, label: string): Target {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refused(label, "its base URL is not a valid URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw refused(label, "only http and https URLs may be called");
+  // WHATWG URL parsing already turned 2130706433, 0x7f.1 and 127.1 into 127.0.0.1.
+  const hostname = url.hostname.toLowerCase().replace(/\.$/, "");
+  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  return { url, hostname, port, ipLiteral: parseIp(hostname) };
+}
+
+function allowlisted(policy: UpstreamPolicy, t: Target, ip: bigint | null): boolean {
+  return policy.allowlist.some((e) => {
+    if (e.port !== null && e.port !== t.port) return false;
+    if (e.kind === "host") return e.host === t.hostname;
+    return ip !== null && inRange(ip, e);
+  });
+}
+
+const isLocalhostName = (h: string) => h === "localhost" || h.endsWith(".localhost");
+
+function refused(label: string, why: string): DomainError {
+  return new DomainError("VALIDATION", `${capitalise(label)} may not be called: ${why}`, {
+    issues: [{ message: `baseUrl: ${why}`, path: ["baseUrl"] }],
+  });
+}
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+const HOW_TO_ALLOW = "an operator can allow it with HONE_ALLOW_PRIVATE_UPSTREAMS=true or HONE_UPSTREAM_ALLOWLIST";
+
+/** Refuses one address; what is refused says "a private address", never which one. */
+function checkAddress(policy: UpstreamPolicy, t: Target, ip: bigint, label: string, what: string): void {
+  const cls = classifyIp(ip);
+  if (cls === "metadata") throw refused(label, `${what} a cloud metadata address, which is never allowed`);
+  if (cls === "private" && !policy.allowPrivate && !allowlisted(policy, t, ip)) {
+    throw refused(label, `${what} a private, loopback or link-local address (${HOW_TO_ALLOW})`);
+  }
+}
+
+function checkName(policy: UpstreamPolicy, t: Target, label: string): void {
+  if (METADATA_NAMES.has(t.hostname)) throw refused(label, "its host is a cloud metadata service, which is never allowed");
+  if (isLocalhostName(t.hostname) && !policy.allowPrivate && !allowlisted(policy, t, null)) {
+    throw refused(label, `its host is the local machine (${HOW_TO_ALLOW})`);
+  }
+}
+
+/**
+ * The check made when a URL is saved: scheme, and hosts that are private without asking DNS
+ * (IP literals, localhost, metadata names). Names are resolved on each call instead.
+ */
+export function checkUpstreamUrl(raw: string, policy: UpstreamPolicy, label = "this custom provider"): void {
+  const t = targetOf(raw, label);
+  checkName(policy, t, label);
+  if (t.ipLiteral !== null) checkAddress(policy, t, t.ipLiteral, label, "its host is");
+}
+
+export type PinnedRequest = {
+  /** The URL with its host replaced by the checked IP address. */
+  url: string;
+  /** The original Host header value (name and non-default port). */
+  host: string;
+  /** The name TLS must verify the certificate against (and send as SNI); null for IP literals. */
+  serverName: string | null;
+};
+
+/**
+ * The check made right before connecting. Resolves the host, refuses the call if any address is
+ * refused by the policy, and returns the URL to connect to, pinned to the first checked address.
+ */
+export async function pinUpstreamUrl(raw: string, policy: UpstreamPolicy, resolve: ResolveHost, label: string): Promise<PinnedRequest> {
+  const t = targetOf(raw, label);
+  checkName(policy, t, label);
+  if (t.ipLiteral !== null) {
+    checkAddress(policy, t, t.ipLiteral, label, "its host is");
+    return { url: t.url.href, host: t.url.host, serverName: null };
+  }
+  let addresses: string[];
+  try {
+    addresses = await resolve(t.hostname);
+  } catch {
+    throw new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: its host name ${t.hostname} does not resolve`, { upstreamStatus: 502 });
+  }
+  const ips = addresses.map((a) => ({ text: a, ip: parseIp(a) }));
+  if (!ips.length || ips.some((a) => a.ip === null)) {
+    throw new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: its host name ${t.hostname} does not resolve`, { upstreamStatus: 502 });
+  }
+  // Every address is checked, not only the one used: a name with one public and one private
+  // address is refused rather than half-trusted.
+  for (const a of ips) checkAddress(policy, t, a.ip!, label, "its host name resolves to");
+  const first = ips[0]!;
+  const pinned = new URL(t.url.href);
+  pinned.hostname = first.text.includes(":") ? `[${first.text.replace(/%.*$/, "")}]` : first.text;
+  return { url: pinned.href, host: t.url.host, serverName: t.url.protocol === "https:" ? t.hostname : null };
+}
