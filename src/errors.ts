@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isConnectionError } from "./db/errors";
 
 // The closed list of failure kinds the domain can report. Transports map each to their own wire
 // form (HTTP status, tRPC code, GraphQL extensions.code); the domain never knows about HTTP.
@@ -13,6 +14,8 @@ export const ERROR_CODES = [
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
   "INTERNAL",
+  /** A dependency (the database) is unreachable for now: worth retrying later. */
+  "UNAVAILABLE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -61,10 +64,17 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
 
 export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `${what} ${id} not found`);
 
+/** Seconds a client is asked to wait before retrying an UNAVAILABLE answer (REST Retry-After). */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const unavailable = () =>
+  new DomainError("UNAVAILABLE", `The database is unavailable; retry in ${RETRY_AFTER_SECONDS} seconds`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
+
 /** Normalise anything thrown into a DomainError; unknown errors become INTERNAL with a generic message. */
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   if (err instanceof z.ZodError) return validationError(err);
+  if (isConnectionError(err)) return unavailable();
   return new DomainError("INTERNAL", "Internal server error");
 }
 
@@ -97,6 +107,8 @@ export function statusOf(err: DomainError): number {
       return 504;
     case "INTERNAL":
       return 500;
+    case "UNAVAILABLE":
+      return 503;
     default: {
       const unreachable: never = code;
       return unreachable;

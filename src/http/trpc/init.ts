@@ -3,7 +3,8 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
 import type { BaseCtx, Ctx } from "../../context";
 import type { Deps } from "../../deps";
-import { DomainError, type ErrorCode, type Issue, validationError } from "../../errors";
+import { isConnectionError } from "../../db/errors";
+import { DomainError, type ErrorCode, type Issue, unavailable, validationError } from "../../errors";
 import type { Principal } from "../auth";
 
 export type TrpcContext = {
@@ -36,6 +37,8 @@ function trpcCodeOf(code: ErrorCode): TRPC_ERROR_CODE_KEY {
       return "GATEWAY_TIMEOUT";
     case "INTERNAL":
       return "INTERNAL_SERVER_ERROR";
+    case "UNAVAILABLE":
+      return "SERVICE_UNAVAILABLE";
     default: {
       const unreachable: never = code;
       return unreachable;
@@ -64,6 +67,8 @@ function domainCodeOfTrpc(code: TRPC_ERROR_CODE_KEY): ErrorCode {
       return "PAYLOAD_TOO_LARGE";
     case "TOO_MANY_REQUESTS":
       return "RATE_LIMITED";
+    case "SERVICE_UNAVAILABLE":
+      return "UNAVAILABLE";
     default:
       return "INTERNAL";
   }
@@ -109,6 +114,8 @@ export const createCallerFactory = t.createCallerFactory;
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof DomainError) throw toTrpcError(result.error.cause);
+  // A database that cannot be reached is a 503 the client may retry, not an internal error.
+  if (!result.ok && isConnectionError(result.error.cause)) throw toTrpcError(unavailable());
   return result;
 });
 
