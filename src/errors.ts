@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sqlStateOf } from "./db/errors";
+import { isConnectionError, sqlStateOf } from "./db/errors";
 
 // The closed list of failure kinds the domain can report. Transports map each to their own wire
 // form (HTTP status, tRPC code, GraphQL extensions.code); the domain never knows about HTTP.
@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   "RATE_LIMITED",
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
+  /** A dependency (the database) is unreachable or overloaded for now: worth retrying later. */
   "UNAVAILABLE",
   "INTERNAL",
 ] as const;
@@ -66,6 +67,12 @@ export const STATEMENT_TIMEOUT_MESSAGE =
 
 export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `${what} ${id} not found`);
 
+/** Seconds a client is asked to wait before retrying an UNAVAILABLE answer (REST Retry-After). */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const unavailable = () =>
+  new DomainError("UNAVAILABLE", `The database is unavailable; retry in ${RETRY_AFTER_SECONDS} seconds`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
+
 /** Normalise anything thrown into a DomainError; unknown errors become INTERNAL with a generic message. */
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
@@ -73,6 +80,7 @@ export function toDomainError(err: unknown): DomainError {
   // 57014 query_canceled: the session's statement_timeout fired (or an operator cancelled it).
   // The request was too heavy for the server right now, not broken: 503, and the message says why.
   if (sqlStateOf(err) === "57014") return new DomainError("UNAVAILABLE", STATEMENT_TIMEOUT_MESSAGE);
+  if (isConnectionError(err)) return unavailable();
   return new DomainError("INTERNAL", "Internal server error");
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import { isConnectionError, sqlStateOf } from "../db/errors";
 import { insertLogRows, logRow, type NewRequestLog } from "../domain/logs";
 import { errorFields, type Logger } from "../logger";
 
@@ -21,20 +22,26 @@ export type RowWriter = {
   close(): Promise<void>;
 };
 
-/** Where batches of rows are stored; `sanitize` is asked for after a batch of one failed. */
-export type InsertRows = (rows: string[], opts: { sanitize: boolean }) => Promise<void>;
+/** Where batches of rows are stored: one statement per batch, all rows or none. */
+export type InsertRows = (rows: string[]) => Promise<void>;
 
 type Item = { id: string; row: string; done?: { resolve(): void; reject(err: unknown): void } };
 
-export type LogWriterOptions = { maxBatch?: number; maxPending?: number; maxDelayMs?: number };
+export type LogWriterOptions = {
+  maxBatch?: number;
+  maxPending?: number;
+  maxDelayMs?: number;
+  /** How long a batch is retried while the database is unreachable before its logs are dropped. */
+  retryForMs?: number;
+};
 
 /** The batched writer storing into `database` from this thread. */
 export function createLogWriter(deps: { logger: Logger; database: Database }, opts: LogWriterOptions = {}): LogWriter {
-  const rows = createRowWriter({ logger: deps.logger, insertRows: (r, o) => insertLogRows(deps.database.db, r, o) }, opts);
+  const rows = createRowWriter({ logger: deps.logger, insertRows: (r) => insertLogRows(deps.database.db, r) }, opts);
   return recordWriter(rows, deps.logger);
 }
 
-/** A LogWriter over a RowWriter: each record is serialised once, when it is queued. */
+/** A LogWriter over a RowWriter: each record is serialised (and sanitised) once, when it is queued. */
 export function recordWriter(rows: RowWriter, logger: Logger): LogWriter {
   const serialise = (record: NewRequestLog): string | null => {
     try {
@@ -58,45 +65,108 @@ export function recordWriter(rows: RowWriter, logger: Logger): LogWriter {
   };
 }
 
+// What a failed insert is logged with: the SQLSTATE and the driver's own message, never Drizzle's
+// message, which quotes the statement's parameters (the payloads).
+function insertErrorFields(err: unknown): Record<string, unknown> {
+  const cause = (err as { cause?: unknown }).cause;
+  const driver = cause instanceof Error ? cause : err;
+  const message = driver instanceof Error ? driver.message : String(driver);
+  return { sqlState: sqlStateOf(err) ?? null, error: message.slice(0, 300) };
+}
+
+// A row the database rejected once more, written again from its parsed value: numbers JSON allows
+// and Postgres cannot hold (1e999999) become what JSON.stringify makes of them (null).
+function reserialised(row: string): string | null {
+  try {
+    const again = JSON.stringify(JSON.parse(row));
+    return again === row ? null : again;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Batches logs into multi-row inserts off the request path. A batch that fails is retried with
- * backoff; a batch that keeps failing is split so one bad record cannot hold back the others.
+ * Batches logs into multi-row inserts off the request path. Two kinds of failure are told apart:
+ * - the database is unreachable (connection refused or lost, shutting down): the batch waits and
+ *   is retried with backoff, for up to retryForMs, then dropped and counted in an error; awaited
+ *   writes in it are answered at once (a 503 for a report), so a client's retry is not stored twice;
+ * - anything else is taken to be about the rows (a value the database rejects): the batch is
+ *   halved at once, without sleeping, until the bad row is alone; that row is dropped with a
+ *   warning naming its id, and every other row is stored without waiting.
  * Beyond maxPending queued logs (a long database outage), the oldest are dropped and counted.
  */
-export function createRowWriter(deps: { logger: Logger; insertRows: InsertRows }, opts: LogWriterOptions = {}): RowWriter {
+export function createRowWriter(
+  deps: { logger: Logger; insertRows: InsertRows; sleep?: (ms: number) => Promise<void> },
+  opts: LogWriterOptions = {},
+): RowWriter {
   const maxBatch = opts.maxBatch ?? 250;
   const maxPending = opts.maxPending ?? 100_000;
   const maxDelayMs = opts.maxDelayMs ?? 20;
+  const retryForMs = opts.retryForMs ?? 60_000;
+  const sleep = deps.sleep ?? ((ms: number) => Bun.sleep(ms));
   const queue: Item[] = [];
   let running: Promise<void> | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let dropped = 0;
-  const insert = (items: Item[], sanitize: boolean) => deps.insertRows(items.map((i) => i.row), { sanitize });
+  const insert = (items: Item[]) => deps.insertRows(items.map((i) => i.row));
 
-  async function writeBatch(batch: Item[]): Promise<void> {
+  async function writeBatch(items: Item[]): Promise<void> {
+    let batch = items;
+    let waited = 0;
     for (let attempt = 0; ; attempt++) {
       try {
-        // A lone record that failed once is retried with text jsonb cannot store replaced.
-        await insert(batch, batch.length === 1 && attempt > 0);
+        await insert(batch);
         for (const i of batch) i.done?.resolve();
         return;
       } catch (err) {
-        if (batch.length > 1 && attempt >= 1) {
-          // Isolate the record that fails: halves are written (and retried) on their own.
-          const mid = Math.ceil(batch.length / 2);
-          await writeBatch(batch.slice(0, mid));
-          await writeBatch(batch.slice(mid));
+        if (!isConnectionError(err)) return isolate(batch, err);
+        const awaited = batch.filter((i) => i.done);
+        if (awaited.length) {
+          for (const i of awaited) i.done!.reject(err);
+          batch = batch.filter((i) => !i.done);
+          if (!batch.length) return;
+        }
+        if (waited >= retryForMs) {
+          dropped += batch.length;
+          deps.logger.error("request logs could not be stored: the database stayed unreachable", {
+            records: batch.length,
+            droppedTotal: dropped,
+            logIds: batch.slice(0, 20).map((i) => i.id),
+            ...insertErrorFields(err),
+          });
           return;
         }
-        if (attempt >= 4) {
-          deps.logger.error("request log could not be stored", { logId: batch[0]?.id, ...errorFields(err) });
-          for (const i of batch) i.done?.reject(err);
-          return;
+        if (attempt === 0) {
+          deps.logger.warn("database unreachable: request logs are kept and retried", { records: batch.length, queued: queue.length, ...insertErrorFields(err) });
         }
-        deps.logger.warn("storing request logs failed, retrying", { records: batch.length, attempt, ...errorFields(err) });
-        await Bun.sleep(Math.min(100 * 2 ** attempt, 5_000));
+        const ms = Math.min(100 * 2 ** attempt, 5_000);
+        await sleep(ms);
+        waited += ms;
       }
     }
+  }
+
+  async function isolate(batch: Item[], err: unknown): Promise<void> {
+    if (batch.length > 1) {
+      const mid = Math.ceil(batch.length / 2);
+      await writeBatch(batch.slice(0, mid));
+      await writeBatch(batch.slice(mid));
+      return;
+    }
+    const item = batch[0]!;
+    const again = reserialised(item.row);
+    if (again !== null) {
+      try {
+        await insert([{ ...item, row: again }]);
+        item.done?.resolve();
+        return;
+      } catch (err2) {
+        if (isConnectionError(err2)) return writeBatch(batch);
+      }
+    }
+    dropped++;
+    deps.logger.warn("request log dropped: the database rejected it", { logId: item.id, droppedTotal: dropped, ...insertErrorFields(err) });
+    item.done?.reject(err);
   }
 
   async function drain(): Promise<void> {

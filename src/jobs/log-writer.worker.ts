@@ -35,8 +35,8 @@ self.onmessage = async (event: MessageEvent<ThreadMessage>) => {
       const w = createRowWriter(
         {
           logger,
-          insertRows: async (rows, o) => {
-            await insertLogRows(database.db, rows, o);
+          insertRows: async (rows) => {
+            await insertLogRows(database.db, rows);
             reply({ stored: rows.length });
           },
         },

@@ -118,18 +118,17 @@ describe("errors, request ids and request logs", () => {
 });
 
 describe("failures inside the server", () => {
-  test("a database failure is a generic 500: no SQL text or driver message reaches the client", async () => {
+  test("an unreachable database is a 503 to retry: no SQL text or driver message reaches the client", async () => {
     const broken = await createTestApp();
     const key = broken.project.apiKey;
     // Warm the key cache so the failure happens in the verb, not in authentication.
     expect((await broken.request("GET", "/api/v1/datasets")).status).toBe(200);
     await broken.db.database.close();
     const res = await broken.request("POST", "/api/v1/datasets", { body: { name: "x" }, key });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
     const body = (await res.json()) as any;
-    expect(body).toEqual({ message: "Internal server error", code: "INTERNAL", issues: [] });
-    const logged = broken.logLines.map((l) => JSON.parse(l)).find((l) => l.level === "error");
-    expect(logged.requestId).toBe(res.headers.get("x-request-id"));
+    expect(body).toEqual({ message: "The database is unavailable; retry in 5 seconds", code: "UNAVAILABLE", issues: [] });
     await broken.db.drop().catch(() => {});
   });
 });

@@ -1,4 +1,6 @@
 import { DomainError } from "../../errors";
+import { MAX_CRITERIA_PER_REQUEST, MAX_ID_LENGTH } from "../../limits";
+import { Tags } from "../logs/inputs";
 import { CacheMode, type ChatCompletionRequest, type ControlHeaders, type Controls } from "./schemas";
 
 function bad(header: string, message: string): DomainError {
@@ -42,6 +44,18 @@ export function parseControls(headers: ControlHeaders, body: ChatCompletionReque
     }
     criteria = v as string[];
   }
+  // Every criterion is a judge call per choice: the list is bounded, and a repeat is refused
+  // (a Set, so checking costs the same however the list is built).
+  if (criteria.length > MAX_CRITERIA_PER_REQUEST) {
+    throw bad("op-criteria", `at most ${MAX_CRITERIA_PER_REQUEST} criteria per request`);
+  }
+  if (criteria.some((c) => c.length > MAX_ID_LENGTH)) throw bad("op-criteria", `a criterion id may be at most ${MAX_ID_LENGTH} characters`);
+  const seen = new Set<string>();
+  for (const c of criteria) {
+    const id = c.replace(/@v\d+$/, "");
+    if (seen.has(id)) throw bad("op-criteria", `criterion ${id} is listed twice`);
+    seen.add(id);
+  }
 
   let tags: Record<string, unknown> = body?.tags ?? {};
   if (headers.tags != null && headers.tags !== "") {
@@ -49,5 +63,7 @@ export function parseControls(headers: ControlHeaders, body: ChatCompletionReque
     if (!v || typeof v !== "object" || Array.isArray(v)) throw bad("op-tags", "expected a JSON object of tags");
     tags = { ...tags, ...(v as Record<string, unknown>) };
   }
+  const checked = Tags.safeParse(tags);
+  if (!checked.success) throw bad("op-tags", checked.error.issues.map((i) => i.message).join("; "));
   return { logRequest, cache, criteria, tags };
 }

@@ -1,16 +1,16 @@
 import { z } from "zod";
+import { MAX_CHOICES, MAX_CRITERIA_PER_REQUEST, MAX_ID_LENGTH } from "../../limits";
 import { ChatMessage, FunctionDefinition, Tool, ToolChoice, modelName } from "../chat/schemas";
+import { Tags } from "../logs/inputs";
 
 export const CacheMode = z.enum(["readWrite", "readOnly", "writeOnly"]);
 export type CacheMode = z.infer<typeof CacheMode>;
 
-const TagValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-
 /** The `hone` body member: the same controls as the op-* headers, stripped before the upstream call. */
 export const HoneControls = z.strictObject({
   cache: z.union([CacheMode, z.boolean()]).optional(),
-  criteria: z.array(z.string().min(1)).optional(),
-  tags: z.record(z.string(), TagValue).optional(),
+  criteria: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_CRITERIA_PER_REQUEST, `at most ${MAX_CRITERIA_PER_REQUEST} criteria per request`).optional(),
+  tags: Tags.optional(),
   logRequest: z.boolean().optional(),
 });
 
@@ -29,12 +29,12 @@ export const ChatCompletionRequest = z.looseObject({
   functions: z.array(FunctionDefinition).optional(),
   tool_choice: ToolChoice.optional(),
   tools: z.array(Tool).optional(),
-  n: z.number().int().min(1).max(128).nullish(),
+  n: z.number().int().min(1).max(MAX_CHOICES, `n may be at most ${MAX_CHOICES}`).nullish(),
   max_tokens: z.number().int().min(1).nullish(),
   max_completion_tokens: z.number().int().min(1).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   top_p: z.number().min(0).max(1).nullish(),
-  metadata: z.record(z.string(), TagValue).nullish(),
+  metadata: Tags.nullish(),
   store: z.boolean().nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),

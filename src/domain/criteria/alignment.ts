@@ -3,6 +3,7 @@ import pLimit from "p-limit";
 import { dbOf, type Ctx } from "../../context";
 import { alignmentRows, alignmentRuns, alignmentVerdicts, criteria } from "../../db/schema";
 import { DomainError, issuesFromZod, notFound, parseInput } from "../../errors";
+import { MAX_ALIGNMENT_ROWS, MAX_JSONL_LINE_BYTES } from "../../limits";
 import { criterionNotFound, resolveCriterion } from "./internal";
 import { judgeOutput } from "./judge-output";
 import {
@@ -36,12 +37,24 @@ export async function importAlignmentSet(ctx: Ctx, raw: ImportAlignmentSetInput)
   if (Buffer.byteLength(input.jsonl) > ALIGNMENT_MAX_BYTES) {
     throw new DomainError("PAYLOAD_TOO_LARGE", `An alignment set may be at most 10 MB`, { issues: [{ message: "jsonl larger than 10 MB" }] });
   }
+  const lines = input.jsonl.split("\n");
+  // Every row is judged on each alignment run: the set is bounded before anything is parsed.
+  let nonEmpty = 0;
+  for (const text of lines) if (text.trim()) nonEmpty++;
+  if (nonEmpty > MAX_ALIGNMENT_ROWS) {
+    const message = `an alignment set may hold at most ${MAX_ALIGNMENT_ROWS} rows; this one has ${nonEmpty}`;
+    throw new DomainError("VALIDATION", `Too many rows: ${message}`, { issues: [{ message, path: ["jsonl"] }] });
+  }
   const criterionId = await ownCriterion(ctx, input.criterionId);
   const rows: (typeof alignmentRows.$inferInsert)[] = [];
   const errors: { line: number; message: string }[] = [];
-  input.jsonl.split("\n").forEach((text, i) => {
+  lines.forEach((text, i) => {
     const line = i + 1;
     if (!text.trim()) return;
+    if (Buffer.byteLength(text) > MAX_JSONL_LINE_BYTES) {
+      errors.push({ line, message: `line longer than ${MAX_JSONL_LINE_BYTES} bytes` });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

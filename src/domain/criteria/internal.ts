@@ -8,10 +8,21 @@ export function criterionNotFound(id: string): DomainError {
   return new DomainError("NOT_FOUND", `Criterion ${id} not found`);
 }
 
-/** Splits `<id>@v<N>` (a fixed version) or `<id>` (the latest). */
+const INT4_MAX = 2_147_483_647;
+
+/**
+ * Splits `<id>@v<N>` (a fixed version) or `<id>` (the latest). A version no criterion can have
+ * (0, or beyond the integer column: `@v99999999999`) is a 400, not a query that cannot run.
+ */
 export function parseCriterionRef(ref: string): { criterionId: string; version: number | null; raw: string } {
   const m = /^(.+)@v(\d+)$/.exec(ref);
-  return m ? { criterionId: m[1]!, version: Number(m[2]), raw: ref } : { criterionId: ref, version: null, raw: ref };
+  if (!m) return { criterionId: ref, version: null, raw: ref };
+  const version = Number(m[2]);
+  if (version < 1 || version > INT4_MAX) {
+    const message = `criterion version in ${ref.slice(0, 100)} must be between 1 and ${INT4_MAX}`;
+    throw new DomainError("VALIDATION", `Invalid criterion id: ${message}`, { issues: [{ message }] });
+  }
+  return { criterionId: m[1]!, version, raw: ref };
 }
 
 /** Resolves a wire criterion id of the project to one version, with the exact not-found messages clients check. */

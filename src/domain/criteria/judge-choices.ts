@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import type { Ctx } from "../../context";
 import { DomainError, toDomainError } from "../../errors";
 import type { ChatCompletion } from "../../providers";
@@ -20,8 +21,8 @@ export async function resolveCriteriaRefs(ctx: Ctx, refs: string[]): Promise<Res
 }
 
 /**
- * Best of N: every choice is judged by every criterion, all at once (wall time is about the
- * slowest judge). Each choice gets `criteria_results` keyed by criterion id (without @vN); a judge
+ * Best of N: every choice is judged by every criterion, at most HONE_JUDGE_CONCURRENCY judge calls
+ * at a time (n x criteria can reach 160 calls; unbounded, one request would open them all at once). Each choice gets `criteria_results` keyed by criterion id (without @vN); a judge
  * that fails gives an error result, not a failed request. Choices are sorted by their summed
  * score, highest first (ties keep their order); `index` keeps the upstream's numbering.
  */
@@ -32,11 +33,12 @@ export async function judgeChoices(
   completion: ChatCompletion,
 ): Promise<ChatCompletion> {
   const tokens: Record<string, { total_tokens: number }> = {};
+  const limit = pLimit(ctx.deps.config.judgeConcurrency);
   const judged = await Promise.all(
     completion.choices.map(async (choice, position) => {
       const results: Record<string, CriterionResult> = {};
       await Promise.all(
-        criteria.map(async (c) => {
+        criteria.map((c) => limit(async () => {
           try {
             const v = await judgeOutput(ctx, c, { messages: input.messages, tools: input.tools, tool_choice: input.tool_choice, output: choice.message as Record<string, unknown> });
             results[c.criterionId] = { status: "success", score: v.score, explanation: v.explanation };
@@ -45,7 +47,7 @@ export async function judgeChoices(
             const e = toDomainError(err);
             results[c.criterionId] = { status: "error", errorCode: e.code, errorMessage: e.message };
           }
-        }),
+        })),
       );
       const total = Object.values(results).reduce((sum, r) => sum + (r.status === "success" ? r.score : 0), 0);
       return { choice: { ...choice, criteria_results: results }, total, position };

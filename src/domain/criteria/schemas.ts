@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 import { AssistantMessage, ChatMessage, Tool, ToolChoice, modelName } from "../chat/schemas";
 
 export const TEMPLATE_VARIABLES = ["messages", "tools", "tool_choice", "output"] as const;
@@ -23,7 +24,7 @@ export const CreateCriterionInput = z.object({
 export type CreateCriterionInput = z.input<typeof CreateCriterionInput>;
 
 export const CreateCriterionVersionInput = z.object({
-  criterionId: z.string().min(1),
+  criterionId: z.string().min(1).max(MAX_ID_LENGTH),
   judgeModel: JudgeModel.nullish(),
   prompt: CriterionPrompt.nullish(),
 });
@@ -39,7 +40,7 @@ export const JudgeInputSchema = z.object({
 
 /** POST /criteria/judge */
 export const JudgeRequest = z.object({
-  criterion_id: z.string({ error: "criterion_id is required" }).min(1),
+  criterion_id: z.string({ error: "criterion_id is required" }).min(1).max(MAX_ID_LENGTH),
   input: JudgeInputSchema.optional(),
   output: AssistantMessage,
 });
@@ -60,16 +61,19 @@ export const AlignmentLine = z.strictObject({
   tool_choice: ToolChoice.nullish(),
   response_format: z.unknown().optional(),
   split: z.enum(["TRAIN", "TEST"]).optional(),
-  metadata: z.record(z.string(), z.string()).optional(),
+  metadata: z
+    .record(z.string().max(MAX_TAG_KEY_LENGTH), z.string().max(MAX_TAG_VALUE_LENGTH))
+    .refine((m) => Object.keys(m).length <= MAX_TAGS, `at most ${MAX_TAGS} metadata keys`)
+    .optional(),
   judgement: z.enum(["PASS", "FAIL"]).nullish(),
 });
 
-export const ImportAlignmentSetInput = z.object({ criterionId: z.string().min(1), jsonl: z.string() });
+export const ImportAlignmentSetInput = z.object({ criterionId: z.string().min(1).max(MAX_ID_LENGTH), jsonl: z.string() });
 export type ImportAlignmentSetInput = z.input<typeof ImportAlignmentSetInput>;
 
-export const LabelAlignmentRowInput = z.object({ rowId: z.string().min(1), judgement: z.enum(["PASS", "FAIL"]).nullable() });
+export const LabelAlignmentRowInput = z.object({ rowId: z.string().min(1).max(MAX_ID_LENGTH), judgement: z.enum(["PASS", "FAIL"]).nullable() });
 
-export const RunAlignmentInput = z.object({ criterionId: z.string().min(1), version: z.number().int().min(1).nullish() });
+export const RunAlignmentInput = z.object({ criterionId: z.string().min(1).max(MAX_ID_LENGTH), version: z.number().int().min(1).max(2_147_483_647).nullish() });
 
 export type AlignmentRow = {
   id: string;

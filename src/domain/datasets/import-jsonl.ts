@@ -1,4 +1,5 @@
 import { dbOf, type Ctx } from "../../context";
+import { MAX_JSONL_LINE_BYTES } from "../../limits";
 import { issuesFromZod } from "../../errors";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
 import { DatasetEntryInput } from "./schemas";
@@ -42,6 +43,11 @@ export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; l
   for await (const text of input.lines) {
     lineNo++;
     if (!text.trim()) continue;
+    // A UTF-8 character is at most 3 bytes per UTF-16 unit: shorter lines need no count.
+    if (text.length > MAX_JSONL_LINE_BYTES / 3 && Buffer.byteLength(text) > MAX_JSONL_LINE_BYTES) {
+      fail(lineNo, `line longer than ${MAX_JSONL_LINE_BYTES} bytes`);
+      continue;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, requestLogBodies, requestLogs } from "../../db/schema";
 import { issuesFromZod, parseInput } from "../../errors";
+import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST } from "../../limits";
 import { LogFilter } from "../logs/inputs";
 import { logConditions, whereAll } from "../logs/internal";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
@@ -13,7 +14,10 @@ export const MAX_LOGS_PER_IMPORT = 100_000;
 export const ImportLogsInput = z.object({
   datasetId: DatasetId,
   filter: LogFilter.nullish(),
-  logIds: z.array(z.string().min(1)).max(MAX_LOGS_PER_IMPORT).nullish(),
+  logIds: z
+    .array(z.string().min(1).max(MAX_ID_LENGTH))
+    .max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids per request; use a filter for more`)
+    .nullish(),
   /** Import a random sample of this many of the matching logs. */
   limit: z.number().int().min(1).max(MAX_LOGS_PER_IMPORT).nullish(),
 });

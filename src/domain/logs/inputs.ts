@@ -1,14 +1,26 @@
 import { z } from "zod";
-import { MAX_PAGE_SIZE_CEILING } from "../../limits";
+import { MAX_ID_LENGTH, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 
+// A report's times are Date.now() of the client: anything before 2000 or after 2100 is a mistake
+// (0, or seconds instead of milliseconds), answered 400 rather than stored as 1970.
+const EARLIEST_MS = Date.UTC(2000, 0, 1);
+const LATEST_MS = Date.UTC(2100, 0, 1);
 const UnixMs = z
   .number({ error: "must be a Unix timestamp in milliseconds (a number)" })
   .finite()
-  .min(0, "must not be negative")
-  .max(8.64e15, "is beyond the largest representable date");
+  .min(EARLIEST_MS, "must be a Unix timestamp in milliseconds (Date.now()) after 2000-01-01; seconds are not accepted")
+  .max(LATEST_MS, "must be a Unix timestamp in milliseconds before 2100-01-01");
 
-export const TagValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-export const Tags = z.record(z.string(), TagValue, { error: "must be an object of string, number or boolean values" });
+export const TagValue = z.union([z.string().max(MAX_TAG_VALUE_LENGTH, `a tag value may be at most ${MAX_TAG_VALUE_LENGTH} characters`), z.number(), z.boolean(), z.null()]);
+const TagKey = z.string().max(MAX_TAG_KEY_LENGTH, `a tag key may be at most ${MAX_TAG_KEY_LENGTH} characters`);
+export const Tags = z
+  .record(TagKey, TagValue, { error: "must be an object of string, number or boolean values" })
+  .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`);
+
+/** The merged tags of one log (every source together), held to the same caps as each source. */
+export const MergedTags = z
+  .record(TagKey, z.string().max(MAX_TAG_VALUE_LENGTH, `a tag value may be at most ${MAX_TAG_VALUE_LENGTH} characters`))
+  .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags in all (tags, metadata and the request's metadata)`);
 
 /** POST /report. Payloads may be anything, null included; they are stored as they came. */
 export const ReportInput = z.looseObject({
@@ -20,6 +32,22 @@ export const ReportInput = z.looseObject({
   errorMessage: z.string().nullish(),
   tags: Tags.nullish(),
 });
+
+/** What a report's payloads name, checked where they become indexed columns. */
+export const ReportedModel = z.string().max(MAX_MODEL_LENGTH, `model may be at most ${MAX_MODEL_LENGTH} characters`);
+export const ReportedCompletionId = z.string().max(MAX_ID_LENGTH, `id may be at most ${MAX_ID_LENGTH} characters`);
+
+// Anthropic payloads are converted to chat-completion form; where the conversion expects an
+// object (a message, a content block, a tool), anything else is a 400 naming the place.
+const Block = z.looseObject({});
+const Blocks = z.union([z.string(), z.array(Block)]);
+export const AnthropicRequestShape = z.looseObject({
+  system: Blocks.nullish(),
+  messages: z.array(z.looseObject({ content: z.union([z.string(), z.array(z.looseObject({ content: Blocks.nullish() }))]).nullish() })).nullish(),
+  tools: z.array(Block).nullish(),
+  tool_choice: Block.nullish(),
+});
+export const AnthropicMessageShape = z.looseObject({ content: z.array(Block).nullish(), usage: Block.nullish() });
 export type ReportInput = z.input<typeof ReportInput>;
 
 /** POST /report-anthropic: the same, with Anthropic payloads and `metadata`. */
@@ -29,13 +57,16 @@ export type AnthropicReportInput = z.input<typeof AnthropicReportInput>;
 export const MetadataFilter = z.object({
   field: z
     .string()
+    .max(MAX_TAG_KEY_LENGTH + 9)
     .regex(/^(model|completionId|(metadata|tags)\..+)$/, "field must be model, completionId, metadata.<key> or tags.<key>"),
-  equals: z.union([z.string(), z.number(), z.boolean()]),
+  equals: z.union([z.string().max(MAX_TAG_VALUE_LENGTH), z.number(), z.boolean()]),
 });
 
 export const UpdateMetadataInput = z.object({
   filters: z.array(MetadataFilter).max(50),
-  metadata: z.record(z.string().min(1), TagValue),
+  metadata: z
+    .record(TagKey.min(1), TagValue)
+    .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
 });
 export type UpdateMetadataInput = z.input<typeof UpdateMetadataInput>;
 
@@ -45,17 +76,26 @@ export const CheckCacheInput = z.looseObject({
   tags: Tags.optional(),
 });
 
+// Filter values are compared with integer and indexed text columns: a value no row can hold is a
+// 400 here rather than an out-of-range error from the database.
+const FilterDate = z.coerce
+  .date()
+  .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
+
 export const LogFilter = z.object({
-  model: z.string().nullish(),
-  statusCode: z.number().int().nullish(),
-  completionId: z.string().nullish(),
+  model: z.string().max(MAX_MODEL_LENGTH).nullish(),
+  statusCode: z.number().int().min(0).max(999).nullish(),
+  completionId: z.string().max(MAX_ID_LENGTH).nullish(),
   source: z.enum(["gateway", "report", "report-anthropic"]).nullish(),
-  provider: z.string().nullish(),
+  provider: z.string().max(100).nullish(),
   cacheHit: z.boolean().nullish(),
   /** Logged at or after / at or before (ISO 8601 times, or Dates). */
-  from: z.coerce.date().nullish(),
-  to: z.coerce.date().nullish(),
-  metadata: z.array(z.object({ key: z.string().min(1), equals: z.string() })).max(20).nullish(),
+  from: FilterDate.nullish(),
+  to: FilterDate.nullish(),
+  metadata: z
+    .array(z.object({ key: z.string().min(1).max(MAX_TAG_KEY_LENGTH), equals: z.string().max(MAX_TAG_VALUE_LENGTH) }))
+    .max(20)
+    .nullish(),
   /** Case-insensitive text search in the request and response bodies. */
   search: z.string().min(1).max(500).nullish(),
 });

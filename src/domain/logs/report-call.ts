@@ -1,9 +1,11 @@
+import type { z } from "zod";
 import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
+import { isConnectionError, sqlStateOf } from "../../db/errors";
+import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE } from "../../errors";
 import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
 import { costOf } from "../completions/cost";
 import { resolveModel } from "../completions/resolve-model";
-import { AnthropicReportInput, ReportInput } from "./inputs";
+import { AnthropicMessageShape, AnthropicReportInput, AnthropicRequestShape, MergedTags, ReportedCompletionId, ReportedModel, ReportInput } from "./inputs";
 import { mergeMetadata } from "./metadata";
 import type { NewRequestLog } from "./schemas";
 
@@ -21,6 +23,17 @@ function priceOf(model: string | null, usage: unknown, format: "openai" | "anthr
   }
 }
 
+/** Checks one part of a report, naming its place (`reqPayload.messages.0`) in the issues. */
+function check<S extends z.ZodType>(schema: S, value: unknown, path: (string | number)[]): void {
+  const r = schema.safeParse(value);
+  if (r.success) return;
+  const issues = issuesFromZod(r.error).map((i) => {
+    const full = [...path, ...(i.path ?? [])];
+    return { message: `${full.join(".")}: ${i.message.replace(/^[^:]*: /, "")}`, path: full };
+  });
+  throw new DomainError("VALIDATION", VALIDATION_MESSAGE, { issues });
+}
+
 /**
  * Logs a call the client made to a provider itself. Payloads are kept as reported (an Anthropic
  * report is also converted to chat-completion form, so it can feed datasets); resolves once the
@@ -35,8 +48,12 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   let original: Pick<NewRequestLog, "reqPayloadOriginal" | "respPayloadOriginal"> = {};
   if (format === "anthropic") {
     original = { reqPayloadOriginal: reqPayload ?? null, respPayloadOriginal: respPayload ?? null };
-    if (isObject(reqPayload)) reqPayload = fromAnthropicRequest(reqPayload);
+    if (isObject(reqPayload)) {
+      check(AnthropicRequestShape, reqPayload, ["reqPayload"]);
+      reqPayload = fromAnthropicRequest(reqPayload);
+    }
     if (isObject(respPayload) && respPayload.type === "message") {
+      check(AnthropicMessageShape, respPayload, ["respPayload"]);
       const created = Math.floor((receivedAt ?? ctx.deps.clock()).getTime() / 1000);
       respPayload = fromAnthropicMessage(respPayload, created);
     }
@@ -44,7 +61,11 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   const model = isObject(reqPayload) && typeof reqPayload.model === "string" ? reqPayload.model : null;
   const completionId = isObject(respPayload) && typeof respPayload.id === "string" ? respPayload.id : null;
   const usage = isObject(respPayload) && isObject(respPayload.usage) ? (respPayload.usage as Usage) : null;
+  if (model !== null) check(ReportedModel, model, ["reqPayload", "model"]);
+  if (completionId !== null) check(ReportedCompletionId, completionId, ["respPayload", "id"]);
   const reqMetadata = format === "openai" && isObject(reqPayload) ? reqPayload.metadata : undefined;
+  const metadata = mergeMetadata(reqMetadata, input.tags, "metadata" in input ? input.metadata : undefined);
+  check(MergedTags, metadata, ["tags"]);
   const record: NewRequestLog = {
     id: ctx.deps.ids("log"),
     projectId: ctx.projectId,
@@ -61,11 +82,21 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     outputTokens: typeof usage?.completion_tokens === "number" ? usage.completion_tokens : null,
     costUsd: priceOf(model, usage, format),
     cacheHit: false,
-    metadata: mergeMetadata(reqMetadata, input.tags, "metadata" in input ? input.metadata : undefined),
+    metadata,
     reqPayload: reqPayload ?? null,
     respPayload: respPayload ?? null,
     ...original,
   };
-  await ctx.deps.logWriter.write(record);
+  try {
+    await ctx.deps.logWriter.write(record);
+  } catch (err) {
+    // Not stored: the client may send it again. An unreachable database is a 503 to retry; a value
+    // the database still rejects (after sanitising) is the report's own problem.
+    if (isConnectionError(err) || (err instanceof Error && err.message === "log queue overflow")) throw unavailable();
+    if (!/^(22|23|54)/.test(sqlStateOf(err) ?? "")) throw err;
+    throw new DomainError("VALIDATION", "The report holds a value the database cannot store", {
+      issues: [{ message: "a payload value could not be stored (for example JSON nested too deeply)" }],
+    });
+  }
   return { id: record.id };
 }

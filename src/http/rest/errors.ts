@@ -1,4 +1,4 @@
-import { statusOf, type DomainError, type ErrorCode, type Issue } from "../../errors";
+import { RETRY_AFTER_SECONDS, statusOf, type DomainError, type ErrorCode, type Issue } from "../../errors";
 
 export type ErrorEnvelope = { message: string; code: ErrorCode; issues: Issue[] };
 
@@ -7,8 +7,13 @@ export function errorEnvelope(err: DomainError): ErrorEnvelope {
   return { message: err.message, code: err.code, issues: err.issues };
 }
 
+// A 503 says when to come back, so well-behaved clients (and the OpenPipe SDKs' retries) back off.
+function headersOf(err: DomainError): HeadersInit | undefined {
+  return err.code === "UNAVAILABLE" ? { "retry-after": String(err.details.retryAfterSeconds ?? RETRY_AFTER_SECONDS) } : undefined;
+}
+
 export function errorResponse(err: DomainError, extra: Record<string, unknown> = {}): Response {
-  return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err) });
+  return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err), headers: headersOf(err) });
 }
 
 /**
@@ -18,5 +23,5 @@ export function errorResponse(err: DomainError, extra: Record<string, unknown> =
 export function openAiErrorResponse(err: DomainError): Response {
   const upstream = err.details.upstreamError as { message: string; type: string; code: unknown; param: unknown } | undefined;
   const error = upstream ?? { message: err.message, type: err.code.toLowerCase(), code: err.code, param: null };
-  return Response.json({ ...errorEnvelope(err), error }, { status: statusOf(err) });
+  return Response.json({ ...errorEnvelope(err), error }, { status: statusOf(err), headers: headersOf(err) });
 }

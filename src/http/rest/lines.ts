@@ -1,9 +1,13 @@
 import Busboy from "busboy";
 import { Readable } from "node:stream";
 import { DomainError } from "../../errors";
+import { MAX_JSONL_LINE_BYTES } from "../../limits";
 import { payloadTooLarge } from "./body";
 
-const MAX_LINE_BYTES = 16 * 1024 * 1024;
+function lineTooLong(): DomainError {
+  const message = `a line is longer than ${MAX_JSONL_LINE_BYTES} bytes`;
+  return new DomainError("VALIDATION", `A line of the file is too long: ${message}`, { issues: [{ message }] });
+}
 
 /** Lines of a byte stream as they arrive (\n or \r\n), enforcing a total size limit. */
 export async function* linesOf(chunks: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<string> {
@@ -16,12 +20,13 @@ export async function* linesOf(chunks: AsyncIterable<Uint8Array>, maxBytes: numb
     buf += decoder.decode(chunk, { stream: true });
     let nl: number;
     while ((nl = buf.indexOf("\n")) >= 0) {
+      if (nl > MAX_JSONL_LINE_BYTES) throw lineTooLong();
       yield buf.slice(0, nl).replace(/\r$/, "");
       buf = buf.slice(nl + 1);
     }
-    if (buf.length > MAX_LINE_BYTES) {
-      throw new DomainError("VALIDATION", "A line of the file is longer than 16 MB", { issues: [{ message: "line too long" }] });
-    }
+    // A line without its end is held whole: past the cap the upload stops here (a character is
+    // at least a byte, so more characters than the cap's bytes is always over it).
+    if (buf.length > MAX_JSONL_LINE_BYTES) throw lineTooLong();
   }
   buf += decoder.decode();
   if (buf) yield buf.replace(/\r$/, "");

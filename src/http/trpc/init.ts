@@ -113,7 +113,8 @@ export const createCallerFactory = t.createCallerFactory;
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof DomainError) throw toTrpcError(result.error.cause);
-  // Driver errors that mean something to the client (a statement timeout) get their code too.
+  // Driver errors that mean something to the client (a statement timeout, a database that cannot
+  // be reached) get their code too.
   if (!result.ok && result.error.cause && !(result.error.cause instanceof z.ZodError)) {
     const domain = toDomainError(result.error.cause);
     if (domain.code !== "INTERNAL") throw toTrpcError(domain);
