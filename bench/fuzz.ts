@@ -133,7 +133,14 @@ async function runOne(req: FuzzRequest): Promise<void> {
 }
 
 for (let chunk = 0; sent < total && !abortReason; chunk++) {
-  const batch = fc.sample(mixed, { seed: seed + chunk, numRuns: Math.min(CHUNK, total - sent) });
+  let batch: FuzzRequest[];
+  try {
+    batch = fc.sample(mixed, { seed: seed + chunk, numRuns: Math.min(CHUNK, total - sent) });
+  } catch (err) {
+    // A generator bug must not end the run: say so, and go on with the next chunk.
+    console.log(`  chunk ${chunk} (seed ${seed + chunk}) could not be generated: ${err}`);
+    continue;
+  }
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -152,13 +159,16 @@ const seconds = (performance.now() - started) / 1000;
 // Nothing seeded may be lost: the victim project exactly as it was, the fuzzed project's hidden
 // dataset, seeded logs and custom provider unchanged, and log counts only grown.
 const lost: string[] = [];
-if (!abortReason) {
+if (!abortReason) try {
   await Bun.sleep(500);
   const after = { own: await snapshot(hone.url, BENCH_KEY, own, false), victim: await snapshot(hone.url, victimKey, victim, true), ownLogs: await logCount(hone.url, BENCH_KEY), victimLogs: await logCount(hone.url, victimKey) };
+  writeFileSync(out.replace(/\.jsonl$/, "") + "-snapshots.json", JSON.stringify({ before, after }, null, 1));
   if (JSON.stringify(after.own) !== JSON.stringify(before.own)) lost.push(`fuzzed project's protected rows changed: before ${excerpt(before.own, 400)} after ${excerpt(after.own, 400)}`);
   if (JSON.stringify(after.victim) !== JSON.stringify(before.victim)) lost.push(`victim project changed: before ${excerpt(before.victim, 400)} after ${excerpt(after.victim, 400)}`);
   if (after.ownLogs < before.ownLogs) lost.push(`fuzzed project's logs went from ${before.ownLogs} to ${after.ownLogs}`);
   if (after.victimLogs < before.victimLogs) lost.push(`victim's logs went from ${before.victimLogs} to ${after.victimLogs}`);
+} catch (err) {
+  lost.push(`a seeded row could not be read back: ${excerpt(String(err), 600)}`);
 }
 
 console.log(`\nrequests sent: ${sent} in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)} req/s), seed ${seed}`);
