@@ -122,14 +122,23 @@ async function runOne(req: FuzzRequest): Promise<void> {
   const problem = violation(req, o);
   if (!problem) return;
   problems++;
-  const logged = !("error" in o) && o.requestId ? (errorLines.get(o.requestId) ?? []) : [];
-  const key = causeOf(problem, logged);
-  const f = findings.get(key);
-  if (f) {
-    f.count++;
-    f.targets.add(`${req.target} -> ${status}`);
-  } else findings.set(key, { key, count: 1, sample: req, problem, logged, targets: new Set([`${req.target} -> ${status}`]) });
-  appendFileSync(out, JSON.stringify({ target: req.target, problem, method: req.method, path: req.path, headers: req.headers, auth: req.auth, body: req.body?.slice(0, 2_000_000), logged }) + "\n");
+  // The server's log line may arrive after its response: causes are resolved once the run ends.
+  failures.push({ req, problem, status, requestId: "error" in o ? null : o.requestId });
+}
+
+const failures: { req: FuzzRequest; problem: string; status: string; requestId: string | null }[] = [];
+
+function groupFailures(): void {
+  for (const { req, problem, status, requestId } of failures) {
+    const logged = requestId ? (errorLines.get(requestId) ?? []) : [];
+    const key = causeOf(problem, logged);
+    const f = findings.get(key);
+    if (f) {
+      f.count++;
+      f.targets.add(`${req.target} -> ${status}`);
+    } else findings.set(key, { key, count: 1, sample: req, problem, logged, targets: new Set([`${req.target} -> ${status}`]) });
+    appendFileSync(out, JSON.stringify({ target: req.target, problem, method: req.method, path: req.path, headers: req.headers, auth: req.auth, body: req.body?.slice(0, 2_000_000), logged }) + "\n");
+  }
 }
 
 for (let chunk = 0; sent < total && !abortReason; chunk++) {
@@ -154,6 +163,8 @@ for (let chunk = 0; sent < total && !abortReason; chunk++) {
 }
 stop = true;
 await watcher;
+await Bun.sleep(300);
+groupFailures();
 const seconds = (performance.now() - started) / 1000;
 
 // Nothing seeded may be lost: the victim project exactly as it was, the fuzzed project's hidden

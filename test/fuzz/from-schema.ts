@@ -103,6 +103,30 @@ export function hintFor(name: string, pools: Pools): fc.Arbitrary<unknown> | und
         fc.record({ provider: fc.constantFrom("openai", "together", "x"), baseModel: fc.oneof(fc.constantFrom("gpt-4o-mini-2024-07-18", "meta-llama/Meta-Llama-3.1-8B-Instruct"), hostileString), n_epochs: fc.oneof(fc.integer({ min: -5, max: 100 }), hostileNumber) }, { requiredKeys: [] }),
         anyHostile,
       );
+    case "reqPayload":
+      // Shaped like the calls clients report, so the fields Hone extracts (model, messages) carry the hostile values.
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.record({ model: fc.oneof(pick(pools.models, "gpt-4o-mini"), hostileString), messages: messagesArb, max_tokens: hostileNumber, system: hostileString, metadata: anyHostile }, { requiredKeys: ["model"] }) },
+        { weight: 1, arbitrary: anyHostile },
+      );
+    case "respPayload":
+      return fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc.record(
+            {
+              id: fc.oneof(fc.constant("chatcmpl-x"), hostileString),
+              model: fc.oneof(fc.constant("gpt-4o-mini"), hostileString),
+              created: hostileNumber,
+              choices: fc.oneof(fc.array(fc.record({ index: hostileNumber, message: messageArb, finish_reason: hostileString }), { maxLength: 3 }), anyHostile),
+              usage: fc.oneof(fc.record({ prompt_tokens: hostileNumber, completion_tokens: hostileNumber, total_tokens: hostileNumber, input_tokens: hostileNumber, output_tokens: hostileNumber }, { requiredKeys: [] }), anyHostile),
+              content: fc.oneof(fc.array(fc.record({ type: fc.constantFrom("text", "tool_use"), text: hostileString }), { maxLength: 3 }), anyHostile),
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        { weight: 1, arbitrary: anyHostile },
+      );
     case "requestedAt":
     case "receivedAt":
       return fc.oneof(fc.constantFrom(0, 1_700_000_000_000, 8.64e15, 8.64e15 + 1, -1, 1e308, 1.5), hostileNumber, fc.constantFrom("1700000000000", "now"));
