@@ -12,7 +12,7 @@ import { allTargets, type FuzzRequest, type Target } from "./targets";
 // deterministic).
 
 const SEED = Number(process.env.HONE_FUZZ_SEED ?? 16_016);
-const RUNS: Record<Target["transport"], number> = { rest: 450, graphql: 400, trpc: 450, raw: 80 };
+const RUNS: Record<Target["transport"], number> = { rest: 600, graphql: 600, trpc: 600, raw: 150 };
 
 let t: TestApp;
 let upstream: ReturnType<typeof startHealthyUpstream>;
