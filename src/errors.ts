@@ -73,6 +73,16 @@ export const RETRY_AFTER_SECONDS = 5;
 export const unavailable = () =>
   new DomainError("UNAVAILABLE", `The database is unavailable; retry in ${RETRY_AFTER_SECONDS} seconds`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
 
+function dataException(state: string): DomainError {
+  const message =
+    state === "22021" || state === "22P05"
+      ? "The request holds text the database cannot store: a NUL character (U+0000) or an unpaired UTF-16 surrogate; remove it"
+      : state === "22003"
+        ? "The request holds a number too large for the field it goes into"
+        : "The request holds a value the database cannot store in its field";
+  return new DomainError("VALIDATION", message, { issues: [{ message }] });
+}
+
 /** Normalise anything thrown into a DomainError; unknown errors become INTERNAL with a generic message. */
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
@@ -81,6 +91,12 @@ export function toDomainError(err: unknown): DomainError {
   // The request was too heavy for the server right now, not broken: 503, and the message says why.
   if (sqlStateOf(err) === "57014") return new DomainError("UNAVAILABLE", STATEMENT_TIMEOUT_MESSAGE);
   if (isConnectionError(err)) return unavailable();
+  const state = sqlStateOf(err);
+  // Class 22 (data exception): the statement was refused for a value it carried, which on every
+  // path that reaches here came from the request (a NUL in an id or a name, an unpaired surrogate
+  // on PGlite, a number past its column). That is a bad input, not a broken server: a 400 that
+  // says what to remove, and nothing stored changed (the statement did not run).
+  if (state?.startsWith("22")) return dataException(state);
   return new DomainError("INTERNAL", "Internal server error");
 }
 
