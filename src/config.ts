@@ -101,7 +101,7 @@ export type Config = {
   graphiql: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   dbPoolSize: number;
-  /** Longest wait for an upstream's response headers, and longest silence inside a stream. */
+  /** Longest a non-streamed upstream call may take end to end (body included); for a stream, the longest wait for headers and the longest silence between chunks. */
   upstreamTimeoutMs: number;
   /** How long call logs gather before one batched insert (larger batches cost the database less). */
   logFlushMs: number;

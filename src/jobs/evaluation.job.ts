@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DATASET_TASK_JOB, runDatasetTaskStep } from "../domain/datasets";
-import { EVALUATION_JOB, runEvaluationStep } from "../domain/evaluations";
+import { DATASET_TASK_JOB, failDatasetTask, runDatasetTaskStep } from "../domain/datasets";
+import { EVALUATION_JOB, failEvaluation, runEvaluationStep } from "../domain/evaluations";
 import type { JobHandler } from "./worker";
 
 const EvaluationPayload = z.object({ evaluationId: z.string().min(1) });
@@ -8,6 +8,13 @@ const TaskPayload = z.object({ taskId: z.string().min(1) });
 
 /** Evaluations and dataset quality tasks, a chunk of work per step. */
 export const evaluationJobs: Record<string, JobHandler> = {
-  [EVALUATION_JOB]: (deps, payload) => runEvaluationStep(deps, EvaluationPayload.parse(payload)),
-  [DATASET_TASK_JOB]: (deps, payload) => runDatasetTaskStep(deps, TaskPayload.parse(payload)),
+  [EVALUATION_JOB]: {
+    run: (deps, payload, _job, signal) => runEvaluationStep(deps, EvaluationPayload.parse(payload), signal),
+    failed: (deps, payload, reason) => failEvaluation(deps, { evaluationId: EvaluationPayload.parse(payload).evaluationId, reason }),
+  },
+  [DATASET_TASK_JOB]: {
+    // The task's calls do not take the signal yet: an overrun step is abandoned by the worker.
+    run: (deps, payload) => runDatasetTaskStep(deps, TaskPayload.parse(payload)),
+    failed: (deps, payload, reason) => failDatasetTask(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
+  },
 };

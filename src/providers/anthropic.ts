@@ -1,6 +1,6 @@
 import { DomainError } from "../errors";
 import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
-import { postJson, readSse, readUpstreamBody, storableBody, upstreamHttpError, type HttpOptions } from "./http";
+import { postJson, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Usage, UpstreamTarget } from "./types";
 
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -13,11 +13,11 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
 
   async function one(body: Record<string, unknown>, signal: AbortSignal): Promise<ChatCompletion> {
     const request = toAnthropicRequest(body, String(body.model));
-    const { response } = await postJson(url, headers, request, target.label, signal, http);
-    const parsed = await readUpstreamBody(response);
-    if (!response.ok) throw upstreamHttpError(target.label, response.status, parsed);
+    const call = await postJson(url, headers, request, target.label, signal, http);
+    const parsed = await readCallBody(call, target.label, http.timeoutMs);
+    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
     if (typeof parsed !== "object" || parsed === null || (parsed as { type?: unknown }).type !== "message") {
-      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, { upstreamStatus: 502, upstreamBody: storableBody(target.label, response.status, parsed) });
+      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, { upstreamStatus: 502, upstreamBody: storableBody(target.label, call.response.status, parsed) });
     }
     return fromAnthropicMessage(parsed as Record<string, unknown>, now());
   }
@@ -50,9 +50,9 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
         });
       }
       const request = { ...toAnthropicRequest(body, String(body.model)), stream: true };
-      const { response, controller } = await postJson(url, { ...headers, accept: "text/event-stream" }, request, target.label, signal, http);
-      if (!response.ok) throw upstreamHttpError(target.label, response.status, await readUpstreamBody(response));
-      return translate(readSse(response, controller, target.label, http.timeoutMs), target.label, now());
+      const call = await postJson(url, { ...headers, accept: "text/event-stream" }, request, target.label, signal, http);
+      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+      return translate(readSse(call, target.label, http.timeoutMs), target.label, now());
     },
   };
 }

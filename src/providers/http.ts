@@ -15,8 +15,23 @@ export type HttpOptions = {
 };
 
 /**
- * POSTs JSON upstream. The timeout covers the wait for the response headers; the caller's signal
- * (the client going away) aborts as well. Failures become DomainErrors the gateway can report.
+ * One upstream call in flight. Until it is released, its deadline (HONE_UPSTREAM_TIMEOUT_MS from
+ * the moment the request was sent) and the caller's signal (the client going away) both abort it,
+ * whether it is still waiting for headers or reading the body.
+ */
+export type UpstreamCall = {
+  response: Response;
+  controller: AbortController;
+  /** Stops the total deadline only: a stream switches to its idle timer, the caller's abort still applies. */
+  endDeadline(): void;
+  /** The call is over: nothing aborts it any more. */
+  release(): void;
+};
+
+/**
+ * POSTs JSON upstream and resolves with the headers. The deadline keeps running (and the caller's
+ * signal stays linked) until the caller releases the call, so a body that stalls after the headers
+ * is cut off too, not only a slow first byte. Failures become DomainErrors the gateway can report.
  */
 export async function postJson(
   url: string,
@@ -25,12 +40,20 @@ export async function postJson(
   label: string,
   signal: AbortSignal,
   opts: HttpOptions,
-): Promise<{ response: Response; controller: AbortController }> {
+): Promise<UpstreamCall> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   if (signal.aborted) controller.abort(signal.reason);
   else signal.addEventListener("abort", onAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new UpstreamTimeout()), opts.timeoutMs);
+  let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => controller.abort(new UpstreamTimeout()), opts.timeoutMs);
+  const endDeadline = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const release = () => {
+    endDeadline();
+    signal.removeEventListener("abort", onAbort);
+  };
   try {
     const init: BunFetchRequestInit = {
       method: "POST",
@@ -58,12 +81,26 @@ export async function postJson(
         { upstreamStatus: 502 },
       );
     }
-    return { response, controller };
+    return { response, controller, endDeadline, release };
   } catch (err) {
+    release();
     throw fetchFailure(err, controller.signal, label, opts.timeoutMs);
+  }
+}
+
+/**
+ * Reads the whole body of a call under its deadline and the caller's signal, then releases it. A
+ * body that stalls ends as UPSTREAM_TIMEOUT, a client that left as ClientAborted; either way the
+ * upstream connection is closed.
+ */
+export async function readCallBody(call: UpstreamCall, label: string, timeoutMs: number): Promise<unknown> {
+  try {
+    return await readUpstreamBody(call.response);
+  } catch (err) {
+    if (call.controller.signal.aborted) throw fetchFailure(err, call.controller.signal, label, timeoutMs);
+    throw new DomainError("UPSTREAM_ERROR", `${label} response broke: ${err instanceof Error ? err.message : String(err)}`, { upstreamStatus: 502 });
   } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
+    call.release();
   }
 }
 
@@ -175,17 +212,23 @@ export function upstreamHttpError(label: string, status: number, body: unknown):
 }
 
 /**
- * Server-sent events from a response body. An idle gap longer than timeoutMs between bytes ends
- * the stream with UPSTREAM_TIMEOUT instead of hanging; a dropped connection ends it with
- * UPSTREAM_ERROR.
+ * Server-sent events from a call's body. A stream has no total deadline (a long answer that keeps
+ * arriving is progress); instead an idle gap longer than timeoutMs between bytes ends it with
+ * UPSTREAM_TIMEOUT, the caller's signal ends it as ClientAborted, and a dropped connection ends it
+ * with UPSTREAM_ERROR.
  */
-export async function* readSse(
-  response: Response,
-  controller: AbortController,
-  label: string,
-  timeoutMs: number,
-): AsyncGenerator<EventSourceMessage> {
-  if (!response.body) return;
+export function readSse(call: UpstreamCall, label: string, timeoutMs: number): AsyncGenerator<EventSourceMessage> {
+  // At once, not on the first read: the total deadline must not fire between headers and iteration.
+  call.endDeadline();
+  return sseEvents(call, label, timeoutMs);
+}
+
+async function* sseEvents(call: UpstreamCall, label: string, timeoutMs: number): AsyncGenerator<EventSourceMessage> {
+  const { response, controller } = call;
+  if (!response.body) {
+    call.release();
+    return;
+  }
   const reader = response.body.getReader();
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => queue.push(e) });
@@ -194,7 +237,7 @@ export async function* readSse(
     for (;;) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(upstreamTimeout(label, timeoutMs)), timeoutMs);
+        timer = setTimeout(() => reject(new DomainError("UPSTREAM_TIMEOUT", `${label} sent nothing for ${timeoutMs} ms in the middle of a stream`)), timeoutMs);
       });
       let result: Awaited<ReturnType<typeof reader.read>>;
       try {
@@ -217,6 +260,7 @@ export async function* readSse(
   } finally {
     // Stopping early (client gone, error) must also stop the upstream request.
     controller.abort();
+    call.release();
     try {
       reader.releaseLock();
     } catch {

@@ -1,5 +1,5 @@
 import { DomainError } from "../errors";
-import { postJson, readSse, readUpstreamBody, storableBody, upstreamHttpError, type HttpOptions } from "./http";
+import { postJson, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, UpstreamTarget } from "./types";
 
 type OpenAiLike = Extract<UpstreamTarget, { kind: "openai" | "azure" }>;
@@ -22,13 +22,13 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
   const { url, headers } = endpoint(target);
   return {
     async complete(body, { signal }) {
-      const { response } = await postJson(url, headers, { ...body, stream: false }, target.label, signal, http);
-      const parsed = await readUpstreamBody(response);
-      if (!response.ok) throw upstreamHttpError(target.label, response.status, parsed);
+      const call = await postJson(url, headers, { ...body, stream: false }, target.label, signal, http);
+      const parsed = await readCallBody(call, target.label, http.timeoutMs);
+      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
       if (!isCompletion(parsed)) {
         throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a chat completion`, {
           upstreamStatus: 502,
-          upstreamBody: storableBody(target.label, response.status, parsed),
+          upstreamBody: storableBody(target.label, call.response.status, parsed),
         });
       }
       return parsed;
@@ -36,7 +36,7 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
 
     async stream(body, { signal }) {
       const streamOptions = { ...(body.stream_options as object | undefined), include_usage: true };
-      const { response, controller } = await postJson(
+      const call = await postJson(
         url,
         { ...headers, accept: "text/event-stream" },
         { ...body, stream: true, stream_options: streamOptions },
@@ -44,8 +44,8 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
         signal,
         http,
       );
-      if (!response.ok) throw upstreamHttpError(target.label, response.status, await readUpstreamBody(response));
-      return chunksOf(readSse(response, controller, target.label, http.timeoutMs), target.label);
+      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+      return chunksOf(readSse(call, target.label, http.timeoutMs), target.label);
     },
   };
 }

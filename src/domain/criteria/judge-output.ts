@@ -19,7 +19,8 @@ export type JudgeTarget = {
 /**
  * Judges one output with one criterion version: the rendered prompt goes to the judge model
  * through the gateway (same routing, keys and logging as any call) with a forced tool call that
- * returns {explanation, judgement}. PASS scores 1, FAIL 0. Gives up after HONE_JUDGE_TIMEOUT_MS.
+ * returns {explanation, judgement}. PASS scores 1, FAIL 0. Gives up after HONE_JUDGE_TIMEOUT_MS,
+ * counted to the last byte of the judge's answer (the upstream call stays abortable until then).
  */
 export async function judgeOutput(ctx: Ctx, criterion: ResolvedCriterion, target: JudgeTarget, signal?: AbortSignal): Promise<Verdict> {
   const prompt = renderPrompt(criterion.prompt, { messages: target.messages, tools: target.tools, tool_choice: target.tool_choice, output: target.output });
@@ -53,7 +54,8 @@ export async function judgeOutput(ctx: Ctx, criterion: ResolvedCriterion, target
   const timeoutMs = ctx.deps.config.judgeTimeoutMs;
   const controller = new AbortController();
   const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) controller.abort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -10,3 +10,4 @@ export { importDatasetJsonl, type JsonlImportResult } from "./import-jsonl";
 export { importLogsToDataset, ImportLogsInput, logToEntry, type ImportLogsResult } from "./import-logs";
 export { loadDatasets, loadEntriesBySourceLog, loadEntryPages, type EntryPageArgs } from "./load-graph";
 export { DATASET_TASK_JOB, getDatasetTask, judgeDatasetEntries, relabelDatasetEntries, runDatasetTaskStep, type DatasetTask } from "./quality";
+export { failDatasetTask } from "./fail-dataset-task";

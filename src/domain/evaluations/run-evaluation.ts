@@ -18,9 +18,15 @@ type Entry = { id: string; messages: unknown[]; tools: unknown[] | null; toolCho
 /**
  * One step of an evaluation (run by the job queue): up to CHUNK (entry, model) pairs that have no
  * result yet, HONE_EVAL_CONCURRENCY at a time. Results are stored one by one, so a restart only
- * redoes pairs that were in flight; a cancelled evaluation stops at the next pair.
+ * redoes pairs that were in flight; a cancelled evaluation stops at the next pair. `signal` (the
+ * step's deadline) aborts the model and judge calls in flight; their pairs are then left without
+ * a result, for the next attempt, instead of being stored as failed.
  */
-export async function runEvaluationStep(deps: Deps, input: { evaluationId: string }): Promise<{ done: true } | { runAgainInMs: number }> {
+export async function runEvaluationStep(
+  deps: Deps,
+  input: { evaluationId: string },
+  signal: AbortSignal = new AbortController().signal,
+): Promise<{ done: true } | { runAgainInMs: number }> {
   const db = deps.database.db;
   const [ev] = await db.select().from(evaluations).where(eq(evaluations.id, input.evaluationId));
   if (!ev || ev.status === "DONE" || ev.status === "CANCELLED" || ev.status === "ERROR") return { done: true };
@@ -59,7 +65,7 @@ export async function runEvaluationStep(deps: Deps, input: { evaluationId: strin
   await Promise.all(
     pending.slice(0, CHUNK).map(({ entry, model }) =>
       limit(async () => {
-        if (cancelled) return;
+        if (cancelled || signal.aborted) return;
         const [now] = await db.select({ status: evaluations.status }).from(evaluations).where(eq(evaluations.id, ev.id));
         if (now?.status !== "RUNNING") {
           cancelled = true;
@@ -82,7 +88,7 @@ export async function runEvaluationStep(deps: Deps, input: { evaluationId: strin
                 ...(entry.responseFormat ? { response_format: entry.responseFormat } : {}),
               },
               headers: { tags: JSON.stringify({ "hone.evaluation": ev.id }) },
-              signal: new AbortController().signal,
+              signal,
             });
             if (result.kind === "completion") {
               output = result.completion.choices[0]?.message ?? null;
@@ -98,7 +104,7 @@ export async function runEvaluationStep(deps: Deps, input: { evaluationId: strin
           await Promise.all(
             criteria.map(async (c) => {
               try {
-                const v = await judgeOutput(ctx, c, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: output! });
+                const v = await judgeOutput(ctx, c, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: output! }, signal);
                 verdicts[c.criterionId] = { status: "success", score: v.score, explanation: v.explanation };
               } catch (err) {
                 const e = toDomainError(err);
@@ -107,6 +113,7 @@ export async function runEvaluationStep(deps: Deps, input: { evaluationId: strin
             }),
           );
         }
+        if (signal.aborted) return;
         await db
           .insert(evaluationResults)
           .values({

@@ -1,1 +1,3 @@
+export { failAbandonedJobs } from "./fail-abandoned-jobs";
 export { claimJob, enqueueJob, settleJob, type Job } from "./queue";
+export { renewJobLease } from "./renew-job-lease";

@@ -22,15 +22,16 @@ export async function enqueueJob(ctx: BaseCtx, input: { kind: string; payload: u
 }
 
 /**
- * Claims the next due job of these kinds for this worker, holding a lease. FOR UPDATE SKIP LOCKED
- * makes concurrent workers (in any process) take different jobs; a running job whose lease ran
- * out (its worker died) is due again.
+ * Claims the next due job of these kinds for this worker, holding a lease (the worker renews it
+ * while the step runs). FOR UPDATE SKIP LOCKED makes concurrent workers (in any process) take
+ * different jobs; a running job whose lease ran out (its worker died) is due again, unless it was
+ * already claimed maxAttempts times: that one is never claimed again (failAbandonedJobs fails it).
  */
 export async function claimJob(ctx: BaseCtx, input: { workerId: string; kinds: string[]; leaseMs: number }): Promise<Job | null> {
   const now = ctx.deps.clock();
   const leaseUntil = new Date(now.getTime() + input.leaseMs);
   const due = sql`(${jobs.status} = 'queued' and ${jobs.runAt} <= ${now.toISOString()}::timestamptz)
-    or (${jobs.status} = 'running' and ${jobs.lockedUntil} < ${now.toISOString()}::timestamptz)`;
+    or (${jobs.status} = 'running' and ${jobs.lockedUntil} < ${now.toISOString()}::timestamptz and ${jobs.attempts} < ${jobs.maxAttempts})`;
   const next = dbOf(ctx)
     .select({ id: jobs.id })
     .from(jobs)

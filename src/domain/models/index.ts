@@ -5,3 +5,4 @@ export { deleteModel, getModel, listModels } from "./get-models";
 export { findModelRow } from "./internal";
 export * from "./schemas";
 export { assertTransition, canTransition } from "./state";
+export { failFineTune } from "./fail-fine-tune";
