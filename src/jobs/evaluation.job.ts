@@ -13,8 +13,7 @@ export const evaluationJobs: Record<string, JobHandler> = {
     failed: (deps, payload, reason) => failEvaluation(deps, { evaluationId: EvaluationPayload.parse(payload).evaluationId, reason }),
   },
   [DATASET_TASK_JOB]: {
-    // The task's calls do not take the signal yet: an overrun step is abandoned by the worker.
-    run: (deps, payload) => runDatasetTaskStep(deps, TaskPayload.parse(payload)),
+    run: (deps, payload, _job, signal) => runDatasetTaskStep(deps, TaskPayload.parse(payload), signal),
     failed: (deps, payload, reason) => failDatasetTask(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
   },
 };

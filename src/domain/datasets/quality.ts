@@ -97,7 +97,11 @@ export async function getDatasetTask(ctx: Ctx, raw: { id: string }): Promise<Dat
 }
 
 /** One step of a judge or relabel task (job queue): up to CHUNK entries not yet handled by it. */
-export async function runDatasetTaskStep(deps: Deps, input: { taskId: string }): Promise<{ done: true } | { runAgainInMs: number }> {
+export async function runDatasetTaskStep(
+  deps: Deps,
+  input: { taskId: string },
+  signal: AbortSignal = new AbortController().signal,
+): Promise<{ done: true } | { runAgainInMs: number }> {
   const db = deps.database.db;
   const [task] = await db.select().from(datasetTasks).where(eq(datasetTasks.id, input.taskId));
   if (!task || task.status === "DONE" || task.status === "ERROR") return { done: true };
@@ -133,15 +137,19 @@ export async function runDatasetTaskStep(deps: Deps, input: { taskId: string }):
   await Promise.all(
     pending.map((entry) =>
       limit(async () => {
+        // Past the step's deadline nothing new starts, and nothing cut off is stored: the
+        // entry stays pending and the next step does it again.
+        if (signal.aborted) return;
         const { input: messages, reference } = splitEntry(entry.messages);
         const now = () => deps.clock();
         if (task.kind === "judge") {
           let verdict: { judgement: "PASS" | "FAIL" | null; explanation: string | null; error: string | null };
           try {
             if (!reference) throw new Error("the entry has no assistant turn to judge");
-            const v = await judgeOutput(ctx, criterion, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: reference });
+            const v = await judgeOutput(ctx, criterion, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: reference }, signal);
             verdict = { judgement: v.judgement, explanation: v.explanation, error: null };
           } catch (err) {
+            if (signal.aborted) return;
             verdict = { judgement: null, explanation: null, error: toDomainError(err).message };
           }
           await db
@@ -154,7 +162,7 @@ export async function runDatasetTaskStep(deps: Deps, input: { taskId: string }):
           const result = await createChatCompletion(ctx, {
             body: { model: task.model!, messages, ...(entry.tools ? { tools: entry.tools } : {}), ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}) },
             headers: { tags: JSON.stringify({ "hone.relabel": task.id }) },
-            signal: new AbortController().signal,
+            signal,
           });
           if (result.kind !== "completion" || !result.completion.choices[0]) throw new Error("no answer");
           const m = result.completion.choices[0].message;
@@ -175,6 +183,7 @@ export async function runDatasetTaskStep(deps: Deps, input: { taskId: string }):
             await tx.delete(entryVerdicts).where(and(eq(entryVerdicts.entryId, entry.id), eq(entryVerdicts.criterionId, task.criterionId)));
           });
         } catch (err) {
+          if (signal.aborted) return;
           // Marked as handled so the task does not loop on it; the reason goes on the task.
           await db.update(datasetEntries).set({ relabeledAt: now() }).where(eq(datasetEntries.id, entry.id));
           await db.update(datasetTasks).set({ errorMessage: `entry ${entry.id}: ${toDomainError(err).message}` }).where(eq(datasetTasks.id, task.id));
