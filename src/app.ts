@@ -3,7 +3,7 @@ import type { Deps } from "./deps";
 import { DomainError, toDomainError } from "./errors";
 import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
-import { payloadTooLarge } from "./http/rest/body";
+import { limitBodyStream, payloadTooLarge } from "./http/rest/body";
 import { completionsRoutes } from "./http/rest/completions.routes";
 import { criteriaRoutes } from "./http/rest/criteria.routes";
 import { datasetsRoutes } from "./http/rest/datasets.routes";
@@ -68,11 +68,27 @@ export function createApp(deps: Deps): App {
       } else if (declared > limit) {
         response = errorResponse(payloadTooLarge(limit));
       } else {
+        // A declared length was checked above and the server reads no more than it; only a body of
+        // undeclared length (chunked) is counted while it streams. Checking the header first keeps
+        // `request.body` (a JS stream) untouched on the gateway's usual requests.
+        let routed = request;
+        let limited: ReturnType<typeof limitBodyStream> | undefined;
+        if (request.headers.get("content-length") === null && request.method !== "GET" && request.method !== "HEAD" && request.body) {
+          limited = limitBodyStream(request, limit);
+          routed = limited.request;
+          setRequestMeta(routed, meta);
+        }
         try {
-          response = await elysia.handle(request);
+          response = await elysia.handle(routed);
         } catch (err) {
           logger.error("request failed outside the router", { requestId: meta.requestId, ...errorFields(err) });
           response = errorResponse(toDomainError(err));
+        }
+        if (limited?.exceeded() && response.status !== 413) {
+          // REST and tRPC answer 413 in their own format; GraphQL reports a broken body as a 400
+          // about JSON. The client is told the real reason, in both shapes /graphql's 401 uses.
+          await response.body?.cancel().catch(() => {});
+          response = tooLargeResponse(payloadTooLarge(limit));
         }
       }
       response = withHeader(response, "x-request-id", meta.requestId);
@@ -89,6 +105,10 @@ export function createApp(deps: Deps): App {
       return response;
     },
   };
+}
+
+function tooLargeResponse(err: DomainError): Response {
+  return errorResponse(err, { errors: [{ message: err.message, extensions: { code: err.code } }] });
 }
 
 /** File uploads have their own, larger limit. */

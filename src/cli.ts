@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from "./config";
 import { systemCtx } from "./context";
 import { DataDirLockedError, openDatabase } from "./db/client";
 import { createDeps } from "./deps";
-import { createApiKey, createProject, getProject, setProviderKey } from "./domain/projects";
+import { createApiKey, createProject, getProject, listApiKeys, revokeApiKey, setProviderKey } from "./domain/projects";
 import { DomainError } from "./errors";
 import { createLogger } from "./logger";
 import { resolveSecretKey } from "./secrets";
@@ -14,7 +14,13 @@ const USAGE = `Usage: hone <command> [options]
 
 Commands:
   projects create --name NAME     create a project; prints {"projectId", "apiKey"}
-  keys create --project ID        create an API key for a project; prints {"apiKey"}
+  keys list --project ID          list a project's API keys (never the keys themselves); prints
+                                  {"apiKeys": [{"id","name","prefix","createdAt","lastUsedAt","revokedAt"}]}
+  keys create --project ID [--name NAME]
+                                  create an API key, shown this once; prints {"apiKey","id","name","prefix"}
+  keys revoke --project ID --key-id ID
+                                  revoke a key (running servers refuse it within HONE_API_KEY_CACHE_MS);
+                                  prints {"id","revokedAt",...}
   provider-keys set --project ID --provider openai|anthropic|gemini|together --key KEY
                                   store a provider API key (encrypted); prints {"provider","last4"}
   migrate                         apply database migrations; prints {"migrated": true}
@@ -38,6 +44,7 @@ async function run(argv: string[]): Promise<unknown> {
       project: { type: "string" },
       provider: { type: "string" },
       key: { type: "string" },
+      "key-id": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -46,7 +53,7 @@ async function run(argv: string[]): Promise<unknown> {
     process.stdout.write(USAGE + "\n");
     return undefined;
   }
-  const known = ["projects create", "keys create", "provider-keys set", "migrate"];
+  const known = ["projects create", "keys list", "keys create", "keys revoke", "provider-keys set", "migrate"];
   if (!known.includes(command)) throw new UsageError(`unknown command: ${command}`);
 
   const config = loadConfig();
@@ -59,9 +66,20 @@ async function run(argv: string[]): Promise<unknown> {
         const created = await createProject(ctx, { name: option(values, "name") });
         return { projectId: created.projectId, apiKey: created.apiKey };
       }
+      case "keys list": {
+        const projectId = option(values, "project");
+        await getProject(ctx, projectId);
+        return { apiKeys: await listApiKeys({ ...ctx, projectId }) };
+      }
       case "keys create": {
-        const key = await createApiKey(ctx, { projectId: option(values, "project") });
-        return { apiKey: key.apiKey };
+        const name = values.name === undefined ? undefined : String(values.name);
+        const created = await createApiKey(ctx, { projectId: option(values, "project"), name });
+        return { apiKey: created.apiKey, id: created.key.id, name: created.key.name, prefix: created.key.prefix };
+      }
+      case "keys revoke": {
+        const projectId = option(values, "project");
+        await getProject(ctx, projectId);
+        return await revokeApiKey({ ...ctx, projectId }, { id: option(values, "key-id") });
       }
       case "provider-keys set": {
         const projectId = option(values, "project");
@@ -93,7 +111,9 @@ run(process.argv.slice(2)).then(
         : err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof DomainError
           ? err.message
           : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
-    process.stderr.write(JSON.stringify({ error: message.split("\n")[0] }) + "\n");
+    // Validation failures say which field and why, as the APIs do.
+    const issues = err instanceof DomainError && err.issues.length > 0 ? { issues: err.issues } : {};
+    process.stderr.write(JSON.stringify({ error: message.split("\n")[0], ...issues }) + "\n");
     if (err instanceof UsageError) process.stderr.write(USAGE + "\n");
     process.exit(err instanceof UsageError ? 2 : 1);
   },

@@ -11,6 +11,8 @@ export const MAX_MODEL_LENGTH = 256;
 export const MAX_BASE_URL_LENGTH = 2_048;
 /** Characters in an id a client sends (completion ids, log ids, request ids). */
 export const MAX_ID_LENGTH = 256;
+/** Characters in an API key's name. */
+export const MAX_API_KEY_NAME_LENGTH = 100;
 /** Criteria one request may name (`op-criteria`, `hone.criteria`). */
 export const MAX_CRITERIA_PER_REQUEST = 10;
 /** Choices one completion may ask for (`n`). */

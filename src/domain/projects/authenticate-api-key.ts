@@ -1,15 +1,26 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { DomainError } from "../../errors";
+import { errorFields } from "../../logger";
 import { hashApiKey } from "./internal";
 import type { Authenticated } from "./schemas";
 
 // Every gateway call authenticates; a short-lived in-process cache keeps that off the database.
-// Keys are only ever added today, so the TTL bounds how long a future revocation takes to apply.
-const CACHE_TTL_MS = 30_000;
+// HONE_API_KEY_CACHE_MS bounds how long another process may still accept a revoked key; the
+// process that revokes forgets the key at once (forgetApiKey).
 const CACHE_MAX = 10_000;
+// last_used_at is coarse on purpose: one write per key a minute at most, not one per request.
+const LAST_USED_RESOLUTION_MS = 60_000;
 const cache = new WeakMap<Deps, Map<string, { value: Authenticated; expires: number }>>();
+// Bumped by every revocation here: a lookup that began before it must not cache what it read.
+const generations = new WeakMap<Deps, number>();
+
+/** Drops a key from this process's cache, so a revocation applies here on the next request. */
+export function forgetApiKey(deps: Deps, keyHash: string): void {
+  generations.set(deps, (generations.get(deps) ?? 0) + 1);
+  cache.get(deps)?.delete(keyHash);
+}
 
 /** Resolves a bearer token to its project, or throws UNAUTHORIZED with a message saying why. */
 export async function authenticateApiKey(deps: Deps, authorization: string | null | undefined): Promise<Authenticated> {
@@ -27,14 +38,40 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   const now = Date.now();
   const hit = byHash.get(keyHash);
   if (hit && hit.expires > now) return hit.value;
+  const generation = generations.get(deps) ?? 0;
 
   const [row] = await deps.database.db
-    .select({ id: apiKeys.id, projectId: apiKeys.projectId })
+    .select({ id: apiKeys.id, projectId: apiKeys.projectId, lastUsedAt: apiKeys.lastUsedAt })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
-  if (!row) throw new DomainError("UNAUTHORIZED", "Invalid API key");
+  if (!row) {
+    byHash.delete(keyHash);
+    throw new DomainError("UNAUTHORIZED", "Invalid API key");
+  }
+  await touchLastUsed(deps, row);
   const value = { projectId: row.projectId, keyId: row.id };
-  if (byHash.size >= CACHE_MAX) byHash.clear();
-  byHash.set(keyHash, { value, expires: now + CACHE_TTL_MS });
+  if (deps.config.apiKeyCacheMs > 0 && generation === (generations.get(deps) ?? 0)) {
+    if (byHash.size >= CACHE_MAX) byHash.clear();
+    byHash.set(keyHash, { value, expires: now + deps.config.apiKeyCacheMs });
+  }
   return value;
+}
+
+/**
+ * Runs on cache misses only (once per key per HONE_API_KEY_CACHE_MS per process), and writes only
+ * when the stored time is a minute old; the condition in SQL keeps concurrent processes to one write.
+ */
+async function touchLastUsed(deps: Deps, row: { id: string; lastUsedAt: Date | null }): Promise<void> {
+  const now = deps.clock();
+  if (row.lastUsedAt && now.getTime() - row.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+  const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+  try {
+    await deps.database.db
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(and(eq(apiKeys.id, row.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
+  } catch (err) {
+    // A usage timestamp is not worth failing the request for.
+    deps.logger.warn("could not record API key use", { keyId: row.id, ...errorFields(err) });
+  }
 }

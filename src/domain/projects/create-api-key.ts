@@ -2,12 +2,13 @@ import { eq } from "drizzle-orm";
 import { dbOf, type BaseCtx } from "../../context";
 import { apiKeys, projects } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
-import { generateApiKey, hashApiKey } from "./internal";
+import { apiKeyInfoColumns, generateApiKey, hashApiKey, toApiKeyInfo } from "./internal";
 import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";
 
 /**
  * Issues a key for a project. The key is returned once; only its hash is stored. Registering a
- * key that already belongs to the project is a no-op, so bootstrap can run on every start.
+ * key that already belongs to the project is a no-op, so bootstrap can run on every start (and a
+ * revoked bootstrap key stays revoked).
  */
 export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promise<CreatedApiKey> {
   const input = parseInput(CreateApiKeyInput, raw);
@@ -19,17 +20,17 @@ export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promis
   const keyId = ctx.deps.ids("apiKey");
   const inserted = await db
     .insert(apiKeys)
-    .values({ id: keyId, projectId: project.id, keyHash, keyHint: apiKey.slice(-4) })
+    .values({ id: keyId, projectId: project.id, keyHash, keyHint: apiKey.slice(-4), name: input.name ?? null, createdAt: ctx.deps.clock() })
     .onConflictDoNothing({ target: apiKeys.keyHash })
-    .returning({ id: apiKeys.id });
-  if (inserted[0]) return { keyId: inserted[0].id, projectId: project.id, apiKey };
+    .returning(apiKeyInfoColumns);
+  if (inserted[0]) return { keyId: inserted[0].id, projectId: project.id, apiKey, key: toApiKeyInfo(inserted[0]) };
   const [existing] = await db
-    .select({ id: apiKeys.id, projectId: apiKeys.projectId })
+    .select({ ...apiKeyInfoColumns, projectId: apiKeys.projectId })
     .from(apiKeys)
     .where(eq(apiKeys.keyHash, keyHash));
   if (!existing || existing.projectId !== project.id) {
     // Say that it is taken, never by which project.
     throw new DomainError("CONFLICT", "This API key is already registered to another project");
   }
-  return { keyId: existing.id, projectId: project.id, apiKey };
+  return { keyId: existing.id, projectId: project.id, apiKey, key: toApiKeyInfo(existing) };
 }

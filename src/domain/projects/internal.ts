@@ -1,4 +1,6 @@
+import { apiKeys } from "../../db/schema";
 import { randomBase62 } from "../../ids";
+import type { ApiKeyInfo } from "./schemas";
 
 export const API_KEY_PREFIX = "hone_sk_";
 
@@ -9,3 +11,32 @@ export function generateApiKey(): string {
 export function hashApiKey(key: string): string {
   return Bun.SHA256.hash(key, "hex");
 }
+
+/** How a listed key is shown: the fixed prefix and the last 4 characters (the only part stored). */
+export function toApiKeyInfo(row: {
+  id: string;
+  name: string | null;
+  keyHint: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): ApiKeyInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: `${API_KEY_PREFIX}…${row.keyHint}`,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    revokedAt: row.revokedAt,
+  };
+}
+
+/** The columns toApiKeyInfo needs (never the hash). */
+export const apiKeyInfoColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  keyHint: apiKeys.keyHint,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+};

@@ -63,7 +63,12 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
   return async (request) => {
     yoga ??= build();
     const instance = await yoga;
-    if (isGraphiqlPage(request)) return instance.fetch(request, {} as GqlContext);
+    if (isGraphiqlPage(request)) {
+      // A browser visit carries no key: yoga gets a bare request for the page, so a `?query=` in
+      // the URL can never run unauthenticated. With GraphiQL off (where yoga would run it with no
+      // principal) the request is an ordinary GET and needs a key like any other.
+      if (deps.config.graphiql) return instance.fetch(new Request(new URL("/graphql", request.url), { headers: { accept: "text/html" } }), {} as GqlContext);
+    }
     const auth = await resolvePrincipal(deps, request);
     if ("error" in auth) return unauthenticated(auth.error);
     return instance.fetch(request, { principal: auth.principal });

@@ -50,3 +50,42 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   }
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
+
+/**
+ * A request whose body of undeclared length (chunked) is cut off at `maxBytes` while it streams.
+ * Every route gets it, the raw fetch handlers (/graphql, /trpc) included, which read bodies
+ * their own way: reading stops at the first byte over the limit (the socket is no longer read),
+ * and `exceeded()` tells the caller to answer 413 whatever the handler made of the broken body.
+ */
+export function limitBodyStream(request: Request, maxBytes: number): { request: Request; exceeded(): boolean } {
+  const source = request.body!.getReader();
+  let size = 0;
+  let exceeded = false;
+  // Pull-based with no queue, so nothing is read ahead of what the handler asks for.
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await source.read();
+        if (done) return controller.close();
+        size += value.byteLength;
+        if (size > maxBytes) {
+          exceeded = true;
+          controller.error(payloadTooLarge(maxBytes));
+          await source.cancel().catch(() => {});
+          return;
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => source.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+  const limited = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+    duplex: "half",
+  } as RequestInit);
+  return { request: limited, exceeded: () => exceeded };
+}

@@ -1,5 +1,6 @@
 import { router } from "./init";
 import { adminRouter } from "./routers/admin";
+import { apiKeysRouter } from "./routers/api-keys";
 import { criteriaRouter } from "./routers/criteria";
 import { datasetsRouter } from "./routers/datasets";
 import { evaluationsRouter } from "./routers/evaluations";
@@ -9,6 +10,7 @@ import { customProvidersRouter, providerKeysRouter } from "./routers/provider-se
 
 export const appRouter = router({
   admin: adminRouter,
+  apiKeys: apiKeysRouter,
   criteria: criteriaRouter,
   datasets: datasetsRouter,
   evaluations: evaluationsRouter,

@@ -1,0 +1,19 @@
+import { createApiKey, listApiKeys, NewApiKeyInput, revokeApiKey, RevokeApiKeyInput, type ApiKeyInfo } from "../../../domain/projects";
+import { projectProcedure, router } from "../init";
+
+const keyOut = (k: ApiKeyInfo) => ({
+  ...k,
+  createdAt: k.createdAt.toISOString(),
+  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  revokedAt: k.revokedAt?.toISOString() ?? null,
+});
+
+export const apiKeysRouter = router({
+  list: projectProcedure.query(async ({ ctx }) => (await listApiKeys(ctx.project)).map(keyOut)),
+  /** `apiKey` is the key itself, returned this once. */
+  create: projectProcedure.input(NewApiKeyInput.optional()).mutation(async ({ ctx, input }) => {
+    const created = await createApiKey(ctx.project, { projectId: ctx.project.projectId, name: input?.name });
+    return { apiKey: created.apiKey, key: keyOut(created.key) };
+  }),
+  revoke: projectProcedure.input(RevokeApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await revokeApiKey(ctx.project, input))),
+});
