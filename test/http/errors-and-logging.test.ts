@@ -118,6 +118,27 @@ describe("errors, request ids and request logs", () => {
 });
 
 describe("failures inside the server", () => {
+  test("a GraphQL resolver that fails is logged with the request id the client got", async () => {
+    const ids = t.deps.ids;
+    (t.deps as { ids: unknown }).ids = () => {
+      throw new Error("id source broke");
+    };
+    try {
+      t.logLines.length = 0;
+      const res = await t.request("POST", "/graphql", {
+        body: { query: 'mutation { createDataset(input: {name: "x"}) { id } }' },
+        headers: { "x-request-id": "gql-trace-1" },
+      });
+      const body = (await res.json()) as any;
+      expect(body.errors[0].extensions.code).toBe("INTERNAL");
+      expect(body.errors[0].message).toBe("Internal server error");
+      const line = t.logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "graphql resolver failed");
+      expect(line).toMatchObject({ level: "error", requestId: "gql-trace-1" });
+    } finally {
+      (t.deps as { ids: unknown }).ids = ids;
+    }
+  });
+
   test("an unreachable database is a 503 to retry: no SQL text or driver message reaches the client", async () => {
     const broken = await createTestApp();
     const key = broken.project.apiKey;

@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Deps } from "../../deps";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { resolvePrincipal } from "../auth";
+import { requestMeta } from "../request-meta";
 import { errorEnvelope } from "../rest/errors";
 import type { GqlContext } from "./builder";
 import { limitsOf, useOperationLimits } from "./limits";
@@ -37,6 +39,9 @@ function isGraphiqlPage(request: Request): boolean {
 }
 
 export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<Response> {
+  // yoga's maskError sees the error only: the request id travels beside it, so a resolver failure
+  // is logged with the id the client got in x-request-id.
+  const requestIds = new AsyncLocalStorage<string>();
   let yoga: Promise<Yoga> | undefined;
   const build = async (): Promise<Yoga> => {
     // The inlined GraphiQL page is a 9 MB module (it works offline): it is loaded when the page is
@@ -55,7 +60,7 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
       logging: false,
       plugins: [useOperationLimits(limitsOf(deps.config))],
       maskedErrors: {
-        maskError: (error) => toGraphqlError(error, deps),
+        maskError: (error) => toGraphqlError(error, deps, requestIds.getStore()),
       },
     }) as unknown as Yoga;
   };
@@ -71,7 +76,7 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
     }
     const auth = await resolvePrincipal(deps, request);
     if ("error" in auth) return unauthenticated(auth.error);
-    return instance.fetch(request, { principal: auth.principal });
+    return requestIds.run(requestMeta(request).requestId, () => instance.fetch(request, { principal: auth.principal }));
   };
 }
 
