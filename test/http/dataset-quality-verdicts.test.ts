@@ -205,8 +205,11 @@ describe("dataset quality you can read", () => {
     const edges = large.result.data.dataset.entries.edges;
     expect(edges).toHaveLength(40);
     expect(edges.filter((e: any) => e.node.verdicts[0].judgement === "FAIL")).toHaveLength(10);
-    expect(large.queries.length).toBe(small.queries.length);
-    expect(large.queries.filter((q) => q.includes('"entry_verdicts"') && q.includes('"judgement"') && !q.includes("exists"))).toHaveLength(1);
+    // Only the statements of the query itself: the job worker and the API key cache share the database.
+    const ofDatasets = (qs: string[]) => qs.filter((q) => /"(datasets|dataset_entries|entry_verdicts)"/.test(q));
+    expect(ofDatasets(large.queries)).toHaveLength(3); // dataset, its page of entries, their verdicts
+    expect(ofDatasets(small.queries)).toHaveLength(3);
+    expect(large.queries.filter((q) => q.startsWith('select "entry_verdicts"'))).toHaveLength(1);
   });
 
   test("another project sees none of it", async () => {
