@@ -3,12 +3,38 @@ import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { findDataset, verdictCondition } from "./internal";
+import { findDataset, verdictCondition, verdictsOfEntries } from "./internal";
 import { DatasetId, Split, VerdictFilter } from "./schemas";
 
-export const ExportDatasetInput = z.object({ datasetId: DatasetId, split: Split.nullish(), verdict: VerdictFilter.nullish() });
+export const ExportDatasetInput = z.object({
+  datasetId: DatasetId,
+  split: Split.nullish(),
+  verdict: VerdictFilter.nullish(),
+  // A query string gives "true"/"false"; anything else is refused rather than read as false.
+  includeVerdicts: z.union([z.boolean(), z.enum(["true", "false"], { error: "includeVerdicts must be true or false" }).transform((v) => v === "true")]).nullish(),
+});
 
-export type ExportRow = { messages: unknown[]; tools: unknown[] | null; tool_choice: unknown; split: "TRAIN" | "TEST"; metadata: Record<string, string>; response_format?: unknown };
+/** One verdict in an exported row: the REST wire's snake_case names. */
+export type ExportVerdict = {
+  criterion_id: string;
+  version: number;
+  judgement: "PASS" | "FAIL" | null;
+  score: number | null;
+  explanation: string | null;
+  error: string | null;
+  judged_at: string;
+};
+
+export type ExportRow = {
+  messages: unknown[];
+  tools: unknown[] | null;
+  tool_choice: unknown;
+  split: "TRAIN" | "TEST";
+  metadata: Record<string, string>;
+  response_format?: unknown;
+  /** Only when asked (includeVerdicts): the latest verdict of each criterion, [] when never judged. */
+  verdicts?: ExportVerdict[];
+};
 
 /**
  * The dataset's entries as JSONL rows, read 1,000 at a time by key: memory stays flat whatever
@@ -16,7 +42,7 @@ export type ExportRow = { messages: unknown[]; tools: unknown[] | null; tool_cho
  */
 export async function exportDataset(
   ctx: Ctx,
-  raw: { datasetId: string; split?: string | null; verdict?: { criterionId: string; judgement: string } | null },
+  raw: { datasetId: string; split?: string | null; verdict?: { criterionId: string; judgement: string } | null; includeVerdicts?: boolean | string | null },
 ): Promise<AsyncGenerator<ExportRow>> {
   const input = parseInput(ExportDatasetInput, raw);
   await findDataset(ctx, input.datasetId);
@@ -42,6 +68,7 @@ export async function exportDataset(
         .where(and(...where))
         .orderBy(asc(datasetEntries.id))
         .limit(1000);
+      const verdicts = input.includeVerdicts ? await verdictsOfEntries(db, ctx.projectId, page.map((e) => e.id)) : null;
       for (const e of page) {
         yield {
           messages: e.messages,
@@ -50,6 +77,19 @@ export async function exportDataset(
           split: e.split,
           metadata: e.metadata,
           ...(e.responseFormat ? { response_format: e.responseFormat } : {}),
+          ...(verdicts
+            ? {
+                verdicts: (verdicts.get(e.id) ?? []).map((v) => ({
+                  criterion_id: v.criterionId,
+                  version: v.version,
+                  judgement: v.judgement,
+                  score: v.score,
+                  explanation: v.explanation,
+                  error: v.error,
+                  judged_at: v.judgedAt.toISOString(),
+                })),
+              }
+            : {}),
         };
       }
       if (page.length < 1000) return;

@@ -8,6 +8,7 @@ export * from "./schemas";
 export { exportDataset, type ExportRow } from "./export-dataset";
 export { importDatasetJsonl, type JsonlImportResult } from "./import-jsonl";
 export { importLogsToDataset, ImportLogsInput, logToEntry, type ImportLogsResult } from "./import-logs";
-export { loadDatasets, loadEntriesBySourceLog, loadEntryPages, type EntryPageArgs } from "./load-graph";
+export { loadDatasets, loadEntriesBySourceLog, loadEntryPages, loadEntryVerdicts, type EntryPageArgs } from "./load-graph";
+export { revertDatasetEntryRelabel, RevertEntryInput } from "./revert-dataset-entry-relabel";
 export { DATASET_TASK_JOB, getDatasetTask, judgeDatasetEntries, relabelDatasetEntries, runDatasetTaskStep, type DatasetTask } from "./quality";
 export { failDatasetTask } from "./fail-dataset-task";

@@ -1,10 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
 import { datasetEntries, datasets, entryVerdicts, models } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
-import type { Dataset, DatasetEntry, DatasetEntryInput, Split } from "./schemas";
+import type { Dataset, DatasetEntry, DatasetEntryInput, EntryVerdict, Split } from "./schemas";
 
 // Counted on read so they are always exact; the (dataset_id, id) index makes this an index-only scan.
 const entryCount = sql<number>`(select count(*) from ${datasetEntries} where ${datasetEntries.datasetId} = ${datasets.id})::int`;
@@ -51,6 +51,35 @@ export function toDatasetEntry(row: typeof datasetEntries.$inferSelect): Dataset
     originalMessages: row.originalMessages ?? null,
     relabeledBy: row.relabeledBy ?? null,
   };
+}
+
+/**
+ * The latest verdict of each criterion on each of these entries, in one statement. Scoped by the
+ * entry's project, so ids of another project's entries simply find nothing.
+ */
+export async function verdictsOfEntries(db: Queryable, projectId: string, entryIds: readonly string[]): Promise<Map<string, EntryVerdict[]>> {
+  const out = new Map<string, EntryVerdict[]>();
+  if (!entryIds.length) return out;
+  const rows = await db
+    .select({
+      entryId: entryVerdicts.entryId,
+      criterionId: entryVerdicts.criterionId,
+      version: entryVerdicts.version,
+      judgement: entryVerdicts.judgement,
+      explanation: entryVerdicts.explanation,
+      error: entryVerdicts.error,
+      judgedAt: entryVerdicts.createdAt,
+    })
+    .from(entryVerdicts)
+    .innerJoin(datasetEntries, eq(datasetEntries.id, entryVerdicts.entryId))
+    .where(and(inArray(entryVerdicts.entryId, [...entryIds]), eq(datasetEntries.projectId, projectId)))
+    .orderBy(asc(entryVerdicts.entryId), asc(entryVerdicts.criterionId));
+  for (const { entryId, ...v } of rows) {
+    const list = out.get(entryId) ?? [];
+    list.push({ ...v, score: v.judgement === "PASS" ? 1 : v.judgement === "FAIL" ? 0 : null });
+    out.set(entryId, list);
+  }
+  return out;
 }
 
 /** The condition "the latest verdict of this criterion on the entry is this judgement". */

@@ -3,13 +3,16 @@ import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
-import { decodeCursor, encodeCursor, findDataset, toDatasetEntry, verdictCondition } from "./internal";
-import { ListDatasetEntriesInput, type DatasetEntryPage } from "./schemas";
+import { decodeCursor, encodeCursor, findDataset, toDatasetEntry, verdictCondition, verdictsOfEntries } from "./internal";
+import { ListDatasetEntriesInput, type DatasetEntryPage, type DatasetEntryWithVerdicts } from "./schemas";
 
 export const DEFAULT_PAGE_SIZE = 50;
 
-/** One page of a dataset's entries in insertion order, keyset-paginated on the time-ordered id. */
-export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput): Promise<DatasetEntryPage> {
+/**
+ * One page of a dataset's entries in insertion order, keyset-paginated on the time-ordered id,
+ * each with the latest verdict of every criterion that judged it (one more query per page).
+ */
+export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput): Promise<DatasetEntryPage<DatasetEntryWithVerdicts>> {
   const input = parseInput(ListDatasetEntriesInput, raw);
   checkPageSize(input.first, ctx.deps.config.maxPageSize);
   await findDataset(ctx, input.datasetId);
@@ -25,8 +28,9 @@ export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput)
     .orderBy(asc(datasetEntries.id))
     .limit(first + 1);
   const page = rows.slice(0, first).map(toDatasetEntry);
+  const verdicts = await verdictsOfEntries(dbOf(ctx), ctx.projectId, page.map((e) => e.id));
   return {
-    entries: page,
+    entries: page.map((e) => ({ ...e, verdicts: verdicts.get(e.id) ?? [] })),
     hasNextPage: rows.length > first,
     endCursor: page.length ? encodeCursor(page.at(-1)!.id) : null,
   };

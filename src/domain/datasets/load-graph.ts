@@ -4,8 +4,8 @@ import { datasetEntries, datasets } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
 import { DEFAULT_PAGE_SIZE } from "./list-dataset-entries";
-import { datasetColumns, decodeCursor, encodeCursor, toDataset, toDatasetEntry, verdictCondition } from "./internal";
-import { ListDatasetEntriesInput, type Dataset, type DatasetEntry, type DatasetEntryPage } from "./schemas";
+import { datasetColumns, decodeCursor, encodeCursor, toDataset, toDatasetEntry, verdictCondition, verdictsOfEntries } from "./internal";
+import { ListDatasetEntriesInput, type Dataset, type DatasetEntry, type DatasetEntryPage, type EntryVerdict } from "./schemas";
 
 // Batch lookups for the graph API: one query for many keys, always scoped to the project.
 
@@ -24,6 +24,11 @@ export async function loadEntriesBySourceLog(ctx: Ctx, logIds: readonly string[]
     out.set(row.sourceLogId!, list);
   }
   return out;
+}
+
+/** The latest verdict per criterion of each of these entries (another project's entries: none). */
+export async function loadEntryVerdicts(ctx: Ctx, entryIds: readonly string[]): Promise<Map<string, EntryVerdict[]>> {
+  return verdictsOfEntries(dbOf(ctx), ctx.projectId, entryIds);
 }
 
 export async function loadDatasets(ctx: Ctx, ids: readonly string[]): Promise<Map<string, Dataset>> {

@@ -51,16 +51,19 @@ async function startTask(ctx: Ctx, input: { datasetId: string; criterionId: stri
   if (input.model) resolveModel(input.model, ctx.deps.config.modelPrefixes);
   const id = ctx.deps.ids("datasetTask");
   const now = ctx.deps.clock();
+  // A relabel task handles every entry whose latest verdict is not PASS: the unjudged (and those
+  // the judge could not decide) are judged first, then the failing ones relabelled and judged again.
   const total =
     input.kind === "judge"
       ? dataset.entryCount
-      : Number(
+      : dataset.entryCount -
+        Number(
           (
             await dbOf(ctx)
               .select({ n: sql<number>`count(*)::int` })
               .from(entryVerdicts)
               .innerJoin(datasetEntries, eq(datasetEntries.id, entryVerdicts.entryId))
-              .where(and(eq(datasetEntries.datasetId, dataset.id), eq(entryVerdicts.criterionId, criterion.criterionId), eq(entryVerdicts.judgement, "FAIL")))
+              .where(and(eq(datasetEntries.datasetId, dataset.id), eq(entryVerdicts.criterionId, criterion.criterionId), eq(entryVerdicts.judgement, "PASS")))
           )[0]!.n,
         );
   const [row] = await dbOf(ctx).transaction(async (tx) => {
@@ -82,8 +85,11 @@ export async function judgeDatasetEntries(ctx: Ctx, raw: { datasetId: string; cr
 }
 
 /**
- * Regenerates the final assistant turn of every entry that failed the criterion, with the given
- * model; the first original is kept (originalMessages) for audit and the stale verdict removed.
+ * Does the whole quality job of a criterion in one background task: first judges the entries that
+ * have no verdict of it yet, then regenerates with the given model the final assistant turn of every
+ * entry whose latest verdict is FAIL, then judges each relabelled entry again (its new verdict
+ * replaces the old). The first original is kept (originalMessages) for audit and revert. Progress
+ * counts the entries handled out of those whose latest verdict was not PASS.
  */
 export async function relabelDatasetEntries(ctx: Ctx, raw: { datasetId: string; criterionId: string; model: string }): Promise<DatasetTask> {
   const input = parseInput(RelabelEntriesInput, raw);
@@ -116,81 +122,106 @@ export async function runDatasetTaskStep(
   }
   const since = task.createdAt;
 
-  const pending =
-    task.kind === "judge"
+  const columns = {
+    id: datasetEntries.id,
+    messages: datasetEntries.messages,
+    tools: datasetEntries.tools,
+    toolChoice: datasetEntries.toolChoice,
+    responseFormat: datasetEntries.responseFormat,
+  };
+  const verdictOf = and(eq(entryVerdicts.entryId, datasetEntries.id), eq(entryVerdicts.criterionId, task.criterionId));
+  // A judge task judges every entry again; a relabel task only those without a judgement (never
+  // judged, relabelled by it, or left undecided by an earlier judge error).
+  const toJudge = await db
+    .select(columns)
+    .from(datasetEntries)
+    .leftJoin(entryVerdicts, verdictOf)
+    .where(
+      and(
+        eq(datasetEntries.datasetId, task.datasetId),
+        task.kind === "judge"
+          ? or(isNull(entryVerdicts.entryId), lt(entryVerdicts.createdAt, since))
+          : or(isNull(entryVerdicts.entryId), and(isNull(entryVerdicts.judgement), lt(entryVerdicts.createdAt, since))),
+      ),
+    )
+    .orderBy(asc(datasetEntries.id))
+    .limit(CHUNK);
+  // Relabelling waits until everything is judged, so entries found failing now are relabelled too.
+  const toRelabel =
+    task.kind === "relabel" && toJudge.length === 0
       ? await db
-          .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools, toolChoice: datasetEntries.toolChoice })
+          .select(columns)
           .from(datasetEntries)
-          .leftJoin(entryVerdicts, and(eq(entryVerdicts.entryId, datasetEntries.id), eq(entryVerdicts.criterionId, task.criterionId)))
-          .where(and(eq(datasetEntries.datasetId, task.datasetId), or(isNull(entryVerdicts.entryId), lt(entryVerdicts.createdAt, since))))
-          .orderBy(asc(datasetEntries.id))
-          .limit(CHUNK)
-      : await db
-          .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools, toolChoice: datasetEntries.toolChoice })
-          .from(datasetEntries)
-          .innerJoin(entryVerdicts, and(eq(entryVerdicts.entryId, datasetEntries.id), eq(entryVerdicts.criterionId, task.criterionId)))
+          .innerJoin(entryVerdicts, verdictOf)
           .where(and(eq(datasetEntries.datasetId, task.datasetId), eq(entryVerdicts.judgement, "FAIL"), or(isNull(datasetEntries.relabeledAt), lt(datasetEntries.relabeledAt, since))))
           .orderBy(asc(datasetEntries.id))
-          .limit(CHUNK);
+          .limit(CHUNK)
+      : [];
+  type Pending = (typeof toJudge)[number];
+  const now = () => deps.clock();
+
+  const judge = async (entry: Pending) => {
+    const { input: messages, reference } = splitEntry(entry.messages);
+    let verdict: { judgement: "PASS" | "FAIL" | null; explanation: string | null; error: string | null };
+    try {
+      if (!reference) throw new Error("the entry has no assistant turn to judge");
+      const v = await judgeOutput(ctx, criterion, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: reference }, signal);
+      verdict = { judgement: v.judgement, explanation: v.explanation, error: null };
+    } catch (err) {
+      if (signal.aborted) return;
+      verdict = { judgement: null, explanation: null, error: toDomainError(err).message };
+    }
+    await db
+      .insert(entryVerdicts)
+      .values({ entryId: entry.id, criterionId: task.criterionId, version: task.criterionVersion, ...verdict, createdAt: now() })
+      .onConflictDoUpdate({ target: [entryVerdicts.entryId, entryVerdicts.criterionId], set: { version: task.criterionVersion, ...verdict, createdAt: now() } });
+  };
+
+  const relabel = async (entry: Pending) => {
+    const { input: messages } = splitEntry(entry.messages);
+    try {
+      const result = await createChatCompletion(ctx, {
+        body: { model: task.model!, messages, ...(entry.tools ? { tools: entry.tools } : {}), ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}) },
+        headers: { tags: JSON.stringify({ "hone.relabel": task.id }) },
+        signal,
+      });
+      if (result.kind !== "completion" || !result.completion.choices[0]) throw new Error("no answer");
+      const m = result.completion.choices[0].message;
+      const answer: Record<string, unknown> = { role: "assistant", content: m.content ?? null, ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) };
+      const next = [...messages, answer];
+      await db.transaction(async (tx) => {
+        await tx
+          .update(datasetEntries)
+          .set({
+            messages: next,
+            originalMessages: sql`coalesce(${datasetEntries.originalMessages}, ${datasetEntries.messages})`,
+            relabeledBy: task.model,
+            relabeledAt: now(),
+            contentHash: entryContentHash({
+              messages: next as never,
+              tools: entry.tools as never,
+              tool_choice: entry.toolChoice as never,
+              response_format: entry.responseFormat as never,
+            }),
+          })
+          .where(eq(datasetEntries.id, entry.id));
+        // The verdict judged the old answer: it no longer applies. Without one, the entry is
+        // judged again by the next step of this task.
+        await tx.delete(entryVerdicts).where(and(eq(entryVerdicts.entryId, entry.id), eq(entryVerdicts.criterionId, task.criterionId)));
+      });
+    } catch (err) {
+      if (signal.aborted) return;
+      // Marked as handled so the task does not loop on it; the reason goes on the task.
+      await db.update(datasetEntries).set({ relabeledAt: now() }).where(eq(datasetEntries.id, entry.id));
+      await db.update(datasetTasks).set({ errorMessage: `entry ${entry.id}: ${toDomainError(err).message}` }).where(eq(datasetTasks.id, task.id));
+    }
+  };
 
   const limit = pLimit(deps.config.evalConcurrency);
-  await Promise.all(
-    pending.map((entry) =>
-      limit(async () => {
-        // Past the step's deadline nothing new starts, and nothing cut off is stored: the
-        // entry stays pending and the next step does it again.
-        if (signal.aborted) return;
-        const { input: messages, reference } = splitEntry(entry.messages);
-        const now = () => deps.clock();
-        if (task.kind === "judge") {
-          let verdict: { judgement: "PASS" | "FAIL" | null; explanation: string | null; error: string | null };
-          try {
-            if (!reference) throw new Error("the entry has no assistant turn to judge");
-            const v = await judgeOutput(ctx, criterion, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: reference }, signal);
-            verdict = { judgement: v.judgement, explanation: v.explanation, error: null };
-          } catch (err) {
-            if (signal.aborted) return;
-            verdict = { judgement: null, explanation: null, error: toDomainError(err).message };
-          }
-          await db
-            .insert(entryVerdicts)
-            .values({ entryId: entry.id, criterionId: task.criterionId, version: task.criterionVersion, ...verdict, createdAt: now() })
-            .onConflictDoUpdate({ target: [entryVerdicts.entryId, entryVerdicts.criterionId], set: { version: task.criterionVersion, ...verdict, createdAt: now() } });
-          return;
-        }
-        try {
-          const result = await createChatCompletion(ctx, {
-            body: { model: task.model!, messages, ...(entry.tools ? { tools: entry.tools } : {}), ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}) },
-            headers: { tags: JSON.stringify({ "hone.relabel": task.id }) },
-            signal,
-          });
-          if (result.kind !== "completion" || !result.completion.choices[0]) throw new Error("no answer");
-          const m = result.completion.choices[0].message;
-          const answer: Record<string, unknown> = { role: "assistant", content: m.content ?? null, ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) };
-          const next = [...messages, answer];
-          await db.transaction(async (tx) => {
-            await tx
-              .update(datasetEntries)
-              .set({
-                messages: next,
-                originalMessages: sql`coalesce(${datasetEntries.originalMessages}, ${datasetEntries.messages})`,
-                relabeledBy: task.model,
-                relabeledAt: now(),
-                contentHash: entryContentHash({ messages: next as never, tools: entry.tools as never, tool_choice: entry.toolChoice as never }),
-              })
-              .where(eq(datasetEntries.id, entry.id));
-            // The verdict judged the old answer: it no longer applies.
-            await tx.delete(entryVerdicts).where(and(eq(entryVerdicts.entryId, entry.id), eq(entryVerdicts.criterionId, task.criterionId)));
-          });
-        } catch (err) {
-          if (signal.aborted) return;
-          // Marked as handled so the task does not loop on it; the reason goes on the task.
-          await db.update(datasetEntries).set({ relabeledAt: now() }).where(eq(datasetEntries.id, entry.id));
-          await db.update(datasetTasks).set({ errorMessage: `entry ${entry.id}: ${toDomainError(err).message}` }).where(eq(datasetTasks.id, task.id));
-        }
-      }),
-    ),
-  );
+  // Past the step's deadline nothing new starts, and nothing cut off is stored: the entry stays
+  // pending and the next step does it again.
+  const guarded = (work: (e: Pending) => Promise<void>) => (entry: Pending) => limit(() => (signal.aborted ? undefined : work(entry)));
+  await Promise.all([...toJudge.map(guarded(judge)), ...toRelabel.map(guarded(relabel))]);
 
   const [counted] =
     task.kind === "judge"
@@ -202,9 +233,12 @@ export async function runDatasetTaskStep(
       : await db
           .select({ n: sql<number>`count(*)::int` })
           .from(datasetEntries)
-          .where(and(eq(datasetEntries.datasetId, task.datasetId), gte(datasetEntries.relabeledAt, since)));
+          .leftJoin(entryVerdicts, verdictOf)
+          .where(and(eq(datasetEntries.datasetId, task.datasetId), or(gte(datasetEntries.relabeledAt, since), gte(entryVerdicts.createdAt, since))));
   const n = Number(counted?.n ?? 0);
-  const finished = pending.length < CHUNK;
+  // A relabel task is done once a step finds nothing to judge and nothing to relabel: relabelled
+  // entries come back as entries to judge.
+  const finished = task.kind === "judge" ? toJudge.length < CHUNK : toJudge.length === 0 && toRelabel.length === 0;
   await db
     .update(datasetTasks)
     .set({ done: Number(n), ...(finished ? { status: "DONE" as const, total: Math.max(task.total, Number(n)) } : {}), updatedAt: deps.clock() })

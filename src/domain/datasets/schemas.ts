@@ -86,13 +86,29 @@ export type DatasetEntry = {
   relabeledBy: string | null;
 };
 
+/** The latest verdict of one criterion on an entry (one per criterion: a new judgement replaces it). */
+export type EntryVerdict = {
+  criterionId: string;
+  /** The criterion version that judged. */
+  version: number;
+  /** null when the judge could not give one (see error). */
+  judgement: "PASS" | "FAIL" | null;
+  /** 1 for PASS, 0 for FAIL, as the judge API scores; null without a judgement. */
+  score: number | null;
+  explanation: string | null;
+  error: string | null;
+  judgedAt: Date;
+};
+
+export type DatasetEntryWithVerdicts = DatasetEntry & { verdicts: EntryVerdict[] };
+
 export type AddDatasetEntriesResult = {
   entriesCreated: number;
   errors: { entryIndex: number; message: string }[];
 };
 
-export type DatasetEntryPage = {
-  entries: DatasetEntry[];
+export type DatasetEntryPage<E extends DatasetEntry = DatasetEntry> = {
+  entries: E[];
   hasNextPage: boolean;
   endCursor: string | null;
 };

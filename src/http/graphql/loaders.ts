@@ -3,10 +3,12 @@ import {
   loadDatasets,
   loadEntriesBySourceLog,
   loadEntryPages,
+  loadEntryVerdicts,
   type Dataset,
   type DatasetEntry,
   type DatasetEntryPage,
   type EntryPageArgs,
+  type EntryVerdict,
 } from "../../domain/datasets";
 import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from "../../domain/logs";
 import { projectCtx, type GqlContext } from "./builder";
@@ -17,6 +19,8 @@ export type Loaders = {
   logs: DataLoader<string, RequestLog | null>;
   entriesBySourceLog: DataLoader<string, DatasetEntry[]>;
   datasets: DataLoader<string, Dataset | null>;
+  /** Entry id -> the latest verdict of each criterion: a page of entries costs one query. */
+  entryVerdicts: DataLoader<string, EntryVerdict[]>;
   /** Dataset id -> one page of its entries; one loader per distinct page arguments. */
   entryPages(args: EntryPageArgs): DataLoader<string, DatasetEntryPage>;
 };
@@ -50,6 +54,7 @@ export function loadersOf(context: GqlContext): Loaders {
       logs: batch((ids) => loadLogs(ctx, ids), null),
       entriesBySourceLog: batch((ids) => loadEntriesBySourceLog(ctx, ids), []),
       datasets: batch((ids) => loadDatasets(ctx, ids), null),
+      entryVerdicts: batch((ids) => loadEntryVerdicts(ctx, ids), []),
       entryPages: perArguments((args) => batch((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };
     byContext.set(context, loaders);

@@ -72,6 +72,8 @@ export function datasetsRoutes(deps: Deps) {
         split: q.split ?? null,
         // ?criterion=crit_…&judgement=PASS|FAIL keeps the entries with that latest verdict.
         verdict: q.criterion ? { criterionId: q.criterion, judgement: q.judgement ?? "PASS" } : null,
+        // Opt-in, so the default rows stay exactly the fine-tuning format.
+        includeVerdicts: q.includeVerdicts ?? null,
       });
       const encoder = new TextEncoder();
       let written = 0;

@@ -91,6 +91,10 @@ export const ROUTES: RouteDoc[] = [
       split: { schema: z.enum(["TRAIN", "TEST"]), description: "only this split" },
       criterion: { schema: z.string(), description: "with judgement: only entries whose latest verdict of this criterion is the judgement" },
       judgement: { schema: z.enum(["PASS", "FAIL"]), description: "see criterion" },
+      includeVerdicts: {
+        schema: z.enum(["true", "false"]),
+        description: "true: each row also carries `verdicts`, the latest verdict of every criterion that judged the entry ([] when none)",
+      },
     },
     errors: [400, 401, 404],
   },

@@ -41,6 +41,20 @@ export const ExportRowWire = z.object({
   split: z.enum(["TRAIN", "TEST"]),
   metadata: z.record(z.string(), z.string()),
   response_format: z.unknown().optional(),
+  verdicts: z
+    .array(
+      z.object({
+        criterion_id: z.string(),
+        version: z.number().int(),
+        judgement: z.enum(["PASS", "FAIL"]).nullable(),
+        score: z.number().nullable(),
+        explanation: z.string().nullable(),
+        error: z.string().nullable(),
+        judged_at: z.string(),
+      }),
+    )
+    .optional()
+    .describe("only with includeVerdicts=true"),
 });
 export const StatusOk = z.object({ status: z.literal("ok") });
 export const MatchedLogs = z.object({ matchedLogs: z.number().int() });

@@ -5,14 +5,29 @@ import {
   deleteDataset,
   getDataset,
   listDatasets,
+  revertDatasetEntryRelabel,
   type Dataset,
   type DatasetEntry,
+  type EntryVerdict,
 } from "../../../domain/datasets";
 import { DomainError } from "../../../errors";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 
 const SplitEnum = builder.enumType("Split", { values: ["TRAIN", "TEST"] as const });
+
+const EntryVerdictRef = builder.objectRef<EntryVerdict>("EntryVerdict").implement({
+  description: "The latest verdict of one criterion on a dataset entry",
+  fields: (t) => ({
+    criterionId: t.exposeID("criterionId"),
+    version: t.exposeInt("version", { description: "The criterion version that judged" }),
+    judgement: t.exposeString("judgement", { nullable: true, description: "PASS or FAIL; null when the judge failed (see error)" }),
+    score: t.exposeFloat("score", { nullable: true, description: "1 for PASS, 0 for FAIL; null without a judgement" }),
+    explanation: t.exposeString("explanation", { nullable: true }),
+    error: t.exposeString("error", { nullable: true, description: "Why there is no judgement" }),
+    judgedAt: t.field({ type: "DateTime", resolve: (v) => v.judgedAt }),
+  }),
+});
 
 export const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").implement({
   description: "One training example: chat messages whose last message is the assistant output",
@@ -27,7 +42,13 @@ export const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").i
     metadata: t.field({ type: "JSON", resolve: (e) => e.metadata }),
     createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
     originalMessages: t.field({ type: "JSON", nullable: true, description: "The messages before the first relabelling", resolve: (e) => e.originalMessages }),
-    relabeledBy: t.exposeString("relabeledBy", { nullable: true }),
+    relabeledBy: t.exposeString("relabeledBy", { nullable: true, description: "The model that relabelled the entry; null when never relabelled" }),
+    verdicts: t.field({
+      type: [EntryVerdictRef],
+      description: "The latest verdict of each criterion that judged the entry (judgeDatasetEntries, relabelDatasetEntries)",
+      // Batched: a page of entries asks for its verdicts in one query.
+      resolve: (e, _, context) => loadersOf(context).entryVerdicts.load(e.id),
+    }),
   }),
 });
 
@@ -130,6 +151,12 @@ builder.mutationFields((t) => ({
     type: DeletedResult,
     args: { id: t.arg.id() },
     resolve: (_, args, context) => deleteDataset(projectCtx(context), { datasetId: String(args.id) }),
+  }),
+  revertDatasetEntry: t.field({
+    type: DatasetEntryRef,
+    description: "Gives a relabelled entry back the messages it had before its first relabelling; verdicts given since go",
+    args: { id: t.arg.id() },
+    resolve: (_, args, context) => revertDatasetEntryRelabel(projectCtx(context), { entryId: String(args.id) }),
   }),
   addDatasetEntries: t.field({
     type: AddEntriesResult,

@@ -138,11 +138,16 @@ builder.mutationFields((t) => ({
   cancelEvaluation: t.field({ type: EvaluationRef, args: { id: t.arg.id() }, resolve: (_, a, c) => cancelEvaluation(projectCtx(c), { id: String(a.id) }) }),
   judgeDatasetEntries: t.field({
     type: DatasetTaskRef,
+    description: "Judges every entry of the dataset with the criterion (its latest version, or `<id>@v<N>`), in the background; read the results in DatasetEntry.verdicts",
     args: { input: t.arg({ type: QualityInput }) },
     resolve: (_, a, c) => judgeDatasetEntries(projectCtx(c), { datasetId: String(a.input.datasetId), criterionId: a.input.criterionId }),
   }),
   relabelDatasetEntries: t.field({
     type: DatasetTaskRef,
+    description:
+      "One call does the whole job, in the background: judges the entries that have no verdict of the criterion yet, " +
+      "relabels with `model` every entry whose latest verdict is FAIL (the original messages are kept in originalMessages), " +
+      "then judges each relabelled entry again; read the results in DatasetEntry.verdicts",
     args: { input: t.arg({ type: RelabelInput }) },
     resolve: (_, a, c) => relabelDatasetEntries(projectCtx(c), { datasetId: String(a.input.datasetId), criterionId: a.input.criterionId, model: a.input.model }),
   }),
