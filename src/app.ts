@@ -4,14 +4,8 @@ import { DomainError, toDomainError } from "./errors";
 import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
 import { limitBodyStream, payloadTooLarge } from "./http/rest/body";
-import { completionsRoutes } from "./http/rest/completions.routes";
-import { criteriaRoutes } from "./http/rest/criteria.routes";
-import { datasetsRoutes } from "./http/rest/datasets.routes";
-import { logsRoutes } from "./http/rest/logs.routes";
-import { modelsRoutes } from "./http/rest/models.routes";
-import { DOCS_PAGE } from "./http/rest/docs-page";
 import { errorResponse } from "./http/rest/errors";
-import { buildOpenApiDocument } from "./http/rest/openapi";
+import { bodyLimitOf, restApi, type RestOptions } from "./http/rest/mount";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
 
@@ -20,16 +14,13 @@ export type App = {
   handle(request: Request): Promise<Response>;
 };
 
-export function createApp(deps: Deps): App {
+export function createApp(deps: Deps, opts: RestOptions = {}): App {
   const { logger } = deps;
   const graphql = createGraphqlHandler(deps);
   const trpc = createTrpcHandler(deps);
 
-  const openapi = JSON.stringify(buildOpenApiDocument());
-  const rest = new Elysia({ prefix: "/api/v1", name: "rest" })
-    // The API's own description is public: it holds no project data.
-    .get("/openapi.json", () => new Response(openapi, { headers: { "content-type": "application/json" } }))
-    .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } })).use(completionsRoutes(deps)).use(logsRoutes(deps)).use(criteriaRoutes(deps)).use(datasetsRoutes(deps)).use(modelsRoutes(deps));
+  const rest = restApi(deps, opts);
+  const bodyLimit = bodyLimitOf(deps.config);
 
   const elysia = new Elysia()
     .onError(({ error, code, request }) => {
@@ -62,7 +53,7 @@ export function createApp(deps: Deps): App {
       setRequestMeta(request, meta);
       let response: Response;
       const declared = Number(request.headers.get("content-length") ?? 0);
-      const limit = IMPORT_PATH.test(path) ? deps.config.maxImportBytes : deps.config.maxBodyBytes;
+      const limit = bodyLimit(path);
       if (!wellEncoded(path)) {
         response = errorResponse(new DomainError("VALIDATION", "Malformed URL: the path has an invalid percent-encoding", { issues: [{ message: "invalid percent-encoding in the path" }] }));
       } else if (declared > limit) {
@@ -110,9 +101,6 @@ export function createApp(deps: Deps): App {
 function tooLargeResponse(err: DomainError): Response {
   return errorResponse(err, { errors: [{ message: err.message, extensions: { code: err.code } }] });
 }
-
-/** File uploads have their own, larger limit. */
-const IMPORT_PATH = /^\/api\/v1\/datasets\/[^/]+\/import$/;
 
 function wellEncoded(path: string): boolean {
   if (!path.includes("%")) return true;

@@ -37,7 +37,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; deps?:
     secretKey: crypto.getRandomValues(new Uint8Array(32)),
     ...opts.deps,
   });
-  const app = createApp(deps);
+  const app = createApp(deps, { checkResponses: true });
   const makeProject = async (name = "test") => {
     const p = await createProject(systemCtx(deps, "test"), { name });
     return { projectId: p.projectId, apiKey: p.apiKey };

@@ -1,17 +1,17 @@
-import { Elysia } from "elysia";
-import type { Deps } from "../../deps";
-import { judgeCriterion } from "../../domain/criteria";
-import { authenticateRequest } from "../auth";
-import { readJsonBody } from "./body";
-import { asObject } from "./wire";
+import { judgeCriterion, JudgeRequest } from "../../domain/criteria";
+import { route } from "./route";
+import * as W from "./wire-schemas";
 
-export function criteriaRoutes(deps: Deps) {
-  return new Elysia({ name: "rest-criteria" }).post(
-    "/criteria/judge",
-    async ({ request }) => {
-      const ctx = await authenticateRequest(deps, request);
-      return judgeCriterion(ctx, asObject(await readJsonBody(request, deps.config.maxBodyBytes)));
-    },
-    { parse: "none" },
-  );
-}
+export const criteriaRoutes = [
+  route({
+    method: "post",
+    path: "/criteria/judge",
+    summary: "Judge an output with a criterion (<id> for the latest version, <id>@v<N> for a fixed one)",
+    tag: "Criteria",
+    auth: "project",
+    body: { schema: JudgeRequest, read: "object" },
+    response: { schema: W.JudgeWire },
+    errors: [400, 401, 404, 502, 504],
+    handler: ({ ctx, body }) => judgeCriterion(ctx, body),
+  }),
+];

@@ -1,8 +1,10 @@
-import { Elysia } from "elysia";
-import type { Deps } from "../../deps";
+import { z } from "zod";
 import {
+  AddDatasetEntriesInput,
   addDatasetEntries,
   createDataset,
+  CreateDatasetInput,
+  DatasetEntryInput,
   deleteDataset,
   exportDataset,
   importDatasetJsonl,
@@ -11,69 +13,103 @@ import {
 import { errorFields } from "../../logger";
 import { requestMeta } from "../request-meta";
 import { linesOf, multipartFileChunks } from "./lines";
-import { authenticateRequest } from "../auth";
-import { readJsonBody } from "./body";
-import { asObject, datasetToWire, deletedToWire, entriesCreationToWire, listToWire } from "./wire";
+import { route } from "./route";
+import { datasetToWire, deletedToWire, entriesCreationToWire, listToWire } from "./wire";
+import * as W from "./wire-schemas";
 
-export function datasetsRoutes(deps: Deps) {
-  const max = deps.config.maxBodyBytes;
-  return new Elysia({ name: "rest-datasets" })
-    .get("/datasets", async ({ request }) => {
-      const ctx = await authenticateRequest(deps, request);
-      return listToWire((await listDatasets(ctx)).map(datasetToWire));
-    })
-    .post(
-      "/datasets",
-      async ({ request }) => {
-        const ctx = await authenticateRequest(deps, request);
-        const body = asObject(await readJsonBody(request, max));
-        return datasetToWire(await createDataset(ctx, body as { name: string }));
+export const datasetsRoutes = [
+  route({
+    method: "get",
+    path: "/datasets",
+    summary: "List the project's datasets",
+    tag: "Datasets",
+    auth: "project",
+    response: { schema: W.listOf(W.DatasetWire) },
+    errors: [401],
+    handler: async ({ ctx }) => listToWire((await listDatasets(ctx)).map(datasetToWire)),
+  }),
+  route({
+    method: "post",
+    path: "/datasets",
+    summary: "Create a dataset",
+    tag: "Datasets",
+    auth: "project",
+    body: { schema: CreateDatasetInput, read: "object" },
+    response: { schema: W.DatasetWire },
+    errors: [400, 401],
+    handler: async ({ ctx, body }) => datasetToWire(await createDataset(ctx, body as { name: string })),
+  }),
+  route({
+    method: "delete",
+    path: "/datasets/:datasetId",
+    summary: "Delete a dataset and its entries",
+    tag: "Datasets",
+    auth: "project",
+    response: { schema: W.DeletionWire },
+    errors: [401, 404],
+    handler: async ({ ctx, params }) => deletedToWire((await deleteDataset(ctx, { datasetId: params.datasetId })).id, "dataset"),
+  }),
+  route({
+    method: "post",
+    path: "/datasets/:datasetId/entries",
+    summary: "Add 1 to 100 entries; invalid ones are reported by index while the valid ones are stored",
+    tag: "Datasets",
+    auth: "project",
+    body: {
+      schema: AddDatasetEntriesInput.omit({ datasetId: true }).extend({ entries: z.array(DatasetEntryInput).min(1).max(100) }),
+      read: "object",
+    },
+    response: { schema: W.EntriesCreationWire },
+    errors: [400, 401, 404],
+    handler: async ({ ctx, params, body }) => entriesCreationToWire(await addDatasetEntries(ctx, { ...body, datasetId: params.datasetId } as never)),
+  }),
+  route({
+    method: "post",
+    path: "/datasets/:datasetId/import",
+    summary: "Import a JSONL file (raw application/x-ndjson body or a multipart file field), streamed",
+    tag: "Datasets",
+    auth: "project",
+    body: { schema: DatasetEntryInput, read: "stream", contentType: "application/x-ndjson" },
+    maxBodyBytes: (config) => config.maxImportBytes,
+    response: { schema: W.ImportWire },
+    errors: [400, 401, 404, 413],
+    handler: async ({ ctx, deps, request, params }) => {
+      const type = request.headers.get("content-type") ?? "";
+      const chunks = type.startsWith("multipart/form-data") ? multipartFileChunks(request) : ((request.body ?? []) as AsyncIterable<Uint8Array>);
+      const r = await importDatasetJsonl(ctx, { datasetId: params.datasetId, lines: linesOf(chunks, deps.config.maxImportBytes) });
+      return {
+        object: "dataset.import" as const,
+        entries_created: r.entriesCreated,
+        error_count: r.errorCount,
+        errors: { object: "list" as const, data: r.errors.map((e) => ({ object: "dataset.import.error" as const, line: e.line, message: e.message })) },
+      };
+    },
+  }),
+  route({
+    method: "get",
+    path: "/datasets/:datasetId/export",
+    summary: "Export the entries as JSONL, streamed",
+    tag: "Datasets",
+    auth: "project",
+    query: {
+      split: { schema: z.enum(["TRAIN", "TEST"]), description: "only this split" },
+      criterion: { schema: z.string(), description: "with judgement: only entries whose latest verdict of this criterion is the judgement" },
+      judgement: { schema: z.enum(["PASS", "FAIL"]), description: "see criterion" },
+      includeVerdicts: {
+        schema: z.enum(["true", "false"]),
+        description: "true: each row also carries `verdicts`, the latest verdict of every criterion that judged the entry ([] when none)",
       },
-      { parse: "none" },
-    )
-    .delete("/datasets/:datasetId", async ({ request, params }) => {
-      const ctx = await authenticateRequest(deps, request);
-      const { id } = await deleteDataset(ctx, { datasetId: params.datasetId });
-      return deletedToWire(id, "dataset");
-    })
-    .post(
-      "/datasets/:datasetId/entries",
-      async ({ request, params }) => {
-        const ctx = await authenticateRequest(deps, request);
-        const body = asObject(await readJsonBody(request, max));
-        const result = await addDatasetEntries(ctx, { ...body, datasetId: params.datasetId } as never);
-        return entriesCreationToWire(result);
-      },
-      { parse: "none" },
-    )
-    .post(
-      "/datasets/:datasetId/import",
-      async ({ request, params }) => {
-        const ctx = await authenticateRequest(deps, request);
-        const type = request.headers.get("content-type") ?? "";
-        const chunks = type.startsWith("multipart/form-data")
-          ? multipartFileChunks(request)
-          : ((request.body ?? []) as AsyncIterable<Uint8Array>);
-        const r = await importDatasetJsonl(ctx, { datasetId: params.datasetId, lines: linesOf(chunks, deps.config.maxImportBytes) });
-        return {
-          object: "dataset.import" as const,
-          entries_created: r.entriesCreated,
-          error_count: r.errorCount,
-          errors: { object: "list" as const, data: r.errors.map((e) => ({ object: "dataset.import.error" as const, line: e.line, message: e.message })) },
-        };
-      },
-      { parse: "none" },
-    )
-    .get("/datasets/:datasetId/export", async ({ request, params, query }) => {
-      const ctx = await authenticateRequest(deps, request);
-      const q = query as Record<string, string | undefined>;
+    },
+    response: { schema: W.ExportRowWire, contentType: "application/x-ndjson" },
+    errors: [400, 401, 404],
+    handler: async ({ ctx, deps, request, params, query }) => {
       const rows = await exportDataset(ctx, {
         datasetId: params.datasetId,
-        split: q.split ?? null,
+        split: query.split ?? null,
         // ?criterion=crit_…&judgement=PASS|FAIL keeps the entries with that latest verdict.
-        verdict: q.criterion ? { criterionId: q.criterion, judgement: q.judgement ?? "PASS" } : null,
+        verdict: query.criterion ? { criterionId: query.criterion, judgement: query.judgement ?? "PASS" } : null,
         // Opt-in, so the default rows stay exactly the fine-tuning format.
-        includeVerdicts: q.includeVerdicts ?? null,
+        includeVerdicts: query.includeVerdicts ?? null,
       });
       const encoder = new TextEncoder();
       let written = 0;
@@ -110,5 +146,6 @@ export function datasetsRoutes(deps: Deps) {
           "content-disposition": `attachment; filename="${params.datasetId}.jsonl"`,
         },
       });
-    });
-}
+    },
+  }),
+];

@@ -16,12 +16,19 @@ export function errorResponse(err: DomainError, extra: Record<string, unknown> =
   return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err), headers: headersOf(err) });
 }
 
+export type OpenAiError = { message: string; type: string; code: unknown; param: unknown };
+
 /**
- * /chat/completions errors also carry OpenAI's `error` object, which OpenAI client libraries read
- * (`error.message`, `error.type`, `error.code`). Upstream errors keep the upstream's own.
+ * OpenAI's `error` object, which OpenAI client libraries read (`error.message`, `error.type`,
+ * `error.code`): in /chat/completions error bodies and in a stream's error event alike. Upstream
+ * errors keep the upstream's own.
  */
+export function openAiError(err: DomainError): OpenAiError {
+  const upstream = err.details.upstreamError as OpenAiError | undefined;
+  return upstream ?? { message: err.message, type: err.code.toLowerCase(), code: err.code, param: null };
+}
+
+/** /chat/completions errors: the envelope plus OpenAI's `error` object. */
 export function openAiErrorResponse(err: DomainError): Response {
-  const upstream = err.details.upstreamError as { message: string; type: string; code: unknown; param: unknown } | undefined;
-  const error = upstream ?? { message: err.message, type: err.code.toLowerCase(), code: err.code, param: null };
-  return Response.json({ ...errorEnvelope(err), error }, { status: statusOf(err), headers: headersOf(err) });
+  return Response.json({ ...errorEnvelope(err), error: openAiError(err) }, { status: statusOf(err), headers: headersOf(err) });
 }

@@ -1,9 +1,17 @@
-import { Elysia } from "elysia";
-import type { Deps } from "../../deps";
-import { createFineTune, createModel, deleteModel, findBaseModel, getModel, listModels, type Model } from "../../domain/models";
-import { authenticateRequest } from "../auth";
-import { readJsonBody } from "./body";
-import { asObject, deletedToWire, listToWire } from "./wire";
+import {
+  createFineTune,
+  CreateFineTuneInput,
+  createModel,
+  CreateModelInput,
+  deleteModel,
+  findBaseModel,
+  getModel,
+  listModels,
+  type Model,
+} from "../../domain/models";
+import { route } from "./route";
+import { deletedToWire, listToWire } from "./wire";
+import * as W from "./wire-schemas";
 
 /** The Model object of the spec; `id` is the slug, so the openai SDK's models.retrieve(slug) works. */
 export function modelToWire(m: Model) {
@@ -24,29 +32,57 @@ export function modelToWire(m: Model) {
   };
 }
 
-export function modelsRoutes(deps: Deps) {
-  const body = async (request: Request) => asObject(await readJsonBody(request, deps.config.maxBodyBytes));
-  return new Elysia({ name: "rest-models" })
-    .get("/models", async ({ request }) => listToWire((await listModels(await authenticateRequest(deps, request))).map(modelToWire)))
-    .post(
-      "/models",
-      async ({ request }) => {
-        const ctx = await authenticateRequest(deps, request);
-        return modelToWire(await createModel(ctx, (await body(request)) as never));
-      },
-      { parse: "none" },
-    )
-    .get("/models/:modelSlug", async ({ request, params }) => modelToWire(await getModel(await authenticateRequest(deps, request), { slug: params.modelSlug })))
-    .delete("/models/:modelSlug", async ({ request, params }) => {
-      const { id } = await deleteModel(await authenticateRequest(deps, request), { slug: params.modelSlug });
-      return deletedToWire(id, "model");
-    })
-    .post(
-      "/unstable/finetune/create",
-      async ({ request }) => {
-        const ctx = await authenticateRequest(deps, request);
-        return createFineTune(ctx, (await body(request)) as never);
-      },
-      { parse: "none" },
-    );
-}
+export const modelsRoutes = [
+  route({
+    method: "get",
+    path: "/models",
+    summary: "List the project's fine-tuned models",
+    tag: "Models",
+    auth: "project",
+    response: { schema: W.listOf(W.ModelWire) },
+    errors: [401],
+    handler: async ({ ctx }) => listToWire((await listModels(ctx)).map(modelToWire)),
+  }),
+  route({
+    method: "post",
+    path: "/models",
+    summary: "Train a new model from a dataset",
+    tag: "Models",
+    auth: "project",
+    body: { schema: CreateModelInput, read: "object" },
+    response: { schema: W.ModelWire },
+    errors: [400, 401, 404, 409],
+    handler: async ({ ctx, body }) => modelToWire(await createModel(ctx, body as never)),
+  }),
+  route({
+    method: "get",
+    path: "/models/:modelSlug",
+    summary: "Get one model",
+    tag: "Models",
+    auth: "project",
+    response: { schema: W.ModelWire },
+    errors: [401, 404],
+    handler: async ({ ctx, params }) => modelToWire(await getModel(ctx, { slug: params.modelSlug })),
+  }),
+  route({
+    method: "delete",
+    path: "/models/:modelSlug",
+    summary: "Delete a model (cancelling its training)",
+    tag: "Models",
+    auth: "project",
+    response: { schema: W.DeletionWire },
+    errors: [401, 404],
+    handler: async ({ ctx, params }) => deletedToWire((await deleteModel(ctx, { slug: params.modelSlug })).id, "model"),
+  }),
+  route({
+    method: "post",
+    path: "/unstable/finetune/create",
+    summary: "Start a fine-tune",
+    tag: "Models",
+    auth: "project",
+    body: { schema: CreateFineTuneInput, read: "object" },
+    response: { schema: W.FineTuneCreated },
+    errors: [400, 401, 404, 409],
+    handler: ({ ctx, body }) => createFineTune(ctx, body as never),
+  }),
+];

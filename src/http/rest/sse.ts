@@ -1,4 +1,5 @@
 import { toDomainError } from "../../errors";
+import { openAiError } from "./errors";
 
 const encoder = new TextEncoder();
 
@@ -23,10 +24,7 @@ export function sseResponse(chunks: AsyncGenerator<unknown>, headers: Record<str
         controller.enqueue(encoder.encode(`data: ${JSON.stringify(value)}\n\n`));
       } catch (err) {
         finished = true;
-        const e = toDomainError(err);
-        const upstream = e.details.upstreamError as Record<string, unknown> | undefined;
-        const error = upstream ?? { message: e.message, type: e.code.toLowerCase(), code: e.code };
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error })}\n\n`));
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: openAiError(toDomainError(err)) })}\n\n`));
         controller.close();
       }
     },

@@ -1,0 +1,79 @@
+import { Elysia } from "elysia";
+import type { Config } from "../../config";
+import type { Deps } from "../../deps";
+import { DomainError, toDomainError } from "../../errors";
+import { errorFields } from "../../logger";
+import { authenticateRequest } from "../auth";
+import { requestMeta } from "../request-meta";
+import { readJsonBody } from "./body";
+import { DOCS_PAGE } from "./docs-page";
+import { openAiErrorResponse } from "./errors";
+import { buildOpenApiDocument } from "./openapi";
+import { checkResponse } from "./response-check";
+import type { RestRoute } from "./route";
+import { REST_ROUTES } from "./routes";
+import { asObject } from "./wire";
+
+export type RestOptions = {
+  /**
+   * Tests only: every 2xx JSON answer (and each JSONL row) is checked against the route's declared
+   * response schema, and a mismatch answers 500 naming it. Off in production: no extra work.
+   */
+  checkResponses?: boolean;
+};
+
+/** The REST API under /api/v1: its public description, then every route of the table. */
+export function restApi(deps: Deps, opts: RestOptions = {}, routes: readonly RestRoute[] = REST_ROUTES) {
+  const openapi = JSON.stringify(buildOpenApiDocument(routes));
+  const app = new Elysia({ prefix: "/api/v1", name: "rest" })
+    // The API's own description is public: it holds no project data.
+    .get("/openapi.json", () => new Response(openapi, { headers: { "content-type": "application/json" } }))
+    .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }));
+  for (const r of routes) app.route(r.method.toUpperCase(), r.path, handlerOf(r, deps, opts), { parse: "none" });
+  return app;
+}
+
+const NO_QUERY: Record<string, string | undefined> = Object.freeze({});
+
+function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
+  const max = r.maxBodyBytes?.(deps.config) ?? deps.config.maxBodyBytes;
+  const read = r.body?.read;
+  const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
+    if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
+    const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request);
+    const body = read === "object" ? asObject(await readJsonBody(request, max)) : read === "json" ? await readJsonBody(request, max) : undefined;
+    const result = await r.handler({ ctx, deps, request, params, query, body } as never);
+    return opts.checkResponses ? checkResponse(r, result) : result;
+  };
+  const guarded =
+    r.errorFormat === "openai"
+      ? async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
+          try {
+            return await run(request, params, query);
+          } catch (err) {
+            // Verbs hand back DomainErrors only (and log their own bugs); anything else failed here.
+            if (!(err instanceof DomainError)) {
+              deps.logger.error("chat completion failed", { requestId: requestMeta(request).requestId, ...errorFields(err) });
+            }
+            return openAiErrorResponse(toDomainError(err));
+          }
+        }
+      : run;
+  // Elysia reads a handler's source to decide what to parse: only routes that declare query
+  // parameters name `query`, so the others (the gateway's hot path among them) never parse one.
+  return r.query
+    ? ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, string | undefined> }) => guarded(request, params, query)
+    : ({ request, params }: { request: Request; params: Record<string, string> }) => guarded(request, params, NO_QUERY);
+}
+
+/** The body limit of a request path: a route's own (dataset import) or HONE_MAX_BODY_BYTES. */
+export function bodyLimitOf(config: Config): (path: string) => number {
+  const own = REST_ROUTES.filter((r) => r.maxBodyBytes).map((r) => ({
+    pattern: new RegExp(`^/api/v1${r.path.replace(/:\w+/g, "[^/]+")}$`),
+    max: r.maxBodyBytes!(config),
+  }));
+  return (path) => {
+    for (const o of own) if (o.pattern.test(path)) return o.max;
+    return config.maxBodyBytes;
+  };
+}

@@ -1,0 +1,85 @@
+import type { z } from "zod";
+import type { Config } from "../../config";
+import type { Ctx } from "../../context";
+import type { Deps } from "../../deps";
+
+// One REST route, declared once: the Elysia mount (mount.ts) and the OpenAPI document (openapi.ts)
+// are both made from these declarations, so what is served and what is documented cannot drift.
+
+/**
+ * How the runner reads the body before the handler runs. Bodies are not validated here: the domain
+ * verb parses its input with its own schema (one truth, one parse); `schema` documents it.
+ * - "object": JSON that must be an object (a 400 names what arrived otherwise)
+ * - "json": any JSON value, handed over as it is
+ * - "stream": nothing is read; the handler streams `request.body` itself
+ */
+export type BodyRead = "object" | "json" | "stream";
+
+export type QueryParam = { schema: z.ZodType; description: string };
+
+/** `/datasets/:datasetId/export` -> `{ datasetId: string }`. */
+export type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? { [K in Name]: string } & ParamsOf<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? { [K in Name]: string }
+    : Record<never, string>;
+
+type BodyOf<R extends BodyRead | undefined> = R extends "object" ? Record<string, unknown> : R extends "json" ? unknown : undefined;
+
+export type RouteInput<P extends string, Q, R extends BodyRead | undefined, A extends Auth> = {
+  /** The authenticated caller; public routes have none. */
+  ctx: A extends "public" ? null : Ctx;
+  deps: Deps;
+  request: Request;
+  params: ParamsOf<P>;
+  /** The declared query parameters as they arrived (strings); the verb parses them. */
+  query: { [K in keyof Q]?: string };
+  body: BodyOf<R>;
+};
+
+/** "project": a project API key (`Authorization: Bearer …`) is required; "public": no key. */
+export type Auth = "project" | "public";
+
+export type RestRoute<
+  P extends string = string,
+  Q extends Record<string, QueryParam> = Record<string, QueryParam>,
+  R extends BodyRead | undefined = BodyRead | undefined,
+  A extends Auth = Auth,
+> = {
+  method: "get" | "post" | "delete";
+  /** Elysia syntax (`/models/:modelSlug`), relative to /api/v1; the document shows `{modelSlug}`. */
+  path: P;
+  summary: string;
+  tag: string;
+  auth: A;
+  body?: { schema: z.ZodType; read: R & BodyRead; contentType?: string };
+  query?: Q;
+  /** Request headers the route reads, for the document: name -> description. */
+  headers?: Record<string, string>;
+  /** The 200 answer. JSON unless `contentType` says otherwise (application/x-ndjson: one row per line). */
+  response: { schema: z.ZodType; contentType?: string };
+  /** The error statuses the route can answer, for the document. */
+  errors: number[];
+  /** "openai": every failure, authentication included, also carries OpenAI's `error` object. */
+  errorFormat?: "openai";
+  deprecated?: boolean;
+  /** The route's own body limit, in place of HONE_MAX_BODY_BYTES (checked before routing). */
+  maxBodyBytes?: (config: Config) => number;
+  /** A route that only answers when the config enables it; otherwise a 404 with `reason`. */
+  enabledIf?: { enabled: (config: Config) => boolean; reason: string };
+  /** A plain value is sent as JSON; a Response (streams, raw text) is sent as it is. */
+  handler: (input: RouteInput<P, Q, R, A>) => unknown;
+};
+
+/** Declares a route; the identity, so the handler's params, query and body are typed from the declaration. */
+export function route<
+  const P extends string,
+  const Q extends Record<string, QueryParam> = Record<never, QueryParam>,
+  const R extends BodyRead | undefined = undefined,
+  const A extends Auth = "project",
+>(r: RestRoute<P, Q, R, A>): RestRoute {
+  return r as unknown as RestRoute;
+}
+
+/** `/models/:modelSlug` -> `/models/{modelSlug}` (OpenAPI's template syntax). */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
