@@ -1,34 +1,43 @@
 import { and, asc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import pLimit from "p-limit";
-import type { Ctx } from "../../context";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { toDomainError } from "../../errors";
 import { createChatCompletion } from "../completions/create-chat-completion";
 import { judgeOutput, resolveCriterion } from "../criteria";
 import { splitEntry } from "../evaluations/internal";
+import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { entryContentHash } from "./internal";
 
 /** Entries worked on per job step; the step then yields so its lease never runs out. */
 const CHUNK = 100;
 
+type TaskRow = typeof datasetTasks.$inferSelect;
+
+const DATASET_TASK: TaskKind<TaskRow> = {
+  job: "dataset-task",
+  load: async (deps, id) => (await deps.database.db.select().from(datasetTasks).where(eq(datasetTasks.id, id)))[0],
+  isFinal: (task) => task.status === "DONE" || task.status === "ERROR",
+  markRunning: async (deps, task) => {
+    if (task.status === "QUEUED") await deps.database.db.update(datasetTasks).set({ status: "RUNNING", updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
+  },
+  markFailed: async (deps, task, message) => {
+    await deps.database.db.update(datasetTasks).set({ status: "ERROR", errorMessage: message, updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
+  },
+};
+
 /** One step of a judge or relabel task (job queue): up to CHUNK entries not yet handled by it. */
-export async function runDatasetTaskStep(
-  deps: Deps,
-  input: { taskId: string },
-  signal: AbortSignal = new AbortController().signal,
-): Promise<{ done: true } | { runAgainInMs: number }> {
+export async function runDatasetTaskStep(deps: Deps, input: { taskId: string }, signal: AbortSignal = new AbortController().signal): Promise<StepResult> {
+  return runTaskStep(deps, DATASET_TASK, input.taskId, (task, step) => handleEntries(deps, task, step, signal));
+}
+
+async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools, signal: AbortSignal): Promise<StepResult> {
   const db = deps.database.db;
-  const [task] = await db.select().from(datasetTasks).where(eq(datasetTasks.id, input.taskId));
-  if (!task || task.status === "DONE" || task.status === "ERROR") return { done: true };
-  const ctx: Ctx = { deps, actor: { type: "system", job: "dataset-task" }, projectId: task.projectId, requestId: `dataset-task-${task.id}` };
-  if (task.status === "QUEUED") await db.update(datasetTasks).set({ status: "RUNNING", updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
   let criterion: Awaited<ReturnType<typeof resolveCriterion>>;
   try {
     criterion = await resolveCriterion(ctx, `${task.criterionId}@v${task.criterionVersion}`);
   } catch (err) {
-    await db.update(datasetTasks).set({ status: "ERROR", errorMessage: toDomainError(err).message, updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
-    return { done: true };
+    return fail(toDomainError(err).message);
   }
   const since = task.createdAt;
 
