@@ -1,7 +1,8 @@
 import type { Config } from "./config";
 import type { Database } from "./db/client";
 import { newId, type IdGenerator } from "./ids";
-import { createLogWriter, type LogWriter } from "./jobs/log-writer";
+import type { LogWriter } from "./domain/logs";
+import { createLogWriter } from "./log-writer/log-writer";
 import type { Logger } from "./logger";
 import { createUpstreamFactory, systemResolveHost, upstreamPolicy, type ResolveHost, type UpstreamFactory } from "./providers";
 import { createTrainerFactory, type TrainerFactory } from "./providers/trainers";

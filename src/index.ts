@@ -6,12 +6,12 @@ import { bootstrapProjects } from "./domain/projects";
 import { createLogger, errorFields } from "./logger";
 import { resolveSecretKey } from "./secrets";
 import { systemCtx } from "./context";
-import { startCacheSweep } from "./jobs/cache-sweep";
-import { startJobs } from "./jobs";
-import { startJobsThread } from "./jobs/jobs-thread";
-import { createLogWriter } from "./jobs/log-writer";
-import { createThreadedLogWriter } from "./jobs/log-writer-thread";
-import { startLogRetention } from "./jobs/retention";
+import { startCacheSweep } from "./background/cache-sweep";
+import { startJobs } from "./background";
+import { startJobsThread } from "./background/start-jobs-thread";
+import { createLogWriter } from "./log-writer/log-writer";
+import { createThreadedLogWriter } from "./log-writer/threaded-log-writer";
+import { startLogRetention } from "./background/retention";
 
 async function main() {
   const config = loadConfig();

@@ -3,7 +3,7 @@
 // on PGlite. The app around it is an ordinary test app on that database.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { openDatabase, type Database } from "../../src/db/client";
-import { startJobsThread } from "../../src/jobs/jobs-thread";
+import { startJobsThread } from "../../src/background/start-jobs-thread";
 import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
 import { createOwnPostgresDatabase } from "../helpers/db";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";

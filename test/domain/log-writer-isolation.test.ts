@@ -4,7 +4,7 @@ import { createDeps } from "../../src/deps";
 import { insertLogRows, logRow, type NewRequestLog } from "../../src/domain/logs";
 import { sanitizeJsonText } from "../../src/domain/logs/sanitize-json-text";
 import { newId } from "../../src/ids";
-import { createRowWriter } from "../../src/jobs/log-writer";
+import { createRowWriter } from "../../src/log-writer/log-writer";
 import { createLogger } from "../../src/logger";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { testConfig } from "../helpers/app";

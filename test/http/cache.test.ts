@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { setProviderKey } from "../../src/domain/projects";
-import { startCacheSweep } from "../../src/jobs/cache-sweep";
+import { startCacheSweep } from "../../src/background/cache-sweep";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";

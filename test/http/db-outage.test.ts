@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { isConnectionError } from "../../src/db/errors";
-import { createLogWriter } from "../../src/jobs/log-writer";
+import { createLogWriter } from "../../src/log-writer/log-writer";
 import { createLogger } from "../../src/logger";
 import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startJobs } from "../../src/jobs";
-import type { Worker } from "../../src/jobs/worker";
+import { startJobs } from "../../src/background";
+import type { Worker } from "../../src/background/worker";
 import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";

@@ -4,7 +4,7 @@ import { systemCtx } from "../../src/context";
 import { createDeps } from "../../src/deps";
 import { insertRequestLogs, logIdAt, type NewRequestLog } from "../../src/domain/logs";
 import type { AppRouter } from "../../src/http/trpc/router";
-import { startLogRetention } from "../../src/jobs/retention";
+import { startLogRetention } from "../../src/background/retention";
 import { createLogger } from "../../src/logger";
 import { createTestApp, serve, testConfig, type TestApp } from "../helpers/app";
 import { logsOf } from "../helpers/logs";

@@ -1,7 +1,14 @@
-export { ALIGNMENT_MAX_BYTES, alignmentStats, importAlignmentSet, labelAlignmentRow, listAlignmentRows, listAlignmentRuns, runAlignment } from "./alignment";
+export { computeAlignmentStats as alignmentStats } from "./compute-alignment-stats";
+export { ALIGNMENT_MAX_BYTES, importAlignmentSet } from "./import-alignment-set";
+export { labelAlignmentRow } from "./label-alignment-row";
+export { listAlignmentRows } from "./list-alignment-rows";
+export { listAlignmentRuns } from "./list-alignment-runs";
+export { runAlignment } from "./run-alignment";
 export { createCriterion } from "./create-criterion";
 export { createCriterionVersion } from "./create-criterion-version";
-export { deleteCriterion, getCriterion, listCriteria } from "./get-criteria";
+export { deleteCriterion } from "./delete-criterion";
+export { getCriterion } from "./get-criterion";
+export { listCriteria } from "./list-criteria";
 export { resolveCriterion } from "./internal";
 export { judgeChoices, resolveCriteriaRefs, type CriterionResult } from "./judge-choices";
 export { judgeCriterion } from "./judge-criterion";

@@ -1,8 +1,8 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { criteria, criterionVersions } from "../../db/schema";
 import { DomainError } from "../../errors";
-import type { ResolvedCriterion } from "./schemas";
+import type { Criterion, ResolvedCriterion } from "./schemas";
 
 export function criterionNotFound(id: string): DomainError {
   return new DomainError("NOT_FOUND", `Criterion ${id} not found`);
@@ -64,4 +64,28 @@ export function renderPrompt(
     output: outputText,
   };
   return prompt.replace(/\{\{\s*(messages|tools|tool_choice|output)\s*\}\}/g, (_, name: string) => values[name]!);
+}
+
+/** The id of a criterion of the project, or NOT_FOUND. */
+export async function ownCriterionId(ctx: Ctx, criterionId: string): Promise<string> {
+  const [row] = await dbOf(ctx)
+    .select({ id: criteria.id })
+    .from(criteria)
+    .where(and(eq(criteria.id, criterionId), eq(criteria.projectId, ctx.projectId)));
+  if (!row) throw criterionNotFound(criterionId);
+  return row.id;
+}
+
+/** Criterion rows with their versions, oldest version first, in one query. */
+export async function withVersions(ctx: Ctx, rows: { id: string; name: string; createdAt: Date }[]): Promise<Criterion[]> {
+  if (rows.length === 0) return [];
+  const versions = await dbOf(ctx)
+    .select()
+    .from(criterionVersions)
+    .where(inArray(criterionVersions.criterionId, rows.map((r) => r.id)))
+    .orderBy(asc(criterionVersions.version));
+  return rows.map((r) => {
+    const vs = versions.filter((v) => v.criterionId === r.id).map(({ version, judgeModel, prompt, createdAt }) => ({ version, judgeModel, prompt, createdAt }));
+    return { ...r, latestVersion: vs.at(-1)?.version ?? 0, versions: vs };
+  });
 }

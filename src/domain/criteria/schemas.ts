@@ -31,6 +31,7 @@ export const CreateCriterionVersionInput = z.object({
 export type CreateCriterionVersionInput = z.input<typeof CreateCriterionVersionInput>;
 
 export const CriterionIdInput = z.object({ criterionId: z.string().min(1).max(120) });
+export type CriterionIdInput = z.input<typeof CriterionIdInput>;
 
 export const JudgeInputSchema = z.object({
   messages: z.array(ChatMessage).default([]),
@@ -72,8 +73,10 @@ export const ImportAlignmentSetInput = z.object({ criterionId: z.string().min(1)
 export type ImportAlignmentSetInput = z.input<typeof ImportAlignmentSetInput>;
 
 export const LabelAlignmentRowInput = z.object({ rowId: z.string().min(1).max(MAX_ID_LENGTH), judgement: z.enum(["PASS", "FAIL"]).nullable() });
+export type LabelAlignmentRowInput = z.input<typeof LabelAlignmentRowInput>;
 
 export const RunAlignmentInput = z.object({ criterionId: z.string().min(1).max(MAX_ID_LENGTH), version: z.number().int().min(1).max(2_147_483_647).nullish() });
+export type RunAlignmentInput = z.input<typeof RunAlignmentInput>;
 
 export type AlignmentRow = {
   id: string;

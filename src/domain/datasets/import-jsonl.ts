@@ -1,8 +1,8 @@
 import { dbOf, type Ctx } from "../../context";
 import { MAX_JSONL_LINE_BYTES } from "../../limits";
-import { issuesFromZod } from "../../errors";
+import { issuesFromZod, parseInput } from "../../errors";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
-import { DatasetEntryInput } from "./schemas";
+import { DatasetEntryInput, DatasetIdInput } from "./schemas";
 
 export type JsonlImportResult = {
   entriesCreated: number;
@@ -21,7 +21,9 @@ const MAX_LISTED_ERRORS = 1_000;
  * random within each batch.
  */
 export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; lines: AsyncIterable<string> | Iterable<string> }): Promise<JsonlImportResult> {
-  await findDataset(ctx, input.datasetId);
+  // The lines are a stream, read once below: only the id is checked up front.
+  const { datasetId } = parseInput(DatasetIdInput, { datasetId: input.datasetId });
+  await findDataset(ctx, datasetId);
   const result: JsonlImportResult = { entriesCreated: 0, errorCount: 0, errors: [] };
   const fail = (line: number, message: string) => {
     result.errorCount++;
@@ -33,8 +35,8 @@ export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; l
     const splits = assignSplits(batch.map((e) => e.split), ctx.deps.random);
     const entries: NewEntry[] = batch.map((entry, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry) }));
     await dbOf(ctx).transaction(async (tx) => {
-      await touchDataset(ctx, tx, input.datasetId);
-      await insertEntries(ctx, tx, input.datasetId, entries);
+      await touchDataset(ctx, tx, datasetId);
+      await insertEntries(ctx, tx, datasetId, entries);
     });
     result.entriesCreated += entries.length;
     batch = [];

@@ -2,9 +2,9 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
-import { datasetEntries, datasets, entryVerdicts, models } from "../../db/schema";
+import { datasetEntries, datasets, datasetTasks, entryVerdicts, models } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
-import type { Dataset, DatasetEntry, DatasetEntryInput, EntryVerdict, Split } from "./schemas";
+import type { Dataset, DatasetEntry, DatasetEntryInput, DatasetTask, EntryVerdict, Split } from "./schemas";
 
 // Counted on read so they are always exact; the (dataset_id, id) index makes this an index-only scan.
 const entryCount = sql<number>`(select count(*) from ${datasetEntries} where ${datasetEntries.datasetId} = ${datasets.id})::int`;
@@ -160,3 +160,16 @@ export async function touchDataset(ctx: Ctx, db: Queryable, datasetId: string): 
     .returning({ id: datasets.id });
   if (!row) throw notFound("Dataset", datasetId);
 }
+
+export const toDatasetTask = (r: typeof datasetTasks.$inferSelect): DatasetTask => ({
+  id: r.id,
+  datasetId: r.datasetId,
+  kind: r.kind,
+  criterionId: r.criterionId,
+  criterionVersion: r.criterionVersion,
+  model: r.model,
+  status: r.status,
+  progress: { done: r.done, total: r.total },
+  errorMessage: r.errorMessage,
+  createdAt: r.createdAt,
+});

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ChatMessage, Metadata, ResponseFormat, Tool, ToolChoice } from "../chat/schemas";
-import { MAX_PAGE_SIZE_CEILING } from "../../limits";
+import { ChatMessage, Metadata, modelName, ResponseFormat, Tool, ToolChoice } from "../chat/schemas";
+import { MAX_ID_LENGTH, MAX_PAGE_SIZE_CEILING } from "../../limits";
 
 export const DatasetId = z.string().min(1).max(100);
 export const Split = z.enum(["TRAIN", "TEST"]);
@@ -60,6 +60,32 @@ export const ListDatasetEntriesInput = z.object({
   verdict: VerdictFilter.nullish(),
 });
 export type ListDatasetEntriesInput = z.input<typeof ListDatasetEntriesInput>;
+
+/** A JSONL file as one text (tRPC and GraphQL); REST streams the lines instead. */
+export const ImportDatasetJsonlInput = z.object({ datasetId: DatasetId, jsonl: z.string() });
+export type ImportDatasetJsonlInput = z.input<typeof ImportDatasetJsonlInput>;
+
+export const JudgeDatasetEntriesInput = z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1) });
+export type JudgeDatasetEntriesInput = z.input<typeof JudgeDatasetEntriesInput>;
+
+export const RelabelDatasetEntriesInput = JudgeDatasetEntriesInput.extend({ model: modelName("model") });
+export type RelabelDatasetEntriesInput = z.input<typeof RelabelDatasetEntriesInput>;
+
+export const DatasetTaskIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export type DatasetTaskIdInput = z.input<typeof DatasetTaskIdInput>;
+
+export type DatasetTask = {
+  id: string;
+  datasetId: string;
+  kind: "judge" | "relabel";
+  criterionId: string;
+  criterionVersion: number;
+  model: string | null;
+  status: "QUEUED" | "RUNNING" | "DONE" | "ERROR";
+  progress: { done: number; total: number };
+  errorMessage: string | null;
+  createdAt: Date;
+};
 
 export type Dataset = {
   id: string;

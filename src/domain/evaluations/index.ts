@@ -1,5 +1,10 @@
+export { cancelEvaluation } from "./cancel-evaluation";
+export { compareEvaluationModels as headToHead } from "./compare-evaluation-models";
 export { createEvaluation, EVALUATION_JOB } from "./create-evaluation";
-export { cancelEvaluation, evaluationSummary, getEvaluation, headToHead, listEvaluationResults, listEvaluations } from "./get-evaluation";
+export { failEvaluation } from "./fail-evaluation";
+export { getEvaluation } from "./get-evaluation";
+export { listEvaluationResults } from "./list-evaluation-results";
+export { listEvaluations } from "./list-evaluations";
 export { runEvaluationStep } from "./run-evaluation";
 export * from "./schemas";
-export { failEvaluation } from "./fail-evaluation";
+export { summarizeEvaluation as evaluationSummary } from "./summarize-evaluation";

@@ -1,4 +1,7 @@
-import type { evaluationResults, evaluations } from "../../db/schema";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { dbOf, type Ctx } from "../../context";
+import { evaluationResults, evaluations } from "../../db/schema";
+import { notFound } from "../../errors";
 import type { Evaluation, EvaluationResult, Verdicts } from "./schemas";
 
 export function toEvaluation(r: typeof evaluations.$inferSelect, done: number): Evaluation {
@@ -34,4 +37,22 @@ export function splitEntry(messages: unknown[]): { input: unknown[]; reference: 
   const last = messages.at(-1) as Record<string, unknown> | undefined;
   if (last?.role === "assistant") return { input: messages.slice(0, -1), reference: last };
   return { input: messages, reference: null };
+}
+
+/** The project's evaluation row, or NOT_FOUND. */
+export async function findEvaluationRow(ctx: Ctx, id: string): Promise<typeof evaluations.$inferSelect> {
+  const [r] = await dbOf(ctx).select().from(evaluations).where(and(eq(evaluations.id, id), eq(evaluations.projectId, ctx.projectId)));
+  if (!r) throw notFound("Evaluation", id);
+  return r;
+}
+
+/** Stored results per evaluation, for the progress of several in one query. */
+export async function countDoneResults(ctx: Ctx, ids: string[]): Promise<Map<string, number>> {
+  if (!ids.length) return new Map();
+  const rows = await dbOf(ctx)
+    .select({ id: evaluationResults.evaluationId, n: sql<number>`count(*)::int` })
+    .from(evaluationResults)
+    .where(inArray(evaluationResults.evaluationId, ids))
+    .groupBy(evaluationResults.evaluationId);
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }

@@ -1,12 +1,12 @@
 import { and, asc, eq } from "drizzle-orm";
 import pLimit from "p-limit";
-import type { Ctx } from "../../context";
 import { datasetEntries, evaluationResults, evaluations } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { toDomainError } from "../../errors";
 import { createChatCompletion } from "../completions/create-chat-completion";
 import { estimateCost } from "../completions/estimate-cost";
 import { resolveCriterion, judgeOutput } from "../criteria";
+import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { splitEntry } from "./internal";
 import { DATASET_MODEL, type Verdicts } from "./schemas";
 
@@ -15,6 +15,18 @@ const CHUNK = 100;
 
 type Entry = { id: string; messages: unknown[]; tools: unknown[] | null; toolChoice: unknown; responseFormat: unknown };
 
+const EVALUATION_TASK: TaskKind<typeof evaluations.$inferSelect> = {
+  job: "evaluation",
+  load: async (deps, id) => (await deps.database.db.select().from(evaluations).where(eq(evaluations.id, id)))[0],
+  isFinal: (ev) => ev.status === "DONE" || ev.status === "CANCELLED" || ev.status === "ERROR",
+  markRunning: async (deps, ev) => {
+    if (ev.status === "QUEUED") await deps.database.db.update(evaluations).set({ status: "RUNNING", updatedAt: deps.clock() }).where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "QUEUED")));
+  },
+  markFailed: async (deps, ev, message) => {
+    await deps.database.db.update(evaluations).set({ status: "ERROR", errorMessage: message, updatedAt: deps.clock() }).where(eq(evaluations.id, ev.id));
+  },
+};
+
 /**
  * One step of an evaluation (run by the job queue): up to CHUNK (entry, model) pairs that have no
  * result yet, HONE_EVAL_CONCURRENCY at a time. Results are stored one by one, so a restart only
@@ -22,20 +34,13 @@ type Entry = { id: string; messages: unknown[]; tools: unknown[] | null; toolCho
  * step's deadline) aborts the model and judge calls in flight; their pairs are then left without
  * a result, for the next attempt, instead of being stored as failed.
  */
-export async function runEvaluationStep(
-  deps: Deps,
-  input: { evaluationId: string },
-  signal: AbortSignal = new AbortController().signal,
-): Promise<{ done: true } | { runAgainInMs: number }> {
+export async function runEvaluationStep(deps: Deps, input: { evaluationId: string }, signal: AbortSignal = new AbortController().signal): Promise<StepResult> {
+  return runTaskStep(deps, EVALUATION_TASK, input.evaluationId, (ev, step) => evaluateChunk(deps, ev, step, signal));
+}
+
+async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { ctx, fail }: StepTools, signal: AbortSignal): Promise<StepResult> {
   const db = deps.database.db;
-  const [ev] = await db.select().from(evaluations).where(eq(evaluations.id, input.evaluationId));
-  if (!ev || ev.status === "DONE" || ev.status === "CANCELLED" || ev.status === "ERROR") return { done: true };
-  const ctx: Ctx = { deps, actor: { type: "system", job: "evaluation" }, projectId: ev.projectId, requestId: `evaluation-${ev.id}` };
-  if (ev.status === "QUEUED") await db.update(evaluations).set({ status: "RUNNING", updatedAt: deps.clock() }).where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "QUEUED")));
-  if (!ev.datasetId) {
-    await db.update(evaluations).set({ status: "ERROR", errorMessage: "The dataset was deleted", updatedAt: deps.clock() }).where(eq(evaluations.id, ev.id));
-    return { done: true };
-  }
+  if (!ev.datasetId) return fail("The dataset was deleted");
 
   const entries: Entry[] = await db
     .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools, toolChoice: datasetEntries.toolChoice, responseFormat: datasetEntries.responseFormat })
@@ -57,8 +62,7 @@ export async function runEvaluationStep(
     criteria = await Promise.all(ev.criteria.map((c) => resolveCriterion(ctx, `${c.criterionId}@v${c.version}`)));
   } catch (err) {
     // A criterion deleted after the evaluation started: it cannot finish; say why.
-    await db.update(evaluations).set({ status: "ERROR", errorMessage: toDomainError(err).message, updatedAt: deps.clock() }).where(eq(evaluations.id, ev.id));
-    return { done: true };
+    return fail(toDomainError(err).message);
   }
   const limit = pLimit(deps.config.evalConcurrency);
   let cancelled = false;

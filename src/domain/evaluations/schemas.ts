@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_ID_LENGTH } from "../../limits";
 import { modelName } from "../chat/schemas";
 
 /** The pseudo-model that answers with the dataset's own reference output. */
@@ -10,6 +11,16 @@ export const CreateEvaluationInput = z.object({
   criterionIds: z.array(z.string().min(1)).min(1, "criterionIds must name at least one criterion").max(10),
 });
 export type CreateEvaluationInput = z.input<typeof CreateEvaluationInput>;
+
+export const EvaluationIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export type EvaluationIdInput = z.input<typeof EvaluationIdInput>;
+
+export const ListEvaluationResultsInput = EvaluationIdInput.extend({ model: z.string().nullish() });
+export type ListEvaluationResultsInput = z.input<typeof ListEvaluationResultsInput>;
+
+/** Two models of the evaluation to compare. */
+export const HeadToHeadInput = EvaluationIdInput.extend({ modelA: z.string(), modelB: z.string() });
+export type HeadToHeadInput = z.input<typeof HeadToHeadInput>;
 
 export type EvaluationStatus = "QUEUED" | "RUNNING" | "DONE" | "CANCELLED" | "ERROR";
 

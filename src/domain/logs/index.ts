@@ -8,3 +8,4 @@ export { mergeMetadata } from "./metadata";
 export { reportCall } from "./report-call";
 export type { NewRequestLog } from "./schemas";
 export { updateLogMetadata } from "./update-log-metadata";
+export type { LogWriter } from "./log-writer";

@@ -4,11 +4,11 @@ import type { Ctx } from "../../context";
 import { datasetEntries, models } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { DomainError, toDomainError } from "../../errors";
+import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { getProviderApiKey } from "../projects";
 import { moveModel, type ModelRow } from "./internal";
 import type { ModelStatus } from "./schemas";
-
-export type AdvanceResult = { done: true } | { runAgainInMs: number };
+import { isFinal } from "./state";
 
 /** The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included); TEST is held out. */
 async function trainingJsonl(ctx: Ctx, datasetId: string, excludeFailing: string[]): Promise<{ jsonl: string; count: number }> {
@@ -42,28 +42,34 @@ function isPermanent(err: DomainError): boolean {
  * upstream job (-> QUEUED); QUEUED and TRAINING poll it (-> TRAINING, DEPLOYED or ERROR). Each
  * step starts from what is stored, so running it again after a crash is safe.
  */
-export async function advanceFineTune(deps: Deps, input: { modelId: string; lastAttempt: boolean }): Promise<AdvanceResult> {
-  const [row] = await deps.database.db.select().from(models).where(eq(models.id, input.modelId));
-  if (!row) return { done: true }; // deleted meanwhile
-  const ctx: Ctx = { deps, actor: { type: "system", job: "fine-tune" }, projectId: row.projectId, requestId: `fine-tune-${row.id}` };
+export async function advanceFineTune(deps: Deps, input: { modelId: string; lastAttempt: boolean }): Promise<StepResult> {
+  return runTaskStep(deps, FINE_TUNE_TASK, input.modelId, (row, step) => trainStep(deps, row, step, input.lastAttempt));
+}
+
+// A fine-tune has no separate "running" mark: its statuses (QUEUED, TRAINING) follow the upstream job.
+const FINE_TUNE_TASK: TaskKind<ModelRow> = {
+  job: "fine-tune",
+  load: async (deps, id) => (await deps.database.db.select().from(models).where(eq(models.id, id)))[0],
+  isFinal: (row) => isFinal(row.status as ModelStatus),
+  markFailed: async (deps, row, message) => {
+    await moveModel(deps.database.db, row, "ERROR", { errorMessage: message }, deps.clock());
+  },
+};
+
+async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, lastAttempt: boolean): Promise<StepResult> {
   const status = row.status as ModelStatus;
-  if (status === "DEPLOYED" || status === "ERROR") return { done: true };
   const poll = { runAgainInMs: deps.config.fineTunePollMs };
-  const fail = async (r: ModelRow, message: string) => {
-    await moveModel(deps.database.db, r, "ERROR", { errorMessage: message }, deps.clock());
-    return { done: true } as const;
-  };
   try {
     const apiKey = await getProviderApiKey(ctx, row.backend);
     const baseUrl = row.backend === "openai" ? deps.config.openaiBaseUrl : deps.config.togetherBaseUrl;
     const trainer = deps.trainers({ backend: row.backend, baseUrl, apiKey });
 
     if (status === "PENDING") {
-      if (!row.datasetId) return fail(row, "The dataset was deleted before training started");
+      if (!row.datasetId) return fail("The dataset was deleted before training started");
       let fileId = row.trainingFileId;
       if (!fileId) {
         const { jsonl, count } = await trainingJsonl(ctx, row.datasetId, row.excludeFailing);
-        if (count === 0) return fail(row, "The dataset has no TRAIN entries left to train on");
+        if (count === 0) return fail("The dataset has no TRAIN entries left to train on");
         fileId = await trainer.uploadTrainingFile(jsonl, `${row.slug}.jsonl`);
         await deps.database.db.update(models).set({ trainingFileId: fileId, trainingEntries: count, updatedAt: deps.clock() }).where(eq(models.id, row.id));
       }
@@ -74,16 +80,16 @@ export async function advanceFineTune(deps: Deps, input: { modelId: string; last
 
     const state = await trainer.getJob(row.upstreamJobId!);
     if (state.status === "succeeded") {
-      if (!state.modelId) return fail(row, "Training succeeded but the backend named no model");
+      if (!state.modelId) return fail("Training succeeded but the backend named no model");
       await moveModel(deps.database.db, row, "DEPLOYED", { upstreamModelId: state.modelId, errorMessage: null }, deps.clock());
       return { done: true };
     }
-    if (state.status === "failed" || state.status === "cancelled") return fail(row, state.error ?? `Training ${state.status}`);
+    if (state.status === "failed" || state.status === "cancelled") return fail(state.error ?? `Training ${state.status}`);
     if (state.status === "running" && status === "QUEUED") await moveModel(deps.database.db, row, "TRAINING", {}, deps.clock());
     return poll;
   } catch (err) {
     const e = toDomainError(err);
-    if (isPermanent(e) || input.lastAttempt) return fail(row, e.message);
+    if (isPermanent(e) || lastAttempt) return fail(e.message);
     throw err; // transient: the queue retries with backoff
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_ID_LENGTH } from "../../limits";
 import { modelName } from "../chat/schemas";
 
 export const MODEL_STATUSES = ["PENDING", "QUEUED", "TRAINING", "DEPLOYED", "ERROR"] as const;
@@ -7,6 +8,16 @@ export type ModelStatus = (typeof MODEL_STATUSES)[number];
 export const ModelSlug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "slug must be 1-64 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit");
+
+/**
+ * A model named by its slug in a lookup: any string an older slug rule may have allowed, so a
+ * name that is not stored is NOT_FOUND rather than a validation error.
+ */
+export const ModelSlugInput = z.object({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
+export type ModelSlugInput = z.input<typeof ModelSlugInput>;
+
+export const ListModelsInput = z.object({ datasetId: z.string().min(1).max(MAX_ID_LENGTH).optional() });
+export type ListModelsInput = z.input<typeof ListModelsInput>;
 
 const auto = <T extends z.ZodType>(t: T) => z.union([t, z.literal("auto")]);
 

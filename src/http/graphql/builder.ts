@@ -4,6 +4,7 @@ import ZodPlugin from "@pothos/plugin-zod";
 import type { BaseCtx, Ctx } from "../../context";
 import { DomainError, validationError } from "../../errors";
 import type { Principal } from "../auth";
+import { toWireDate } from "../dates";
 
 export type GqlContext = { principal: Principal };
 
@@ -31,7 +32,7 @@ builder.scalarType("JSON", {
 
 builder.scalarType("DateTime", {
   description: "An ISO 8601 timestamp",
-  serialize: (v) => (v instanceof Date ? v.toISOString() : String(v)),
+  serialize: (v) => (v instanceof Date ? toWireDate(v) : String(v)),
   parseValue: (v) => {
     const d = new Date(String(v));
     if (Number.isNaN(d.getTime())) throw new DomainError("VALIDATION", "Invalid DateTime: expected ISO 8601");

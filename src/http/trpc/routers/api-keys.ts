@@ -1,11 +1,12 @@
 import { createApiKey, listApiKeys, NewApiKeyInput, revokeApiKey, RevokeApiKeyInput, type ApiKeyInfo } from "../../../domain/projects";
+import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
 const keyOut = (k: ApiKeyInfo) => ({
   ...k,
-  createdAt: k.createdAt.toISOString(),
-  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-  revokedAt: k.revokedAt?.toISOString() ?? null,
+  createdAt: toWireDate(k.createdAt),
+  lastUsedAt: toWireDate(k.lastUsedAt),
+  revokedAt: toWireDate(k.revokedAt),
 });
 
 export const apiKeysRouter = router({

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   AddDatasetEntriesInput,
   addDatasetEntries,
@@ -7,11 +6,15 @@ import {
   DatasetIdInput,
   deleteDataset,
   getDataset,
+  DatasetTaskIdInput,
   getDatasetTask,
   judgeDatasetEntries,
+  JudgeDatasetEntriesInput,
   relabelDatasetEntries,
+  RelabelDatasetEntriesInput,
   type DatasetTask,
   importDatasetJsonl,
+  ImportDatasetJsonlInput,
   importLogsToDataset,
   ImportLogsInput,
   ListDatasetEntriesInput,
@@ -22,15 +25,16 @@ import {
   type Dataset,
   type DatasetEntryWithVerdicts,
 } from "../../../domain/datasets";
+import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
-// No transformer is configured, so Dates are sent as ISO strings and typed that way.
-const datasetOut = (d: Dataset) => ({ ...d, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString() });
-const taskOut = (t: DatasetTask) => ({ ...t, createdAt: t.createdAt.toISOString() });
+// No transformer is configured: dates go out as strings, typed that way.
+const datasetOut = (d: Dataset) => ({ ...d, createdAt: toWireDate(d.createdAt), updatedAt: toWireDate(d.updatedAt) });
+const taskOut = (t: DatasetTask) => ({ ...t, createdAt: toWireDate(t.createdAt) });
 const entryOut = (e: DatasetEntryWithVerdicts) => ({
   ...e,
-  createdAt: e.createdAt.toISOString(),
-  verdicts: e.verdicts.map((v) => ({ ...v, judgedAt: v.judgedAt.toISOString() })),
+  createdAt: toWireDate(e.createdAt),
+  verdicts: e.verdicts.map((v) => ({ ...v, judgedAt: toWireDate(v.judgedAt) })),
 });
 
 export const datasetsRouter = router({
@@ -47,19 +51,19 @@ export const datasetsRouter = router({
     .mutation(({ ctx, input }) => addDatasetEntries(ctx.project, input)),
   importLogs: projectProcedure.input(ImportLogsInput).mutation(({ ctx, input }) => importLogsToDataset(ctx.project, input)),
   importJsonl: projectProcedure
-    .input(z.object({ datasetId: z.string().min(1), jsonl: z.string() }))
+    .input(ImportDatasetJsonlInput)
     .mutation(({ ctx, input }) => importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n") })),
   judgeEntries: projectProcedure
-    .input(z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1) }))
+    .input(JudgeDatasetEntriesInput)
     .mutation(async ({ ctx, input }) => taskOut(await judgeDatasetEntries(ctx.project, input))),
   /**
    * One call does the whole job: judges the entries with no verdict of the criterion yet, relabels
    * with `model` those whose latest verdict is FAIL, and judges the relabelled ones again.
    */
   relabelEntries: projectProcedure
-    .input(z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1), model: z.string().min(1) }))
+    .input(RelabelDatasetEntriesInput)
     .mutation(async ({ ctx, input }) => taskOut(await relabelDatasetEntries(ctx.project, input))),
-  task: projectProcedure.input(z.object({ id: z.string().min(1) })).query(async ({ ctx, input }) => taskOut(await getDatasetTask(ctx.project, input))),
+  task: projectProcedure.input(DatasetTaskIdInput).query(async ({ ctx, input }) => taskOut(await getDatasetTask(ctx.project, input))),
   /** A page of entries, each with `verdicts` (latest per criterion) and `originalMessages` (before relabelling). */
   listEntries: projectProcedure.input(ListDatasetEntriesInput).query(async ({ ctx, input }) => {
     const page = await listDatasetEntries(ctx.project, input);

@@ -1,11 +1,12 @@
 import { getLog, ListLogsInput, listLogs, loadLogBodies, LogIdInput, type RequestLog } from "../../../domain/logs";
+import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
 const logOut = (l: RequestLog) => ({
   ...l,
-  requestedAt: l.requestedAt?.toISOString() ?? null,
-  receivedAt: l.receivedAt?.toISOString() ?? null,
-  createdAt: l.createdAt.toISOString(),
+  requestedAt: toWireDate(l.requestedAt),
+  receivedAt: toWireDate(l.receivedAt),
+  createdAt: toWireDate(l.createdAt),
 });
 
 export const logsRouter = router({

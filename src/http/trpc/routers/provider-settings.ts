@@ -10,10 +10,11 @@ import {
   type CustomProviderInfo,
   type ProviderKeyInfo,
 } from "../../../domain/projects";
+import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
-const keyOut = (k: ProviderKeyInfo) => ({ ...k, updatedAt: k.updatedAt.toISOString() });
-const providerOut = (c: CustomProviderInfo) => ({ ...c, createdAt: c.createdAt.toISOString() });
+const keyOut = (k: ProviderKeyInfo) => ({ ...k, updatedAt: toWireDate(k.updatedAt) });
+const providerOut = (c: CustomProviderInfo) => ({ ...c, createdAt: toWireDate(c.createdAt) });
 
 export const providerKeysRouter = router({
   set: projectProcedure.input(SetProviderKeyInput).mutation(async ({ ctx, input }) => keyOut(await setProviderKey(ctx.project, input))),

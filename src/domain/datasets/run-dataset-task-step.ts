@@ -1,124 +1,43 @@
 import { and, asc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import pLimit from "p-limit";
-import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
 import type { Deps } from "../../deps";
-import { notFound, parseInput, toDomainError } from "../../errors";
-import { modelName } from "../chat/schemas";
+import { toDomainError } from "../../errors";
 import { createChatCompletion } from "../completions/create-chat-completion";
-import { resolveModel } from "../completions/resolve-model";
 import { judgeOutput, resolveCriterion } from "../criteria";
 import { splitEntry } from "../evaluations/internal";
-import { enqueueJob } from "../jobs";
-import { entryContentHash, findDataset } from "./internal";
+import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
+import { entryContentHash } from "./internal";
 
-export const DATASET_TASK_JOB = "dataset-task";
+/** Entries worked on per job step; the step then yields so its lease never runs out. */
 const CHUNK = 100;
 
-export const JudgeEntriesInput = z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1) });
-export const RelabelEntriesInput = JudgeEntriesInput.extend({ model: modelName("model") });
+type TaskRow = typeof datasetTasks.$inferSelect;
 
-export type DatasetTask = {
-  id: string;
-  datasetId: string;
-  kind: "judge" | "relabel";
-  criterionId: string;
-  criterionVersion: number;
-  model: string | null;
-  status: "QUEUED" | "RUNNING" | "DONE" | "ERROR";
-  progress: { done: number; total: number };
-  errorMessage: string | null;
-  createdAt: Date;
+const DATASET_TASK: TaskKind<TaskRow> = {
+  job: "dataset-task",
+  load: async (deps, id) => (await deps.database.db.select().from(datasetTasks).where(eq(datasetTasks.id, id)))[0],
+  isFinal: (task) => task.status === "DONE" || task.status === "ERROR",
+  markRunning: async (deps, task) => {
+    if (task.status === "QUEUED") await deps.database.db.update(datasetTasks).set({ status: "RUNNING", updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
+  },
+  markFailed: async (deps, task, message) => {
+    await deps.database.db.update(datasetTasks).set({ status: "ERROR", errorMessage: message, updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
+  },
 };
 
-const toTask = (r: typeof datasetTasks.$inferSelect): DatasetTask => ({
-  id: r.id,
-  datasetId: r.datasetId,
-  kind: r.kind,
-  criterionId: r.criterionId,
-  criterionVersion: r.criterionVersion,
-  model: r.model,
-  status: r.status,
-  progress: { done: r.done, total: r.total },
-  errorMessage: r.errorMessage,
-  createdAt: r.createdAt,
-});
-
-async function startTask(ctx: Ctx, input: { datasetId: string; criterionId: string; kind: "judge" | "relabel"; model?: string }): Promise<DatasetTask> {
-  const dataset = await findDataset(ctx, input.datasetId);
-  const criterion = await resolveCriterion(ctx, input.criterionId);
-  if (input.model) resolveModel(input.model, ctx.deps.config.modelPrefixes);
-  const id = ctx.deps.ids("datasetTask");
-  const now = ctx.deps.clock();
-  // A relabel task handles every entry whose latest verdict is not PASS: the unjudged (and those
-  // the judge could not decide) are judged first, then the failing ones relabelled and judged again.
-  const total =
-    input.kind === "judge"
-      ? dataset.entryCount
-      : dataset.entryCount -
-        Number(
-          (
-            await dbOf(ctx)
-              .select({ n: sql<number>`count(*)::int` })
-              .from(entryVerdicts)
-              .innerJoin(datasetEntries, eq(datasetEntries.id, entryVerdicts.entryId))
-              .where(and(eq(datasetEntries.datasetId, dataset.id), eq(entryVerdicts.criterionId, criterion.criterionId), eq(entryVerdicts.judgement, "PASS")))
-          )[0]!.n,
-        );
-  const [row] = await dbOf(ctx).transaction(async (tx) => {
-    const inserted = await tx
-      .insert(datasetTasks)
-      .values({ id, projectId: ctx.projectId, datasetId: dataset.id, kind: input.kind, criterionId: criterion.criterionId, criterionVersion: criterion.version, model: input.model ?? null, status: "QUEUED", total, createdAt: now, updatedAt: now })
-      .returning();
-    await enqueueJob({ ...ctx, tx }, { kind: DATASET_TASK_JOB, payload: { taskId: id }, maxAttempts: 10 });
-    return inserted;
-  });
-  ctx.deps.nudgeJobs();
-  return toTask(row!);
-}
-
-/** Judges every entry of a dataset (its final assistant turn) with a criterion, in the background. */
-export async function judgeDatasetEntries(ctx: Ctx, raw: { datasetId: string; criterionId: string }): Promise<DatasetTask> {
-  const input = parseInput(JudgeEntriesInput, raw);
-  return startTask(ctx, { ...input, kind: "judge" });
-}
-
-/**
- * Does the whole quality job of a criterion in one background task: first judges the entries that
- * have no verdict of it yet, then regenerates with the given model the final assistant turn of every
- * entry whose latest verdict is FAIL, then judges each relabelled entry again (its new verdict
- * replaces the old). The first original is kept (originalMessages) for audit and revert. Progress
- * counts the entries handled out of those whose latest verdict was not PASS.
- */
-export async function relabelDatasetEntries(ctx: Ctx, raw: { datasetId: string; criterionId: string; model: string }): Promise<DatasetTask> {
-  const input = parseInput(RelabelEntriesInput, raw);
-  return startTask(ctx, { ...input, kind: "relabel" });
-}
-
-export async function getDatasetTask(ctx: Ctx, raw: { id: string }): Promise<DatasetTask> {
-  const [r] = await dbOf(ctx).select().from(datasetTasks).where(and(eq(datasetTasks.id, raw.id), eq(datasetTasks.projectId, ctx.projectId)));
-  if (!r) throw notFound("Dataset task", raw.id);
-  return toTask(r);
-}
-
 /** One step of a judge or relabel task (job queue): up to CHUNK entries not yet handled by it. */
-export async function runDatasetTaskStep(
-  deps: Deps,
-  input: { taskId: string },
-  signal: AbortSignal = new AbortController().signal,
-): Promise<{ done: true } | { runAgainInMs: number }> {
+export async function runDatasetTaskStep(deps: Deps, input: { taskId: string }, signal: AbortSignal = new AbortController().signal): Promise<StepResult> {
+  return runTaskStep(deps, DATASET_TASK, input.taskId, (task, step) => handleEntries(deps, task, step, signal));
+}
+
+async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools, signal: AbortSignal): Promise<StepResult> {
   const db = deps.database.db;
-  const [task] = await db.select().from(datasetTasks).where(eq(datasetTasks.id, input.taskId));
-  if (!task || task.status === "DONE" || task.status === "ERROR") return { done: true };
-  const ctx: Ctx = { deps, actor: { type: "system", job: "dataset-task" }, projectId: task.projectId, requestId: `dataset-task-${task.id}` };
-  if (task.status === "QUEUED") await db.update(datasetTasks).set({ status: "RUNNING", updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
   let criterion: Awaited<ReturnType<typeof resolveCriterion>>;
   try {
     criterion = await resolveCriterion(ctx, `${task.criterionId}@v${task.criterionVersion}`);
   } catch (err) {
-    await db.update(datasetTasks).set({ status: "ERROR", errorMessage: toDomainError(err).message, updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
-    return { done: true };
+    return fail(toDomainError(err).message);
   }
   const since = task.createdAt;
 

@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import { errorFields, type Logger } from "../logger";
-import { recordWriter, type LogWriter, type RowWriter } from "./log-writer";
+import type { LogWriter } from "../domain/logs";
+import { recordWriter, type RowWriter } from "./log-writer";
 
 export type ThreadMessage =
   | string[]
@@ -25,7 +26,7 @@ export function createThreadedLogWriter(
   mainThread: LogWriter,
 ): LogWriter {
   if (!config.databaseUrl) throw new Error("the log-writer thread needs DATABASE_URL");
-  const worker = new Worker(new URL("./log-writer.worker.ts", import.meta.url).href);
+  const worker = new Worker(new URL("./log-writer.thread.ts", import.meta.url).href);
   const waiting = new Map<number, () => void>();
   let seq = 0;
   let posted = 0;

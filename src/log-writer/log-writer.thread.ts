@@ -7,7 +7,7 @@ import { openDatabase } from "../db/client";
 import { insertLogRows } from "../domain/logs/insert-request-logs";
 import { createLogger } from "../logger";
 import { createRowWriter, type RowWriter } from "./log-writer";
-import type { ThreadMessage, ThreadReply } from "./log-writer-thread";
+import type { ThreadMessage, ThreadReply } from "./threaded-log-writer";
 
 declare const self: Worker;
 

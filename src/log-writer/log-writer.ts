@@ -1,18 +1,7 @@
 import type { Database } from "../db/client";
 import { isConnectionError, sqlStateOf } from "../db/errors";
-import { insertLogRows, logRow, type NewRequestLog } from "../domain/logs";
+import { insertLogRows, logRow, type LogWriter, type NewRequestLog } from "../domain/logs";
 import { errorFields, type Logger } from "../logger";
-
-export type LogWriter = {
-  /** Queues a log; the request does not wait for it. */
-  enqueue(record: NewRequestLog): void;
-  /** Queues a log and resolves once it is committed (group commit with other pending logs). */
-  write(record: NewRequestLog): Promise<void>;
-  /** Resolves when everything queued so far is committed (or given up on). */
-  flush(): Promise<void>;
-  /** Flushes, then releases what the writer holds (its thread); nothing may be queued after. */
-  close(): Promise<void>;
-};
 
 /** The same, for logs already serialised by logRow (what crosses to the log-writer thread). */
 export type RowWriter = {

@@ -8,7 +8,7 @@ import { createDeps, type Deps } from "../deps";
 import { createLogger } from "../logger";
 import { resolveSecretKey } from "../secrets";
 import { startJobs } from "./index";
-import type { JobsThreadMessage, JobsThreadReply } from "./jobs-thread";
+import type { JobsThreadMessage, JobsThreadReply } from "./start-jobs-thread";
 import type { Worker as JobWorker } from "./worker";
 
 declare const self: Worker;

@@ -14,7 +14,7 @@ export type JobsThreadReply = { t: "ready" } | { t: "stopped" } | { t: "fatal"; 
  * its own small connection pool. If it cannot start or dies, jobs run on this thread (`deps`).
  */
 export function startJobsThread(deps: Deps, env: Record<string, string | undefined> = process.env): JobWorker {
-  const thread = new Worker(new URL("./jobs.worker.ts", import.meta.url).href);
+  const thread = new Worker(new URL("./jobs.thread.ts", import.meta.url).href);
   let inThread: JobWorker | null = null;
   let stopping = false;
   let stopped: (() => void) | null = null;

@@ -1,29 +1,17 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { models } from "../../db/schema";
-import { toDomainError } from "../../errors";
+import { parseInput, toDomainError } from "../../errors";
 import { getProviderApiKey } from "../projects";
-import { findModelRow, modelNotFound, toModel } from "./internal";
-import type { Model } from "./schemas";
+import { findModelRow, modelNotFound } from "./internal";
+import { ModelSlugInput, type Model } from "./schemas";
 import { isTraining } from "./state";
 
-export async function listModels(ctx: Ctx, filter: { datasetId?: string } = {}): Promise<Model[]> {
-  const where = [eq(models.projectId, ctx.projectId)];
-  if (filter.datasetId) where.push(eq(models.datasetId, filter.datasetId));
-  const rows = await dbOf(ctx).select().from(models).where(and(...where)).orderBy(desc(models.id));
-  return rows.map(toModel);
-}
-
-export async function getModel(ctx: Ctx, raw: { slug: string }): Promise<Model> {
-  const row = await findModelRow(ctx, raw.slug);
-  if (!row) throw modelNotFound(raw.slug);
-  return toModel(row);
-}
-
 /** Deletes a model; one still training has its upstream job cancelled first. */
-export async function deleteModel(ctx: Ctx, raw: { slug: string }): Promise<{ id: string }> {
-  const row = await findModelRow(ctx, raw.slug);
-  if (!row) throw modelNotFound(raw.slug);
+export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<{ id: string }> {
+  const { slug } = parseInput(ModelSlugInput, raw);
+  const row = await findModelRow(ctx, slug);
+  if (!row) throw modelNotFound(slug);
   if (isTraining(row.status as Model["status"]) && row.upstreamJobId) {
     try {
       const apiKey = await getProviderApiKey(ctx, row.backend);
