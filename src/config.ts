@@ -79,6 +79,7 @@ const EnvSchema = z.object({
   HONE_JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
   HONE_JOB_STEP_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
   HONE_API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  HONE_LOG_FINETUNE_CALLS: z.enum(["always", "on-request"]).default("on-request"),
 });
 
 export type Config = {
@@ -140,6 +141,11 @@ export type Config = {
   jobStepTimeoutMs: number;
   /** How long an API key's authentication is remembered in process (a revocation is seen within it). */
   apiKeyCacheMs: number;
+  /**
+   * Calls to the project's own fine-tunes: `on-request` (OpenPipe's rule) logs them only when the
+   * client asks (op-log-request: true, hone.logRequest: true or store: true); `always` logs all.
+   */
+  logFinetuneCalls: "always" | "on-request";
 };
 
 export class ConfigError extends Error {
@@ -196,5 +202,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobLeaseMs: e.HONE_JOB_LEASE_MS,
     jobStepTimeoutMs: e.HONE_JOB_STEP_TIMEOUT_MS,
     apiKeyCacheMs: e.HONE_API_KEY_CACHE_MS,
+    logFinetuneCalls: e.HONE_LOG_FINETUNE_CALLS,
   };
 }

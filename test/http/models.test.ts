@@ -107,8 +107,9 @@ describe("fine-tuning end to end", () => {
     expect(lines[1].tools[0].function.name).toBe("weather");
     expect(JSON.stringify(lines)).not.toContain("held out");
 
+    // Calls to a fine-tune are logged when asked (OpenPipe's rule; see the fidelity tests).
     for (const model of ["hone:support-v1", "openpipe:support-v1"]) {
-      const r = await client.chat.completions.create({ model, messages: [{ role: "user", content: "ping" }] });
+      const r = await client.chat.completions.create({ model, messages: [{ role: "user", content: "ping" }] }, { headers: { "op-log-request": "true" } });
       expect(r.model).toBe(model);
       expect(r.choices[0]!.message.content).toBe("tuned: ping");
       expect(fake.chats.at(-1)!.model).toBe("ft:gpt-4o-mini-2024-07-18:hone:support-v1:x1");
@@ -172,7 +173,9 @@ describe("fine-tuning end to end", () => {
 
     await api("POST", "/models", { datasetId: ds, slug: "stall-train", trainingConfig: { provider: "together", baseModel: "Qwen/Qwen2.5-7B-Instruct" } });
     await waitForStatus("stall-train", ["TRAINING"]);
-    const busy = await client.chat.completions.create({ model: "hone:stall-train", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    const busy = await client.chat.completions
+      .create({ model: "hone:stall-train", messages: [{ role: "user", content: "x" }] }, { headers: { "op-log-request": "true" } })
+      .catch((e) => e);
     expect(busy.status).toBe(409);
     expect(busy.message).toContain("status TRAINING");
     expect((await latestLog(t)).statusCode).toBe(409);

@@ -13,7 +13,7 @@ import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
 import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
 import { replayAsChunks } from "../cache/replay";
-import { mergeMetadata, type NewRequestLog } from "../logs";
+import { checkTagShapes, mergeMetadata, type NewRequestLog } from "../logs";
 import { catalogueCost, findBaseModel, findModelRow } from "../models";
 import { getCustomProvider, getProviderApiKey } from "../projects";
 import { costOf } from "./cost";
@@ -132,6 +132,7 @@ function upstreamBody(request: ChatCompletionRequest, up: Upstream, stream: bool
 export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletionInput): Promise<ChatCompletionResult> {
   const requestedAt = ctx.deps.clock();
   const started = performance.now();
+  checkBodyTags(input.body);
   const request = parseInput(CompiledChatCompletionRequest, input.body);
   const controls = parseControls(input.headers, request.hone);
   const stream = request.stream === true;
@@ -144,8 +145,18 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     if (pricing) return catalogueCost(pricing, usage);
     return provider && upstreamModel ? costOf(provider, upstreamModel, usage) : null;
   };
+  // OpenPipe's rule: calls to base models are logged unless the client says no; calls to the
+  // project's own fine-tunes only when it asks (or stores the completion), unless the operator
+  // logs them all. Known once the model string is resolved; a string that does not resolve is
+  // not a fine-tune.
+  let fineTune = false;
+  const shouldLog = () => {
+    if (controls.logRequest !== undefined) return controls.logRequest;
+    if (!fineTune || request.store === true) return true;
+    return ctx.deps.config.logFinetuneCalls === "always";
+  };
   const log = (outcome: CallOutcome) => {
-    if (!controls.logRequest) return;
+    if (!shouldLog()) return;
     ctx.deps.logWriter.enqueue(
       logRecord(ctx, controls, {
         request,
@@ -172,6 +183,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   let up: Upstream;
   let criteria: ResolvedCriterion[] = [];
   try {
+    const route = resolveModel(request.model, ctx.deps.config.modelPrefixes);
+    fineTune = route.provider === "hone";
     if (controls.criteria.length) {
       if (stream) {
         throw new DomainError("VALIDATION", "Criteria (op-criteria) cannot be used with stream: true: every choice must be complete to be judged. Send the request without streaming.", {
@@ -180,7 +193,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       }
       criteria = await resolveCriteriaRefs(ctx, controls.criteria);
     }
-    up = await upstreamFor(ctx, resolveModel(request.model, ctx.deps.config.modelPrefixes));
+    up = await upstreamFor(ctx, route);
   } catch (err) {
     throw logFailure(err);
   }
@@ -193,6 +206,12 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   const echo = <T extends { model: string }>(x: T): T => (up.echoModel ? { ...x, model: up.echoModel } : x);
   const body = upstreamBody(request, up, stream);
   const clientWantsUsage = request.stream_options?.include_usage === true;
+  // Hone asks every upstream stream for usage; a client that did not ask never sees it.
+  const asReceived = (merged: ChatCompletion | null): ChatCompletion | null => {
+    if (clientWantsUsage || !merged || !("usage" in merged)) return merged;
+    const { usage: _usage, ...rest } = merged;
+    return rest as ChatCompletion;
+  };
 
   const mode = controls.cache;
   const key = mode ? cacheKey({ projectId: ctx.projectId, target: up.target, upstreamModel: up.upstreamModel, body: request }) : null;
@@ -201,7 +220,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     const hit = await readCacheEntry(ctx, key);
     if (hit) {
       const completion = stream ? hit.response : await judge(hit.response);
-      log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: hit.response.usage, completionId: completion.id, cacheHit: true });
+      log({ statusCode: 200, errorMessage: null, respPayload: stream ? asReceived(completion) : completion, usage: hit.response.usage, completionId: completion.id, cacheHit: true });
       if (!stream) return { kind: "completion", completion, cache: "HIT" };
       return { kind: "stream", chunks: replayAsChunks(completion, clientWantsUsage), cache: "HIT" };
     }
@@ -261,10 +280,19 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       }
     } finally {
       const merged = merger.result();
-      log({ ...outcome, respPayload: merged, usage: merger.usage, completionId: merged?.id ?? null });
+      // The log holds what the client received; the usage still fills the token and cost columns.
+      log({ ...outcome, respPayload: asReceived(merged), usage: merger.usage, completionId: merged?.id ?? null });
     }
   }
   return { kind: "stream", chunks: relay(), cache: cacheStatus };
+}
+
+/** Tags in the body (`metadata`, `hone.tags`) must be flat before the schema says anything else. */
+function checkBodyTags(body: unknown): void {
+  if (!body || typeof body !== "object") return;
+  const b = body as { metadata?: unknown; hone?: unknown };
+  checkTagShapes(b.metadata, ["metadata"]);
+  if (b.hone && typeof b.hone === "object") checkTagShapes((b.hone as { tags?: unknown }).tags, ["hone", "tags"]);
 }
 
 /** Only whole, successful answers are cached: every choice finished. */

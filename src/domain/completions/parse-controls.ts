@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors";
 import { MAX_CRITERIA_PER_REQUEST, MAX_ID_LENGTH } from "../../limits";
-import { Tags } from "../logs/inputs";
+import { checkTagShapes, Tags } from "../logs/inputs";
 import { CacheMode, type ChatCompletionRequest, type ControlHeaders, type Controls } from "./schemas";
 
 function bad(header: string, message: string): DomainError {
@@ -26,7 +26,7 @@ function parseJsonHeader(name: string, text: string): unknown {
 
 /** Request controls from op-* headers and the `hone` body member; headers take precedence. */
 export function parseControls(headers: ControlHeaders, body: ChatCompletionRequest["hone"]): Controls {
-  let logRequest = body?.logRequest ?? true;
+  let logRequest = body?.logRequest;
   if (headers.logRequest != null && headers.logRequest !== "") {
     const v = headers.logRequest.trim().toLowerCase();
     if (v !== "true" && v !== "false") throw bad("op-log-request", "expected true or false");
@@ -60,7 +60,7 @@ export function parseControls(headers: ControlHeaders, body: ChatCompletionReque
   let tags: Record<string, unknown> = body?.tags ?? {};
   if (headers.tags != null && headers.tags !== "") {
     const v = parseJsonHeader("op-tags", headers.tags);
-    if (!v || typeof v !== "object" || Array.isArray(v)) throw bad("op-tags", "expected a JSON object of tags");
+    checkTagShapes(v, ["op-tags"]);
     tags = { ...tags, ...(v as Record<string, unknown>) };
   }
   const checked = Tags.safeParse(tags);

@@ -59,7 +59,8 @@ export type ControlHeaders = {
 };
 
 export type Controls = {
-  logRequest: boolean;
+  /** What the client said (header or `hone.logRequest`); undefined when it said nothing. */
+  logRequest: boolean | undefined;
   cache: CacheMode | null;
   criteria: string[];
   tags: Record<string, unknown>;

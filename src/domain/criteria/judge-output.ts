@@ -64,7 +64,8 @@ export async function judgeOutput(ctx: Ctx, criterion: ResolvedCriterion, target
   try {
     const result = await createChatCompletion(ctx, {
       body,
-      headers: { tags: JSON.stringify({ "hone.criterion": `${criterion.criterionId}@v${criterion.version}` }) },
+      // Internal calls are always logged, fine-tunes included: they are the record of what a judge saw.
+      headers: { logRequest: "true", tags: JSON.stringify({ "hone.criterion": `${criterion.criterionId}@v${criterion.version}` }) },
       signal: controller.signal,
     });
     if (result.kind !== "completion") throw new DomainError("INTERNAL", "judge call streamed unexpectedly");

@@ -101,7 +101,8 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
     try {
       const result = await createChatCompletion(ctx, {
         body: { model: task.model!, messages, ...(entry.tools ? { tools: entry.tools } : {}), ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}) },
-        headers: { tags: JSON.stringify({ "hone.relabel": task.id }) },
+        // Internal calls are always logged, fine-tunes included.
+        headers: { logRequest: "true", tags: JSON.stringify({ "hone.relabel": task.id }) },
         signal,
       });
       if (result.kind !== "completion" || !result.completion.choices[0]) throw new Error("no answer");

@@ -91,7 +91,8 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
                 ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}),
                 ...(entry.responseFormat ? { response_format: entry.responseFormat } : {}),
               },
-              headers: { tags: JSON.stringify({ "hone.evaluation": ev.id }) },
+              // Internal calls are always logged, fine-tunes included (the evaluation's evidence).
+              headers: { logRequest: "true", tags: JSON.stringify({ "hone.evaluation": ev.id }) },
               signal,
             });
             if (result.kind === "completion") {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DomainError } from "../../errors";
 import { MAX_ID_LENGTH, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 
 // A report's times are Date.now() of the client: anything before 2000 or after 2100 is a mistake
@@ -132,3 +133,27 @@ export type RequestLog = {
 export type RequestLogBody = { reqPayload: unknown; respPayload: unknown; reqPayloadOriginal: unknown; respPayloadOriginal: unknown };
 
 export type RequestLogPage = { logs: RequestLog[]; hasNextPage: boolean; endCursor: string | null };
+
+function kindOf(v: unknown): string {
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  return `a ${typeof v}`;
+}
+
+/**
+ * Tags must be flat: a value that is an array or an object is refused before anything else
+ * happens (nothing goes upstream, nothing is logged), with OpenPipe's wording, so clients that
+ * match on "Failed to parse tags" behave as they did. `where` names the source for the issue path.
+ */
+export function checkTagShapes(tags: unknown, where: (string | number)[]): void {
+  if (tags == null) return;
+  if (typeof tags !== "object" || Array.isArray(tags)) {
+    const message = `Failed to parse tags: expected an object of string, number, boolean or null values, got ${kindOf(tags)}`;
+    throw new DomainError("VALIDATION", message, { issues: [{ message, path: where }] });
+  }
+  for (const [key, value] of Object.entries(tags)) {
+    if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") continue;
+    const message = `Failed to parse tags: the value of "${key.slice(0, MAX_TAG_KEY_LENGTH)}" must be a string, number, boolean or null, not ${kindOf(value)}`;
+    throw new DomainError("VALIDATION", message, { issues: [{ message, path: [...where, key] }] });
+  }
+}

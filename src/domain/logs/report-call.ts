@@ -5,7 +5,7 @@ import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE
 import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
 import { costOf } from "../completions/cost";
 import { resolveModel } from "../completions/resolve-model";
-import { AnthropicMessageShape, AnthropicReportInput, AnthropicRequestShape, MergedTags, ReportedCompletionId, ReportedModel, ReportInput } from "./inputs";
+import { AnthropicMessageShape, AnthropicReportInput, AnthropicRequestShape, checkTagShapes, MergedTags, ReportedCompletionId, ReportedModel, ReportInput } from "./inputs";
 import { mergeMetadata } from "./metadata";
 import type { NewRequestLog } from "./schemas";
 
@@ -40,6 +40,10 @@ function check<S extends z.ZodType>(schema: S, value: unknown, path: (string | n
  * log is committed.
  */
 export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "anthropic"): Promise<{ id: string }> {
+  if (isObject(raw)) {
+    checkTagShapes(raw.tags, ["tags"]);
+    if (format === "anthropic") checkTagShapes(raw.metadata, ["metadata"]);
+  }
   const input = format === "anthropic" ? parseInput(AnthropicReportInput, raw) : parseInput(ReportInput, raw);
   const requestedAt = input.requestedAt != null ? new Date(input.requestedAt) : null;
   const receivedAt = input.receivedAt != null ? new Date(input.receivedAt) : null;
