@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context";
 import { DomainError, toDomainError } from "../../errors";
-import { createChatCompletion } from "../completions/create-chat-completion";
+import { callModel } from "../completions/call-model";
 import { renderPrompt } from "./internal";
 import type { JudgeUsage, ResolvedCriterion, Verdict } from "./schemas";
 
@@ -62,14 +62,12 @@ export async function judgeOutput(ctx: Ctx, criterion: ResolvedCriterion, target
     controller.abort();
   }, timeoutMs);
   try {
-    const result = await createChatCompletion(ctx, {
+    const completion = await callModel(ctx, {
       body,
-      // Internal calls are always logged, fine-tunes included: they are the record of what a judge saw.
-      headers: { logRequest: "true", tags: JSON.stringify({ "hone.criterion": `${criterion.criterionId}@v${criterion.version}` }) },
+      tags: { "hone.criterion": `${criterion.criterionId}@v${criterion.version}` },
       signal: controller.signal,
     });
-    if (result.kind !== "completion") throw new DomainError("INTERNAL", "judge call streamed unexpectedly");
-    return parseVerdict(result.completion);
+    return parseVerdict(completion);
   } catch (err) {
     if (timedOut) throw new DomainError("UPSTREAM_TIMEOUT", `The judge model ${criterion.judgeModel} did not answer within ${timeoutMs} ms`);
     throw toDomainError(err);

@@ -3,7 +3,7 @@ import pLimit from "p-limit";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { toDomainError } from "../../errors";
-import { createChatCompletion } from "../completions/create-chat-completion";
+import { callModel } from "../completions/call-model";
 import { judgeOutput, resolveCriterion } from "../criteria";
 import { splitEntry } from "../evaluations/internal";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
@@ -99,14 +99,13 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
   const relabel = async (entry: Pending) => {
     const { input: messages } = splitEntry(entry.messages);
     try {
-      const result = await createChatCompletion(ctx, {
+      const completion = await callModel(ctx, {
         body: { model: task.model!, messages, ...(entry.tools ? { tools: entry.tools } : {}), ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}) },
-        // Internal calls are always logged, fine-tunes included.
-        headers: { logRequest: "true", tags: JSON.stringify({ "hone.relabel": task.id }) },
+        tags: { "hone.relabel": task.id },
         signal,
       });
-      if (result.kind !== "completion" || !result.completion.choices[0]) throw new Error("no answer");
-      const m = result.completion.choices[0].message;
+      if (!completion.choices[0]) throw new Error("no answer");
+      const m = completion.choices[0].message;
       const answer: Record<string, unknown> = { role: "assistant", content: m.content ?? null, ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) };
       const next = [...messages, answer];
       await db.transaction(async (tx) => {

@@ -3,7 +3,7 @@ import pLimit from "p-limit";
 import { datasetEntries, evaluationResults, evaluations } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { toDomainError } from "../../errors";
-import { createChatCompletion } from "../completions/create-chat-completion";
+import { callModel } from "../completions/call-model";
 import { estimateCost } from "../completions/estimate-cost";
 import { resolveCriterion, judgeOutput } from "../criteria";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
@@ -83,7 +83,7 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
         if (model === DATASET_MODEL) output = reference;
         else {
           try {
-            const result = await createChatCompletion(ctx, {
+            const completion = await callModel(ctx, {
               body: {
                 model,
                 messages,
@@ -91,14 +91,11 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
                 ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}),
                 ...(entry.responseFormat ? { response_format: entry.responseFormat } : {}),
               },
-              // Internal calls are always logged, fine-tunes included (the evaluation's evidence).
-              headers: { logRequest: "true", tags: JSON.stringify({ "hone.evaluation": ev.id }) },
+              tags: { "hone.evaluation": ev.id },
               signal,
             });
-            if (result.kind === "completion") {
-              output = result.completion.choices[0]?.message ?? null;
-              usage = result.completion.usage ?? null;
-            }
+            output = completion.choices[0]?.message ?? null;
+            usage = completion.usage ?? null;
           } catch (err) {
             error = toDomainError(err).message;
           }

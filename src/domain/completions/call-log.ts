@@ -1,0 +1,97 @@
+import type { Ctx } from "../../context";
+import { DomainError, statusOf, toDomainError } from "../../errors";
+import { ClientAborted, type Usage } from "../../providers";
+import { mergeMetadata, type NewRequestLog } from "../logs";
+import { catalogueCost } from "../models/catalogue";
+import { costOf } from "./cost";
+import type { Upstream } from "./resolve-upstream";
+import type { ChatCompletionRequest } from "./schemas";
+
+/** How a call ended, as its log records it. */
+export type CallOutcome = {
+  statusCode: number;
+  errorMessage: string | null;
+  respPayload: unknown;
+  usage?: Usage | null;
+  completionId?: string | null;
+  cacheHit?: boolean;
+};
+
+/** A closed stream or request: the status recorded for calls the client abandoned. */
+export const CLIENT_CLOSED_STATUS = 499;
+export const CLIENT_CLOSED_MESSAGE = "The client closed the connection before the response was complete";
+
+/** A DomainError for the client; a bug is logged in full here, since the client only sees "Internal server error". */
+export function asDomainError(ctx: Ctx, err: unknown): DomainError {
+  const e = toDomainError(err);
+  if (e.code === "INTERNAL" && !(err instanceof DomainError)) {
+    ctx.deps.logger.error("chat completion failed", { requestId: ctx.requestId, error: err instanceof Error ? err.stack : String(err) });
+  }
+  return e;
+}
+
+export type CallLog = {
+  /** The upstream, once resolved: it prices the call and names its provider. */
+  useUpstream(up: Upstream): void;
+  log(outcome: CallOutcome): void;
+  /** Logs a failed call and turns the error into what the caller answers with. */
+  failure(err: unknown): DomainError;
+};
+
+/**
+ * The log of one model call, gateway or internal: started when the call is, priced from the
+ * upstream it reaches, written off the request path by the log writer when `shouldLog()` says so.
+ */
+export function createCallLog(
+  ctx: Ctx,
+  call: { request: ChatCompletionRequest; rawBody: unknown; tags: Record<string, unknown>; shouldLog: () => boolean },
+): CallLog {
+  const requestedAt = ctx.deps.clock();
+  const started = performance.now();
+  let up: Upstream | null = null;
+  const priceOf = (usage: Usage | null | undefined): number | null => {
+    if (!usage || !up) return null;
+    if (up.pricing) return catalogueCost(up.pricing, usage);
+    return costOf(up.provider, up.upstreamModel, usage);
+  };
+  const log = (o: CallOutcome) => {
+    if (!call.shouldLog()) return;
+    const row: NewRequestLog = {
+      id: ctx.deps.ids("log"),
+      projectId: ctx.projectId,
+      source: "gateway",
+      provider: up?.provider ?? null,
+      model: call.request.model,
+      completionId: o.completionId ?? null,
+      statusCode: o.statusCode,
+      errorMessage: o.errorMessage,
+      requestedAt,
+      receivedAt: ctx.deps.clock(),
+      durationMs: Math.round(performance.now() - started),
+      inputTokens: o.usage?.prompt_tokens ?? null,
+      outputTokens: o.usage?.completion_tokens ?? null,
+      // A cache hit costs nothing; it keeps the usage of the response it replays.
+      costUsd: o.cacheHit ? 0 : priceOf(o.usage),
+      cacheHit: o.cacheHit ?? false,
+      metadata: mergeMetadata(call.request.metadata, call.tags),
+      reqPayload: call.rawBody,
+      respPayload: o.respPayload,
+    };
+    ctx.deps.logWriter.enqueue(row);
+  };
+  return {
+    useUpstream(u) {
+      up = u;
+    },
+    log,
+    failure(err) {
+      if (err instanceof ClientAborted) {
+        log({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE, respPayload: null });
+        return new DomainError("VALIDATION", CLIENT_CLOSED_MESSAGE);
+      }
+      const e = asDomainError(ctx, err);
+      log({ statusCode: statusOf(e), errorMessage: e.message, respPayload: e.details.upstreamBody ?? { error: { message: e.message, code: e.code } } });
+      return e;
+    },
+  };
+}
