@@ -39,15 +39,14 @@ function rowsStream(n: number): ReadableStream<Uint8Array> {
       if (i >= n) return c.close();
       let chunk = "";
       for (let k = 0; k < 1000 && i < n; k++, i++) {
-        chunk +=
-          JSON.stringify({
-            messages: [
-              { role: "system", content: "You are a support assistant for an online shop." },
-              { role: "user", content: `Where is my order #${i}? It should have arrived.` },
-              { role: "assistant", content: `Order #${i} is out for delivery and arrives today.` },
-            ],
-            metadata: { source: "bench", n: String(i) },
-          }) + "\n";
+        chunk += `${JSON.stringify({
+          messages: [
+            { role: "system", content: "You are a support assistant for an online shop." },
+            { role: "user", content: `Where is my order #${i}? It should have arrived.` },
+            { role: "assistant", content: `Order #${i} is out for delivery and arrives today.` },
+          ],
+          metadata: { source: "bench", n: String(i) },
+        })}\n`;
       }
       c.enqueue(encoder.encode(chunk));
     },
@@ -60,9 +59,19 @@ for (const kind of dbs) {
     const db = await benchDatabase(kind);
     try {
       let hone = await startHone(db.env);
-      const ds = (await (await fetch(`${hone.url}/api/v1/datasets`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ name: `bench-${n}` }) })).json()) as { id: string };
+      const ds = (await (
+        await fetch(`${hone.url}/api/v1/datasets`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ name: `bench-${n}` }),
+        })
+      ).json()) as { id: string };
       const imp = await measure(hone.pid, async () => {
-        const res = await fetch(`${hone.url}/api/v1/datasets/${ds.id}/import`, { method: "POST", headers: { ...auth, "content-type": "application/x-ndjson" }, body: rowsStream(n) });
+        const res = await fetch(`${hone.url}/api/v1/datasets/${ds.id}/import`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/x-ndjson" },
+          body: rowsStream(n),
+        });
         return (await res.json()) as { entries_created: number };
       });
       if (imp.result.entries_created !== n) throw new Error(`imported ${imp.result.entries_created} of ${n}`);

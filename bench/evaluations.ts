@@ -19,25 +19,38 @@ for (const kind of dbs) {
   const upstream = await startFakeUpstream(LATENCY);
   try {
     const hone = await startHone({ ...db.env, OPENAI_BASE_URL: `${upstream.url}/v1`, HONE_JOB_POLL_MS: "50" });
-    const gql = async (query: string, variables: object = {}) => (await (await fetch(`${hone.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) })).json()) as any;
+    const gql = async (query: string, variables: object = {}) =>
+      (await (await fetch(`${hone.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) })).json()) as any;
     await gql(`mutation { setProviderKey(input: {provider: "openai", apiKey: "sk-bench-upstream"}) { last4 } }`);
     const ds = ((await (await fetch(`${hone.url}/api/v1/datasets`, { method: "POST", headers, body: JSON.stringify({ name: "bench" }) })).json()) as any).id;
     for (let i = 0; i < N; i += 100) {
       const entries = Array.from({ length: Math.min(100, N - i) }, (_, k) => ({
-        messages: [{ role: "user", content: `question ${i + k}` }, { role: "assistant", content: `answer ${i + k}` }],
+        messages: [
+          { role: "user", content: `question ${i + k}` },
+          { role: "assistant", content: `answer ${i + k}` },
+        ],
         split: "TEST",
       }));
       await fetch(`${hone.url}/api/v1/datasets/${ds}/entries`, { method: "POST", headers, body: JSON.stringify({ entries }) });
     }
     const crits: string[] = [];
-    for (let i = 0; i < 2; i++) crits.push((await gql(`mutation { createCriterion(input: {name: "c${i}", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion.id);
+    for (let i = 0; i < 2; i++)
+      crits.push(
+        (await gql(`mutation { createCriterion(input: {name: "c${i}", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion.id,
+      );
 
     for (const [label, models, criteria, callsPerEntry] of [
       ["reference outputs, 2 criteria", ["dataset"], crits, 2],
       ["gpt-4o-mini + 1 criterion", ["gpt-4o-mini"], crits.slice(0, 1), 2],
     ] as const) {
       const started = performance.now();
-      const ev = (await gql(`mutation($ds: ID!, $m: [String!]!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: $m, criterionIds: $c}) { id } }`, { ds, m: models, c: criteria })).data.createEvaluation;
+      const ev = (
+        await gql(`mutation($ds: ID!, $m: [String!]!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: $m, criterionIds: $c}) { id } }`, {
+          ds,
+          m: models,
+          c: criteria,
+        })
+      ).data.createEvaluation;
       let status = "";
       while (status !== "DONE") {
         await Bun.sleep(50);
@@ -49,7 +62,9 @@ for (const kind of dbs) {
       const rounds = models[0] === "dataset" ? 1 : 2;
       const ideal = (N * rounds * LATENCY) / CONCURRENCY / 1000;
       const formula = (N * callsPerEntry * LATENCY) / CONCURRENCY / 1000;
-      rows.push(`| ${kind} | ${label} | ${N} | ${fmt(seconds, 2)} | ${fmt(N / seconds, 1)} | ${fmt((N * criteria.length) / seconds, 1)} | ${fmt(ideal, 2)} | ${fmt(formula, 2)} |`);
+      rows.push(
+        `| ${kind} | ${label} | ${N} | ${fmt(seconds, 2)} | ${fmt(N / seconds, 1)} | ${fmt((N * criteria.length) / seconds, 1)} | ${fmt(ideal, 2)} | ${fmt(formula, 2)} |`,
+      );
       console.log(rows.at(-1));
     }
     await hone.stop();

@@ -16,7 +16,17 @@ const verdict = JSON.stringify({
   object: "chat.completion",
   created: 1_700_000_000,
   model: "judge",
-  choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "v", type: "function", function: { name: "record_verdict", arguments: '{"explanation":"ok","judgement":"PASS"}' } }] } }],
+  choices: [
+    {
+      index: 0,
+      finish_reason: "tool_calls",
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "v", type: "function", function: { name: "record_verdict", arguments: '{"explanation":"ok","judgement":"PASS"}' } }],
+      },
+    },
+  ],
   usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 },
 });
 const server = Bun.serve({

@@ -11,7 +11,20 @@
 // headers, body) so it can be replayed with curl or fetch.
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import fc from "fast-check";
-import { ADMIN_TOKEN, createProjectAsAdmin, fuzzEnv, healthMs, logCount, poolsOf, seedProject, send, snapshot, startHealthyUpstream, violation, clientRefused } from "../test/fuzz/harness";
+import {
+  ADMIN_TOKEN,
+  createProjectAsAdmin,
+  fuzzEnv,
+  healthMs,
+  logCount,
+  poolsOf,
+  seedProject,
+  send,
+  snapshot,
+  startHealthyUpstream,
+  violation,
+  clientRefused,
+} from "../test/fuzz/harness";
 import { excerpt } from "../test/fuzz/hostile";
 import { allTargets, type FuzzRequest } from "../test/fuzz/targets";
 import { BENCH_KEY, benchDatabase, startHone } from "./lib";
@@ -44,7 +57,7 @@ const hone = await startHone(
         const l = JSON.parse(line);
         if (l.level !== "error") return;
         const summary = `${l.msg}: ${l.errorName ?? ""} ${l.error ?? ""}${l.sqlState ? ` (SQLSTATE ${l.sqlState}: ${l.cause})` : ""}${l.path ? ` [${l.path}]` : ""}`;
-        if (l.requestId) (errorLines.get(l.requestId) ?? errorLines.set(l.requestId, []).get(l.requestId)!).push(summary + `\n      at ${firstFrame(l.stack)}`);
+        if (l.requestId) (errorLines.get(l.requestId) ?? errorLines.set(l.requestId, []).get(l.requestId)!).push(`${summary}\n      at ${firstFrame(l.stack)}`);
         else otherErrors.push(summary);
       } catch {}
     },
@@ -55,14 +68,23 @@ const keys = { project: BENCH_KEY, victim: victimKey };
 const own = await seedProject(hone.url, BENCH_KEY, upstream.url, "own");
 const victim = await seedProject(hone.url, victimKey, upstream.url, "victim");
 const pools = poolsOf(own, victim, upstream.url);
-const before = { own: await snapshot(hone.url, BENCH_KEY, own, false), victim: await snapshot(hone.url, victimKey, victim, true), ownLogs: await logCount(hone.url, BENCH_KEY), victimLogs: await logCount(hone.url, victimKey) };
+const before = {
+  own: await snapshot(hone.url, BENCH_KEY, own, false),
+  victim: await snapshot(hone.url, victimKey, victim, true),
+  ownLogs: await logCount(hone.url, BENCH_KEY),
+  victimLogs: await logCount(hone.url, victimKey),
+};
 
 const targets = allTargets(pools).filter((t) => !only || t.transport === only);
-console.log(`targets: ${targets.length} (${["rest", "graphql", "trpc", "raw"].map((k) => `${k} ${targets.filter((t) => t.transport === k).length}`).join(", ")})`);
+console.log(
+  `targets: ${targets.length} (${["rest", "graphql", "trpc", "raw"].map((k) => `${k} ${targets.filter((t) => t.transport === k).length}`).join(", ")})`,
+);
 const mixed = fc.oneof(...targets.map((t) => t.arbitrary));
 
 function firstFrame(stack: unknown): string {
-  const lines = String(stack ?? "").split("\n").slice(1);
+  const lines = String(stack ?? "")
+    .split("\n")
+    .slice(1);
   return (lines.find((l) => l.includes("/src/")) ?? lines[0] ?? "").trim();
 }
 
@@ -103,9 +125,16 @@ function causeOf(problem: string, logged: string[]): string {
     const state = /SQLSTATE (\w+): ([^)]*)/.exec(line);
     const table = /(?:from|into|update) "(\w+)"/.exec(line);
     if (state) return `SQLSTATE ${state[1]} ${state[2]} (${table?.[1] ?? "?"})`;
-    return line.split("\n")[0]!.replace(/[a-z]+_[A-Za-z0-9]{6,}/g, "<id>").replace(/\d+/g, "N").slice(0, 160);
+    return line
+      .split("\n")[0]!
+      .replace(/[a-z]+_[A-Za-z0-9]{6,}/g, "<id>")
+      .replace(/\d+/g, "N")
+      .slice(0, 160);
   }
-  return problem.replace(/\{.*$/s, "").replace(/\d{3,}/g, "N").slice(0, 100);
+  return problem
+    .replace(/\{.*$/s, "")
+    .replace(/\d{3,}/g, "N")
+    .slice(0, 100);
 }
 
 async function runOne(req: FuzzRequest): Promise<void> {
@@ -137,7 +166,19 @@ function groupFailures(): void {
       f.count++;
       f.targets.add(`${req.target} -> ${status}`);
     } else findings.set(key, { key, count: 1, sample: req, problem, logged, targets: new Set([`${req.target} -> ${status}`]) });
-    appendFileSync(out, JSON.stringify({ target: req.target, problem, method: req.method, path: req.path, headers: req.headers, auth: req.auth, body: req.body?.slice(0, 2_000_000), logged }) + "\n");
+    appendFileSync(
+      out,
+      `${JSON.stringify({
+        target: req.target,
+        problem,
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+        auth: req.auth,
+        body: req.body?.slice(0, 2_000_000),
+        logged,
+      })}\n`,
+    );
   }
 }
 
@@ -158,7 +199,9 @@ for (let chunk = 0; sent < total && !abortReason; chunk++) {
   );
   if (chunk % 25 === 0) {
     const s = (performance.now() - started) / 1000;
-    console.log(`  ${sent} sent, ${fiveXx} 5xx, ${problems} problems, ${(sent / s).toFixed(0)} req/s, /health max ${healthMax.toFixed(0)} ms, RSS max ${rssMaxMb.toFixed(0)} MB`);
+    console.log(
+      `  ${sent} sent, ${fiveXx} 5xx, ${problems} problems, ${(sent / s).toFixed(0)} req/s, /health max ${healthMax.toFixed(0)} ms, RSS max ${rssMaxMb.toFixed(0)} MB`,
+    );
   }
 }
 stop = true;
@@ -170,21 +213,34 @@ const seconds = (performance.now() - started) / 1000;
 // Nothing seeded may be lost: the victim project exactly as it was, the fuzzed project's hidden
 // dataset, seeded logs and custom provider unchanged, and log counts only grown.
 const lost: string[] = [];
-if (!abortReason) try {
-  await Bun.sleep(500);
-  const after = { own: await snapshot(hone.url, BENCH_KEY, own, false), victim: await snapshot(hone.url, victimKey, victim, true), ownLogs: await logCount(hone.url, BENCH_KEY), victimLogs: await logCount(hone.url, victimKey) };
-  writeFileSync(out.replace(/\.jsonl$/, "") + "-snapshots.json", JSON.stringify({ before, after }, null, 1));
-  if (JSON.stringify(after.own) !== JSON.stringify(before.own)) lost.push(`fuzzed project's protected rows changed: before ${excerpt(before.own, 400)} after ${excerpt(after.own, 400)}`);
-  if (JSON.stringify(after.victim) !== JSON.stringify(before.victim)) lost.push(`victim project changed: before ${excerpt(before.victim, 400)} after ${excerpt(after.victim, 400)}`);
-  if (after.ownLogs < before.ownLogs) lost.push(`fuzzed project's logs went from ${before.ownLogs} to ${after.ownLogs}`);
-  if (after.victimLogs < before.victimLogs) lost.push(`victim's logs went from ${before.victimLogs} to ${after.victimLogs}`);
-} catch (err) {
-  lost.push(`a seeded row could not be read back: ${excerpt(String(err), 600)}`);
-}
+if (!abortReason)
+  try {
+    await Bun.sleep(500);
+    const after = {
+      own: await snapshot(hone.url, BENCH_KEY, own, false),
+      victim: await snapshot(hone.url, victimKey, victim, true),
+      ownLogs: await logCount(hone.url, BENCH_KEY),
+      victimLogs: await logCount(hone.url, victimKey),
+    };
+    writeFileSync(`${out.replace(/\.jsonl$/, "")}-snapshots.json`, JSON.stringify({ before, after }, null, 1));
+    if (JSON.stringify(after.own) !== JSON.stringify(before.own))
+      lost.push(`fuzzed project's protected rows changed: before ${excerpt(before.own, 400)} after ${excerpt(after.own, 400)}`);
+    if (JSON.stringify(after.victim) !== JSON.stringify(before.victim))
+      lost.push(`victim project changed: before ${excerpt(before.victim, 400)} after ${excerpt(after.victim, 400)}`);
+    if (after.ownLogs < before.ownLogs) lost.push(`fuzzed project's logs went from ${before.ownLogs} to ${after.ownLogs}`);
+    if (after.victimLogs < before.victimLogs) lost.push(`victim's logs went from ${before.victimLogs} to ${after.victimLogs}`);
+  } catch (err) {
+    lost.push(`a seeded row could not be read back: ${excerpt(String(err), 600)}`);
+  }
 
 console.log(`\nrequests sent: ${sent} in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)} req/s), seed ${seed}`);
 console.log(`  by transport: ${[...perTransport].map(([k, v]) => `${k} ${v}`).join(", ")}; refused by the client before sending: ${refused}`);
-console.log(`  status histogram: ${[...statuses].sort().map(([k, v]) => `${k}: ${v}`).join(", ")}`);
+console.log(
+  `  status histogram: ${[...statuses]
+    .sort()
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(", ")}`,
+);
 console.log(`5xx seen: ${fiveXx}`);
 console.log(`other contract problems (error envelope, INTERNAL codes, no response): ${problems - fiveXx}`);
 console.log(`/health: max ${healthMax.toFixed(0)} ms, ${healthFailures} checks without an answer within 5 s; Hone RSS max ${rssMaxMb.toFixed(0)} MB`);
@@ -193,7 +249,9 @@ for (const l of lost) console.log(`LOST: ${l}`);
 if (findings.size) {
   console.log(`\n${findings.size} distinct causes, with the targets that hit them and one sample each:`);
   for (const f of [...findings.values()].sort((a, b) => b.count - a.count)) {
-    console.log(`- [${f.count}x] ${f.key}\n    targets: ${[...f.targets].slice(0, 12).join("; ")}${f.targets.size > 12 ? ` (+${f.targets.size - 12})` : ""}\n    ${f.problem.slice(0, 300)}\n    repro: ${f.sample.describe(300)}`);
+    console.log(
+      `- [${f.count}x] ${f.key}\n    targets: ${[...f.targets].slice(0, 12).join("; ")}${f.targets.size > 12 ? ` (+${f.targets.size - 12})` : ""}\n    ${f.problem.slice(0, 300)}\n    repro: ${f.sample.describe(300)}`,
+    );
     for (const l of f.logged.slice(0, 2)) console.log(`    logged: ${l}`);
   }
 }

@@ -20,7 +20,13 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const dbs = values.db!.split(",") as ("pglite" | "postgres")[];
-const body = { model: "gpt-4o-mini", messages: [{ role: "system", content: "Answer briefly." }, { role: "user", content: "What is the capital of France?" }] };
+const body = {
+  model: "gpt-4o-mini",
+  messages: [
+    { role: "system", content: "Answer briefly." },
+    { role: "user", content: "What is the capital of France?" },
+  ],
+};
 const auth = { Authorization: `Bearer ${BENCH_KEY}` };
 
 const lat = (r: WrkResult) => `${fmt(r.p50)} / ${fmt(r.p99)}`;
@@ -43,7 +49,9 @@ const med = (rs: WrkResult[]): WrkResult => ({
 /** CPU time the hypervisor gave to others (jiffies, all cores), from /proc/stat. */
 const steal = () => Number(readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/)[8] ?? 0);
 
-console.log(`# Hone gateway benchmark: ${rounds} rounds of ${seconds}s per target, wrk on loopback, ${navigator.hardwareConcurrency} cores shared by wrk, upstream, Hone and the database\n`);
+console.log(
+  `# Hone gateway benchmark: ${rounds} rounds of ${seconds}s per target, wrk on loopback, ${navigator.hardwareConcurrency} cores shared by wrk, upstream, Hone and the database\n`,
+);
 const latencyRows: string[] = [];
 const throughputRows: string[] = [];
 for (const kind of dbs) {

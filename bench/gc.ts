@@ -17,7 +17,13 @@ const { values } = parseArgs({
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
-const body = { model: "gpt-4o-mini", messages: [{ role: "system", content: "Answer briefly." }, { role: "user", content: "What is the capital of France?" }] };
+const body = {
+  model: "gpt-4o-mini",
+  messages: [
+    { role: "system", content: "Answer briefly." },
+    { role: "user", content: "What is the capital of France?" },
+  ],
+};
 const auth = { Authorization: `Bearer ${BENCH_KEY}` };
 
 type Pause = { heap: string; kind: string; ms: number };

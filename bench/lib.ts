@@ -7,7 +7,9 @@ import type { Subprocess } from "bun";
 
 export const ROOT = resolve(import.meta.dir, "..");
 const children: Subprocess[] = [];
-process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
 
 async function readUntil(proc: Subprocess<"ignore", "pipe", "pipe">, re: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
   const reader = proc.stdout.getReader();
@@ -178,14 +180,22 @@ function ms(v: string): number {
 }
 
 /** Runs wrk POSTing `body` to `url` and parses its latency distribution. */
-export async function wrk(url: string, body: unknown, headers: Record<string, string>, opts: { connections: number; seconds: number; threads?: number }): Promise<WrkResult> {
+export async function wrk(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  opts: { connections: number; seconds: number; threads?: number },
+): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), "hone-wrk-"));
   const script = join(dir, "post.lua");
   const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`, `wrk.headers["Content-Type"] = "application/json"`];
   for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
-  writeFileSync(script, lines.join("\n") + "\n");
+  writeFileSync(script, `${lines.join("\n")}\n`);
   const threads = Math.min(opts.threads ?? 1, opts.connections);
-  const proc = Bun.spawn(["wrk", `-t${threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", script, url], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["wrk", `-t${threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", script, url], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   rmSync(dir, { recursive: true, force: true });

@@ -48,14 +48,22 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
       const url = new URL(incoming.url);
       // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
       const path = url.pathname.includes("//") ? url.pathname.replace(/\/{2,}/g, "/") : url.pathname;
-      const request = path === url.pathname ? incoming : new Request(((url.pathname = path), url), incoming);
+      let request = incoming;
+      if (path !== url.pathname) {
+        url.pathname = path;
+        request = new Request(url, incoming);
+      }
       const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now() };
       setRequestMeta(request, meta);
       let response: Response;
       const declared = Number(request.headers.get("content-length") ?? 0);
       const limit = bodyLimit(path);
       if (!wellEncoded(path)) {
-        response = errorResponse(new DomainError("VALIDATION", "Malformed URL: the path has an invalid percent-encoding", { issues: [{ message: "invalid percent-encoding in the path" }] }));
+        response = errorResponse(
+          new DomainError("VALIDATION", "Malformed URL: the path has an invalid percent-encoding", {
+            issues: [{ message: "invalid percent-encoding in the path" }],
+          }),
+        );
       } else if (declared > limit) {
         response = errorResponse(payloadTooLarge(limit));
       } else {

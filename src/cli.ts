@@ -50,7 +50,7 @@ async function run(argv: string[]): Promise<unknown> {
   });
   const command = positionals.join(" ");
   if (values.help || command === "" || command === "help") {
-    process.stdout.write(USAGE + "\n");
+    process.stdout.write(`${USAGE}\n`);
     return undefined;
   }
   const known = ["projects create", "keys list", "keys create", "keys revoke", "provider-keys set", "migrate"];
@@ -84,10 +84,7 @@ async function run(argv: string[]): Promise<unknown> {
       case "provider-keys set": {
         const projectId = option(values, "project");
         await getProject({ ...ctx }, projectId);
-        const set = await setProviderKey(
-          { ...ctx, projectId },
-          { provider: option(values, "provider") as never, apiKey: option(values, "key") },
-        );
+        const set = await setProviderKey({ ...ctx, projectId }, { provider: option(values, "provider") as never, apiKey: option(values, "key") });
         return { provider: set.provider, last4: set.last4 };
       }
       case "migrate":
@@ -101,7 +98,7 @@ async function run(argv: string[]): Promise<unknown> {
 
 run(process.argv.slice(2)).then(
   (out) => {
-    if (out !== undefined) process.stdout.write(JSON.stringify(out) + "\n");
+    if (out !== undefined) process.stdout.write(`${JSON.stringify(out)}\n`);
     process.exit(0);
   },
   (err: unknown) => {
@@ -113,8 +110,8 @@ run(process.argv.slice(2)).then(
           : `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
     // Validation failures say which field and why, as the APIs do.
     const issues = err instanceof DomainError && err.issues.length > 0 ? { issues: err.issues } : {};
-    process.stderr.write(JSON.stringify({ error: message.split("\n")[0], ...issues }) + "\n");
-    if (err instanceof UsageError) process.stderr.write(USAGE + "\n");
+    process.stderr.write(`${JSON.stringify({ error: message.split("\n")[0], ...issues })}\n`);
+    if (err instanceof UsageError) process.stderr.write(`${USAGE}\n`);
     process.exit(err instanceof UsageError ? 2 : 1);
   },
 );

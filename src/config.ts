@@ -3,9 +3,7 @@ import { parseAllowlistEntry } from "./providers/upstream-guard";
 
 // The only place that reads the environment. Everything else receives a Config.
 
-const boolFlag = z
-  .enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""])
-  .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
+const boolFlag = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off", ""]).transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
 
 const splitList = (v: string) =>
   v
@@ -41,8 +39,16 @@ const EnvSchema = z.object({
   TOGETHER_BASE_URL: z.url().default("https://api.together.xyz/v1"),
   HONE_TESTING_ROUTES: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? false),
   HONE_MODEL_PREFIXES: z.string().default("hone,openpipe"),
-  HONE_MAX_BODY_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
-  HONE_MAX_IMPORT_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  HONE_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
+  HONE_MAX_IMPORT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024 * 1024),
   HONE_GRAPHIQL: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
   HONE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   HONE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
@@ -77,7 +83,11 @@ const EnvSchema = z.object({
       }
     }),
   HONE_JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
-  HONE_JOB_STEP_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15 * 60_000),
+  HONE_JOB_STEP_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(15 * 60_000),
   HONE_API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   HONE_LOG_FINETUNE_CALLS: z.enum(["always", "on-request"]).default("on-request"),
 });

@@ -2,11 +2,7 @@ import type { Queryable } from "./db/client";
 import type { Deps } from "./deps";
 
 /** Who is acting. Project-scoped verbs take ctx.projectId, which only an authenticated key sets. */
-export type Actor =
-  | { type: "apiKey"; keyId: string; projectId: string }
-  | { type: "admin" }
-  | { type: "cli" }
-  | { type: "system"; job: string };
+export type Actor = { type: "apiKey"; keyId: string; projectId: string } | { type: "admin" } | { type: "cli" } | { type: "system"; job: string };
 
 /** Context of a verb that is not scoped to one project (creating projects, authenticating). */
 export type BaseCtx = {

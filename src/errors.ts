@@ -21,7 +21,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type Issue = { message: string; path?: (string | number)[] };
 
-export type ErrorDetails = {
+type ErrorDetails = {
   issues?: Issue[];
   /** HTTP status of an upstream provider error, kept so the REST wire can mirror it. */
   upstreamStatus?: number;
@@ -137,4 +137,3 @@ export function statusOf(err: DomainError): number {
     }
   }
 }
-

@@ -1,6 +1,6 @@
 // Prefixed, time-ordered ids: a UUIDv7 in hex (ms timestamp first), so ids sort by creation time
 // and make good b-tree keys. The prefix tells a reader what an id names.
-export const ID_PREFIXES = {
+const ID_PREFIXES = {
   project: "prj",
   apiKey: "key",
   dataset: "ds",

@@ -80,7 +80,7 @@ main().catch((err) => {
   if (err instanceof ConfigError || err instanceof DataDirLockedError) {
     process.stderr.write(`hone: ${err.message}\n`);
   } else {
-    process.stderr.write(JSON.stringify({ level: "error", msg: "failed to start", ...errorFields(err) }) + "\n");
+    process.stderr.write(`${JSON.stringify({ level: "error", msg: "failed to start", ...errorFields(err) })}\n`);
   }
   process.exit(1);
 });

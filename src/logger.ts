@@ -13,10 +13,7 @@ export type Logger = {
 
 const ORDER: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-export function createLogger(
-  level: LogLevel | "silent",
-  write: (line: string) => void = (line) => process.stdout.write(line + "\n"),
-): Logger {
+export function createLogger(level: LogLevel | "silent", write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Logger {
   const min = ORDER[level];
   const at = (lvl: LogLevel) => (msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < min) return;

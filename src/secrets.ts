@@ -9,10 +9,8 @@ export function decodeSecretKey(text: string): Uint8Array {
   let bytes: Uint8Array | null = null;
   if (/^[0-9a-fA-F]{64}$/.test(t)) bytes = Uint8Array.from(Buffer.from(t, "hex"));
   else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(t)) bytes = Uint8Array.from(Buffer.from(t, "base64"));
-  if (!bytes || bytes.length !== 32) {
-    throw new ConfigError(
-      "HONE_SECRET_KEY must be 32 bytes, written as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)",
-    );
+  if (bytes?.length !== 32) {
+    throw new ConfigError("HONE_SECRET_KEY must be 32 bytes, written as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)");
   }
   return bytes;
 }
@@ -35,7 +33,7 @@ export function resolveSecretKey(config: Pick<Config, "secretKey" | "databaseUrl
   const path = join(config.dataDir, "secret.key");
   if (existsSync(path)) return decodeSecretKey(readFileSync(path, "utf8"));
   const key = crypto.getRandomValues(new Uint8Array(32));
-  writeFileSync(path, Buffer.from(key).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+  writeFileSync(path, `${Buffer.from(key).toString("base64")}\n`, { mode: 0o600, flag: "wx" });
   chmodSync(path, 0o600);
   return key;
 }

@@ -6,7 +6,7 @@ import { buildOpenApiDocument } from "../src/http/rest/openapi";
 
 test("schema/schema.graphql is the printed schema of the code (run `bun run schema:print`)", async () => {
   const committed = await Bun.file(resolve(import.meta.dir, "../schema/schema.graphql")).text();
-  expect(committed).toBe(printSchema(schema) + "\n");
+  expect(committed).toBe(`${printSchema(schema)}\n`);
 });
 
 test("the operations CONTRACT.md names for datasets and projects exist", () => {
@@ -25,9 +25,21 @@ test("the OpenAPI document covers every REST route of the spec", () => {
   const doc = buildOpenApiDocument() as { openapi: string; paths: Record<string, Record<string, unknown>> };
   expect(doc.openapi).toBe("3.1.0");
   const spec = [
-    "post /chat/completions", "post /check-cache", "post /report", "post /report-anthropic", "post /logs/update-metadata",
-    "get /datasets", "post /datasets", "delete /datasets/{datasetId}", "post /datasets/{datasetId}/entries",
-    "get /models", "post /models", "get /models/{modelSlug}", "delete /models/{modelSlug}", "post /unstable/finetune/create", "post /criteria/judge",
+    "post /chat/completions",
+    "post /check-cache",
+    "post /report",
+    "post /report-anthropic",
+    "post /logs/update-metadata",
+    "get /datasets",
+    "post /datasets",
+    "delete /datasets/{datasetId}",
+    "post /datasets/{datasetId}/entries",
+    "get /models",
+    "post /models",
+    "get /models/{modelSlug}",
+    "delete /models/{modelSlug}",
+    "post /unstable/finetune/create",
+    "post /criteria/judge",
   ];
   const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
   expect(documented).toEqual(expect.arrayContaining(spec));

@@ -22,7 +22,7 @@ export type JobHandler = {
 
 export type Worker = { nudge(): void; stop(): Promise<void>; readonly id: string };
 
-export type WorkerOptions = { pollMs?: number; leaseMs?: number; stepTimeoutMs?: number };
+type WorkerOptions = { pollMs?: number; leaseMs?: number; stepTimeoutMs?: number };
 
 class StepTimeout extends Error {
   override name = "StepTimeout";
@@ -64,7 +64,10 @@ export function startWorker(deps: Deps, handlers: Record<string, JobHandler>, op
   async function runStep(job: Job): Promise<JobResult> {
     const controller = new AbortController();
     const stop = new Promise<never>((_, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }));
-    const deadline = setTimeout(() => controller.abort(new StepTimeout(`the step ran longer than ${stepTimeoutMs} ms (HONE_JOB_STEP_TIMEOUT_MS)`)), stepTimeoutMs);
+    const deadline = setTimeout(
+      () => controller.abort(new StepTimeout(`the step ran longer than ${stepTimeoutMs} ms (HONE_JOB_STEP_TIMEOUT_MS)`)),
+      stepTimeoutMs,
+    );
     let renewing = false;
     const renewal = setInterval(
       async () => {
@@ -101,7 +104,11 @@ export function startWorker(deps: Deps, handlers: Record<string, JobHandler>, op
     if (!job) return abandoned.length > 0;
     try {
       const result = await runStep(job);
-      await settleJob(ctx, { id: job.id, workerId: id, outcome: "done" in result ? { done: true } : { runAgainInMs: result.runAgainInMs, resetAttempts: true } });
+      await settleJob(ctx, {
+        id: job.id,
+        workerId: id,
+        outcome: "done" in result ? { done: true } : { runAgainInMs: result.runAgainInMs, resetAttempts: true },
+      });
     } catch (err) {
       if (err instanceof LeaseLost) {
         // Another worker holds the job now; it settles it.

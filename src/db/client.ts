@@ -20,7 +20,7 @@ export type Database = {
   close(): Promise<void>;
 };
 
-export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../schema/migrations");
+const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../schema/migrations");
 
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
@@ -42,7 +42,7 @@ function pidAlive(pid: number): boolean {
  * PGlite is a single-process database: two processes opening one data directory corrupt it.
  * A pid file in the directory guards it; a lock left by a dead process is taken over.
  */
-export function lockDataDir(dataDir: string, owner: string): () => void {
+function lockDataDir(dataDir: string, owner: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
   if (existsSync(path)) {

@@ -18,7 +18,7 @@ export async function authenticateRequest(deps: Deps, request: Request): Promise
 }
 
 /** The admin token compared in constant time; false when no admin token is configured. */
-export function isAdminToken(deps: Deps, authorization: string | null): boolean {
+function isAdminToken(deps: Deps, authorization: string | null): boolean {
   const expected = deps.config.adminToken;
   if (!expected || !authorization) return false;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -34,10 +34,7 @@ export type Principal = { kind: "project"; ctx: Ctx } | { kind: "admin"; ctx: Ba
  * For the management APIs (GraphQL, tRPC): either the admin token or a project key. Errors are
  * returned, not thrown, so each transport reports them in its own format.
  */
-export async function resolvePrincipal(
-  deps: Deps,
-  request: Request,
-): Promise<{ principal: Principal } | { error: DomainError }> {
+export async function resolvePrincipal(deps: Deps, request: Request): Promise<{ principal: Principal } | { error: DomainError }> {
   const authorization = request.headers.get("authorization");
   if (isAdminToken(deps, authorization)) {
     const actor: Actor = { type: "admin" };

@@ -1,6 +1,6 @@
 // Per-request facts the transports share (request id, timing, the authenticated project), keyed
 // by the Request object so they need no framework-specific context.
-export type RequestMeta = { requestId: string; startedAt: number; projectId?: string };
+type RequestMeta = { requestId: string; startedAt: number; projectId?: string };
 
 const metas = new WeakMap<Request, RequestMeta>();
 

@@ -12,11 +12,11 @@ export type RowWriter = {
 };
 
 /** Where batches of rows are stored: one statement per batch, all rows or none. */
-export type InsertRows = (rows: string[]) => Promise<void>;
+type InsertRows = (rows: string[]) => Promise<void>;
 
 type Item = { id: string; row: string; done?: { resolve(): void; reject(err: unknown): void } };
 
-export type LogWriterOptions = {
+type LogWriterOptions = {
   maxBatch?: number;
   maxPending?: number;
   maxDelayMs?: number;
@@ -126,7 +126,11 @@ export function createRowWriter(
           return;
         }
         if (attempt === 0) {
-          deps.logger.warn("database unreachable: request logs are kept and retried", { records: batch.length, queued: queue.length, ...insertErrorFields(err) });
+          deps.logger.warn("database unreachable: request logs are kept and retried", {
+            records: batch.length,
+            queued: queue.length,
+            ...insertErrorFields(err),
+          });
         }
         const ms = Math.min(100 * 2 ** attempt, 5_000);
         await sleep(ms);

@@ -3,10 +3,7 @@ import { errorFields, type Logger } from "../logger";
 import type { LogWriter } from "../domain/logs";
 import { recordWriter, type RowWriter } from "./log-writer";
 
-export type ThreadMessage =
-  | string[]
-  | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number }
-  | { t: "flush"; ack: number };
+export type ThreadMessage = string[] | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number } | { t: "flush"; ack: number };
 export type ThreadReply = { ack: number } | { stored: number } | { ready: true } | { fatal: string };
 
 const SEND_EVERY_MS = 5;
@@ -20,11 +17,7 @@ const SEND_EVERY_MS = 5;
  * thread fails to start or dies, every log goes to `mainThread`; logs the dead thread had not
  * stored yet are counted in the error it logs.
  */
-export function createThreadedLogWriter(
-  config: Pick<Config, "databaseUrl" | "logLevel" | "logFlushMs">,
-  logger: Logger,
-  mainThread: LogWriter,
-): LogWriter {
+export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "logLevel" | "logFlushMs">, logger: Logger, mainThread: LogWriter): LogWriter {
   if (!config.databaseUrl) throw new Error("the log-writer thread needs DATABASE_URL");
   const worker = new Worker(new URL("./log-writer.thread.ts", import.meta.url).href);
   const waiting = new Map<number, () => void>();

@@ -3,7 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk, ToolCallOut, Usage } from "./
 
 // Translation between OpenAI chat completions and Anthropic's native Messages API, both ways.
 
-export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 type Json = Record<string, unknown>;
 type Block = Json & { type: string };
@@ -114,10 +114,7 @@ export function toAnthropicRequest(body: Json, upstreamModel: string): Json {
   else if (Array.isArray(body.stop)) out.stop_sequences = body.stop;
   if (typeof body.user === "string") out.metadata = { user_id: body.user };
 
-  const fnDefs = [
-    ...((body.tools as { function: Json }[] | undefined) ?? []).map((t) => t.function),
-    ...((body.functions as Json[] | undefined) ?? []),
-  ];
+  const fnDefs = [...((body.tools as { function: Json }[] | undefined) ?? []).map((t) => t.function), ...((body.functions as Json[] | undefined) ?? [])];
   if (fnDefs.length) {
     out.tools = fnDefs.map((f) => ({
       name: f.name,
@@ -143,7 +140,7 @@ export function toAnthropicRequest(body: Json, upstreamModel: string): Json {
   return out;
 }
 
-export function finishReasonOf(stop: unknown): string | null {
+function finishReasonOf(stop: unknown): string | null {
   switch (stop) {
     case "end_turn":
     case "stop_sequence":
@@ -165,7 +162,7 @@ export function finishReasonOf(stop: unknown): string | null {
 }
 
 /** Anthropic usage in OpenAI terms: prompt tokens include cache reads and writes. */
-export function usageOf(u: Json | null | undefined): Usage {
+function usageOf(u: Json | null | undefined): Usage {
   const input = Number(u?.input_tokens ?? 0);
   const cacheRead = Number(u?.cache_read_input_tokens ?? 0);
   const cacheWrite = Number(u?.cache_creation_input_tokens ?? 0);
@@ -183,8 +180,14 @@ export function usageOf(u: Json | null | undefined): Usage {
 /** An Anthropic Message as an OpenAI chat.completion (used by the gateway and /report-anthropic). */
 export function fromAnthropicMessage(msg: Json, created: number): ChatCompletion {
   const blocks = (Array.isArray(msg.content) ? msg.content : []) as Json[];
-  const text = blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join("");
-  const thinking = blocks.filter((b) => b.type === "thinking").map((b) => String(b.thinking ?? "")).join("");
+  const text = blocks
+    .filter((b) => b.type === "text")
+    .map((b) => String(b.text ?? ""))
+    .join("");
+  const thinking = blocks
+    .filter((b) => b.type === "thinking")
+    .map((b) => String(b.thinking ?? ""))
+    .join("");
   const toolCalls: ToolCallOut[] = blocks
     .filter((b) => b.type === "tool_use")
     .map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
@@ -297,7 +300,10 @@ export function fromAnthropicRequest(req: Json): Json {
     }
     const blocks = (Array.isArray(m.content) ? m.content : []) as Json[];
     if (m.role === "assistant") {
-      const text = blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join("");
+      const text = blocks
+        .filter((b) => b.type === "text")
+        .map((b) => String(b.text ?? ""))
+        .join("");
       const calls = blocks
         .filter((b) => b.type === "tool_use")
         .map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
@@ -308,7 +314,8 @@ export function fromAnthropicRequest(req: Json): Json {
     const parts: Json[] = [];
     for (const b of blocks) {
       if (b.type === "tool_result") {
-        const content = typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Json[]).map((c) => String(c.text ?? "")).join("") : "";
+        const content =
+          typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Json[]).map((c) => String(c.text ?? "")).join("") : "";
         messages.push({ role: "tool", tool_call_id: String(b.tool_use_id), content });
       } else if (b.type === "text") parts.push({ type: "text", text: String(b.text ?? "") });
       else if (b.type === "image") {

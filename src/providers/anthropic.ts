@@ -17,7 +17,10 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
     const parsed = await readCallBody(call, target.label, http.timeoutMs);
     if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
     if (typeof parsed !== "object" || parsed === null || (parsed as { type?: unknown }).type !== "message") {
-      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, { upstreamStatus: 502, upstreamBody: storableBody(target.label, call.response.status, parsed) });
+      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, {
+        upstreamStatus: 502,
+        upstreamBody: storableBody(target.label, call.response.status, parsed),
+      });
     }
     return fromAnthropicMessage(parsed as Record<string, unknown>, now());
   }

@@ -19,7 +19,7 @@ export type HttpOptions = {
  * the moment the request was sent) and the caller's signal (the client going away) both abort it,
  * whether it is still waiting for headers or reading the body.
  */
-export type UpstreamCall = {
+type UpstreamCall = {
   response: Response;
   controller: AbortController;
   /** Stops the total deadline only: a stream switches to its idle timer, the caller's abort still applies. */
@@ -130,7 +130,7 @@ function fetchFailure(err: unknown, signal: AbortSignal, label: string, timeoutM
   return new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: ${msg}`, { upstreamStatus: 502 });
 }
 
-export function upstreamTimeout(label: string, timeoutMs: number): DomainError {
+function upstreamTimeout(label: string, timeoutMs: number): DomainError {
   return new DomainError("UPSTREAM_TIMEOUT", `${label} did not answer within ${timeoutMs} ms`);
 }
 
@@ -174,7 +174,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
  * A body that is not JSON (an HTML error page, a proxy's text) is never passed on or stored whole:
  * it is quoted, cut to MAX_UPSTREAM_ERROR_TEXT characters and labelled as such.
  */
-export function describeNonJsonBody(label: string, status: number, text: string): string {
+function describeNonJsonBody(label: string, status: number, text: string): string {
   const trimmed = text.trim();
   if (!trimmed) return `${label} returned HTTP ${status} with an empty body`;
   const cut = trimmed.length > MAX_UPSTREAM_ERROR_TEXT;

@@ -7,7 +7,6 @@ export type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Choice, Upstrea
 export { ClientAborted } from "./http";
 export { fromAnthropicMessage, fromAnthropicRequest } from "./anthropic-format";
 
-export type { UpstreamGuard } from "./http";
 export { checkUpstreamUrl, systemResolveHost, upstreamPolicy, type ResolveHost } from "./upstream-guard";
 
 /**
@@ -17,6 +16,5 @@ export { checkUpstreamUrl, systemResolveHost, upstreamPolicy, type ResolveHost }
 export function createUpstreamFactory(http: Omit<HttpOptions, "guard">, guard: UpstreamGuard): UpstreamFactory {
   const trusted: HttpOptions = { ...http };
   const guarded: HttpOptions = { ...http, guard };
-  return (target) =>
-    target.kind === "anthropic" ? anthropicUpstream(target, trusted) : openAiUpstream(target, target.tenantChosen ? guarded : trusted);
+  return (target) => (target.kind === "anthropic" ? anthropicUpstream(target, trusted) : openAiUpstream(target, target.tenantChosen ? guarded : trusted));
 }

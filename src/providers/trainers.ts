@@ -1,7 +1,7 @@
 import { DomainError } from "../errors";
 import { readUpstreamBody, upstreamHttpError } from "./http";
 
-export type TrainerJobState = {
+type TrainerJobState = {
   status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
   /** The id to call the trained model by, once it succeeded. */
   modelId: string | null;
@@ -29,7 +29,8 @@ async function call(http: Http, label: string, url: string, init: RequestInit): 
   }
   const body = await readUpstreamBody(res);
   if (!res.ok) throw upstreamHttpError(label, res.status, body);
-  if (typeof body !== "object" || body === null) throw new DomainError("UPSTREAM_ERROR", `${label} answered with something that is not JSON`, { upstreamStatus: 502 });
+  if (typeof body !== "object" || body === null)
+    throw new DomainError("UPSTREAM_ERROR", `${label} answered with something that is not JSON`, { upstreamStatus: 502 });
   return body as Record<string, unknown>;
 }
 
@@ -50,7 +51,15 @@ function openAiTrainer(t: TrainerTarget, http: Http): Trainer {
     },
     async createJob({ fileId, baseModel, hyperparameters, suffix }) {
       const body = { training_file: fileId, model: baseModel, suffix, method: { type: "supervised", supervised: { hyperparameters } } };
-      return String((await call(http, label, `${t.baseUrl}/fine_tuning/jobs`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) })).id);
+      return String(
+        (
+          await call(http, label, `${t.baseUrl}/fine_tuning/jobs`, {
+            method: "POST",
+            headers: { ...auth, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          })
+        ).id,
+      );
     },
     async getJob(jobId) {
       const j = await call(http, label, `${t.baseUrl}/fine_tuning/jobs/${encodeURIComponent(jobId)}`, { headers: auth });
@@ -79,13 +88,29 @@ function togetherTrainer(t: TrainerTarget, http: Http): Trainer {
     },
     async createJob({ fileId, baseModel, hyperparameters, suffix }) {
       const body = { training_file: fileId, model: baseModel, suffix, lora: true, ...hyperparameters };
-      return String((await call(http, label, `${t.baseUrl}/fine-tunes`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) })).id);
+      return String(
+        (
+          await call(http, label, `${t.baseUrl}/fine-tunes`, {
+            method: "POST",
+            headers: { ...auth, "content-type": "application/json" },
+            body: JSON.stringify(body),
+          })
+        ).id,
+      );
     },
     async getJob(jobId) {
       const j = await call(http, label, `${t.baseUrl}/fine-tunes/${encodeURIComponent(jobId)}`, { headers: auth });
       const s = String(j.status);
       const status =
-        s === "completed" ? "succeeded" : s === "error" || s === "failed" ? "failed" : s === "cancelled" || s === "cancel_requested" ? "cancelled" : s === "pending" || s === "queued" ? "queued" : "running";
+        s === "completed"
+          ? "succeeded"
+          : s === "error" || s === "failed"
+            ? "failed"
+            : s === "cancelled" || s === "cancel_requested"
+              ? "cancelled"
+              : s === "pending" || s === "queued"
+                ? "queued"
+                : "running";
       const events = Array.isArray(j.events) ? (j.events as { message?: string; level?: string }[]) : [];
       const error = status === "failed" ? (events.filter((e) => e.level === "error").at(-1)?.message ?? "training failed") : null;
       return { status, modelId: typeof j.output_name === "string" ? j.output_name : null, error };

@@ -11,8 +11,7 @@ import { DomainError } from "../errors";
 /** Resolves a host name to its IP addresses (all of them). Injected so tests can play DNS. */
 export type ResolveHost = (hostname: string) => Promise<string[]>;
 
-export const systemResolveHost: ResolveHost = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolveHost: ResolveHost = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 export type UpstreamPolicy = {
   /** HONE_ALLOW_PRIVATE_UPSTREAMS: loopback, private and link-local allowed; metadata never. */
@@ -21,9 +20,7 @@ export type UpstreamPolicy = {
   allowlist: AllowlistEntry[];
 };
 
-export type AllowlistEntry =
-  | { kind: "host"; host: string; port: number | null }
-  | { kind: "cidr"; base: bigint; bits: number; port: number | null };
+export type AllowlistEntry = { kind: "host"; host: string; port: number | null } | { kind: "cidr"; base: bigint; bits: number; port: number | null };
 
 // ---- addresses: every address is held as a 128-bit IPv6 number, IPv4 as ::ffff:a.b.c.d, so one
 // ---- range table covers both families and IPv4-mapped IPv6 (::ffff:127.0.0.1) needs no case.
@@ -71,7 +68,7 @@ function parseIPv6(input: string): bigint | null {
 }
 
 /** An IP literal as a 128-bit number (IPv4 mapped into IPv6), or null when it is not one. */
-export function parseIp(s: string): bigint | null {
+function parseIp(s: string): bigint | null {
   const bare = s.startsWith("[") && s.endsWith("]") ? s.slice(1, -1) : s;
   return parseIPv4(bare) ?? (bare.includes(":") ? parseIPv6(bare) : null);
 }
@@ -129,9 +126,9 @@ function embeddedIPv4(ip: bigint): bigint | null {
   return null;
 }
 
-export type AddressClass = "public" | "private" | "metadata";
+type AddressClass = "public" | "private" | "metadata";
 
-export function classifyIp(ip: bigint): AddressClass {
+function classifyIp(ip: bigint): AddressClass {
   const inner = embeddedIPv4(ip);
   const candidates = inner === null ? [ip] : [ip, inner];
   if (candidates.some((c) => METADATA.some((r) => inRange(c, r)))) return "metadata";
@@ -249,7 +246,7 @@ export function checkUpstreamUrl(raw: string, policy: UpstreamPolicy, label = "t
   if (t.ipLiteral !== null) checkAddress(policy, t, t.ipLiteral, label, "its host is");
 }
 
-export type PinnedRequest = {
+type PinnedRequest = {
   /** The URL with its host replaced by the checked IP address. */
   url: string;
   /** The original Host header value (name and non-default port). */

@@ -26,7 +26,11 @@ const key = (body: Record<string, unknown>, over: Partial<{ projectId: string; t
 
 // Every member that can change the answer, each with values that differ from the base.
 const OUTPUT_AFFECTING: Record<string, unknown[]> = {
-  messages: [[{ role: "user", content: "What is 2+3?" }], [...base.messages, { role: "assistant", content: "4" }], [{ role: "developer", content: "Be brief." }, base.messages[1]]],
+  messages: [
+    [{ role: "user", content: "What is 2+3?" }],
+    [...base.messages, { role: "assistant", content: "4" }],
+    [{ role: "developer", content: "Be brief." }, base.messages[1]],
+  ],
   tools: [[], null, [{ type: "function", function: { name: "calc2", parameters: {} } }]],
   tool_choice: ["none", "required", { type: "function", function: { name: "calc" } }],
   functions: [[{ name: "f", parameters: {} }]],
@@ -60,7 +64,9 @@ function randomJson(r: () => number, depth = 0): unknown {
     case 0:
       return Math.floor(r() * 1000) - 500;
     case 1:
-      return r().toString(36).slice(2, 2 + Math.floor(r() * 8));
+      return r()
+        .toString(36)
+        .slice(2, 2 + Math.floor(r() * 8));
     case 2:
       return r() < 0.5;
     case 3:
@@ -86,7 +92,7 @@ function mutateOne(v: unknown, r: () => number): unknown {
     return { ...v, [k]: mutateOne((v as Record<string, unknown>)[k], r) };
   }
   if (typeof v === "number") return v + 1;
-  if (typeof v === "string") return v + "x";
+  if (typeof v === "string") return `${v}x`;
   if (typeof v === "boolean") return !v;
   return 0; // null -> 0
 }

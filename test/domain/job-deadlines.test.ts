@@ -82,7 +82,18 @@ describe("job step deadline", () => {
     const kind = newKind("retry");
     let runs = 0;
     const id = await enqueueJob(ctx(), { kind, payload: {}, maxAttempts: 3 });
-    const worker = startWorker(t.deps, { [kind]: { run: (_d, _p, _j, signal) => (runs++, new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped"))))) } }, { pollMs: 20 });
+    const worker = startWorker(
+      t.deps,
+      {
+        [kind]: {
+          run: (_d, _p, _j, signal) => {
+            runs++;
+            return new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped"))));
+          },
+        },
+      },
+      { pollMs: 20 },
+    );
     await withWorkers([worker], async () => {
       const queued = await until("the job being queued again", async () => {
         const j = await jobRow(id);
@@ -97,10 +108,26 @@ describe("job step deadline", () => {
   test("an evaluation step over its deadline aborts its model calls and stores no result for them", async () => {
     const api = async (method: string, path: string, body?: unknown) => (await t.request(method, path, { body })).json() as Promise<any>;
     const ds = (await api("POST", "/api/v1/datasets", { name: "deadline" })).id;
-    await api("POST", `/api/v1/datasets/${ds}/entries`, { entries: [{ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }], split: "TEST" }] });
-    const crit = (await api("POST", "/graphql", { query: `mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "ok? {{output}}"}) { id } }` })).data.createCriterion.id;
-    const ev = (await api("POST", "/graphql", { query: `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["hang"], criterionIds: $c}) { id } }`, variables: { ds, c: [crit] } }))
-      .data.createEvaluation.id;
+    await api("POST", `/api/v1/datasets/${ds}/entries`, {
+      entries: [
+        {
+          messages: [
+            { role: "user", content: "q" },
+            { role: "assistant", content: "a" },
+          ],
+          split: "TEST",
+        },
+      ],
+    });
+    const crit = (
+      await api("POST", "/graphql", { query: `mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "ok? {{output}}"}) { id } }` })
+    ).data.createCriterion.id;
+    const ev = (
+      await api("POST", "/graphql", {
+        query: `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["hang"], criterionIds: $c}) { id } }`,
+        variables: { ds, c: [crit] },
+      })
+    ).data.createEvaluation.id;
     const abortedBefore = fake.aborted;
     const worker = startJobs(t.deps, { pollMs: 20 });
     await withWorkers([worker], async () => {
@@ -121,7 +148,7 @@ describe("job lease", () => {
     const runs: string[] = [];
     const leases: number[] = [];
     const handler: JobHandler = {
-      run: async (deps, _payload, job) => {
+      run: async (_deps, _payload, job) => {
         runs.push(job.id);
         // 900 ms: three leases of 300 ms. The step timeout is raised for this worker below.
         for (let i = 0; i < 6; i++) {
@@ -159,7 +186,13 @@ describe("job lease", () => {
 describe("a job whose worker keeps stopping", () => {
   test("after maxAttempts claims whose lease ran out it is failed, not claimed again", async () => {
     let now = Date.now();
-    const deps = createDeps({ config: t.deps.config, database: t.db.database, logger: createLogger("silent"), secretKey: t.deps.secretKey, clock: () => new Date(now) });
+    const deps = createDeps({
+      config: t.deps.config,
+      database: t.db.database,
+      logger: createLogger("silent"),
+      secretKey: t.deps.secretKey,
+      clock: () => new Date(now),
+    });
     const c = systemCtx(deps, "test");
     const kind = newKind("crash");
     const id = await enqueueJob(c, { kind, payload: {}, maxAttempts: 2 });
@@ -182,10 +215,26 @@ describe("a job whose worker keeps stopping", () => {
   test("the worker fails it and what it worked on shows the error (an evaluation goes to ERROR)", async () => {
     const api = async (method: string, path: string, body?: unknown) => (await t.request(method, path, { body })).json() as Promise<any>;
     const ds = (await api("POST", "/api/v1/datasets", { name: "crashes" })).id;
-    await api("POST", `/api/v1/datasets/${ds}/entries`, { entries: [{ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }], split: "TEST" }] });
-    const crit = (await api("POST", "/graphql", { query: `mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "ok? {{output}}"}) { id } }` })).data.createCriterion.id;
-    const ev = (await api("POST", "/graphql", { query: `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini"], criterionIds: $c}) { id } }`, variables: { ds, c: [crit] } }))
-      .data.createEvaluation.id;
+    await api("POST", `/api/v1/datasets/${ds}/entries`, {
+      entries: [
+        {
+          messages: [
+            { role: "user", content: "q" },
+            { role: "assistant", content: "a" },
+          ],
+          split: "TEST",
+        },
+      ],
+    });
+    const crit = (
+      await api("POST", "/graphql", { query: `mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "ok? {{output}}"}) { id } }` })
+    ).data.createCriterion.id;
+    const ev = (
+      await api("POST", "/graphql", {
+        query: `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini"], criterionIds: $c}) { id } }`,
+        variables: { ds, c: [crit] },
+      })
+    ).data.createEvaluation.id;
     // As if workers had claimed it maxAttempts times and died each time.
     const [job] = await t.deps.database.db.select().from(jobs).where(sql`${jobs.payload}->>'evaluationId' = ${ev}`);
     await t.deps.database.db
@@ -195,11 +244,14 @@ describe("a job whose worker keeps stopping", () => {
     const worker = startJobs(t.deps, { pollMs: 20 });
     const shown = await withWorkers([worker], () =>
       until("the evaluation showing the failure", async () => {
-        const e = (await api("POST", "/graphql", { query: `query($id: ID!) { evaluation(id: $id) { status errorMessage } }`, variables: { id: ev } })).data.evaluation;
+        const e = (await api("POST", "/graphql", { query: `query($id: ID!) { evaluation(id: $id) { status errorMessage } }`, variables: { id: ev } })).data
+          .evaluation;
         return e.status === "ERROR" && e;
       }),
     );
-    expect(shown.errorMessage).toBe(`The evaluation stopped: the worker stopped ${job!.maxAttempts} times while running this job (it crashed or was killed before finishing a step)`);
+    expect(shown.errorMessage).toBe(
+      `The evaluation stopped: the worker stopped ${job!.maxAttempts} times while running this job (it crashed or was killed before finishing a step)`,
+    );
     expect(await jobRow(job!.id)).toMatchObject({ status: "failed", attempts: job!.maxAttempts });
     expect(await t.deps.database.db.select().from(evaluationResults).where(eq(evaluationResults.evaluationId, ev))).toEqual([]);
   });

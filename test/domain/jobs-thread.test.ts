@@ -45,10 +45,20 @@ const gql = async (query: string, variables: Record<string, unknown> = {}) => js
 /** An evaluation of one model on two TEST entries, created through the API (which nudges the worker), run to its end. */
 async function runEvaluation() {
   const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "thread" } }))).id;
-  const entries = ["capital of France", "capital of Peru"].map((q) => ({ messages: [{ role: "user", content: q }, { role: "assistant", content: "x" }], split: "TEST" }));
+  const entries = ["capital of France", "capital of Peru"].map((q) => ({
+    messages: [
+      { role: "user", content: q },
+      { role: "assistant", content: "x" },
+    ],
+    split: "TEST",
+  }));
   expect((await json(await t.request("POST", `/api/v1/datasets/${ds}/entries`, { body: { entries } }))).entries_created).toBe(2);
-  const crit = (await gql(`mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "Good? {{output}}"}) { id } }`)).data.createCriterion.id;
-  const created = await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini"], criterionIds: $c}) { id } }`, { ds, c: [crit] });
+  const crit = (await gql(`mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "Good? {{output}}"}) { id } }`)).data
+    .createCriterion.id;
+  const created = await gql(
+    `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini"], criterionIds: $c}) { id } }`,
+    { ds, c: [crit] },
+  );
   const id = created.data.createEvaluation.id;
   for (let i = 0; i < 500; i++) {
     const e = (await gql(`query($id: ID!) { evaluation(id: $id) { status progress { done total } } }`, { id })).data.evaluation;

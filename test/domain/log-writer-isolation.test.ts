@@ -54,9 +54,14 @@ test("logRow sanitises NUL and lone surrogates and clamps integer columns, cheap
   expect(row.input_tokens).toBe(2_147_483_647);
   expect(row.req_payload).toEqual({ t: "x\uFFFDy", ok: "😀" });
   // Escaped pairs (Python clients escape everything) stay whole; an escaped backslash is no escape.
-  expect(sanitizeJsonText(String.raw`["\ud83d\ude00","\\u0000","\ud83d\ud83d\ude00","\udc00"]`)).toBe(String.raw`["\ud83d\ude00","\\u0000","\ufffd\ud83d\ude00","\ufffd"]`);
+  expect(sanitizeJsonText(String.raw`["\ud83d\ude00","\\u0000","\ud83d\ud83d\ude00","\udc00"]`)).toBe(
+    String.raw`["\ud83d\ude00","\\u0000","\ufffd\ud83d\ude00","\ufffd"]`,
+  );
   // A 10 kB row is cleaned in well under a millisecond.
-  const big = logRow({ ...record("log_big"), reqPayload: { messages: Array.from({ length: 40 }, (_, i) => ({ role: "user", content: `line ${i}\n"${"lorem ".repeat(35)}"` })) } });
+  const big = logRow({
+    ...record("log_big"),
+    reqPayload: { messages: Array.from({ length: 40 }, (_, i) => ({ role: "user", content: `line ${i}\n"${"lorem ".repeat(35)}"` })) },
+  });
   expect(big.length).toBeGreaterThan(10_000);
   const start = performance.now();
   for (let i = 0; i < 1_000; i++) sanitizeJsonText(big);

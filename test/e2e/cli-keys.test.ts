@@ -33,8 +33,7 @@ async function cli(...args: string[]) {
   return { ...r, json: r.code === 0 ? JSON.parse(r.stdout) : JSON.parse(r.stderr.split("\n")[0]!) };
 }
 
-const status = async (url: string, key: string) =>
-  (await fetch(`${url}/api/v1/datasets`, { headers: { authorization: `Bearer ${key}` } })).status;
+const status = async (url: string, key: string) => (await fetch(`${url}/api/v1/datasets`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 describe("hone keys", () => {
   test("list, create (named) and revoke print JSON; a revoked key is refused by the server", async () => {
@@ -49,7 +48,14 @@ describe("hone keys", () => {
     const listed = await cli("keys", "list", "--project", project.projectId);
     expect(listed.code).toBe(0);
     expect(listed.json.apiKeys).toHaveLength(2);
-    expect(listed.json.apiKeys[1]).toEqual({ id: k.id, name: "deploy bot", prefix: k.prefix, createdAt: expect.any(String), lastUsedAt: null, revokedAt: null });
+    expect(listed.json.apiKeys[1]).toEqual({
+      id: k.id,
+      name: "deploy bot",
+      prefix: k.prefix,
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(listed.stdout).not.toContain(k.apiKey);
     expect(listed.stdout).not.toContain(project.apiKey);
 
@@ -63,7 +69,8 @@ describe("hone keys", () => {
     const again = await cli("keys", "revoke", "--project", project.projectId, "--key-id", k.id);
     expect(again.json.revokedAt).toBe(revoked.json.revokedAt);
 
-    if (s) await Bun.sleep(300); // HONE_API_KEY_CACHE_MS=200 in the running server
+    if (s)
+      await Bun.sleep(300); // HONE_API_KEY_CACHE_MS=200 in the running server
     else s = await startServer(env); // the embedded database allows one process at a time
     try {
       expect(await status(s.url, k.apiKey)).toBe(401);

@@ -75,10 +75,24 @@ describe("several Hone processes", () => {
 
       // Jobs: fine-tunes created through A are trained once each, by whichever worker claims them.
       const ds = (await post(a, "/api/v1/datasets", { name: "scale" })).body.id;
-      await post(a, `/api/v1/datasets/${ds}/entries`, { entries: [{ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }], split: "TRAIN" }] });
+      await post(a, `/api/v1/datasets/${ds}/entries`, {
+        entries: [
+          {
+            messages: [
+              { role: "user", content: "q" },
+              { role: "assistant", content: "a" },
+            ],
+            split: "TRAIN",
+          },
+        ],
+      });
       const slugs = ["scale-0", "scale-1", "scale-2", "scale-3"];
       for (const slug of slugs) {
-        const m = await post(slug.endsWith("1") ? b : a, "/api/v1/models", { datasetId: ds, slug, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } });
+        const m = await post(slug.endsWith("1") ? b : a, "/api/v1/models", {
+          datasetId: ds,
+          slug,
+          trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" },
+        });
         expect(m.res.status).toBe(200);
       }
       for (const slug of slugs) {

@@ -31,7 +31,12 @@ afterAll(async () => {
 });
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" });
-const entry = { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }] };
+const entry = {
+  messages: [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: "hello" },
+  ],
+};
 
 describe("the server process", () => {
   let firstKey = "";
@@ -67,7 +72,10 @@ describe("the server process", () => {
       expect(await s.stop()).toBe(0);
     }
     // Each request logged as one JSON line, and the key is never among them.
-    const lines = s.output().split("\n").filter((l) => l.startsWith("{"));
+    const lines = s
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("{"));
     expect(lines.some((l) => JSON.parse(l).msg === "request")).toBe(true);
     expect(lines.join("\n")).not.toContain(firstKey);
   });
@@ -81,7 +89,7 @@ describe("the server process", () => {
       async start(c) {
         c.enqueue(new TextEncoder().encode('{"entries": ['));
         await gate;
-        c.enqueue(new TextEncoder().encode(JSON.stringify(entry) + "]}"));
+        c.enqueue(new TextEncoder().encode(`${JSON.stringify(entry)}]}`));
         c.close();
       },
     });

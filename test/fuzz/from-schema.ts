@@ -38,7 +38,13 @@ function idFrom(pool: () => string[], prefix: string): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant(null).chain(() => pick(pool(), `${prefix}missing`)) },
     { weight: 1, arbitrary: fc.constant(`${prefix}${"0".repeat(20)}`) },
-    { weight: 1, arbitrary: fc.constant(null).chain(() => pick(pool(), prefix)).map((id) => `${id}\u0000`) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constant(null)
+        .chain(() => pick(pool(), prefix))
+        .map((id) => `${id}\u0000`),
+    },
     { weight: 1, arbitrary: hostileString },
   );
 }
@@ -46,7 +52,12 @@ function idFrom(pool: () => string[], prefix: string): fc.Arbitrary<string> {
 function criterionRef(pools: Pools): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 4, arbitrary: idFrom(() => pools.criterionIds, "crit_") },
-    { weight: 2, arbitrary: fc.tuple(pick(pools.criterionIds, "crit_x"), fc.constantFrom("1", "2", "0", "99999999999", "-1", "1.5", "", "1e3", "00001")).map(([id, v]) => `${id}@v${v}`) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(pick(pools.criterionIds, "crit_x"), fc.constantFrom("1", "2", "0", "99999999999", "-1", "1.5", "", "1e3", "00001"))
+        .map(([id, v]) => `${id}@v${v}`),
+    },
   );
 }
 
@@ -58,7 +69,10 @@ export function hintFor(name: string, pools: Pools): fc.Arbitrary<unknown> | und
     case "entryId":
       return idFrom(() => pools.entryIds, "ent_");
     case "logIds":
-      return fc.array(idFrom(() => pools.logIds, "log_"), { maxLength: 5 });
+      return fc.array(
+        idFrom(() => pools.logIds, "log_"),
+        { maxLength: 5 },
+      );
     case "completionId":
     case "completion_id":
       return idFrom(() => pools.completionIds, "chatcmpl-");
@@ -72,18 +86,37 @@ export function hintFor(name: string, pools: Pools): fc.Arbitrary<unknown> | und
       return idFrom(() => pools.alignmentRowIds, "row_");
     case "slug":
     case "modelSlug":
-      return fc.oneof(idFrom(() => pools.modelSlugs, ""), idFrom(() => pools.customProviderSlugs, ""), fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/));
+      return fc.oneof(
+        idFrom(() => pools.modelSlugs, ""),
+        idFrom(() => pools.customProviderSlugs, ""),
+        fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,20}$/),
+      );
     case "model":
     case "judgeModel":
     case "modelA":
     case "modelB":
-      return fc.oneof({ weight: 5, arbitrary: pick(pools.models, "gpt-4o-mini") }, { weight: 1, arbitrary: fc.constant("dataset") }, { weight: 2, arbitrary: hostileString });
+      return fc.oneof(
+        { weight: 5, arbitrary: pick(pools.models, "gpt-4o-mini") },
+        { weight: 1, arbitrary: fc.constant("dataset") },
+        { weight: 2, arbitrary: hostileString },
+      );
     case "models":
       return fc.array(fc.oneof(pick(pools.models, "gpt-4o-mini"), fc.constant("dataset"), hostileString), { maxLength: 4 });
     case "baseUrl":
       return fc.oneof(
         { weight: 4, arbitrary: fc.constant(null).map(() => `${pools.upstreamUrl}/v1`) },
-        { weight: 2, arbitrary: fc.constantFrom("http://169.254.169.254/", "http://127.0.0.1:1/", "ftp://x", "not a url", "http://" + "a".repeat(3_000) + ".com", "http://[::1]/", "http://0.0.0.0/") },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom(
+            "http://169.254.169.254/",
+            "http://127.0.0.1:1/",
+            "ftp://x",
+            "not a url",
+            `http://${"a".repeat(3_000)}.com`,
+            "http://[::1]/",
+            "http://0.0.0.0/",
+          ),
+        },
         { weight: 1, arbitrary: hostileString },
       );
     case "id":
@@ -100,13 +133,32 @@ export function hintFor(name: string, pools: Pools): fc.Arbitrary<unknown> | und
       return jsonlArb(pools);
     case "trainingConfig":
       return fc.oneof(
-        fc.record({ provider: fc.constantFrom("openai", "together", "x"), baseModel: fc.oneof(fc.constantFrom("gpt-4o-mini-2024-07-18", "meta-llama/Meta-Llama-3.1-8B-Instruct"), hostileString), n_epochs: fc.oneof(fc.integer({ min: -5, max: 100 }), hostileNumber) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            provider: fc.constantFrom("openai", "together", "x"),
+            baseModel: fc.oneof(fc.constantFrom("gpt-4o-mini-2024-07-18", "meta-llama/Meta-Llama-3.1-8B-Instruct"), hostileString),
+            n_epochs: fc.oneof(fc.integer({ min: -5, max: 100 }), hostileNumber),
+          },
+          { requiredKeys: [] },
+        ),
         anyHostile,
       );
     case "reqPayload":
       // Shaped like the calls clients report, so the fields Hone extracts (model, messages) carry the hostile values.
       return fc.oneof(
-        { weight: 3, arbitrary: fc.record({ model: fc.oneof(pick(pools.models, "gpt-4o-mini"), hostileString), messages: messagesArb, max_tokens: hostileNumber, system: hostileString, metadata: anyHostile }, { requiredKeys: ["model"] }) },
+        {
+          weight: 3,
+          arbitrary: fc.record(
+            {
+              model: fc.oneof(pick(pools.models, "gpt-4o-mini"), hostileString),
+              messages: messagesArb,
+              max_tokens: hostileNumber,
+              system: hostileString,
+              metadata: anyHostile,
+            },
+            { requiredKeys: ["model"] },
+          ),
+        },
         { weight: 1, arbitrary: anyHostile },
       );
     case "respPayload":
@@ -119,7 +171,19 @@ export function hintFor(name: string, pools: Pools): fc.Arbitrary<unknown> | und
               model: fc.oneof(fc.constant("gpt-4o-mini"), hostileString),
               created: hostileNumber,
               choices: fc.oneof(fc.array(fc.record({ index: hostileNumber, message: messageArb, finish_reason: hostileString }), { maxLength: 3 }), anyHostile),
-              usage: fc.oneof(fc.record({ prompt_tokens: hostileNumber, completion_tokens: hostileNumber, total_tokens: hostileNumber, input_tokens: hostileNumber, output_tokens: hostileNumber }, { requiredKeys: [] }), anyHostile),
+              usage: fc.oneof(
+                fc.record(
+                  {
+                    prompt_tokens: hostileNumber,
+                    completion_tokens: hostileNumber,
+                    total_tokens: hostileNumber,
+                    input_tokens: hostileNumber,
+                    output_tokens: hostileNumber,
+                  },
+                  { requiredKeys: [] },
+                ),
+                anyHostile,
+              ),
               content: fc.oneof(fc.array(fc.record({ type: fc.constantFrom("text", "tool_use"), text: hostileString }), { maxLength: 3 }), anyHostile),
             },
             { requiredKeys: [] },
@@ -140,14 +204,40 @@ export function hintFor(name: string, pools: Pools): fc.Arbitrary<unknown> | und
 const roleArb = fc.constantFrom("user", "assistant", "system", "tool", "developer", "function", "", "USER");
 
 export const messageArb: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ role: roleArb, content: fc.oneof({ weight: 4, arbitrary: hostileString }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.array(fc.record({ type: fc.constantFrom("text", "image_url", "x"), text: hostileString }), { maxLength: 3 }) }) }) },
-  { weight: 1, arbitrary: fc.record({ role: fc.constant("assistant"), content: fc.constant(null), tool_calls: fc.array(fc.record({ id: hostileString, type: fc.constant("function"), function: fc.record({ name: hostileString, arguments: hostileString }) }), { maxLength: 2 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      role: roleArb,
+      content: fc.oneof(
+        { weight: 4, arbitrary: hostileString },
+        { weight: 1, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.array(fc.record({ type: fc.constantFrom("text", "image_url", "x"), text: hostileString }), { maxLength: 3 }) },
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      role: fc.constant("assistant"),
+      content: fc.constant(null),
+      tool_calls: fc.array(
+        fc.record({ id: hostileString, type: fc.constant("function"), function: fc.record({ name: hostileString, arguments: hostileString }) }),
+        { maxLength: 2 },
+      ),
+    }),
+  },
   { weight: 1, arbitrary: wrongType },
 );
 
 /** Chat messages: mostly a user turn then an assistant turn (what datasets need), sometimes anything. */
 export const messagesArb: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(hostileString, hostileString).map(([q, a]) => [{ role: "user", content: q || "q" }, { role: "assistant", content: a || "a" }]) },
+  {
+    weight: 5,
+    arbitrary: fc.tuple(hostileString, hostileString).map(([q, a]) => [
+      { role: "user", content: q || "q" },
+      { role: "assistant", content: a || "a" },
+    ]),
+  },
   { weight: 3, arbitrary: fc.array(messageArb, { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.constantFrom<unknown>([null], [], null, "hi", [[]], [{}]) },
   { weight: 1, arbitrary: anyHostile },
@@ -155,7 +245,20 @@ export const messagesArb: fc.Arbitrary<unknown> = fc.oneof(
 
 function jsonlArb(pools: Pools): fc.Arbitrary<string> {
   const line = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ messages: messagesArb, split: fc.constantFrom("TRAIN", "TEST", "x"), judgement: fc.constantFrom("PASS", "FAIL", null, "maybe"), output: hostileJson }, { requiredKeys: [] }).map((o) => JSON.stringify(o)) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .record(
+          {
+            messages: messagesArb,
+            split: fc.constantFrom("TRAIN", "TEST", "x"),
+            judgement: fc.constantFrom("PASS", "FAIL", null, "maybe"),
+            output: hostileJson,
+          },
+          { requiredKeys: [] },
+        )
+        .map((o) => JSON.stringify(o)),
+    },
     { weight: 1, arbitrary: fc.constantFrom("", "{", "null", "[]", "\u0000", '{"messages":"\\ud800"}') },
     { weight: 1, arbitrary: hostileString },
   );
@@ -197,14 +300,21 @@ function typed(type: string, schema: JsonSchema, pools: Pools, draw: Draw, root:
       const fitting = schema.pattern
         ? fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= max)
         : fc.string({ minLength: min, maxLength: Math.min(max, Math.max(min, 40)) });
-      const edges = [min > 0 ? "x".repeat(min - 1) : undefined, schema.maxLength !== undefined ? "x".repeat(schema.maxLength + 1) : undefined].filter((v) => v !== undefined) as string[];
-      return fc.oneof({ weight: 4, arbitrary: fitting }, { weight: 2, arbitrary: hostileString }, ...(edges.length ? [{ weight: 1, arbitrary: fc.constantFrom(...edges) }] : []));
+      const edges = [min > 0 ? "x".repeat(min - 1) : undefined, schema.maxLength !== undefined ? "x".repeat(schema.maxLength + 1) : undefined].filter(
+        (v) => v !== undefined,
+      ) as string[];
+      return fc.oneof(
+        { weight: 4, arbitrary: fitting },
+        { weight: 2, arbitrary: hostileString },
+        ...(edges.length ? [{ weight: 1, arbitrary: fc.constantFrom(...edges) }] : []),
+      );
     }
     case "integer":
     case "number": {
       const min = schema.minimum ?? (type === "integer" ? -1000 : -1e6);
       const max = schema.maximum ?? (type === "integer" ? 1000 : 1e6);
-      const fitting = type === "integer" ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) }) : fc.double({ min, max, noNaN: true });
+      const fitting =
+        type === "integer" ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) }) : fc.double({ min, max, noNaN: true });
       const edges = [min - 1, max + 1, min, max].filter(Number.isFinite);
       return fc.oneof({ weight: 4, arbitrary: fitting }, { weight: 2, arbitrary: hostileNumber }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
     }
@@ -238,15 +348,28 @@ function objectArb(schema: JsonSchema, pools: Pools, draw: Draw, root: JsonSchem
     const valueSchema = typeof schema.additionalProperties === "object" ? schema.additionalProperties : {};
     return fc.dictionary(fc.oneof(fc.string({ maxLength: 10 }), hostileString), fromSchema(valueSchema, pools, draw, "", root, depth + 1), { maxKeys: 6 });
   }
-  const record = fc.record(
-    Object.fromEntries(keys.map((k) => [k, fromSchema(props[k]!, pools, draw, k, root, depth + 1)])),
-    { requiredKeys: required.filter((k) => keys.includes(k)) as never[] },
-  );
+  const record = fc.record(Object.fromEntries(keys.map((k) => [k, fromSchema(props[k]!, pools, draw, k, root, depth + 1)])), {
+    requiredKeys: required.filter((k) => keys.includes(k)) as never[],
+  });
   return fc.oneof(
     { weight: 8, arbitrary: record },
     // A required key dropped, or unknown and prototype keys added.
-    { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom(...keys)).map(([r, k]) => { const c = { ...(r as object) } as Record<string, unknown>; delete c[k]; return c; }) },
-    { weight: 1, arbitrary: fc.tuple(record, fc.constantFrom("__proto__", "constructor", "extra", "")).map(([r, k]) => { const c = { ...(r as object) } as Record<string, unknown>; Object.defineProperty(c, k, { value: { polluted: true }, enumerable: true }); return c; }) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(record, fc.constantFrom(...keys)).map(([r, k]) => {
+        const c = { ...(r as object) } as Record<string, unknown>;
+        delete c[k];
+        return c;
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(record, fc.constantFrom("__proto__", "constructor", "extra", "")).map(([r, k]) => {
+        const c = { ...(r as object) } as Record<string, unknown>;
+        Object.defineProperty(c, k, { value: { polluted: true }, enumerable: true });
+        return c;
+      }),
+    },
   );
 }
 
@@ -268,5 +391,5 @@ export function jsonText(value: unknown, rawNumber: number | null): string {
   let i = 0;
   const literal = RAW_NUMBER_LITERALS[rawNumber % RAW_NUMBER_LITERALS.length]!;
   // Replace the first number that stands as a value (after ':' or '[' or ',').
-  return text.replace(/([:\[,])(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)(?=[,}\]])/i, (_m, pre) => (i++ === 0 ? `${pre}${literal}` : _m));
+  return text.replace(/([:[,])(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)(?=[,}\]])/i, (_m, pre) => (i++ === 0 ? `${pre}${literal}` : _m));
 }

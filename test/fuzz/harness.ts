@@ -42,7 +42,11 @@ const verdict = (model: string) => ({
     {
       index: 0,
       finish_reason: "tool_calls",
-      message: { role: "assistant", content: null, tool_calls: [{ id: "v", type: "function", function: { name: "record_verdict", arguments: '{"explanation":"ok","judgement":"PASS"}' } }] },
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "v", type: "function", function: { name: "record_verdict", arguments: '{"explanation":"ok","judgement":"PASS"}' } }],
+      },
     },
   ],
   usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 },
@@ -79,11 +83,23 @@ export function startHealthyUpstream(): { url: string; requests: number; stop():
         const lines: string[] = [];
         for (let i = 0; i < n; i++) {
           lines.push(chunk({ role: "assistant", content: "" }, null, i));
-          if (isJudge) lines.push(chunk({ tool_calls: [{ index: 0, id: "v", type: "function", function: { name: "record_verdict", arguments: '{"explanation":"ok","judgement":"PASS"}' } }] }, null, i));
+          if (isJudge)
+            lines.push(
+              chunk(
+                {
+                  tool_calls: [
+                    { index: 0, id: "v", type: "function", function: { name: "record_verdict", arguments: '{"explanation":"ok","judgement":"PASS"}' } },
+                  ],
+                },
+                null,
+                i,
+              ),
+            );
           else lines.push(chunk({ content: "fuzz reply" }, null, i));
           lines.push(chunk({}, isJudge ? "tool_calls" : "stop", i));
         }
-        if (body.stream_options?.include_usage) lines.push(`data: ${JSON.stringify({ id: c.id, object: "chat.completion.chunk", created: c.created, model, choices: [], usage: c.usage })}\n\n`);
+        if (body.stream_options?.include_usage)
+          lines.push(`data: ${JSON.stringify({ id: c.id, object: "chat.completion.chunk", created: c.created, model, choices: [], usage: c.usage })}\n\n`);
         lines.push("data: [DONE]\n\n");
         return sse(lines);
       }
@@ -91,7 +107,16 @@ export function startHealthyUpstream(): { url: string; requests: number; stop():
         const id = "msg_fuzz";
         const usage = { input_tokens: 12, output_tokens: 4 };
         if (!body.stream) {
-          return Response.json({ id, type: "message", role: "assistant", model, content: [{ type: "text", text: "fuzz reply" }], stop_reason: "end_turn", stop_sequence: null, usage });
+          return Response.json({
+            id,
+            type: "message",
+            role: "assistant",
+            model,
+            content: [{ type: "text", text: "fuzz reply" }],
+            stop_reason: "end_turn",
+            stop_sequence: null,
+            usage,
+          });
         }
         const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
         return sse([
@@ -143,7 +168,13 @@ export async function send(baseUrl: string, req: FuzzRequest, keys: Keys, timeou
   try {
     const res = await fetch(baseUrl + req.path, { method: req.method, headers, body: req.body, signal: AbortSignal.timeout(timeoutMs) });
     const text = await res.text();
-    return { status: res.status, text, ms: performance.now() - started, requestId: res.headers.get("x-request-id"), contentType: res.headers.get("content-type") ?? "" };
+    return {
+      status: res.status,
+      text,
+      ms: performance.now() - started,
+      requestId: res.headers.get("x-request-id"),
+      contentType: res.headers.get("content-type") ?? "",
+    };
   } catch (err) {
     return { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err), ms: performance.now() - started };
   }
@@ -223,7 +254,8 @@ function trpcViolation(text: string): string | null {
     if (!v || typeof v !== "object") continue;
     const e = (v as any).error;
     if (e && typeof e === "object") {
-      if (e?.data?.code === "INTERNAL" || e?.code === -32603 || e?.data?.code === "INTERNAL_SERVER_ERROR") return `tRPC error INTERNAL: ${excerpt(e?.message, 200)}`;
+      if (e?.data?.code === "INTERNAL" || e?.code === -32603 || e?.data?.code === "INTERNAL_SERVER_ERROR")
+        return `tRPC error INTERNAL: ${excerpt(e?.message, 200)}`;
     }
     if (Array.isArray(v)) stack.push(...v);
     else if (!("result" in v)) stack.push(...Object.values(v as object));
@@ -270,7 +302,13 @@ export type Seeded = {
   modelSlug: string | null;
 };
 
-const entry = (i: number) => ({ messages: [{ role: "user", content: `question ${i}` }, { role: "assistant", content: `answer ${i}` }], metadata: { i: String(i) } });
+const entry = (i: number) => ({
+  messages: [
+    { role: "user", content: `question ${i}` },
+    { role: "assistant", content: `answer ${i}` },
+  ],
+  metadata: { i: String(i) },
+});
 
 export async function seedProject(baseUrl: string, key: string, upstreamUrl: string, label: string): Promise<Seeded> {
   for (const provider of ["openai", "anthropic", "gemini", "together"]) {
@@ -315,9 +353,13 @@ export async function seedProject(baseUrl: string, key: string, upstreamUrl: str
     }
   };
   const evaluation = await optional(() =>
-    gql(baseUrl, key, "mutation ($i: CreateEvaluationInput!) { createEvaluation(input: $i) { id } }", { i: { datasetId: ds.id, models: ["dataset", "gpt-4o-mini"], criterionIds: [criterionId] } }),
+    gql(baseUrl, key, "mutation ($i: CreateEvaluationInput!) { createEvaluation(input: $i) { id } }", {
+      i: { datasetId: ds.id, models: ["dataset", "gpt-4o-mini"], criterionIds: [criterionId] },
+    }),
   );
-  const task = await optional(() => gql(baseUrl, key, "mutation ($i: JudgeDatasetEntriesInput!) { judgeDatasetEntries(input: $i) { id } }", { i: { datasetId: ds.id, criterionId } }));
+  const task = await optional(() =>
+    gql(baseUrl, key, "mutation ($i: JudgeDatasetEntriesInput!) { judgeDatasetEntries(input: $i) { id } }", { i: { datasetId: ds.id, criterionId } }),
+  );
   const model = await optional(() =>
     gql(baseUrl, key, "mutation ($i: CreateModelInput!) { createModel(input: $i) { slug } }", {
       i: { datasetId: ds.id, slug: `${label}-model`, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } },
@@ -351,7 +393,15 @@ export function poolsOf(own: Seeded, victim: Seeded, upstreamUrl: string): Pools
     evaluationIds: both((s) => (s.evaluationId ? [s.evaluationId] : [])),
     taskIds: both((s) => (s.taskId ? [s.taskId] : [])),
     customProviderSlugs: ["fuzzprov"],
-    models: ["gpt-4o-mini", "openai:gpt-4o-mini", "anthropic:claude-3-5-haiku-latest", "gemini:gemini-2.0-flash", "hone:fuzzprov/some-model", "openpipe:fuzzprov/m", "ft:gpt-4o-mini:org::x"],
+    models: [
+      "gpt-4o-mini",
+      "openai:gpt-4o-mini",
+      "anthropic:claude-3-5-haiku-latest",
+      "gemini:gemini-2.0-flash",
+      "hone:fuzzprov/some-model",
+      "openpipe:fuzzprov/m",
+      "ft:gpt-4o-mini:org::x",
+    ],
     upstreamUrl,
   };
 }
@@ -381,7 +431,9 @@ export async function snapshot(baseUrl: string, key: string, seeded: Seeded, who
     key,
     "{ datasets { id name entryCount } criteria { id name latestVersion versions { version prompt judgeModel } alignmentRows { id judgement } } providerKeys { provider last4 } models { slug baseModel } }",
   );
-  const target = await gql(baseUrl, key, "query ($id: ID!) { dataset(id: $id) { entries(first: 50) { edges { node { id messages metadata } } } } }", { id: seeded.datasetId });
+  const target = await gql(baseUrl, key, "query ($id: ID!) { dataset(id: $id) { entries(first: 50) { edges { node { id messages metadata } } } } }", {
+    id: seeded.datasetId,
+  });
   return { keep, logs, providers, all, target };
 }
 
@@ -390,7 +442,12 @@ export async function logCount(baseUrl: string, key: string): Promise<number> {
   let n = 0;
   let after: string | null = null;
   for (let page = 0; page < 25; page++) {
-    const data: any = await gql(baseUrl, key, "query ($after: String) { logs(first: 200, after: $after) { edges { cursor } pageInfo { hasNextPage endCursor } } }", { after });
+    const data: any = await gql(
+      baseUrl,
+      key,
+      "query ($after: String) { logs(first: 200, after: $after) { edges { cursor } pageInfo { hasNextPage endCursor } } }",
+      { after },
+    );
     n += data.logs.edges.length;
     if (!data.logs.pageInfo.hasNextPage) break;
     after = data.logs.pageInfo.endCursor;

@@ -15,7 +15,7 @@ export function nested(depth: number, kind: "array" | "object", leaf: unknown = 
 
 /** The same as JSON text, built as a string (JSON.stringify recurses and would overflow first). */
 export function nestedText(depth: number, kind: "array" | "object"): string {
-  return kind === "array" ? "[".repeat(depth) + "1" + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+  return kind === "array" ? `${"[".repeat(depth)}1${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 }
 
 const LONG = 100_000;
@@ -43,6 +43,7 @@ export const hostileStringConsts: string[] = [
   '"',
   "{{output}}",
   "{{messages}}{{tools}}{{tool_choice}}",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, meant literally
   "${7*7}",
   "__proto__",
   "constructor",
@@ -82,7 +83,7 @@ export const hostileStringConsts: string[] = [
   "hone:/",
   "hone:a/",
   "openai:",
-  "anthropic:" + "a".repeat(300),
+  `anthropic:${"a".repeat(300)}`,
   "ft:gpt-4o-mini:org::abc",
   "http://169.254.169.254/latest/meta-data/",
   "http://[::1]:1/",
@@ -148,7 +149,10 @@ export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
 export const RAW_NUMBER_LITERALS = ["1e400", "-1e400", "123456789012345678901234567890", "1E-400", "0.0000000000000000000000000000001", "-0.0"];
 
 const hostileKey: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom("__proto__", "constructor", "prototype", "", "\u0000", "\ud800", "a".repeat(300), "toString", "$where", "__defineGetter__") },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom("__proto__", "constructor", "prototype", "", "\u0000", "\ud800", "a".repeat(300), "toString", "$where", "__defineGetter__"),
+  },
   { weight: 3, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 1, arbitrary: hostileString },
 );
@@ -225,9 +229,9 @@ export const junkBodyText: fc.Arbitrary<string> = fc.oneof(
     '{"constructor":{"prototype":{"x":1}}}',
     "a=1&b=2",
     "<xml/>",
-    "--boundary\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nx\r\n--boundary--",
+    '--boundary\r\nContent-Disposition: form-data; name="file"\r\n\r\nx\r\n--boundary--',
     "[".repeat(100_000),
-    "{\"a\":".repeat(50_000),
+    '{"a":'.repeat(50_000),
   ),
   fc.string({ unit: "binary", maxLength: 200 }),
   fc.constantFrom(1_000, 10_000, 100_000).chain((d) => fc.constantFrom(nestedText(d, "array"), nestedText(d, "object"))),
@@ -264,7 +268,7 @@ export const hostileHeaderValue: fc.Arbitrary<string> = fc.oneof(
     '{"__proto__":{"x":"y"}}',
     '{"a":{"b":{"c":1}}}',
     JSON.stringify(Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, "v".repeat(100)]))),
-    "[" .repeat(5_000),
+    "[".repeat(5_000),
     nestedText(2_000, "array"),
     '{"k":"\\ud800"}',
     '{"k":"\\u0000"}',
@@ -295,10 +299,11 @@ export function toWellFormed(s: string): string {
 export function excerpt(v: unknown, max = 300): string {
   let s: string;
   try {
-    s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+    s = typeof v === "string" ? v : (JSON.stringify(v) ?? String(v));
   } catch {
     s = String(v);
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point
   s = s.replace(/[\u0000-\u001f\ud800-\udfff\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return s.length > max ? `${s.slice(0, max)}…(${s.length} chars)` : s;
 }

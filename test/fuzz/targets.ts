@@ -90,7 +90,15 @@ function headerValue(name: string, pools: Pools): fc.Arbitrary<string> {
   const valid: Record<string, fc.Arbitrary<string>> = {
     "op-log-request": fc.constantFrom("true", "false", "TRUE", " false "),
     "op-cache": fc.constantFrom("readWrite", "readOnly", "writeOnly", "true", "false"),
-    "op-criteria": fc.array(fc.constant(null).chain(() => (pools.criterionIds.length ? fc.constantFrom(...pools.criterionIds) : fc.constant("crit_x"))).chain((id) => fc.constantFrom(id, `${id}@v1`, `${id}@v99999999999`)), { maxLength: 3 }).map((a) => JSON.stringify(a)),
+    "op-criteria": fc
+      .array(
+        fc
+          .constant(null)
+          .chain(() => (pools.criterionIds.length ? fc.constantFrom(...pools.criterionIds) : fc.constant("crit_x")))
+          .chain((id) => fc.constantFrom(id, `${id}@v1`, `${id}@v99999999999`)),
+        { maxLength: 3 },
+      )
+      .map((a) => JSON.stringify(a)),
     "op-tags": fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean())).map((o) => JSON.stringify(o)),
   };
   return fc.oneof({ weight: 2, arbitrary: valid[name] ?? fc.constant("") }, { weight: 1, arbitrary: hostileHeaderValue });
@@ -100,13 +108,23 @@ function bodyFor(route: RestRoute, pools: Pools, draw: Draw): fc.Arbitrary<{ bod
   const content = route.op.requestBody?.content;
   if (!content) {
     // Routes without a body still get one now and then.
-    return fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: junkBodyText.map((body) => ({ body, contentType: "application/json" })) });
+    return fc.oneof(
+      { weight: 9, arbitrary: fc.constant({}) },
+      { weight: 1, arbitrary: junkBodyText.map((body) => ({ body, contentType: "application/json" })) },
+    );
   }
   const [type, { schema }] = Object.entries(content)[0]!;
   const value = fromSchema(schema, pools, draw, "", schema);
   const shaped =
     type === "application/x-ndjson"
-      ? fc.tuple(fc.array(fc.oneof({ weight: 4, arbitrary: value.map((v) => JSON.stringify(v) ?? "null") }, { weight: 1, arbitrary: junkBodyText }), { maxLength: 8 }), fc.constantFrom("\n", "\r\n")).map(([lines, eol]) => ({ body: lines.join(eol), contentType: type }))
+      ? fc
+          .tuple(
+            fc.array(fc.oneof({ weight: 4, arbitrary: value.map((v) => JSON.stringify(v) ?? "null") }, { weight: 1, arbitrary: junkBodyText }), {
+              maxLength: 8,
+            }),
+            fc.constantFrom("\n", "\r\n"),
+          )
+          .map(([lines, eol]) => ({ body: lines.join(eol), contentType: type }))
       : fc.tuple(value, fc.option(fc.nat(), { freq: 8 })).map(([v, raw]) => ({ body: jsonText(v, raw), contentType: type }));
   return fc.oneof(
     { weight: 16, arbitrary: shaped },
@@ -124,7 +142,14 @@ export function restRequest(route: RestRoute, pools: Pools, draw: Draw): fc.Arbi
   const headerParams = params.filter((p) => p.in === "header");
   const pathArb = fc
     .tuple(
-      fc.tuple(...pathParams.map((p) => fc.tuple(hintFor(p.name, pools) ?? hostileString, fc.integer({ min: 0, max: 9 }).map((n) => n === 0)))),
+      fc.tuple(
+        ...pathParams.map((p) =>
+          fc.tuple(
+            hintFor(p.name, pools) ?? hostileString,
+            fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+          ),
+        ),
+      ),
       fc.tuple(...queryParams.map((p) => fc.option(fromSchema(p.schema, pools, draw, p.name), { freq: 2 }))),
       fc.option(fc.dictionary(fc.string({ maxLength: 6 }), hostileString, { maxKeys: 3 }), { freq: 5 }),
     )
@@ -136,7 +161,7 @@ export function restRequest(route: RestRoute, pools: Pools, draw: Draw): fc.Arbi
       });
       const q = new URLSearchParams();
       queryParams.forEach((p, i) => {
-        if (qv[i] !== null) q.append(p.name, toWellFormed(typeof qv[i] === "string" ? (qv[i] as string) : JSON.stringify(qv[i]) ?? ""));
+        if (qv[i] !== null) q.append(p.name, toWellFormed(typeof qv[i] === "string" ? (qv[i] as string) : (JSON.stringify(qv[i]) ?? "")));
       });
       for (const [k, v] of Object.entries(junk ?? {})) q.append(toWellFormed(k), toWellFormed(v));
       const qs = q.toString();
@@ -182,12 +207,18 @@ const datasetEntryShape = fc.record(
 
 function gqlValue(type: GraphQLInputType, name: string, pools: Pools, draw: Draw, depth: number): fc.Arbitrary<unknown> {
   const rate = Math.round(draw.hostileRate * 100);
-  if (isNonNullType(type)) return fc.oneof({ weight: 97, arbitrary: gqlValue(type.ofType, name, pools, draw, depth) }, { weight: 3, arbitrary: fc.constant(null) });
+  if (isNonNullType(type))
+    return fc.oneof({ weight: 97, arbitrary: gqlValue(type.ofType, name, pools, draw, depth) }, { weight: 3, arbitrary: fc.constant(null) });
   let inner: fc.Arbitrary<unknown>;
   if (isListType(type)) {
     const item = name === "entries" ? datasetEntryShape : gqlValue(type.ofType, "", pools, draw, depth + 1);
     const hint = hintFor(name, pools);
-    inner = fc.oneof(hint ?? fc.array(item, { maxLength: 5 }), fc.array(item, { maxLength: 5 }), item, fc.constant(null).chain(() => fc.array(item, { minLength: 101, maxLength: 101 })));
+    inner = fc.oneof(
+      hint ?? fc.array(item, { maxLength: 5 }),
+      fc.array(item, { maxLength: 5 }),
+      item,
+      fc.constant(null).chain(() => fc.array(item, { minLength: 101, maxLength: 101 })),
+    );
   } else if (isInputObjectType(type)) {
     const fields = Object.values(type.getFields());
     inner =
@@ -202,7 +233,11 @@ function gqlValue(type: GraphQLInputType, name: string, pools: Pools, draw: Draw
     const hint = hintFor(name, pools);
     switch (type.name) {
       case "Int":
-        inner = fc.oneof(hint ?? fc.constant(1), fc.constantFrom(0, 1, 10, 200, 201, 1000, 10_000, -1, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, 1e10, 1.5), fc.integer());
+        inner = fc.oneof(
+          hint ?? fc.constant(1),
+          fc.constantFrom(0, 1, 10, 200, 201, 1000, 10_000, -1, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, 1e10, 1.5),
+          fc.integer(),
+        );
         break;
       case "Float":
         inner = hostileNumber;
@@ -222,7 +257,11 @@ function gqlValue(type: GraphQLInputType, name: string, pools: Pools, draw: Draw
   } else {
     inner = hostileJson;
   }
-  return fc.oneof({ weight: 80 - Math.min(rate, 70), arbitrary: inner }, { weight: 15, arbitrary: fc.constant(null) }, { weight: 5 + Math.min(rate, 70), arbitrary: wrongType });
+  return fc.oneof(
+    { weight: 80 - Math.min(rate, 70), arbitrary: inner },
+    { weight: 15, arbitrary: fc.constant(null) },
+    { weight: 5 + Math.min(rate, 70), arbitrary: wrongType },
+  );
 }
 
 /** A GraphQL literal for a value (strings via JSON escapes, which GraphQL reads the same way). */
@@ -244,7 +283,7 @@ function safeLiteral(v: unknown, enumish: boolean): string {
   try {
     return gqlLiteral(v, enumish);
   } catch {
-    return "[".repeat(5_000) + "1" + "]".repeat(5_000);
+    return `${"[".repeat(5_000)}1${"]".repeat(5_000)}`;
   }
 }
 
@@ -260,15 +299,17 @@ function selection(type: GraphQLOutputType, pools: Pools, maxDepth: number, dept
   if (depth >= maxDepth || !objects.length) {
     return leafSel.map((names) => (names.length ? names.join(" ") : "__typename"));
   }
-  const objSel = fc.subarray(objects, { maxLength: Math.min(2, objects.length) }).chain((fs) =>
-    fs.length
-      ? fc.tuple(
-          ...fs.map((f) =>
-            fc.tuple(selection(f.type, pools, maxDepth, depth + 1), fieldArgs(f, pools)).map(([sub, args]) => `${f.name}${args} { ${sub || "__typename"} }`),
-          ),
-        )
-      : fc.constant([] as string[]),
-  );
+  const objSel = fc
+    .subarray(objects, { maxLength: Math.min(2, objects.length) })
+    .chain((fs) =>
+      fs.length
+        ? fc.tuple(
+            ...fs.map((f) =>
+              fc.tuple(selection(f.type, pools, maxDepth, depth + 1), fieldArgs(f, pools)).map(([sub, args]) => `${f.name}${args} { ${sub || "__typename"} }`),
+            ),
+          )
+        : fc.constant([] as string[]),
+    );
   return fc.tuple(leafSel, objSel).map(([ls, os]) => [...ls, ...os].join(" ") || "__typename");
 }
 
@@ -285,9 +326,24 @@ function fieldArgs(f: GraphQLField<unknown, unknown>, pools: Pools): fc.Arbitrar
             : a.name === "split"
               ? fc.constantFrom('"TRAIN"', '"TEST"', '"x"')
               : a.name === "verdict"
-                ? fc.constant(null).chain(() => fc.tuple(pools.criterionIds.length ? fc.constantFrom(...pools.criterionIds) : fc.constant("crit_x"), fc.constantFrom("PASS", "FAIL", "x"))).map(([c, j]) => `{criterionId: ${JSON.stringify(c)}, judgement: ${JSON.stringify(j)}}`)
+                ? fc
+                    .constant(null)
+                    .chain(() =>
+                      fc.tuple(
+                        pools.criterionIds.length ? fc.constantFrom(...pools.criterionIds) : fc.constant("crit_x"),
+                        fc.constantFrom("PASS", "FAIL", "x"),
+                      ),
+                    )
+                    .map(([c, j]) => `{criterionId: ${JSON.stringify(c)}, judgement: ${JSON.stringify(j)}}`)
                 : (hintFor(a.name, pools) ?? hostileString).map((v) => gqlLiteral(typeof v === "string" ? v : String(v)));
-        return required ? value.map((v) => `${a.name}: ${v}`) : fc.option(value.map((v) => `${a.name}: ${v}`), { freq: 2 }).map((v) => v ?? "");
+        return required
+          ? value.map((v) => `${a.name}: ${v}`)
+          : fc
+              .option(
+                value.map((v) => `${a.name}: ${v}`),
+                { freq: 2 },
+              )
+              .map((v) => v ?? "");
       }),
     )
     .map((parts) => {
@@ -334,14 +390,14 @@ const junkDocuments: fc.Arbitrary<string> = fc.oneof(
     `{ ${Array.from({ length: 2_000 }, (_, i) => `a${i}: __typename`).join(" ")} }`,
     `{ ${Array.from({ length: 200 }, (_, i) => `a${i}: datasets { id name entryCount }`).join(" ")} }`,
     `{ datasets { ${"entries(first: 200) { edges { node { dataset { ".repeat(3)}id${" } } } }".repeat(3)} } }`,
-    "{ datasets @skip(if: \"x\") { id } }",
+    '{ datasets @skip(if: "x") { id } }',
     `{ datasets { ${"id ".repeat(20_000)}} }`,
-    "{ " + "datasets { ".repeat(2_000) + "id" + " }".repeat(2_000) + " }",
+    `{ ${"datasets { ".repeat(2_000)}id${" }".repeat(2_000)} }`,
     "{".repeat(50_000),
     "query ($a: [[[[[[[[[[Int]]]]]]]]]]) { __typename }",
     '{ dataset(id: "\\ud800") { id } }',
     '{ dataset(id: "\u0000") { id } }',
-    "mutation { createDataset(input: {name: " + JSON.stringify("a".repeat(100_000)) + "}) { id } }",
+    `mutation { createDataset(input: {name: ${JSON.stringify("a".repeat(100_000))}}) { id } }`,
   ),
   fc.string({ maxLength: 80 }),
   hostileString,
@@ -351,7 +407,12 @@ export function graphqlRequest(f: GraphqlField, pools: Pools, draw: Draw): fc.Ar
   const target = `${f.operation} ${f.field.name}`;
   const ct = { "content-type": "application/json" };
   return fc.oneof(
-    { weight: 20, arbitrary: fc.tuple(graphqlBody(f, pools, draw), authArb).map(([b, auth]) => new FuzzRequest("graphql", target, "POST", "/graphql", ct, JSON.stringify(b), auth)) },
+    {
+      weight: 20,
+      arbitrary: fc
+        .tuple(graphqlBody(f, pools, draw), authArb)
+        .map(([b, auth]) => new FuzzRequest("graphql", target, "POST", "/graphql", ct, JSON.stringify(b), auth)),
+    },
     {
       weight: 2,
       arbitrary: fc.tuple(graphqlBody(f, pools, draw), authArb).map(([b, auth]) => {
@@ -362,26 +423,55 @@ export function graphqlRequest(f: GraphqlField, pools: Pools, draw: Draw): fc.Ar
     // The same operation with the variables or the envelope mangled.
     {
       weight: 2,
-      arbitrary: fc.tuple(graphqlBody(f, pools, draw), fc.constantFrom<unknown>("x", [], 1, null, [1, 2], { __proto__: null })).map(
-        ([b, vars]) => new FuzzRequest("graphql", `${target} (bad variables)`, "POST", "/graphql", ct, JSON.stringify({ query: b.query, variables: vars, operationName: "Fuzz" }), "project"),
-      ),
+      arbitrary: fc
+        .tuple(graphqlBody(f, pools, draw), fc.constantFrom<unknown>("x", [], 1, null, [1, 2], { __proto__: null }))
+        .map(
+          ([b, vars]) =>
+            new FuzzRequest(
+              "graphql",
+              `${target} (bad variables)`,
+              "POST",
+              "/graphql",
+              ct,
+              JSON.stringify({ query: b.query, variables: vars, operationName: "Fuzz" }),
+              "project",
+            ),
+        ),
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(graphqlBody(f, pools, draw), fc.integer({ min: 2, max: 30 })).map(
-        ([b, n]) => new FuzzRequest("graphql", `${target} (batch)`, "POST", "/graphql", ct, JSON.stringify(Array.from({ length: n }, () => b)), "project"),
-      ),
-    },
-    { weight: 1, arbitrary: junkDocuments.map((q) => new FuzzRequest("graphql", "graphql junk document", "POST", "/graphql", ct, JSON.stringify({ query: q }), "project")) },
-    {
-      weight: 1,
-      arbitrary: fc.tuple(junkBodyText, hostileContentType).map(([body, type]) => new FuzzRequest("graphql", "graphql junk body", "POST", "/graphql", { "content-type": type }, body, "project")),
+      arbitrary: fc
+        .tuple(graphqlBody(f, pools, draw), fc.integer({ min: 2, max: 30 }))
+        .map(
+          ([b, n]) => new FuzzRequest("graphql", `${target} (batch)`, "POST", "/graphql", ct, JSON.stringify(Array.from({ length: n }, () => b)), "project"),
+        ),
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(graphqlBody(f, pools, draw), hostileString, fc.constantFrom<unknown>(1, null, [], {}, "x"), fc.boolean()).map(
-        ([b, op, q, junkQuery]) => new FuzzRequest("graphql", `${target} (bad envelope)`, "POST", "/graphql", ct, JSON.stringify({ query: junkQuery ? q : b.query, operationName: op, extensions: { persistedQuery: { version: 1, sha256Hash: op } } }), "project"),
-      ),
+      arbitrary: junkDocuments.map((q) => new FuzzRequest("graphql", "graphql junk document", "POST", "/graphql", ct, JSON.stringify({ query: q }), "project")),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(junkBodyText, hostileContentType)
+        .map(([body, type]) => new FuzzRequest("graphql", "graphql junk body", "POST", "/graphql", { "content-type": type }, body, "project")),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(graphqlBody(f, pools, draw), hostileString, fc.constantFrom<unknown>(1, null, [], {}, "x"), fc.boolean())
+        .map(
+          ([b, op, q, junkQuery]) =>
+            new FuzzRequest(
+              "graphql",
+              `${target} (bad envelope)`,
+              "POST",
+              "/graphql",
+              ct,
+              JSON.stringify({ query: junkQuery ? q : b.query, operationName: op, extensions: { persistedQuery: { version: 1, sha256Hash: op } } }),
+              "project",
+            ),
+        ),
     },
   );
 }
@@ -411,7 +501,15 @@ export function trpcRequest(p: TrpcProcedure, all: TrpcProcedure[], pools: Pools
       const q = input === undefined ? "" : `?input=${encodeURIComponent(toWellFormed(jsonText(input, raw)))}`;
       return new FuzzRequest("trpc", target, "GET", `/trpc/${p.path}${q}`, {}, undefined, auth);
     }
-    return new FuzzRequest("trpc", target, "POST", `/trpc/${p.path}`, { "content-type": "application/json" }, input === undefined ? undefined : jsonText(input, raw), auth);
+    return new FuzzRequest(
+      "trpc",
+      target,
+      "POST",
+      `/trpc/${p.path}`,
+      { "content-type": "application/json" },
+      input === undefined ? undefined : jsonText(input, raw),
+      auth,
+    );
   });
   const sameType = all.filter((o) => o.type === p.type);
   const batch = fc
@@ -423,20 +521,82 @@ export function trpcRequest(p: TrpcProcedure, all: TrpcProcedure[], pools: Pools
         const path = `/trpc/${procs.map((o) => o.path).join(",")}?batch=1`;
         const obj = Object.fromEntries(inputs.map((v, i) => [String(i), v]));
         const headers: Record<string, string> = stream ? { "trpc-accept": "application/jsonl" } : {};
-        if (p.type === "query") return new FuzzRequest("trpc", `${target} (batch of ${procs.length})`, "GET", `${path}&input=${encodeURIComponent(toWellFormed(JSON.stringify(obj)))}`, headers, undefined, "project");
-        return new FuzzRequest("trpc", `${target} (batch of ${procs.length})`, "POST", path, { ...headers, "content-type": "application/json" }, JSON.stringify(obj), "project");
+        if (p.type === "query")
+          return new FuzzRequest(
+            "trpc",
+            `${target} (batch of ${procs.length})`,
+            "GET",
+            `${path}&input=${encodeURIComponent(toWellFormed(JSON.stringify(obj)))}`,
+            headers,
+            undefined,
+            "project",
+          );
+        return new FuzzRequest(
+          "trpc",
+          `${target} (batch of ${procs.length})`,
+          "POST",
+          path,
+          { ...headers, "content-type": "application/json" },
+          JSON.stringify(obj),
+          "project",
+        );
       });
     });
   const mangled = fc.oneof(
     // The wrong method for the procedure's type, a junk input text, an unknown procedure.
-    trpcInput(p, pools, draw).map((input) => new FuzzRequest("trpc", `${target} (wrong method)`, p.type === "query" ? "POST" : "GET", `/trpc/${p.path}?input=${encodeURIComponent(toWellFormed(JSON.stringify(input) ?? ""))}`, { "content-type": "application/json" }, p.type === "query" ? JSON.stringify(input) ?? "" : undefined, "project")),
+    trpcInput(p, pools, draw).map(
+      (input) =>
+        new FuzzRequest(
+          "trpc",
+          `${target} (wrong method)`,
+          p.type === "query" ? "POST" : "GET",
+          `/trpc/${p.path}?input=${encodeURIComponent(toWellFormed(JSON.stringify(input) ?? ""))}`,
+          { "content-type": "application/json" },
+          p.type === "query" ? (JSON.stringify(input) ?? "") : undefined,
+          "project",
+        ),
+    ),
     junkBodyText.map((text) =>
       p.type === "query"
-        ? new FuzzRequest("trpc", `${target} (junk input)`, "GET", `/trpc/${p.path}?input=${encodeURIComponent(toWellFormed(text.slice(0, 20_000)))}`, {}, undefined, "project")
+        ? new FuzzRequest(
+            "trpc",
+            `${target} (junk input)`,
+            "GET",
+            `/trpc/${p.path}?input=${encodeURIComponent(toWellFormed(text.slice(0, 20_000)))}`,
+            {},
+            undefined,
+            "project",
+          )
         : new FuzzRequest("trpc", `${target} (junk input)`, "POST", `/trpc/${p.path}`, { "content-type": "application/json" }, text, "project"),
     ),
-    fc.tuple(hostileString, fc.constantFrom("GET", "POST")).map(([name, method]) => new FuzzRequest("trpc", "trpc unknown procedure", method, `/trpc/${pathSegment(name, false) || "x"}${method === "GET" ? "?batch=1&input={}" : ""}`, { "content-type": "application/json" }, method === "POST" ? "{}" : undefined, "project")),
-    fc.constantFrom(nestedText(5_000, "object"), "{\"0\":" + nestedText(3_000, "array") + "}").map((text) => new FuzzRequest("trpc", `${target} (deep input)`, p.type === "query" ? "GET" : "POST", p.type === "query" ? `/trpc/${p.path}?input=${encodeURIComponent(text)}` : `/trpc/${p.path}`, { "content-type": "application/json" }, p.type === "query" ? undefined : text, "project")),
+    fc
+      .tuple(hostileString, fc.constantFrom("GET", "POST"))
+      .map(
+        ([name, method]) =>
+          new FuzzRequest(
+            "trpc",
+            "trpc unknown procedure",
+            method,
+            `/trpc/${pathSegment(name, false) || "x"}${method === "GET" ? "?batch=1&input={}" : ""}`,
+            { "content-type": "application/json" },
+            method === "POST" ? "{}" : undefined,
+            "project",
+          ),
+      ),
+    fc
+      .constantFrom(nestedText(5_000, "object"), `{"0":${nestedText(3_000, "array")}}`)
+      .map(
+        (text) =>
+          new FuzzRequest(
+            "trpc",
+            `${target} (deep input)`,
+            p.type === "query" ? "GET" : "POST",
+            p.type === "query" ? `/trpc/${p.path}?input=${encodeURIComponent(text)}` : `/trpc/${p.path}`,
+            { "content-type": "application/json" },
+            p.type === "query" ? undefined : text,
+            "project",
+          ),
+      ),
   );
   return fc.oneof({ weight: 12, arbitrary: single }, { weight: 3, arbitrary: batch }, { weight: 2, arbitrary: mangled });
 }
@@ -467,8 +627,8 @@ export const rawRequest: fc.Arbitrary<FuzzRequest> = fc
         "/trpc",
         "/trpc/",
         "/graphql/x",
-        "/api/v1/" + "a".repeat(60_000),
-        "/api/v1/datasets?" + "a=1&".repeat(5_000),
+        `/api/v1/${"a".repeat(60_000)}`,
+        `/api/v1/datasets?${"a=1&".repeat(5_000)}`,
       ),
       fc.string({ maxLength: 30 }).map((s) => `/api/v1/${pathSegment(s, true)}`),
     ),

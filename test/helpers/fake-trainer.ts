@@ -62,7 +62,16 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
       if (req.method === "POST" && (path === "/v1/fine_tuning/jobs" || path === "/v1/fine-tunes")) {
         const body = (await req.json()) as any;
         const api = path === "/v1/fine-tunes" ? "together" : "openai";
-        const job: Job = { id: `${api === "openai" ? "ftjob" : "ft"}-${++n}`, api, model: body.model, suffix: body.suffix ?? "", fileId: body.training_file, polls: 0, cancelled: false, body };
+        const job: Job = {
+          id: `${api === "openai" ? "ftjob" : "ft"}-${++n}`,
+          api,
+          model: body.model,
+          suffix: body.suffix ?? "",
+          fileId: body.training_file,
+          polls: 0,
+          cancelled: false,
+          body,
+        };
         if (!fake.files.has(job.fileId)) return Response.json({ error: { message: "no such file" } }, { status: 400 });
         fake.jobs.set(job.id, job);
         return Response.json(api === "openai" ? openAiJob(job) : togetherJob(job));
@@ -92,12 +101,32 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
             object: "chat.completion",
             created: 1_700_000_000,
             model: body.model,
-            choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "v", type: "function", function: { name: "record_verdict", arguments: JSON.stringify({ explanation: pass ? "fine" : "not good", judgement: pass ? "PASS" : "FAIL" }) } }] } }],
+            choices: [
+              {
+                index: 0,
+                finish_reason: "tool_calls",
+                message: {
+                  role: "assistant",
+                  content: null,
+                  tool_calls: [
+                    {
+                      id: "v",
+                      type: "function",
+                      function: {
+                        name: "record_verdict",
+                        arguments: JSON.stringify({ explanation: pass ? "fine" : "not good", judgement: pass ? "PASS" : "FAIL" }),
+                      },
+                    },
+                  ],
+                },
+              },
+            ],
             usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
           });
         }
         // Trained models answer "tuned", a model named *relabel* answers "good", others echo.
-        const prefix = String(body.model).startsWith("ft:") || String(body.model).startsWith("acct/") ? "tuned" : String(body.model).includes("relabel") ? "good" : "echo";
+        const prefix =
+          String(body.model).startsWith("ft:") || String(body.model).startsWith("acct/") ? "tuned" : String(body.model).includes("relabel") ? "good" : "echo";
         const completion = {
           id: `chatcmpl-${++n}`,
           object: "chat.completion",
@@ -109,8 +138,13 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
         if (!body.stream) return Response.json(completion);
         const chunk = (delta: object, finish: string | null, extra: object = {}) =>
           `data: ${JSON.stringify({ id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-        const text = [chunk({ role: "assistant", content: "" }, null), chunk({ content: `${prefix}: ${last}` }, null), chunk({}, "stop"),
-          `data: ${JSON.stringify({ id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [], usage: completion.usage })}\n\n`, "data: [DONE]\n\n"].join("");
+        const text = [
+          chunk({ role: "assistant", content: "" }, null),
+          chunk({ content: `${prefix}: ${last}` }, null),
+          chunk({}, "stop"),
+          `data: ${JSON.stringify({ id: completion.id, object: "chat.completion.chunk", created: completion.created, model: body.model, choices: [], usage: completion.usage })}\n\n`,
+          "data: [DONE]\n\n",
+        ].join("");
         return new Response(text, { headers: { "content-type": "text/event-stream" } });
       }
       return Response.json({ error: { message: `unknown route ${req.method} ${path}` } }, { status: 404 });

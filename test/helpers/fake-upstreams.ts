@@ -31,7 +31,11 @@ function lastUserText(messages: any[]): string {
   const m = [...(messages ?? [])].reverse().find((x) => x.role === "user");
   if (!m) return "";
   if (typeof m.content === "string") return m.content;
-  if (Array.isArray(m.content)) return m.content.filter((p: any) => p.type === "text").map((p: any) => p.text).join(" ");
+  if (Array.isArray(m.content))
+    return m.content
+      .filter((p: any) => p.type === "text")
+      .map((p: any) => p.text)
+      .join(" ");
   return "";
 }
 
@@ -94,8 +98,7 @@ function sse(events: AsyncIterable<string> | Iterable<string>, opts: { breakAfte
   return new Response(stream, { headers: { "content-type": "text/event-stream" } });
 }
 
-const hang = (req: Request) =>
-  new Promise<Response>((resolve) => req.signal.addEventListener("abort", () => resolve(new Response("gone", { status: 499 }))));
+const hang = (req: Request) => new Promise<Response>((resolve) => req.signal.addEventListener("abort", () => resolve(new Response("gone", { status: 499 }))));
 
 function parseSlow(model: string): number {
   const m = /^slow-(\d+)$/.exec(model);
@@ -173,7 +176,14 @@ export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
       for (let i = 0; i < n; i++) {
         yield chunk([{ index: i, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]);
         if (toolCall) {
-          yield chunk([{ index: i, delta: { tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.function.name, arguments: "" } }] }, logprobs: null, finish_reason: null }]);
+          yield chunk([
+            {
+              index: i,
+              delta: { tool_calls: [{ index: 0, id: toolCall.id, type: "function", function: { name: toolCall.function.name, arguments: "" } }] },
+              logprobs: null,
+              finish_reason: null,
+            },
+          ]);
           const args = toolCall.function.arguments;
           for (const piece of [args.slice(0, 5), args.slice(5)]) {
             yield chunk([{ index: i, delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] }, logprobs: null, finish_reason: null }]);

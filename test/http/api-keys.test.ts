@@ -157,13 +157,19 @@ describe("API keys through tRPC", () => {
 
     const revoked = await trpc().apiKeys.revoke.mutate({ id: created.key.id });
     expect(revoked.revokedAt).not.toBeNull();
-    const refused = await trpc(created.apiKey).apiKeys.list.query().catch((e) => e);
+    const refused = await trpc(created.apiKey)
+      .apiKeys.list.query()
+      .catch((e) => e);
     expect(refused).toBeInstanceOf(TRPCClientError);
     expect(refused.data.httpStatus).toBe(401);
 
-    const missing = await trpc().apiKeys.revoke.mutate({ id: "key_nope" }).catch((e) => e);
+    const missing = await trpc()
+      .apiKeys.revoke.mutate({ id: "key_nope" })
+      .catch((e) => e);
     expect(missing.data).toMatchObject({ code: "NOT_FOUND", httpStatus: 404 });
-    const bad = await trpc().apiKeys.create.mutate({ name: "x".repeat(101) }).catch((e) => e);
+    const bad = await trpc()
+      .apiKeys.create.mutate({ name: "x".repeat(101) })
+      .catch((e) => e);
     expect(bad.data).toMatchObject({ code: "VALIDATION", httpStatus: 400 });
   });
 });

@@ -80,7 +80,12 @@ describe("chunked bodies over HONE_MAX_BODY_BYTES", () => {
 
   test("the dataset import keeps its own, larger limit (HONE_MAX_IMPORT_BYTES)", async () => {
     const ds = (await (await t.request("POST", "/api/v1/datasets", { body: { name: "imp" } })).json()) as any;
-    const line = JSON.stringify({ messages: [{ role: "user", content: "y".repeat(1000) }, { role: "assistant", content: "ok" }] }) + "\n";
+    const line = `${JSON.stringify({
+      messages: [
+        { role: "user", content: "y".repeat(1000) },
+        { role: "assistant", content: "ok" },
+      ],
+    })}\n`;
     const lines = line.repeat(Math.ceil((LIMIT * 2) / line.length));
     expect(lines.length).toBeGreaterThan(LIMIT);
     const ok = await post(`/api/v1/datasets/${ds.id}/import`, chunked(lines), { "content-type": "application/jsonl" });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { startCacheSweep } from "../../src/background/cache-sweep";
@@ -79,7 +79,10 @@ describe("response caching", () => {
     expect(await call({ messages, temperature: 0.5, seed: 3 }, { "op-cache": "readWrite" })).toMatchObject({ cache: "MISS" });
     expect(await call({ model: "gpt-4o", messages, temperature: 0.5 }, { "op-cache": "readWrite" })).toMatchObject({ cache: "MISS" });
     expect(
-      await call({ temperature: 0.5, messages, user: "someone", metadata: { a: "b" }, model: "openai:gpt-4o-mini" }, { "op-cache": "readWrite", "op-tags": '{"x":"y"}' }),
+      await call(
+        { temperature: 0.5, messages, user: "someone", metadata: { a: "b" }, model: "openai:gpt-4o-mini" },
+        { "op-cache": "readWrite", "op-tags": '{"x":"y"}' },
+      ),
     ).toMatchObject({ cache: "HIT" });
   });
 
@@ -147,7 +150,10 @@ describe("response caching", () => {
     const tools = [{ type: "function" as const, function: { name: "lookup", parameters: { type: "object" } } }];
     const toolMessages = fresh();
     await call({ messages: toolMessages, tools }, { "op-cache": "readWrite" });
-    const s = await client.chat.completions.create({ model: "gpt-4o-mini", messages: toolMessages, tools, stream: true }, { headers: { "op-cache": "readOnly" } });
+    const s = await client.chat.completions.create(
+      { model: "gpt-4o-mini", messages: toolMessages, tools, stream: true },
+      { headers: { "op-cache": "readOnly" } },
+    );
     let args = "";
     for await (const chunk of s) args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? "";
     expect(JSON.parse(args)).toEqual({ q: toolMessages[0]!.content });
@@ -159,7 +165,9 @@ describe("response caching", () => {
       for (let i = 0; i < 2; i++) {
         const before = fake.requests.length;
         await (async () => {
-          const r = await client.chat.completions.create({ model, messages: [{ role: "user", content: "fail" }], stream } as never, { headers: { "op-cache": "readWrite" } });
+          const r = await client.chat.completions.create({ model, messages: [{ role: "user", content: "fail" }], stream } as never, {
+            headers: { "op-cache": "readWrite" },
+          });
           if (stream) for await (const _ of r as unknown as AsyncIterable<unknown>);
         })().catch(() => {});
         expect(fake.requests.length).toBe(before + 1);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpLink } from "@trpc/client";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { alignmentStats, importAlignmentSet } from "../../src/domain/criteria";
 import type { AppRouter } from "../../src/http/trpc/router";
@@ -46,7 +46,10 @@ describe("criteria and versions", () => {
     const c = await newCriterion();
     expect(c).toMatchObject({ name: "correct", latestVersion: 1 });
     expect(c.id).toMatch(/^crit_/);
-    const v2 = await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-2"}) { version judgeModel prompt } }`, { id: c.id });
+    const v2 = await gql(
+      `mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-2"}) { version judgeModel prompt } }`,
+      { id: c.id },
+    );
     expect(v2.data.createCriterionVersion).toMatchObject({ version: 2, judgeModel: "openai:judge-2" });
     expect(v2.data.createCriterionVersion.prompt).toContain("{{output}}");
     const read = await gql(`query($id: ID!) { criterion(id: $id) { id name latestVersion versions { version judgeModel prompt } } }`, { id: c.id });
@@ -78,7 +81,10 @@ describe("POST /criteria/judge", () => {
     await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-b"}) { version } }`, { id: c.id });
     const input = { messages: [{ role: "user", content: "2+2?" }] };
     const pass = await judge({ criterion_id: c.id, input, output: { role: "assistant", content: "4" } });
-    expect(pass).toEqual({ status: 200, body: { score: 1, explanation: "The output is fine.", usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } } });
+    expect(pass).toEqual({
+      status: 200,
+      body: { score: 1, explanation: "The output is fine.", usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } },
+    });
     expect(fake.requests.at(-1)!.body.model).toBe("judge-b");
     const sent = fake.requests.at(-1)!.body;
     expect(sent.tool_choice).toEqual({ type: "function", function: { name: "record_verdict" } });
@@ -92,7 +98,10 @@ describe("POST /criteria/judge", () => {
     const log = (await logsOf(t)).at(-1)!;
     expect(log).toMatchObject({ model: "openai:judge-a", statusCode: 200, metadata: { "hone.criterion": `${c.id}@v1` } });
 
-    const noInput = await judge({ criterion_id: c.id, output: { role: "assistant", content: "ok", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] } });
+    const noInput = await judge({
+      criterion_id: c.id,
+      output: { role: "assistant", content: "ok", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+    });
     expect(noInput.body.score).toBe(1);
     expect(fake.requests.at(-1)!.body.messages[1].content).toContain('"tool_calls"');
   });
@@ -162,9 +171,12 @@ describe("best of N with op-criteria", () => {
   test("a failing judge gives an error result; the request still succeeds", async () => {
     const ok = await newCriterion();
     const broken = await newCriterion("openai:error-503");
-    const r = await client.chat.completions.create(
-      { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], n: 2, hone: { criteria: [ok.id, broken.id] } } as never,
-    );
+    const r = await client.chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "x" }],
+      n: 2,
+      hone: { criteria: [ok.id, broken.id] },
+    } as never);
     for (const c of r.choices as any[]) {
       expect(c.criteria_results[ok.id].status).toBe("success");
       expect(c.criteria_results[broken.id]).toMatchObject({ status: "error", errorCode: "UPSTREAM_ERROR" });
@@ -176,7 +188,10 @@ describe("best of N with op-criteria", () => {
     const a = await newCriterion("openai:slow-400");
     const b = await newCriterion("openai:slow-400");
     const started = performance.now();
-    const r = await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], n: 3 }, { headers: { "op-criteria": JSON.stringify([a.id, b.id]) } });
+    const r = await client.chat.completions.create(
+      { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], n: 3 },
+      { headers: { "op-criteria": JSON.stringify([a.id, b.id]) } },
+    );
     const elapsed = performance.now() - started;
     expect(r.choices.every((c: any) => c.criteria_results[a.id].status === "success" && c.criteria_results[b.id].status === "success")).toBe(true);
     expect(elapsed).toBeGreaterThan(400);
@@ -185,7 +200,10 @@ describe("best of N with op-criteria", () => {
 
   test("a judge that times out is an error result", async () => {
     const hang = await newCriterion("openai:hang");
-    const r = await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] }, { headers: { "op-criteria": JSON.stringify([hang.id]) } });
+    const r = await client.chat.completions.create(
+      { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] },
+      { headers: { "op-criteria": JSON.stringify([hang.id]) } },
+    );
     expect((r.choices[0] as any).criteria_results[hang.id]).toMatchObject({ status: "error", errorCode: "UPSTREAM_TIMEOUT" });
   });
 
@@ -201,7 +219,10 @@ describe("best of N with op-criteria", () => {
       [{ "op-criteria": JSON.stringify([c.id]) }, { stream: true }, 400, "cannot be used with stream"],
     ];
     for (const [headers, extra, status, message] of cases) {
-      const res = await t.request("POST", "/api/v1/chat/completions", { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], ...extra }, headers });
+      const res = await t.request("POST", "/api/v1/chat/completions", {
+        body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], ...extra },
+        headers,
+      });
       expect(res.status).toBe(status);
       expect(((await res.json()) as any).message).toContain(message);
     }
@@ -213,7 +234,13 @@ describe("alignment sets", () => {
   // Outputs containing "wrong" are judged FAIL by the fake, others PASS. Human labels are chosen
   // for TP 3, FP 1, FN 2, TN 4 (FAIL is the positive class), plus one unlabelled row.
   const row = (output: string, judgement?: "PASS" | "FAIL") =>
-    JSON.stringify({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: output }], ...(judgement ? { judgement } : {}) });
+    JSON.stringify({
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: output },
+      ],
+      ...(judgement ? { judgement } : {}),
+    });
   const jsonl = [
     row("wrong 1", "FAIL"),
     row("wrong 2", "FAIL"),
@@ -233,13 +260,17 @@ describe("alignment sets", () => {
   ].join("\n");
 
   test("statistics by hand: precision 3/4, recall 3/5, F1 2/3", () => {
-    const s = alignmentStats(1, [
-      ...Array(3).fill({ human: "FAIL", judge: "FAIL" }),
-      { human: "PASS", judge: "FAIL" },
-      ...Array(2).fill({ human: "FAIL", judge: "PASS" }),
-      ...Array(4).fill({ human: "PASS", judge: "PASS" }),
-      { human: null, judge: "PASS" },
-    ], 0);
+    const s = alignmentStats(
+      1,
+      [
+        ...Array(3).fill({ human: "FAIL", judge: "FAIL" }),
+        { human: "PASS", judge: "FAIL" },
+        ...Array(2).fill({ human: "FAIL", judge: "PASS" }),
+        ...Array(4).fill({ human: "PASS", judge: "PASS" }),
+        { human: null, judge: "PASS" },
+      ],
+      0,
+    );
     expect(s).toMatchObject({ rows: 10, truePositives: 3, falsePositives: 1, falseNegatives: 2, trueNegatives: 4 });
     expect(s.precision).toBeCloseTo(0.75, 10);
     expect(s.recall).toBeCloseTo(0.6, 10);
@@ -250,7 +281,10 @@ describe("alignment sets", () => {
 
   test("import, run, relabel, run again, compare versions (GraphQL), per-line errors", async () => {
     const c = await newCriterion();
-    const imported = await gql(`mutation($id: ID!, $jsonl: String!) { importAlignmentSet(input: {criterionId: $id, jsonl: $jsonl}) { rowsImported errors { line message } } }`, { id: c.id, jsonl });
+    const imported = await gql(
+      `mutation($id: ID!, $jsonl: String!) { importAlignmentSet(input: {criterionId: $id, jsonl: $jsonl}) { rowsImported errors { line message } } }`,
+      { id: c.id, jsonl },
+    );
     expect(imported.data.importAlignmentSet.rowsImported).toBe(11);
     expect(imported.data.importAlignmentSet.errors.map((e: any) => e.line)).toEqual([12, 13, 14]);
     expect(imported.data.importAlignmentSet.errors[0].message).toBe("not valid JSON");
@@ -283,7 +317,10 @@ describe("alignment sets", () => {
       fake.judge = saved;
     }
     const runs = (await gql(`query($id: ID!) { criterion(id: $id) { alignmentRuns { version truePositives } } }`, { id: c.id })).data.criterion.alignmentRuns;
-    expect(runs).toEqual([{ version: 1, truePositives: 4 }, { version: 2, truePositives: 0 }]);
+    expect(runs).toEqual([
+      { version: 1, truePositives: 4 },
+      { version: 2, truePositives: 0 },
+    ]);
   });
 
   test("more than 10 MB is refused; other projects cannot touch the set; tRPC does the same", async () => {
@@ -295,7 +332,10 @@ describe("alignment sets", () => {
     expect(big.errors?.[0]?.extensions.code ?? big.code).toBe("PAYLOAD_TOO_LARGE");
 
     // The verb's own limit, for callers that are not bound by the HTTP body limit (tRPC, scripts).
-    const direct = await importAlignmentSet({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { criterionId: c.id, jsonl: "x".repeat(10 * 1024 * 1024 + 1) }).catch((e) => e);
+    const direct = await importAlignmentSet(
+      { ...systemCtx(t.deps, "test"), projectId: t.project.projectId },
+      { criterionId: c.id, jsonl: "x".repeat(10 * 1024 * 1024 + 1) },
+    ).catch((e) => e);
     expect(direct.code).toBe("PAYLOAD_TOO_LARGE");
 
     const other = await t.createProject("other-align");

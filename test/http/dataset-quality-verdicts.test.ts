@@ -35,7 +35,13 @@ const gql = async (query: string, variables: Record<string, unknown> = {}, key =
   json(await t.request("POST", "/graphql", { body: { query, variables }, key }));
 const trpc = (key = t.project.apiKey) =>
   createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: () => ({ authorization: `Bearer ${key}` }) })] });
-const pair = (q: string, a: string) => ({ messages: [{ role: "user", content: q }, { role: "assistant", content: a }], split: "TRAIN" });
+const pair = (q: string, a: string) => ({
+  messages: [
+    { role: "user", content: q },
+    { role: "assistant", content: a },
+  ],
+  split: "TRAIN",
+});
 
 async function addEntries(ds: string, entries: ReturnType<typeof pair>[]) {
   const r = await json(await t.request("POST", `/api/v1/datasets/${ds}/entries`, { body: { entries } }));
@@ -67,11 +73,12 @@ describe("dataset quality you can read", () => {
     const started = Date.now();
     const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "quality" } }))).id as string;
     await addEntries(ds, [pair("capital of France", "Paris"), pair("capital of Spain", "this is wrong"), pair("wrong question", "a wrong answer")]);
-    const crit = (await gql(`mutation { createCriterion(input: {name: "correct", judgeModel: "openai:judge", prompt: "Good answer? {{output}}"}) { id } }`)).data
-      .createCriterion.id as string;
+    const crit = (await gql(`mutation { createCriterion(input: {name: "correct", judgeModel: "openai:judge", prompt: "Good answer? {{output}}"}) { id } }`))
+      .data.createCriterion.id as string;
 
-    const judged = (await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id status } }`, { ds, c: crit }))
-      .data.judgeDatasetEntries;
+    const judged = (
+      await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id status } }`, { ds, c: crit })
+    ).data.judgeDatasetEntries;
     expect(await waitTask(judged.id)).toMatchObject({ status: "DONE", progress: { done: 3, total: 3 } });
 
     // GraphQL: the latest verdict per criterion, with score, explanation, version and time.
@@ -90,16 +97,31 @@ describe("dataset quality you can read", () => {
     const listed = await trpc().datasets.listEntries.query({ datasetId: ds });
     const spain = listed.entries.find((e) => (e.messages[0] as any).content === "capital of Spain")!;
     expect(spain.verdicts).toEqual([
-      { criterionId: crit, version: 1, judgement: "FAIL", score: 0, explanation: "The output is wrong.", error: null, judgedAt: first["capital of Spain"].verdicts[0].judgedAt },
+      {
+        criterionId: crit,
+        version: 1,
+        judgement: "FAIL",
+        score: 0,
+        explanation: "The output is wrong.",
+        error: null,
+        judgedAt: first["capital of Spain"].verdicts[0].judgedAt,
+      },
     ]);
     expect(spain.originalMessages).toBeNull();
 
     // Two entries nobody judged yet, and a new criterion version: what relabelling judges uses it.
     await addEntries(ds, [pair("capital of Peru", "wrong: Lima"), pair("capital of Italy", "Rome")]);
-    expect((await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge"}) { version } }`, { id: crit })).data.createCriterionVersion.version).toBe(2);
+    expect(
+      (await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge"}) { version } }`, { id: crit })).data
+        .createCriterionVersion.version,
+    ).toBe(2);
 
-    const relabel = (await gql(`mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-mini"}) { id status } }`, { ds, c: crit }))
-      .data.relabelDatasetEntries;
+    const relabel = (
+      await gql(`mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-mini"}) { id status } }`, {
+        ds,
+        c: crit,
+      })
+    ).data.relabelDatasetEntries;
     // Every entry whose latest verdict was not PASS: two FAIL, two unjudged.
     expect(await waitTask(relabel.id)).toMatchObject({ status: "DONE", progress: { done: 4, total: 4 }, errorMessage: null });
 
@@ -108,7 +130,10 @@ describe("dataset quality you can read", () => {
     expect(after["capital of France"]).toMatchObject({ relabeledBy: null, originalMessages: null, verdicts: first["capital of France"].verdicts });
     // Failing before: relabelled, judged again (now PASS, by version 2), original readable.
     expect(answer(after["capital of Spain"])).toBe("echo: capital of Spain");
-    expect(after["capital of Spain"].originalMessages).toEqual([{ role: "user", content: "capital of Spain" }, { role: "assistant", content: "this is wrong" }]);
+    expect(after["capital of Spain"].originalMessages).toEqual([
+      { role: "user", content: "capital of Spain" },
+      { role: "assistant", content: "this is wrong" },
+    ]);
     expect(after["capital of Spain"].relabeledBy).toBe("gpt-4o-mini");
     expect(after["capital of Spain"].verdicts).toEqual([
       { criterionId: crit, version: 2, judgement: "PASS", score: 1, explanation: "The output is fine.", error: null, judgedAt: expect.any(String) },
@@ -126,8 +151,11 @@ describe("dataset quality you can read", () => {
     expect(generations("wrong question")).toHaveLength(1);
 
     // The judge saw Peru's original answer before the relabelling call was made.
-    const judgeOf = (text: string) => fake.requests.findIndex((r) => r.body.tools?.[0]?.function?.name === "record_verdict" && JSON.stringify(r.body.messages).includes(text));
-    const generationIndex = fake.requests.findIndex((r) => r.body.model === "gpt-4o-mini" && !r.body.tools && r.body.messages.at(-1).content === "capital of Peru");
+    const judgeOf = (text: string) =>
+      fake.requests.findIndex((r) => r.body.tools?.[0]?.function?.name === "record_verdict" && JSON.stringify(r.body.messages).includes(text));
+    const generationIndex = fake.requests.findIndex(
+      (r) => r.body.model === "gpt-4o-mini" && !r.body.tools && r.body.messages.at(-1).content === "capital of Peru",
+    );
     expect(judgeOf("wrong: Lima")).toBeGreaterThanOrEqual(0);
     expect(judgeOf("wrong: Lima")).toBeLessThan(generationIndex);
     expect(judgeOf("echo: capital of Peru")).toBeGreaterThan(generationIndex);
@@ -143,7 +171,10 @@ describe("dataset quality you can read", () => {
     const exportRows = async (query: string) => {
       const res = await fetch(`${server.url}/api/v1/datasets/${ds}/export${query}`, { headers: { authorization: `Bearer ${t.project.apiKey}` } });
       expect(res.status).toBe(200);
-      return (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+      return (await res.text())
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
     };
     const plain = await exportRows("");
     expect(plain).toHaveLength(5);
@@ -194,8 +225,12 @@ describe("dataset quality you can read", () => {
 
   test("verdicts of a page come from one query, and a 200-entry page is within the cost limit", async () => {
     const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "batched" } }))).id as string;
-    await addEntries(ds, Array.from({ length: 40 }, (_, i) => pair(`q${i}`, i % 4 ? `fine ${i}` : `wrong ${i}`)));
-    const crit = (await gql(`mutation { createCriterion(input: {name: "b", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion.id;
+    await addEntries(
+      ds,
+      Array.from({ length: 40 }, (_, i) => pair(`q${i}`, i % 4 ? `fine ${i}` : `wrong ${i}`)),
+    );
+    const crit = (await gql(`mutation { createCriterion(input: {name: "b", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion
+      .id;
     const task = (await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
       .judgeDatasetEntries;
     expect((await waitTask(task.id)).status).toBe("DONE");
@@ -215,7 +250,8 @@ describe("dataset quality you can read", () => {
   test("another project sees none of it", async () => {
     const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "private" } }))).id as string;
     await addEntries(ds, [pair("secret", "a wrong secret")]);
-    const crit = (await gql(`mutation { createCriterion(input: {name: "p", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion.id;
+    const crit = (await gql(`mutation { createCriterion(input: {name: "p", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion
+      .id;
     const task = (await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
       .judgeDatasetEntries;
     expect((await waitTask(task.id)).status).toBe("DONE");
@@ -226,10 +262,14 @@ describe("dataset quality you can read", () => {
     const other = await t.createProject("quality-other");
     expect((await gql(ENTRIES, { id: ds, n: 10 }, other.apiKey)).errors[0].extensions.code).toBe("NOT_FOUND");
     expect((await gql(`mutation($id: ID!) { revertDatasetEntry(id: $id) { id } }`, { id: entryId }, other.apiKey)).errors[0].extensions.code).toBe("NOT_FOUND");
-    const err = await trpc(other.apiKey).datasets.listEntries.query({ datasetId: ds }).catch((e) => e);
+    const err = await trpc(other.apiKey)
+      .datasets.listEntries.query({ datasetId: ds })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(TRPCClientError);
     expect(err.data.code).toBe("NOT_FOUND");
-    const revertErr = await trpc(other.apiKey).datasets.revertEntry.mutate({ entryId }).catch((e) => e);
+    const revertErr = await trpc(other.apiKey)
+      .datasets.revertEntry.mutate({ entryId })
+      .catch((e) => e);
     expect(revertErr.data.code).toBe("NOT_FOUND");
     const exported = await t.request("GET", `/api/v1/datasets/${ds}/export?includeVerdicts=true`, { key: other.apiKey });
     expect(exported.status).toBe(404);

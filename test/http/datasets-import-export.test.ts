@@ -22,12 +22,20 @@ async function gql(query: string, variables: Record<string, unknown> = {}, key =
 async function newDataset(name = "d", key = t.project.apiKey): Promise<string> {
   return (await json(await t.request("POST", "/api/v1/datasets", { body: { name }, key }))).id;
 }
-async function report(model: string, question: string, answer: string | null, opts: { status?: number; tags?: Record<string, string>; key?: string; extra?: object } = {}) {
+async function report(
+  model: string,
+  question: string,
+  answer: string | null,
+  opts: { status?: number; tags?: Record<string, string>; key?: string; extra?: object } = {},
+) {
   const res = await t.request("POST", "/api/v1/report", {
     key: opts.key,
     body: {
       reqPayload: { model, messages: [{ role: "user", content: question }], ...opts.extra },
-      respPayload: answer === null ? { error: { message: "boom" } } : { id: `c-${question}`, choices: [{ index: 0, message: { role: "assistant", content: answer, refusal: null }, finish_reason: "stop" }] },
+      respPayload:
+        answer === null
+          ? { error: { message: "boom" } }
+          : { id: `c-${question}`, choices: [{ index: 0, message: { role: "assistant", content: answer, refusal: null }, finish_reason: "stop" }] },
       statusCode: opts.status ?? 200,
       tags: opts.tags,
     },
@@ -39,7 +47,16 @@ const ENTRIES = `query($id: ID!) { dataset(id: $id) { entryCount entries(first: 
 
 async function exportRows(datasetId: string, query = "", key = t.project.apiKey) {
   const res = await fetch(`${server.url}/api/v1/datasets/${datasetId}/export${query}`, { headers: { authorization: `Bearer ${key}` } });
-  return { res, rows: res.status === 200 ? (await res.text()).split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [] };
+  return {
+    res,
+    rows:
+      res.status === 200
+        ? (await res.text())
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [],
+  };
 }
 
 describe("import from logs", () => {
@@ -82,12 +99,16 @@ describe("import from logs", () => {
     const logs = (await gql(`{ logs(first: 10, filter: {model: "imp-b"}) { edges { node { id } } } }`)).data.logs.edges.map((e: any) => e.node.id);
     const ds = await newDataset();
     expect((await gql(IMPORT, { input: { datasetId: ds, logIds: logs.slice(0, 2) } })).data.importLogsToDataset.entriesCreated).toBe(2);
-    expect((await gql(IMPORT, { input: { datasetId: ds, filter: { model: "imp-b" }, limit: 3 } })).data.importLogsToDataset.entriesCreated).toBeLessThanOrEqual(3);
+    expect((await gql(IMPORT, { input: { datasetId: ds, filter: { model: "imp-b" }, limit: 3 } })).data.importLogsToDataset.entriesCreated).toBeLessThanOrEqual(
+      3,
+    );
     const ds2 = await newDataset();
     const sample = await gql(IMPORT, { input: { datasetId: ds2, filter: { model: "imp-b" }, limit: 4 } });
     expect(sample.data.importLogsToDataset.entriesCreated).toBe(4);
     const ds3 = await newDataset();
-    expect((await gql(IMPORT, { input: { datasetId: ds3, filter: { metadata: [{ key: "batch", equals: "two" }] } } })).data.importLogsToDataset.entriesCreated).toBe(5);
+    expect(
+      (await gql(IMPORT, { input: { datasetId: ds3, filter: { metadata: [{ key: "batch", equals: "two" }] } } })).data.importLogsToDataset.entriesCreated,
+    ).toBe(5);
 
     const other = await t.createProject("import-other");
     const theirDs = await newDataset("theirs", other.apiKey);
@@ -107,7 +128,14 @@ describe("JSONL import and export", () => {
 
   test("ndjson upload: good lines stored, bad lines reported by number, splits drawn; export round trip", async () => {
     const ds = await newDataset();
-    const body = [line(1), "{broken", line(2, { split: "TEST" }), "", JSON.stringify({ messages: [{ role: "user", content: "x" }] }), line(3, { tools: [{ type: "function", function: { name: "f" } }], tool_choice: "auto" })].join("\r\n");
+    const body = [
+      line(1),
+      "{broken",
+      line(2, { split: "TEST" }),
+      "",
+      JSON.stringify({ messages: [{ role: "user", content: "x" }] }),
+      line(3, { tools: [{ type: "function", function: { name: "f" } }], tool_choice: "auto" }),
+    ].join("\r\n");
     const res = await t.request("POST", `/api/v1/datasets/${ds}/import`, { body, headers: { "content-type": "application/x-ndjson" } });
     expect(res.status).toBe(200);
     const r = await json(res);
@@ -128,12 +156,20 @@ describe("JSONL import and export", () => {
     const ds = await newDataset();
     const form = new FormData();
     form.append("file", new Blob([[line(1), line(2), line(3)].join("\n")], { type: "application/jsonl" }), "data.jsonl");
-    const res = await fetch(`${server.url}/api/v1/datasets/${ds}/import`, { method: "POST", headers: { authorization: `Bearer ${t.project.apiKey}` }, body: form });
+    const res = await fetch(`${server.url}/api/v1/datasets/${ds}/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}` },
+      body: form,
+    });
     expect(res.status).toBe(200);
     expect((await json(res)).entries_created).toBe(3);
     const noFile = new FormData();
     noFile.append("note", "hello");
-    const bad = await fetch(`${server.url}/api/v1/datasets/${ds}/import`, { method: "POST", headers: { authorization: `Bearer ${t.project.apiKey}` }, body: noFile });
+    const bad = await fetch(`${server.url}/api/v1/datasets/${ds}/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}` },
+      body: noFile,
+    });
     expect(bad.status).toBe(400);
 
     const other = await t.createProject("jsonl-other");
@@ -156,11 +192,15 @@ describe("JSONL import and export", () => {
       pull(c) {
         if (i >= N) return c.close();
         let chunk = "";
-        for (let k = 0; k < 1000 && i < N; k++, i++) chunk += line(i, i % 10 === 0 ? { split: "TEST" } : { split: "TRAIN" }) + "\n";
+        for (let k = 0; k < 1000 && i < N; k++, i++) chunk += `${line(i, i % 10 === 0 ? { split: "TEST" } : { split: "TRAIN" })}\n`;
         c.enqueue(encoder.encode(chunk));
       },
     });
-    const res = await fetch(`${server.url}/api/v1/datasets/${ds}/import`, { method: "POST", headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/x-ndjson" }, body });
+    const res = await fetch(`${server.url}/api/v1/datasets/${ds}/import`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/x-ndjson" },
+      body,
+    });
     expect(await json(res)).toMatchObject({ entries_created: N, error_count: 0 });
 
     const out = await fetch(`${server.url}/api/v1/datasets/${ds}/export`, { headers: { authorization: `Bearer ${t.project.apiKey}` } });
@@ -209,7 +249,11 @@ describe("the graph", () => {
     expect(large.queries.length).toBe(small.queries.length);
     expect(large.queries.length).toBeLessThanOrEqual(3);
 
-    const fromEntry = await gql(`query($id: ID!) { dataset(id: $id) { entries(first: 10) { edges { node { sourceLog { id model } dataset { id } } } } } }`, { id: d1 }, proj.apiKey);
+    const fromEntry = await gql(
+      `query($id: ID!) { dataset(id: $id) { entries(first: 10) { edges { node { sourceLog { id model } dataset { id } } } } } }`,
+      { id: d1 },
+      proj.apiKey,
+    );
     expect(fromEntry.data.dataset.entries.edges.every((e: any) => e.node.sourceLog.model === "graph-m" && e.node.dataset.id === d1)).toBe(true);
   });
 });

@@ -17,7 +17,11 @@ describe("errors, request ids and request logs", () => {
   });
 
   test("a path with broken percent-encoding is a 400, not a confusing lookup", async () => {
-    for (const [method, path] of [["GET", "/api/v1/models/%E0%A4%A"], ["DELETE", "/api/v1/datasets/%zz"], ["POST", "/api/v1/datasets/%E0/entries"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/api/v1/models/%E0%A4%A"],
+      ["DELETE", "/api/v1/datasets/%zz"],
+      ["POST", "/api/v1/datasets/%E0/entries"],
+    ] as const) {
       const res = await t.request(method, path, { body: method === "POST" ? { entries: [] } : undefined });
       expect(res.status).toBe(400);
       expect(((await res.json()) as any).message).toContain("percent-encoding");

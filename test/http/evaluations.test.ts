@@ -3,7 +3,7 @@ import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
 import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
-import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
+import { startFakeTrainer } from "../helpers/fake-trainer";
 
 // Evaluations and dataset quality against the fake OpenAI upstream (answers "echo: <q>"; its judge
 // fails outputs containing "wrong").
@@ -33,12 +33,24 @@ async function gql(query: string, variables: Record<string, unknown> = {}, key =
 }
 async function dataset(entries: { q: string; a: string; split: "TRAIN" | "TEST" }[], key = t.project.apiKey) {
   const id = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "eval" }, key }))).id;
-  const body = { entries: entries.map((e) => ({ messages: [{ role: "user", content: e.q }, { role: "assistant", content: e.a }], split: e.split })) };
+  const body = {
+    entries: entries.map((e) => ({
+      messages: [
+        { role: "user", content: e.q },
+        { role: "assistant", content: e.a },
+      ],
+      split: e.split,
+    })),
+  };
   expect((await json(await t.request("POST", `/api/v1/datasets/${id}/entries`, { body, key }))).entries_created).toBe(entries.length);
   return id as string;
 }
 async function criterion(model = "openai:judge", key = t.project.apiKey) {
-  const r = await gql(`mutation($m: String!) { createCriterion(input: {name: "c", judgeModel: $m, prompt: "Good answer? {{output}}"}) { id } }`, { m: model }, key);
+  const r = await gql(
+    `mutation($m: String!) { createCriterion(input: {name: "c", judgeModel: $m, prompt: "Good answer? {{output}}"}) { id } }`,
+    { m: model },
+    key,
+  );
   return r.data.createCriterion.id as string;
 }
 const EVAL = `query($id: ID!) { evaluation(id: $id) { id status progress { done total } criteria { criterionId version }
@@ -83,14 +95,25 @@ describe("evaluations", () => {
     expect(ev.criteria).toEqual([{ criterionId: crit, version: 1 }]);
     const byModel = Object.fromEntries(ev.summary.map((s: any) => [s.model, s]));
     // gpt-4o-mini echoes the question: fails on "wrong question"; the references fail on "this is wrong".
-    expect(byModel["gpt-4o-mini"]).toMatchObject({ criterionId: crit, passRate: 0.75, meanScore: 0.75, judged: 4, judgeErrors: 0, inputTokens: 44, outputTokens: 28 });
+    expect(byModel["gpt-4o-mini"]).toMatchObject({
+      criterionId: crit,
+      passRate: 0.75,
+      meanScore: 0.75,
+      judged: 4,
+      judgeErrors: 0,
+      inputTokens: 44,
+      outputTokens: 28,
+    });
     expect(byModel["gpt-4o-mini"].costUsd).toBeGreaterThan(0);
     expect(byModel.dataset).toMatchObject({ passRate: 0.75, costUsd: 0, inputTokens: 0 });
     // The model only saw the input, never the reference answer.
     const generated = fake.requests.filter((r) => r.body.model === "gpt-4o-mini" && !r.body.tools);
     expect(generated.every((r) => r.body.messages.length === 1 && r.body.messages[0].role === "user")).toBe(true);
 
-    const h2h = await gql(`query($id: ID!) { evaluation(id: $id) { headToHead(modelA: "gpt-4o-mini", modelB: "dataset") { aWins bWins ties entries { entryId scoreA scoreB a { output } b { output } } } } }`, { id: ev.id });
+    const h2h = await gql(
+      `query($id: ID!) { evaluation(id: $id) { headToHead(modelA: "gpt-4o-mini", modelB: "dataset") { aWins bWins ties entries { entryId scoreA scoreB a { output } b { output } } } } }`,
+      { id: ev.id },
+    );
     const h = h2h.data.evaluation.headToHead;
     expect({ aWins: h.aWins, bWins: h.bWins, ties: h.ties }).toEqual({ aWins: 1, bWins: 1, ties: 2 });
     expect(h.entries).toHaveLength(2);
@@ -102,7 +125,12 @@ describe("evaluations", () => {
   test("criterion versions are pinned at creation; a failing judge is recorded per entry without failing the evaluation", async () => {
     const ds = await dataset(ENTRIES);
     const crit = await criterion("openai:error-500");
-    const ev = (await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["dataset"], criterionIds: $c}) { id } }`, { ds, c: [crit] })).data.createEvaluation;
+    const ev = (
+      await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["dataset"], criterionIds: $c}) { id } }`, {
+        ds,
+        c: [crit],
+      })
+    ).data.createEvaluation;
     // A version made now must not be used by the evaluation already created.
     await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-v2"}) { version } }`, { id: crit });
     const done = await waitEval(ev.id, ["DONE"]);
@@ -115,7 +143,12 @@ describe("evaluations", () => {
     const many = Array.from({ length: 30 }, (_, i) => ({ q: `q${i}`, a: `a${i}`, split: "TEST" as const }));
     const ds = await dataset(many);
     const crit = await criterion();
-    const ev = (await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["slow-150"], criterionIds: $c}) { id } }`, { ds, c: [crit] })).data.createEvaluation;
+    const ev = (
+      await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["slow-150"], criterionIds: $c}) { id } }`, {
+        ds,
+        c: [crit],
+      })
+    ).data.createEvaluation;
     for (let i = 0; i < 200 && (await gql(EVAL, { id: ev.id })).data.evaluation.progress.done < 2; i++) await Bun.sleep(20);
     const cancelled = await gql(`mutation($id: ID!) { cancelEvaluation(id: $id) { id status } }`, { id: ev.id });
     expect(cancelled.data.cancelEvaluation.status).toBe("CANCELLED");
@@ -135,7 +168,12 @@ describe("evaluations", () => {
     const crit = await criterion();
     await worker.stop();
     try {
-      const ev = (await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["slow-60"], criterionIds: $c}) { id } }`, { ds, c: [crit] })).data.createEvaluation;
+      const ev = (
+        await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["slow-60"], criterionIds: $c}) { id } }`, {
+          ds,
+          c: [crit],
+        })
+      ).data.createEvaluation;
       const first = startJobs(t.deps);
       for (let i = 0; i < 300 && (await gql(EVAL, { id: ev.id })).data.evaluation.progress.done < 3; i++) await Bun.sleep(10);
       await first.stop();
@@ -157,7 +195,12 @@ describe("evaluations", () => {
     const crit = await criterion();
     await worker.stop();
     try {
-      const ev = (await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["dataset"], criterionIds: $c}) { id } }`, { ds, c: [crit] })).data.createEvaluation;
+      const ev = (
+        await gql(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["dataset"], criterionIds: $c}) { id } }`, {
+          ds,
+          c: [crit],
+        })
+      ).data.createEvaluation;
       await gql(`mutation($id: ID!) { deleteCriterion(id: $id) }`, { id: crit });
       worker = startJobs(t.deps);
       const done = await waitEval(ev.id, ["ERROR", "DONE"]);
@@ -175,7 +218,8 @@ describe("evaluations", () => {
     const crit = await criterion();
     const noTest = await dataset([{ q: "x", a: "y", split: "TRAIN" }]);
     const bad = async (vars: Record<string, unknown>) =>
-      (await gql(`mutation($ds: ID!, $m: [String!]!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: $m, criterionIds: $c}) { id } }`, vars)).errors[0];
+      (await gql(`mutation($ds: ID!, $m: [String!]!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: $m, criterionIds: $c}) { id } }`, vars))
+        .errors[0];
     expect((await bad({ ds: noTest, m: ["dataset"], c: [crit] })).message).toContain("no TEST entries");
     expect((await bad({ ds, m: ["nowhere:x"], c: [crit] })).extensions.code).toBe("VALIDATION");
     expect((await bad({ ds, m: ["dataset"], c: ["crit_missing"] })).message).toBe("Criterion crit_missing not found");
@@ -186,7 +230,9 @@ describe("evaluations", () => {
     const other = await t.createProject("other-eval");
     expect((await gql(`{ evaluations { id } }`, {}, other.apiKey)).data.evaluations).toEqual([]);
     expect((await gql(EVAL, { id: mine[0].id }, other.apiKey)).errors[0].extensions.code).toBe("NOT_FOUND");
-    expect((await gql(`mutation($id: ID!) { cancelEvaluation(id: $id) { id } }`, { id: mine[0].id }, other.apiKey)).errors[0].extensions.code).toBe("NOT_FOUND");
+    expect((await gql(`mutation($id: ID!) { cancelEvaluation(id: $id) { id } }`, { id: mine[0].id }, other.apiKey)).errors[0].extensions.code).toBe(
+      "NOT_FOUND",
+    );
     const theirCrit = await criterion("openai:judge", other.apiKey);
     expect((await bad({ ds, m: ["dataset"], c: [theirCrit] })).extensions.code).toBe("NOT_FOUND");
   });
@@ -196,25 +242,41 @@ describe("dataset quality", () => {
   test("judge entries, filter by verdict (GraphQL and export), relabel failing ones keeping the original", async () => {
     const ds = await dataset(ENTRIES);
     const crit = await criterion();
-    const task = (await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id status } }`, { ds, c: crit })).data.judgeDatasetEntries;
+    const task = (await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id status } }`, { ds, c: crit }))
+      .data.judgeDatasetEntries;
     expect(task.status).toBe("QUEUED");
     expect(await waitTask(task.id)).toMatchObject({ status: "DONE", progress: { done: 5, total: 5 } });
 
-    const failing = await gql(`query($id: ID!, $c: String!) { dataset(id: $id) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id messages } } } } }`, { id: ds, c: crit });
+    const failing = await gql(
+      `query($id: ID!, $c: String!) { dataset(id: $id) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id messages } } } } }`,
+      { id: ds, c: crit },
+    );
     const failed = failing.data.dataset.entries.edges.map((e: any) => e.node.messages[1].content);
     expect(failed).toEqual(["this is wrong"]);
-    const passing = await fetch(`${server.url}/api/v1/datasets/${ds}/export?criterion=${crit}&judgement=PASS`, { headers: { authorization: `Bearer ${t.project.apiKey}` } });
+    const passing = await fetch(`${server.url}/api/v1/datasets/${ds}/export?criterion=${crit}&judgement=PASS`, {
+      headers: { authorization: `Bearer ${t.project.apiKey}` },
+    });
     expect((await passing.text()).trim().split("\n")).toHaveLength(4);
 
-    const relabel = (await gql(`mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-mini"}) { id status } }`, { ds, c: crit })).data.relabelDatasetEntries;
+    const relabel = (
+      await gql(`mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-mini"}) { id status } }`, {
+        ds,
+        c: crit,
+      })
+    ).data.relabelDatasetEntries;
     expect(await waitTask(relabel.id)).toMatchObject({ status: "DONE", progress: { done: 1, total: 1 } });
-    const entries = (await gql(`query($id: ID!) { dataset(id: $id) { entries { edges { node { messages originalMessages relabeledBy } } } } }`, { id: ds })).data.dataset.entries.edges.map((e: any) => e.node);
+    const entries = (
+      await gql(`query($id: ID!) { dataset(id: $id) { entries { edges { node { messages originalMessages relabeledBy } } } } }`, { id: ds })
+    ).data.dataset.entries.edges.map((e: any) => e.node);
     const relabelled = entries.find((e: any) => e.relabeledBy);
     expect(relabelled.messages[1]).toEqual({ role: "assistant", content: "echo: capital of Spain" });
     expect(relabelled.originalMessages[1]).toEqual({ role: "assistant", content: "this is wrong" });
     expect(relabelled.relabeledBy).toBe("gpt-4o-mini");
     // Its old verdict no longer applies.
-    const stillFailing = await gql(`query($id: ID!, $c: String!) { dataset(id: $id) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id } } } } }`, { id: ds, c: crit });
+    const stillFailing = await gql(
+      `query($id: ID!, $c: String!) { dataset(id: $id) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id } } } } }`,
+      { id: ds, c: crit },
+    );
     expect(stillFailing.data.dataset.entries.edges).toEqual([]);
   });
 });
@@ -233,7 +295,10 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         const r = await loop.request("POST", "/api/v1/report", {
           body: {
             reqPayload: { model: "gpt-4o-mini", messages: [{ role: "user", content: `ticket ${i}` }] },
-            respPayload: { id: `c${i}`, choices: [{ index: 0, message: { role: "assistant", content: `${i % 2 ? "bad" : "good"}: ticket ${i}` }, finish_reason: "stop" }] },
+            respPayload: {
+              id: `c${i}`,
+              choices: [{ index: 0, message: { role: "assistant", content: `${i % 2 ? "bad" : "good"}: ticket ${i}` }, finish_reason: "stop" }],
+            },
             statusCode: 200,
             tags: { feature: "support" },
           },
@@ -241,9 +306,14 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         expect(r.status).toBe(200);
       }
       const ds = (await call("POST", "/api/v1/datasets", { name: "support" })).id;
-      const imported = await q(`mutation($ds: ID!) { importLogsToDataset(input: {datasetId: $ds, filter: {metadata: [{key: "feature", equals: "support"}]}}) { entriesCreated } }`, { ds });
+      const imported = await q(
+        `mutation($ds: ID!) { importLogsToDataset(input: {datasetId: $ds, filter: {metadata: [{key: "feature", equals: "support"}]}}) { entriesCreated } }`,
+        { ds },
+      );
       expect(imported.data.importLogsToDataset.entriesCreated).toBe(20);
-      const crit = (await q(`mutation { createCriterion(input: {name: "helpful", judgeModel: "openai:judge", prompt: "Is it helpful? Output: {{output}}"}) { id } }`)).data.createCriterion.id;
+      const crit = (
+        await q(`mutation { createCriterion(input: {name: "helpful", judgeModel: "openai:judge", prompt: "Is it helpful? Output: {{output}}"}) { id } }`)
+      ).data.createCriterion.id;
 
       const wait = async (id: string) => {
         for (let i = 0; i < 500; i++) {
@@ -253,26 +323,68 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         }
         throw new Error("task stuck");
       };
-      await wait((await q(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data.judgeDatasetEntries.id);
-      const failing = (await q(`query($ds: ID!, $c: String!) { dataset(id: $ds) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id } } } } }`, { ds, c: crit })).data.dataset.entries.edges;
+      await wait(
+        (await q(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
+          .judgeDatasetEntries.id,
+      );
+      const failing = (
+        await q(`query($ds: ID!, $c: String!) { dataset(id: $ds) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id } } } } }`, {
+          ds,
+          c: crit,
+        })
+      ).data.dataset.entries.edges;
       expect(failing).toHaveLength(10);
       // Relabel the bad answers with a better model, then judge again: everything passes.
-      await wait((await q(`mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-relabel"}) { id } }`, { ds, c: crit })).data.relabelDatasetEntries.id);
-      await wait((await q(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data.judgeDatasetEntries.id);
-      const stillFailing = (await q(`query($ds: ID!, $c: String!) { dataset(id: $ds) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id } } } } }`, { ds, c: crit })).data.dataset.entries.edges;
+      await wait(
+        (
+          await q(`mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-relabel"}) { id } }`, {
+            ds,
+            c: crit,
+          })
+        ).data.relabelDatasetEntries.id,
+      );
+      await wait(
+        (await q(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
+          .judgeDatasetEntries.id,
+      );
+      const stillFailing = (
+        await q(`query($ds: ID!, $c: String!) { dataset(id: $ds) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id } } } } }`, {
+          ds,
+          c: crit,
+        })
+      ).data.dataset.entries.edges;
       expect(stillFailing).toHaveLength(0);
 
-      const model = await call("POST", "/api/v1/models", { datasetId: ds, slug: "support-ft", excludeFailing: [crit], trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } });
+      const model = await call("POST", "/api/v1/models", {
+        datasetId: ds,
+        slug: "support-ft",
+        excludeFailing: [crit],
+        trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" },
+      });
       expect(model.hone.status).toBe("PENDING");
       for (let i = 0; i < 500 && (await call("GET", "/api/v1/models/support-ft")).hone.status !== "DEPLOYED"; i++) await Bun.sleep(20);
       expect((await call("GET", "/api/v1/models/support-ft")).hone.status).toBe("DEPLOYED");
-      const trained = [...trainer.files.values()].at(-1)!.trim().split("\n").map((l) => JSON.parse(l).messages[1].content);
+      const trained = [...trainer.files.values()]
+        .at(-1)!
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).messages[1].content);
       expect(trained.every((c: string) => c.startsWith("good:"))).toBe(true);
 
-      const ev = (await q(`mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini", "hone:support-ft"], criterionIds: $c}) { id } }`, { ds, c: [crit] })).data.createEvaluation;
+      const ev = (
+        await q(
+          `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini", "hone:support-ft"], criterionIds: $c}) { id } }`,
+          { ds, c: [crit] },
+        )
+      ).data.createEvaluation;
       let result: any;
       for (let i = 0; i < 500; i++) {
-        result = (await q(`query($id: ID!) { evaluation(id: $id) { status summary { model passRate } headToHead(modelA: "hone:support-ft", modelB: "gpt-4o-mini") { aWins bWins } } }`, { id: ev.id })).data.evaluation;
+        result = (
+          await q(
+            `query($id: ID!) { evaluation(id: $id) { status summary { model passRate } headToHead(modelA: "hone:support-ft", modelB: "gpt-4o-mini") { aWins bWins } } }`,
+            { id: ev.id },
+          )
+        ).data.evaluation;
         if (result.status === "DONE") break;
         await Bun.sleep(20);
       }

@@ -105,7 +105,14 @@ describe("gateway to Anthropic (native Messages API)", () => {
   });
 
   test("max_completion_tokens wins over max_tokens; required and none map to any and none", async () => {
-    await client.chat.completions.create({ model: "anthropic:c", messages: [{ role: "user", content: "x" }], max_tokens: 10, max_completion_tokens: 20, tools, tool_choice: "required" });
+    await client.chat.completions.create({
+      model: "anthropic:c",
+      messages: [{ role: "user", content: "x" }],
+      max_tokens: 10,
+      max_completion_tokens: 20,
+      tools,
+      tool_choice: "required",
+    });
     expect(fake.requests.at(-1)!.body).toMatchObject({ max_tokens: 20, tool_choice: { type: "any" } });
     await client.chat.completions.create({ model: "anthropic:c", messages: [{ role: "user", content: "x" }], tools, tool_choice: "none" });
     expect(fake.requests.at(-1)!.body.tool_choice).toEqual({ type: "none" });
@@ -193,12 +200,20 @@ describe("gateway to Anthropic (native Messages API)", () => {
     expect((await latestLog(t)).statusCode).toBe(502);
 
     const broken = await client.chat.completions.create({ model: "anthropic:broken", messages: [{ role: "user", content: "a b c" }], stream: true });
-    expect(await (async () => { for await (const _ of broken); })().catch((e) => e)).toBeInstanceOf(OpenAI.APIError);
+    expect(
+      await (async () => {
+        for await (const _ of broken);
+      })().catch((e) => e),
+    ).toBeInstanceOf(OpenAI.APIError);
 
-    const rf = await client.chat.completions.create({ model: "anthropic:c", messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" } }).catch((e) => e);
+    const rf = await client.chat.completions
+      .create({ model: "anthropic:c", messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" } })
+      .catch((e) => e);
     expect(rf.status).toBe(400);
     expect(rf.message).toContain("not supported for anthropic");
-    const n2stream = await client.chat.completions.create({ model: "anthropic:c", messages: [{ role: "user", content: "x" }], n: 2, stream: true }).catch((e) => e);
+    const n2stream = await client.chat.completions
+      .create({ model: "anthropic:c", messages: [{ role: "user", content: "x" }], n: 2, stream: true })
+      .catch((e) => e);
     expect(n2stream.status).toBe(400);
   });
 });

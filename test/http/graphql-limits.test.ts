@@ -144,8 +144,11 @@ describe("GraphQL limits", () => {
     expect(logs.body.errors).toBeUndefined();
     expect(logs.body.data.logs.edges).toEqual([]);
 
-    const page = await gql(`query($id: ID!) { dataset(id: $id) { id name entryCount
-      entries(first: 200) { edges { node { id split messages sourceLog { id model metadata } } } } } }`, { id: datasetId });
+    const page = await gql(
+      `query($id: ID!) { dataset(id: $id) { id name entryCount
+      entries(first: 200) { edges { node { id split messages sourceLog { id model metadata } } } } } }`,
+      { id: datasetId },
+    );
     expect(page.body.errors).toBeUndefined();
     expect(page.body.data.dataset.entries.edges).toHaveLength(40);
 

@@ -91,10 +91,10 @@ describe("/report: stored sanitised or clamped", () => {
     const r = await post("/report", {
       requestedAt: Date.now() - 1000,
       receivedAt: Date.now(),
-      reqPayload: { model: "gpt\u0000-4o", messages: [{ role: "user", content: "a\ud800b\udc00c\u0000d 😀" }], ["k\ud800"]: 1 },
+      reqPayload: { model: "gpt\u0000-4o", messages: [{ role: "user", content: "a\ud800b\udc00c\u0000d 😀" }], "k\ud800": 1 },
       respPayload: { id: "chatcmpl-\ud800", choices: [] },
       errorMessage: "bad\u0000\ud800",
-      tags: { ["t\u0000"]: "v\ud800" },
+      tags: { "t\u0000": "v\ud800" },
     });
     expect(r).toEqual({ status: 200, body: { status: "ok" } });
     const log = await latestLog(t);
@@ -167,7 +167,12 @@ describe("criteria ids and list caps", () => {
   });
 
   test("an alignment set of more than 10,000 rows is a 400", async () => {
-    const row = JSON.stringify({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] });
+    const row = JSON.stringify({
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "a" },
+      ],
+    });
     const res = await t.request("POST", "/trpc/criteria.importAlignmentSet", { body: { criterionId: "crit_x", jsonl: Array(10_001).fill(row).join("\n") } });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.message).toContain("at most 10000 rows");
@@ -175,9 +180,22 @@ describe("criteria ids and list caps", () => {
 
   test("a JSONL line longer than 4 MB is a 400, shorter lines import", async () => {
     const ds = await post("/datasets", { name: "lines" });
-    const ok = JSON.stringify({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] });
-    const huge = JSON.stringify({ messages: [{ role: "user", content: "q".repeat(4 * 1024 * 1024) }, { role: "assistant", content: "a" }] });
-    const res = await t.request("POST", `/api/v1/datasets/${ds.body.id}/import`, { body: `${ok}\n${huge}\n`, headers: { "content-type": "application/x-ndjson" } });
+    const ok = JSON.stringify({
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "a" },
+      ],
+    });
+    const huge = JSON.stringify({
+      messages: [
+        { role: "user", content: "q".repeat(4 * 1024 * 1024) },
+        { role: "assistant", content: "a" },
+      ],
+    });
+    const res = await t.request("POST", `/api/v1/datasets/${ds.body.id}/import`, {
+      body: `${ok}\n${huge}\n`,
+      headers: { "content-type": "application/x-ndjson" },
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).message).toContain("too long");
     const fine = await t.request("POST", `/api/v1/datasets/${ds.body.id}/import`, { body: `${ok}\n`, headers: { "content-type": "application/x-ndjson" } });
@@ -207,7 +225,10 @@ describe("criteria ids and list caps", () => {
 
 async function gqlCreate(name: string): Promise<string> {
   const res = await t.request("POST", "/graphql", {
-    body: { query: `mutation($n: String!) { createCriterion(input: {name: $n, judgeModel: "openai:judge-1", prompt: "Judge {{output}}"}) { id } }`, variables: { n: name } },
+    body: {
+      query: `mutation($n: String!) { createCriterion(input: {name: $n, judgeModel: "openai:judge-1", prompt: "Judge {{output}}"}) { id } }`,
+      variables: { n: name },
+    },
   });
   return ((await res.json()) as any).data.createCriterion.id;
 }

@@ -39,8 +39,19 @@ describe("log queries", () => {
   let startedAt: Date;
   beforeAll(async () => {
     startedAt = new Date();
-    await report({ reqPayload: { model: "alpha", messages: [{ role: "user", content: "find the needle" }] }, respPayload: { id: "cmp-1" }, statusCode: 200, tags: { env: "prod", team: "x" } });
-    await report({ reqPayload: { model: "alpha" }, respPayload: { id: "cmp-2", text: "haystack" }, statusCode: 500, errorMessage: "boom", tags: { env: "dev" } });
+    await report({
+      reqPayload: { model: "alpha", messages: [{ role: "user", content: "find the needle" }] },
+      respPayload: { id: "cmp-1" },
+      statusCode: 200,
+      tags: { env: "prod", team: "x" },
+    });
+    await report({
+      reqPayload: { model: "alpha" },
+      respPayload: { id: "cmp-2", text: "haystack" },
+      statusCode: 500,
+      errorMessage: "boom",
+      tags: { env: "dev" },
+    });
     await report({ reqPayload: { model: "beta" }, respPayload: { id: "cmp-3" }, statusCode: 200, tags: { env: "prod", team: "y" } });
   });
 
@@ -52,7 +63,14 @@ describe("log queries", () => {
     expect(await ids({ statusCode: 500 })).toEqual(["cmp-2"]);
     expect(await ids({ completionId: "cmp-3" })).toEqual(["cmp-3"]);
     expect(await ids({ metadata: [{ key: "env", equals: "prod" }] })).toEqual(["cmp-3", "cmp-1"]);
-    expect(await ids({ metadata: [{ key: "env", equals: "prod" }, { key: "team", equals: "x" }] })).toEqual(["cmp-1"]);
+    expect(
+      await ids({
+        metadata: [
+          { key: "env", equals: "prod" },
+          { key: "team", equals: "x" },
+        ],
+      }),
+    ).toEqual(["cmp-1"]);
     expect(await ids({ search: "NEEDLE" })).toEqual(["cmp-1"]);
     expect(await ids({ search: "haystack" })).toEqual(["cmp-2"]);
     expect(await ids({ search: "100%_" })).toEqual([]);

@@ -88,13 +88,7 @@ describe("POST /report", () => {
   });
 
   test("bad timestamps and wrong types are 400 with the issues", async () => {
-    for (const body of [
-      { requestedAt: "yesterday" },
-      { receivedAt: -5 },
-      { requestedAt: 1e20 },
-      { statusCode: "200" },
-      { errorMessage: 5 },
-    ]) {
+    for (const body of [{ requestedAt: "yesterday" }, { receivedAt: -5 }, { requestedAt: 1e20 }, { statusCode: "200" }, { errorMessage: 5 }]) {
       const r = await post("/report", body);
       expect(r.status).toBe(400);
       expect(r.body.message).toBe("Input validation failed");
@@ -180,7 +174,10 @@ describe("POST /report-anthropic", () => {
       { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }] },
       { role: "tool", tool_call_id: "toolu_1", content: "sunny" },
     ]);
-    expect(req.tools[0]).toEqual({ type: "function", function: { name: "weather", description: "Get weather", parameters: reqPayload.tools[0]!.input_schema } });
+    expect(req.tools[0]).toEqual({
+      type: "function",
+      function: { name: "weather", description: "Get weather", parameters: reqPayload.tools[0]!.input_schema },
+    });
     expect(req.tool_choice).toBe("auto");
     expect(req.parallel_tool_calls).toBe(false);
     expect(log.body.respPayloadOriginal).toEqual(respPayload);
@@ -193,7 +190,9 @@ describe("POST /report-anthropic", () => {
 
   test("a failed Anthropic call and a null payload are stored as they are", async () => {
     const err = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
-    expect((await post("/report-anthropic", { reqPayload: null, respPayload: err, statusCode: 529, errorMessage: "Overloaded" })).body).toEqual({ status: "ok" });
+    expect((await post("/report-anthropic", { reqPayload: null, respPayload: err, statusCode: 529, errorMessage: "Overloaded" })).body).toEqual({
+      status: "ok",
+    });
     const log = await latestLog(t);
     expect(log).toMatchObject({ statusCode: 529, errorMessage: "Overloaded", model: null });
     expect(log.body.respPayload).toEqual(err);
@@ -227,7 +226,10 @@ describe("the SDK test route and /check-cache", () => {
   });
 
   test("/check-cache validates its body and answers {respPayload: null}", async () => {
-    expect(await post("/check-cache", { requestedAt: Date.now(), reqPayload: { model: "x" }, tags: { a: "b" } })).toEqual({ status: 200, body: { respPayload: null } });
+    expect(await post("/check-cache", { requestedAt: Date.now(), reqPayload: { model: "x" }, tags: { a: "b" } })).toEqual({
+      status: 200,
+      body: { respPayload: null },
+    });
     expect((await post("/check-cache", { reqPayload: {} })).status).toBe(400);
     expect((await post("/check-cache", { requestedAt: "now" })).status).toBe(400);
   });
@@ -246,7 +248,17 @@ describe("POST /logs/update-metadata", () => {
 
     const upd = (body: unknown, key = proj.apiKey) => post("/logs/update-metadata", body, key);
     expect((await upd({ filters: [{ field: "model", equals: "m1" }], metadata: { reviewed: "yes" } })).body).toEqual({ matchedLogs: 2 });
-    expect((await upd({ filters: [{ field: "model", equals: "m1" }, { field: "metadata.env", equals: "prod" }], metadata: { hot: "1" } })).body).toEqual({ matchedLogs: 1 });
+    expect(
+      (
+        await upd({
+          filters: [
+            { field: "model", equals: "m1" },
+            { field: "metadata.env", equals: "prod" },
+          ],
+          metadata: { hot: "1" },
+        })
+      ).body,
+    ).toEqual({ matchedLogs: 1 });
     expect((await upd({ filters: [{ field: "completionId", equals: "c3" }], metadata: { team: null, score: 5 } })).body).toEqual({ matchedLogs: 1 });
     expect((await upd({ filters: [{ field: "tags.team", equals: "a" }], metadata: { legacy: true } })).body).toEqual({ matchedLogs: 2 });
     expect((await upd({ filters: [], metadata: { all: "x" } })).body).toEqual({ matchedLogs: 3 });
@@ -263,7 +275,9 @@ describe("POST /logs/update-metadata", () => {
     expect(untouched[0]!.metadata).toEqual({ env: "prod", team: "a" });
 
     // The deprecated spelling.
-    expect((await post("/logs/update-tags", { filters: [{ field: "tags.env", equals: "dev" }], tags: { old: "api" } }, proj.apiKey)).body).toEqual({ matchedLogs: 1 });
+    expect((await post("/logs/update-tags", { filters: [{ field: "tags.env", equals: "dev" }], tags: { old: "api" } }, proj.apiKey)).body).toEqual({
+      matchedLogs: 1,
+    });
   });
 
   test("unknown filter fields and malformed bodies are 400", async () => {

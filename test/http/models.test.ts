@@ -45,7 +45,13 @@ const api = async (method: string, path: string, body?: unknown, key?: string) =
 async function datasetWithEntries(key?: string): Promise<string> {
   const ds = (await api("POST", "/datasets", { name: "train" }, key)).body.id;
   const entries = [
-    { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }], split: "TRAIN" },
+    {
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "hello" },
+      ],
+      split: "TRAIN",
+    },
     {
       messages: [
         { role: "user", content: "weather?" },
@@ -54,7 +60,13 @@ async function datasetWithEntries(key?: string): Promise<string> {
       tools: [{ type: "function", function: { name: "weather", parameters: { type: "object" } } }],
       split: "TRAIN",
     },
-    { messages: [{ role: "user", content: "held out" }, { role: "assistant", content: "test" }], split: "TEST" },
+    {
+      messages: [
+        { role: "user", content: "held out" },
+        { role: "assistant", content: "test" },
+      ],
+      split: "TEST",
+    },
   ];
   expect((await api("POST", `/datasets/${ds}/entries`, { entries }, key)).body.entries_created).toBe(3);
   return ds;
@@ -83,7 +95,11 @@ describe("the state machine", () => {
 describe("fine-tuning end to end", () => {
   test("OpenAI backend: dataset -> model -> DEPLOYED -> chat completion through hone:<slug>", async () => {
     const ds = await datasetWithEntries();
-    const created = await api("POST", "/models", { datasetId: ds, slug: "support-v1", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18", n_epochs: 3 } });
+    const created = await api("POST", "/models", {
+      datasetId: ds,
+      slug: "support-v1",
+      trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18", n_epochs: 3 },
+    });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({
       id: "support-v1",
@@ -101,7 +117,11 @@ describe("fine-tuning end to end", () => {
     const job = [...fake.jobs.values()].find((j) => j.suffix === "support-v1")!;
     expect(job.body.model).toBe("gpt-4o-mini-2024-07-18");
     expect(job.body.method.supervised.hyperparameters).toEqual({ n_epochs: 3 });
-    const lines = fake.files.get(job.fileId)!.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = fake.files
+      .get(job.fileId)!
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines[1].messages[1].tool_calls[0].function.name).toBe("weather");
     expect(lines[1].tools[0].function.name).toBe("weather");
@@ -125,22 +145,41 @@ describe("fine-tuning end to end", () => {
       text += chunk.choices[0]?.delta.content ?? "";
     }
     expect(text).toBe("tuned: stream");
-    const miss = await t.request("POST", "/api/v1/chat/completions", { body: { model: "hone:support-v1", messages: [{ role: "user", content: "cache me" }] }, headers: { "op-cache": "readWrite" } });
+    const miss = await t.request("POST", "/api/v1/chat/completions", {
+      body: { model: "hone:support-v1", messages: [{ role: "user", content: "cache me" }] },
+      headers: { "op-cache": "readWrite" },
+    });
     expect(miss.headers.get("x-hone-cache")).toBe("MISS");
-    const hit = await t.request("POST", "/api/v1/chat/completions", { body: { model: "hone:support-v1", messages: [{ role: "user", content: "cache me" }] }, headers: { "op-cache": "readWrite" } });
+    const hit = await t.request("POST", "/api/v1/chat/completions", {
+      body: { model: "hone:support-v1", messages: [{ role: "user", content: "cache me" }] },
+      headers: { "op-cache": "readWrite" },
+    });
     expect(hit.headers.get("x-hone-cache")).toBe("HIT");
 
     const listed = (await api("GET", "/datasets")).body.data.find((d: any) => d.id === ds);
     expect(listed.fine_tune_count).toBe(1);
     const graph = await json(await t.request("POST", "/graphql", { body: { query: `{ models { id status baseModel datasetId dataset { id } } }` } }));
-    expect(graph.data.models.find((m: any) => m.id === "support-v1")).toEqual({ id: "support-v1", status: "DEPLOYED", baseModel: "gpt-4o-mini-2024-07-18", datasetId: ds, dataset: { id: ds } });
-    const dsGraph = await json(await t.request("POST", "/graphql", { body: { query: `query($id: ID!) { dataset(id: $id) { fineTuneCount models { id } } }`, variables: { id: ds } } }));
+    expect(graph.data.models.find((m: any) => m.id === "support-v1")).toEqual({
+      id: "support-v1",
+      status: "DEPLOYED",
+      baseModel: "gpt-4o-mini-2024-07-18",
+      datasetId: ds,
+      dataset: { id: ds },
+    });
+    const dsGraph = await json(
+      await t.request("POST", "/graphql", { body: { query: `query($id: ID!) { dataset(id: $id) { fineTuneCount models { id } } }`, variables: { id: ds } } }),
+    );
     expect(dsGraph.data.dataset).toEqual({ fineTuneCount: 1, models: [{ id: "support-v1" }] });
   });
 
   test("Together backend through POST /unstable/finetune/create, served from TOGETHER_BASE_URL", async () => {
     const ds = await datasetWithEntries();
-    const r = await api("POST", "/unstable/finetune/create", { datasetId: ds, slug: "llama-support", baseModel: "meta-llama/Meta-Llama-3.1-8B-Instruct-Reference", overrides: { n_epochs: 2, learning_rate: 0.0001 } });
+    const r = await api("POST", "/unstable/finetune/create", {
+      datasetId: ds,
+      slug: "llama-support",
+      baseModel: "meta-llama/Meta-Llama-3.1-8B-Instruct-Reference",
+      overrides: { n_epochs: 2, learning_rate: 0.0001 },
+    });
     expect(r.status).toBe(200);
     expect(r.body.id).toMatch(/^ft_/);
     await waitForStatus("llama-support", ["DEPLOYED"]);
@@ -193,11 +232,19 @@ describe("fine-tuning end to end", () => {
     const cases: [unknown, number, string][] = [
       [{ datasetId: ds, slug: "a1", trainingConfig: { provider: "openai", baseModel: "gpt-9" } }, 400, "Unknown base model gpt-9"],
       [{ datasetId: ds, slug: "a2", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18", n_epochs: 0 } }, 400, "Input validation failed"],
-      [{ datasetId: ds, slug: "a3", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18", warp_speed: 9 } }, 400, "Input validation failed"],
+      [
+        { datasetId: ds, slug: "a3", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18", warp_speed: 9 } },
+        400,
+        "Input validation failed",
+      ],
       [{ datasetId: ds, slug: "a4", trainingConfig: { provider: "together", baseModel: "gpt-4o-mini-2024-07-18" } }, 400, "trained by the openai backend"],
       [{ datasetId: ds, slug: "gpt-4o-mini", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }, 400, "name of a base model"],
       [{ datasetId: ds, slug: "Bad Slug!", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }, 400, "Input validation failed"],
-      [{ datasetId: "ds_missing", slug: "a5", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }, 404, "Dataset ds_missing not found"],
+      [
+        { datasetId: "ds_missing", slug: "a5", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } },
+        404,
+        "Dataset ds_missing not found",
+      ],
       [{ datasetId: ds, slug: "support-v1", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }, 409, "already exists"],
       [{ datasetId: ds, slug: "a6" }, 400, "Input validation failed"],
     ];
@@ -206,9 +253,15 @@ describe("fine-tuning end to end", () => {
       expect({ status: r.status, ok: r.body.message.includes(message) }).toEqual({ status, ok: true });
     }
     const empty = (await api("POST", "/datasets", { name: "empty" })).body.id;
-    expect((await api("POST", "/models", { datasetId: empty, slug: "a7", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } })).body.message).toContain("no entries");
+    expect(
+      (await api("POST", "/models", { datasetId: empty, slug: "a7", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } })).body
+        .message,
+    ).toContain("no entries");
     const other = await t.createProject("other");
-    expect((await api("POST", "/models", { datasetId: ds, slug: "mine", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }, other.apiKey)).status).toBe(404);
+    expect(
+      (await api("POST", "/models", { datasetId: ds, slug: "mine", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }, other.apiKey))
+        .status,
+    ).toBe(404);
     expect((await api("GET", "/models/support-v1", undefined, other.apiKey)).status).toBe(404);
     expect((await api("GET", "/models", undefined, other.apiKey)).body).toEqual({ object: "list", data: [] });
   });
@@ -239,7 +292,13 @@ describe("the job queue", () => {
 
   test("a job whose worker died is claimed again once its lease expires, not before", async () => {
     let now = Date.now();
-    const deps = createDeps({ config: t.deps.config, database: t.db.database, logger: createLogger("silent"), secretKey: t.deps.secretKey, clock: () => new Date(now) });
+    const deps = createDeps({
+      config: t.deps.config,
+      database: t.db.database,
+      logger: createLogger("silent"),
+      secretKey: t.deps.secretKey,
+      clock: () => new Date(now),
+    });
     const ctx = systemCtx(deps, "test");
     const kind = `test-lease-${now}`;
     const id = await enqueueJob(ctx, { kind, payload: {} });
@@ -256,7 +315,8 @@ describe("the job queue", () => {
     try {
       const ds = await datasetWithEntries();
       const slugs = Array.from({ length: 6 }, (_, i) => `pair-${i}`);
-      for (const slug of slugs) await api("POST", "/models", { datasetId: ds, slug, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } });
+      for (const slug of slugs)
+        await api("POST", "/models", { datasetId: ds, slug, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } });
       // On Postgres the second worker gets its own pool to the same database, like a second process.
       other = t.db.url ? await openDatabase({ databaseUrl: t.db.url, dataDir: "", dbPoolSize: 3 }, { migrate: false }) : null;
       const deps2 = createDeps({ config: testConfig(env()), database: other ?? t.db.database, logger: createLogger("silent"), secretKey: t.deps.secretKey });

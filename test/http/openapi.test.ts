@@ -26,7 +26,7 @@ test("the docs page is self-contained: it loads nothing from another host", asyn
 
 test("every documented route exists: without a key each answers 401, never a route-not-found 404", async () => {
   for (const r of REST_ROUTES) {
-    const path = "/api/v1" + r.path.replace(/:\w+/g, "x");
+    const path = `/api/v1${r.path.replace(/:\w+/g, "x")}`;
     const res = await t.request(r.method.toUpperCase(), path, { key: null, body: r.method === "get" || r.method === "delete" ? undefined : {} });
     expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({ route: `${r.method} ${r.path}`, status: 401 });
   }

@@ -84,7 +84,11 @@ describe("a log holds what the client received", () => {
       object: logged.object,
       created: logged.created,
       model: logged.model,
-      choices: logged.choices.map((c: any) => ({ index: c.index, message: { role: c.message.role, content: c.message.content }, finish_reason: c.finish_reason })),
+      choices: logged.choices.map((c: any) => ({
+        index: c.index,
+        message: { role: c.message.role, content: c.message.content },
+        finish_reason: c.finish_reason,
+      })),
     });
     // Hone asked the upstream for usage anyway: tokens and cost are in the log's own columns.
     expect(openai.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
@@ -158,9 +162,18 @@ describe("OpenPipe's logging defaults", () => {
   });
 
   test("the openpipe SDK sends op-log-request itself: its fine-tune calls are logged as before", async () => {
-    const sdk = new OpenPipeOpenAI({ apiKey: "sk-direct", baseURL: `${openai.url}/v1`, maxRetries: 0, openpipe: { apiKey: t.project.apiKey, baseUrl: `${server.url}/api/v1` } });
+    const sdk = new OpenPipeOpenAI({
+      apiKey: "sk-direct",
+      baseURL: `${openai.url}/v1`,
+      maxRetries: 0,
+      openpipe: { apiKey: t.project.apiKey, baseUrl: `${server.url}/api/v1` },
+    });
     const before = (await logsOf(t)).length;
-    await sdk.chat.completions.create({ model: "openpipe:support-v1", messages: [{ role: "user", content: "sdk ft" }], openpipe: { tags: { via: "sdk" } } } as never);
+    await sdk.chat.completions.create({
+      model: "openpipe:support-v1",
+      messages: [{ role: "user", content: "sdk ft" }],
+      openpipe: { tags: { via: "sdk" } },
+    } as never);
     const logs = await logsOf(t);
     expect(logs.length).toBe(before + 1);
     expect(logs.at(-1)!.metadata).toMatchObject({ via: "sdk" });
@@ -215,7 +228,12 @@ describe("invalid tags are an error, before anything goes upstream", () => {
   });
 
   test("the openpipe SDK gets the 400 for tags that are not flat", async () => {
-    const sdk = new OpenPipeOpenAI({ apiKey: "sk-direct", baseURL: `${openai.url}/v1`, maxRetries: 0, openpipe: { apiKey: t.project.apiKey, baseUrl: `${server.url}/api/v1` } });
+    const sdk = new OpenPipeOpenAI({
+      apiKey: "sk-direct",
+      baseURL: `${openai.url}/v1`,
+      maxRetries: 0,
+      openpipe: { apiKey: t.project.apiKey, baseUrl: `${server.url}/api/v1` },
+    });
     const err = await sdk.chat.completions
       .create({ model: "openpipe:support-v1", messages: [{ role: "user", content: "x" }], openpipe: { tags: { bad: ["x"] } } } as never)
       .catch((e: any) => e);

@@ -17,7 +17,10 @@ beforeAll(async () => {
   await storeProviderKey(t, "openai", "sk-hone-upstream-1");
   // An openpipe:<provider>/<model> name: a custom OpenAI-compatible provider of the project.
   const made = await t.request("POST", "/graphql", {
-    body: { query: `mutation($u: String!) { createCustomProvider(input: {slug: "local", kind: "openai", baseUrl: $u, apiKey: "sk-local-0001"}) { slug } }`, variables: { u: `${fake.url}/v1` } },
+    body: {
+      query: `mutation($u: String!) { createCustomProvider(input: {slug: "local", kind: "openai", baseUrl: $u, apiKey: "sk-local-0001"}) { slug } }`,
+      variables: { u: `${fake.url}/v1` },
+    },
   });
   expect(made.status).toBe(200);
   server = serve(t.app);
@@ -57,7 +60,11 @@ describe("the openpipe SDK against Hone", () => {
   });
 
   test("cache: the second identical call is a hit", async () => {
-    const body = { model: "openpipe:local/llama-3.1-8b", messages: [{ role: "user", content: `cache via sdk ${Date.now()}` }], openpipe: { cache: "readWrite" } };
+    const body = {
+      model: "openpipe:local/llama-3.1-8b",
+      messages: [{ role: "user", content: `cache via sdk ${Date.now()}` }],
+      openpipe: { cache: "readWrite" },
+    };
     await client.chat.completions.create(body as never);
     expect((await latest()).cacheHit).toBe(false);
     const before = fake.requests.length;
@@ -96,7 +103,11 @@ describe("the openpipe SDK against Hone", () => {
     expect(log.respPayload.choices[0].message.content).toBe("echo: direct call");
     expect(log.metadata).toMatchObject({ route: "direct", $sdk: "typescript" });
 
-    const stream = (await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "direct stream" }], stream: true } as never)) as any;
+    const stream = (await client.chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [{ role: "user", content: "direct stream" }],
+      stream: true,
+    } as never)) as any;
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
     expect(text).toBe("echo: direct stream");

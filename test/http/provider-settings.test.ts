@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { createApp } from "../../src/app";
 import { createDeps } from "../../src/deps";
 import { createLogger } from "../../src/logger";
@@ -53,7 +53,9 @@ describe("provider keys", () => {
 
   test("set through tRPC; bad providers and keys are rejected", async () => {
     expect(await trpc().providerKeys.set.mutate({ provider: "openai", apiKey: "sk-tRPC-key-1234" })).toMatchObject({ provider: "openai", last4: "1234" });
-    const err = await trpc().providerKeys.set.mutate({ provider: "mistral" as never, apiKey: "sk-12345678" }).catch((e) => e);
+    const err = await trpc()
+      .providerKeys.set.mutate({ provider: "mistral" as never, apiKey: "sk-12345678" })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(TRPCClientError);
     expect(err.data.httpStatus).toBe(400);
     const gqlErr = await gql(`mutation { setProviderKey(input: {provider: "openai", apiKey: "x"}) { last4 } }`);
@@ -61,7 +63,12 @@ describe("provider keys", () => {
   });
 
   test("gemini: routed to GEMINI_BASE_URL with the stored key", async () => {
-    const r = await client.chat.completions.create({ model: "gemini:gemini-2.0-flash", messages: [{ role: "user", content: "hi" }], metadata: { k: "v" }, store: true });
+    const r = await client.chat.completions.create({
+      model: "gemini:gemini-2.0-flash",
+      messages: [{ role: "user", content: "hi" }],
+      metadata: { k: "v" },
+      store: true,
+    });
     expect(r.choices[0]!.message.content).toBe("echo: hi");
     const sent = gemini.requests.at(-1)!;
     expect(sent.path).toBe("/v1beta/openai/chat/completions");

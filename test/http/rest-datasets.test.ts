@@ -57,7 +57,13 @@ describe("REST datasets", () => {
       messages: [
         { role: "system" },
         { role: "developer", content: [{ type: "text", text: "be brief" }], name: "dev" },
-        { role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look" },
+            { type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } },
+          ],
+        },
         { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: "{}" } }] },
         { role: "tool", tool_call_id: "call_1", content: "found" },
         { role: "assistant", content: "done" },
@@ -88,11 +94,21 @@ describe("REST datasets", () => {
       body: {
         entries: [
           userAssistant(),
-          { messages: [{ role: "user", content: "hi", extra: true }, { role: "assistant", content: "x" }] },
+          {
+            messages: [
+              { role: "user", content: "hi", extra: true },
+              { role: "assistant", content: "x" },
+            ],
+          },
           userAssistant(),
           { messages: [{ role: "wizard", content: "hi" }] },
           { messages: [{ role: "user", content: "no answer" }] },
-          { messages: [{ role: "tool", content: "x" }, { role: "assistant", content: "y" }] },
+          {
+            messages: [
+              { role: "tool", content: "x" },
+              { role: "assistant", content: "y" },
+            ],
+          },
           { ...userAssistant(), tool_choice: "sometimes" },
           { ...userAssistant(), split: "VALIDATION" },
           { ...userAssistant(), unknown_member: 1 },

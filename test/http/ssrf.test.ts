@@ -58,7 +58,7 @@ const key = await Bun.file(new URL("../fixtures/tls-llm-test.key", import.meta.u
 beforeAll(async () => {
   secret = startServer("127.0.0.1", completion);
   redirector = startServer("127.0.0.1", () => new Response(null, { status: 302, headers: { location: `${secret.url}/v1/chat/completions` } }));
-  bigError = startServer("127.0.0.1", () => new Response("<html>" + "x".repeat(1024 * 1024) + "</html>", { status: 500, headers: { "content-type": "text/html" } }));
+  bigError = startServer("127.0.0.1", () => new Response(`<html>${"x".repeat(1024 * 1024)}</html>`, { status: 500, headers: { "content-type": "text/html" } }));
   second = startServer("127.0.0.2", completion);
   fake = startFakeOpenAI();
   dns.set("localhost", ["127.0.0.1"]);
@@ -81,7 +81,10 @@ beforeAll(async () => {
   const tlsEnv = { HONE_ALLOW_PRIVATE_UPSTREAMS: "true" };
   tlsApp = await createTestApp({
     env: tlsEnv,
-    deps: { resolveHost, upstreams: createUpstreamFactory({ timeoutMs: 10_000, fetch: trusting }, { policy: upstreamPolicy(testConfig(tlsEnv)), resolve: resolveHost }) },
+    deps: {
+      resolveHost,
+      upstreams: createUpstreamFactory({ timeoutMs: 10_000, fetch: trusting }, { policy: upstreamPolicy(testConfig(tlsEnv)), resolve: resolveHost }),
+    },
   });
   listed = await createTestApp({
     env: { HONE_UPSTREAM_ALLOWLIST: `127.0.0.1:${redirector.port}, localhost:${fake.url.split(":")[2]}, 127.0.0.2/32` },
@@ -95,7 +98,10 @@ afterAll(async () => {
 
 async function createProvider(t: TestApp, slug: string, baseUrl: string) {
   const res = await t.request("POST", "/graphql", {
-    body: { query: `mutation($s: String!, $u: String!) { createCustomProvider(input: {slug: $s, kind: "openai", baseUrl: $u}) { slug baseUrl } }`, variables: { s: slug, u: baseUrl } },
+    body: {
+      query: `mutation($s: String!, $u: String!) { createCustomProvider(input: {slug: $s, kind: "openai", baseUrl: $u}) { slug baseUrl } }`,
+      variables: { s: slug, u: baseUrl },
+    },
   });
   return (await res.json()) as any;
 }
@@ -207,7 +213,14 @@ describe("HONE_ALLOW_PRIVATE_UPSTREAMS=true", () => {
   });
 
   test("cloud metadata stays refused, by address, by name and by a name that resolves there", async () => {
-    for (const u of ["http://169.254.169.254/latest/meta-data", "http://169.254.170.2/v2/credentials", "http://[fd00:ec2::254]/", "http://[::ffff:a9fe:a9fe]/", "http://metadata.google.internal/computeMetadata/v1", "http://100.100.100.200/"]) {
+    for (const u of [
+      "http://169.254.169.254/latest/meta-data",
+      "http://169.254.170.2/v2/credentials",
+      "http://[fd00:ec2::254]/",
+      "http://[::ffff:a9fe:a9fe]/",
+      "http://metadata.google.internal/computeMetadata/v1",
+      "http://100.100.100.200/",
+    ]) {
       const r = await createProvider(open, "meta", u);
       expect({ u, code: r.errors?.[0]?.extensions?.code }).toEqual({ u, code: "VALIDATION" });
       expect(r.errors[0].message).toContain("metadata");
@@ -287,12 +300,17 @@ describe("HONE_UPSTREAM_ALLOWLIST", () => {
     expect(() => loadConfig({ HONE_UPSTREAM_ALLOWLIST: "10.0.0.0/33" })).toThrow(ConfigError);
     expect(() => loadConfig({ HONE_UPSTREAM_ALLOWLIST: "ok.example, not a host" })).toThrow(/HONE_UPSTREAM_ALLOWLIST entry "not a host"/);
     expect(() => loadConfig({ HONE_UPSTREAM_ALLOWLIST: "host:99999" })).toThrow(/invalid port/);
-    expect(loadConfig({ HONE_UPSTREAM_ALLOWLIST: "ollama:11434, 10.0.0.0/8, [::1]:8000, fd00::/8" }).upstreamAllowlist).toEqual(["ollama:11434", "10.0.0.0/8", "[::1]:8000", "fd00::/8"]);
+    expect(loadConfig({ HONE_UPSTREAM_ALLOWLIST: "ollama:11434, 10.0.0.0/8, [::1]:8000, fd00::/8" }).upstreamAllowlist).toEqual([
+      "ollama:11434",
+      "10.0.0.0/8",
+      "[::1]:8000",
+      "fd00::/8",
+    ]);
   });
 });
 
 describe("model strings have a length cap", () => {
-  const long = "openai:" + "g".repeat(3000);
+  const long = `openai:${"g".repeat(3000)}`;
 
   test("on /chat/completions", async () => {
     const r = await chat(strict, long);
@@ -302,14 +320,19 @@ describe("model strings have a length cap", () => {
   });
 
   test("on criteria, evaluations, fine-tunes and relabelling", async () => {
-    const gql = async (query: string, variables: Record<string, unknown>) => (await (await strict.request("POST", "/graphql", { body: { query, variables } })).json()) as any;
+    const gql = async (query: string, variables: Record<string, unknown>) =>
+      (await (await strict.request("POST", "/graphql", { body: { query, variables } })).json()) as any;
     const crit = await gql(`mutation($m: String!) { createCriterion(input: {name: "c", judgeModel: $m, prompt: "Is {{output}} fine?"}) { id } }`, { m: long });
     expect(crit.errors[0].extensions.code).toBe("VALIDATION");
     const ft = await strict.request("POST", "/api/v1/unstable/finetune/create", { body: { datasetId: "ds_x", slug: "x", baseModel: long } });
     expect(ft.status).toBe(400);
-    const evalRes = await gql(`mutation($m: String!) { createEvaluation(input: {datasetId: "ds_x", models: [$m], criterionIds: ["crit_x"]}) { id } }`, { m: long });
+    const evalRes = await gql(`mutation($m: String!) { createEvaluation(input: {datasetId: "ds_x", models: [$m], criterionIds: ["crit_x"]}) { id } }`, {
+      m: long,
+    });
     expect(evalRes.errors[0].extensions.code).toBe("VALIDATION");
-    const relabel = await gql(`mutation($m: String!) { relabelDatasetEntries(input: {datasetId: "ds_x", criterionId: "crit_x", model: $m}) { id } }`, { m: long });
+    const relabel = await gql(`mutation($m: String!) { relabelDatasetEntries(input: {datasetId: "ds_x", criterionId: "crit_x", model: $m}) { id } }`, {
+      m: long,
+    });
     expect(relabel.errors[0].extensions.code).toBe("VALIDATION");
   });
 });

@@ -26,7 +26,12 @@ function startBodyStaller() {
       const call: Call = {
         model,
         sentSome: new Promise<void>((r) => (sent = r)),
-        closed: new Promise<void>((r) => (close = () => ((closedFlag = true), r()))),
+        closed: new Promise<void>((r) => {
+          close = () => {
+            closedFlag = true;
+            r();
+          };
+        }),
         isClosed: () => closedFlag,
       };
       calls.push(call);
@@ -35,7 +40,13 @@ function startBodyStaller() {
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
           if (model === "stall-stream") {
-            const chunk = { id: "c1", object: "chat.completion.chunk", created: 1, model, choices: [{ index: 0, delta: { role: "assistant", content: "half" }, finish_reason: null }] };
+            const chunk = {
+              id: "c1",
+              object: "chat.completion.chunk",
+              created: 1,
+              model,
+              choices: [{ index: 0, delta: { role: "assistant", content: "half" }, finish_reason: null }],
+            };
             controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`));
           } else {
             controller.enqueue(encoder.encode(`{"id":"chatcmpl-1","object":`));

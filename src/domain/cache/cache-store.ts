@@ -4,7 +4,7 @@ import { cacheEntries } from "../../db/schema";
 import type { Deps } from "../../deps";
 import type { ChatCompletion } from "../../providers";
 
-export const CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 // Hits are served from process memory when possible: an entry never changes until it expires or
 // is rewritten for the same request, so a remembered one is always a valid answer (another

@@ -13,7 +13,14 @@ export async function* replayAsChunks(completion: ChatCompletion, includeUsage: 
     if (typeof m.content === "string" && m.content) yield one({ content: m.content });
     if (typeof m.refusal === "string" && m.refusal) yield one({ refusal: m.refusal });
     if (m.tool_calls?.length) {
-      yield one({ tool_calls: m.tool_calls.map((c, index) => ({ index, id: c.id, type: "function" as const, function: { name: c.function.name, arguments: c.function.arguments } })) });
+      yield one({
+        tool_calls: m.tool_calls.map((c, index) => ({
+          index,
+          id: c.id,
+          type: "function" as const,
+          function: { name: c.function.name, arguments: c.function.arguments },
+        })),
+      });
     }
     if (m.function_call) yield one({ function_call: m.function_call });
     yield one({}, choice.finish_reason);

@@ -30,23 +30,23 @@ const AudioPart = z.strictObject({
 
 const TextContent = z.union([z.string(), z.array(TextPart)]);
 
-export const SystemMessage = z.strictObject({
+const SystemMessage = z.strictObject({
   role: z.literal("system"),
   content: TextContent.default(""),
   name: z.string().optional(),
 });
-export const DeveloperMessage = z.strictObject({
+const DeveloperMessage = z.strictObject({
   role: z.literal("developer"),
   content: TextContent.default(""),
   name: z.string().optional(),
 });
-export const UserMessage = z.strictObject({
+const UserMessage = z.strictObject({
   role: z.literal("user"),
   content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextPart, ImagePart, AudioPart]))]).default(""),
   name: z.string().optional(),
 });
 
-export const ToolCall = z.strictObject({
+const ToolCall = z.strictObject({
   id: z.string(),
   type: z.literal("function"),
   function: z.strictObject({ name: z.string(), arguments: z.string() }),
@@ -80,25 +80,18 @@ export const AssistantMessage = z.strictObject({
     )
     .optional(),
 });
-export const ToolMessage = z.strictObject({
+const ToolMessage = z.strictObject({
   role: z.literal("tool"),
   content: TextContent.default(""),
   tool_call_id: z.string(),
 });
-export const FunctionMessage = z.strictObject({
+const FunctionMessage = z.strictObject({
   role: z.literal("function"),
   name: z.string(),
   content: z.string().nullable(),
 });
 
-export const ChatMessage = z.discriminatedUnion("role", [
-  SystemMessage,
-  DeveloperMessage,
-  UserMessage,
-  AssistantMessage,
-  ToolMessage,
-  FunctionMessage,
-]);
+export const ChatMessage = z.discriminatedUnion("role", [SystemMessage, DeveloperMessage, UserMessage, AssistantMessage, ToolMessage, FunctionMessage]);
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
 export const FunctionDefinition = z.strictObject({

@@ -8,7 +8,7 @@ import type { Upstream } from "./resolve-upstream";
 import type { ChatCompletionRequest } from "./schemas";
 
 /** How a call ended, as its log records it. */
-export type CallOutcome = {
+type CallOutcome = {
   statusCode: number;
   errorMessage: string | null;
   respPayload: unknown;
@@ -30,7 +30,7 @@ export function asDomainError(ctx: Ctx, err: unknown): DomainError {
   return e;
 }
 
-export type CallLog = {
+type CallLog = {
   /** The upstream, once resolved: it prices the call and names its provider. */
   useUpstream(up: Upstream): void;
   log(outcome: CallOutcome): void;

@@ -6,7 +6,7 @@ import { resolveModel } from "./resolve-model";
 import { answeredAs, resolveUpstream, upstreamBody } from "./resolve-upstream";
 import { CompiledChatCompletionRequest } from "./schemas";
 
-export type CallModelInput = {
+type CallModelInput = {
   /** A chat-completions body; `model` is any gateway model string, fine-tunes included. */
   body: Record<string, unknown>;
   /** Tags for the log (which judge, evaluation or relabel task made the call). */

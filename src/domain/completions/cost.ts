@@ -45,11 +45,14 @@ function linearOf(modelPrice: Record<string, unknown>): Linear | null {
 }
 
 /** A flat price applied to usage; input tokens include cache reads and writes, priced at their own rates. */
-export function linearCost(p: Linear, u: PriceUsage): number {
+function linearCost(p: Linear, u: PriceUsage): number {
   const read = u.cache_read_tokens ?? 0;
   const write = u.cache_write_tokens ?? 0;
   const uncached = Math.max(0, u.input_tokens - read - write);
-  return (uncached * p.input_mtok + read * (p.cache_read_mtok ?? p.input_mtok) + write * (p.cache_write_mtok ?? p.input_mtok) + u.output_tokens * p.output_mtok) / 1e6;
+  return (
+    (uncached * p.input_mtok + read * (p.cache_read_mtok ?? p.input_mtok) + write * (p.cache_write_mtok ?? p.input_mtok) + u.output_tokens * p.output_mtok) /
+    1e6
+  );
 }
 
 export function costOf(provider: string, model: string, usage: Usage | null | undefined): number | null {
@@ -71,7 +74,11 @@ export function costOf(provider: string, model: string, usage: Usage | null | un
     remembered.set(
       key,
       price
-        ? { expires, linear: linearOf(price.model_price as Record<string, unknown>), provider: { ...price.provider, models: [price.model], fallback_model_providers: [] } }
+        ? {
+            expires,
+            linear: linearOf(price.model_price as Record<string, unknown>),
+            provider: { ...price.provider, models: [price.model], fallback_model_providers: [] },
+          }
         : { expires, unknown: true },
     );
     return price ? Number(price.total_price) : null;

@@ -16,7 +16,7 @@ import { CompiledChatCompletionRequest, type ControlHeaders } from "./schemas";
 
 export { CLIENT_CLOSED_STATUS };
 
-export type CreateChatCompletionInput = {
+type CreateChatCompletionInput = {
   /** The JSON body as the client sent it (validated here). */
   body: unknown;
   headers: ControlHeaders;
@@ -25,9 +25,9 @@ export type CreateChatCompletionInput = {
 };
 
 /** HIT or MISS when a cache mode was requested, else null. */
-export type CacheStatus = "HIT" | "MISS" | null;
+type CacheStatus = "HIT" | "MISS" | null;
 
-export type ChatCompletionResult =
+type ChatCompletionResult =
   | { kind: "completion"; completion: ChatCompletion; cache: CacheStatus }
   /** Iterating drives the upstream; stopping early (return) aborts it and logs what arrived. */
   | { kind: "stream"; chunks: AsyncGenerator<ChatCompletionChunk>; cache: CacheStatus };
@@ -67,9 +67,13 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     fineTune = route.provider === "hone";
     if (controls.criteria.length) {
       if (stream) {
-        throw new DomainError("VALIDATION", "Criteria (op-criteria) cannot be used with stream: true: every choice must be complete to be judged. Send the request without streaming.", {
-          issues: [{ message: "op-criteria requires stream: false", path: ["stream"] }],
-        });
+        throw new DomainError(
+          "VALIDATION",
+          "Criteria (op-criteria) cannot be used with stream: true: every choice must be complete to be judged. Send the request without streaming.",
+          {
+            issues: [{ message: "op-criteria requires stream: false", path: ["stream"] }],
+          },
+        );
       }
       criteria = await resolveCriteriaRefs(ctx, controls.criteria);
     }
@@ -78,7 +82,9 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     throw logFailure(err);
   }
   const judge = async (completion: ChatCompletion) =>
-    criteria.length ? judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, completion) : completion;
+    criteria.length
+      ? judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, completion)
+      : completion;
   call.useUpstream(up);
   const echo = <T extends { model: string }>(x: T): T => answeredAs(up, x);
   const body = upstreamBody(request, up, stream);
@@ -97,7 +103,14 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     const hit = await readCacheEntry(ctx, key);
     if (hit) {
       const completion = stream ? hit.response : await judge(hit.response);
-      log({ statusCode: 200, errorMessage: null, respPayload: stream ? asReceived(completion) : completion, usage: hit.response.usage, completionId: completion.id, cacheHit: true });
+      log({
+        statusCode: 200,
+        errorMessage: null,
+        respPayload: stream ? asReceived(completion) : completion,
+        usage: hit.response.usage,
+        completionId: completion.id,
+        cacheHit: true,
+      });
       if (!stream) return { kind: "completion", completion, cache: "HIT" };
       return { kind: "stream", chunks: replayAsChunks(completion, clientWantsUsage), cache: "HIT" };
     }

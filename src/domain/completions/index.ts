@@ -1,4 +1,2 @@
-export { CLIENT_CLOSED_STATUS, createChatCompletion, type ChatCompletionResult } from "./create-chat-completion";
-export { callModel, type CallModelInput } from "./call-model";
-export { resolveModel, type ModelRoute } from "./resolve-model";
+export { createChatCompletion } from "./create-chat-completion";
 export * from "./schemas";

@@ -47,7 +47,15 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute): Promise<Upst
       const label = `custom provider ${cp.slug}`;
       const target: UpstreamTarget =
         cp.kind === "azure"
-          ? { kind: "azure", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, apiVersion: cp.apiVersion ?? "", deployment: route.upstreamModel, tenantChosen: true }
+          ? {
+              kind: "azure",
+              label,
+              baseUrl: cp.baseUrl,
+              apiKey: cp.apiKey,
+              apiVersion: cp.apiVersion ?? "",
+              deployment: route.upstreamModel,
+              tenantChosen: true,
+            }
           : { kind: "openai", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, tenantChosen: true };
       return { client: upstreams(target), provider: "custom", target: `custom:${cp.id}`, upstreamModel: route.upstreamModel };
     }
@@ -56,7 +64,10 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute): Promise<Upst
       const model = await findModelRow(ctx, route.slug);
       if (!model) throw new DomainError("NOT_FOUND", `The model \`${name}\` does not exist`);
       if (model.status !== "DEPLOYED" || !model.upstreamModelId) {
-        throw new DomainError("CONFLICT", `The model \`${name}\` is not deployed yet (status ${model.status})${model.errorMessage ? `: ${model.errorMessage}` : ""}`);
+        throw new DomainError(
+          "CONFLICT",
+          `The model \`${name}\` is not deployed yet (status ${model.status})${model.errorMessage ? `: ${model.errorMessage}` : ""}`,
+        );
       }
       const apiKey = await getProviderApiKey(ctx, model.backend);
       const target: UpstreamTarget =

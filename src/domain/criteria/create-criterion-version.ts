@@ -18,7 +18,12 @@ export async function createCriterionVersion(ctx: Ctx, raw: CreateCriterionVersi
       .where(and(eq(criteria.id, input.criterionId), eq(criteria.projectId, ctx.projectId)))
       .for("update");
     if (!crit) throw criterionNotFound(input.criterionId);
-    const [latest] = await tx.select().from(criterionVersions).where(eq(criterionVersions.criterionId, crit.id)).orderBy(desc(criterionVersions.version)).limit(1);
+    const [latest] = await tx
+      .select()
+      .from(criterionVersions)
+      .where(eq(criterionVersions.criterionId, crit.id))
+      .orderBy(desc(criterionVersions.version))
+      .limit(1);
     const next = {
       criterionId: crit.id,
       version: (latest?.version ?? 0) + 1,

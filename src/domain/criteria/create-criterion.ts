@@ -14,5 +14,11 @@ export async function createCriterion(ctx: Ctx, raw: CreateCriterionInput): Prom
     await tx.insert(criteria).values({ id, projectId: ctx.projectId, name: input.name, createdAt: now });
     await tx.insert(criterionVersions).values({ criterionId: id, version: 1, judgeModel: input.judgeModel, prompt: input.prompt, createdAt: now });
   });
-  return { id, name: input.name, latestVersion: 1, createdAt: now, versions: [{ version: 1, judgeModel: input.judgeModel, prompt: input.prompt, createdAt: now }] };
+  return {
+    id,
+    name: input.name,
+    latestVersion: 1,
+    createdAt: now,
+    versions: [{ version: 1, judgeModel: input.judgeModel, prompt: input.prompt, createdAt: now }],
+  };
 }

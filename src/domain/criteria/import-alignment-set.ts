@@ -5,14 +5,17 @@ import { MAX_ALIGNMENT_ROWS, MAX_JSONL_LINE_BYTES } from "../../limits";
 import { ownCriterionId } from "./internal";
 import { AlignmentLine, ImportAlignmentSetInput } from "./schemas";
 
-export const ALIGNMENT_MAX_BYTES = 10 * 1024 * 1024;
+const ALIGNMENT_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * Imports an alignment set: JSONL rows in the fine-tuning format (the last message is the output
  * to judge) with an optional human `judgement` PASS or FAIL. Bad lines are reported by number;
  * the good ones are stored.
  */
-export async function importAlignmentSet(ctx: Ctx, raw: ImportAlignmentSetInput): Promise<{ rowsImported: number; errors: { line: number; message: string }[] }> {
+export async function importAlignmentSet(
+  ctx: Ctx,
+  raw: ImportAlignmentSetInput,
+): Promise<{ rowsImported: number; errors: { line: number; message: string }[] }> {
   const input = parseInput(ImportAlignmentSetInput, raw);
   if (Buffer.byteLength(input.jsonl) > ALIGNMENT_MAX_BYTES) {
     throw new DomainError("PAYLOAD_TOO_LARGE", `An alignment set may be at most 10 MB`, { issues: [{ message: "jsonl larger than 10 MB" }] });
@@ -44,7 +47,12 @@ export async function importAlignmentSet(ctx: Ctx, raw: ImportAlignmentSetInput)
     }
     const r = AlignmentLine.safeParse(value);
     if (!r.success) {
-      errors.push({ line, message: issuesFromZod(r.error).map((x) => x.message).join("; ") });
+      errors.push({
+        line,
+        message: issuesFromZod(r.error)
+          .map((x) => x.message)
+          .join("; "),
+      });
       return;
     }
     const output = r.data.messages.at(-1)!;
@@ -63,6 +71,9 @@ export async function importAlignmentSet(ctx: Ctx, raw: ImportAlignmentSetInput)
       createdAt: ctx.deps.clock(),
     });
   });
-  for (let i = 0; i < rows.length; i += 500) await dbOf(ctx).insert(alignmentRows).values(rows.slice(i, i + 500));
+  for (let i = 0; i < rows.length; i += 500)
+    await dbOf(ctx)
+      .insert(alignmentRows)
+      .values(rows.slice(i, i + 500));
   return { rowsImported: rows.length, errors };
 }

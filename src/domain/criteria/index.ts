@@ -1,5 +1,5 @@
 export { computeAlignmentStats as alignmentStats } from "./compute-alignment-stats";
-export { ALIGNMENT_MAX_BYTES, importAlignmentSet } from "./import-alignment-set";
+export { importAlignmentSet } from "./import-alignment-set";
 export { labelAlignmentRow } from "./label-alignment-row";
 export { listAlignmentRows } from "./list-alignment-rows";
 export { listAlignmentRuns } from "./list-alignment-runs";
@@ -10,7 +10,6 @@ export { deleteCriterion } from "./delete-criterion";
 export { getCriterion } from "./get-criterion";
 export { listCriteria } from "./list-criteria";
 export { resolveCriterion } from "./internal";
-export { judgeChoices, resolveCriteriaRefs, type CriterionResult } from "./judge-choices";
 export { judgeCriterion } from "./judge-criterion";
 export { judgeOutput } from "./judge-output";
 export * from "./schemas";

@@ -34,7 +34,8 @@ export async function resolveCriterion(ctx: Ctx, ref: string): Promise<ResolvedC
     .from(criteria)
     .where(and(eq(criteria.id, criterionId), eq(criteria.projectId, ctx.projectId)));
   if (!crit) throw criterionNotFound(criterionId);
-  const where = version === null ? eq(criterionVersions.criterionId, crit.id) : and(eq(criterionVersions.criterionId, crit.id), eq(criterionVersions.version, version));
+  const where =
+    version === null ? eq(criterionVersions.criterionId, crit.id) : and(eq(criterionVersions.criterionId, crit.id), eq(criterionVersions.version, version));
   const [v] = await db.select().from(criterionVersions).where(where).orderBy(desc(criterionVersions.version)).limit(1);
   if (!v) throw new DomainError("NOT_FOUND", `Criterion version ${version} not found for criterion ${criterionId}`);
   return { criterionId: crit.id, version: v.version, judgeModel: v.judgeModel, prompt: v.prompt };
@@ -50,13 +51,9 @@ function render(value: unknown): string {
  * else as indented JSON; a missing value as "none"). The output is the judged assistant message:
  * its text content, or the whole message as JSON when it holds tool calls or no text.
  */
-export function renderPrompt(
-  prompt: string,
-  vars: { messages?: unknown; tools?: unknown; tool_choice?: unknown; output: Record<string, unknown> },
-): string {
+export function renderPrompt(prompt: string, vars: { messages?: unknown; tools?: unknown; tool_choice?: unknown; output: Record<string, unknown> }): string {
   const out = vars.output;
-  const outputText =
-    typeof out.content === "string" && !(Array.isArray(out.tool_calls) && out.tool_calls.length) ? out.content : JSON.stringify(out, null, 2);
+  const outputText = typeof out.content === "string" && !(Array.isArray(out.tool_calls) && out.tool_calls.length) ? out.content : JSON.stringify(out, null, 2);
   const values: Record<string, string> = {
     messages: render(vars.messages),
     tools: render(vars.tools),
@@ -82,7 +79,12 @@ export async function withVersions(ctx: Ctx, rows: { id: string; name: string; c
   const versions = await dbOf(ctx)
     .select()
     .from(criterionVersions)
-    .where(inArray(criterionVersions.criterionId, rows.map((r) => r.id)))
+    .where(
+      inArray(
+        criterionVersions.criterionId,
+        rows.map((r) => r.id),
+      ),
+    )
     .orderBy(asc(criterionVersions.version));
   return rows.map((r) => {
     const vs = versions.filter((v) => v.criterionId === r.id).map(({ version, judgeModel, prompt, createdAt }) => ({ version, judgeModel, prompt, createdAt }));

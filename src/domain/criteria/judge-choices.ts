@@ -6,16 +6,16 @@ import { parseCriterionRef, resolveCriterion } from "./internal";
 import { judgeOutput } from "./judge-output";
 import type { ResolvedCriterion } from "./schemas";
 
-export type CriterionResult =
-  | { status: "success"; score: number; explanation: string }
-  | { status: "error"; errorCode: string; errorMessage: string };
+type CriterionResult = { status: "success"; score: number; explanation: string } | { status: "error"; errorCode: string; errorMessage: string };
 
 /** Resolves op-criteria ids before anything is sent upstream (unknown ids are 404s). */
 export async function resolveCriteriaRefs(ctx: Ctx, refs: string[]): Promise<ResolvedCriterion[]> {
   const ids = refs.map((r) => parseCriterionRef(r).criterionId);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
   if (dup) {
-    throw new DomainError("VALIDATION", `Criterion ${dup} is listed twice in op-criteria`, { issues: [{ message: `duplicate criterion ${dup}`, path: ["op-criteria"] }] });
+    throw new DomainError("VALIDATION", `Criterion ${dup} is listed twice in op-criteria`, {
+      issues: [{ message: `duplicate criterion ${dup}`, path: ["op-criteria"] }],
+    });
   }
   return Promise.all(refs.map((r) => resolveCriterion(ctx, r)));
 }
@@ -38,16 +38,23 @@ export async function judgeChoices(
     completion.choices.map(async (choice, position) => {
       const results: Record<string, CriterionResult> = {};
       await Promise.all(
-        criteria.map((c) => limit(async () => {
-          try {
-            const v = await judgeOutput(ctx, c, { messages: input.messages, tools: input.tools, tool_choice: input.tool_choice, output: choice.message as Record<string, unknown> });
-            results[c.criterionId] = { status: "success", score: v.score, explanation: v.explanation };
-            (tokens[c.criterionId] ??= { total_tokens: 0 }).total_tokens += v.usage.total_tokens;
-          } catch (err) {
-            const e = toDomainError(err);
-            results[c.criterionId] = { status: "error", errorCode: e.code, errorMessage: e.message };
-          }
-        })),
+        criteria.map((c) =>
+          limit(async () => {
+            try {
+              const v = await judgeOutput(ctx, c, {
+                messages: input.messages,
+                tools: input.tools,
+                tool_choice: input.tool_choice,
+                output: choice.message as Record<string, unknown>,
+              });
+              results[c.criterionId] = { status: "success", score: v.score, explanation: v.explanation };
+              (tokens[c.criterionId] ??= { total_tokens: 0 }).total_tokens += v.usage.total_tokens;
+            } catch (err) {
+              const e = toDomainError(err);
+              results[c.criterionId] = { status: "error", errorCode: e.code, errorMessage: e.message };
+            }
+          }),
+        ),
       );
       const total = Object.values(results).reduce((sum, r) => sum + (r.status === "success" ? r.score : 0), 0);
       return { choice: { ...choice, criteria_results: results }, total, position };

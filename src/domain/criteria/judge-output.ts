@@ -9,7 +9,7 @@ const VERDICT_TOOL = "record_verdict";
 const SYSTEM = `You are an evaluator. You are given instructions describing what a good output is, and the output to judge.
 Think about whether the output passes, then call ${VERDICT_TOOL} exactly once: first your explanation, then the judgement PASS if the output meets the instructions or FAIL if it does not.`;
 
-export type JudgeTarget = {
+type JudgeTarget = {
   messages?: unknown[];
   tools?: unknown[] | null;
   tool_choice?: unknown;
@@ -77,7 +77,10 @@ export async function judgeOutput(ctx: Ctx, criterion: ResolvedCriterion, target
   }
 }
 
-function parseVerdict(completion: { choices: { message: { content: string | null; tool_calls?: { function: { name: string; arguments: string } }[] } }[]; usage?: unknown }): Verdict {
+function parseVerdict(completion: {
+  choices: { message: { content: string | null; tool_calls?: { function: { name: string; arguments: string } }[] } }[];
+  usage?: unknown;
+}): Verdict {
   const u = (completion.usage ?? {}) as Partial<JudgeUsage>;
   const usage = { prompt_tokens: u.prompt_tokens ?? 0, completion_tokens: u.completion_tokens ?? 0, total_tokens: u.total_tokens ?? 0 };
   const call = completion.choices[0]?.message.tool_calls?.find((c) => c.function.name === VERDICT_TOOL);

@@ -38,7 +38,15 @@ export async function runAlignment(ctx: Ctx, raw: RunAlignmentInput): Promise<Al
   const now = ctx.deps.clock();
   await dbOf(ctx).transaction(async (tx) => {
     if (rows.length) {
-      await tx.delete(alignmentVerdicts).where(and(inArray(alignmentVerdicts.rowId, rows.map((r) => r.id)), eq(alignmentVerdicts.version, criterion.version)));
+      await tx.delete(alignmentVerdicts).where(
+        and(
+          inArray(
+            alignmentVerdicts.rowId,
+            rows.map((r) => r.id),
+          ),
+          eq(alignmentVerdicts.version, criterion.version),
+        ),
+      );
       for (let i = 0; i < verdicts.length; i += 500) {
         await tx.insert(alignmentVerdicts).values(verdicts.slice(i, i + 500).map((v) => ({ ...v, version: criterion.version, createdAt: now })));
       }

@@ -2,19 +2,22 @@ import { z } from "zod";
 import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 import { AssistantMessage, ChatMessage, Tool, ToolChoice, modelName } from "../chat/schemas";
 
-export const TEMPLATE_VARIABLES = ["messages", "tools", "tool_choice", "output"] as const;
+const TEMPLATE_VARIABLES = ["messages", "tools", "tool_choice", "output"] as const;
 
-export const CriterionPrompt = z
+const CriterionPrompt = z
   .string()
   .min(1, "prompt must not be empty")
   .max(50_000)
   .refine((p) => /\{\{\s*output\s*\}\}/.test(p), "prompt must use the {{output}} variable (the completion being judged)")
-  .refine((p) => {
-    const vars = [...p.matchAll(/\{\{\s*([^}\s]+)\s*\}\}/g)].map((m) => m[1]!);
-    return vars.every((v) => (TEMPLATE_VARIABLES as readonly string[]).includes(v));
-  }, `prompt may only use the variables ${TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(", ")}`);
+  .refine(
+    (p) => {
+      const vars = [...p.matchAll(/\{\{\s*([^}\s]+)\s*\}\}/g)].map((m) => m[1]!);
+      return vars.every((v) => (TEMPLATE_VARIABLES as readonly string[]).includes(v));
+    },
+    `prompt may only use the variables ${TEMPLATE_VARIABLES.map((v) => `{{${v}}}`).join(", ")}`,
+  );
 
-export const JudgeModel = modelName("judgeModel");
+const JudgeModel = modelName("judgeModel");
 
 export const CreateCriterionInput = z.object({
   name: z.string().trim().min(1, "name must not be empty").max(200),
@@ -33,7 +36,7 @@ export type CreateCriterionVersionInput = z.input<typeof CreateCriterionVersionI
 export const CriterionIdInput = z.object({ criterionId: z.string().min(1).max(120) });
 export type CriterionIdInput = z.input<typeof CriterionIdInput>;
 
-export const JudgeInputSchema = z.object({
+const JudgeInputSchema = z.object({
   messages: z.array(ChatMessage).default([]),
   tools: z.array(Tool).nullish(),
   tool_choice: ToolChoice.nullish(),

@@ -14,7 +14,13 @@ export async function addDatasetEntries(ctx: Ctx, raw: AddDatasetEntriesInput): 
   input.entries.forEach((candidate, index) => {
     const r = DatasetEntryInput.safeParse(candidate);
     if (r.success) valid.push({ index, entry: r.data });
-    else errors.push({ entryIndex: index, message: issuesFromZod(r.error).map((i) => i.message).join("; ") });
+    else
+      errors.push({
+        entryIndex: index,
+        message: issuesFromZod(r.error)
+          .map((i) => i.message)
+          .join("; "),
+      });
   });
   const splits = assignSplits(
     valid.map((v) => v.entry.split),

@@ -6,16 +6,18 @@ import { parseInput } from "../../errors";
 import { findDataset, verdictCondition, verdictsOfEntries } from "./internal";
 import { DatasetId, Split, VerdictFilter } from "./schemas";
 
-export const ExportDatasetInput = z.object({
+const ExportDatasetInput = z.object({
   datasetId: DatasetId,
   split: Split.nullish(),
   verdict: VerdictFilter.nullish(),
   // A query string gives "true"/"false"; anything else is refused rather than read as false.
-  includeVerdicts: z.union([z.boolean(), z.enum(["true", "false"], { error: "includeVerdicts must be true or false" }).transform((v) => v === "true")]).nullish(),
+  includeVerdicts: z
+    .union([z.boolean(), z.enum(["true", "false"], { error: "includeVerdicts must be true or false" }).transform((v) => v === "true")])
+    .nullish(),
 });
 
 /** One verdict in an exported row: the REST wire's snake_case names. */
-export type ExportVerdict = {
+type ExportVerdict = {
   criterion_id: string;
   version: number;
   judgement: "PASS" | "FAIL" | null;
@@ -25,7 +27,7 @@ export type ExportVerdict = {
   judged_at: string;
 };
 
-export type ExportRow = {
+type ExportRow = {
   messages: unknown[];
   tools: unknown[] | null;
   tool_choice: unknown;
@@ -68,7 +70,13 @@ export async function exportDataset(
         .where(and(...where))
         .orderBy(asc(datasetEntries.id))
         .limit(1000);
-      const verdicts = input.includeVerdicts ? await verdictsOfEntries(db, ctx.projectId, page.map((e) => e.id)) : null;
+      const verdicts = input.includeVerdicts
+        ? await verdictsOfEntries(
+            db,
+            ctx.projectId,
+            page.map((e) => e.id),
+          )
+        : null;
       for (const e of page) {
         yield {
           messages: e.messages,

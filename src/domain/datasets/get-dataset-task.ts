@@ -7,7 +7,10 @@ import { DatasetTaskIdInput, type DatasetTask } from "./schemas";
 
 export async function getDatasetTask(ctx: Ctx, raw: DatasetTaskIdInput): Promise<DatasetTask> {
   const { id } = parseInput(DatasetTaskIdInput, raw);
-  const [r] = await dbOf(ctx).select().from(datasetTasks).where(and(eq(datasetTasks.id, id), eq(datasetTasks.projectId, ctx.projectId)));
+  const [r] = await dbOf(ctx)
+    .select()
+    .from(datasetTasks)
+    .where(and(eq(datasetTasks.id, id), eq(datasetTasks.projectId, ctx.projectId)));
   if (!r) throw notFound("Dataset task", id);
   return toDatasetTask(r);
 }

@@ -4,7 +4,7 @@ import { issuesFromZod, parseInput } from "../../errors";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
 import { DatasetEntryInput, DatasetIdInput } from "./schemas";
 
-export type JsonlImportResult = {
+type JsonlImportResult = {
   entriesCreated: number;
   /** Lines that could not be imported (the first 1,000 are listed). */
   errorCount: number;
@@ -32,7 +32,10 @@ export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; l
   let batch: DatasetEntryInput[] = [];
   const flush = async () => {
     if (!batch.length) return;
-    const splits = assignSplits(batch.map((e) => e.split), ctx.deps.random);
+    const splits = assignSplits(
+      batch.map((e) => e.split),
+      ctx.deps.random,
+    );
     const entries: NewEntry[] = batch.map((entry, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry) }));
     await dbOf(ctx).transaction(async (tx) => {
       await touchDataset(ctx, tx, datasetId);
@@ -59,7 +62,12 @@ export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; l
     }
     const r = DatasetEntryInput.safeParse(value);
     if (!r.success) {
-      fail(lineNo, issuesFromZod(r.error).map((i) => i.message).join("; "));
+      fail(
+        lineNo,
+        issuesFromZod(r.error)
+          .map((i) => i.message)
+          .join("; "),
+      );
       continue;
     }
     batch.push(r.data);

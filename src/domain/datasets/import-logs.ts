@@ -9,7 +9,7 @@ import { logConditions, whereAll } from "../logs/internal";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
 import { DatasetEntryInput, DatasetId } from "./schemas";
 
-export const MAX_LOGS_PER_IMPORT = 100_000;
+const MAX_LOGS_PER_IMPORT = 100_000;
 
 export const ImportLogsInput = z.object({
   datasetId: DatasetId,
@@ -39,7 +39,7 @@ const ASSISTANT_MEMBERS = ["content", "tool_calls", "function_call", "refusal", 
  * A successful logged call as a training example: the request's messages with the response's
  * first choice appended; functions/function_call become tools/tool_choice.
  */
-export function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string>): DatasetEntryInput | string {
+function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string>): DatasetEntryInput | string {
   if (!isObject(req) || !Array.isArray(req.messages)) return "the logged request has no messages";
   const choices = isObject(resp) ? resp.choices : undefined;
   const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
@@ -57,7 +57,11 @@ export function logToEntry(req: unknown, resp: unknown, metadata: Record<string,
     ...(req.response_format !== undefined ? { response_format: req.response_format } : {}),
     metadata,
   });
-  return r.success ? r.data : issuesFromZod(r.error).map((i) => i.message).join("; ");
+  return r.success
+    ? r.data
+    : issuesFromZod(r.error)
+        .map((i) => i.message)
+        .join("; ");
 }
 
 /**
@@ -111,12 +115,23 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
         ? await tx
             .select({ hash: datasetEntries.contentHash })
             .from(datasetEntries)
-            .where(and(eq(datasetEntries.datasetId, input.datasetId), inArray(datasetEntries.contentHash, candidates.map((c) => c.hash))))
+            .where(
+              and(
+                eq(datasetEntries.datasetId, input.datasetId),
+                inArray(
+                  datasetEntries.contentHash,
+                  candidates.map((c) => c.hash),
+                ),
+              ),
+            )
         : [];
       const taken = new Set(existing.map((e) => e.hash));
       const fresh = candidates.filter((c) => !taken.has(c.hash));
       result.duplicatesSkipped += candidates.length - fresh.length;
-      const splits = assignSplits(fresh.map(() => undefined), ctx.deps.random);
+      const splits = assignSplits(
+        fresh.map(() => undefined),
+        ctx.deps.random,
+      );
       const entries: NewEntry[] = fresh.map((c, j) => ({ entry: c.entry, split: splits[j]!, hash: c.hash, sourceLogId: c.logId }));
       await insertEntries(ctx, tx, input.datasetId, entries);
       result.entriesCreated += entries.length;

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
-import { datasetEntries, datasets, datasetTasks, entryVerdicts, models } from "../../db/schema";
+import { datasetEntries, datasets, type datasetTasks, entryVerdicts, models } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
 import type { Dataset, DatasetEntry, DatasetEntryInput, DatasetTask, EntryVerdict, Split } from "./schemas";
 
@@ -123,7 +123,9 @@ export function decodeCursor(cursor: string): string {
 
 /** What makes two entries the same training example (metadata and split do not). */
 export function entryContentHash(e: Pick<DatasetEntryInput, "messages" | "tools" | "tool_choice" | "response_format">): string {
-  return sha256Hex(canonicalJson({ messages: e.messages, tools: e.tools ?? null, tool_choice: e.tool_choice ?? null, response_format: e.response_format ?? null }));
+  return sha256Hex(
+    canonicalJson({ messages: e.messages, tools: e.tools ?? null, tool_choice: e.tool_choice ?? null, response_format: e.response_format ?? null }),
+  );
 }
 
 export type NewEntry = { entry: DatasetEntryInput; split: Split; hash: string; sourceLogId?: string | null };

@@ -28,7 +28,11 @@ export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput)
     .orderBy(asc(datasetEntries.id))
     .limit(first + 1);
   const page = rows.slice(0, first).map(toDatasetEntry);
-  const verdicts = await verdictsOfEntries(dbOf(ctx), ctx.projectId, page.map((e) => e.id));
+  const verdicts = await verdictsOfEntries(
+    dbOf(ctx),
+    ctx.projectId,
+    page.map((e) => e.id),
+  );
   return {
     entries: page.map((e) => ({ ...e, verdicts: verdicts.get(e.id) ?? [] })),
     hasNextPage: rows.length > first,

@@ -19,7 +19,8 @@ const DATASET_TASK: TaskKind<TaskRow> = {
   load: async (deps, id) => (await deps.database.db.select().from(datasetTasks).where(eq(datasetTasks.id, id)))[0],
   isFinal: (task) => task.status === "DONE" || task.status === "ERROR",
   markRunning: async (deps, task) => {
-    if (task.status === "QUEUED") await deps.database.db.update(datasetTasks).set({ status: "RUNNING", updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
+    if (task.status === "QUEUED")
+      await deps.database.db.update(datasetTasks).set({ status: "RUNNING", updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
   },
   markFailed: async (deps, task, message) => {
     await deps.database.db.update(datasetTasks).set({ status: "ERROR", errorMessage: message, updatedAt: deps.clock() }).where(eq(datasetTasks.id, task.id));
@@ -72,7 +73,13 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
           .select(columns)
           .from(datasetEntries)
           .innerJoin(entryVerdicts, verdictOf)
-          .where(and(eq(datasetEntries.datasetId, task.datasetId), eq(entryVerdicts.judgement, "FAIL"), or(isNull(datasetEntries.relabeledAt), lt(datasetEntries.relabeledAt, since))))
+          .where(
+            and(
+              eq(datasetEntries.datasetId, task.datasetId),
+              eq(entryVerdicts.judgement, "FAIL"),
+              or(isNull(datasetEntries.relabeledAt), lt(datasetEntries.relabeledAt, since)),
+            ),
+          )
           .orderBy(asc(datasetEntries.id))
           .limit(CHUNK)
       : [];
@@ -93,7 +100,10 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
     await db
       .insert(entryVerdicts)
       .values({ entryId: entry.id, criterionId: task.criterionId, version: task.criterionVersion, ...verdict, createdAt: now() })
-      .onConflictDoUpdate({ target: [entryVerdicts.entryId, entryVerdicts.criterionId], set: { version: task.criterionVersion, ...verdict, createdAt: now() } });
+      .onConflictDoUpdate({
+        target: [entryVerdicts.entryId, entryVerdicts.criterionId],
+        set: { version: task.criterionVersion, ...verdict, createdAt: now() },
+      });
   };
 
   const relabel = async (entry: Pending) => {
@@ -132,7 +142,10 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
       if (signal.aborted) return;
       // Marked as handled so the task does not loop on it; the reason goes on the task.
       await db.update(datasetEntries).set({ relabeledAt: now() }).where(eq(datasetEntries.id, entry.id));
-      await db.update(datasetTasks).set({ errorMessage: `entry ${entry.id}: ${toDomainError(err).message}` }).where(eq(datasetTasks.id, task.id));
+      await db
+        .update(datasetTasks)
+        .set({ errorMessage: `entry ${entry.id}: ${toDomainError(err).message}` })
+        .where(eq(datasetTasks.id, task.id));
     }
   };
 

@@ -36,7 +36,7 @@ export const DatasetEntryInput = z
   });
 export type DatasetEntryInput = z.output<typeof DatasetEntryInput>;
 
-export const MAX_ENTRIES_PER_REQUEST = 100;
+const MAX_ENTRIES_PER_REQUEST = 100;
 
 // The request as a whole: its shape and the type of each entry's metadata. The content of each
 // entry is checked one by one, so that one bad entry does not reject the good ones.

@@ -10,7 +10,10 @@ import type { DatasetTask } from "./schemas";
 export const DATASET_TASK_JOB = "dataset-task";
 
 /** Stores a judge or relabel task (input already parsed by the calling verb) and queues its job. */
-export async function startDatasetTask(ctx: Ctx, input: { datasetId: string; criterionId: string; kind: "judge" | "relabel"; model?: string }): Promise<DatasetTask> {
+export async function startDatasetTask(
+  ctx: Ctx,
+  input: { datasetId: string; criterionId: string; kind: "judge" | "relabel"; model?: string },
+): Promise<DatasetTask> {
   const dataset = await findDataset(ctx, input.datasetId);
   const criterion = await resolveCriterion(ctx, input.criterionId);
   if (input.model) resolveModel(input.model, ctx.deps.config.modelPrefixes);
@@ -34,7 +37,19 @@ export async function startDatasetTask(ctx: Ctx, input: { datasetId: string; cri
   const [row] = await dbOf(ctx).transaction(async (tx) => {
     const inserted = await tx
       .insert(datasetTasks)
-      .values({ id, projectId: ctx.projectId, datasetId: dataset.id, kind: input.kind, criterionId: criterion.criterionId, criterionVersion: criterion.version, model: input.model ?? null, status: "QUEUED", total, createdAt: now, updatedAt: now })
+      .values({
+        id,
+        projectId: ctx.projectId,
+        datasetId: dataset.id,
+        kind: input.kind,
+        criterionId: criterion.criterionId,
+        criterionVersion: criterion.version,
+        model: input.model ?? null,
+        status: "QUEUED",
+        total,
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning();
     await enqueueJob({ ...ctx, tx }, { kind: DATASET_TASK_JOB, payload: { taskId: id }, maxAttempts: 10 });
     return inserted;

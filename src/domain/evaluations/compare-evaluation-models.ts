@@ -11,7 +11,8 @@ export async function compareEvaluationModels(ctx: Ctx, raw: HeadToHeadInput): P
   const input = parseInput(HeadToHeadInput, raw);
   const ev = await findEvaluationRow(ctx, input.id);
   for (const m of [input.modelA, input.modelB]) {
-    if (!ev.models.includes(m)) throw new DomainError("VALIDATION", `Model ${m} is not part of evaluation ${ev.id}`, { issues: [{ message: `unknown model ${m}` }] });
+    if (!ev.models.includes(m))
+      throw new DomainError("VALIDATION", `Model ${m} is not part of evaluation ${ev.id}`, { issues: [{ message: `unknown model ${m}` }] });
   }
   const results = await listEvaluationResults(ctx, { id: ev.id });
   const byEntry = new Map<string, { a?: EvaluationResult; b?: EvaluationResult }>();

@@ -27,14 +27,26 @@ export async function createEvaluation(ctx: Ctx, raw: CreateEvaluationInput): Pr
     .from(datasetEntries)
     .where(and(eq(datasetEntries.datasetId, dataset.id), eq(datasetEntries.split, "TEST")))) as [{ n: number }];
   if (Number(n) === 0) {
-    throw new DomainError("VALIDATION", `Dataset ${dataset.id} has no TEST entries to evaluate on`, { issues: [{ message: "no TEST entries", path: ["datasetId"] }] });
+    throw new DomainError("VALIDATION", `Dataset ${dataset.id} has no TEST entries to evaluate on`, {
+      issues: [{ message: "no TEST entries", path: ["datasetId"] }],
+    });
   }
   const id = ctx.deps.ids("evaluation");
   const now = ctx.deps.clock();
   const [row] = await dbOf(ctx).transaction(async (tx) => {
     const inserted = await tx
       .insert(evaluations)
-      .values({ id, projectId: ctx.projectId, datasetId: dataset.id, models, criteria, status: "QUEUED", total: Number(n) * models.length, createdAt: now, updatedAt: now })
+      .values({
+        id,
+        projectId: ctx.projectId,
+        datasetId: dataset.id,
+        models,
+        criteria,
+        status: "QUEUED",
+        total: Number(n) * models.length,
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning();
     await enqueueJob({ ...ctx, tx }, { kind: EVALUATION_JOB, payload: { evaluationId: id }, maxAttempts: 10 });
     return inserted;

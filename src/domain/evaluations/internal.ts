@@ -41,7 +41,10 @@ export function splitEntry(messages: unknown[]): { input: unknown[]; reference: 
 
 /** The project's evaluation row, or NOT_FOUND. */
 export async function findEvaluationRow(ctx: Ctx, id: string): Promise<typeof evaluations.$inferSelect> {
-  const [r] = await dbOf(ctx).select().from(evaluations).where(and(eq(evaluations.id, id), eq(evaluations.projectId, ctx.projectId)));
+  const [r] = await dbOf(ctx)
+    .select()
+    .from(evaluations)
+    .where(and(eq(evaluations.id, id), eq(evaluations.projectId, ctx.projectId)));
   if (!r) throw notFound("Evaluation", id);
   return r;
 }

@@ -10,6 +10,10 @@ export async function listEvaluationResults(ctx: Ctx, raw: ListEvaluationResults
   await findEvaluationRow(ctx, input.id);
   const where = [eq(evaluationResults.evaluationId, input.id)];
   if (input.model) where.push(eq(evaluationResults.model, input.model));
-  const rows = await dbOf(ctx).select().from(evaluationResults).where(and(...where)).orderBy(evaluationResults.entryId, evaluationResults.model);
+  const rows = await dbOf(ctx)
+    .select()
+    .from(evaluationResults)
+    .where(and(...where))
+    .orderBy(evaluationResults.entryId, evaluationResults.model);
   return rows.map(toResult);
 }

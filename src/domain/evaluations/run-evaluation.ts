@@ -20,7 +20,11 @@ const EVALUATION_TASK: TaskKind<typeof evaluations.$inferSelect> = {
   load: async (deps, id) => (await deps.database.db.select().from(evaluations).where(eq(evaluations.id, id)))[0],
   isFinal: (ev) => ev.status === "DONE" || ev.status === "CANCELLED" || ev.status === "ERROR",
   markRunning: async (deps, ev) => {
-    if (ev.status === "QUEUED") await deps.database.db.update(evaluations).set({ status: "RUNNING", updatedAt: deps.clock() }).where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "QUEUED")));
+    if (ev.status === "QUEUED")
+      await deps.database.db
+        .update(evaluations)
+        .set({ status: "RUNNING", updatedAt: deps.clock() })
+        .where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "QUEUED")));
   },
   markFailed: async (deps, ev, message) => {
     await deps.database.db.update(evaluations).set({ status: "ERROR", errorMessage: message, updatedAt: deps.clock() }).where(eq(evaluations.id, ev.id));
@@ -43,18 +47,30 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
   if (!ev.datasetId) return fail("The dataset was deleted");
 
   const entries: Entry[] = await db
-    .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools, toolChoice: datasetEntries.toolChoice, responseFormat: datasetEntries.responseFormat })
+    .select({
+      id: datasetEntries.id,
+      messages: datasetEntries.messages,
+      tools: datasetEntries.tools,
+      toolChoice: datasetEntries.toolChoice,
+      responseFormat: datasetEntries.responseFormat,
+    })
     .from(datasetEntries)
     .where(and(eq(datasetEntries.datasetId, ev.datasetId), eq(datasetEntries.split, "TEST")))
     .orderBy(asc(datasetEntries.id));
   const finished = new Set(
-    (await db.select({ entryId: evaluationResults.entryId, model: evaluationResults.model }).from(evaluationResults).where(eq(evaluationResults.evaluationId, ev.id))).map(
-      (r) => `${r.entryId}\u0000${r.model}`,
-    ),
+    (
+      await db
+        .select({ entryId: evaluationResults.entryId, model: evaluationResults.model })
+        .from(evaluationResults)
+        .where(eq(evaluationResults.evaluationId, ev.id))
+    ).map((r) => `${r.entryId}\u0000${r.model}`),
   );
   const pending = entries.flatMap((e) => ev.models.filter((m) => !finished.has(`${e.id}\u0000${m}`)).map((m) => ({ entry: e, model: m })));
   if (pending.length === 0) {
-    await db.update(evaluations).set({ status: "DONE", updatedAt: deps.clock() }).where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "RUNNING")));
+    await db
+      .update(evaluations)
+      .set({ status: "DONE", updatedAt: deps.clock() })
+      .where(and(eq(evaluations.id, ev.id), eq(evaluations.status, "RUNNING")));
     return { done: true };
   }
   let criteria: Awaited<ReturnType<typeof resolveCriterion>>[];

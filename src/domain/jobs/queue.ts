@@ -8,16 +8,18 @@ export type Job = typeof jobs.$inferSelect;
 export async function enqueueJob(ctx: BaseCtx, input: { kind: string; payload: unknown; runAt?: Date; maxAttempts?: number }): Promise<string> {
   const id = ctx.deps.ids("job");
   const now = ctx.deps.clock();
-  await dbOf(ctx).insert(jobs).values({
-    id,
-    kind: input.kind,
-    payload: input.payload,
-    status: "queued",
-    runAt: input.runAt ?? now,
-    maxAttempts: input.maxAttempts ?? 5,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await dbOf(ctx)
+    .insert(jobs)
+    .values({
+      id,
+      kind: input.kind,
+      payload: input.payload,
+      status: "queued",
+      runAt: input.runAt ?? now,
+      maxAttempts: input.maxAttempts ?? 5,
+      createdAt: now,
+      updatedAt: now,
+    });
   return id;
 }
 
@@ -69,5 +71,8 @@ export async function settleJob(
             ...(o.error ? { lastError: o.error } : {}),
           };
   // Only the lease holder may settle: a worker that lost its lease must not overwrite.
-  await dbOf(ctx).update(jobs).set(set).where(and(eq(jobs.id, input.id), eq(jobs.lockedBy, input.workerId)));
+  await dbOf(ctx)
+    .update(jobs)
+    .set(set)
+    .where(and(eq(jobs.id, input.id), eq(jobs.lockedBy, input.workerId)));
 }

@@ -20,7 +20,7 @@ export type TaskKind<Row extends { id: string; projectId: string }> = {
 /** What a step's work gets: the system context on the task's project, and a way to end in ERROR. */
 export type StepTools = { ctx: Ctx; fail(message: string): Promise<{ done: true }> };
 
-export type TaskStep<Row> = (row: Row, step: StepTools) => Promise<StepResult>;
+type TaskStep<Row> = (row: Row, step: StepTools) => Promise<StepResult>;
 
 /**
  * One step of a background task (evaluation, dataset quality task, fine-tune), the part every kind
@@ -29,7 +29,12 @@ export type TaskStep<Row> = (row: Row, step: StepTools) => Promise<StepResult>;
  * and may end the task in ERROR through `fail`. A step starts from what is stored, so running one
  * again after a crash is safe.
  */
-export async function runTaskStep<Row extends { id: string; projectId: string }>(deps: Deps, kind: TaskKind<Row>, id: string, work: TaskStep<Row>): Promise<StepResult> {
+export async function runTaskStep<Row extends { id: string; projectId: string }>(
+  deps: Deps,
+  kind: TaskKind<Row>,
+  id: string,
+  work: TaskStep<Row>,
+): Promise<StepResult> {
   const row = await kind.load(deps, id);
   if (!row || kind.isFinal(row)) return { done: true };
   const ctx: Ctx = { deps, actor: { type: "system", job: kind.job }, projectId: row.projectId, requestId: `${kind.job}-${row.id}` };

@@ -35,12 +35,7 @@ export async function loadLogBodies(ctx: Ctx, ids: readonly string[]): Promise<M
 /** The newest log of the project with its bodies, or null (for the SDKs' test route). */
 export async function getLatestLog(ctx: Ctx): Promise<(RequestLog & RequestLogBody) | null> {
   await ctx.deps.logWriter.flush();
-  const [row] = await dbOf(ctx)
-    .select(logColumns)
-    .from(requestLogs)
-    .where(eq(requestLogs.projectId, ctx.projectId))
-    .orderBy(desc(requestLogs.id))
-    .limit(1);
+  const [row] = await dbOf(ctx).select(logColumns).from(requestLogs).where(eq(requestLogs.projectId, ctx.projectId)).orderBy(desc(requestLogs.id)).limit(1);
   if (!row) return null;
   const body = (await loadLogBodies(ctx, [row.id])).get(row.id);
   return { ...row, reqPayload: null, respPayload: null, reqPayloadOriginal: null, respPayloadOriginal: null, ...body };

@@ -12,7 +12,12 @@ const UnixMs = z
   .min(EARLIEST_MS, "must be a Unix timestamp in milliseconds (Date.now()) after 2000-01-01; seconds are not accepted")
   .max(LATEST_MS, "must be a Unix timestamp in milliseconds before 2100-01-01");
 
-export const TagValue = z.union([z.string().max(MAX_TAG_VALUE_LENGTH, `a tag value may be at most ${MAX_TAG_VALUE_LENGTH} characters`), z.number(), z.boolean(), z.null()]);
+const TagValue = z.union([
+  z.string().max(MAX_TAG_VALUE_LENGTH, `a tag value may be at most ${MAX_TAG_VALUE_LENGTH} characters`),
+  z.number(),
+  z.boolean(),
+  z.null(),
+]);
 const TagKey = z.string().max(MAX_TAG_KEY_LENGTH, `a tag key may be at most ${MAX_TAG_KEY_LENGTH} characters`);
 export const Tags = z
   .record(TagKey, TagValue, { error: "must be an object of string, number or boolean values" })
@@ -55,7 +60,7 @@ export type ReportInput = z.input<typeof ReportInput>;
 export const AnthropicReportInput = ReportInput.extend({ metadata: Tags.nullish() });
 export type AnthropicReportInput = z.input<typeof AnthropicReportInput>;
 
-export const MetadataFilter = z.object({
+const MetadataFilter = z.object({
   field: z
     .string()
     .max(MAX_TAG_KEY_LENGTH + 9)
@@ -65,9 +70,7 @@ export const MetadataFilter = z.object({
 
 export const UpdateMetadataInput = z.object({
   filters: z.array(MetadataFilter).max(50),
-  metadata: z
-    .record(TagKey.min(1), TagValue)
-    .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
+  metadata: z.record(TagKey.min(1), TagValue).refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
 });
 export type UpdateMetadataInput = z.input<typeof UpdateMetadataInput>;
 
@@ -79,9 +82,7 @@ export const CheckCacheInput = z.looseObject({
 
 // Filter values are compared with integer and indexed text columns: a value no row can hold is a
 // 400 here rather than an out-of-range error from the database.
-const FilterDate = z.coerce
-  .date()
-  .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
+const FilterDate = z.coerce.date().refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
 
 export const LogFilter = z.object({
   model: z.string().max(MAX_MODEL_LENGTH).nullish(),

@@ -1,7 +1,7 @@
 import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { requestLogBodies, requestLogs } from "../../db/schema";
 import { DomainError } from "../../errors";
-import type { LogFilter, RequestLog } from "./inputs";
+import type { LogFilter } from "./inputs";
 
 // Log ids are `log_` + a UUIDv7 in hex, whose first 12 hex digits are the creation time in ms.
 // A time is turned into an id bound, so time filters and retention walk the primary key.
@@ -27,8 +27,6 @@ export const logColumns = {
   metadata: requestLogs.metadata,
   createdAt: requestLogs.createdAt,
 };
-
-export const toRequestLog = (row: RequestLog): RequestLog => row;
 
 /** The WHERE conditions of a log filter, always scoped to the project. */
 export function logConditions(projectId: string, f: Partial<Record<keyof LogFilter, unknown>> | null | undefined): SQL[] {

@@ -16,7 +16,12 @@ export async function listLogs(ctx: Ctx, raw: ListLogsInput): Promise<RequestLog
   const first = input.first ?? 50;
   const where = logConditions(ctx.projectId, input.filter);
   if (input.after) where.push(lt(requestLogs.id, decodeLogCursor(input.after)));
-  const rows = await dbOf(ctx).select(logColumns).from(requestLogs).where(whereAll(where)).orderBy(desc(requestLogs.id)).limit(first + 1);
+  const rows = await dbOf(ctx)
+    .select(logColumns)
+    .from(requestLogs)
+    .where(whereAll(where))
+    .orderBy(desc(requestLogs.id))
+    .limit(first + 1);
   const logs = rows.slice(0, first);
   return { logs, hasNextPage: rows.length > first, endCursor: logs.length ? encodeLogCursor(logs.at(-1)!.id) : null };
 }

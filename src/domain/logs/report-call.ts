@@ -5,7 +5,16 @@ import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE
 import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
 import { costOf } from "../completions/cost";
 import { resolveModel } from "../completions/resolve-model";
-import { AnthropicMessageShape, AnthropicReportInput, AnthropicRequestShape, checkTagShapes, MergedTags, ReportedCompletionId, ReportedModel, ReportInput } from "./inputs";
+import {
+  AnthropicMessageShape,
+  AnthropicReportInput,
+  AnthropicRequestShape,
+  checkTagShapes,
+  MergedTags,
+  ReportedCompletionId,
+  ReportedModel,
+  ReportInput,
+} from "./inputs";
 import { mergeMetadata } from "./metadata";
 import type { NewRequestLog } from "./schemas";
 

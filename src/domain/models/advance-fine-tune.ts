@@ -3,7 +3,7 @@ import { verdictCondition } from "../datasets/internal";
 import type { Ctx } from "../../context";
 import { datasetEntries, models } from "../../db/schema";
 import type { Deps } from "../../deps";
-import { DomainError, toDomainError } from "../../errors";
+import { type DomainError, toDomainError } from "../../errors";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { getProviderApiKey } from "../projects";
 import { moveModel, type ModelRow } from "./internal";
@@ -28,7 +28,7 @@ async function trainingJsonl(ctx: Ctx, datasetId: string, excludeFailing: string
     if (page.length < 1000) break;
     after = page.at(-1)!.id;
   }
-  return { jsonl: lines.join("\n") + "\n", count: lines.length };
+  return { jsonl: `${lines.join("\n")}\n`, count: lines.length };
 }
 
 /** A failure that retrying cannot fix: the upstream said no (4xx), or a key is missing. */

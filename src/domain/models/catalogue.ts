@@ -1,7 +1,7 @@
 // Base models Hone can fine-tune, kept as data. Pricing is USD per million tokens for serving the
 // fine-tuned model (chatIn: input, chatOut: output), from each backend's published price list.
-export type Capability = "chat" | "tools" | "json";
-export type BaseModel = {
+type Capability = "chat" | "tools" | "json";
+type BaseModel = {
   id: string;
   backend: "openai" | "together";
   contextWindow: number;

@@ -8,7 +8,7 @@ import { enqueueJob } from "../jobs";
 import { BASE_MODELS, findBaseModel } from "./catalogue";
 import { toModel } from "./internal";
 import { CreateFineTuneInput, CreateModelInput, OpenAiHyperparameters, TogetherHyperparameters, type Model } from "./schemas";
-import { z } from "zod";
+import type { z } from "zod";
 
 export const FINE_TUNE_JOB = "fine-tune";
 
@@ -39,7 +39,9 @@ async function startFineTune(
   const schema: z.ZodType<Record<string, unknown>> = backend === "openai" ? OpenAiHyperparameters : TogetherHyperparameters;
   const hp = schema.safeParse(input.hyperparameters);
   if (!hp.success) throw validationError(hp.error);
-  const baseNames = new Set(BASE_MODELS.flatMap((m) => [m.id.toLowerCase(), m.id.split("/").at(-1)!.toLowerCase(), m.id.replace(/-\d{4}-\d{2}-\d{2}$/, "").toLowerCase()]));
+  const baseNames = new Set(
+    BASE_MODELS.flatMap((m) => [m.id.toLowerCase(), m.id.split("/").at(-1)!.toLowerCase(), m.id.replace(/-\d{4}-\d{2}-\d{2}$/, "").toLowerCase()]),
+  );
   if (baseNames.has(input.slug)) throw bad(`The slug ${input.slug} is the name of a base model; choose another`, ["slug"]);
   const dataset = await findDataset(ctx, input.datasetId);
   const excludeFailing: string[] = [];

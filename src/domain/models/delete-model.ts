@@ -19,9 +19,15 @@ export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<{ id: 
       await ctx.deps.trainers({ backend: row.backend, baseUrl, apiKey }).cancelJob(row.upstreamJobId);
     } catch (err) {
       // The model is deleted all the same; the log says which upstream job may still run.
-      ctx.deps.logger.warn("could not cancel the training job of a deleted model", { modelId: row.id, upstreamJobId: row.upstreamJobId, error: toDomainError(err).message });
+      ctx.deps.logger.warn("could not cancel the training job of a deleted model", {
+        modelId: row.id,
+        upstreamJobId: row.upstreamJobId,
+        error: toDomainError(err).message,
+      });
     }
   }
-  await dbOf(ctx).delete(models).where(and(eq(models.id, row.id), eq(models.projectId, ctx.projectId)));
+  await dbOf(ctx)
+    .delete(models)
+    .where(and(eq(models.id, row.id), eq(models.projectId, ctx.projectId)));
   return { id: row.slug };
 }

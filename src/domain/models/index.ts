@@ -1,10 +1,10 @@
 export { advanceFineTune } from "./advance-fine-tune";
-export { BASE_MODELS, catalogueCost, findBaseModel, type BaseModel } from "./catalogue";
+export { catalogueCost, findBaseModel } from "./catalogue";
 export { createFineTune, createModel, FINE_TUNE_JOB } from "./create-model";
 export { deleteModel } from "./delete-model";
 export { getModel } from "./get-model";
 export { listModels } from "./list-models";
 export { findModelRow } from "./internal";
 export * from "./schemas";
-export { assertTransition, canTransition } from "./state";
+export { canTransition } from "./state";
 export { failFineTune } from "./fail-fine-tune";

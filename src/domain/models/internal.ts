@@ -30,7 +30,10 @@ export function toModel(r: ModelRow): Model {
 export const modelNotFound = (slug: string) => new DomainError("NOT_FOUND", `Model ${slug} not found`);
 
 export async function findModelRow(ctx: Ctx, slug: string): Promise<ModelRow | null> {
-  const [row] = await dbOf(ctx).select().from(models).where(and(eq(models.projectId, ctx.projectId), eq(models.slug, slug)));
+  const [row] = await dbOf(ctx)
+    .select()
+    .from(models)
+    .where(and(eq(models.projectId, ctx.projectId), eq(models.slug, slug)));
   return row ?? null;
 }
 

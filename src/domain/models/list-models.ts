@@ -9,6 +9,10 @@ export async function listModels(ctx: Ctx, raw: ListModelsInput = {}): Promise<M
   const filter = parseInput(ListModelsInput, raw);
   const where = [eq(models.projectId, ctx.projectId)];
   if (filter.datasetId) where.push(eq(models.datasetId, filter.datasetId));
-  const rows = await dbOf(ctx).select().from(models).where(and(...where)).orderBy(desc(models.id));
+  const rows = await dbOf(ctx)
+    .select()
+    .from(models)
+    .where(and(...where))
+    .orderBy(desc(models.id));
   return rows.map(toModel);
 }

@@ -5,7 +5,7 @@ import { modelName } from "../chat/schemas";
 export const MODEL_STATUSES = ["PENDING", "QUEUED", "TRAINING", "DEPLOYED", "ERROR"] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
-export const ModelSlug = z
+const ModelSlug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "slug must be 1-64 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit");
 

@@ -5,7 +5,7 @@ import { projects } from "../../db/schema";
 import { createApiKey } from "./create-api-key";
 import { createProject } from "./create-project";
 
-export const DEFAULT_PROJECT_NAME = "default";
+const DEFAULT_PROJECT_NAME = "default";
 
 /**
  * First-start setup. With no project at all, creates `default` and returns its new key so the
@@ -13,10 +13,7 @@ export const DEFAULT_PROJECT_NAME = "default";
  * missing) on every start; that is idempotent. Serialised by an advisory lock so several
  * processes starting together on one Postgres create one project.
  */
-export async function bootstrapProjects(
-  ctx: BaseCtx,
-  input: { bootstrapApiKey?: string },
-): Promise<{ createdProjectId?: string; newApiKey?: string }> {
+export async function bootstrapProjects(ctx: BaseCtx, input: { bootstrapApiKey?: string }): Promise<{ createdProjectId?: string; newApiKey?: string }> {
   return dbOf(ctx).transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7263845002)`);
     const [defaultProject] = await tx

@@ -13,9 +13,7 @@ export async function createCustomProvider(ctx: Ctx, raw: CreateCustomProviderIn
   // every call, when they are resolved (the check that counts).
   checkUpstreamUrl(input.baseUrl, upstreamPolicy(ctx.deps.config));
   const id = ctx.deps.ids("customProvider");
-  const keyCiphertext = input.apiKey
-    ? await encryptSecret(ctx.deps.secretKey, input.apiKey, `custom-provider:${ctx.projectId}:${id}`)
-    : null;
+  const keyCiphertext = input.apiKey ? await encryptSecret(ctx.deps.secretKey, input.apiKey, `custom-provider:${ctx.projectId}:${id}`) : null;
   try {
     const [row] = await dbOf(ctx)
       .insert(customProviders)

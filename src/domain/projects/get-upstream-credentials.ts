@@ -6,7 +6,7 @@ import type { Deps } from "../../deps";
 import { DomainError } from "../../errors";
 import type { Provider } from "./provider-settings";
 
-export type CustomProviderTarget = {
+type CustomProviderTarget = {
   id: string;
   slug: string;
   kind: "openai" | "azure";

@@ -1,11 +1,11 @@
 export { authenticateApiKey } from "./authenticate-api-key";
-export { bootstrapProjects, DEFAULT_PROJECT_NAME } from "./bootstrap-projects";
+export { bootstrapProjects } from "./bootstrap-projects";
 export { createApiKey } from "./create-api-key";
 export { createCustomProvider } from "./create-custom-provider";
 export { createProject } from "./create-project";
 export { deleteProviderKey } from "./delete-provider-key";
 export { getProject } from "./get-project";
-export { getCustomProvider, getProviderApiKey, type CustomProviderTarget } from "./get-upstream-credentials";
+export { getCustomProvider, getProviderApiKey } from "./get-upstream-credentials";
 export { listApiKeys } from "./list-api-keys";
 export { listCustomProviders } from "./list-custom-providers";
 export { listProviderKeys } from "./list-provider-keys";

@@ -2,7 +2,7 @@ import { apiKeys } from "../../db/schema";
 import { randomBase62 } from "../../ids";
 import type { ApiKeyInfo } from "./schemas";
 
-export const API_KEY_PREFIX = "hone_sk_";
+const API_KEY_PREFIX = "hone_sk_";
 
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBase62(40);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_BASE_URL_LENGTH } from "../../limits";
 
-export const PROVIDERS = ["openai", "anthropic", "gemini", "together"] as const;
+const PROVIDERS = ["openai", "anthropic", "gemini", "together"] as const;
 export const Provider = z.enum(PROVIDERS, { error: `provider must be one of ${PROVIDERS.join(", ")}` });
 export type Provider = z.infer<typeof Provider>;
 
@@ -13,7 +13,7 @@ export type SetProviderKeyInput = z.input<typeof SetProviderKeyInput>;
 
 export const ProviderKeyInput = z.object({ provider: Provider });
 
-export const CustomProviderSlug = z
+const CustomProviderSlug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "slug must be lowercase letters, digits and dashes (up to 63), starting with a letter or digit");
 
@@ -45,6 +45,3 @@ export type CustomProviderInfo = {
   keyLast4: string | null;
   createdAt: Date;
 };
-
-/** What the gateway needs to call an upstream: never leaves the domain layer. */
-export type UpstreamCredentials = { apiKey: string | null };

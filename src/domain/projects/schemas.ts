@@ -6,10 +6,10 @@ export const CreateProjectInput = z.object({
 });
 export type CreateProjectInput = z.infer<typeof CreateProjectInput>;
 
-export const ApiKeyString = z.string().regex(/^hone_sk_[A-Za-z0-9]{20,}$/, "an API key looks like hone_sk_ followed by letters and digits");
+const ApiKeyString = z.string().regex(/^hone_sk_[A-Za-z0-9]{20,}$/, "an API key looks like hone_sk_ followed by letters and digits");
 
 /** A person's label for a key ("ci", "laptop"): shown in lists, so one printable line. */
-export const ApiKeyName = z
+const ApiKeyName = z
   .string()
   .trim()
   .min(1, "must not be empty")

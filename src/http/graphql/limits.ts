@@ -32,7 +32,7 @@ import {
 import type { Plugin } from "graphql-yoga";
 import type { Config } from "../../config";
 
-export type GraphqlLimits = {
+type GraphqlLimits = {
   maxDepth: number;
   maxAliases: number;
   maxTokens: number;
@@ -49,11 +49,11 @@ export const limitsOf = (config: Config): GraphqlLimits => ({
 });
 
 /** What a connection without `first` returns (the domain's default page). */
-export const DEFAULT_PAGE_COST = 50;
+const DEFAULT_PAGE_COST = 50;
 /** Assumed length of a list field that takes no page argument (a project's datasets, criteria, ...). */
-export const LIST_COST_MULTIPLIER = 10;
+const LIST_COST_MULTIPLIER = 10;
 
-export type OperationMeasure = {
+type OperationMeasure = {
   depth: number;
   aliases: number;
   cost: number;
@@ -68,7 +68,7 @@ type Walk = { depth: number; aliases: number; cost: number };
  * validation errors (GraphQL over HTTP: 400 for `application/graphql-response+json`, 200 for
  * `application/json`, whose clients read `errors`).
  */
-export function limitError(message: string, issues?: { message: string; path?: string[] }[]): GraphQLError {
+function limitError(message: string, issues?: { message: string; path?: string[] }[]): GraphQLError {
   return new GraphQLError(message, { extensions: { code: "VALIDATION", http: { spec: true, status: 400 }, ...(issues ? { issues } : {}) } });
 }
 
@@ -100,7 +100,7 @@ function intArgument(value: ValueNode | undefined, op: OperationDefinitionNode, 
 }
 
 /** Depth, aliases, cost and page arguments of one operation (fragments expanded). */
-export function measureOperation(
+function measureOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   op: OperationDefinitionNode,
@@ -177,7 +177,7 @@ export function measureOperation(
 }
 
 /** The limit errors of a validated document for this request (empty when within every limit). */
-export function checkLimits(
+function checkLimits(
   schema: GraphQLSchema,
   document: DocumentNode,
   params: { variables?: Record<string, unknown> | null; operationName?: string | null },

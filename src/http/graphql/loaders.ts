@@ -14,7 +14,7 @@ import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from ".
 import { projectCtx, type GqlContext } from "./builder";
 
 // Per-request batch loaders: N parents asking for a related object cost one query, not N.
-export type Loaders = {
+type Loaders = {
   logBodies: DataLoader<string, RequestLogBody | null>;
   logs: DataLoader<string, RequestLog | null>;
   entriesBySourceLog: DataLoader<string, DatasetEntry[]>;

@@ -4,5 +4,5 @@ import { resolve } from "node:path";
 import { schema } from "./schema";
 
 const path = resolve(import.meta.dir, "../../../schema/schema.graphql");
-await Bun.write(path, printSchema(schema) + "\n");
+await Bun.write(path, `${printSchema(schema)}\n`);
 console.log(`wrote ${path}`);

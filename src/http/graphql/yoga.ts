@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Deps } from "../../deps";
-import { DomainError, statusOf, toDomainError } from "../../errors";
+import { type DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { resolvePrincipal } from "../auth";
 import { requestMeta } from "../request-meta";
@@ -14,7 +14,7 @@ import { schema } from "./schema";
 type Yoga = YogaServerInstance<Record<string, unknown>, GqlContext>;
 
 /** The one GraphQL error mapper: DomainError -> message + extensions.code (+ issues). */
-export function toGraphqlError(err: unknown, deps: Deps, requestId?: string): GraphQLError {
+function toGraphqlError(err: unknown, deps: Deps, requestId?: string): GraphQLError {
   const original = err instanceof GraphQLError ? (err.originalError ?? null) : err;
   if (err instanceof GraphQLError && !original) {
     // Parse and validation errors of the query itself: the client's mistake.
@@ -82,9 +82,5 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
 
 // Both readers are served: REST-style clients read {message, code, issues}, GraphQL clients read errors[].
 function unauthenticated(err: DomainError): Response {
-  return Response.json(
-    { ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] },
-    { status: statusOf(err) },
-  );
+  return Response.json({ ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] }, { status: statusOf(err) });
 }
-

@@ -28,7 +28,7 @@ export function payloadTooLarge(maxBytes: number): DomainError {
   });
 }
 
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   // A declared length was checked against the limit before routing, and the server reads no more
   // than it: the body is read whole, natively. This comes before touching `request.body`, which
   // would build a JS ReadableStream for every request. Only chunked bodies are counted while they stream.

@@ -128,7 +128,7 @@ export const datasetsRoutes = [
                 controller.close();
                 return;
               }
-              text += JSON.stringify(value) + "\n";
+              text += `${JSON.stringify(value)}\n`;
             }
             controller.enqueue(encoder.encode(text));
           } catch (err) {

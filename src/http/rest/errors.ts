@@ -1,6 +1,6 @@
 import { RETRY_AFTER_SECONDS, statusOf, type DomainError, type ErrorCode, type Issue } from "../../errors";
 
-export type ErrorEnvelope = { message: string; code: ErrorCode; issues: Issue[] };
+type ErrorEnvelope = { message: string; code: ErrorCode; issues: Issue[] };
 
 /** The spec's error body: `{message, code, issues}`. */
 export function errorEnvelope(err: DomainError): ErrorEnvelope {
@@ -16,7 +16,7 @@ export function errorResponse(err: DomainError, extra: Record<string, unknown> =
   return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err), headers: headersOf(err) });
 }
 
-export type OpenAiError = { message: string; type: string; code: unknown; param: unknown };
+type OpenAiError = { message: string; type: string; code: unknown; param: unknown };
 
 /**
  * OpenAI's `error` object, which OpenAI client libraries read (`error.message`, `error.type`,

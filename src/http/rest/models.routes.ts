@@ -14,7 +14,7 @@ import { deletedToWire, listToWire } from "./wire";
 import * as W from "./wire-schemas";
 
 /** The Model object of the spec; `id` is the slug, so the openai SDK's models.retrieve(slug) works. */
-export function modelToWire(m: Model) {
+function modelToWire(m: Model) {
   const base = findBaseModel(m.baseModel);
   return {
     id: m.slug,

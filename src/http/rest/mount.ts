@@ -62,7 +62,8 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   // Elysia reads a handler's source to decide what to parse: only routes that declare query
   // parameters name `query`, so the others (the gateway's hot path among them) never parse one.
   return r.query
-    ? ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, string | undefined> }) => guarded(request, params, query)
+    ? ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, string | undefined> }) =>
+        guarded(request, params, query)
     : ({ request, params }: { request: Request; params: Record<string, string> }) => guarded(request, params, NO_QUERY);
 }
 

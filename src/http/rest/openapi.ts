@@ -13,8 +13,20 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
 
 function operation(r: RestRoute): Record<string, unknown> {
   const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-  const query = Object.entries(r.query ?? {}).map(([name, q]) => ({ name, in: "query", required: false, description: q.description, schema: jsonSchema(q.schema) }));
-  const headers = Object.entries(r.headers ?? {}).map(([name, description]) => ({ name, in: "header", required: false, description, schema: { type: "string" } }));
+  const query = Object.entries(r.query ?? {}).map(([name, q]) => ({
+    name,
+    in: "query",
+    required: false,
+    description: q.description,
+    schema: jsonSchema(q.schema),
+  }));
+  const headers = Object.entries(r.headers ?? {}).map(([name, description]) => ({
+    name,
+    in: "header",
+    required: false,
+    description,
+    schema: { type: "string" },
+  }));
   const errorSchema = { $ref: r.errorFormat === "openai" ? "#/components/schemas/ChatError" : "#/components/schemas/Error" };
   const errors = Object.fromEntries(r.errors.map((code) => [String(code), { description: "Error", content: { "application/json": { schema: errorSchema } } }]));
   return {

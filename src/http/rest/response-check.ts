@@ -34,7 +34,15 @@ function rowChecker(r: RestRoute): TransformStream<Uint8Array, Uint8Array> {
   const check = (text: string, controller: TransformStreamDefaultController<Uint8Array>) => {
     line++;
     const problems = mismatches(r.response.schema, JSON.parse(text));
-    if (problems.length) controller.error(new Error(report(r, problems.map((p) => ({ ...p, message: `line ${line}: ${p.message}` })))));
+    if (problems.length)
+      controller.error(
+        new Error(
+          report(
+            r,
+            problems.map((p) => ({ ...p, message: `line ${line}: ${p.message}` })),
+          ),
+        ),
+      );
   };
   return new TransformStream({
     transform(chunk, controller) {
@@ -53,7 +61,7 @@ function rowChecker(r: RestRoute): TransformStream<Uint8Array, Uint8Array> {
 }
 
 /** Schema violations, then members the schema does not declare (zod strips those silently). */
-export function mismatches(schema: z.ZodType, wire: unknown): Issue[] {
+function mismatches(schema: z.ZodType, wire: unknown): Issue[] {
   const parsed = schema.safeParse(wire);
   if (!parsed.success) return parsed.error.issues.map((i) => ({ message: i.message, path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)) }));
   const extra: Issue[] = [];
@@ -63,7 +71,7 @@ export function mismatches(schema: z.ZodType, wire: unknown): Issue[] {
 
 function undeclared(wire: unknown, kept: unknown, path: (string | number)[], out: Issue[]) {
   if (Array.isArray(wire) && Array.isArray(kept)) {
-    wire.forEach((w, i) => undeclared(w, kept[i], [...path, i], out));
+    for (const [i, w] of wire.entries()) undeclared(w, kept[i], [...path, i], out);
   } else if (wire !== null && typeof wire === "object" && kept !== null && typeof kept === "object") {
     for (const [k, v] of Object.entries(wire)) {
       if (!(k in kept)) out.push({ message: `undeclared member "${k}"`, path: [...path, k] });

@@ -18,7 +18,7 @@ export type BodyRead = "object" | "json" | "stream";
 export type QueryParam = { schema: z.ZodType; description: string };
 
 /** `/datasets/:datasetId/export` -> `{ datasetId: string }`. */
-export type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
   ? { [K in Name]: string } & ParamsOf<`/${Rest}`>
   : P extends `${string}:${infer Name}`
     ? { [K in Name]: string }

@@ -6,7 +6,7 @@ import type { Deps } from "../../deps";
 import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../errors";
 import type { Principal } from "../auth";
 
-export type TrpcContext = {
+type TrpcContext = {
   deps: Deps;
   requestId: string;
   principal: Principal | null;
@@ -73,7 +73,7 @@ function domainCodeOfTrpc(code: TRPC_ERROR_CODE_KEY): ErrorCode {
   }
 }
 
-export function toTrpcError(err: DomainError): TRPCError {
+function toTrpcError(err: DomainError): TRPCError {
   return new TRPCError({ code: trpcCodeOf(err.code), message: err.message, cause: err });
 }
 
@@ -106,7 +106,6 @@ const t = initTRPC.context<TrpcContext>().create({
 });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 // Domain errors thrown by a verb reach tRPC as INTERNAL_SERVER_ERROR with the DomainError as
 // cause; this puts the right code (and so the right HTTP status) on them, once for all procedures.

@@ -78,7 +78,11 @@ const ImportResult = builder.objectRef<{ rowsImported: number; errors: { line: n
 });
 
 const CreateCriterionInputRef = builder.inputType("CreateCriterionInput", {
-  fields: (t) => ({ name: t.string(), judgeModel: t.string(), prompt: t.string({ description: "Must use {{output}}; may use {{messages}}, {{tools}}, {{tool_choice}}" }) }),
+  fields: (t) => ({
+    name: t.string(),
+    judgeModel: t.string(),
+    prompt: t.string({ description: "Must use {{output}}; may use {{messages}}, {{tools}}, {{tool_choice}}" }),
+  }),
 });
 const CreateCriterionVersionInputRef = builder.inputType("CreateCriterionVersionInput", {
   fields: (t) => ({ criterionId: t.id(), judgeModel: t.string({ required: false }), prompt: t.string({ required: false }) }),

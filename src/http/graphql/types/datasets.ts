@@ -79,12 +79,14 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
         }
         // Batched: under a page of parents (entries -> dataset -> entries) every dataset's page comes
         // from one query, and parents that are the same dataset share it.
-        const page = await loadersOf(context).entryPages({
-          first: args.first ?? undefined,
-          after: args.after ?? undefined,
-          split: (args.split ?? undefined) as "TRAIN" | "TEST" | undefined,
-          verdict: (args.verdict as { criterionId: string; judgement: "PASS" | "FAIL" } | null | undefined) ?? undefined,
-        }).load(dataset.id);
+        const page = await loadersOf(context)
+          .entryPages({
+            first: args.first ?? undefined,
+            after: args.after ?? undefined,
+            split: (args.split ?? undefined) as "TRAIN" | "TEST" | undefined,
+            verdict: (args.verdict as { criterionId: string; judgement: "PASS" | "FAIL" } | null | undefined) ?? undefined,
+          })
+          .load(dataset.id);
         return {
           edges: page.entries.map((node) => ({ cursor: Buffer.from(node.id).toString("base64url"), node })),
           pageInfo: {
@@ -103,14 +105,12 @@ const EntryError = builder.objectRef<{ entryIndex: number; message: string }>("D
   fields: (t) => ({ entryIndex: t.exposeInt("entryIndex"), message: t.exposeString("message") }),
 });
 
-const AddEntriesResult = builder
-  .objectRef<{ entriesCreated: number; errors: { entryIndex: number; message: string }[] }>("AddDatasetEntriesResult")
-  .implement({
-    fields: (t) => ({
-      entriesCreated: t.exposeInt("entriesCreated"),
-      errors: t.field({ type: [EntryError], resolve: (r) => r.errors }),
-    }),
-  });
+const AddEntriesResult = builder.objectRef<{ entriesCreated: number; errors: { entryIndex: number; message: string }[] }>("AddDatasetEntriesResult").implement({
+  fields: (t) => ({
+    entriesCreated: t.exposeInt("entriesCreated"),
+    errors: t.field({ type: [EntryError], resolve: (r) => r.errors }),
+  }),
+});
 
 const DeletedResult = builder.objectRef<{ id: string }>("DeletedDataset").implement({
   fields: (t) => ({ id: t.exposeID("id"), deleted: t.boolean({ resolve: () => true }) }),

@@ -1,9 +1,4 @@
-import {
-  getDatasetTask,
-  judgeDatasetEntries,
-  relabelDatasetEntries,
-  type DatasetTask,
-} from "../../../domain/datasets";
+import { getDatasetTask, judgeDatasetEntries, relabelDatasetEntries, type DatasetTask } from "../../../domain/datasets";
 import {
   cancelEvaluation,
   createEvaluation,
@@ -118,7 +113,11 @@ const DatasetTaskRef = builder.objectRef<DatasetTask>("DatasetTask").implement({
 });
 
 const CreateEvaluationInputRef = builder.inputType("CreateEvaluationInput", {
-  fields: (t) => ({ datasetId: t.id(), models: t.stringList({ description: "gateway model strings, or `dataset` for the reference outputs" }), criterionIds: t.stringList() }),
+  fields: (t) => ({
+    datasetId: t.id(),
+    models: t.stringList({ description: "gateway model strings, or `dataset` for the reference outputs" }),
+    criterionIds: t.stringList(),
+  }),
 });
 const QualityInput = builder.inputType("JudgeDatasetEntriesInput", { fields: (t) => ({ datasetId: t.id(), criterionId: t.string() }) });
 const RelabelInput = builder.inputType("RelabelDatasetEntriesInput", { fields: (t) => ({ datasetId: t.id(), criterionId: t.string(), model: t.string() }) });
@@ -138,7 +137,8 @@ builder.mutationFields((t) => ({
   cancelEvaluation: t.field({ type: EvaluationRef, args: { id: t.arg.id() }, resolve: (_, a, c) => cancelEvaluation(projectCtx(c), { id: String(a.id) }) }),
   judgeDatasetEntries: t.field({
     type: DatasetTaskRef,
-    description: "Judges every entry of the dataset with the criterion (its latest version, or `<id>@v<N>`), in the background; read the results in DatasetEntry.verdicts",
+    description:
+      "Judges every entry of the dataset with the criterion (its latest version, or `<id>@v<N>`), in the background; read the results in DatasetEntry.verdicts",
     args: { input: t.arg({ type: QualityInput }) },
     resolve: (_, a, c) => judgeDatasetEntries(projectCtx(c), { datasetId: String(a.input.datasetId), criterionId: a.input.criterionId }),
   }),
@@ -149,6 +149,7 @@ builder.mutationFields((t) => ({
       "relabels with `model` every entry whose latest verdict is FAIL (the original messages are kept in originalMessages), " +
       "then judges each relabelled entry again; read the results in DatasetEntry.verdicts",
     args: { input: t.arg({ type: RelabelInput }) },
-    resolve: (_, a, c) => relabelDatasetEntries(projectCtx(c), { datasetId: String(a.input.datasetId), criterionId: a.input.criterionId, model: a.input.model }),
+    resolve: (_, a, c) =>
+      relabelDatasetEntries(projectCtx(c), { datasetId: String(a.input.datasetId), criterionId: a.input.criterionId, model: a.input.model }),
   }),
 }));

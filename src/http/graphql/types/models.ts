@@ -3,7 +3,7 @@ import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 import { DatasetRef } from "./datasets";
 
-export const ModelRef = builder.objectRef<Model>("Model").implement({
+const ModelRef = builder.objectRef<Model>("Model").implement({
   description: "A fine-tuned model of the project, served as hone:<slug> once DEPLOYED",
   fields: (t) => ({
     id: t.exposeID("slug", { description: "The slug (what the REST API calls the model's id)" }),

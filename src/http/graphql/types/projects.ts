@@ -72,7 +72,8 @@ builder.mutationFields((t) => ({
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,
-    description: "Revokes a key of the project: it is refused from the next request on (other Hone processes: within HONE_API_KEY_CACHE_MS). Revoking twice returns the first revocation",
+    description:
+      "Revokes a key of the project: it is refused from the next request on (other Hone processes: within HONE_API_KEY_CACHE_MS). Revoking twice returns the first revocation",
     args: { id: t.arg.id() },
     resolve: (_, args, c) => revokeApiKey(projectCtx(c), { id: String(args.id) }),
   }),

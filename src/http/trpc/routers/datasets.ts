@@ -40,22 +40,14 @@ const entryOut = (e: DatasetEntryWithVerdicts) => ({
 export const datasetsRouter = router({
   list: projectProcedure.query(async ({ ctx }) => (await listDatasets(ctx.project)).map(datasetOut)),
   get: projectProcedure.input(DatasetIdInput).query(async ({ ctx, input }) => datasetOut(await getDataset(ctx.project, input))),
-  create: projectProcedure
-    .input(CreateDatasetInput)
-    .mutation(async ({ ctx, input }) => datasetOut(await createDataset(ctx.project, input))),
-  delete: projectProcedure
-    .input(DatasetIdInput)
-    .mutation(async ({ ctx, input }) => ({ ...(await deleteDataset(ctx.project, input)), deleted: true as const })),
-  addEntries: projectProcedure
-    .input(AddDatasetEntriesInput)
-    .mutation(({ ctx, input }) => addDatasetEntries(ctx.project, input)),
+  create: projectProcedure.input(CreateDatasetInput).mutation(async ({ ctx, input }) => datasetOut(await createDataset(ctx.project, input))),
+  delete: projectProcedure.input(DatasetIdInput).mutation(async ({ ctx, input }) => ({ ...(await deleteDataset(ctx.project, input)), deleted: true as const })),
+  addEntries: projectProcedure.input(AddDatasetEntriesInput).mutation(({ ctx, input }) => addDatasetEntries(ctx.project, input)),
   importLogs: projectProcedure.input(ImportLogsInput).mutation(({ ctx, input }) => importLogsToDataset(ctx.project, input)),
   importJsonl: projectProcedure
     .input(ImportDatasetJsonlInput)
     .mutation(({ ctx, input }) => importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n") })),
-  judgeEntries: projectProcedure
-    .input(JudgeDatasetEntriesInput)
-    .mutation(async ({ ctx, input }) => taskOut(await judgeDatasetEntries(ctx.project, input))),
+  judgeEntries: projectProcedure.input(JudgeDatasetEntriesInput).mutation(async ({ ctx, input }) => taskOut(await judgeDatasetEntries(ctx.project, input))),
   /**
    * One call does the whole job: judges the entries with no verdict of the criterion yet, relabels
    * with `model` those whose latest verdict is FAIL, and judges the relabelled ones again.
@@ -72,4 +64,3 @@ export const datasetsRouter = router({
   /** Gives a relabelled entry back its messages from before the first relabelling. */
   revertEntry: projectProcedure.input(RevertEntryInput).mutation(async ({ ctx, input }) => entryOut(await revertDatasetEntryRelabel(ctx.project, input))),
 });
-

@@ -19,7 +19,9 @@ const out = (e: Evaluation) => ({ ...e, createdAt: toWireDate(e.createdAt), upda
 
 export const evaluationsRouter = router({
   create: projectProcedure.input(CreateEvaluationInput).mutation(async ({ ctx, input }) => out(await createEvaluation(ctx.project, input))),
-  get: projectProcedure.input(EvaluationIdInput).query(async ({ ctx, input }) => ({ ...out(await getEvaluation(ctx.project, input)), summary: await evaluationSummary(ctx.project, input) })),
+  get: projectProcedure
+    .input(EvaluationIdInput)
+    .query(async ({ ctx, input }) => ({ ...out(await getEvaluation(ctx.project, input)), summary: await evaluationSummary(ctx.project, input) })),
   list: projectProcedure.query(async ({ ctx }) => (await listEvaluations(ctx.project)).map(out)),
   cancel: projectProcedure.input(EvaluationIdInput).mutation(async ({ ctx, input }) => out(await cancelEvaluation(ctx.project, input))),
   results: projectProcedure.input(ListEvaluationResultsInput).query(({ ctx, input }) => listEvaluationResults(ctx.project, input)),

@@ -23,8 +23,6 @@ export const providerKeysRouter = router({
 });
 
 export const customProvidersRouter = router({
-  create: projectProcedure
-    .input(CreateCustomProviderInput)
-    .mutation(async ({ ctx, input }) => providerOut(await createCustomProvider(ctx.project, input))),
+  create: projectProcedure.input(CreateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await createCustomProvider(ctx.project, input))),
   list: projectProcedure.query(async ({ ctx }) => (await listCustomProviders(ctx.project)).map(providerOut)),
 });
