@@ -121,3 +121,15 @@ describe("tRPC datasets", () => {
     expect(adminReads.data?.httpStatus).toBe(403);
   });
 });
+
+describe("tRPC deletes", () => {
+  test("every delete answers one shape: {id, deleted: true}", async () => {
+    const c = client(t.project.apiKey);
+    await c.providerKeys.set.mutate({ provider: "openai", apiKey: "sk-delete-shape-0001" });
+    expect(await c.providerKeys.delete.mutate({ provider: "openai" })).toEqual({ id: "openai", deleted: true });
+    const crit = await c.criteria.create.mutate({ name: "shape", judgeModel: "openai:gpt-4o-mini", prompt: "PASS if {{output}} is short" });
+    expect(await c.criteria.delete.mutate({ criterionId: crit.id })).toEqual({ id: crit.id, deleted: true });
+    const ds = await c.datasets.create.mutate({ name: "shape" });
+    expect(await c.datasets.delete.mutate({ datasetId: ds.id })).toEqual({ id: ds.id, deleted: true });
+  });
+});

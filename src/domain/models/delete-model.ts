@@ -6,9 +6,10 @@ import { getProviderApiKey } from "../projects";
 import { findModelRow, modelNotFound } from "./internal";
 import { ModelSlugInput, type Model } from "./schemas";
 import { isTraining } from "./state";
+import { type Deleted, deleted as deletedAs } from "../deleted";
 
 /** Deletes a model; one still training has its upstream job cancelled first. */
-export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<{ id: string }> {
+export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<Deleted> {
   const { slug } = parseInput(ModelSlugInput, raw);
   const row = await findModelRow(ctx, slug);
   if (!row) throw modelNotFound(slug);
@@ -29,5 +30,5 @@ export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<{ id: 
   await dbOf(ctx)
     .delete(models)
     .where(and(eq(models.id, row.id), eq(models.projectId, ctx.projectId)));
-  return { id: row.slug };
+  return deletedAs(row.slug);
 }

@@ -65,7 +65,7 @@ builder.mutationFields((t) => ({
     type: "String",
     description: "Removes the stored key of a provider; returns the provider",
     args: { provider: t.arg.string() },
-    resolve: async (_, args, c) => (await deleteProviderKey(projectCtx(c), { provider: args.provider })).provider,
+    resolve: async (_, args, c) => (await deleteProviderKey(projectCtx(c), { provider: args.provider })).id,
   }),
   createCustomProvider: t.field({
     type: CustomProviderRef,

@@ -41,7 +41,7 @@ export const datasetsRouter = router({
   list: projectProcedure.query(async ({ ctx }) => (await listDatasets(ctx.project)).map(datasetOut)),
   get: projectProcedure.input(DatasetIdInput).query(async ({ ctx, input }) => datasetOut(await getDataset(ctx.project, input))),
   create: projectProcedure.input(CreateDatasetInput).mutation(async ({ ctx, input }) => datasetOut(await createDataset(ctx.project, input))),
-  delete: projectProcedure.input(DatasetIdInput).mutation(async ({ ctx, input }) => ({ ...(await deleteDataset(ctx.project, input)), deleted: true as const })),
+  delete: projectProcedure.input(DatasetIdInput).mutation(({ ctx, input }) => deleteDataset(ctx.project, input)),
   addEntries: projectProcedure.input(AddDatasetEntriesInput).mutation(({ ctx, input }) => addDatasetEntries(ctx.project, input)),
   importLogs: projectProcedure.input(ImportLogsInput).mutation(({ ctx, input }) => importLogsToDataset(ctx.project, input)),
   importJsonl: projectProcedure
