@@ -19,6 +19,8 @@ export type TestApp = {
   createProject(name?: string): Promise<TestProject>;
   /** In-process request through app.handle. `body` objects are sent as JSON, strings as they are. */
   request(method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
+  /** A GraphQL operation with the project's key (or `key`); the parsed JSON body. */
+  gql(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<any>;
   close(): Promise<void>;
 };
 
@@ -43,6 +45,17 @@ export async function createTestApp(opts: { env?: Record<string, string>; deps?:
     return { projectId: p.projectId, apiKey: p.apiKey };
   };
   const project = await makeProject();
+  const request: TestApp["request"] = (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    const key = o.key === undefined ? project.apiKey : o.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+      headers["content-type"] ??= "application/json";
+    }
+    return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  };
   return {
     app,
     deps,
@@ -50,16 +63,9 @@ export async function createTestApp(opts: { env?: Record<string, string>; deps?:
     logLines,
     project,
     createProject: makeProject,
-    request(method, path, o = {}) {
-      const headers: Record<string, string> = { ...o.headers };
-      const key = o.key === undefined ? project.apiKey : o.key;
-      if (key !== null) headers.authorization = `Bearer ${key}`;
-      let body: string | undefined;
-      if (o.body !== undefined) {
-        body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
-        headers["content-type"] ??= "application/json";
-      }
-      return app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    request,
+    async gql(query, variables = {}, key) {
+      return (await (await request("POST", "/graphql", { body: { query, variables }, key })).json()) as any;
     },
     close: () => db.drop(),
   };

@@ -6,6 +6,7 @@ import { startCacheSweep } from "../../src/background/cache-sweep";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
+import { waitFor } from "../helpers/wait";
 
 let now = Date.now();
 let t: TestApp;
@@ -183,7 +184,8 @@ describe("response caching", () => {
     });
     await res.body!.getReader().read();
     controller.abort();
-    await Bun.sleep(300);
+    // The abandoned stream is over once its call is logged; only then is "nothing cached" a fact.
+    await waitFor(() => latestLog(t), { until: (l) => l.statusCode === 499, message: "the abandoned stream logged" });
     expect(await call({ model: "slow-100", messages: abandoned }, { "op-cache": "readOnly" })).toMatchObject({ cache: "MISS", upstream: true });
   });
 

@@ -26,9 +26,7 @@ afterAll(async () => {
   await t.close();
 });
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) {
-  return (await (await t.request("POST", "/graphql", { body: { query, variables }, key })).json()) as any;
-}
+const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 const CREATE = `mutation($name: String!, $model: String!, $prompt: String!) {
   createCriterion(input: {name: $name, judgeModel: $model, prompt: $prompt}) { id name latestVersion } }`;
 async function newCriterion(model = "openai:judge-1", prompt = "Pass if the answer is right.\nInput: {{messages}}\nOutput: {{output}}", key?: string) {

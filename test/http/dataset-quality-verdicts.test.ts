@@ -31,8 +31,7 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-const gql = async (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) =>
-  json(await t.request("POST", "/graphql", { body: { query, variables }, key }));
+const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 const trpc = (key = t.project.apiKey) =>
   createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: () => ({ authorization: `Bearer ${key}` }) })] });
 const pair = (q: string, a: string) => ({

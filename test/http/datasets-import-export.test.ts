@@ -16,9 +16,7 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-async function gql(query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) {
-  return json(await t.request("POST", "/graphql", { body: { query, variables }, key }));
-}
+const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 async function newDataset(name = "d", key = t.project.apiKey): Promise<string> {
   return (await json(await t.request("POST", "/api/v1/datasets", { body: { name }, key }))).id;
 }

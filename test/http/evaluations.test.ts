@@ -4,6 +4,7 @@ import type { Worker } from "../../src/background/worker";
 import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { startFakeTrainer } from "../helpers/fake-trainer";
+import { waitFor } from "../helpers/wait";
 
 // Evaluations and dataset quality against the fake OpenAI upstream (answers "echo: <q>"; its judge
 // fails outputs containing "wrong").
@@ -27,10 +28,7 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-async function gql(query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) {
-  const r = await json(await t.request("POST", "/graphql", { body: { query, variables }, key }));
-  return r;
-}
+const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 async function dataset(entries: { q: string; a: string; split: "TRAIN" | "TEST" }[], key = t.project.apiKey) {
   const id = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "eval" }, key }))).id;
   const body = {
@@ -149,7 +147,7 @@ describe("evaluations", () => {
         c: [crit],
       })
     ).data.createEvaluation;
-    for (let i = 0; i < 200 && (await gql(EVAL, { id: ev.id })).data.evaluation.progress.done < 2; i++) await Bun.sleep(20);
+    await waitFor(() => gql(EVAL, { id: ev.id }), { until: (r) => r.data.evaluation.progress.done >= 2, message: "two pairs done" });
     const cancelled = await gql(`mutation($id: ID!) { cancelEvaluation(id: $id) { id status } }`, { id: ev.id });
     expect(cancelled.data.cancelEvaluation.status).toBe("CANCELLED");
     await Bun.sleep(600);
@@ -175,7 +173,7 @@ describe("evaluations", () => {
         })
       ).data.createEvaluation;
       const first = startJobs(t.deps);
-      for (let i = 0; i < 300 && (await gql(EVAL, { id: ev.id })).data.evaluation.progress.done < 3; i++) await Bun.sleep(10);
+      await waitFor(() => gql(EVAL, { id: ev.id }), { until: (r) => r.data.evaluation.progress.done >= 3, intervalMs: 10, message: "three pairs done" });
       await first.stop();
       const midway = (await gql(EVAL, { id: ev.id })).data.evaluation.progress.done;
       expect(midway).toBeGreaterThanOrEqual(3);
@@ -362,7 +360,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" },
       });
       expect(model.hone.status).toBe("PENDING");
-      for (let i = 0; i < 500 && (await call("GET", "/api/v1/models/support-ft")).hone.status !== "DEPLOYED"; i++) await Bun.sleep(20);
+      await waitFor(() => call("GET", "/api/v1/models/support-ft"), { until: (m) => m.hone.status === "DEPLOYED", message: "support-ft deployed" });
       expect((await call("GET", "/api/v1/models/support-ft")).hone.status).toBe("DEPLOYED");
       const trained = [...trainer.files.values()]
         .at(-1)!

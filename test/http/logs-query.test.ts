@@ -27,9 +27,7 @@ async function report(body: Record<string, unknown>, key = t.project.apiKey) {
   const res = await t.request("POST", "/api/v1/report", { body, key });
   expect(res.status).toBe(200);
 }
-async function gql(query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) {
-  return (await (await t.request("POST", "/graphql", { body: { query, variables }, key })).json()) as any;
-}
+const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 const LOGS = `query($filter: LogFilterInput, $first: Int, $after: String) {
   logs(filter: $filter, first: $first, after: $after) {
     edges { node { id model statusCode cacheHit metadata completionId costUsd source reqPayload respPayload } }

@@ -31,10 +31,7 @@ afterAll(async () => {
   await t.close();
 });
 
-async function gql(query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) {
-  const res = await t.request("POST", "/graphql", { body: { query, variables }, key });
-  return (await res.json()) as any;
-}
+const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 const trpc = (key = t.project.apiKey) =>
   createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${key}` } })] });
 
