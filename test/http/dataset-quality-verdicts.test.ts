@@ -7,6 +7,7 @@ import type { Worker } from "../../src/background/worker";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { captureQueries } from "../helpers/queries";
+import { createCriterion, createDataset } from "../helpers/factories";
 
 // Dataset quality you can read: verdicts on entries (GraphQL, tRPC, export), one relabel call that
 // judges, relabels and judges again, originals, revert. The fake OpenAI upstream's judge fails an
@@ -70,10 +71,9 @@ const generations = (q: string) => fake.requests.filter((r) => r.body.model === 
 describe("dataset quality you can read", () => {
   test("judge, read verdicts, relabel in one call (unjudged judged first, FAIL relabelled and judged again), originals, export, revert", async () => {
     const started = Date.now();
-    const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "quality" } }))).id as string;
+    const ds = await createDataset(t, { name: "quality" });
     await addEntries(ds, [pair("capital of France", "Paris"), pair("capital of Spain", "this is wrong"), pair("wrong question", "a wrong answer")]);
-    const crit = (await gql(`mutation { createCriterion(input: {name: "correct", judgeModel: "openai:judge", prompt: "Good answer? {{output}}"}) { id } }`))
-      .data.createCriterion.id as string;
+    const crit = await createCriterion(t, { name: "correct" });
 
     const judged = (
       await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id status } }`, { ds, c: crit })
@@ -223,7 +223,7 @@ describe("dataset quality you can read", () => {
   }, 30_000);
 
   test("verdicts of a page come from one query, and a 200-entry page is within the cost limit", async () => {
-    const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "batched" } }))).id as string;
+    const ds = await createDataset(t, { name: "batched" });
     await addEntries(
       ds,
       Array.from({ length: 40 }, (_, i) => pair(`q${i}`, i % 4 ? `fine ${i}` : `wrong ${i}`)),
@@ -247,7 +247,7 @@ describe("dataset quality you can read", () => {
   });
 
   test("another project sees none of it", async () => {
-    const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "private" } }))).id as string;
+    const ds = await createDataset(t, { name: "private" });
     await addEntries(ds, [pair("secret", "a wrong secret")]);
     const crit = (await gql(`mutation { createCriterion(input: {name: "p", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion
       .id;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
 import OpenPipeOpenAI from "openpipe/openai";
-import { models } from "../../src/db/schema";
 import { createTestApp, openAiClient, serve, storeProviderKey, type TestApp } from "../helpers/app";
+import { createDeployedModel } from "../helpers/factories";
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";
 
@@ -15,21 +15,6 @@ let anthropic: FakeUpstream;
 let server: { url: string; stop(): Promise<void> };
 let client: OpenAI;
 
-async function deployFineTune(app: TestApp, slug: string) {
-  const now = new Date();
-  await app.deps.database.db.insert(models).values({
-    id: app.deps.ids("model"),
-    projectId: app.project.projectId,
-    slug,
-    baseModel: "gpt-4o-mini-2024-07-18",
-    backend: "openai",
-    status: "DEPLOYED",
-    upstreamModelId: `ft:gpt-4o-mini-2024-07-18:hone:${slug}:x1`,
-    createdAt: now,
-    updatedAt: now,
-  });
-}
-
 beforeAll(async () => {
   openai = startFakeOpenAI();
   anthropic = startFakeAnthropic();
@@ -39,7 +24,7 @@ beforeAll(async () => {
   for (const app of [t, always]) {
     await storeProviderKey(app, "openai", "sk-fidelity-0001");
     await storeProviderKey(app, "anthropic", "sk-ant-fidelity-0001");
-    await deployFineTune(app, "support-v1");
+    await createDeployedModel(app, "support-v1");
   }
   server = serve(t.app);
   client = openAiClient(server.url, t.project.apiKey);
