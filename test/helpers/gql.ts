@@ -11,6 +11,8 @@ export type GqlOptions = {
 
 /** A GraphQL request through app.handle: the body (data, errors, ...) plus the HTTP status. */
 export async function gql<T = any>(t: TestApp, query: string, variables: Record<string, unknown> = {}, opts: GqlOptions = {}): Promise<GqlResponse<T>> {
+  // A bare key where opts belong (the old per-file signature) would silently use the default key.
+  if (typeof opts !== "object" || opts === null) throw new Error("gql(t, query, variables, opts): pass the key as { key }");
   const res = await t.request("POST", "/graphql", { body: { query, variables }, key: opts.key, headers: opts.headers });
   const body = (await res.json()) as Record<string, unknown>;
   return { status: res.status, ...body };
