@@ -5,6 +5,7 @@ import { alignmentStats, importAlignmentSet } from "../../src/domain/criteria";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { logsOf } from "../helpers/logs";
+import { createCriterion } from "../helpers/factories";
 import { gql } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
 
@@ -28,11 +29,8 @@ afterAll(async () => {
 
 const CREATE = `mutation($name: String!, $model: String!, $prompt: String!) {
   createCriterion(input: {name: $name, judgeModel: $model, prompt: $prompt}) { id name latestVersion } }`;
-async function newCriterion(model = "openai:judge-1", prompt = "Pass if the answer is right.\nInput: {{messages}}\nOutput: {{output}}", key?: string) {
-  const r = await gql(t, CREATE, { name: "correct", model, prompt }, { key });
-  expect(r.errors).toBeUndefined();
-  return r.data.createCriterion as { id: string; name: string; latestVersion: number };
-}
+const newCriterion = (judgeModel = "openai:judge-1", prompt = "Pass if the answer is right.\nInput: {{messages}}\nOutput: {{output}}", key?: string) =>
+  createCriterion(t, { name: "correct", judgeModel, prompt, key });
 const judge = async (body: unknown, key?: string) => {
   const res = await t.request("POST", "/api/v1/criteria/judge", { body, key });
   return { status: res.status, body: (await res.json()) as any };

@@ -6,6 +6,7 @@ import type { Worker } from "../../src/jobs/worker";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { captureQueries } from "../helpers/queries";
+import { addEntries as addDatasetEntries, createDataset, type EntryInput, qa, waitForDatasetTask } from "../helpers/factories";
 import { gql } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
 
@@ -32,20 +33,9 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-const pair = (q: string, a: string) => ({ messages: [{ role: "user", content: q }, { role: "assistant", content: a }], split: "TRAIN" });
-
-async function addEntries(ds: string, entries: ReturnType<typeof pair>[]) {
-  const r = await json(await t.request("POST", `/api/v1/datasets/${ds}/entries`, { body: { entries } }));
-  expect(r.entries_created).toBe(entries.length);
-}
-async function waitTask(id: string) {
-  for (let i = 0; i < 500; i++) {
-    const task = (await gql(t, `query($id: ID!) { datasetTask(id: $id) { status progress { done total } errorMessage } }`, { id })).data.datasetTask;
-    if (task.status === "DONE" || task.status === "ERROR") return task;
-    await Bun.sleep(30);
-  }
-  throw new Error("task did not finish");
-}
+const pair = (q: string, a: string) => qa(q, a);
+const addEntries = (ds: string, entries: EntryInput[]) => addDatasetEntries(t, ds, entries);
+const waitTask = (id: string) => waitForDatasetTask(t, id);
 
 const ENTRIES = `query($id: ID!, $n: Int) { dataset(id: $id) { entries(first: $n) { edges { node { id messages originalMessages relabeledBy
   verdicts { criterionId version judgement score explanation error judgedAt } } } } } }`;
@@ -62,7 +52,7 @@ const generations = (q: string) => fake.requests.filter((r) => r.body.model === 
 describe("dataset quality you can read", () => {
   test("judge, read verdicts, relabel in one call (unjudged judged first, FAIL relabelled and judged again), originals, export, revert", async () => {
     const started = Date.now();
-    const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "quality" } }))).id as string;
+    const ds = await createDataset(t, { name: "quality" });
     await addEntries(ds, [pair("capital of France", "Paris"), pair("capital of Spain", "this is wrong"), pair("wrong question", "a wrong answer")]);
     const crit = (await gql(t, `mutation { createCriterion(input: {name: "correct", judgeModel: "openai:judge", prompt: "Good answer? {{output}}"}) { id } }`)).data
       .createCriterion.id as string;
@@ -190,7 +180,7 @@ describe("dataset quality you can read", () => {
   }, 30_000);
 
   test("verdicts of a page come from one query, and a 200-entry page is within the cost limit", async () => {
-    const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "batched" } }))).id as string;
+    const ds = await createDataset(t, { name: "batched" });
     await addEntries(ds, Array.from({ length: 40 }, (_, i) => pair(`q${i}`, i % 4 ? `fine ${i}` : `wrong ${i}`)));
     const crit = (await gql(t, `mutation { createCriterion(input: {name: "b", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion.id;
     const task = (await gql(t, `mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
@@ -210,7 +200,7 @@ describe("dataset quality you can read", () => {
   });
 
   test("another project sees none of it", async () => {
-    const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "private" } }))).id as string;
+    const ds = await createDataset(t, { name: "private" });
     await addEntries(ds, [pair("secret", "a wrong secret")]);
     const crit = (await gql(t, `mutation { createCriterion(input: {name: "p", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion.id;
     const task = (await gql(t, `mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data

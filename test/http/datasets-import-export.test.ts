@@ -3,6 +3,7 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/app";
 import { captureQueries } from "../helpers/queries";
+import { createDataset } from "../helpers/factories";
 import { gql } from "../helpers/gql";
 
 let t: TestApp;
@@ -17,9 +18,7 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-async function newDataset(name = "d", key = t.project.apiKey): Promise<string> {
-  return (await json(await t.request("POST", "/api/v1/datasets", { body: { name }, key }))).id;
-}
+const newDataset = (name = "d", key = t.project.apiKey) => createDataset(t, { name, key });
 async function report(model: string, question: string, answer: string | null, opts: { status?: number; tags?: Record<string, string>; key?: string; extra?: object } = {}) {
   const res = await t.request("POST", "/api/v1/report", {
     key: opts.key,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";
+import { createCriterion } from "../helpers/factories";
 
 // Hostile values a client holding a valid key can send: each is a clear 400, or is stored with
 // the value sanitised or clamped; none reaches a 500.
@@ -205,12 +206,7 @@ describe("criteria ids and list caps", () => {
   });
 });
 
-async function gqlCreate(name: string): Promise<string> {
-  const res = await t.request("POST", "/graphql", {
-    body: { query: `mutation($n: String!) { createCriterion(input: {name: $n, judgeModel: "openai:judge-1", prompt: "Judge {{output}}"}) { id } }`, variables: { n: name } },
-  });
-  return ((await res.json()) as any).data.createCriterion.id;
-}
+const gqlCreate = async (name: string) => (await createCriterion(t, { name, judgeModel: "openai:judge-1", prompt: "Judge {{output}}" })).id;
 
 describe("tRPC and filters", () => {
   test("statusCode: 1e10 and other values no column can hold are 400", async () => {
