@@ -7,6 +7,9 @@ import { startJobsThread } from "../../src/background/start-jobs-thread";
 import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
 import { createOwnPostgresDatabase } from "../helpers/db";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import { createCriterion, createDataset, qa } from "../helpers/factories";
+import { gqlData } from "../helpers/gql";
+import { waitFor } from "../helpers/wait-for";
 
 let url: string;
 let drop: () => Promise<void>;
@@ -39,33 +42,22 @@ const threadEnv = (over: Record<string, string> = {}) => ({
   ...over,
 });
 
-const json = async (res: Response) => (await res.json()) as any;
-const gql = async (query: string, variables: Record<string, unknown> = {}) => json(await t.request("POST", "/graphql", { body: { query, variables } }));
-
 /** An evaluation of one model on two TEST entries, created through the API (which nudges the worker), run to its end. */
 async function runEvaluation() {
-  const ds = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "thread" } }))).id;
-  const entries = ["capital of France", "capital of Peru"].map((q) => ({
-    messages: [
-      { role: "user", content: q },
-      { role: "assistant", content: "x" },
-    ],
-    split: "TEST",
-  }));
-  expect((await json(await t.request("POST", `/api/v1/datasets/${ds}/entries`, { body: { entries } }))).entries_created).toBe(2);
-  const crit = (await gql(`mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "Good? {{output}}"}) { id } }`)).data
-    .createCriterion.id;
-  const created = await gql(
+  const ds = await createDataset(t, { name: "thread", entries: [qa("capital of France", "x", "TEST"), qa("capital of Peru", "x", "TEST")] });
+  const crit = (await createCriterion(t, { prompt: "Good? {{output}}" })).id;
+  const created = await gqlData(
+    t,
     `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini"], criterionIds: $c}) { id } }`,
     { ds, c: [crit] },
   );
-  const id = created.data.createEvaluation.id;
-  for (let i = 0; i < 500; i++) {
-    const e = (await gql(`query($id: ID!) { evaluation(id: $id) { status progress { done total } } }`, { id })).data.evaluation;
-    if (e.status === "DONE" || e.status === "ERROR") return e;
-    await Bun.sleep(30);
-  }
-  throw new Error("the evaluation did not finish");
+  const id = created.createEvaluation.id;
+  const EVAL = `query($id: ID!) { evaluation(id: $id) { status progress { done total } } }`;
+  return waitFor(async () => (await gqlData(t, EVAL, { id })).evaluation, {
+    until: (e) => e.status === "DONE" || e.status === "ERROR",
+    timeoutMs: 20_000,
+    message: "the evaluation to finish",
+  });
 }
 
 const logged = (text: string) => t.logLines.some((l) => l.includes(text));
@@ -88,7 +80,7 @@ describe("the job thread", () => {
     t.logLines.length = 0;
     const worker = startJobsThread(t.deps, threadEnv({ DATABASE_URL: "postgres://hone@127.0.0.1:1/nowhere" }));
     try {
-      for (let i = 0; i < 200 && !logged("jobs now run on the main thread"); i++) await Bun.sleep(25);
+      await waitFor(() => logged("jobs now run on the main thread"), { message: "the fallback to the main thread" });
       const line = t.logLines.find((l) => l.includes("jobs now run on the main thread"));
       expect(line).toContain("job thread could not start");
       expect(await runEvaluation()).toEqual({ status: "DONE", progress: { done: 2, total: 2 } });

@@ -10,6 +10,7 @@ import { createThreadedLogWriter } from "../../src/log-writer/threaded-log-write
 import { createLogger } from "../../src/logger";
 import { newId } from "../../src/ids";
 import { createOwnPostgresDatabase } from "../helpers/db";
+import { waitFor } from "../helpers/wait-for";
 
 let url: string;
 let database: Database;
@@ -98,7 +99,7 @@ describe("log writer thread", () => {
       createLogWriter({ database, logger: createLogger("silent") }),
     );
     const failed = () => lines.some((l) => l.includes("log-writer thread could not start"));
-    for (let i = 0; i < 100 && !failed(); i++) await Bun.sleep(50);
+    await waitFor(failed, { intervalMs: 50, message: "the log-writer thread to report it could not start" });
     expect(failed()).toBe(true);
     const r = record(1);
     writer.enqueue(r);

@@ -19,8 +19,6 @@ export type TestApp = {
   createProject(name?: string): Promise<TestProject>;
   /** In-process request through app.handle. `body` objects are sent as JSON, strings as they are. */
   request(method: string, path: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
-  /** A GraphQL operation with the project's key (or `key`); the parsed JSON body. */
-  gql(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<any>;
   close(): Promise<void>;
 };
 
@@ -64,9 +62,6 @@ export async function createTestApp(opts: { env?: Record<string, string>; deps?:
     project,
     createProject: makeProject,
     request,
-    async gql(query, variables = {}, key) {
-      return (await (await request("POST", "/graphql", { body: { query, variables }, key })).json()) as any;
-    },
     close: () => db.drop(),
   };
 }

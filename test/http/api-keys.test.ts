@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { TRPCClientError } from "@trpc/client";
 import { eq } from "drizzle-orm";
 import { createApp, type App } from "../../src/app";
 import { apiKeys } from "../../src/db/schema";
 import { createDeps } from "../../src/deps";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createLogger } from "../../src/logger";
-import { createTestApp, serve, testConfig, type TestApp } from "../helpers/app";
+import { createTestApp, testConfig, type TestApp } from "../helpers/app";
+import { gql } from "../helpers/gql";
+import { trpcClient } from "../helpers/trpc";
 
 const OTHER_CACHE_MS = 200;
 
 let t: TestApp;
 /** A second Hone "process" on the same database: its own key cache, a short HONE_API_KEY_CACHE_MS, GraphiQL off. */
 let other: App;
-let server: { url: string; stop(): Promise<void> };
 
 beforeAll(async () => {
   // The first app remembers keys for a minute: revocations there must not wait for that.
@@ -26,16 +26,10 @@ beforeAll(async () => {
       secretKey: crypto.getRandomValues(new Uint8Array(32)),
     }),
   );
-  server = serve(t.app);
 }, 60_000);
 afterAll(async () => {
-  await server.stop();
   await t.close();
 });
-
-const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
-const trpc = (key = t.project.apiKey) =>
-  createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${key}` } })] });
 
 /** Status of an ordinary authenticated REST call with `key`, on `app`. */
 async function statusWith(key: string, app: App = t.app): Promise<number> {
@@ -49,14 +43,14 @@ const REVOKE = `mutation($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`;
 
 describe("API keys through GraphQL", () => {
   test("a named key is created and shown once; lists carry its prefix, never the key or its hash", async () => {
-    const r = await gql(CREATE, { name: "ci" });
+    const r = await gql(t, CREATE, { name: "ci" });
     expect(r.errors).toBeUndefined();
     const { apiKey, key } = r.data.createApiKey;
     expect(apiKey).toMatch(/^hone_sk_[A-Za-z0-9]{40}$/);
     expect(key).toMatchObject({ name: "ci", prefix: `hone_sk_…${apiKey.slice(-4)}`, lastUsedAt: null, revokedAt: null });
     expect(key.id).toMatch(/^key_/);
 
-    const listed = await gql(LIST);
+    const listed = await gql(t, LIST);
     expect(listed.data.apiKeys.map((k: any) => k.id)).toContain(key.id);
     expect(listed.data.apiKeys.find((k: any) => k.id === key.id)).toEqual(key);
     // The first key of the project (from createProject) has no name.
@@ -65,7 +59,7 @@ describe("API keys through GraphQL", () => {
     const [row] = await t.deps.database.db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
     expect(row!.keyHash).toBe(new Bun.CryptoHasher("sha256").update(apiKey).digest("hex"));
     expect(JSON.stringify(row)).not.toContain(apiKey);
-    for (const text of [JSON.stringify(listed), JSON.stringify(await trpc().apiKeys.list.query())]) {
+    for (const text of [JSON.stringify(listed), JSON.stringify(await trpcClient(t).apiKeys.list.query())]) {
       expect(text).not.toContain(apiKey);
       expect(text).not.toContain(row!.keyHash);
     }
@@ -73,71 +67,71 @@ describe("API keys through GraphQL", () => {
   });
 
   test("createApiKey needs no input; bad names are refused", async () => {
-    const bare = await gql(`mutation { createApiKey { apiKey key { name } } }`);
+    const bare = await gql(t, `mutation { createApiKey { apiKey key { name } } }`);
     expect(bare.data.createApiKey.key.name).toBeNull();
     for (const name of ["x".repeat(101), "   ", "line\nbreak"]) {
-      const r = await gql(CREATE, { name });
+      const r = await gql(t, CREATE, { name });
       expect(r.errors[0].extensions.code).toBe("VALIDATION");
     }
-    const trimmed = await gql(CREATE, { name: "  laptop  " });
+    const trimmed = await gql(t, CREATE, { name: "  laptop  " });
     expect(trimmed.data.createApiKey.key.name).toBe("laptop");
   });
 
   test("lastUsedAt is recorded, at most once a minute", async () => {
-    const { apiKey, key } = (await gql(CREATE, { name: "usage" })).data.createApiKey;
+    const { apiKey, key } = (await gql(t, CREATE, { name: "usage" })).data.createApiKey;
     expect(await statusWith(apiKey)).toBe(200);
-    const first = (await gql(LIST)).data.apiKeys.find((k: any) => k.id === key.id).lastUsedAt;
+    const first = (await gql(t, LIST)).data.apiKeys.find((k: any) => k.id === key.id).lastUsedAt;
     expect(first).not.toBeNull();
     // The other process has not seen the key: it reads the row, and leaves a fresh time alone.
     expect(await statusWith(apiKey, other)).toBe(200);
-    expect((await gql(LIST)).data.apiKeys.find((k: any) => k.id === key.id).lastUsedAt).toBe(first);
+    expect((await gql(t, LIST)).data.apiKeys.find((k: any) => k.id === key.id).lastUsedAt).toBe(first);
     // A minute later (the stored time made old), the next read by a process records the use again.
     const old = new Date(Date.now() - 120_000);
     await t.deps.database.db.update(apiKeys).set({ lastUsedAt: old }).where(eq(apiKeys.id, key.id));
     await Bun.sleep(OTHER_CACHE_MS + 50);
     expect(await statusWith(apiKey, other)).toBe(200);
-    const again = (await gql(LIST)).data.apiKeys.find((k: any) => k.id === key.id).lastUsedAt;
+    const again = (await gql(t, LIST)).data.apiKeys.find((k: any) => k.id === key.id).lastUsedAt;
     expect(new Date(again).getTime()).toBeGreaterThan(Date.now() - 10_000);
   });
 
   test("a revoked key gets 401 at once on the revoking process, and within HONE_API_KEY_CACHE_MS on another", async () => {
-    const { apiKey, key } = (await gql(CREATE, { name: "doomed" })).data.createApiKey;
+    const { apiKey, key } = (await gql(t, CREATE, { name: "doomed" })).data.createApiKey;
     // Both processes have the key in their caches.
     expect(await statusWith(apiKey)).toBe(200);
     expect(await statusWith(apiKey, other)).toBe(200);
 
-    const revoked = await gql(REVOKE, { id: key.id });
+    const revoked = await gql(t, REVOKE, { id: key.id });
     expect(revoked.data.revokeApiKey.id).toBe(key.id);
     expect(revoked.data.revokeApiKey.revokedAt).not.toBeNull();
     expect(await statusWith(apiKey)).toBe(401);
-    const viaGraphql = await gql(LIST, {}, apiKey);
+    const viaGraphql = await gql(t, LIST, {}, { key: apiKey });
     expect(viaGraphql.errors[0].extensions.code).toBe("UNAUTHORIZED");
 
     await Bun.sleep(OTHER_CACHE_MS + 50);
     expect(await statusWith(apiKey, other)).toBe(401);
 
     // Revoking again changes nothing and is not an error; the key stays listed, revoked.
-    const twice = await gql(REVOKE, { id: key.id });
+    const twice = await gql(t, REVOKE, { id: key.id });
     expect(twice.data.revokeApiKey).toEqual(revoked.data.revokeApiKey);
-    expect((await gql(LIST)).data.apiKeys.find((k: any) => k.id === key.id).revokedAt).toBe(revoked.data.revokeApiKey.revokedAt);
+    expect((await gql(t, LIST)).data.apiKeys.find((k: any) => k.id === key.id).revokedAt).toBe(revoked.data.revokeApiKey.revokedAt);
   });
 
   test("a key may revoke itself", async () => {
-    const { apiKey, key } = (await gql(CREATE, { name: "self" })).data.createApiKey;
-    const r = await gql(REVOKE, { id: key.id }, apiKey);
+    const { apiKey, key } = (await gql(t, CREATE, { name: "self" })).data.createApiKey;
+    const r = await gql(t, REVOKE, { id: key.id }, { key: apiKey });
     expect(r.data.revokeApiKey.revokedAt).not.toBeNull();
     expect(await statusWith(apiKey)).toBe(401);
   });
 
   test("unknown ids and other projects' keys are 404; other projects' keys are not listed", async () => {
-    const unknown = await gql(REVOKE, { id: "key_nope" });
+    const unknown = await gql(t, REVOKE, { id: "key_nope" });
     expect(unknown.errors[0].extensions.code).toBe("NOT_FOUND");
     const otherProject = await t.createProject("elsewhere");
-    const theirs = (await gql(LIST, {}, otherProject.apiKey)).data.apiKeys;
+    const theirs = (await gql(t, LIST, {}, { key: otherProject.apiKey })).data.apiKeys;
     expect(theirs).toHaveLength(1);
-    const mine = (await gql(LIST)).data.apiKeys.map((k: any) => k.id);
+    const mine = (await gql(t, LIST)).data.apiKeys.map((k: any) => k.id);
     expect(mine).not.toContain(theirs[0].id);
-    const cross = await gql(REVOKE, { id: theirs[0].id });
+    const cross = await gql(t, REVOKE, { id: theirs[0].id });
     expect(cross.errors[0].extensions.code).toBe("NOT_FOUND");
     expect(await statusWith(otherProject.apiKey)).toBe(200);
   });
@@ -145,26 +139,26 @@ describe("API keys through GraphQL", () => {
 
 describe("API keys through tRPC", () => {
   test("apiKeys.create, list and revoke", async () => {
-    const created = await trpc().apiKeys.create.mutate({ name: "trpc" });
+    const created = await trpcClient(t).apiKeys.create.mutate({ name: "trpc" });
     expect(created.apiKey).toMatch(/^hone_sk_/);
     expect(created.key).toMatchObject({ name: "trpc", prefix: `hone_sk_…${created.apiKey.slice(-4)}`, revokedAt: null });
     expect(typeof created.key.createdAt).toBe("string");
-    expect((await trpc().apiKeys.list.query()).map((k) => k.id)).toContain(created.key.id);
-    expect((await trpc().apiKeys.create.mutate()).key.name).toBeNull();
+    expect((await trpcClient(t).apiKeys.list.query()).map((k) => k.id)).toContain(created.key.id);
+    expect((await trpcClient(t).apiKeys.create.mutate()).key.name).toBeNull();
 
-    const revoked = await trpc().apiKeys.revoke.mutate({ id: created.key.id });
+    const revoked = await trpcClient(t).apiKeys.revoke.mutate({ id: created.key.id });
     expect(revoked.revokedAt).not.toBeNull();
-    const refused = await trpc(created.apiKey)
+    const refused = await trpcClient(t, created.apiKey)
       .apiKeys.list.query()
       .catch((e) => e);
     expect(refused).toBeInstanceOf(TRPCClientError);
     expect(refused.data.httpStatus).toBe(401);
 
-    const missing = await trpc()
+    const missing = await trpcClient(t)
       .apiKeys.revoke.mutate({ id: "key_nope" })
       .catch((e) => e);
     expect(missing.data).toMatchObject({ code: "NOT_FOUND", httpStatus: 404 });
-    const bad = await trpc()
+    const bad = await trpcClient(t)
       .apiKeys.create.mutate({ name: "x".repeat(101) })
       .catch((e) => e);
     expect(bad.data).toMatchObject({ code: "VALIDATION", httpStatus: 400 });
@@ -180,7 +174,7 @@ describe("GET /graphql", () => {
     expect(res.headers.get("content-type")).toContain("text/html");
     const html = await res.text();
     expect(html).toContain("<html");
-    const ids = (await gql(LIST)).data.apiKeys.map((k: any) => k.id);
+    const ids = (await gql(t, LIST)).data.apiKeys.map((k: any) => k.id);
     for (const id of ids) expect(html).not.toContain(id);
   });
 

@@ -6,7 +6,7 @@ import { startCacheSweep } from "../../src/background/cache-sweep";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
-import { waitFor } from "../helpers/wait";
+import { waitFor } from "../helpers/wait-for";
 
 let now = Date.now();
 let t: TestApp;
@@ -184,8 +184,11 @@ describe("response caching", () => {
     });
     await res.body!.getReader().read();
     controller.abort();
-    // The abandoned stream is over once its call is logged; only then is "nothing cached" a fact.
-    await waitFor(() => latestLog(t), { until: (l) => l.statusCode === 499, message: "the abandoned stream logged" });
+    // Once its call is logged, the server is done with the abandoned request: it can store nothing later.
+    await waitFor(() => latestLog(t), {
+      until: (l) => l.statusCode === 499 && (l.body.reqPayload as any)?.model === "slow-100",
+      message: "the abandoned call's log",
+    });
     expect(await call({ model: "slow-100", messages: abandoned }, { "op-cache": "readOnly" })).toMatchObject({ cache: "MISS", upstream: true });
   });
 

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTRPCClient, httpLink } from "@trpc/client";
 import type OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { alignmentStats, importAlignmentSet } from "../../src/domain/criteria";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { logsOf } from "../helpers/logs";
+import { createCriterion } from "../helpers/factories";
+import { gql } from "../helpers/gql";
+import { trpcClient } from "../helpers/trpc";
 
 let t: TestApp;
 let fake: FakeUpstream;
@@ -26,14 +27,10 @@ afterAll(async () => {
   await t.close();
 });
 
-const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 const CREATE = `mutation($name: String!, $model: String!, $prompt: String!) {
   createCriterion(input: {name: $name, judgeModel: $model, prompt: $prompt}) { id name latestVersion } }`;
-async function newCriterion(model = "openai:judge-1", prompt = "Pass if the answer is right.\nInput: {{messages}}\nOutput: {{output}}", key?: string) {
-  const r = await gql(CREATE, { name: "correct", model, prompt }, key);
-  expect(r.errors).toBeUndefined();
-  return r.data.createCriterion as { id: string; name: string; latestVersion: number };
-}
+const newCriterion = (judgeModel = "openai:judge-1", prompt = "Pass if the answer is right.\nInput: {{messages}}\nOutput: {{output}}", key?: string) =>
+  createCriterion(t, { name: "correct", judgeModel, prompt, key });
 const judge = async (body: unknown, key?: string) => {
   const res = await t.request("POST", "/api/v1/criteria/judge", { body, key });
   return { status: res.status, body: (await res.json()) as any };
@@ -45,17 +42,18 @@ describe("criteria and versions", () => {
     expect(c).toMatchObject({ name: "correct", latestVersion: 1 });
     expect(c.id).toMatch(/^crit_/);
     const v2 = await gql(
+      t,
       `mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-2"}) { version judgeModel prompt } }`,
       { id: c.id },
     );
     expect(v2.data.createCriterionVersion).toMatchObject({ version: 2, judgeModel: "openai:judge-2" });
     expect(v2.data.createCriterionVersion.prompt).toContain("{{output}}");
-    const read = await gql(`query($id: ID!) { criterion(id: $id) { id name latestVersion versions { version judgeModel prompt } } }`, { id: c.id });
+    const read = await gql(t, `query($id: ID!) { criterion(id: $id) { id name latestVersion versions { version judgeModel prompt } } }`, { id: c.id });
     expect(read.data.criterion.latestVersion).toBe(2);
     expect(read.data.criterion.versions.map((v: any) => v.judgeModel)).toEqual(["openai:judge-1", "openai:judge-2"]);
-    expect((await gql(`{ criteria { id } }`)).data.criteria.some((x: any) => x.id === c.id)).toBe(true);
-    expect((await gql(`mutation($id: ID!) { deleteCriterion(id: $id) }`, { id: c.id })).data.deleteCriterion).toBe(c.id);
-    expect((await gql(`query($id: ID!) { criterion(id: $id) { id } }`, { id: c.id })).errors[0].message).toBe(`Criterion ${c.id} not found`);
+    expect((await gql(t, `{ criteria { id } }`)).data.criteria.some((x: any) => x.id === c.id)).toBe(true);
+    expect((await gql(t, `mutation($id: ID!) { deleteCriterion(id: $id) }`, { id: c.id })).data.deleteCriterion).toBe(c.id);
+    expect((await gql(t, `query($id: ID!) { criterion(id: $id) { id } }`, { id: c.id })).errors[0].message).toBe(`Criterion ${c.id} not found`);
   });
 
   test("a prompt without {{output}}, unknown variables and bad judge models are rejected at creation", async () => {
@@ -64,11 +62,11 @@ describe("criteria and versions", () => {
       ["openai:j", "{{output}} vs {{expected}}", "may only use"],
       ["nowhere:j", "{{output}}", "unknown provider prefix"],
     ]) {
-      const r = await gql(CREATE, { name: "x", model, prompt });
+      const r = await gql(t, CREATE, { name: "x", model, prompt });
       expect(r.errors[0].extensions.code).toBe("VALIDATION");
       expect(JSON.stringify(r.errors[0])).toContain(text!);
     }
-    const missing = await gql(`mutation { createCriterionVersion(input: {criterionId: "crit_nope", prompt: "{{output}}"}) { version } }`);
+    const missing = await gql(t, `mutation { createCriterionVersion(input: {criterionId: "crit_nope", prompt: "{{output}}"}) { version } }`);
     expect(missing.errors[0].message).toBe("Criterion crit_nope not found");
   });
 });
@@ -76,7 +74,7 @@ describe("criteria and versions", () => {
 describe("POST /criteria/judge", () => {
   test("PASS scores 1 and FAIL 0, explanation and usage returned; pinned and latest versions; the judge call is logged", async () => {
     const c = await newCriterion("openai:judge-a");
-    await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-b"}) { version } }`, { id: c.id });
+    await gql(t, `mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-b"}) { version } }`, { id: c.id });
     const input = { messages: [{ role: "user", content: "2+2?" }] };
     const pass = await judge({ criterion_id: c.id, input, output: { role: "assistant", content: "4" } });
     expect(pass).toEqual({
@@ -144,7 +142,9 @@ describe("best of N with op-criteria", () => {
       if (p.includes("favourite") && !p.includes("#1")) return { judgement: "FAIL", explanation: "not #1" };
       return { judgement: "PASS", explanation: "good" };
     };
-    await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, prompt: "favourite? {{output}}"}) { version } }`, { id: prefersOne.id });
+    await gql(t, `mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, prompt: "favourite? {{output}}"}) { version } }`, {
+      id: prefersOne.id,
+    });
     try {
       const r = await client.chat.completions.create(
         { model: "gpt-4o-mini", messages: [{ role: "user", content: "pick" }], n: 3 },
@@ -280,6 +280,7 @@ describe("alignment sets", () => {
   test("import, run, relabel, run again, compare versions (GraphQL), per-line errors", async () => {
     const c = await newCriterion();
     const imported = await gql(
+      t,
       `mutation($id: ID!, $jsonl: String!) { importAlignmentSet(input: {criterionId: $id, jsonl: $jsonl}) { rowsImported errors { line message } } }`,
       { id: c.id, jsonl },
     );
@@ -289,7 +290,7 @@ describe("alignment sets", () => {
 
     const RUN = `mutation($id: ID!, $v: Int) { runAlignment(input: {criterionId: $id, version: $v}) {
       version rows precision recall f1 truePositives falsePositives falseNegatives trueNegatives judgeErrors warning } }`;
-    const run1 = (await gql(RUN, { id: c.id })).data.runAlignment;
+    const run1 = (await gql(t, RUN, { id: c.id })).data.runAlignment;
     expect(run1).toMatchObject({ version: 1, rows: 10, truePositives: 3, falsePositives: 1, falseNegatives: 2, trueNegatives: 4, judgeErrors: 0 });
     expect(run1.precision).toBeCloseTo(0.75, 10);
     expect(run1.recall).toBeCloseTo(0.6, 10);
@@ -297,24 +298,25 @@ describe("alignment sets", () => {
     expect(run1.warning).toContain("at least 30");
 
     // Relabel "wrong 4" (a false positive) as FAIL: it becomes a true positive.
-    const rows = (await gql(`query($id: ID!) { criterion(id: $id) { alignmentRows { id output judgement } } }`, { id: c.id })).data.criterion.alignmentRows;
+    const rows = (await gql(t, `query($id: ID!) { criterion(id: $id) { alignmentRows { id output judgement } } }`, { id: c.id })).data.criterion.alignmentRows;
     const wrong4 = rows.find((r: any) => r.output.content === "wrong 4");
-    const relabel = await gql(`mutation($id: ID!) { labelAlignmentRow(rowId: $id, judgement: "FAIL") { id judgement } }`, { id: wrong4.id });
+    const relabel = await gql(t, `mutation($id: ID!) { labelAlignmentRow(rowId: $id, judgement: "FAIL") { id judgement } }`, { id: wrong4.id });
     expect(relabel.data.labelAlignmentRow.judgement).toBe("FAIL");
-    const run1b = (await gql(RUN, { id: c.id, v: 1 })).data.runAlignment;
+    const run1b = (await gql(t, RUN, { id: c.id, v: 1 })).data.runAlignment;
     expect(run1b).toMatchObject({ truePositives: 4, falsePositives: 0, precision: 1 });
 
     // Version 2 judges everything PASS: no positives found.
-    await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, prompt: "Always fine: {{output}}"}) { version } }`, { id: c.id });
+    await gql(t, `mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, prompt: "Always fine: {{output}}"}) { version } }`, { id: c.id });
     const saved = fake.judge;
     fake.judge = () => ({ judgement: "PASS", explanation: "ok" });
     try {
-      const run2 = (await gql(RUN, { id: c.id })).data.runAlignment;
+      const run2 = (await gql(t, RUN, { id: c.id })).data.runAlignment;
       expect(run2).toMatchObject({ version: 2, truePositives: 0, falseNegatives: 6, precision: null, recall: 0, f1: 0 });
     } finally {
       fake.judge = saved;
     }
-    const runs = (await gql(`query($id: ID!) { criterion(id: $id) { alignmentRuns { version truePositives } } }`, { id: c.id })).data.criterion.alignmentRuns;
+    const runs = (await gql(t, `query($id: ID!) { criterion(id: $id) { alignmentRuns { version truePositives } } }`, { id: c.id })).data.criterion
+      .alignmentRuns;
     expect(runs).toEqual([
       { version: 1, truePositives: 4 },
       { version: 2, truePositives: 0 },
@@ -323,7 +325,7 @@ describe("alignment sets", () => {
 
   test("more than 10 MB is refused; other projects cannot touch the set; tRPC does the same", async () => {
     const c = await newCriterion();
-    const big = await gql(`mutation($id: ID!, $jsonl: String!) { importAlignmentSet(input: {criterionId: $id, jsonl: $jsonl}) { rowsImported } }`, {
+    const big = await gql(t, `mutation($id: ID!, $jsonl: String!) { importAlignmentSet(input: {criterionId: $id, jsonl: $jsonl}) { rowsImported } }`, {
       id: c.id,
       jsonl: row("x".repeat(10 * 1024 * 1024 + 10)),
     });
@@ -337,10 +339,15 @@ describe("alignment sets", () => {
     expect(direct.code).toBe("PAYLOAD_TOO_LARGE");
 
     const other = await t.createProject("other-align");
-    const theirs = await gql(`mutation($id: ID!) { importAlignmentSet(input: {criterionId: $id, jsonl: "{}"}) { rowsImported } }`, { id: c.id }, other.apiKey);
+    const theirs = await gql(
+      t,
+      `mutation($id: ID!) { importAlignmentSet(input: {criterionId: $id, jsonl: "{}"}) { rowsImported } }`,
+      { id: c.id },
+      { key: other.apiKey },
+    );
     expect(theirs.errors[0].extensions.code).toBe("NOT_FOUND");
 
-    const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${t.project.apiKey}` } })] });
+    const trpc = trpcClient(t);
     const made = await trpc.criteria.create.mutate({ name: "t", judgeModel: "openai:j", prompt: "{{output}}" });
     await trpc.criteria.importAlignmentSet.mutate({ criterionId: made.id, jsonl: [row("wrong", "FAIL"), row("fine", "PASS")].join("\n") });
     const stats = await trpc.criteria.runAlignment.mutate({ criterionId: made.id });

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { TRPCClientError } from "@trpc/client";
 import { loadEntryVerdicts } from "../../src/domain/datasets";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { captureQueries } from "../helpers/queries";
-import { createCriterion, createDataset } from "../helpers/factories";
+import { addEntries as addDatasetEntries, createDataset, type EntryInput, qa, waitForDatasetTask } from "../helpers/factories";
+import { gql } from "../helpers/gql";
+import { trpcClient } from "../helpers/trpc";
 
 // Dataset quality you can read: verdicts on entries (GraphQL, tRPC, export), one relabel call that
 // judges, relabels and judges again, originals, revert. The fake OpenAI upstream's judge fails an
@@ -32,35 +33,15 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
-const trpc = (key = t.project.apiKey) =>
-  createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: () => ({ authorization: `Bearer ${key}` }) })] });
-const pair = (q: string, a: string) => ({
-  messages: [
-    { role: "user", content: q },
-    { role: "assistant", content: a },
-  ],
-  split: "TRAIN",
-});
-
-async function addEntries(ds: string, entries: ReturnType<typeof pair>[]) {
-  const r = await json(await t.request("POST", `/api/v1/datasets/${ds}/entries`, { body: { entries } }));
-  expect(r.entries_created).toBe(entries.length);
-}
-async function waitTask(id: string) {
-  for (let i = 0; i < 500; i++) {
-    const task = (await gql(`query($id: ID!) { datasetTask(id: $id) { status progress { done total } errorMessage } }`, { id })).data.datasetTask;
-    if (task.status === "DONE" || task.status === "ERROR") return task;
-    await Bun.sleep(30);
-  }
-  throw new Error("task did not finish");
-}
+const pair = (q: string, a: string) => qa(q, a);
+const addEntries = (ds: string, entries: EntryInput[]) => addDatasetEntries(t, ds, entries);
+const waitTask = (id: string) => waitForDatasetTask(t, id);
 
 const ENTRIES = `query($id: ID!, $n: Int) { dataset(id: $id) { entries(first: $n) { edges { node { id messages originalMessages relabeledBy
   verdicts { criterionId version judgement score explanation error judgedAt } } } } } }`;
 /** Entries keyed by their question. */
 async function entriesByQuestion(ds: string): Promise<Record<string, any>> {
-  const r = await gql(ENTRIES, { id: ds, n: 200 });
+  const r = await gql(t, ENTRIES, { id: ds, n: 200 });
   expect(r.errors).toBeUndefined();
   return Object.fromEntries(r.data.dataset.entries.edges.map((e: any) => [e.node.messages[0].content, e.node]));
 }
@@ -73,10 +54,11 @@ describe("dataset quality you can read", () => {
     const started = Date.now();
     const ds = await createDataset(t, { name: "quality" });
     await addEntries(ds, [pair("capital of France", "Paris"), pair("capital of Spain", "this is wrong"), pair("wrong question", "a wrong answer")]);
-    const crit = await createCriterion(t, { name: "correct" });
+    const crit = (await gql(t, `mutation { createCriterion(input: {name: "correct", judgeModel: "openai:judge", prompt: "Good answer? {{output}}"}) { id } }`))
+      .data.createCriterion.id as string;
 
     const judged = (
-      await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id status } }`, { ds, c: crit })
+      await gql(t, `mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id status } }`, { ds, c: crit })
     ).data.judgeDatasetEntries;
     expect(await waitTask(judged.id)).toMatchObject({ status: "DONE", progress: { done: 3, total: 3 } });
 
@@ -93,7 +75,7 @@ describe("dataset quality you can read", () => {
     expect(judgedAt).toBeLessThanOrEqual(Date.now() + 1000);
 
     // tRPC: the same verdicts on the entries listing.
-    const listed = await trpc().datasets.listEntries.query({ datasetId: ds });
+    const listed = await trpcClient(t).datasets.listEntries.query({ datasetId: ds });
     const spain = listed.entries.find((e) => (e.messages[0] as any).content === "capital of Spain")!;
     expect(spain.verdicts).toEqual([
       {
@@ -111,12 +93,12 @@ describe("dataset quality you can read", () => {
     // Two entries nobody judged yet, and a new criterion version: what relabelling judges uses it.
     await addEntries(ds, [pair("capital of Peru", "wrong: Lima"), pair("capital of Italy", "Rome")]);
     expect(
-      (await gql(`mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge"}) { version } }`, { id: crit })).data
+      (await gql(t, `mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge"}) { version } }`, { id: crit })).data
         .createCriterionVersion.version,
     ).toBe(2);
 
     const relabel = (
-      await gql(`mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-mini"}) { id status } }`, {
+      await gql(t, `mutation($ds: ID!, $c: String!) { relabelDatasetEntries(input: {datasetId: $ds, criterionId: $c, model: "gpt-4o-mini"}) { id status } }`, {
         ds,
         c: crit,
       })
@@ -160,7 +142,7 @@ describe("dataset quality you can read", () => {
     expect(judgeOf("echo: capital of Peru")).toBeGreaterThan(generationIndex);
 
     // tRPC shows the new verdicts and the originals too.
-    const relisted = await trpc().datasets.listEntries.query({ datasetId: ds, first: 200 });
+    const relisted = await trpcClient(t).datasets.listEntries.query({ datasetId: ds, first: 200 });
     const peru = relisted.entries.find((e) => (e.messages[0] as any).content === "capital of Peru")!;
     expect(peru.verdicts).toEqual(after["capital of Peru"].verdicts);
     expect(peru.originalMessages).toEqual(after["capital of Peru"].originalMessages);
@@ -202,7 +184,7 @@ describe("dataset quality you can read", () => {
     expect(await json(bad)).toMatchObject({ code: "VALIDATION", message: expect.any(String), issues: [{ path: ["includeVerdicts"] }] });
 
     // Revert: the original comes back, the verdict given to the relabelled answer goes.
-    const reverted = await gql(`mutation($id: ID!) { revertDatasetEntry(id: $id) { id messages originalMessages relabeledBy verdicts { judgement } } }`, {
+    const reverted = await gql(t, `mutation($id: ID!) { revertDatasetEntry(id: $id) { id messages originalMessages relabeledBy verdicts { judgement } } }`, {
       id: after["capital of Spain"].id,
     });
     expect(reverted.data.revertDatasetEntry).toEqual({
@@ -212,9 +194,9 @@ describe("dataset quality you can read", () => {
       relabeledBy: null,
       verdicts: [],
     });
-    const again = await gql(`mutation($id: ID!) { revertDatasetEntry(id: $id) { id } }`, { id: after["capital of Spain"].id });
+    const again = await gql(t, `mutation($id: ID!) { revertDatasetEntry(id: $id) { id } }`, { id: after["capital of Spain"].id });
     expect(again.errors[0].extensions.code).toBe("CONFLICT");
-    const viaTrpc = await trpc().datasets.revertEntry.mutate({ entryId: after["capital of Peru"].id });
+    const viaTrpc = await trpcClient(t).datasets.revertEntry.mutate({ entryId: after["capital of Peru"].id });
     expect(viaTrpc).toMatchObject({ originalMessages: null, relabeledBy: null, verdicts: [] });
     expect(answer(viaTrpc)).toBe("wrong: Lima");
     const final = await entriesByQuestion(ds);
@@ -228,13 +210,13 @@ describe("dataset quality you can read", () => {
       ds,
       Array.from({ length: 40 }, (_, i) => pair(`q${i}`, i % 4 ? `fine ${i}` : `wrong ${i}`)),
     );
-    const crit = (await gql(`mutation { createCriterion(input: {name: "b", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion
-      .id;
-    const task = (await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
-      .judgeDatasetEntries;
+    const crit = (await gql(t, `mutation { createCriterion(input: {name: "b", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data
+      .createCriterion.id;
+    const task = (await gql(t, `mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit }))
+      .data.judgeDatasetEntries;
     expect((await waitTask(task.id)).status).toBe("DONE");
-    const small = await captureQueries(t.deps.database.db, () => gql(ENTRIES, { id: ds, n: 2 }));
-    const large = await captureQueries(t.deps.database.db, () => gql(ENTRIES, { id: ds, n: 200 }));
+    const small = await captureQueries(t.deps.database.db, () => gql(t, ENTRIES, { id: ds, n: 2 }));
+    const large = await captureQueries(t.deps.database.db, () => gql(t, ENTRIES, { id: ds, n: 200 }));
     expect(large.result.errors).toBeUndefined();
     const edges = large.result.data.dataset.entries.edges;
     expect(edges).toHaveLength(40);
@@ -249,24 +231,26 @@ describe("dataset quality you can read", () => {
   test("another project sees none of it", async () => {
     const ds = await createDataset(t, { name: "private" });
     await addEntries(ds, [pair("secret", "a wrong secret")]);
-    const crit = (await gql(`mutation { createCriterion(input: {name: "p", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data.createCriterion
-      .id;
-    const task = (await gql(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
-      .judgeDatasetEntries;
+    const crit = (await gql(t, `mutation { createCriterion(input: {name: "p", judgeModel: "openai:judge", prompt: "{{output}}"}) { id } }`)).data
+      .createCriterion.id;
+    const task = (await gql(t, `mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit }))
+      .data.judgeDatasetEntries;
     expect((await waitTask(task.id)).status).toBe("DONE");
     const mine = await entriesByQuestion(ds);
     const entryId = mine.secret.id;
     expect(mine.secret.verdicts).toHaveLength(1);
 
     const other = await t.createProject("quality-other");
-    expect((await gql(ENTRIES, { id: ds, n: 10 }, other.apiKey)).errors[0].extensions.code).toBe("NOT_FOUND");
-    expect((await gql(`mutation($id: ID!) { revertDatasetEntry(id: $id) { id } }`, { id: entryId }, other.apiKey)).errors[0].extensions.code).toBe("NOT_FOUND");
-    const err = await trpc(other.apiKey)
+    expect((await gql(t, ENTRIES, { id: ds, n: 10 }, { key: other.apiKey })).errors[0].extensions.code).toBe("NOT_FOUND");
+    expect((await gql(t, `mutation($id: ID!) { revertDatasetEntry(id: $id) { id } }`, { id: entryId }, { key: other.apiKey })).errors[0].extensions.code).toBe(
+      "NOT_FOUND",
+    );
+    const err = await trpcClient(t, other.apiKey)
       .datasets.listEntries.query({ datasetId: ds })
       .catch((e) => e);
     expect(err).toBeInstanceOf(TRPCClientError);
     expect(err.data.code).toBe("NOT_FOUND");
-    const revertErr = await trpc(other.apiKey)
+    const revertErr = await trpcClient(t, other.apiKey)
       .datasets.revertEntry.mutate({ entryId })
       .catch((e) => e);
     expect(revertErr.data.code).toBe("NOT_FOUND");

@@ -3,6 +3,8 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/app";
 import { captureQueries } from "../helpers/queries";
+import { createDataset } from "../helpers/factories";
+import { gql } from "../helpers/gql";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
@@ -16,10 +18,7 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
-async function newDataset(name = "d", key = t.project.apiKey): Promise<string> {
-  return (await json(await t.request("POST", "/api/v1/datasets", { body: { name }, key }))).id;
-}
+const newDataset = (name = "d", key = t.project.apiKey) => createDataset(t, { name, key });
 async function report(
   model: string,
   question: string,
@@ -68,11 +67,11 @@ describe("import from logs", () => {
     });
     await t.request("POST", "/api/v1/report", { body: { reqPayload: { model: "imp-a", prompt: "not chat" }, respPayload: { choices: [] }, statusCode: 200 } });
     const ds = await newDataset();
-    const r = await gql(IMPORT, { input: { datasetId: ds, filter: { model: "imp-a" } } });
+    const r = await gql(t, IMPORT, { input: { datasetId: ds, filter: { model: "imp-a" } } });
     expect(r.data.importLogsToDataset).toMatchObject({ entriesCreated: 3, duplicatesSkipped: 1, invalidLogs: 1 });
     expect(r.data.importLogsToDataset.errors[0].message).toContain("no messages");
 
-    const read = await gql(ENTRIES, { id: ds });
+    const read = await gql(t, ENTRIES, { id: ds });
     const nodes = read.data.dataset.entries.edges.map((e: any) => e.node);
     expect(read.data.dataset.entryCount).toBe(3);
     expect(nodes[0].messages).toEqual([
@@ -88,31 +87,31 @@ describe("import from logs", () => {
     expect(rows.find((e) => (e.messages as any[])[0].content === "q1")!.metadata).toEqual({ team: "x" });
 
     // Importing again adds nothing.
-    const again = await gql(IMPORT, { input: { datasetId: ds, filter: { model: "imp-a" } } });
+    const again = await gql(t, IMPORT, { input: { datasetId: ds, filter: { model: "imp-a" } } });
     expect(again.data.importLogsToDataset).toMatchObject({ entriesCreated: 0, duplicatesSkipped: 4 });
   });
 
   test("explicit log ids, random samples, metadata filters; other projects' logs are never imported", async () => {
     for (let i = 0; i < 10; i++) await report("imp-b", `b${i}`, `r${i}`, { tags: { batch: i < 5 ? "one" : "two" } });
-    const logs = (await gql(`{ logs(first: 10, filter: {model: "imp-b"}) { edges { node { id } } } }`)).data.logs.edges.map((e: any) => e.node.id);
+    const logs = (await gql(t, `{ logs(first: 10, filter: {model: "imp-b"}) { edges { node { id } } } }`)).data.logs.edges.map((e: any) => e.node.id);
     const ds = await newDataset();
-    expect((await gql(IMPORT, { input: { datasetId: ds, logIds: logs.slice(0, 2) } })).data.importLogsToDataset.entriesCreated).toBe(2);
-    expect((await gql(IMPORT, { input: { datasetId: ds, filter: { model: "imp-b" }, limit: 3 } })).data.importLogsToDataset.entriesCreated).toBeLessThanOrEqual(
-      3,
-    );
+    expect((await gql(t, IMPORT, { input: { datasetId: ds, logIds: logs.slice(0, 2) } })).data.importLogsToDataset.entriesCreated).toBe(2);
+    expect(
+      (await gql(t, IMPORT, { input: { datasetId: ds, filter: { model: "imp-b" }, limit: 3 } })).data.importLogsToDataset.entriesCreated,
+    ).toBeLessThanOrEqual(3);
     const ds2 = await newDataset();
-    const sample = await gql(IMPORT, { input: { datasetId: ds2, filter: { model: "imp-b" }, limit: 4 } });
+    const sample = await gql(t, IMPORT, { input: { datasetId: ds2, filter: { model: "imp-b" }, limit: 4 } });
     expect(sample.data.importLogsToDataset.entriesCreated).toBe(4);
     const ds3 = await newDataset();
     expect(
-      (await gql(IMPORT, { input: { datasetId: ds3, filter: { metadata: [{ key: "batch", equals: "two" }] } } })).data.importLogsToDataset.entriesCreated,
+      (await gql(t, IMPORT, { input: { datasetId: ds3, filter: { metadata: [{ key: "batch", equals: "two" }] } } })).data.importLogsToDataset.entriesCreated,
     ).toBe(5);
 
     const other = await t.createProject("import-other");
     const theirDs = await newDataset("theirs", other.apiKey);
-    const stolen = await gql(IMPORT, { input: { datasetId: theirDs, logIds: logs } }, other.apiKey);
+    const stolen = await gql(t, IMPORT, { input: { datasetId: theirDs, logIds: logs } }, { key: other.apiKey });
     expect(stolen.data.importLogsToDataset.entriesCreated).toBe(0);
-    const wrongDs = await gql(IMPORT, { input: { datasetId: theirDs, logIds: logs } });
+    const wrongDs = await gql(t, IMPORT, { input: { datasetId: theirDs, logIds: logs } });
     expect(wrongDs.errors[0].extensions.code).toBe("NOT_FOUND");
 
     const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${t.project.apiKey}` } })] });
@@ -190,7 +189,7 @@ describe("JSONL import and export", () => {
       pull(c) {
         if (i >= N) return c.close();
         let chunk = "";
-        for (let k = 0; k < 1000 && i < N; k++, i++) chunk += `${line(i, i % 10 === 0 ? { split: "TEST" } : { split: "TRAIN" })}\n`;
+        for (let k = 0; k < 1000 && i < N; k++, i++) chunk += line(i, i % 10 === 0 ? { split: "TEST" } : { split: "TRAIN" }) + "\n";
         c.enqueue(encoder.encode(chunk));
       },
     });
@@ -232,12 +231,12 @@ describe("the graph", () => {
     for (let i = 0; i < 6; i++) await report("graph-m", `g${i}`, `a${i}`, { key: proj.apiKey });
     const d1 = await newDataset("first", proj.apiKey);
     const d2 = await newDataset("second", proj.apiKey);
-    await gql(IMPORT, { input: { datasetId: d1, filter: { model: "graph-m" } } }, proj.apiKey);
-    await gql(IMPORT, { input: { datasetId: d2, filter: { model: "graph-m" }, limit: 3 } }, proj.apiKey);
+    await gql(t, IMPORT, { input: { datasetId: d1, filter: { model: "graph-m" } } }, { key: proj.apiKey });
+    await gql(t, IMPORT, { input: { datasetId: d2, filter: { model: "graph-m" }, limit: 3 } }, { key: proj.apiKey });
     const query = `query($n: Int) { logs(first: $n, filter: {model: "graph-m"}) { edges { node { id model statusCode cacheHit metadata completionId costUsd
       datasetEntries { id dataset { id name } } } } } }`;
-    const small = await captureQueries(t.deps.database.db, () => gql(query, { n: 2 }, proj.apiKey));
-    const large = await captureQueries(t.deps.database.db, () => gql(query, { n: 6 }, proj.apiKey));
+    const small = await captureQueries(t.deps.database.db, () => gql(t, query, { n: 2 }, { key: proj.apiKey }));
+    const large = await captureQueries(t.deps.database.db, () => gql(t, query, { n: 6 }, { key: proj.apiKey }));
     const edges = large.result.data.logs.edges;
     expect(edges).toHaveLength(6);
     const names = edges.flatMap((e: any) => e.node.datasetEntries.map((de: any) => de.dataset.name));
@@ -248,9 +247,10 @@ describe("the graph", () => {
     expect(large.queries.length).toBeLessThanOrEqual(3);
 
     const fromEntry = await gql(
+      t,
       `query($id: ID!) { dataset(id: $id) { entries(first: 10) { edges { node { sourceLog { id model } dataset { id } } } } } }`,
       { id: d1 },
-      proj.apiKey,
+      { key: proj.apiKey },
     );
     expect(fromEntry.data.dataset.entries.edges.every((e: any) => e.node.sourceLog.model === "graph-m" && e.node.dataset.id === d1)).toBe(true);
   });

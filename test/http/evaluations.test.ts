@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { jobs } from "../../src/db/schema";
 import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
 import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { startFakeTrainer } from "../helpers/fake-trainer";
-import { waitFor } from "../helpers/wait";
+import { createCriterion, createDataset, qa, waitForDatasetTask, waitForModelStatus } from "../helpers/factories";
+import { gql as sharedGql } from "../helpers/gql";
+import { waitFor } from "../helpers/wait-for";
 
 // Evaluations and dataset quality against the fake OpenAI upstream (answers "echo: <q>"; its judge
 // fails outputs containing "wrong").
@@ -28,48 +32,20 @@ afterAll(async () => {
 });
 
 const json = async (res: Response) => (await res.json()) as any;
-const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
-async function dataset(entries: { q: string; a: string; split: "TRAIN" | "TEST" }[], key = t.project.apiKey) {
-  const id = (await json(await t.request("POST", "/api/v1/datasets", { body: { name: "eval" }, key }))).id;
-  const body = {
-    entries: entries.map((e) => ({
-      messages: [
-        { role: "user", content: e.q },
-        { role: "assistant", content: e.a },
-      ],
-      split: e.split,
-    })),
-  };
-  expect((await json(await t.request("POST", `/api/v1/datasets/${id}/entries`, { body, key }))).entries_created).toBe(entries.length);
-  return id as string;
-}
-async function criterion(model = "openai:judge", key = t.project.apiKey) {
-  const r = await gql(
-    `mutation($m: String!) { createCriterion(input: {name: "c", judgeModel: $m, prompt: "Good answer? {{output}}"}) { id } }`,
-    { m: model },
-    key,
-  );
-  return r.data.createCriterion.id as string;
-}
+const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => sharedGql(t, query, variables, { key });
+const dataset = (entries: { q: string; a: string; split: "TRAIN" | "TEST" }[], key = t.project.apiKey) =>
+  createDataset(t, { name: "eval", entries: entries.map((e) => qa(e.q, e.a, e.split)), key });
+const criterion = async (judgeModel = "openai:judge", key = t.project.apiKey) => (await createCriterion(t, { judgeModel, key })).id;
 const EVAL = `query($id: ID!) { evaluation(id: $id) { id status progress { done total } criteria { criterionId version }
   summary { model criterionId passRate meanScore costUsd judged judgeErrors outputErrors inputTokens outputTokens } } }`;
-async function waitEval(id: string, statuses: string[], ms = 15_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const e = (await gql(EVAL, { id })).data.evaluation;
-    if (statuses.includes(e.status)) return e;
-    if (Date.now() > until) throw new Error(`evaluation stuck in ${e.status} (${JSON.stringify(e.progress)})`);
-    await Bun.sleep(30);
-  }
-}
-async function waitTask(id: string) {
-  for (let i = 0; i < 500; i++) {
-    const task = (await gql(`query($id: ID!) { datasetTask(id: $id) { status progress { done total } errorMessage } }`, { id })).data.datasetTask;
-    if (task.status === "DONE" || task.status === "ERROR") return task;
-    await Bun.sleep(30);
-  }
-  throw new Error("task did not finish");
-}
+const evaluation = async (id: string) => (await gql(EVAL, { id })).data.evaluation;
+const waitEval = (id: string, statuses: string[], timeoutMs = 15_000) =>
+  waitFor(() => evaluation(id), {
+    until: (e) => statuses.includes(e.status),
+    timeoutMs,
+    message: (e) => `evaluation stuck in ${e?.status} (${JSON.stringify(e?.progress)})`,
+  });
+const waitTask = (id: string) => waitForDatasetTask(t, id);
 
 const ENTRIES = [
   { q: "capital of France", a: "Paris", split: "TEST" as const },
@@ -147,11 +123,19 @@ describe("evaluations", () => {
         c: [crit],
       })
     ).data.createEvaluation;
-    await waitFor(() => gql(EVAL, { id: ev.id }), { until: (r) => r.data.evaluation.progress.done >= 2, message: "two pairs done" });
+    await waitFor(() => evaluation(ev.id), { until: (e) => e.progress.done >= 2, message: "two finished pairs" });
     const cancelled = await gql(`mutation($id: ID!) { cancelEvaluation(id: $id) { id status } }`, { id: ev.id });
     expect(cancelled.data.cancelEvaluation.status).toBe("CANCELLED");
-    await Bun.sleep(600);
+    // Pairs in flight at the cancel may still finish; once the job has ended nothing else runs.
+    await waitFor(
+      async () =>
+        (await t.deps.database.db.select({ status: jobs.status }).from(jobs).where(sql`${jobs.payload}->>'evaluationId' = ${ev.id}`))[0]?.status === "done",
+      {
+        message: "the cancelled evaluation's job to end",
+      },
+    );
     const a = (await gql(EVAL, { id: ev.id })).data.evaluation.progress.done;
+    // Time must pass to show the count stays put: this sleep is the point of the test.
     await Bun.sleep(600);
     const b = (await gql(EVAL, { id: ev.id })).data.evaluation;
     expect(b.status).toBe("CANCELLED");
@@ -173,7 +157,7 @@ describe("evaluations", () => {
         })
       ).data.createEvaluation;
       const first = startJobs(t.deps);
-      await waitFor(() => gql(EVAL, { id: ev.id }), { until: (r) => r.data.evaluation.progress.done >= 3, intervalMs: 10, message: "three pairs done" });
+      await waitFor(() => evaluation(ev.id), { until: (e) => e.progress.done >= 3, intervalMs: 10, message: "three finished pairs" });
       await first.stop();
       const midway = (await gql(EVAL, { id: ev.id })).data.evaluation.progress.done;
       expect(midway).toBeGreaterThanOrEqual(3);
@@ -287,7 +271,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
     try {
       await storeProviderKey(loop, "openai", "sk-loop-000001");
       const call = async (method: string, path: string, body?: unknown) => json(await loop.request(method, path, { body }));
-      const q = (query: string, variables: Record<string, unknown> = {}) => call("POST", "/graphql", { query, variables });
+      const q = (query: string, variables: Record<string, unknown> = {}) => sharedGql(loop, query, variables);
       // Production traffic: half the answers are good, half bad.
       for (let i = 0; i < 20; i++) {
         const r = await loop.request("POST", "/api/v1/report", {
@@ -313,14 +297,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         await q(`mutation { createCriterion(input: {name: "helpful", judgeModel: "openai:judge", prompt: "Is it helpful? Output: {{output}}"}) { id } }`)
       ).data.createCriterion.id;
 
-      const wait = async (id: string) => {
-        for (let i = 0; i < 500; i++) {
-          const t2 = (await q(`query($id: ID!) { datasetTask(id: $id) { status } }`, { id })).data.datasetTask;
-          if (t2.status === "DONE") return;
-          await Bun.sleep(20);
-        }
-        throw new Error("task stuck");
-      };
+      const wait = async (id: string) => expect((await waitForDatasetTask(loop, id, { timeoutMs: 20_000 })).status).toBe("DONE");
       await wait(
         (await q(`mutation($ds: ID!, $c: String!) { judgeDatasetEntries(input: {datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })).data
           .judgeDatasetEntries.id,
@@ -360,7 +337,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" },
       });
       expect(model.hone.status).toBe("PENDING");
-      await waitFor(() => call("GET", "/api/v1/models/support-ft"), { until: (m) => m.hone.status === "DEPLOYED", message: "support-ft deployed" });
+      await waitForModelStatus(loop, "support-ft", ["DEPLOYED"], { timeoutMs: 20_000 });
       expect((await call("GET", "/api/v1/models/support-ft")).hone.status).toBe("DEPLOYED");
       const trained = [...trainer.files.values()]
         .at(-1)!
@@ -375,17 +352,12 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
           { ds, c: [crit] },
         )
       ).data.createEvaluation;
-      let result: any;
-      for (let i = 0; i < 500; i++) {
-        result = (
-          await q(
-            `query($id: ID!) { evaluation(id: $id) { status summary { model passRate } headToHead(modelA: "hone:support-ft", modelB: "gpt-4o-mini") { aWins bWins } } }`,
-            { id: ev.id },
-          )
-        ).data.evaluation;
-        if (result.status === "DONE") break;
-        await Bun.sleep(20);
-      }
+      const EVAL_RESULT = `query($id: ID!) { evaluation(id: $id) { status summary { model passRate } headToHead(modelA: "hone:support-ft", modelB: "gpt-4o-mini") { aWins bWins } } }`;
+      const result = await waitFor(async () => (await q(EVAL_RESULT, { id: ev.id })).data.evaluation, {
+        until: (e) => e.status === "DONE",
+        timeoutMs: 20_000,
+        message: "the evaluation to finish",
+      });
       expect(result.status).toBe("DONE");
       const rate = Object.fromEntries(result.summary.map((s: any) => [s.model, s.passRate]));
       expect(rate).toEqual({ "gpt-4o-mini": 0, "hone:support-ft": 1 });

@@ -6,7 +6,7 @@ import { setProviderKey } from "../../src/domain/projects";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";
-import { waitFor } from "../helpers/wait";
+import { waitFor } from "../helpers/wait-for";
 
 const UPSTREAM_KEY = "sk-openai-test-key-9876";
 let t: TestApp;
@@ -261,8 +261,9 @@ describe("gateway to OpenAI", () => {
     const reader = res.body!.getReader();
     await reader.read();
     controller.abort();
-    await waitFor(() => fake.aborted > abortedBefore, { message: "the upstream call aborted" });
-    const log = await waitFor(() => latestLog(t), { until: (l) => l.statusCode === 499, message: "the abandoned call logged" });
+    await waitFor(() => fake.aborted > abortedBefore, { message: "the upstream request to be aborted" });
+    const log = await waitFor(() => latestLog(t), { until: (l) => l.statusCode === 499, message: "the aborted call's log" });
+    expect(fake.aborted).toBeGreaterThan(abortedBefore);
     expect(log.statusCode).toBe(499);
     expect(log.errorMessage).toContain("closed");
     const partial = (log.body.respPayload as any)?.choices?.[0]?.message?.content ?? "";

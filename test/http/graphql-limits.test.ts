@@ -2,23 +2,22 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getIntrospectionQuery } from "graphql";
 import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/app";
 import { captureQueries } from "../helpers/queries";
+import { gql } from "../helpers/gql";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
 let datasetId: string;
 let otherDatasetId: string;
 
-async function gql(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const res = await t.request("POST", "/graphql", { body: { query, variables }, headers });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
 async function newDataset(name: string, entries: number): Promise<string> {
-  const created = await gql(`mutation($name: String!) { createDataset(input: {name: $name}) { id } }`, { name });
-  const id = created.body.data.createDataset.id;
+  const created = await gql(t, `mutation($name: String!) { createDataset(input: {name: $name}) { id } }`, { name });
+  const id = created.data.createDataset.id;
   const rows = Array.from({ length: entries }, (_, i) => userAssistant(`q${i}`, `a${i}`));
-  const added = await gql(`mutation($id: ID!, $e: [JSON!]!) { addDatasetEntries(input: {datasetId: $id, entries: $e}) { entriesCreated } }`, { id, e: rows });
-  expect(added.body.data.addDatasetEntries.entriesCreated).toBe(entries);
+  const added = await gql(t, `mutation($id: ID!, $e: [JSON!]!) { addDatasetEntries(input: {datasetId: $id, entries: $e}) { entriesCreated } }`, {
+    id,
+    e: rows,
+  });
+  expect(added.data.addDatasetEntries.entriesCreated).toBe(entries);
   return id;
 }
 
@@ -79,60 +78,60 @@ describe("GraphQL limits", () => {
 
   test("within depth and page size, nested first multiplies into the cost, which refuses it", async () => {
     // depth 9 (< 10), every first <= 200: only the cost (200 x 200 rows) is over.
-    const r = await gql(nested(200, 2), { id: datasetId });
-    expect(r.body.data).toBeUndefined();
-    expect(codes(r.body)).toEqual(["VALIDATION"]);
-    expect(r.body.errors[0].message).toMatch(/^Query cost \d+ exceeds the limit of 20000 \(HONE_GRAPHQL_MAX_COST\)/);
+    const r = await gql(t, nested(200, 2), { id: datasetId });
+    expect(r.data).toBeUndefined();
+    expect(codes(r)).toEqual(["VALIDATION"]);
+    expect(r.errors[0].message).toMatch(/^Query cost \d+ exceeds the limit of 20000 \(HONE_GRAPHQL_MAX_COST\)/);
     // Smaller nested pages fit the budget and run.
-    const ok = await gql(nested(20, 2), { id: datasetId });
-    expect(ok.body.errors).toBeUndefined();
-    expect(ok.body.data.dataset.entries.edges).toHaveLength(20);
-    expect(ok.body.data.dataset.entries.edges[0].node.dataset.entries.edges).toHaveLength(20);
+    const ok = await gql(t, nested(20, 2), { id: datasetId });
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data.dataset.entries.edges).toHaveLength(20);
+    expect(ok.data.dataset.entries.edges[0].node.dataset.entries.edges).toHaveLength(20);
   });
 
   test("depth, aliases and tokens each give their own VALIDATION error naming the limit", async () => {
     const deep = `{ logs(first: 1) { edges { node { datasetEntries { dataset { entries(first: 1) { edges { node {
       dataset { entries(first: 1) { edges { node { id } } } } } } } } } } } } }`;
-    const d = await gql(deep);
-    expect(codes(d.body)).toEqual(["VALIDATION"]);
-    expect(d.body.errors[0].message).toBe("Query depth 13 exceeds the limit of 10 (HONE_GRAPHQL_MAX_DEPTH)");
+    const d = await gql(t, deep);
+    expect(codes(d)).toEqual(["VALIDATION"]);
+    expect(d.errors[0].message).toBe("Query depth 13 exceeds the limit of 10 (HONE_GRAPHQL_MAX_DEPTH)");
 
     const aliases = `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(" ")} }`;
-    const a = await gql(aliases);
-    expect(codes(a.body)).toEqual(["VALIDATION"]);
-    expect(a.body.errors[0].message).toBe("Query uses 16 aliases, more than the limit of 15 (HONE_GRAPHQL_MAX_ALIASES)");
-    expect((await gql(`{ ${Array.from({ length: 15 }, (_, i) => `a${i}: __typename`).join(" ")} }`)).body.data.a14).toBe("Query");
+    const a = await gql(t, aliases);
+    expect(codes(a)).toEqual(["VALIDATION"]);
+    expect(a.errors[0].message).toBe("Query uses 16 aliases, more than the limit of 15 (HONE_GRAPHQL_MAX_ALIASES)");
+    expect((await gql(t, `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: __typename`).join(" ")} }`)).data.a14).toBe("Query");
 
     const tokens = `{ ${"__typename ".repeat(2_100)} }`;
-    const k = await gql(tokens);
-    expect(codes(k.body)).toEqual(["VALIDATION"]);
-    expect(k.body.errors[0].message).toBe("Query has more than 2000 tokens, the limit (HONE_GRAPHQL_MAX_TOKENS)");
+    const k = await gql(t, tokens);
+    expect(codes(k)).toEqual(["VALIDATION"]);
+    expect(k.errors[0].message).toBe("Query has more than 2000 tokens, the limit (HONE_GRAPHQL_MAX_TOKENS)");
   });
 
   test("first over the page size or negative is a VALIDATION error naming the argument, never clamped", async () => {
     const q = `query($id: ID!, $n: Int) { dataset(id: $id) { entries(first: $n) { edges { node { id } } } } }`;
-    const over = await gql(q, { id: datasetId, n: 201 });
-    expect(codes(over.body)).toEqual(["VALIDATION"]);
-    expect(over.body.errors[0].message).toBe("first: 201 exceeds the page size limit of 200 (HONE_MAX_PAGE_SIZE)");
-    expect(over.body.errors[0].extensions.issues[0].path).toEqual(["dataset", "entries", "first"]);
-    const literal = await gql(`{ logs(first: 5000) { edges { node { id } } } }`);
-    expect(literal.body.errors[0].message).toBe("first: 5000 exceeds the page size limit of 200 (HONE_MAX_PAGE_SIZE)");
-    const negative = await gql(`{ logs(first: -1) { edges { node { id } } } }`);
-    expect(codes(negative.body)).toEqual(["VALIDATION"]);
-    expect(negative.body.errors[0].message).toBe("first must not be negative (got -1)");
-    const full = await gql(q, { id: datasetId, n: 200 });
-    expect(full.body.errors).toBeUndefined();
-    expect(full.body.data.dataset.entries.edges).toHaveLength(40);
+    const over = await gql(t, q, { id: datasetId, n: 201 });
+    expect(codes(over)).toEqual(["VALIDATION"]);
+    expect(over.errors[0].message).toBe("first: 201 exceeds the page size limit of 200 (HONE_MAX_PAGE_SIZE)");
+    expect(over.errors[0].extensions.issues[0].path).toEqual(["dataset", "entries", "first"]);
+    const literal = await gql(t, `{ logs(first: 5000) { edges { node { id } } } }`);
+    expect(literal.errors[0].message).toBe("first: 5000 exceeds the page size limit of 200 (HONE_MAX_PAGE_SIZE)");
+    const negative = await gql(t, `{ logs(first: -1) { edges { node { id } } } }`);
+    expect(codes(negative)).toEqual(["VALIDATION"]);
+    expect(negative.errors[0].message).toBe("first must not be negative (got -1)");
+    const full = await gql(t, q, { id: datasetId, n: 200 });
+    expect(full.errors).toBeUndefined();
+    expect(full.data.dataset.entries.edges).toHaveLength(40);
   });
 
   test("limit errors have yoga's validation status: 200 for application/json, 400 for graphql-response+json", async () => {
     const deep = nested(300, 3);
-    expect((await gql(deep, { id: datasetId })).status).toBe(200);
-    const strict = await gql(deep, { id: datasetId }, { accept: "application/graphql-response+json" });
+    expect((await gql(t, deep, { id: datasetId })).status).toBe(200);
+    const strict = await gql(t, deep, { id: datasetId }, { headers: { accept: "application/graphql-response+json" } });
     expect(strict.status).toBe(400);
-    expect(codes(strict.body)).toContain("VALIDATION");
+    expect(codes(strict)).toContain("VALIDATION");
     // The same as an ordinary validation error, so a client sees one convention.
-    const unknown = await gql(`{ datasets { nope } }`, {}, { accept: "application/graphql-response+json" });
+    const unknown = await gql(t, `{ datasets { nope } }`, {}, { headers: { accept: "application/graphql-response+json" } });
     expect(unknown.status).toBe(400);
   });
 
@@ -140,17 +139,18 @@ describe("GraphQL limits", () => {
     const contract = `query($first: Int) { logs(first: $first) {
       edges { node { id model statusCode cacheHit metadata completionId costUsd datasetEntries { id dataset { id name } } } }
       pageInfo { hasNextPage endCursor } } }`;
-    const logs = await gql(contract, { first: 200 });
-    expect(logs.body.errors).toBeUndefined();
-    expect(logs.body.data.logs.edges).toEqual([]);
+    const logs = await gql(t, contract, { first: 200 });
+    expect(logs.errors).toBeUndefined();
+    expect(logs.data.logs.edges).toEqual([]);
 
     const page = await gql(
+      t,
       `query($id: ID!) { dataset(id: $id) { id name entryCount
       entries(first: 200) { edges { node { id split messages sourceLog { id model metadata } } } } } }`,
       { id: datasetId },
     );
-    expect(page.body.errors).toBeUndefined();
-    expect(page.body.data.dataset.entries.edges).toHaveLength(40);
+    expect(page.errors).toBeUndefined();
+    expect(page.data.dataset.entries.edges).toHaveLength(40);
 
     const introspection = getIntrospectionQuery({
       descriptions: true,
@@ -160,17 +160,17 @@ describe("GraphQL limits", () => {
       inputValueDeprecation: true,
       oneOf: true,
     });
-    const schema = await gql(introspection);
-    expect(schema.body.errors).toBeUndefined();
-    expect(schema.body.data.__schema.queryType.name).toBe("Query");
+    const schema = await gql(t, introspection);
+    expect(schema.errors).toBeUndefined();
+    expect(schema.data.__schema.queryType.name).toBe("Query");
   });
 
   test("deep introspection is refused before it runs", async () => {
     // graphql 17's own MaxIntrospectionDepthRule refuses fields -> type -> fields chains; the depth
     // and cost limits count introspection fields too (only the linear ofType chain is free).
-    const r = await gql(`{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }`);
-    expect(r.body.data).toBeUndefined();
-    expect(r.body.errors[0].message).toBe("Maximum introspection depth exceeded");
+    const r = await gql(t, `{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }`);
+    expect(r.data).toBeUndefined();
+    expect(r.errors[0].message).toBe("Maximum introspection depth exceeded");
   });
 });
 
@@ -180,8 +180,8 @@ const selectsEntries = (sql: string) => sql.startsWith('select "dataset_entries"
 describe("nested connections are batched", () => {
   test("Dataset.entries under a list of datasets costs one query for all of them", async () => {
     const q = `{ datasets { id entries(first: 2) { edges { node { id datasetId } } pageInfo { hasNextPage } } } }`;
-    const { result, queries } = await captureQueries(t.deps.database.db, () => gql(q));
-    const body = result.body;
+    const { result, queries } = await captureQueries(t.deps.database.db, () => gql(t, q));
+    const body = result;
     expect(body.errors).toBeUndefined();
     const byId = new Map<string, any>(body.data.datasets.map((d: any) => [d.id, d.entries]));
     expect(byId.get(datasetId).edges).toHaveLength(2);
@@ -193,9 +193,9 @@ describe("nested connections are batched", () => {
   test("entries -> dataset -> entries: the inner pages are one query, not one per entry", async () => {
     const q = `query($id: ID!) { dataset(id: $id) { entries(first: 20) { edges { node { id
       dataset { entries(first: 5) { edges { node { id } } } } } } } } }`;
-    const { result, queries } = await captureQueries(t.deps.database.db, () => gql(q, { id: datasetId }));
-    expect(result.body.errors).toBeUndefined();
-    const outer = result.body.data.dataset.entries.edges;
+    const { result, queries } = await captureQueries(t.deps.database.db, () => gql(t, q, { id: datasetId }));
+    expect(result.errors).toBeUndefined();
+    const outer = result.data.dataset.entries.edges;
     expect(outer).toHaveLength(20);
     expect(outer[19].node.dataset.entries.edges.map((e: any) => e.node.id)).toEqual(outer.slice(0, 5).map((e: any) => e.node.id));
     // The outer page, then one query for the 20 inner pages.

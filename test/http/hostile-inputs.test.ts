@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";
+import { createCriterion } from "../helpers/factories";
 
 // Hostile values a client holding a valid key can send: each is a clear 400, or is stored with
 // the value sanitised or clamped; none reaches a 500.
@@ -91,10 +92,10 @@ describe("/report: stored sanitised or clamped", () => {
     const r = await post("/report", {
       requestedAt: Date.now() - 1000,
       receivedAt: Date.now(),
-      reqPayload: { model: "gpt\u0000-4o", messages: [{ role: "user", content: "a\ud800b\udc00c\u0000d 😀" }], "k\ud800": 1 },
+      reqPayload: { model: "gpt\u0000-4o", messages: [{ role: "user", content: "a\ud800b\udc00c\u0000d 😀" }], ["k\ud800"]: 1 },
       respPayload: { id: "chatcmpl-\ud800", choices: [] },
       errorMessage: "bad\u0000\ud800",
-      tags: { "t\u0000": "v\ud800" },
+      tags: { ["t\u0000"]: "v\ud800" },
     });
     expect(r).toEqual({ status: 200, body: { status: "ok" } });
     const log = await latestLog(t);
@@ -223,15 +224,7 @@ describe("criteria ids and list caps", () => {
   });
 });
 
-async function gqlCreate(name: string): Promise<string> {
-  const res = await t.request("POST", "/graphql", {
-    body: {
-      query: `mutation($n: String!) { createCriterion(input: {name: $n, judgeModel: "openai:judge-1", prompt: "Judge {{output}}"}) { id } }`,
-      variables: { n: name },
-    },
-  });
-  return ((await res.json()) as any).data.createCriterion.id;
-}
+const gqlCreate = async (name: string) => (await createCriterion(t, { name, judgeModel: "openai:judge-1", prompt: "Judge {{output}}" })).id;
 
 describe("tRPC and filters", () => {
   test("statusCode: 1e10 and other values no column can hold are 400", async () => {

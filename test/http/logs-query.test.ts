@@ -1,25 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTRPCClient, httpLink } from "@trpc/client";
 import { systemCtx } from "../../src/context";
 import { createDeps } from "../../src/deps";
 import { insertRequestLogs, logIdAt, type NewRequestLog } from "../../src/domain/logs";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { startLogRetention } from "../../src/background/retention";
 import { createLogger } from "../../src/logger";
-import { createTestApp, serve, testConfig, type TestApp } from "../helpers/app";
+import { createTestApp, testConfig, type TestApp } from "../helpers/app";
 import { logsOf } from "../helpers/logs";
 import { captureQueries } from "../helpers/queries";
 import { inArray } from "drizzle-orm";
 import { requestLogBodies } from "../../src/db/schema";
+import { gql } from "../helpers/gql";
+import { trpcClient } from "../helpers/trpc";
 
 let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
 beforeAll(async () => {
   t = await createTestApp();
-  server = serve(t.app);
 });
 afterAll(async () => {
-  await server.stop();
   await t.close();
 });
 
@@ -27,7 +24,6 @@ async function report(body: Record<string, unknown>, key = t.project.apiKey) {
   const res = await t.request("POST", "/api/v1/report", { body, key });
   expect(res.status).toBe(200);
 }
-const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
 const LOGS = `query($filter: LogFilterInput, $first: Int, $after: String) {
   logs(filter: $filter, first: $first, after: $after) {
     edges { node { id model statusCode cacheHit metadata completionId costUsd source reqPayload respPayload } }
@@ -54,9 +50,9 @@ describe("log queries", () => {
   });
 
   test("every filter of LogFilterInput, newest first, with bodies", async () => {
-    const all = await gql(LOGS, { filter: { from: startedAt.toISOString() } });
+    const all = await gql(t, LOGS, { filter: { from: startedAt.toISOString() } });
     expect(all.data.logs.edges.map((e: any) => e.node.completionId)).toEqual(["cmp-3", "cmp-2", "cmp-1"]);
-    const ids = async (filter: object) => (await gql(LOGS, { filter })).data.logs.edges.map((e: any) => e.node.completionId);
+    const ids = async (filter: object) => (await gql(t, LOGS, { filter })).data.logs.edges.map((e: any) => e.node.completionId);
     expect(await ids({ model: "alpha" })).toEqual(["cmp-2", "cmp-1"]);
     expect(await ids({ statusCode: 500 })).toEqual(["cmp-2"]);
     expect(await ids({ completionId: "cmp-3" })).toEqual(["cmp-3"]);
@@ -81,28 +77,28 @@ describe("log queries", () => {
   });
 
   test("log(id) and another project's logs are NOT_FOUND and never listed", async () => {
-    const list = await gql(LOGS, { filter: { completionId: "cmp-1" } });
+    const list = await gql(t, LOGS, { filter: { completionId: "cmp-1" } });
     const id = list.data.logs.edges[0].node.id;
-    const one = await gql(`query($id: ID!) { log(id: $id) { id completionId respPayload } }`, { id });
+    const one = await gql(t, `query($id: ID!) { log(id: $id) { id completionId respPayload } }`, { id });
     expect(one.data.log).toEqual({ id, completionId: "cmp-1", respPayload: { id: "cmp-1" } });
 
     const other = await t.createProject("other");
     await report({ reqPayload: { model: "alpha" }, respPayload: { id: "theirs" } }, other.apiKey);
-    const theirs = (await gql(LOGS, {}, other.apiKey)).data.logs.edges[0].node.id;
-    expect((await gql(`query($id: ID!) { log(id: $id) { id } }`, { id: theirs })).errors[0].extensions.code).toBe("NOT_FOUND");
-    const mine = await gql(LOGS, { filter: { completionId: "theirs" } });
+    const theirs = (await gql(t, LOGS, {}, { key: other.apiKey })).data.logs.edges[0].node.id;
+    expect((await gql(t, `query($id: ID!) { log(id: $id) { id } }`, { id: theirs })).errors[0].extensions.code).toBe("NOT_FOUND");
+    const mine = await gql(t, LOGS, { filter: { completionId: "theirs" } });
     expect(mine.data.logs.edges).toEqual([]);
-    expect((await gql(LOGS, { filter: { model: "alpha" } }, other.apiKey)).data.logs.edges).toHaveLength(1);
+    expect((await gql(t, LOGS, { filter: { model: "alpha" } }, { key: other.apiKey })).data.logs.edges).toHaveLength(1);
   });
 
   test("bad filters are VALIDATION errors", async () => {
-    expect((await gql(LOGS, { after: "garbage" })).errors[0].extensions.code).toBe("VALIDATION");
-    expect((await gql(LOGS, { first: 1000 })).errors[0].extensions.code).toBe("VALIDATION");
-    expect((await gql(LOGS, { filter: { from: "not a date" } })).errors[0].extensions.code).toBe("VALIDATION");
+    expect((await gql(t, LOGS, { after: "garbage" })).errors[0].extensions.code).toBe("VALIDATION");
+    expect((await gql(t, LOGS, { first: 1000 })).errors[0].extensions.code).toBe("VALIDATION");
+    expect((await gql(t, LOGS, { filter: { from: "not a date" } })).errors[0].extensions.code).toBe("VALIDATION");
   });
 
   test("tRPC logs.list and logs.get take the same filter", async () => {
-    const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${t.project.apiKey}` } })] });
+    const trpc = trpcClient(t);
     const page = await trpc.logs.list.query({ filter: { model: "alpha", metadata: [{ key: "env", equals: "dev" }] } });
     expect(page.logs.map((l) => l.completionId)).toEqual(["cmp-2"]);
     expect(page.logs[0]!.errorMessage).toBe("boom");
@@ -119,7 +115,7 @@ describe("log queries", () => {
     let after: string | null = null;
     let inserted = 0;
     for (;;) {
-      const page: any = await gql(LOGS, { first: 7, after }, proj.apiKey);
+      const page: any = await gql(t, LOGS, { first: 7, after }, { key: proj.apiKey });
       seen.push(...page.data.logs.edges.map((e: any) => e.node.completionId));
       // New calls land between page reads.
       await Promise.all([0, 1, 2].map(() => report({ reqPayload: { model: "p" }, respPayload: { id: `new-${inserted++}` } }, proj.apiKey)));
@@ -135,7 +131,7 @@ describe("log queries", () => {
   test("a list of logs with bodies loads the bodies in one batched query", async () => {
     const proj = await t.createProject("batch");
     for (let i = 0; i < 5; i++) await report({ reqPayload: { model: "b", i }, respPayload: { id: `b-${i}` } }, proj.apiKey);
-    const { result: r, queries } = await captureQueries(t.deps.database.db, () => gql(LOGS, { first: 5 }, proj.apiKey));
+    const { result: r, queries } = await captureQueries(t.deps.database.db, () => gql(t, LOGS, { first: 5 }, { key: proj.apiKey }));
     expect(r.data.logs.edges.map((e: any) => e.node.reqPayload.i)).toEqual([4, 3, 2, 1, 0]);
     const bodyQueries = queries.filter((q) => q.includes("request_log_bodies"));
     expect(bodyQueries).toHaveLength(1);

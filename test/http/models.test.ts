@@ -11,6 +11,7 @@ import type { Worker } from "../../src/background/worker";
 import { createLogger } from "../../src/logger";
 import { createTestApp, serve, testConfig, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
+import { waitForModelStatus } from "../helpers/factories";
 import { latestLog } from "../helpers/logs";
 
 let t: TestApp;
@@ -71,15 +72,7 @@ async function datasetWithEntries(key?: string): Promise<string> {
   expect((await api("POST", `/datasets/${ds}/entries`, { entries }, key)).body.entries_created).toBe(3);
   return ds;
 }
-async function waitForStatus(slug: string, wanted: string[], ms = 10_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const m = (await api("GET", `/models/${slug}`)).body;
-    if (wanted.includes(m.hone?.status)) return m;
-    if (Date.now() > until) throw new Error(`model ${slug} stuck in ${m.hone?.status}`);
-    await Bun.sleep(25);
-  }
-}
+const waitForStatus = (slug: string, wanted: string[], timeoutMs = 10_000) => waitForModelStatus(t, slug, wanted, { timeoutMs });
 
 describe("the state machine", () => {
   test("only the documented transitions are allowed", () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenPipeOpenAI from "openpipe/openai";
 import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
-import { waitFor } from "../helpers/wait";
+import { waitFor } from "../helpers/wait-for";
 
 // The official `openpipe` npm SDK, unchanged, with its OpenPipe base URL pointed at Hone and
 // OpenAI's base URL at a fake upstream (the same one Hone calls).
@@ -113,10 +113,7 @@ describe("the openpipe SDK against Hone", () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
     expect(text).toBe("echo: direct stream");
     await stream.openpipe?.reportingFinished;
-    await waitFor(() => latest(), {
-      until: (l) => l.respPayload?.choices?.[0]?.message?.content === "echo: direct stream",
-      message: "the reported stream logged",
-    });
+    await waitFor(latest, { until: (l) => l.respPayload?.choices?.[0]?.message?.content === "echo: direct stream", message: "the streamed call's log" });
     expect((await latest()).respPayload.choices[0].message.content).toBe("echo: direct stream");
   });
 

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { TRPCClientError } from "@trpc/client";
 import type OpenAI from "openai";
 import { createApp } from "../../src/app";
 import { createDeps } from "../../src/deps";
 import { createLogger } from "../../src/logger";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
+import { gql } from "../helpers/gql";
+import { trpcClient } from "../helpers/trpc";
 
 let t: TestApp;
 let gemini: FakeUpstream;
@@ -31,31 +32,30 @@ afterAll(async () => {
   await t.close();
 });
 
-const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => t.gql(query, variables, key);
-const trpc = (key = t.project.apiKey) =>
-  createTRPCClient<AppRouter>({ links: [httpLink({ url: `${server.url}/trpc`, headers: { authorization: `Bearer ${key}` } })] });
-
 describe("provider keys", () => {
   test("set through GraphQL: only the last 4 characters come back; the stored value is ciphertext", async () => {
-    const r = await gql(`mutation($k: String!) { setProviderKey(input: {provider: "gemini", apiKey: $k}) { provider last4 } }`, { k: "gemini-key-abcd" });
+    const r = await gql(t, `mutation($k: String!) { setProviderKey(input: {provider: "gemini", apiKey: $k}) { provider last4 } }`, { k: "gemini-key-abcd" });
     expect(r.data.setProviderKey).toEqual({ provider: "gemini", last4: "abcd" });
-    const listed = await gql(`{ providerKeys { provider last4 } }`);
+    const listed = await gql(t, `{ providerKeys { provider last4 } }`);
     expect(listed.data.providerKeys).toEqual([{ provider: "gemini", last4: "abcd" }]);
     const rows = await t.deps.database.db.query.providerKeys.findMany({ where: { projectId: t.project.projectId } });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.keyCiphertext).not.toContain("gemini-key-abcd");
     expect(rows[0]!.keyCiphertext).toMatch(/^v1:/);
-    expect(JSON.stringify(await trpc().providerKeys.list.query())).not.toContain("gemini-key-abcd");
+    expect(JSON.stringify(await trpcClient(t).providerKeys.list.query())).not.toContain("gemini-key-abcd");
   });
 
   test("set through tRPC; bad providers and keys are rejected", async () => {
-    expect(await trpc().providerKeys.set.mutate({ provider: "openai", apiKey: "sk-tRPC-key-1234" })).toMatchObject({ provider: "openai", last4: "1234" });
-    const err = await trpc()
+    expect(await trpcClient(t).providerKeys.set.mutate({ provider: "openai", apiKey: "sk-tRPC-key-1234" })).toMatchObject({
+      provider: "openai",
+      last4: "1234",
+    });
+    const err = await trpcClient(t)
       .providerKeys.set.mutate({ provider: "mistral" as never, apiKey: "sk-12345678" })
       .catch((e) => e);
     expect(err).toBeInstanceOf(TRPCClientError);
     expect(err.data.httpStatus).toBe(400);
-    const gqlErr = await gql(`mutation { setProviderKey(input: {provider: "openai", apiKey: "x"}) { last4 } }`);
+    const gqlErr = await gql(t, `mutation { setProviderKey(input: {provider: "openai", apiKey: "x"}) { last4 } }`);
     expect(gqlErr.errors[0].extensions.code).toBe("VALIDATION");
   });
 
@@ -101,6 +101,7 @@ describe("provider keys", () => {
 describe("custom providers", () => {
   test("kind openai: any OpenAI-compatible base URL, called as hone:<slug>/<model>", async () => {
     const r = await gql(
+      t,
       `mutation($u: String!) { createCustomProvider(input: {slug: "local-llm", kind: "openai", baseUrl: $u, apiKey: "custom-key-wxyz"}) { id slug kind baseUrl } }`,
       { u: `${custom.url}/v1/` },
     );
@@ -122,7 +123,7 @@ describe("custom providers", () => {
   });
 
   test("kind azure: deployment path, api-version and api-key header", async () => {
-    const created = await trpc().customProviders.create.mutate({
+    const created = await trpcClient(t).customProviders.create.mutate({
       slug: "azure-east",
       kind: "azure",
       baseUrl: azure.url,
@@ -145,13 +146,13 @@ describe("custom providers", () => {
   });
 
   test("validation, conflicts, unknown slugs and isolation", async () => {
-    const noVersion = await gql(`mutation { createCustomProvider(input: {slug: "az2", kind: "azure", baseUrl: "https://x.openai.azure.com"}) { id } }`);
+    const noVersion = await gql(t, `mutation { createCustomProvider(input: {slug: "az2", kind: "azure", baseUrl: "https://x.openai.azure.com"}) { id } }`);
     expect(noVersion.errors[0].extensions.code).toBe("VALIDATION");
-    const badKind = await gql(`mutation { createCustomProvider(input: {slug: "k", kind: "bedrock", baseUrl: "https://x"}) { id } }`);
+    const badKind = await gql(t, `mutation { createCustomProvider(input: {slug: "k", kind: "bedrock", baseUrl: "https://x"}) { id } }`);
     expect(badKind.errors[0].extensions.code).toBe("VALIDATION");
-    const badSlug = await gql(`mutation { createCustomProvider(input: {slug: "Has Spaces", kind: "openai", baseUrl: "https://x"}) { id } }`);
+    const badSlug = await gql(t, `mutation { createCustomProvider(input: {slug: "Has Spaces", kind: "openai", baseUrl: "https://x"}) { id } }`);
     expect(badSlug.errors[0].extensions.code).toBe("VALIDATION");
-    const dup = await gql(`mutation { createCustomProvider(input: {slug: "local-llm", kind: "openai", baseUrl: "https://x"}) { id } }`);
+    const dup = await gql(t, `mutation { createCustomProvider(input: {slug: "local-llm", kind: "openai", baseUrl: "https://x"}) { id } }`);
     expect(dup.errors[0].extensions.code).toBe("CONFLICT");
 
     const unknown = await client.chat.completions.create({ model: "hone:nope/m", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
@@ -162,9 +163,17 @@ describe("custom providers", () => {
     const otherClient = openAiClient(server.url, other.apiKey);
     const hidden = await otherClient.chat.completions.create({ model: "hone:local-llm/m", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
     expect(hidden.status).toBe(404);
-    expect((await gql(`{ customProviders { slug } providerKeys { provider } }`, {}, other.apiKey)).data).toEqual({ customProviders: [], providerKeys: [] });
+    expect((await gql(t, `{ customProviders { slug } providerKeys { provider } }`, {}, { key: other.apiKey })).data).toEqual({
+      customProviders: [],
+      providerKeys: [],
+    });
     // Their own slug of the same name is fine.
-    const theirs = await gql(`mutation { createCustomProvider(input: {slug: "local-llm", kind: "openai", baseUrl: "https://y"}) { slug } }`, {}, other.apiKey);
+    const theirs = await gql(
+      t,
+      `mutation { createCustomProvider(input: {slug: "local-llm", kind: "openai", baseUrl: "https://y"}) { slug } }`,
+      {},
+      { key: other.apiKey },
+    );
     expect(theirs.data.createCustomProvider.slug).toBe("local-llm");
   });
 });
