@@ -255,6 +255,14 @@ describe("streams are one JSON object per data: line, ending with [DONE]", () =>
       expect(data.at(-1)).toBe("[DONE]");
       expect(data.filter((d) => d === "[DONE]")).toHaveLength(1);
       everyFrameIsJson(data);
+      const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+      if ("stream_options" in extra) {
+        expect(chunks.at(-1).usage).toMatchObject({ prompt_tokens: 11 });
+      } else {
+        // Hone asked the upstream for usage; the client did not, so no chunk carries the member
+        // (not even the `usage: null` the upstream puts on every chunk once usage is asked for).
+        expect(chunks.some((c) => "usage" in c)).toBe(false);
+      }
     }
   });
 

@@ -154,10 +154,15 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       for await (const upstreamChunk of upstream) {
         const chunk = echo(upstreamChunk);
         merger.add(chunk);
-        // Hone always asks upstream for usage (to log and price streams); clients that did not
-        // ask for it do not get the extra usage-only chunk.
-        if ((chunk.choices?.length ?? 0) === 0 && !clientWantsUsage) continue;
-        yield chunk;
+        if (clientWantsUsage) {
+          yield chunk;
+          continue;
+        }
+        // Hone always asks upstream for usage (to log and price streams). A client that did not
+        // ask gets the stream it would have got: no usage-only chunk and no `usage: null` on the
+        // others. Other chunks without choices (Azure's prompt_filter_results) pass as they are.
+        if (!("usage" in chunk)) yield chunk;
+        else if (chunk.usage == null || (chunk.choices?.length ?? 0) > 0) yield withoutUsage(chunk);
       }
       outcome = { statusCode: 200, errorMessage: null };
       // Stored before the stream closes, so a request sent right after the end can hit.
@@ -175,6 +180,11 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     }
   }
   return { kind: "stream", chunks: relay(), cache: cacheStatus };
+}
+
+function withoutUsage(chunk: ChatCompletionChunk): ChatCompletionChunk {
+  const { usage: _usage, ...rest } = chunk;
+  return rest as ChatCompletionChunk;
 }
 
 /** Tags in the body (`metadata`, `hone.tags`) must be flat before the schema says anything else. */
