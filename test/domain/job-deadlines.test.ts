@@ -8,8 +8,21 @@ import { startJobs } from "../../src/background";
 import { startWorker, type JobHandler, type Worker } from "../../src/background/worker";
 import { createLogger } from "../../src/logger";
 import { createTestApp, storeProviderKey, testConfig, type TestApp } from "../helpers/app";
+import { createCriterion, createDataset, qa } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import { gqlData } from "../helpers/gql";
 
+/** An evaluation of `model` over one TEST entry, judged by one criterion. */
+async function evaluationOf(name: string, model: string): Promise<string> {
+  const datasetId = await createDataset(t, { name, entries: [qa("q", "a", "TEST")] });
+  const crit = await createCriterion(t, { name: "c", judgeModel: "openai:judge", prompt: "ok? {{output}}" });
+  const made = await gqlData<{ createEvaluation: { id: string } }>(
+    t,
+    "mutation($ds: ID!, $m: [String!]!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: $m, criterionIds: $c}) { id } }",
+    { ds: datasetId, m: [model], c: [crit.id] },
+  );
+  return made.createEvaluation.id;
+}
 let t: TestApp;
 let fake: FakeUpstream;
 
@@ -106,28 +119,7 @@ describe("job step deadline", () => {
   });
 
   test("an evaluation step over its deadline aborts its model calls and stores no result for them", async () => {
-    const api = async (method: string, path: string, body?: unknown) => (await t.request(method, path, { body })).json() as Promise<any>;
-    const ds = (await api("POST", "/api/v1/datasets", { name: "deadline" })).id;
-    await api("POST", `/api/v1/datasets/${ds}/entries`, {
-      entries: [
-        {
-          messages: [
-            { role: "user", content: "q" },
-            { role: "assistant", content: "a" },
-          ],
-          split: "TEST",
-        },
-      ],
-    });
-    const crit = (
-      await api("POST", "/graphql", { query: `mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "ok? {{output}}"}) { id } }` })
-    ).data.createCriterion.id;
-    const ev = (
-      await api("POST", "/graphql", {
-        query: `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["hang"], criterionIds: $c}) { id } }`,
-        variables: { ds, c: [crit] },
-      })
-    ).data.createEvaluation.id;
+    const ev = await evaluationOf("deadline", "hang");
     const abortedBefore = fake.aborted;
     const worker = startJobs(t.deps, { pollMs: 20 });
     await withWorkers([worker], async () => {
@@ -213,28 +205,7 @@ describe("a job whose worker keeps stopping", () => {
   });
 
   test("the worker fails it and what it worked on shows the error (an evaluation goes to ERROR)", async () => {
-    const api = async (method: string, path: string, body?: unknown) => (await t.request(method, path, { body })).json() as Promise<any>;
-    const ds = (await api("POST", "/api/v1/datasets", { name: "crashes" })).id;
-    await api("POST", `/api/v1/datasets/${ds}/entries`, {
-      entries: [
-        {
-          messages: [
-            { role: "user", content: "q" },
-            { role: "assistant", content: "a" },
-          ],
-          split: "TEST",
-        },
-      ],
-    });
-    const crit = (
-      await api("POST", "/graphql", { query: `mutation { createCriterion(input: {name: "c", judgeModel: "openai:judge", prompt: "ok? {{output}}"}) { id } }` })
-    ).data.createCriterion.id;
-    const ev = (
-      await api("POST", "/graphql", {
-        query: `mutation($ds: ID!, $c: [String!]!) { createEvaluation(input: {datasetId: $ds, models: ["gpt-4o-mini"], criterionIds: $c}) { id } }`,
-        variables: { ds, c: [crit] },
-      })
-    ).data.createEvaluation.id;
+    const ev = await evaluationOf("crashes", "gpt-4o-mini");
     // As if workers had claimed it maxAttempts times and died each time.
     const [job] = await t.deps.database.db.select().from(jobs).where(sql`${jobs.payload}->>'evaluationId' = ${ev}`);
     await t.deps.database.db
@@ -244,8 +215,7 @@ describe("a job whose worker keeps stopping", () => {
     const worker = startJobs(t.deps, { pollMs: 20 });
     const shown = await withWorkers([worker], () =>
       until("the evaluation showing the failure", async () => {
-        const e = (await api("POST", "/graphql", { query: `query($id: ID!) { evaluation(id: $id) { status errorMessage } }`, variables: { id: ev } })).data
-          .evaluation;
+        const e = (await gqlData(t, "query($id: ID!) { evaluation(id: $id) { status errorMessage } }", { id: ev })).evaluation;
         return e.status === "ERROR" && e;
       }),
     );
