@@ -97,6 +97,12 @@ export function toDomainError(err: unknown): DomainError {
   // on PGlite, a number past its column). That is a bad input, not a broken server: a 400 that
   // says what to remove, and nothing stored changed (the statement did not run).
   if (state?.startsWith("22")) return dataException(state);
+  // 23503 foreign_key_violation: every verb checks what it refers to before it writes, so this is
+  // the race where that thing was deleted in between (seen by the fuzzer: a batch that deletes a
+  // dataset while starting a task on it). What it refers to no longer exists: a 404.
+  if (state === "23503") {
+    return new DomainError("NOT_FOUND", "Something this request refers to no longer exists: it was deleted while the request ran");
+  }
   return new DomainError("INTERNAL", "Internal server error");
 }
 
