@@ -44,3 +44,5 @@ export function checkPageSize(value: number | null | undefined, maxPageSize: num
 }
 /** Bytes of an upstream error body Hone reads at most (the rest is discarded unread). */
 export const MAX_UPSTREAM_ERROR_BODY_BYTES = 64 * 1024;
+/** Active (unrevoked) API keys one project may hold: the key list stays a page, not a dump. */
+export const MAX_ACTIVE_API_KEYS = 100;

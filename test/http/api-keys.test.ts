@@ -5,6 +5,7 @@ import { createApp, type App } from "../../src/app";
 import { apiKeys } from "../../src/db/schema";
 import { createDeps } from "../../src/deps";
 import { createLogger } from "../../src/logger";
+import { MAX_ACTIVE_API_KEYS } from "../../src/limits";
 import { createTestApp, testConfig, type TestApp } from "../helpers/app";
 import { gql } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
@@ -75,6 +76,20 @@ describe("API keys through GraphQL", () => {
     }
     const trimmed = await gql(t, CREATE, { name: "  laptop  " });
     expect(trimmed.data.createApiKey.key.name).toBe("laptop");
+  });
+
+  test("a project holds at most MAX_ACTIVE_API_KEYS active keys; revoking one makes room", async () => {
+    const p = await t.createProject("many-keys");
+    const made: string[] = [];
+    for (let i = 1; i < MAX_ACTIVE_API_KEYS; i++) {
+      const r = await gql(t, CREATE, { name: `k${i}` }, { key: p.apiKey });
+      made.push(r.data.createApiKey.key.id);
+    }
+    const over = await gql(t, CREATE, { name: "one too many" }, { key: p.apiKey });
+    expect(over.errors[0].extensions.code).toBe("VALIDATION");
+    expect(over.errors[0].message).toContain(`at most ${MAX_ACTIVE_API_KEYS} active API keys`);
+    await gql(t, "mutation($id: ID!) { revokeApiKey(id: $id) { id } }", { id: made[0] }, { key: p.apiKey });
+    expect((await gql(t, CREATE, { name: "room again" }, { key: p.apiKey })).data.createApiKey.key.name).toBe("room again");
   });
 
   test("lastUsedAt is recorded, at most once a minute", async () => {

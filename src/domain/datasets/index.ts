@@ -9,7 +9,7 @@ export { exportDataset } from "./export-dataset";
 export { importDatasetJsonl } from "./import-jsonl";
 export { importLogsToDataset, ImportLogsInput, type ImportLogsResult } from "./import-logs";
 export { loadDatasets, loadEntriesBySourceLog, loadEntryPages, loadEntryVerdicts, type EntryPageArgs } from "./load-graph";
-export { revertDatasetEntryRelabel, RevertEntryInput } from "./revert-dataset-entry-relabel";
+export { revertDatasetEntryRelabel } from "./revert-dataset-entry-relabel";
 export { getDatasetTask } from "./get-dataset-task";
 export { judgeDatasetEntries } from "./judge-dataset-entries";
 export { relabelDatasetEntries } from "./relabel-dataset-entries";

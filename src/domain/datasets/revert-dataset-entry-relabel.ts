@@ -1,12 +1,9 @@
 import { and, eq, gte } from "drizzle-orm";
-import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, entryVerdicts } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { entryContentHash, toDatasetEntry, verdictsOfEntries } from "./internal";
-import type { DatasetEntryInput, DatasetEntryWithVerdicts } from "./schemas";
-
-export const RevertEntryInput = z.object({ entryId: z.string().min(1).max(100) });
+import { type DatasetEntryInput, type DatasetEntryWithVerdicts, RevertEntryInput } from "./schemas";
 
 /**
  * Rejects a relabelling: the entry gets back the messages it had before its first relabelling.

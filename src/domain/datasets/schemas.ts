@@ -138,3 +138,6 @@ export type DatasetEntryPage<E extends DatasetEntry = DatasetEntry> = {
   hasNextPage: boolean;
   endCursor: string | null;
 };
+
+/** revertDatasetEntry: the entry whose relabelling is rejected. */
+export const RevertEntryInput = z.object({ entryId: z.string().min(1).max(100) });

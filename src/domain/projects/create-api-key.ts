@@ -1,7 +1,8 @@
-import { eq } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import { dbOf, type BaseCtx } from "../../context";
 import { apiKeys, projects } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
+import { MAX_ACTIVE_API_KEYS } from "../../limits";
 import { apiKeyInfoColumns, generateApiKey, hashApiKey, toApiKeyInfo } from "./internal";
 import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";
 
@@ -15,6 +16,16 @@ export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promis
   const db = dbOf(ctx);
   const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, input.projectId));
   if (!project) throw notFound("Project", input.projectId);
+  // Checked before the insert, not under a lock: concurrent creations may pass it together, so
+  // the bound is approximate by the number of requests in flight, which is what it is for.
+  const [active] = await db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
+  if ((active?.n ?? 0) >= MAX_ACTIVE_API_KEYS && !input.apiKey) {
+    const message = `A project may hold at most ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before creating another`;
+    throw new DomainError("VALIDATION", message, { issues: [{ message }] });
+  }
   const apiKey = input.apiKey ?? generateApiKey();
   const keyHash = hashApiKey(apiKey);
   const keyId = ctx.deps.ids("apiKey");
