@@ -90,6 +90,16 @@ const EnvSchema = z.object({
     .default(15 * 60_000),
   HONE_API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   HONE_LOG_FINETUNE_CALLS: z.enum(["always", "on-request"]).default("on-request"),
+  HONE_SESSION_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(12 * 3_600_000),
+  HONE_SESSION_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(7 * 24 * 3_600_000),
 });
 
 export type Config = {
@@ -156,6 +166,10 @@ export type Config = {
    * client asks (op-log-request: true, hone.logRequest: true or store: true); `always` logs all.
    */
   logFinetuneCalls: "always" | "on-request";
+  /** A console session ends after this long without a request (sliding). */
+  sessionIdleMs: number;
+  /** ... and this long after sign-in, however active (absolute). */
+  sessionMaxMs: number;
 };
 
 export class ConfigError extends Error {
@@ -213,5 +227,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobStepTimeoutMs: e.HONE_JOB_STEP_TIMEOUT_MS,
     apiKeyCacheMs: e.HONE_API_KEY_CACHE_MS,
     logFinetuneCalls: e.HONE_LOG_FINETUNE_CALLS,
+    sessionIdleMs: e.HONE_SESSION_IDLE_MS,
+    sessionMaxMs: e.HONE_SESSION_MAX_MS,
   };
 }

@@ -40,3 +40,10 @@ export async function decryptSecret(secret: Uint8Array, stored: string, aad: str
     throw new DecryptError("authentication failed");
   }
 }
+
+/** Compares two secrets in time that does not depend on where they differ. */
+export function secretsEqual(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}

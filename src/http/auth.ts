@@ -1,4 +1,5 @@
 import type { Actor, BaseCtx, Ctx } from "../context";
+import { secretsEqual } from "../crypto";
 import type { Deps } from "../deps";
 import { authenticateApiKey } from "../domain/projects";
 import { DomainError } from "../errors";
@@ -23,9 +24,7 @@ function isAdminToken(deps: Deps, authorization: string | null): boolean {
   if (!expected || !authorization) return false;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!m) return false;
-  const a = Buffer.from(m[1]!);
-  const b = Buffer.from(expected);
-  return a.length === b.length && crypto.timingSafeEqual(a, b);
+  return secretsEqual(m[1]!, expected);
 }
 
 export type Principal = { kind: "project"; ctx: Ctx } | { kind: "admin"; ctx: BaseCtx };

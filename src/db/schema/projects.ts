@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
 export const projects = pgTable("projects", {
   id: text("id").primaryKey(),
@@ -26,4 +26,26 @@ export const apiKeys = pgTable(
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [index().on(t.projectId)],
+);
+
+// Console sign-ins. The browser holds only a random token (in an HttpOnly cookie); its SHA-256 is
+// stored. A session of a key dies with the key (checked at every request); an admin session has
+// no key and may switch between projects.
+export const consoleSessions = pgTable(
+  "console_sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    /** The project the session acts on: the key's project, or the one an admin switched to. */
+    projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
+    apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
+    isAdmin: boolean("is_admin").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** Moved forward at most every few seconds; the idle limit counts from it. */
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** The absolute limit. */
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [index().on(t.apiKeyId), index().on(t.expiresAt)],
 );

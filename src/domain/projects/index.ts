@@ -9,6 +9,7 @@ export { getCustomProvider, getProviderApiKey } from "./get-upstream-credentials
 export { listApiKeys } from "./list-api-keys";
 export { listCustomProviders } from "./list-custom-providers";
 export { listProviderKeys } from "./list-provider-keys";
+export { listProjects } from "./list-projects";
 export * from "./provider-settings";
 export * from "./schemas";
 export { revokeApiKey } from "./revoke-api-key";

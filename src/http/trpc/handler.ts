@@ -1,7 +1,9 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Deps } from "../../deps";
 import { errorFields } from "../../logger";
+import { toDomainError } from "../../errors";
 import { resolvePrincipal } from "../auth";
+import { authenticateSession, sessionTokenOf } from "../session-cookie";
 import { requestMeta } from "../request-meta";
 import { domainErrorOf } from "./init";
 import { appRouter } from "./router";
@@ -37,12 +39,29 @@ export function createTrpcHandler(deps: Deps): (request: Request) => Promise<Res
       req: request,
       router: appRouter,
       maxBatchSize,
-      createContext: async () => {
+      createContext: async ({ resHeaders }) => {
+        const requestId = requestMeta(request).requestId;
+        const base = { deps, request, resHeaders, requestId, session: null, sessionToken: null, admin: null };
+        // A bearer token (API key or admin token) wins; otherwise the console's session cookie.
+        const sessionToken = request.headers.get("authorization") ? null : sessionTokenOf(request);
+        if (sessionToken) {
+          try {
+            const auth = await authenticateSession(deps, request, sessionToken);
+            return { ...base, sessionToken, session: auth.session, principal: auth.principal, admin: auth.admin?.ctx ?? null, authError: null };
+          } catch (err) {
+            const domain = toDomainError(err);
+            if (domain.code === "UNAUTHORIZED" || domain.code === "FORBIDDEN" || domain.code === "UNAVAILABLE") {
+              return { ...base, principal: null, authError: domain };
+            }
+            throw err;
+          }
+        }
         const auth = await resolvePrincipal(deps, request);
+        const principal = "principal" in auth ? auth.principal : null;
         return {
-          deps,
-          requestId: requestMeta(request).requestId,
-          principal: "principal" in auth ? auth.principal : null,
+          ...base,
+          principal,
+          admin: principal?.kind === "admin" ? principal.ctx : null,
           authError: "error" in auth ? auth.error : null,
         };
       },

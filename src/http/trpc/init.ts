@@ -4,12 +4,22 @@ import { z } from "zod";
 import type { BaseCtx, Ctx } from "../../context";
 import type { Deps } from "../../deps";
 import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../errors";
+import type { ResolvedSession } from "../../domain/sessions";
 import type { Principal } from "../auth";
 
 type TrpcContext = {
   deps: Deps;
+  request: Request;
+  /** Headers added to the response (the session cookie). */
+  resHeaders: Headers;
   requestId: string;
   principal: Principal | null;
+  /** The admin, by bearer token or by an admin console session. */
+  admin: BaseCtx | null;
+  /** The console session the request came with (cookie), when it did. */
+  session: ResolvedSession | null;
+  /** The session cookie's token, to sign it out. */
+  sessionToken: string | null;
   /** Why authentication failed, reported by the procedures that need it. */
   authError: DomainError | null;
 };
@@ -106,6 +116,7 @@ const t = initTRPC.context<TrpcContext>().create({
 });
 
 export const router = t.router;
+export const middleware = t.middleware;
 
 // Domain errors thrown by a verb reach tRPC as INTERNAL_SERVER_ERROR with the DomainError as
 // cause; this puts the right code (and so the right HTTP status) on them, once for all procedures.
@@ -123,16 +134,27 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
 
 const base = t.procedure.use(mapDomainErrors);
 
+/** Needs no authentication (signing in). */
+export const publicProcedure = base;
+
+/** Needs a live console session (the cookie). */
+export const sessionProcedure = base.use(({ ctx, next }) => {
+  if (ctx.session && ctx.sessionToken) return next({ ctx: { ...ctx, session: ctx.session, sessionToken: ctx.sessionToken } });
+  throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Not signed in to the console"));
+});
+
 export const projectProcedure = base.use(({ ctx, next }) => {
   if (ctx.principal?.kind === "project") return next({ ctx: { ...ctx, project: ctx.principal.ctx satisfies Ctx } });
   if (ctx.principal?.kind === "admin") {
     throw toTrpcError(new DomainError("FORBIDDEN", "This procedure needs a project API key; the admin token can only create projects"));
   }
+  if (ctx.session?.admin) throw toTrpcError(new DomainError("NOT_FOUND", "No project is selected: create one or switch to one"));
   throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Missing API key"));
 });
 
 export const adminProcedure = base.use(({ ctx, next }) => {
-  if (ctx.principal?.kind === "admin") return next({ ctx: { ...ctx, admin: ctx.principal.ctx satisfies BaseCtx } });
+  if (ctx.admin) return next({ ctx: { ...ctx, admin: ctx.admin } });
+  if (ctx.authError) throw toTrpcError(ctx.authError);
   if (!ctx.deps.config.adminToken) {
     throw toTrpcError(new DomainError("FORBIDDEN", "The admin API is off: set HONE_ADMIN_TOKEN to enable it"));
   }

@@ -7,6 +7,7 @@ import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
 import { modelsRouter } from "./routers/models";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
+import { sessionRouter } from "./routers/session";
 
 export const appRouter = router({
   admin: adminRouter,
@@ -18,6 +19,7 @@ export const appRouter = router({
   models: modelsRouter,
   providerKeys: providerKeysRouter,
   customProviders: customProvidersRouter,
+  session: sessionRouter,
 });
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */

@@ -1,4 +1,5 @@
-import { createProject, CreateProjectInput } from "../../../domain/projects";
+import { createProject, CreateProjectInput, listProjects } from "../../../domain/projects";
+import { toWireDate } from "../../dates";
 import { adminProcedure, router } from "../init";
 
 export const adminRouter = router({
@@ -6,4 +7,7 @@ export const adminRouter = router({
     const created = await createProject(ctx.admin, input);
     return { projectId: created.projectId, apiKey: created.apiKey };
   }),
+  listProjects: adminProcedure.query(async ({ ctx }) =>
+    (await listProjects(ctx.admin)).map((p) => ({ id: p.id, name: p.name, createdAt: toWireDate(p.createdAt) })),
+  ),
 });

@@ -1,0 +1,66 @@
+import type { Ctx } from "../context";
+import type { Deps } from "../deps";
+import { type ResolvedSession, resolveSession } from "../domain/sessions";
+import { DomainError } from "../errors";
+import type { Principal } from "./auth";
+import { requestMeta } from "./request-meta";
+
+export const SESSION_COOKIE = "hone_session";
+/**
+ * Every request that authenticates with the session cookie must carry this header. A cross-site
+ * form or image cannot send a custom header, so the cookie alone never acts (SameSite=Strict is
+ * the first guard, this the second).
+ */
+export const CONSOLE_HEADER = "x-hone-console";
+
+export function sessionTokenOf(request: Request): string | null {
+  const cookie = request.headers.get("cookie");
+  if (!cookie) return null;
+  for (const part of cookie.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim()) || null;
+  }
+  return null;
+}
+
+const isHttps = (request: Request) => new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+
+/** Set-Cookie for a new session: HttpOnly, SameSite=Strict, Secure behind https, for the session's life. */
+export function sessionCookie(request: Request, token: string, maxAgeMs: number): string {
+  const secure = isHttps(request) ? "; Secure" : "";
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(maxAgeMs / 1000)}${secure}`;
+}
+
+export function clearedSessionCookie(request: Request): string {
+  const secure = isHttps(request) ? "; Secure" : "";
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure}`;
+}
+
+export function requireConsoleHeader(request: Request): void {
+  if (!request.headers.get(CONSOLE_HEADER)) {
+    throw new DomainError("FORBIDDEN", `A request signed in with the console's session cookie must send the ${CONSOLE_HEADER} header`);
+  }
+}
+
+export type SessionAuth = { session: ResolvedSession; principal: Principal | null; admin: Principal | null };
+
+/** The principals a console session acts as: its project (key or admin's choice) and, for an admin, the admin. */
+export async function authenticateSession(deps: Deps, request: Request, token: string): Promise<SessionAuth> {
+  requireConsoleHeader(request);
+  const session = await resolveSession(deps, token);
+  const meta = requestMeta(request);
+  const requestId = meta.requestId;
+  let principal: Principal | null = null;
+  if (session.projectId) {
+    meta.projectId = session.projectId;
+    const ctx: Ctx = {
+      deps,
+      actor: session.admin ? { type: "admin" } : { type: "apiKey", keyId: session.apiKeyId!, projectId: session.projectId },
+      projectId: session.projectId,
+      requestId,
+    };
+    principal = { kind: "project", ctx };
+  }
+  const admin: Principal | null = session.admin ? { kind: "admin", ctx: { deps, actor: { type: "admin" }, requestId } } : null;
+  return { session, principal, admin };
+}

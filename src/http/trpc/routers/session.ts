@@ -1,0 +1,34 @@
+import { endSession, type SessionInfo, SignInInput, startSession, SwitchProjectInput, switchSessionProject } from "../../../domain/sessions";
+import { toWireDate } from "../../dates";
+import { clearedSessionCookie, requireConsoleHeader, sessionCookie } from "../../session-cookie";
+import { publicProcedure, router, sessionProcedure } from "../init";
+
+const sessionOut = (s: SessionInfo) => ({
+  admin: s.admin,
+  project: s.project,
+  key: s.key,
+  createdAt: toWireDate(s.createdAt),
+  idleExpiresAt: toWireDate(s.idleExpiresAt),
+  expiresAt: toWireDate(s.expiresAt),
+});
+
+/** The console's sign-in: an API key (or the admin token) for an HttpOnly session cookie. */
+export const sessionRouter = router({
+  signIn: publicProcedure.input(SignInInput).mutation(async ({ ctx, input }) => {
+    requireConsoleHeader(ctx.request);
+    const started = await startSession({ deps: ctx.deps, actor: { type: "admin" }, requestId: ctx.requestId }, input);
+    ctx.resHeaders.append("set-cookie", sessionCookie(ctx.request, started.token, ctx.deps.config.sessionMaxMs));
+    return sessionOut(started.session);
+  }),
+  me: sessionProcedure.query(({ ctx }) => sessionOut(ctx.session)),
+  signOut: sessionProcedure.mutation(async ({ ctx }) => {
+    await endSession(ctx.deps, ctx.sessionToken);
+    ctx.resHeaders.append("set-cookie", clearedSessionCookie(ctx.request));
+    return { signedOut: true };
+  }),
+  /** Admin sessions only: act on another project from now on. */
+  switchProject: sessionProcedure.input(SwitchProjectInput).mutation(async ({ ctx, input }) => {
+    const project = await switchSessionProject(ctx.deps, ctx.session, input);
+    return sessionOut({ ...ctx.session, project });
+  }),
+});

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import type { AppRouter } from "../../src/http/trpc/router";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { trpcClient } from "../helpers/trpc";
+
+const ADMIN = "admin-token-for-console-tests-0123456789";
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { HONE_ADMIN_TOKEN: ADMIN, HONE_SESSION_IDLE_MS: "1500", HONE_API_KEY_CACHE_MS: "0" } });
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+});
+
+/** A browser-like client: keeps the cookie it is given, sends the console header unless told not to. */
+function browser(opts: { consoleHeader?: boolean } = {}) {
+  const jar: { cookie: string | null; setCookies: string[] } = { cookie: null, setCookies: [] };
+  const client = createTRPCClient<AppRouter>({
+    links: [
+      httpLink({
+        url: "http://localhost/trpc",
+        headers: () => ({ ...(jar.cookie ? { cookie: jar.cookie } : {}), ...(opts.consoleHeader === false ? {} : { "x-hone-console": "1" }) }),
+        fetch: async (url, init) => {
+          const res = await t.app.handle(new Request(url, init as RequestInit));
+          for (const c of res.headers.getSetCookie()) {
+            jar.setCookies.push(c);
+            const [pair] = c.split(";");
+            jar.cookie = pair!.endsWith("=") ? null : pair!;
+          }
+          return res;
+        },
+      }),
+    ],
+  });
+  return { client, jar };
+}
+
+const codeOf = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return "OK";
+  } catch (err) {
+    if (err instanceof TRPCClientError) return (err.data as { code: string }).code;
+    throw err;
+  }
+};
+
+describe("console sessions", () => {
+  test("an API key is exchanged for an HttpOnly, SameSite=Strict cookie that reads the project's data", async () => {
+    const b = browser();
+    const me = await b.client.session.signIn.mutate({ token: t.project.apiKey });
+    expect(me.admin).toBe(false);
+    expect(me.project?.id).toBe(t.project.projectId);
+    expect(me.key?.prefix).toEndWith(t.project.apiKey.slice(-4));
+    const set = b.jar.setCookies[0]!;
+    expect(set).toMatch(/^hone_session=hone_ses_[0-9A-Za-z]+;/);
+    expect(set).toContain("HttpOnly");
+    expect(set).toContain("SameSite=Strict");
+    expect(set).not.toContain("Secure");
+    expect(set).not.toContain(t.project.apiKey);
+    expect((await b.client.session.me.query()).project?.id).toBe(t.project.projectId);
+    expect(Array.isArray((await b.client.logs.list.query({})).logs)).toBe(true);
+  });
+
+  test("a bad key is refused with the API's message and no cookie", async () => {
+    const b = browser();
+    let message = "";
+    try {
+      await b.client.session.signIn.mutate({ token: "hone_sk_nope" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain("Invalid API key");
+    expect(b.jar.setCookies).toEqual([]);
+    expect(await codeOf(b.client.session.signIn.mutate({ token: "" }))).toBe("VALIDATION");
+  });
+
+  test("without the console header the cookie does not act (cross-site forms cannot send it)", async () => {
+    const b = browser();
+    await b.client.session.signIn.mutate({ token: t.project.apiKey });
+    const cookie = b.jar.cookie!;
+    const res = await t.app.handle(new Request("http://localhost/trpc/logs.list?input=%7B%7D", { headers: { cookie } }));
+    expect(res.status).toBe(403);
+    expect(JSON.stringify(await res.json())).toContain("x-hone-console");
+    const signIn = await t.app.handle(
+      new Request("http://localhost/trpc/session.signIn", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token: t.project.apiKey }),
+      }),
+    );
+    expect(signIn.status).toBe(403);
+  });
+
+  test("the cookie is not a key: REST and GraphQL ignore it", async () => {
+    const b = browser();
+    await b.client.session.signIn.mutate({ token: t.project.apiKey });
+    const res = await t.app.handle(new Request("http://localhost/api/v1/datasets", { headers: { cookie: b.jar.cookie!, "x-hone-console": "1" } }));
+    expect(res.status).toBe(401);
+  });
+
+  test("sign-out ends the session for every holder of the cookie", async () => {
+    const b = browser();
+    await b.client.session.signIn.mutate({ token: t.project.apiKey });
+    const stolen = b.jar.cookie!;
+    await b.client.session.signOut.mutate();
+    expect(b.jar.setCookies.at(-1)).toContain("Max-Age=0");
+    const res = await t.app.handle(new Request("http://localhost/trpc/session.me", { headers: { cookie: stolen, "x-hone-console": "1" } }));
+    expect(res.status).toBe(401);
+    expect(JSON.stringify(await res.json())).toContain("sign in again");
+  });
+
+  test("an idle session expires; an active one slides", async () => {
+    const b = browser();
+    await b.client.session.signIn.mutate({ token: t.project.apiKey });
+    for (let i = 0; i < 4; i++) {
+      await Bun.sleep(600);
+      expect(await codeOf(b.client.session.me.query())).toBe("OK");
+    }
+    await Bun.sleep(1700);
+    expect(await codeOf(b.client.session.me.query())).toBe("UNAUTHORIZED");
+    expect(await codeOf(b.client.logs.list.query({}))).toBe("UNAUTHORIZED");
+  });
+
+  test("revoking the key ends its sessions at once", async () => {
+    const created = await trpcClient(t).apiKeys.create.mutate({ name: "alice" });
+    const b = browser();
+    const me = await b.client.session.signIn.mutate({ token: created.apiKey });
+    expect(me.key?.name).toBe("alice");
+    await trpcClient(t).apiKeys.revoke.mutate({ id: created.key.id });
+    expect(await codeOf(b.client.session.me.query())).toBe("UNAUTHORIZED");
+    expect(await codeOf(b.client.session.signIn.mutate({ token: created.apiKey }))).toBe("UNAUTHORIZED");
+  });
+
+  test("an admin session lists, creates and switches projects; a key session cannot switch", async () => {
+    const other = await t.createProject("second");
+    const admin = browser();
+    const me = await admin.client.session.signIn.mutate({ token: ADMIN });
+    expect(me.admin).toBe(true);
+    expect(me.key).toBeNull();
+    const projects = await admin.client.admin.listProjects.query();
+    expect(projects.map((p) => p.id)).toContain(other.projectId);
+    const created = await admin.client.admin.createProject.mutate({ name: "made in the console" });
+    const switched = await admin.client.session.switchProject.mutate({ projectId: created.projectId });
+    expect(switched.project?.name).toBe("made in the console");
+    expect((await admin.client.session.me.query()).project?.id).toBe(created.projectId);
+    expect(await codeOf(admin.client.session.switchProject.mutate({ projectId: "prj_nope" }))).toBe("NOT_FOUND");
+
+    const user = browser();
+    await user.client.session.signIn.mutate({ token: t.project.apiKey });
+    expect(await codeOf(user.client.session.switchProject.mutate({ projectId: other.projectId }))).toBe("FORBIDDEN");
+    expect(await codeOf(user.client.admin.listProjects.query())).toBe("UNAUTHORIZED");
+  });
+
+  test("a session sees only its own project's data", async () => {
+    const other = await t.createProject("isolated");
+    await t.request("POST", "/api/v1/datasets", { body: { name: "mine-only" } });
+    const b = browser();
+    await b.client.session.signIn.mutate({ token: other.apiKey });
+    const list = await b.client.datasets.list.query();
+    expect(JSON.stringify(list)).not.toContain("mine-only");
+  });
+});
