@@ -65,7 +65,7 @@ export type Hone = {
   anthropic: FakeUpstream;
   onPostgres: boolean;
   /** The bootstrap project ("default"), seeded. */
-  project: { name: string; apiKey: string };
+  project: { id: string; name: string; apiKey: string };
   project2: { id: string; name: string; apiKey: string };
   seeded: Seeded | null;
   /** A tRPC call over HTTP with a bearer key (or the admin token); throws on an error answer. */
@@ -157,6 +157,9 @@ export async function startHone(opts: StartOptions = {}): Promise<Hone> {
 
     const p2 = await trpc<{ projectId: string; apiKey: string }>("admin.createProject", { name: PROJECT2_NAME }, { key: ADMIN_TOKEN, mutation: true });
     await trpc("providerKeys.set", { provider: "openai", apiKey: OPENAI_KEY }, { key: p2.apiKey, mutation: true });
+    const listed = await trpc<{ id: string; name: string }[]>("admin.listProjects", undefined, { key: ADMIN_TOKEN });
+    const p1Id = listed.find((p) => p.name === DEFAULT_PROJECT_NAME)?.id;
+    if (!p1Id) throw new Error(`no "${DEFAULT_PROJECT_NAME}" project among ${JSON.stringify(listed)}`);
 
     const hone: Hone = {
       url,
@@ -164,7 +167,7 @@ export async function startHone(opts: StartOptions = {}): Promise<Hone> {
       openai: openaiFake,
       anthropic: anthropicFake,
       onPostgres,
-      project: { name: DEFAULT_PROJECT_NAME, apiKey: BOOTSTRAP_KEY },
+      project: { id: p1Id, name: DEFAULT_PROJECT_NAME, apiKey: BOOTSTRAP_KEY },
       project2: { id: p2.projectId, name: PROJECT2_NAME, apiKey: p2.apiKey },
       seeded: null,
       trpc,
@@ -214,7 +217,9 @@ function startFailingFront(fake: FakeUpstream) {
 const GATEWAY_MODELS = ["gpt-4o-mini", "gpt-4o", "anthropic:claude-3-5-haiku-latest"] as const;
 // A 1x1 PNG, as a data URL.
 const PIXEL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
-const TOOLS = [{ type: "function", function: { name: "lookup_order", description: "Find an order", parameters: { type: "object", properties: { q: { type: "string" } } } } }];
+const TOOLS = [
+  { type: "function", function: { name: "lookup_order", description: "Find an order", parameters: { type: "object", properties: { q: { type: "string" } } } } },
+];
 
 const promptId = (i: number) => `p${(i % 5) + 1}`;
 const userOf = (i: number) => `u${(i % 20) + 1}`;
@@ -312,7 +317,12 @@ export async function seed(h: Hone, count: number): Promise<Seeded> {
       requestedAt: now - 300,
       receivedAt: now,
       statusCode: 200,
-      reqPayload: { model: "claude-3-5-sonnet-20241022", max_tokens: 256, system: "Be brief.", messages: [{ role: "user", content: `Anthropic question #${i}` }] },
+      reqPayload: {
+        model: "claude-3-5-sonnet-20241022",
+        max_tokens: 256,
+        system: "Be brief.",
+        messages: [{ role: "user", content: `Anthropic question #${i}` }],
+      },
       respPayload: {
         id: `msg_seed_${i}`,
         type: "message",
@@ -493,4 +503,26 @@ export async function shot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+// ---------------------------------------------------------------- console helpers
+
+/** Opens the console signed out and signs in with `key` through the form; waits for the shell. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+/** A tRPC query from inside the page, as the console sends it (session cookie + console header). */
+export async function pageQuery(page: Page, path: string, input?: unknown): Promise<{ status: number; body: any }> {
+  return page.evaluate(
+    async ({ path, input }) => {
+      const qs = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`;
+      const res = await fetch(`/trpc/${path}${qs}`, { headers: { "x-hone-console": "1" } });
+      return { status: res.status, body: await res.json() };
+    },
+    { path, input },
+  );
 }
