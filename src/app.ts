@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "./deps";
 import { DomainError, toDomainError } from "./errors";
+import { createConsoleServer } from "./http/console/console-assets";
 import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
 import { limitBodyStream, payloadTooLarge } from "./http/rest/body";
@@ -12,6 +13,8 @@ import { errorFields } from "./logger";
 export type App = {
   /** Serves one request: what Bun.serve calls, and what in-process tests call. */
   handle(request: Request): Promise<Response>;
+  /** Bundles the console now, so the first page view does not wait for it. */
+  warmConsole(): Promise<{ buildMs: number; initialGzipBytes: number }>;
 };
 
 export function createApp(deps: Deps, opts: RestOptions = {}): App {
@@ -20,6 +23,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
   const trpc = createTrpcHandler(deps);
 
   const rest = restApi(deps, opts);
+  const consoleServer = createConsoleServer(logger);
   const bodyLimit = bodyLimitOf(deps.config);
 
   const elysia = new Elysia()
@@ -44,6 +48,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
     .use(rest);
 
   return {
+    warmConsole: () => consoleServer.warm(),
     async handle(incoming) {
       const url = new URL(incoming.url);
       // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
@@ -78,7 +83,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
           setRequestMeta(routed, meta);
         }
         try {
-          response = await elysia.handle(routed);
+          response = (await consoleServer.handle(routed, path)) ?? (await elysia.handle(routed));
         } catch (err) {
           logger.error("request failed outside the router", { requestId: meta.requestId, ...errorFields(err) });
           response = errorResponse(toDomainError(err));

@@ -36,6 +36,9 @@ async function main() {
   }
 
   const app = createApp(deps);
+  // The console is bundled in the background while the server starts listening; a page requested
+  // before it is ready waits for it.
+  app.warmConsole().catch(() => {});
   const retention = startLogRetention(deps);
   const cacheSweep = startCacheSweep(deps);
   // On PGlite the worker runs in this process (the only one), on this thread; on Postgres every

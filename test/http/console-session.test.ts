@@ -60,7 +60,7 @@ describe("console sessions", () => {
     expect(set).toContain("SameSite=Strict");
     expect(set).not.toContain("Secure");
     expect(set).not.toContain(t.project.apiKey);
-    expect((await b.client.session.me.query()).project?.id).toBe(t.project.projectId);
+    expect((await b.client.session.me.query())?.project?.id).toBe(t.project.projectId);
     expect(Array.isArray((await b.client.logs.list.query({})).logs)).toBe(true);
   });
 
@@ -145,7 +145,7 @@ describe("console sessions", () => {
     const created = await admin.client.admin.createProject.mutate({ name: "made in the console" });
     const switched = await admin.client.session.switchProject.mutate({ projectId: created.projectId });
     expect(switched.project?.name).toBe("made in the console");
-    expect((await admin.client.session.me.query()).project?.id).toBe(created.projectId);
+    expect((await admin.client.session.me.query())?.project?.id).toBe(created.projectId);
     expect(await codeOf(admin.client.session.switchProject.mutate({ projectId: "prj_nope" }))).toBe("NOT_FOUND");
 
     const user = browser();

@@ -51,7 +51,7 @@ export function createTrpcHandler(deps: Deps): (request: Request) => Promise<Res
           } catch (err) {
             const domain = toDomainError(err);
             if (domain.code === "UNAUTHORIZED" || domain.code === "FORBIDDEN" || domain.code === "UNAVAILABLE") {
-              return { ...base, principal: null, authError: domain };
+              return { ...base, sessionToken, principal: null, authError: domain };
             }
             throw err;
           }

@@ -18,7 +18,7 @@ type TrpcContext = {
   admin: BaseCtx | null;
   /** The console session the request came with (cookie), when it did. */
   session: ResolvedSession | null;
-  /** The session cookie's token, to sign it out. */
+  /** The session cookie's token (also when it no longer signs in), to sign it out. */
   sessionToken: string | null;
   /** Why authentication failed, reported by the procedures that need it. */
   authError: DomainError | null;

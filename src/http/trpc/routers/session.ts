@@ -20,7 +20,13 @@ export const sessionRouter = router({
     ctx.resHeaders.append("set-cookie", sessionCookie(ctx.request, started.token, ctx.deps.config.sessionMaxMs));
     return sessionOut(started.session);
   }),
-  me: sessionProcedure.query(({ ctx }) => sessionOut(ctx.session)),
+  /** The signed-in session; null when no session cookie came; UNAUTHORIZED when it has ended. */
+  me: publicProcedure.query(({ ctx }) => {
+    if (ctx.session) return sessionOut(ctx.session);
+    // A cookie that came but no longer signs in: the console says the session has ended.
+    if (ctx.sessionToken && ctx.authError) throw ctx.authError;
+    return null;
+  }),
   signOut: sessionProcedure.mutation(async ({ ctx }) => {
     await endSession(ctx.deps, ctx.sessionToken);
     ctx.resHeaders.append("set-cookie", clearedSessionCookie(ctx.request));

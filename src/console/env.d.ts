@@ -1,0 +1,2 @@
+// Style sheets are bundled by Bun's bundler; importing one has no value.
+declare module "*.css";

@@ -1,0 +1,184 @@
+import {
+  ActionIcon,
+  AppShell,
+  Badge,
+  Burger,
+  Button,
+  Group,
+  Modal,
+  NavLink,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+  useMantineColorScheme,
+} from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { notifications } from "@mantine/notifications";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, Outlet, useRouterState } from "@tanstack/react-router";
+import { useState } from "react";
+import { CopyButton } from "./components/copy-button";
+import { ErrorAlert } from "./components/error-alert";
+import { replaceSession, type Session, useTRPC } from "./lib/trpc";
+
+export const SECTIONS = [
+  { to: "/logs", label: "Logs" },
+  { to: "/usage", label: "Usage" },
+  { to: "/datasets", label: "Datasets" },
+  { to: "/models", label: "Models" },
+  { to: "/criteria", label: "Criteria" },
+  { to: "/evaluations", label: "Evaluations" },
+  { to: "/playground", label: "Playground" },
+  { to: "/settings", label: "Settings" },
+] as const;
+
+function ThemeToggle() {
+  const { colorScheme, toggleColorScheme } = useMantineColorScheme();
+  return (
+    <Tooltip label={colorScheme === "dark" ? "Light theme" : "Dark theme"}>
+      <ActionIcon variant="default" size="lg" onClick={toggleColorScheme} aria-label="Toggle color scheme">
+        {colorScheme === "dark" ? "☀" : "☾"}
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
+/** Admins pick the project they act on, and may create one (its first key is shown once). */
+function ProjectSwitcher({ session }: { session: Session }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const projects = useQuery(trpc.admin.listProjects.queryOptions());
+  const [creating, { open, close }] = useDisclosure(false);
+  const [name, setName] = useState("");
+  const [createdKey, setCreatedKey] = useState<string | null>(null);
+  const switchProject = useMutation(
+    trpc.session.switchProject.mutationOptions({
+      onSuccess: (me) => {
+        replaceSession(queryClient, trpc.session.me.queryKey(), me);
+      },
+    }),
+  );
+  const create = useMutation(
+    trpc.admin.createProject.mutationOptions({
+      onSuccess: async (created) => {
+        setCreatedKey(created.apiKey);
+        await queryClient.invalidateQueries({ queryKey: trpc.admin.listProjects.queryKey() });
+        switchProject.mutate({ projectId: created.projectId });
+      },
+    }),
+  );
+  return (
+    <Group gap="xs">
+      <Select
+        label="Project"
+        size="xs"
+        w={200}
+        data={(projects.data ?? []).map((p) => ({ value: p.id, label: p.name }))}
+        value={session.project?.id ?? null}
+        onChange={(id) => id && switchProject.mutate({ projectId: id })}
+        placeholder="Choose a project"
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: true }}
+      />
+      <Button size="xs" variant="default" mt={22} onClick={open}>
+        New project
+      </Button>
+      <Modal
+        opened={creating}
+        onClose={() => {
+          close();
+          setCreatedKey(null);
+          setName("");
+        }}
+        title="New project"
+      >
+        {createdKey ? (
+          <Stack>
+            <Text size="sm">The project was created and selected. Its first API key, shown only this once:</Text>
+            <Group gap="xs" wrap="nowrap">
+              <Text ff="monospace" size="sm" style={{ wordBreak: "break-all" }} data-testid="new-project-key">
+                {createdKey}
+              </Text>
+              <CopyButton value={createdKey} label="Copy key" />
+            </Group>
+          </Stack>
+        ) : (
+          <Stack
+            component="form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              create.mutate({ name });
+            }}
+          >
+            <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
+            <ErrorAlert error={create.error} />
+            <Button type="submit" loading={create.isPending}>
+              Create project
+            </Button>
+          </Stack>
+        )}
+      </Modal>
+    </Group>
+  );
+}
+
+export function AppLayout({ session }: { session: Session }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [opened, { toggle }] = useDisclosure();
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  const signOut = useMutation(
+    trpc.session.signOut.mutationOptions({
+      onSettled: () => {
+        replaceSession(queryClient, trpc.session.me.queryKey(), null);
+        notifications.show({ message: "Signed out" });
+      },
+    }),
+  );
+  return (
+    <AppShell header={{ height: 64 }} navbar={{ width: 210, breakpoint: "sm", collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={3}>Hone</Title>
+            {session.admin ? (
+              <ProjectSwitcher session={session} />
+            ) : (
+              <Text fw={600} data-testid="project-name">
+                {session.project?.name}
+              </Text>
+            )}
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <Badge variant="light" size="lg" data-testid="key-name" tt="none">
+              {session.admin ? "admin" : (session.key?.name ?? session.key?.prefix ?? "API key")}
+            </Badge>
+            <ThemeToggle />
+            <Button variant="default" size="sm" onClick={() => signOut.mutate()} loading={signOut.isPending}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Sections">
+        {SECTIONS.map((s) => (
+          <NavLink key={s.to} component={Link} to={s.to} label={s.label} active={pathname === s.to || pathname.startsWith(`${s.to}/`)} />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        {session.project ? (
+          <Outlet />
+        ) : (
+          <Stack maw={520}>
+            <Title order={2}>No project selected</Title>
+            <Text c="dimmed">Create a project with "New project" above, or choose one.</Text>
+          </Stack>
+        )}
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,35 @@
+const number = new Intl.NumberFormat("en-US");
+const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+
+export const formatNumber = (n: number | null | undefined) => (n == null ? "–" : number.format(n));
+export const formatCompact = (n: number | null | undefined) => (n == null ? "–" : compact.format(n));
+
+export function formatCost(usd: number | null | undefined): string {
+  if (usd == null) return "–";
+  if (usd === 0) return "$0";
+  if (Math.abs(usd) < 0.01) return `$${usd.toPrecision(2)}`;
+  return `$${usd.toFixed(usd < 10 ? 4 : 2)}`;
+}
+
+export function formatMs(ms: number | null | undefined): string {
+  if (ms == null) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** Local date and time to the second, e.g. 2026-11-23 14:05:09. */
+export function formatTime(iso: string | Date | null | undefined): string {
+  if (!iso) return "–";
+  const d = typeof iso === "string" ? new Date(iso) : iso;
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function formatRelative(iso: string | null | undefined): string {
+  if (!iso) return "never";
+  const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86_400)} d ago`;
+}

@@ -1,0 +1,85 @@
+import { QueryCache, QueryClient, MutationCache } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "../../http/trpc/router";
+
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+/** The code Hone put on a failed call (VALIDATION, UNAUTHORIZED, NOT_FOUND, ...), if any. */
+export function errorCodeOf(error: unknown): string | null {
+  if (error instanceof TRPCClientError) return (error.data as { code?: string } | undefined)?.code ?? null;
+  return null;
+}
+
+/** The API's message, with its issues, as a person should read it. */
+export function errorMessageOf(error: unknown): string {
+  if (error instanceof TRPCClientError) {
+    const issues = (error.data as { issues?: { message: string; path?: (string | number)[] }[] } | undefined)?.issues ?? [];
+    const details = issues
+      .filter((i) => i.message && i.message !== error.message)
+      .map((i) => (i.path?.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+    return details.length ? `${error.message}: ${details.join("; ")}` : error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+type SessionListener = () => void;
+const sessionEndedListeners = new Set<SessionListener>();
+/** Called when any call says the session is gone (signed out elsewhere, expired, key revoked). */
+export function onSessionEnded(listener: SessionListener): () => void {
+  sessionEndedListeners.add(listener);
+  return () => sessionEndedListeners.delete(listener);
+}
+const reportEnded = (error: unknown) => {
+  if (errorCodeOf(error) === "UNAUTHORIZED") for (const l of sessionEndedListeners) l();
+};
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    queryCache: new QueryCache({ onError: reportEnded }),
+    mutationCache: new MutationCache({ onError: reportEnded }),
+    defaultOptions: {
+      queries: {
+        staleTime: 10_000,
+        refetchOnWindowFocus: false,
+        // A 4xx will not get better by asking again.
+        retry: (count, error) => {
+          const code = errorCodeOf(error);
+          return count < 2 && (code === null || code === "UNAVAILABLE" || code === "INTERNAL");
+        },
+      },
+    },
+  });
+}
+
+export function createClient() {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpBatchLink({
+        url: "/trpc",
+        // Hone refuses batches over HONE_TRPC_MAX_BATCH (10 by default).
+        maxItems: 8,
+        // The session cookie signs in; this header proves the call comes from the console's own
+        // script (a cross-site form cannot send it).
+        headers: () => ({ "x-hone-console": "1" }),
+        fetch: (url, init) => fetch(url, { ...(init as RequestInit), credentials: "same-origin" }),
+      }),
+    ],
+  });
+}
+
+export type Client = ReturnType<typeof createClient>;
+
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type Session = NonNullable<RouterOutputs["session"]["me"]>;
+
+/**
+ * A new principal (signed in, signed out, switched project): every cached answer belonged to the
+ * old one and is dropped; the session query gets its new value, which re-renders the shell.
+ */
+export function replaceSession(queryClient: QueryClient, meKey: readonly unknown[], me: Session | null): void {
+  queryClient.removeQueries({ predicate: (q) => JSON.stringify(q.queryKey[0]) !== JSON.stringify(meKey[0]) });
+  queryClient.setQueryData(meKey, me);
+}

@@ -1,0 +1,79 @@
+import "@mantine/core/styles.css";
+import "@mantine/notifications/styles.css";
+import { Center, createTheme, Loader, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
+import { ModalsProvider } from "@mantine/modals";
+import { Notifications } from "@mantine/notifications";
+import { QueryClientProvider, useQuery, useQueryClient } from "@tanstack/react-query";
+import { RouterProvider } from "@tanstack/react-router";
+import { StrictMode, useEffect, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { ErrorAlert } from "./components/error-alert";
+import { SessionContext } from "./lib/session";
+import { createClient, createQueryClient, errorCodeOf, onSessionEnded, replaceSession, TRPCProvider, useTRPC } from "./lib/trpc";
+import { SignInPage } from "./pages/sign-in";
+import { router } from "./router";
+
+const theme = createTheme({ primaryColor: "indigo", defaultRadius: "md", fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" });
+const colorSchemeManager = localStorageColorSchemeManager({ key: "hone-color-scheme" });
+
+/** Signed in: the shell and its pages. Not signed in: the sign-in page. Session gone: says so. */
+function Gate() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const me = useQuery(trpc.session.me.queryOptions(undefined, { staleTime: 60_000 }));
+  const [ended, setEnded] = useState(false);
+  useEffect(
+    () =>
+      onSessionEnded(() => {
+        setEnded(true);
+        replaceSession(queryClient, trpc.session.me.queryKey(), null);
+      }),
+    [queryClient, trpc],
+  );
+  useEffect(() => {
+    if (me.data) setEnded(false);
+  }, [me.data]);
+  if (me.isPending) {
+    return (
+      <Center mih="100vh">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (me.error && errorCodeOf(me.error) !== "UNAUTHORIZED") {
+    return (
+      <Center mih="100vh" p="md">
+        <ErrorAlert error={me.error} title="The console cannot reach Hone" />
+      </Center>
+    );
+  }
+  if (!me.data) return <SignInPage key={ended ? "ended" : "fresh"} ended={ended || errorCodeOf(me.error) === "UNAUTHORIZED"} />;
+  return (
+    <SessionContext.Provider value={me.data}>
+      <RouterProvider router={router} />
+    </SessionContext.Provider>
+  );
+}
+
+function App() {
+  const [queryClient] = useState(createQueryClient);
+  const [trpcClient] = useState(createClient);
+  return (
+    <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager}>
+      <Notifications position="top-right" />
+      <QueryClientProvider client={queryClient}>
+        <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+          <ModalsProvider>
+            <Gate />
+          </ModalsProvider>
+        </TRPCProvider>
+      </QueryClientProvider>
+    </MantineProvider>
+  );
+}
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

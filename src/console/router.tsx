@@ -1,0 +1,59 @@
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirect } from "@tanstack/react-router";
+import { AppLayout } from "./layout";
+import { useSession } from "./lib/session";
+import { ComingSoon } from "./pages/coming-soon";
+
+// Each section's page is its own chunk, loaded when first opened; the shell loads alone.
+const rootRoute = createRootRoute({ component: () => <AppLayout session={useSession()} /> });
+
+const indexRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/",
+  beforeLoad: () => {
+    throw redirect({ to: "/logs" });
+  },
+});
+
+const logsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/logs",
+  // The filter bar's state lives in the URL so a view can be shared as a link.
+  validateSearch: (search: Record<string, unknown>) => search,
+  component: lazyRouteComponent(() => import("./pages/logs/logs-page"), "LogsPage"),
+});
+
+const usageRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/usage",
+  validateSearch: (search: Record<string, unknown>) => search,
+  component: lazyRouteComponent(() => import("./pages/usage/usage-page"), "UsagePage"),
+});
+
+const settingsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/settings",
+  validateSearch: (search: Record<string, unknown>) => search,
+  component: lazyRouteComponent(() => import("./pages/settings/settings-page"), "SettingsPage"),
+});
+
+const comingSoon = (path: string, section: string) => createRoute({ getParentRoute: () => rootRoute, path, component: () => <ComingSoon section={section} /> });
+
+const routeTree = rootRoute.addChildren([
+  indexRoute,
+  logsRoute,
+  usageRoute,
+  settingsRoute,
+  comingSoon("/datasets", "Datasets"),
+  comingSoon("/models", "Models"),
+  comingSoon("/criteria", "Criteria"),
+  comingSoon("/evaluations", "Evaluations"),
+  comingSoon("/playground", "Playground"),
+]);
+
+export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: typeof router;
+  }
+}

@@ -1,0 +1,163 @@
+import { fileURLToPath } from "node:url";
+import type { Logger } from "../../logger";
+
+/** Where the bundled console's files are served from. */
+export const ASSETS_PATH = "/console/assets/";
+const ENTRY = fileURLToPath(new URL("../../console/main.tsx", import.meta.url));
+
+type Asset = { body: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer>; type: string };
+export type ConsoleBundle = {
+  html: string;
+  assets: Map<string, Asset>;
+  /** Gzipped bytes a first page load fetches: the entry script, the chunks it imports statically, the style sheet. */
+  initialGzipBytes: number;
+  totalGzipBytes: number;
+  buildMs: number;
+};
+
+function pageHtml(script: string, styles: string[]): string {
+  const links = styles.map((href) => `<link rel="stylesheet" href="${href}">`).join("");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Hone</title><link rel="icon" href="data:,"><meta name="color-scheme" content="light dark">${links}<script type="module" src="${script}"></script></head>
+<body><div id="root"></div><noscript>The Hone console needs JavaScript. The API works without it: see /api/v1/docs.</noscript></body></html>`;
+}
+
+/** Chunks the entry imports statically (`import ... from "./chunk-x.js"`, not `import("...")`). */
+function staticImportsOf(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(/(?:^|[;}\s])import\s*(?:[\w${},*\s]+from\s*)?["']([^"']+)["']/g)) out.push(m[1]!);
+  for (const m of code.matchAll(/(?:^|[;}\s])export\s*(?:[\w${},*\s]+)from\s*["']([^"']+)["']/g)) out.push(m[1]!);
+  return out;
+}
+
+/**
+ * Bundles the console with Bun's bundler, in memory: minified, split per page (each section's page
+ * is its own chunk), hashed names so the files can be cached forever. Takes about half a second;
+ * `bun run start` does it once at start, so the user runs no build step.
+ */
+export async function buildConsole(): Promise<ConsoleBundle> {
+  const started = performance.now();
+  const result = await Bun.build({
+    entrypoints: [ENTRY],
+    target: "browser",
+    splitting: true,
+    minify: true,
+    publicPath: ASSETS_PATH,
+    naming: { entry: "[name]-[hash].[ext]", chunk: "chunk-[hash].[ext]", asset: "[name]-[hash].[ext]" },
+    define: { "process.env.NODE_ENV": '"production"' },
+  });
+  if (!result.success) {
+    throw new AggregateError(result.logs, `The console could not be bundled: ${result.logs.map((l) => String(l)).join("; ")}`);
+  }
+  const assets = new Map<string, Asset>();
+  let entry = "";
+  const styles: string[] = [];
+  let totalGzipBytes = 0;
+  for (const out of result.outputs) {
+    if (out.kind === "sourcemap") continue;
+    const name = out.path.replace(/^\.\//, "");
+    const body = new Uint8Array(await out.arrayBuffer());
+    const gzip = Bun.gzipSync(body, { level: 9 }) as Uint8Array<ArrayBuffer>;
+    totalGzipBytes += gzip.byteLength;
+    assets.set(name, { body, gzip, type: out.type });
+    if (out.kind === "entry-point") entry = name;
+    else if (name.endsWith(".css")) styles.push(name);
+  }
+  // What the first page costs: the entry, what it imports statically (transitively), the styles.
+  const initial = new Set<string>(styles);
+  const queue = [entry];
+  while (queue.length) {
+    const name = queue.pop()!;
+    if (initial.has(name)) continue;
+    initial.add(name);
+    const asset = assets.get(name);
+    if (!asset) continue;
+    for (const spec of staticImportsOf(new TextDecoder().decode(asset.body))) {
+      const dep = spec.replace(ASSETS_PATH, "").replace(/^\.\//, "");
+      if (assets.has(dep)) queue.push(dep);
+    }
+  }
+  const initialGzipBytes = [...initial].reduce((sum, n) => sum + (assets.get(n)?.gzip.byteLength ?? 0), 0);
+  return {
+    html: pageHtml(
+      ASSETS_PATH + entry,
+      styles.map((s) => ASSETS_PATH + s),
+    ),
+    assets,
+    initialGzipBytes,
+    totalGzipBytes,
+    buildMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Top-level paths of the console's pages: a reload or a shared link of any of them gets the console. */
+const PAGE_SECTIONS = new Set(["logs", "usage", "datasets", "models", "criteria", "evaluations", "playground", "settings"]);
+
+const SECURITY_HEADERS = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+};
+
+export type ConsoleServer = {
+  /** The console's answer to a GET of `path`, or null when the path is not the console's. */
+  handle(request: Request, path: string): Promise<Response | null>;
+  /** Bundles now (at start) rather than on the first page view. */
+  warm(): Promise<ConsoleBundle>;
+};
+
+export function createConsoleServer(logger: Logger): ConsoleServer {
+  let bundle: Promise<ConsoleBundle> | null = null;
+  const load = () => {
+    bundle ??= buildConsole().then(
+      (b) => {
+        logger.info("console bundled", {
+          buildMs: b.buildMs,
+          initialGzipKb: Math.round(b.initialGzipBytes / 1024),
+          totalGzipKb: Math.round(b.totalGzipBytes / 1024),
+        });
+        return b;
+      },
+      (err) => {
+        bundle = null;
+        throw err;
+      },
+    );
+    return bundle;
+  };
+  return {
+    warm: load,
+    async handle(request, path) {
+      if (request.method !== "GET" && request.method !== "HEAD") return null;
+      const isAsset = path.startsWith(ASSETS_PATH);
+      const section = path.split("/")[1] ?? "";
+      if (!isAsset && path !== "/" && !PAGE_SECTIONS.has(section)) return null;
+      let b: ConsoleBundle;
+      try {
+        b = await load();
+      } catch (err) {
+        logger.error("console bundle failed", { error: err instanceof Error ? err.message : String(err) });
+        return new Response("The console could not be built; see the server log. The API is unaffected.", {
+          status: 503,
+          headers: { "content-type": "text/plain" },
+        });
+      }
+      if (!isAsset) {
+        return new Response(b.html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", ...SECURITY_HEADERS } });
+      }
+      const asset = b.assets.get(path.slice(ASSETS_PATH.length));
+      if (!asset) return new Response("Not found", { status: 404, headers: { "content-type": "text/plain" } });
+      const gzip = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
+      const headers: Record<string, string> = {
+        "content-type": asset.type,
+        "cache-control": "public, max-age=31536000, immutable",
+        vary: "accept-encoding",
+        "x-content-type-options": "nosniff",
+      };
+      if (gzip) headers["content-encoding"] = "gzip";
+      return new Response(gzip ? asset.gzip : asset.body, { headers });
+    },
+  };
+}
