@@ -1,9 +1,12 @@
+export { countLogs, CountLogsInput } from "./count-logs";
 export { deleteExpiredLogs } from "./delete-expired-logs";
 export { getLatestLog, getLog, loadLogBodies, loadLogs } from "./get-log";
 export * from "./inputs";
 export { insertLogRows, insertRequestLogs, logRow } from "./insert-request-logs";
 export { logIdAt } from "./internal";
 export { listLogs } from "./list-logs";
+export { listTagKeys } from "./list-tag-keys";
+export { listTagValues, ListTagValuesInput } from "./list-tag-values";
 export { mergeMetadata } from "./metadata";
 export { reportCall } from "./report-call";
 export type { NewRequestLog } from "./schemas";

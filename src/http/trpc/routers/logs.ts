@@ -1,4 +1,16 @@
-import { getLog, ListLogsInput, listLogs, loadLogBodies, LogIdInput, type RequestLog } from "../../../domain/logs";
+import {
+  countLogs,
+  CountLogsInput,
+  getLog,
+  ListLogsInput,
+  listLogs,
+  listTagKeys,
+  listTagValues,
+  ListTagValuesInput,
+  loadLogBodies,
+  LogIdInput,
+  type RequestLog,
+} from "../../../domain/logs";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
@@ -14,6 +26,12 @@ export const logsRouter = router({
     const page = await listLogs(ctx.project, input);
     return { ...page, logs: page.logs.map(logOut) };
   }),
+  /** How many logs match: exact up to 10,000, an estimate beyond (`exact: false`). */
+  count: projectProcedure.input(CountLogsInput).query(({ ctx, input }) => countLogs(ctx.project, input)),
+  /** Tag keys of the newest 2,000 logs, most frequent first (filter-bar suggestions). */
+  tagKeys: projectProcedure.query(({ ctx }) => listTagKeys(ctx.project)),
+  /** The most frequent values of one tag key in the newest 2,000 logs. */
+  tagValues: projectProcedure.input(ListTagValuesInput).query(({ ctx, input }) => listTagValues(ctx.project, input)),
   get: projectProcedure.input(LogIdInput).query(async ({ ctx, input }) => {
     const log = await getLog(ctx.project, input);
     const body = (await loadLogBodies(ctx.project, [log.id])).get(log.id);
