@@ -7,6 +7,7 @@ export { logIdAt } from "./internal";
 export { listLogs } from "./list-logs";
 export { listTagKeys } from "./list-tag-keys";
 export { listTagValues, ListTagValuesInput } from "./list-tag-values";
+export { logUsage, OTHER_GROUP, UsageInput, type Usage, type UsageFigures, type UsageGroup, type UsagePoint } from "./log-usage";
 export { mergeMetadata } from "./metadata";
 export { reportCall } from "./report-call";
 export type { NewRequestLog } from "./schemas";

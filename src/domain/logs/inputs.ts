@@ -82,7 +82,7 @@ export const CheckCacheInput = z.looseObject({
 
 // Filter values are compared with integer and indexed text columns: a value no row can hold is a
 // 400 here rather than an out-of-range error from the database.
-const FilterDate = z.coerce.date().refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
+export const FilterDate = z.coerce.date().refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
 
 /** A status class: 2xx..5xx, or `none` for calls with no HTTP status (null, or 0 = no response). */
 export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;

@@ -9,6 +9,8 @@ import {
   ListTagValuesInput,
   loadLogBodies,
   LogIdInput,
+  logUsage,
+  UsageInput,
   type RequestLog,
 } from "../../../domain/logs";
 import { toWireDate } from "../../dates";
@@ -32,6 +34,16 @@ export const logsRouter = router({
   tagKeys: projectProcedure.query(({ ctx }) => listTagKeys(ctx.project)),
   /** The most frequent values of one tag key in the newest 2,000 logs. */
   tagValues: projectProcedure.input(ListTagValuesInput).query(({ ctx, input }) => listTagValues(ctx.project, input)),
+  /** Requests, errors, tokens, cost and p50/p95 latency per hour or day, split by model, provider, source or a tag. */
+  usage: projectProcedure.input(UsageInput).query(async ({ ctx, input }) => {
+    const u = await logUsage(ctx.project, input);
+    return {
+      ...u,
+      from: toWireDate(u.from),
+      to: toWireDate(u.to),
+      series: u.series.map((p) => ({ ...p, start: toWireDate(p.start) })),
+    };
+  }),
   get: projectProcedure.input(LogIdInput).query(async ({ ctx, input }) => {
     const log = await getLog(ctx.project, input);
     const body = (await loadLogBodies(ctx.project, [log.id])).get(log.id);
