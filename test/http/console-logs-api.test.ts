@@ -154,3 +154,113 @@ describe("logs.tagKeys and logs.tagValues", () => {
     expect((await failure(trpc.logs.tagValues.query({ key: "" }))).data?.code).toBe("VALIDATION");
   });
 });
+
+describe("logs.setTags", () => {
+  test("sets, replaces and removes tags on a filter or a selection; other projects untouched", async () => {
+    const p = await t.createProject("set-tags");
+    const logs = await seedLogs(
+      t,
+      Array.from({ length: 12 }, (_, i) => ({ model: i < 8 ? "a" : "b", metadata: { keep: "1", drop: "x", env: i % 2 ? "dev" : "prod" } })),
+      p.projectId,
+    );
+    const theirs = await seedLogs(t, [{ model: "a", metadata: { drop: "x" } }]);
+    const trpc = trpcClient(t, p.apiKey);
+    expect(await trpc.logs.setTags.mutate({ filter: { model: "a" }, set: { reviewed: "yes", env: "staging" }, remove: ["drop"] })).toEqual({ updated: 8 });
+    const all = (await trpc.logs.list.query({})).logs;
+    for (const l of all) {
+      if (l.model === "a") expect(l.metadata).toEqual({ keep: "1", env: "staging", reviewed: "yes" });
+      else expect(l.metadata).toEqual({ keep: "1", drop: "x", env: expect.any(String) });
+    }
+    expect(await trpc.logs.setTags.mutate({ filter: { ids: [logs[9]!.id, logs[10]!.id, theirs[0]!.id] }, remove: ["keep"] })).toEqual({ updated: 2 });
+    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "keep", equals: "1" }] } })).count).toBe(10);
+    const mine = (await trpcClient(t).logs.list.query({ filter: { ids: [theirs[0]!.id] } })).logs[0]!;
+    expect(mine.metadata).toEqual({ drop: "x" });
+    // A filter on the very tag being changed still visits every matching log once.
+    expect(await trpc.logs.setTags.mutate({ filter: { metadata: [{ key: "keep", equals: "1" }] }, set: { keep: "2" } })).toEqual({ updated: 10 });
+    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "keep", equals: "2" }] } })).count).toBe(10);
+  });
+
+  test("more logs than one batch: every one updated", async () => {
+    const p = await t.createProject("set-tags-many");
+    await t.deps.database.db.execute(sql`
+      insert into request_logs (id, project_id, source, model, status_code, metadata)
+      select 'log_' || lpad(to_hex(1710000000000 + g), 12, '0') || lpad(to_hex(g), 20, '0'), ${p.projectId}, 'report', 'bulk', 200, '{}'::jsonb
+      from generate_series(1, 2345) g`);
+    const trpc = trpcClient(t, p.apiKey);
+    expect(await trpc.logs.setTags.mutate({ filter: {}, set: { batch: "done" } })).toEqual({ updated: 2345 });
+    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "batch", equals: "done" }] } })).count).toBe(2345);
+  });
+
+  test("the tag cap and bad inputs are VALIDATION, and nothing changes", async () => {
+    const p = await t.createProject("set-tags-cap");
+    const full = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, "v"]));
+    await seedLogs(t, [{ metadata: full }, { metadata: {} }], p.projectId);
+    const trpc = trpcClient(t, p.apiKey);
+    const over = await failure(trpc.logs.setTags.mutate({ filter: {}, set: { a: "1", b: "2" } }));
+    expect(over.data?.code).toBe("VALIDATION");
+    expect(over.message).toContain("more than 50 tags");
+    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "a", equals: "1" }] } })).count).toBe(0);
+    // Replacing a key the log has, or adding one to reach exactly 50, is fine.
+    expect(await trpc.logs.setTags.mutate({ filter: {}, set: { k0: "w", a: "1" } })).toEqual({ updated: 2 });
+    const bad = async (input: object) => expect((await failure(trpc.logs.setTags.mutate(input as never))).data?.code).toBe("VALIDATION");
+    await bad({ filter: {} });
+    await bad({ filter: {}, set: {}, remove: [] });
+    await bad({ filter: {}, set: { x: "1" }, remove: ["x"] });
+    await bad({ filter: {}, set: { "": "1" } });
+    await bad({ filter: {}, set: { x: "v".repeat(2049) } });
+    await bad({ filter: {}, set: { x: 1 } });
+    await bad({ set: { x: "1" } });
+    await bad({ filter: { statusClass: "1xx" }, set: { x: "1" } });
+  });
+});
+
+describe("logs.exportPage", () => {
+  test("pages of JSON lines with columns and payloads, a selection or a filter, this project only", async () => {
+    const p = await t.createProject("export");
+    const logs = await seedLogs(
+      t,
+      Array.from({ length: 7 }, (_, i) => ({
+        completionId: `e${i}`,
+        model: i < 5 ? "a" : "b",
+        metadata: { i: String(i) },
+        reqPayload: { model: "a", messages: [{ role: "user", content: `question ${i}` }] },
+        respPayload: { id: `e${i}`, choices: [{ message: { role: "assistant", content: `answer ${i}` } }] },
+      })),
+      p.projectId,
+    );
+    await seedLogs(t, [{ model: "a", completionId: "not-mine" }]);
+    const trpc = trpcClient(t, p.apiKey);
+    const lines: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    for (;;) {
+      const page: { lines: string[]; endCursor: string | null; hasNextPage: boolean } = await trpc.logs.exportPage.query({
+        filter: { model: "a" },
+        first: 2,
+        after,
+      });
+      lines.push(...page.lines);
+      pages++;
+      if (!page.hasNextPage) break;
+      after = page.endCursor;
+    }
+    expect(pages).toBe(3);
+    const rows = lines.map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.completionId)).toEqual(["e4", "e3", "e2", "e1", "e0"]);
+    expect(rows[0]).toMatchObject({
+      id: logs[4]!.id,
+      model: "a",
+      statusCode: 200,
+      metadata: { i: "4" },
+      source: "report",
+      reqPayload: { messages: [{ role: "user", content: "question 4" }] },
+      respPayload: { id: "e4", choices: [{ message: { content: "answer 4" } }] },
+    });
+    expect(typeof rows[0].createdAt).toBe("string");
+    const sel = await trpc.logs.exportPage.query({ filter: { ids: [logs[6]!.id, logs[0]!.id] } });
+    expect(sel.lines.map((l) => JSON.parse(l).completionId)).toEqual(["e6", "e0"]);
+    expect(sel.hasNextPage).toBe(false);
+    expect((await failure(trpc.logs.exportPage.query({ first: 201 }))).data?.code).toBe("VALIDATION");
+    expect((await failure(trpc.logs.exportPage.query({ after: "garbage" }))).data?.code).toBe("VALIDATION");
+  });
+});

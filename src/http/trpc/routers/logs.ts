@@ -1,6 +1,10 @@
 import {
   countLogs,
   CountLogsInput,
+  exportLogsPage,
+  ExportLogsPageInput,
+  setLogTags,
+  SetLogTagsInput,
   getLog,
   ListLogsInput,
   listLogs,
@@ -44,6 +48,10 @@ export const logsRouter = router({
       series: u.series.map((p) => ({ ...p, start: toWireDate(p.start) })),
     };
   }),
+  /** Adds, replaces or removes tags on every log matching the filter (or the selection, filter.ids). */
+  setTags: projectProcedure.input(SetLogTagsInput).mutation(({ ctx, input }) => setLogTags(ctx.project, input)),
+  /** One page of a JSONL export: a line (a JSON object with columns and payloads) per log. */
+  exportPage: projectProcedure.input(ExportLogsPageInput).query(({ ctx, input }) => exportLogsPage(ctx.project, input)),
   get: projectProcedure.input(LogIdInput).query(async ({ ctx, input }) => {
     const log = await getLog(ctx.project, input);
     const body = (await loadLogBodies(ctx.project, [log.id])).get(log.id);
