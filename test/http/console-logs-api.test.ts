@@ -269,7 +269,10 @@ describe("logs.get for the detail view", () => {
   test("dataset entries it fed, criteria results, Anthropic originals", async () => {
     const p = await t.createProject("detail");
     const trpc = trpcClient(t, p.apiKey);
-    const results = { crit_a: { status: "success", score: 1, explanation: "good" }, crit_b: { status: "error", errorCode: "UPSTREAM", errorMessage: "judge down" } };
+    const results = {
+      crit_a: { status: "success", score: 1, explanation: "good" },
+      crit_b: { status: "error", errorCode: "UPSTREAM", errorMessage: "judge down" },
+    };
     const [plain, judged, anthropic] = await seedLogs(
       t,
       [
