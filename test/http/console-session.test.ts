@@ -163,3 +163,18 @@ describe("console sessions", () => {
     expect(JSON.stringify(list)).not.toContain("mine-only");
   });
 });
+
+describe("long query inputs", () => {
+  test("a query may come as a POST, so a selection of 1,000 log ids never meets a URL limit", async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `log_${i.toString(16).padStart(32, "0")}`);
+    const res = await t.app.handle(
+      new Request("http://localhost/trpc/logs.count", {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ filter: { ids } }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.data).toEqual({ count: 0, exact: true });
+  });
+});

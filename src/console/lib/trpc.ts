@@ -67,6 +67,8 @@ export function createClient() {
         url: "/trpc",
         // Hone refuses batches over HONE_TRPC_MAX_BATCH (10 by default).
         maxItems: 8,
+        // Queries go as POST too: a filter can carry 1,000 selected log ids, too long for a URL.
+        methodOverride: "POST",
         // The session cookie signs in; this header proves the call comes from the console's own
         // script (a cross-site form cannot send it).
         headers: () => ({ "x-hone-console": "1" }),

@@ -39,6 +39,9 @@ export function createTrpcHandler(deps: Deps): (request: Request) => Promise<Res
       req: request,
       router: appRouter,
       maxBatchSize,
+      // A query whose input is long (a selection of 1,000 log ids) may come as a POST: URLs
+      // have length limits that bodies, under HONE_MAX_BODY_BYTES, do not.
+      allowMethodOverride: true,
       createContext: async ({ resHeaders }) => {
         const requestId = requestMeta(request).requestId;
         const base = { deps, request, resHeaders, requestId, session: null, sessionToken: null, admin: null };
