@@ -1,4 +1,4 @@
-import { createTRPCClient, httpLink } from "@trpc/client";
+import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../../src/http/trpc/router";
 import type { TestApp } from "./app";
 
@@ -13,4 +13,15 @@ export function trpcClient(t: TestApp, key: string = t.project.apiKey) {
       }),
     ],
   });
+}
+
+/** The TRPCClientError a call fails with; the test fails if the call succeeds. */
+export async function trpcFailure(p: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof TRPCClientError) return err as TRPCClientError<AppRouter>;
+    throw err;
+  }
+  throw new Error("expected the call to fail");
 }

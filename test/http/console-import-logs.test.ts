@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TRPCClientError } from "@trpc/client";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql } from "../helpers/gql";
 import { seedLogs } from "../helpers/logs";
-import { trpcClient } from "../helpers/trpc";
+import { trpcClient, trpcFailure } from "../helpers/trpc";
 
 // datasets.importLogs as the console's "add to dataset" uses it: a selection (filter.ids) or a
 // filter, into an existing dataset or a new one, with the counts shown to the user.
@@ -16,16 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function failure(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCClientError);
-    return err as TRPCClientError<AppRouter>;
-  }
-  throw new Error("expected the call to fail");
-}
 
 const answer = (content: string) => ({ choices: [{ index: 0, message: { role: "assistant", content } }] });
 
@@ -76,14 +64,14 @@ describe("datasets.importLogs from the console", () => {
 
   test("either datasetId or newDatasetName; another project's dataset is NOT_FOUND", async () => {
     const trpc = trpcClient(t);
-    const bad = async (input: object) => expect((await failure(trpc.datasets.importLogs.mutate(input as never))).data?.code).toBe("VALIDATION");
+    const bad = async (input: object) => expect((await trpcFailure(trpc.datasets.importLogs.mutate(input as never))).data?.code).toBe("VALIDATION");
     await bad({ filter: {} });
     await bad({ datasetId: "ds_x", newDatasetName: "both", filter: {} });
     await bad({ newDatasetName: "   " });
     await bad({ newDatasetName: "x", filter: { ids: Array.from({ length: 1001 }, (_, i) => `log_${i}`) } });
     const other = await t.createProject("import-other");
     const theirs = await trpcClient(t, other.apiKey).datasets.create.mutate({ name: "theirs" });
-    expect((await failure(trpc.datasets.importLogs.mutate({ datasetId: theirs.id, filter: {} }))).data?.httpStatus).toBe(404);
+    expect((await trpcFailure(trpc.datasets.importLogs.mutate({ datasetId: theirs.id, filter: {} }))).data?.httpStatus).toBe(404);
     const datasets = await trpc.datasets.list.query();
     expect(datasets.map((d) => d.name)).not.toContain("both");
   });

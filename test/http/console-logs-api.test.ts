@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TRPCClientError } from "@trpc/client";
 import { sql } from "drizzle-orm";
 import { LOG_COUNT_EXACT_LIMIT } from "../../src/limits";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql } from "../helpers/gql";
 import { seedLogs } from "../helpers/logs";
-import { trpcClient } from "../helpers/trpc";
+import { trpcClient, trpcFailure } from "../helpers/trpc";
 
 // The logs verbs the console's Logs page reads: filters (status class, selections), counts, tag
 // suggestions, bulk tags, JSONL export pages and the detail view.
@@ -18,16 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-export async function failure(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCClientError);
-    return err as TRPCClientError<AppRouter>;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("LogFilter: statusClass and ids", () => {
   test("each status class, none (null or 0), and a selection of ids", async () => {
@@ -69,9 +57,9 @@ describe("LogFilter: statusClass and ids", () => {
 
   test("bad statusClass or too many ids is VALIDATION", async () => {
     const trpc = trpcClient(t);
-    const bad = await failure(trpc.logs.list.query({ filter: { statusClass: "6xx" as never } }));
+    const bad = await trpcFailure(trpc.logs.list.query({ filter: { statusClass: "6xx" as never } }));
     expect(bad.data?.code).toBe("VALIDATION");
-    const many = await failure(trpc.logs.list.query({ filter: { ids: Array.from({ length: 1001 }, (_, i) => `log_${i}`) } }));
+    const many = await trpcFailure(trpc.logs.list.query({ filter: { ids: Array.from({ length: 1001 }, (_, i) => `log_${i}`) } }));
     expect(many.data?.code).toBe("VALIDATION");
     expect(JSON.stringify(many.data?.issues)).toContain("at most 1000 log ids");
     const g = await gql(t, `query($f: LogFilterInput) { logs(filter: $f) { edges { node { id } } } }`, { f: { statusClass: "x" } });
@@ -118,7 +106,7 @@ describe("logs.count", () => {
   });
 
   test("a bad filter is VALIDATION", async () => {
-    const err = await failure(trpcClient(t).logs.count.query({ filter: { from: "not a date" as never } }));
+    const err = await trpcFailure(trpcClient(t).logs.count.query({ filter: { from: "not a date" as never } }));
     expect(err.data?.code).toBe("VALIDATION");
   });
 });
@@ -151,7 +139,7 @@ describe("logs.tagKeys and logs.tagValues", () => {
     ]);
     expect(await trpc.logs.tagValues.query({ key: "prompt_id", prefix: "%" })).toEqual([]);
     expect(await trpc.logs.tagValues.query({ key: "secret_key_of_another_project" })).toEqual([]);
-    expect((await failure(trpc.logs.tagValues.query({ key: "" }))).data?.code).toBe("VALIDATION");
+    expect((await trpcFailure(trpc.logs.tagValues.query({ key: "" }))).data?.code).toBe("VALIDATION");
   });
 });
 
@@ -196,13 +184,13 @@ describe("logs.setTags", () => {
     const full = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, "v"]));
     await seedLogs(t, [{ metadata: full }, { metadata: {} }], p.projectId);
     const trpc = trpcClient(t, p.apiKey);
-    const over = await failure(trpc.logs.setTags.mutate({ filter: {}, set: { a: "1", b: "2" } }));
+    const over = await trpcFailure(trpc.logs.setTags.mutate({ filter: {}, set: { a: "1", b: "2" } }));
     expect(over.data?.code).toBe("VALIDATION");
     expect(over.message).toContain("more than 50 tags");
     expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "a", equals: "1" }] } })).count).toBe(0);
     // Replacing a key the log has, or adding one to reach exactly 50, is fine.
     expect(await trpc.logs.setTags.mutate({ filter: {}, set: { k0: "w", a: "1" } })).toEqual({ updated: 2 });
-    const bad = async (input: object) => expect((await failure(trpc.logs.setTags.mutate(input as never))).data?.code).toBe("VALIDATION");
+    const bad = async (input: object) => expect((await trpcFailure(trpc.logs.setTags.mutate(input as never))).data?.code).toBe("VALIDATION");
     await bad({ filter: {} });
     await bad({ filter: {}, set: {}, remove: [] });
     await bad({ filter: {}, set: { x: "1" }, remove: ["x"] });
@@ -260,8 +248,8 @@ describe("logs.exportPage", () => {
     const sel = await trpc.logs.exportPage.query({ filter: { ids: [logs[6]!.id, logs[0]!.id] } });
     expect(sel.lines.map((l) => JSON.parse(l).completionId)).toEqual(["e6", "e0"]);
     expect(sel.hasNextPage).toBe(false);
-    expect((await failure(trpc.logs.exportPage.query({ first: 201 }))).data?.code).toBe("VALIDATION");
-    expect((await failure(trpc.logs.exportPage.query({ after: "garbage" }))).data?.code).toBe("VALIDATION");
+    expect((await trpcFailure(trpc.logs.exportPage.query({ first: 201 }))).data?.code).toBe("VALIDATION");
+    expect((await trpcFailure(trpc.logs.exportPage.query({ after: "garbage" }))).data?.code).toBe("VALIDATION");
   });
 });
 
@@ -325,6 +313,6 @@ describe("logs.get for the detail view", () => {
     expect(c.respPayloadOriginal).toMatchObject({ id: "msg_1" });
 
     // Another project sees none of it.
-    expect((await failure(trpcClient(t).logs.get.query({ id: plain!.id }))).data?.httpStatus).toBe(404);
+    expect((await trpcFailure(trpcClient(t).logs.get.query({ id: plain!.id }))).data?.httpStatus).toBe(404);
   });
 });

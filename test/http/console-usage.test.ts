@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TRPCClientError } from "@trpc/client";
 import type { NewRequestLog } from "../../src/domain/logs";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql } from "../helpers/gql";
 import { seedLogs, type SeedLog } from "../helpers/logs";
-import { trpcClient } from "../helpers/trpc";
+import { trpcClient, trpcFailure } from "../helpers/trpc";
 
 // logs.usage (tRPC) and usage (GraphQL): every figure must equal a sum computed here from the
 // seeded logs, per UTC bucket, per group and in total.
@@ -17,16 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function failure(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCClientError);
-    return err as TRPCClientError<AppRouter>;
-  }
-  throw new Error("expected the call to fail");
-}
 
 const DAY = 86_400_000;
 const FROM = Date.UTC(2025, 2, 1); // 2025-03-01T00:00Z
@@ -214,7 +202,7 @@ describe("logs.usage", () => {
   test("bad ranges and arguments are VALIDATION", async () => {
     const c = trpcClient(t, key);
     const bad = async (input: object) => {
-      const err = await failure(c.logs.usage.query(input as never));
+      const err = await trpcFailure(c.logs.usage.query(input as never));
       expect(err.data?.code).toBe("VALIDATION");
       expect(err.data?.httpStatus).toBe(400);
       return JSON.stringify(err.data?.issues);

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TRPCClientError } from "@trpc/client";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gql } from "../helpers/gql";
-import { trpcClient } from "../helpers/trpc";
+import { trpcClient, trpcFailure } from "../helpers/trpc";
 
 // customProviders.update / delete (tRPC) and updateCustomProvider / deleteCustomProvider (GraphQL).
 
@@ -24,16 +22,6 @@ afterAll(async () => {
   await open.close();
   await strict.close();
 });
-
-async function failure(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCClientError);
-    return err as TRPCClientError<AppRouter>;
-  }
-  throw new Error("expected the call to fail");
-}
 
 const chat = (t: TestApp, model: string) => t.request("POST", "/api/v1/chat/completions", { body: { model, messages: [{ role: "user", content: "hi" }] } });
 
@@ -59,7 +47,7 @@ describe("customProviders.update and delete", () => {
     expect(b.requests.at(-1)!.headers.authorization).toBeUndefined();
 
     // To azure: needs an apiVersion, then works.
-    const noVersion = await failure(trpc.customProviders.update.mutate({ id: p.id, kind: "azure" }));
+    const noVersion = await trpcFailure(trpc.customProviders.update.mutate({ id: p.id, kind: "azure" }));
     expect(noVersion.data?.code).toBe("VALIDATION");
     expect(JSON.stringify(noVersion.data?.issues)).toContain("apiVersion is required for azure");
     expect(await trpc.customProviders.update.mutate({ id: p.id, kind: "azure", apiVersion: "2024-10-21" })).toMatchObject({
@@ -70,20 +58,20 @@ describe("customProviders.update and delete", () => {
     expect(await trpc.customProviders.delete.mutate({ id: p.id })).toEqual({ id: p.id, deleted: true });
     expect(await trpc.customProviders.list.query()).toEqual([]);
     expect((await chat(open, "hone:renamed/m")).status).toBe(404);
-    expect((await failure(trpc.customProviders.delete.mutate({ id: p.id }))).data?.httpStatus).toBe(404);
+    expect((await trpcFailure(trpc.customProviders.delete.mutate({ id: p.id }))).data?.httpStatus).toBe(404);
   });
 
   test("a slug taken by another provider is CONFLICT; bad fields are VALIDATION", async () => {
     const trpc = trpcClient(open);
     const one = await trpc.customProviders.create.mutate({ slug: "one", kind: "openai", baseUrl: "https://one.example/v1" });
     await trpc.customProviders.create.mutate({ slug: "two", kind: "openai", baseUrl: "https://two.example/v1" });
-    const dup = await failure(trpc.customProviders.update.mutate({ id: one.id, slug: "two" }));
+    const dup = await trpcFailure(trpc.customProviders.update.mutate({ id: one.id, slug: "two" }));
     expect(dup.data?.code).toBe("CONFLICT");
     for (const bad of [{ slug: "Not A Slug" }, { baseUrl: "ftp://x" }, { kind: "bedrock" }, { apiKey: "" }, { baseUrl: `https://${"x".repeat(2100)}` }]) {
-      const err = await failure(trpc.customProviders.update.mutate({ id: one.id, ...bad } as never));
+      const err = await trpcFailure(trpc.customProviders.update.mutate({ id: one.id, ...bad } as never));
       expect({ bad, code: err.data?.code }).toEqual({ bad, code: "VALIDATION" });
     }
-    expect((await failure(trpc.customProviders.update.mutate({ id: "" }))).data?.code).toBe("VALIDATION");
+    expect((await trpcFailure(trpc.customProviders.update.mutate({ id: "" }))).data?.code).toBe("VALIDATION");
     expect((await trpc.customProviders.list.query()).find((p) => p.id === one.id)).toMatchObject({ slug: "one", baseUrl: "https://one.example/v1" });
   });
 
@@ -91,7 +79,7 @@ describe("customProviders.update and delete", () => {
     const trpc = trpcClient(strict);
     const p = await trpc.customProviders.create.mutate({ slug: "pub", kind: "openai", baseUrl: "https://api.example.com/v1" });
     for (const url of [`${a.url}/v1`, "http://10.0.0.5/v1", "http://[::1]/v1", "http://localhost:8080/v1"]) {
-      const err = await failure(trpc.customProviders.update.mutate({ id: p.id, baseUrl: url }));
+      const err = await trpcFailure(trpc.customProviders.update.mutate({ id: p.id, baseUrl: url }));
       expect(err.data?.code).toBe("VALIDATION");
       expect(err.message).toContain("HONE_ALLOW_PRIVATE_UPSTREAMS");
     }
@@ -103,8 +91,8 @@ describe("customProviders.update and delete", () => {
     const other = await open.createProject("other");
     const theirs = await trpcClient(open, other.apiKey).customProviders.create.mutate({ slug: "theirs", kind: "openai", baseUrl: "https://x.example" });
     const trpc = trpcClient(open);
-    expect((await failure(trpc.customProviders.update.mutate({ id: theirs.id, slug: "stolen" }))).data?.httpStatus).toBe(404);
-    expect((await failure(trpc.customProviders.delete.mutate({ id: theirs.id }))).data?.httpStatus).toBe(404);
+    expect((await trpcFailure(trpc.customProviders.update.mutate({ id: theirs.id, slug: "stolen" }))).data?.httpStatus).toBe(404);
+    expect((await trpcFailure(trpc.customProviders.delete.mutate({ id: theirs.id }))).data?.httpStatus).toBe(404);
     const g = await gql(open, `mutation($id: ID!) { deleteCustomProvider(id: $id) }`, { id: theirs.id });
     expect(g.errors[0].extensions.code).toBe("NOT_FOUND");
     expect(await trpcClient(open, other.apiKey).customProviders.list.query()).toEqual([expect.objectContaining({ id: theirs.id, slug: "theirs" })]);

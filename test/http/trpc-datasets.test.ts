@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import type { AppRouter } from "../../src/http/trpc/router";
+import { trpcFailure } from "../helpers/trpc";
 import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/app";
 
 const ADMIN = "admin-token-abcdefghijkl";
@@ -18,16 +19,6 @@ afterAll(async () => {
 function client(key: string | null, batch = true) {
   const opts = { url: `${server.url}/trpc`, headers: () => (key ? { authorization: `Bearer ${key}` } : {}) };
   return createTRPCClient<AppRouter>({ links: [batch ? httpBatchLink(opts) : httpLink(opts)] });
-}
-
-async function failure(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(TRPCClientError);
-    return err as TRPCClientError<AppRouter>;
-  }
-  throw new Error("expected the call to fail");
 }
 
 describe("tRPC datasets", () => {
@@ -57,7 +48,7 @@ describe("tRPC datasets", () => {
     expect(rest.hasNextPage).toBe(false);
 
     expect(await c.datasets.delete.mutate({ datasetId: ds.id })).toEqual({ id: ds.id, deleted: true });
-    const gone = await failure(c.datasets.get.query({ datasetId: ds.id }));
+    const gone = await trpcFailure(c.datasets.get.query({ datasetId: ds.id }));
     expect(gone.data?.code).toBe("NOT_FOUND");
     expect(gone.data?.httpStatus).toBe(404);
   });
@@ -66,13 +57,13 @@ describe("tRPC datasets", () => {
     const c = client(t.project.apiKey, false);
     const ds = await c.datasets.create.mutate({ name: "v" });
     for (const n of [0, 101]) {
-      const err = await failure(c.datasets.addEntries.mutate({ datasetId: ds.id, entries: Array.from({ length: n }, () => userAssistant()) }));
+      const err = await trpcFailure(c.datasets.addEntries.mutate({ datasetId: ds.id, entries: Array.from({ length: n }, () => userAssistant()) }));
       expect(err.message).toBe("Input validation failed");
       expect(err.data?.code).toBe("VALIDATION");
       expect(err.data?.httpStatus).toBe(400);
       expect(err.data?.issues.length).toBeGreaterThan(0);
     }
-    const err = await failure(c.datasets.create.mutate({ name: 42 as unknown as string }));
+    const err = await trpcFailure(c.datasets.create.mutate({ name: 42 as unknown as string }));
     expect(err.data?.httpStatus).toBe(400);
     expect(err.data?.issues[0]?.path).toEqual(["name"]);
   });
@@ -95,9 +86,9 @@ describe("tRPC datasets", () => {
     const theirs = await client(other.apiKey).datasets.create.mutate({ name: "theirs" });
     const c = client(t.project.apiKey);
     for (const datasetId of ["ds_nope", theirs.id]) {
-      expect((await failure(c.datasets.get.query({ datasetId }))).data?.httpStatus).toBe(404);
-      expect((await failure(c.datasets.delete.mutate({ datasetId }))).data?.httpStatus).toBe(404);
-      expect((await failure(c.datasets.addEntries.mutate({ datasetId, entries: [userAssistant()] }))).data?.httpStatus).toBe(404);
+      expect((await trpcFailure(c.datasets.get.query({ datasetId }))).data?.httpStatus).toBe(404);
+      expect((await trpcFailure(c.datasets.delete.mutate({ datasetId }))).data?.httpStatus).toBe(404);
+      expect((await trpcFailure(c.datasets.addEntries.mutate({ datasetId, entries: [userAssistant()] }))).data?.httpStatus).toBe(404);
     }
     expect((await c.datasets.list.query()).some((d) => d.id === theirs.id)).toBe(false);
     expect((await client(other.apiKey).datasets.get.query({ datasetId: theirs.id })).id).toBe(theirs.id);
@@ -105,19 +96,19 @@ describe("tRPC datasets", () => {
 
   test("missing and wrong keys are UNAUTHORIZED (401)", async () => {
     for (const key of [null, "hone_sk_notarealkeynotarealkeynotareal"]) {
-      const err = await failure(client(key).datasets.list.query());
+      const err = await trpcFailure(client(key).datasets.list.query());
       expect(err.data?.code).toBe("UNAUTHORIZED");
       expect(err.data?.httpStatus).toBe(401);
     }
   });
 
   test("admin.createProject needs the admin token", async () => {
-    const asProject = await failure(client(t.project.apiKey).admin.createProject.mutate({ name: "x" }));
+    const asProject = await trpcFailure(client(t.project.apiKey).admin.createProject.mutate({ name: "x" }));
     expect(asProject.data?.httpStatus).toBe(401);
     const created = await client(ADMIN).admin.createProject.mutate({ name: "made-by-admin" });
     expect(created.apiKey).toMatch(/^hone_sk_/);
     expect(await client(created.apiKey).datasets.list.query()).toEqual([]);
-    const adminReads = await failure(client(ADMIN).datasets.list.query());
+    const adminReads = await trpcFailure(client(ADMIN).datasets.list.query());
     expect(adminReads.data?.httpStatus).toBe(403);
   });
 });
