@@ -3,7 +3,7 @@ import type { Queryable } from "../../db/client";
 import { apiKeys, consoleSessions, projects } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { randomBase62 } from "../../ids";
-import { toApiKeyInfo } from "../projects/internal";
+import { apiKeyInfoColumns, toApiKeyInfo } from "../projects/internal";
 import type { ResolvedSession } from "./schemas";
 
 export const SESSION_TOKEN_PREFIX = "hone_ses_";
@@ -25,14 +25,7 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
       projectId: consoleSessions.projectId,
       projectName: projects.name,
       apiKeyId: consoleSessions.apiKeyId,
-      key: {
-        id: apiKeys.id,
-        name: apiKeys.name,
-        keyHint: apiKeys.keyHint,
-        createdAt: apiKeys.createdAt,
-        lastUsedAt: apiKeys.lastUsedAt,
-        revokedAt: apiKeys.revokedAt,
-      },
+      key: apiKeyInfoColumns,
       createdAt: consoleSessions.createdAt,
       lastSeenAt: consoleSessions.lastSeenAt,
       expiresAt: consoleSessions.expiresAt,
@@ -51,7 +44,7 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
       ),
     );
   if (!row) return null;
-  const key = row.key?.id ? toApiKeyInfo(row.key as Parameters<typeof toApiKeyInfo>[0]) : null;
+  const key = row.key ? toApiKeyInfo(row.key) : null;
   const idleExpiresAt = new Date(Math.min(row.lastSeenAt.getTime() + deps.config.sessionIdleMs, row.expiresAt.getTime()));
   return {
     id: row.id,
