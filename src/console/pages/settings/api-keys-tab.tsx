@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Code, Group, Modal, Stack, Table, Text, TextInput
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { CopyButton } from "../../components/copy-button";
+import { CopyTextButton } from "./copy-text-button";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatRelative, formatTime } from "../../lib/format";
 import { useSession } from "../../lib/session";
@@ -43,7 +43,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
             <Code data-testid="new-api-key" style={{ wordBreak: "break-all", flex: 1, fontSize: 14, padding: "8px 10px" }}>
               {created.apiKey}
             </Code>
-            <CopyButton value={created.apiKey} label="Copy key" />
+            <CopyTextButton value={created.apiKey} label="Copy key" />
           </Group>
           <Group justify="flex-end">
             <Button onClick={close}>Done</Button>

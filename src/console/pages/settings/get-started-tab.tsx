@@ -1,6 +1,6 @@
 import { Anchor, Code, Group, Paper, Stack, Text, Title } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
-import { CopyButton } from "../../components/copy-button";
+import { CopyTextButton } from "./copy-text-button";
 import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "./snippets";
 
 function Snippet({ title, description, code, name }: { title: string; description: string; code: string; name: string }) {
@@ -13,7 +13,7 @@ function Snippet({ title, description, code, name }: { title: string; descriptio
             {description}
           </Text>
         </Stack>
-        <CopyButton value={code} label={`Copy ${name} snippet`} />
+        <CopyTextButton value={code} label={`Copy ${name} snippet`} />
       </Group>
       <Code block data-testid={`snippet-${name}`} style={{ overflowX: "auto", whiteSpace: "pre" }}>
         {code}
@@ -34,7 +34,7 @@ export function GetStartedTab() {
           <Code data-testid="base-url" style={{ fontSize: 15, padding: "6px 10px" }}>
             {base}
           </Code>
-          <CopyButton value={base} label="Copy base URL" />
+          <CopyTextButton value={base} label="Copy base URL" />
         </Group>
         <Text size="sm" c="dimmed" mt="xs">
           Set <Code>HONE_API_KEY</Code> to a key from the{" "}

@@ -50,9 +50,10 @@ function pivot(usage: Usage, split: GroupBy, tagKey: string) {
   };
 }
 
-function ChartCard({ title, description, children, testId }: { title: string; description: string; children: ReactNode; testId: string }) {
+function ChartCard(props: { title: string; description: string; children: ReactNode; testId: string; span?: boolean }) {
+  const { title, description, children, testId, span } = props;
   return (
-    <Paper withBorder radius="md" p="md" data-testid={testId}>
+    <Paper withBorder radius="md" p="md" data-testid={testId} style={span ? { gridColumn: "1 / -1" } : undefined}>
       <Title order={4}>{title}</Title>
       <Text size="xs" c="dimmed" mb="sm">
         {description}
@@ -80,7 +81,6 @@ export function UsageCharts({ usage, split, tagKey }: { usage: Usage; split: Gro
           withLegend={legend}
           valueFormatter={(v) => formatNumber(v)}
           yAxisProps={{ tickFormatter: (v: number) => formatCompact(v), width: 48 }}
-          gridAxis="y"
           tooltipAnimationDuration={0}
         />
       </ChartCard>
@@ -94,17 +94,17 @@ export function UsageCharts({ usage, split, tagKey }: { usage: Usage; split: Gro
           withLegend={legend}
           valueFormatter={(v) => formatCost(v)}
           yAxisProps={{ tickFormatter: (v: number) => formatCost(v), width: 64 }}
-          gridAxis="y"
           tooltipAnimationDuration={0}
         />
       </ChartCard>
       <ChartCard
+        span
         title="Latency"
         description={grouped ? `p95 per ${per} and group (empty ${per}s are gaps)` : `p50 and p95 per ${per} (empty ${per}s are gaps)`}
         testId="chart-latency"
       >
         <LineChart
-          h={260}
+          h={220}
           data={d.latency}
           dataKey="label"
           series={d.latencySeries}
@@ -112,7 +112,6 @@ export function UsageCharts({ usage, split, tagKey }: { usage: Usage; split: Gro
           curveType="monotone"
           valueFormatter={(v) => formatMs(v)}
           yAxisProps={{ tickFormatter: (v: number) => formatMs(v), width: 64 }}
-          gridAxis="y"
           withDots={d.latency.length <= 48}
           tooltipAnimationDuration={0}
         />

@@ -3,7 +3,7 @@ import { Anchor, Autocomplete, Button, Code, Group, Loader, Paper, SegmentedCont
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
-import { CopyButton } from "../../components/copy-button";
+import { CopyTextButton } from "../settings/copy-text-button";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { formatCost, formatMs, formatNumber } from "../../lib/format";
@@ -76,7 +76,7 @@ function EmptyState() {
           <Code block style={{ flex: 1, overflowX: "auto" }}>
             {snippet}
           </Code>
-          <CopyButton value={snippet} label="Copy curl snippet" />
+          <CopyTextButton value={snippet} label="Copy curl snippet" />
         </Group>
       </Stack>
     </Paper>
