@@ -184,8 +184,17 @@ function ProviderModal({ editing, opened, onClose }: { editing: CustomProvider |
             onChange={(e) => patch({ removeKey: e.currentTarget.checked })}
           />
         ) : null}
-        <ErrorAlert error={mutation.error} title={editing ? "The provider was not saved" : "The provider was not created"} />
-        {isUrlRefusal(mutation.error) ? <UpstreamRulesExplained /> : null}
+        {isUrlRefusal(mutation.error) ? (
+          <>
+            {/* The API's own message (its issue repeats it for the field, so only the message). */}
+            <Alert color="red" variant="light" role="alert" title={editing ? "The provider was not saved" : "The provider was not created"}>
+              {mutation.error?.message}
+            </Alert>
+            <UpstreamRulesExplained />
+          </>
+        ) : (
+          <ErrorAlert error={mutation.error} title={editing ? "The provider was not saved" : "The provider was not created"} />
+        )}
         <Group justify="flex-end">
           <Button variant="default" onClick={close}>
             Cancel

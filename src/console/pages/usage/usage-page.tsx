@@ -24,8 +24,8 @@ const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
 
 function Stat({ label, value, testId, exact, hint }: { label: string; value: string; testId: string; exact: number | null; hint?: string }) {
   return (
-    <Paper withBorder p="md" radius="md">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+    <Paper withBorder p="sm" radius="md">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700} style={{ whiteSpace: "nowrap" }}>
         {label}
       </Text>
       <Text fz={24} fw={700} data-testid={testId} data-value={exact ?? ""} title={exact == null ? undefined : String(exact)}>
