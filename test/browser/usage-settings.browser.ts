@@ -293,3 +293,30 @@ describe("settings", () => {
     expect(await hone.trpc("customProviders.list")).toEqual([]);
   });
 });
+
+describe("revoking the key this session signed in with", () => {
+  test("the confirmation says so, and the session ends", async () => {
+    const created = await hone.trpc<{ apiKey: string }>("apiKeys.create", { name: "self revoker" }, { mutation: true });
+    const own = await browser.newContext();
+    try {
+      const p = await own.newPage();
+      await signIn(p, hone.url, created.apiKey);
+      await p.goto(`${hone.url}/settings?tab=api-keys`);
+      await p.getByRole("button", { name: "Revoke key self revoker" }).click();
+      const d = p.getByRole("dialog");
+      await d.getByTestId("revoke-own-key").waitFor();
+      expect(await d.getByTestId("revoke-own-key").textContent()).toContain("This is the key you signed in with");
+      await d.getByRole("button", { name: "Revoke key" }).click();
+      await p.getByText("Your session has ended").waitFor();
+      const res = await fetch(`${hone.url}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${created.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "still there?" }] }),
+      });
+      expect(res.status).toBe(401);
+      await res.arrayBuffer();
+    } finally {
+      await own.close();
+    }
+  });
+});
