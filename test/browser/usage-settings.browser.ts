@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
 
@@ -153,6 +156,29 @@ describe("settings", () => {
     expect(status).toBe("200");
     expect(JSON.parse(body).choices[0].message.role).toBe("assistant");
     await shots(page, "settings-get-started");
+  });
+
+  test("get started: the openai and openpipe SDK snippets run as shown", async () => {
+    await page.goto(`${hone.url}/settings`);
+    const dir = mkdtempSync(join(tmpdir(), "hone-snippets-"));
+    try {
+      // The snippets import the SDKs this repository has as dev dependencies.
+      symlinkSync(resolve(import.meta.dir, "../../node_modules"), join(dir, "node_modules"));
+      for (const name of ["openai", "openpipe"]) {
+        const file = join(dir, `${name}.ts`);
+        writeFileSync(file, (await page.getByTestId(`snippet-${name}`).textContent())!);
+        const proc = Bun.spawn([process.execPath, file], {
+          env: { ...process.env, HONE_API_KEY: hone.project.apiKey, OPENAI_API_KEY: "sk-not-used-by-hone-routed-calls" },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+        expect({ name, code, err: err.slice(0, 500) }).toEqual({ name, code: 0, err: "" });
+        expect(out.trim().length).toBeGreaterThan(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("API keys: create one (shown once), use it, revoke it: 401 and its sessions end", async () => {
