@@ -2,6 +2,8 @@ import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirec
 import { AppLayout } from "./layout";
 import { useSession } from "./lib/session";
 import { ComingSoon } from "./pages/coming-soon";
+import { parseSettingsSearch } from "./pages/settings/settings-search";
+import { parseUsageSearch } from "./pages/usage/usage-search";
 
 // Each section's page is its own chunk, loaded when first opened; the shell loads alone.
 const rootRoute = createRootRoute({ component: () => <AppLayout session={useSession()} /> });
@@ -25,14 +27,15 @@ const logsRoute = createRoute({
 const usageRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/usage",
-  validateSearch: (search: Record<string, unknown>) => search,
+  // Range, bucket and split live in the URL (usage-search.ts parses them leniently).
+  validateSearch: parseUsageSearch,
   component: lazyRouteComponent(() => import("./pages/usage/usage-page"), "UsagePage"),
 });
 
 const settingsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/settings",
-  validateSearch: (search: Record<string, unknown>) => search,
+  validateSearch: parseSettingsSearch,
   component: lazyRouteComponent(() => import("./pages/settings/settings-page"), "SettingsPage"),
 });
 

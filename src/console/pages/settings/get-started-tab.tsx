@@ -1,0 +1,71 @@
+import { Anchor, Code, Group, Paper, Stack, Text, Title } from "@mantine/core";
+import { Link } from "@tanstack/react-router";
+import { CopyTextButton } from "./copy-text-button";
+import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "./snippets";
+
+function Snippet({ title, description, code, name }: { title: string; description: string; code: string; name: string }) {
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Group justify="space-between" align="flex-start" wrap="nowrap" mb="xs">
+        <Stack gap={2}>
+          <Title order={4}>{title}</Title>
+          <Text size="sm" c="dimmed">
+            {description}
+          </Text>
+        </Stack>
+        <CopyTextButton value={code} label={`Copy ${name} snippet`} />
+      </Group>
+      <Code block data-testid={`snippet-${name}`} style={{ overflowX: "auto", whiteSpace: "pre" }}>
+        {code}
+      </Code>
+    </Paper>
+  );
+}
+
+export function GetStartedTab() {
+  const base = gatewayBaseUrl();
+  return (
+    <Stack maw={960}>
+      <Paper withBorder p="md" radius="md">
+        <Text size="sm" fw={500} mb={4}>
+          Base URL (OpenAI-compatible)
+        </Text>
+        <Group gap="xs" wrap="nowrap">
+          <Code data-testid="base-url" style={{ fontSize: 15, padding: "6px 10px" }}>
+            {base}
+          </Code>
+          <CopyTextButton value={base} label="Copy base URL" />
+        </Group>
+        <Text size="sm" c="dimmed" mt="xs">
+          Set <Code>HONE_API_KEY</Code> to a key from the{" "}
+          <Anchor renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "api-keys" }} />}>API keys</Anchor> tab, and store the upstream
+          provider's key under <Anchor renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "provider-keys" }} />}>Provider keys</Anchor>.
+          Models: <Code>gpt-4o-mini</Code> or <Code>openai:…</Code>, <Code>anthropic:…</Code>, <Code>gemini:…</Code>,{" "}
+          <Code>hone:&lt;provider&gt;/&lt;model&gt;</Code> for a custom provider, <Code>hone:&lt;model&gt;</Code> for a fine-tune. The API reference is at{" "}
+          <Anchor href="/api/v1/docs" target="_blank">
+            /api/v1/docs
+          </Anchor>
+          .
+        </Text>
+      </Paper>
+      <Snippet
+        name="curl"
+        title="curl"
+        description="A chat completion through Hone, tagged so it can be filtered and split by prompt_id."
+        code={curlSnippet(base)}
+      />
+      <Snippet
+        name="openai"
+        title="openai SDK (TypeScript)"
+        description="The official SDK pointed at Hone: only baseURL and apiKey change."
+        code={openaiSnippet(base)}
+      />
+      <Snippet
+        name="openpipe"
+        title="openpipe SDK (TypeScript)"
+        description="Existing OpenPipe code: point its openpipe options (or OPENPIPE_BASE_URL and OPENPIPE_API_KEY) at Hone."
+        code={openpipeSnippet(base)}
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,154 @@
+import { Badge, Button, Code, Group, PasswordInput, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ErrorAlert } from "../../components/error-alert";
+import { formatTime } from "../../lib/format";
+import { type RouterInputs, useTRPC } from "../../lib/trpc";
+import { ConfirmModal } from "./confirm-modal";
+
+type Provider = RouterInputs["providerKeys"]["set"]["provider"];
+
+/** Every provider the API takes a key for (a Record, so a new one in the API is a type error here). */
+const PROVIDERS: Record<Provider, { label: string; models: string }> = {
+  openai: { label: "OpenAI", models: "bare model names and openai:…" },
+  anthropic: { label: "Anthropic", models: "anthropic:…" },
+  gemini: { label: "Google Gemini", models: "gemini:…" },
+  together: { label: "Together AI", models: "fine-tuning and serving open models" },
+};
+
+function ProviderRow({ provider, stored }: { provider: Provider; stored: { last4: string; updatedAt: string | null } | undefined }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [value, setValue] = useState("");
+  const [deleting, setDeleting] = useState(false);
+  const { label, models } = PROVIDERS[provider];
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.providerKeys.list.queryKey() });
+  const set = useMutation(
+    trpc.providerKeys.set.mutationOptions({
+      onSuccess: async (k) => {
+        setValue("");
+        notifications.show({ message: `${label} key saved (ends in ${k.last4})` });
+        await refresh();
+      },
+    }),
+  );
+  const remove = useMutation(
+    trpc.providerKeys.delete.mutationOptions({
+      onSuccess: async () => {
+        setDeleting(false);
+        notifications.show({ message: `${label} key deleted` });
+        await refresh();
+      },
+    }),
+  );
+  return (
+    <Table.Tr data-provider={provider}>
+      <Table.Td>
+        <Text fw={500} size="sm">
+          {label}
+        </Text>
+        <Text size="xs" c="dimmed">
+          {models}
+        </Text>
+      </Table.Td>
+      <Table.Td data-testid={`provider-key-status-${provider}`}>
+        {stored ? (
+          <Group gap={6} wrap="nowrap">
+            <Badge color="green" variant="light">
+              Set
+            </Badge>
+            <Code data-testid={`provider-key-last4-${provider}`}>…{stored.last4}</Code>
+          </Group>
+        ) : (
+          <Badge color="gray" variant="light">
+            Not set
+          </Badge>
+        )}
+        {stored?.updatedAt ? (
+          <Text size="xs" c="dimmed">
+            updated {formatTime(stored.updatedAt)}
+          </Text>
+        ) : null}
+      </Table.Td>
+      <Table.Td>
+        <Stack gap={4}>
+          <Group
+            component="form"
+            gap="xs"
+            wrap="nowrap"
+            onSubmit={(e) => {
+              e.preventDefault();
+              set.mutate({ provider, apiKey: value });
+            }}
+          >
+            <PasswordInput
+              aria-label={`${label} API key`}
+              placeholder={stored ? "Paste a new key to replace it" : "Paste the key"}
+              value={value}
+              onChange={(e) => setValue(e.currentTarget.value)}
+              autoComplete="off"
+              w={300}
+              size="sm"
+            />
+            <Button type="submit" size="sm" disabled={!value.trim()} loading={set.isPending} aria-label={`${stored ? "Replace" : "Save"} ${label} key`}>
+              {stored ? "Replace" : "Save"}
+            </Button>
+            {stored ? (
+              <Button size="sm" variant="light" color="red" onClick={() => setDeleting(true)} aria-label={`Delete ${label} key`}>
+                Delete
+              </Button>
+            ) : null}
+          </Group>
+          <ErrorAlert error={set.error} title={`The ${label} key was not saved`} />
+        </Stack>
+        <ConfirmModal
+          opened={deleting}
+          title={`Delete the ${label} key?`}
+          confirmLabel="Delete key"
+          onClose={() => setDeleting(false)}
+          onConfirm={() => remove.mutate({ provider })}
+          loading={remove.isPending}
+          error={remove.error}
+        >
+          <Text size="sm">
+            Calls to {label} models through Hone answer 400 until a key is set again. The key ending in <Code>{stored?.last4}</Code> is erased.
+          </Text>
+        </ConfirmModal>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+export function ProviderKeysTab() {
+  const trpc = useTRPC();
+  const keys = useQuery(trpc.providerKeys.list.queryOptions());
+  const byProvider = new Map((keys.data ?? []).map((k) => [k.provider, k]));
+  return (
+    <Stack>
+      <Text size="sm" c="dimmed" maw={720}>
+        The project's own keys for upstream providers, used for its calls through the gateway and its fine-tunes. They are stored encrypted; only the last 4
+        characters are ever shown again.
+      </Text>
+      <ErrorAlert error={keys.error} title="Provider keys could not be loaded" />
+      <Table.ScrollContainer minWidth={760}>
+        <Table aria-label="Provider keys" verticalSpacing="sm">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Provider</Table.Th>
+              <Table.Th>Key</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Set or replace</VisuallyHidden>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {(Object.keys(PROVIDERS) as Provider[]).map((p) => (
+              <ProviderRow key={p} provider={p} stored={byProvider.get(p)} />
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
+  );
+}

@@ -1,0 +1,53 @@
+// Snippets for calling this server: what "Get started" shows and the usage page's empty state.
+// They carry the placeholder $HONE_API_KEY, never a real key.
+
+/** The gateway's base URL as the browser reaches this server (OpenAI-compatible, /api/v1). */
+export const gatewayBaseUrl = () => `${window.location.origin}/api/v1`;
+
+export const EXAMPLE_MODEL = "gpt-4o-mini";
+
+export function curlSnippet(base: string): string {
+  return [
+    `curl ${base}/chat/completions \\`,
+    `  -H "Authorization: Bearer $HONE_API_KEY" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -H 'op-tags: {"prompt_id": "get-started"}' \\`,
+    `  -d '{"model": "${EXAMPLE_MODEL}", "messages": [{"role": "user", "content": "Say hello"}]}'`,
+  ].join("\n");
+}
+
+export function openaiSnippet(base: string): string {
+  return `// npm install openai
+import OpenAI from "openai";
+
+const client = new OpenAI({
+  baseURL: "${base}",
+  apiKey: process.env.HONE_API_KEY,
+});
+
+const completion = await client.chat.completions.create(
+  { model: "${EXAMPLE_MODEL}", messages: [{ role: "user", content: "Say hello" }] },
+  // optional: tags to filter and split usage by (also op-cache, op-criteria)
+  { headers: { "op-tags": JSON.stringify({ prompt_id: "get-started" }) } },
+);
+console.log(completion.choices[0]?.message.content);`;
+}
+
+export function openpipeSnippet(base: string): string {
+  return `// npm install openpipe
+import OpenAI from "openpipe/openai";
+
+const client = new OpenAI({
+  apiKey: process.env.OPENAI_API_KEY, // for calls the SDK makes to OpenAI directly
+  openpipe: { apiKey: process.env.HONE_API_KEY, baseUrl: "${base}" },
+});
+
+// openai:/anthropic:/gemini:/openpipe: models, and calls with a cache setting, go through Hone;
+// other models go to OpenAI directly and are reported to Hone afterwards.
+const completion = await client.chat.completions.create({
+  model: "openai:${EXAMPLE_MODEL}",
+  messages: [{ role: "user", content: "Say hello" }],
+  openpipe: { tags: { prompt_id: "get-started" } },
+});
+console.log(completion.choices[0]?.message.content);`;
+}
