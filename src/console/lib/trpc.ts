@@ -17,7 +17,8 @@ export function errorMessageOf(error: unknown): string {
   if (error instanceof TRPCClientError) {
     const issues = (error.data as { issues?: { message: string; path?: (string | number)[] }[] } | undefined)?.issues ?? [];
     const details = issues
-      .filter((i) => i.message && i.message !== error.message)
+      // An issue that only repeats the message (with or without its field's name) adds nothing.
+      .filter((i) => i.message && !error.message.includes(i.message))
       .map((i) => (i.path?.length ? `${i.path.join(".")}: ${i.message}` : i.message));
     return details.length ? `${error.message}: ${details.join("; ")}` : error.message;
   }
