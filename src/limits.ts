@@ -48,3 +48,19 @@ export const MAX_UPSTREAM_ERROR_BODY_BYTES = 64 * 1024;
 export const MAX_ACTIVE_API_KEYS = 100;
 /** Projects an admin sees in the console's switcher. */
 export const MAX_PROJECTS_LISTED = 1000;
+/** Log counts are exact up to this many matching logs; beyond it the planner's estimate is given. */
+export const LOG_COUNT_EXACT_LIMIT = 10_000;
+/** Tag suggestions read the project's newest this-many logs. */
+export const TAG_SUGGESTION_SAMPLE = 2_000;
+/** Tag keys, and values of one key, suggested at most. */
+export const MAX_TAG_KEY_SUGGESTIONS = 100;
+export const MAX_TAG_VALUE_SUGGESTIONS = 50;
+/** Usage ranges: at most this many days with hourly buckets, and with daily buckets. */
+export const MAX_USAGE_DAYS_HOURLY = 31;
+export const MAX_USAGE_DAYS_DAILY = 400;
+/** Groups of a usage split; the rest are summed into one `other` group. */
+export const MAX_USAGE_GROUPS = 20;
+/** Logs one statement of a bulk tag update touches (each batch its own short transaction). */
+export const TAG_UPDATE_BATCH = 1_000;
+/** Logs per page of a JSONL export (each line carries the bodies). */
+export const MAX_EXPORT_PAGE = 200;

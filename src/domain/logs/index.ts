@@ -1,11 +1,17 @@
+export { countLogs, CountLogsInput } from "./count-logs";
 export { deleteExpiredLogs } from "./delete-expired-logs";
+export { exportLogsPage, ExportLogsPageInput } from "./export-logs-page";
 export { getLatestLog, getLog, loadLogBodies, loadLogs } from "./get-log";
 export * from "./inputs";
 export { insertLogRows, insertRequestLogs, logRow } from "./insert-request-logs";
 export { logIdAt } from "./internal";
 export { listLogs } from "./list-logs";
+export { listTagKeys } from "./list-tag-keys";
+export { listTagValues, ListTagValuesInput } from "./list-tag-values";
+export { logUsage, OTHER_GROUP, UsageInput, type Usage, type UsageFigures, type UsageGroup, type UsagePoint } from "./log-usage";
 export { mergeMetadata } from "./metadata";
 export { reportCall } from "./report-call";
+export { setLogTags, SetLogTagsInput } from "./set-log-tags";
 export type { NewRequestLog } from "./schemas";
 export { updateLogMetadata } from "./update-log-metadata";
 export type { LogWriter } from "./log-writer";

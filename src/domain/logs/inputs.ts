@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DomainError } from "../../errors";
-import { MAX_ID_LENGTH, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
+import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 
 // A report's times are Date.now() of the client: anything before 2000 or after 2100 is a mistake
 // (0, or seconds instead of milliseconds), answered 400 rather than stored as 1970.
@@ -82,11 +82,18 @@ export const CheckCacheInput = z.looseObject({
 
 // Filter values are compared with integer and indexed text columns: a value no row can hold is a
 // 400 here rather than an out-of-range error from the database.
-const FilterDate = z.coerce.date().refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
+export const FilterDate = z.coerce.date().refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
+
+/** A status class: 2xx..5xx, or `none` for calls with no HTTP status (null, or 0 = no response). */
+export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
+export type StatusClass = (typeof STATUS_CLASSES)[number];
 
 export const LogFilter = z.object({
+  /** A selection: only these logs (of the project); an empty list matches none. */
+  ids: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids; use a filter for more`).nullish(),
   model: z.string().max(MAX_MODEL_LENGTH).nullish(),
   statusCode: z.number().int().min(0).max(999).nullish(),
+  statusClass: z.enum(STATUS_CLASSES, { error: `statusClass must be one of ${STATUS_CLASSES.join(", ")}` }).nullish(),
   completionId: z.string().max(MAX_ID_LENGTH).nullish(),
   source: z.enum(["gateway", "report", "report-anthropic"]).nullish(),
   provider: z.string().max(100).nullish(),

@@ -1,7 +1,7 @@
-import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, between, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { requestLogBodies, requestLogs } from "../../db/schema";
 import { DomainError } from "../../errors";
-import type { LogFilter } from "./inputs";
+import type { LogFilter, StatusClass } from "./inputs";
 
 // Log ids are `log_` + a UUIDv7 in hex, whose first 12 hex digits are the creation time in ms.
 // A time is turned into an id bound, so time filters and retention walk the primary key.
@@ -32,8 +32,10 @@ export const logColumns = {
 export function logConditions(projectId: string, f: Partial<Record<keyof LogFilter, unknown>> | null | undefined): SQL[] {
   const where: SQL[] = [eq(requestLogs.projectId, projectId)];
   if (!f) return where;
+  if (Array.isArray(f.ids)) where.push(f.ids.length ? inArray(requestLogs.id, f.ids.map(String)) : sql`false`);
   if (f.model != null) where.push(eq(requestLogs.model, String(f.model)));
   if (f.statusCode != null) where.push(eq(requestLogs.statusCode, Number(f.statusCode)));
+  if (typeof f.statusClass === "string") where.push(statusClassCondition(f.statusClass as StatusClass));
   if (f.completionId != null) where.push(eq(requestLogs.completionId, String(f.completionId)));
   if (f.source != null) where.push(eq(requestLogs.source, String(f.source)));
   if (f.provider != null) where.push(eq(requestLogs.provider, String(f.provider)));
@@ -54,6 +56,13 @@ export function logConditions(projectId: string, f: Partial<Record<keyof LogFilt
   return where;
 }
 
+/** `none`: no HTTP status recorded (null, or 0 as some clients report a call that got no response). */
+export function statusClassCondition(c: StatusClass): SQL {
+  if (c === "none") return or(isNull(requestLogs.statusCode), eq(requestLogs.statusCode, 0))!;
+  const base = Number(c[0]) * 100;
+  return between(requestLogs.statusCode, base, base + 99);
+}
+
 export function encodeLogCursor(id: string): string {
   return Buffer.from(id).toString("base64url");
 }
@@ -67,3 +76,10 @@ export function decodeLogCursor(cursor: string): string {
 }
 
 export const whereAll = (conds: SQL[]) => and(...conds)!;
+
+/** The rows of a raw `execute` result, whichever driver ran it (postgres-js: an array; PGlite: `{rows}`). */
+export function resultRows<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  const rows = (result as { rows?: unknown } | null)?.rows;
+  return Array.isArray(rows) ? (rows as T[]) : [];
+}

@@ -7,5 +7,6 @@ import "./types/logs";
 import "./types/models";
 import "./types/projects";
 import "./types/provider-settings";
+import "./types/usage";
 
 export const schema = builder.toSchema({ sortSchema: true });

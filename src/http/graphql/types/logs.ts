@@ -56,6 +56,8 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
   fields: (t) => ({
     model: t.string({ required: false }),
     statusCode: t.int({ required: false }),
+    statusClass: t.string({ required: false, description: "2xx, 3xx, 4xx, 5xx, or none (no status: null or 0)" }),
+    ids: t.idList({ required: false, description: "only these logs (a selection, at most 1,000)" }),
     completionId: t.string({ required: false }),
     source: t.string({ required: false, description: "gateway, report or report-anthropic" }),
     provider: t.string({ required: false }),

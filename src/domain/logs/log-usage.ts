@@ -1,0 +1,174 @@
+import { sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { dbOf, type Ctx } from "../../context";
+import { requestLogs } from "../../db/schema";
+import { parseInput } from "../../errors";
+import { MAX_TAG_KEY_LENGTH, MAX_USAGE_DAYS_DAILY, MAX_USAGE_DAYS_HOURLY, MAX_USAGE_GROUPS } from "../../limits";
+import { FilterDate, LogFilter } from "./inputs";
+import { logConditions, logIdAt, resultRows, whereAll } from "./internal";
+
+const DAY_MS = 86_400_000;
+const BUCKET_MS = { hour: 3_600_000, day: DAY_MS } as const;
+const MAX_DAYS = { hour: MAX_USAGE_DAYS_HOURLY, day: MAX_USAGE_DAYS_DAILY } as const;
+
+export const UsageInput = z
+  .object({
+    /** The range, from (inclusive) to (exclusive), ISO 8601 times. */
+    from: FilterDate,
+    to: FilterDate,
+    bucket: z.enum(["hour", "day"], { error: "bucket must be hour or day" }),
+    groupBy: z.enum(["none", "model", "provider", "source", "tag"], { error: "groupBy must be none, model, provider, source or tag" }).default("none"),
+    /** The metadata key to split by, with groupBy: "tag" (e.g. prompt_id). */
+    tagKey: z.string().min(1).max(MAX_TAG_KEY_LENGTH).nullish(),
+    filter: LogFilter.nullish(),
+  })
+  .superRefine((v, c) => {
+    if (v.to.getTime() <= v.from.getTime()) c.addIssue({ code: "custom", path: ["to"], message: "to must be after from" });
+    else if (v.to.getTime() - v.from.getTime() > MAX_DAYS[v.bucket] * DAY_MS) {
+      c.addIssue({ code: "custom", path: ["to"], message: `a range by ${v.bucket} may span at most ${MAX_DAYS[v.bucket]} days` });
+    }
+    if (v.groupBy === "tag" && !v.tagKey) c.addIssue({ code: "custom", path: ["tagKey"], message: 'tagKey is required with groupBy: "tag"' });
+  });
+export type UsageInput = z.input<typeof UsageInput>;
+
+export type UsageFigures = {
+  requests: number;
+  /** Calls with no status (null or 0) or a status of 400 and above. */
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Latency percentiles (interpolated) over the calls with a duration; null when none has one. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+};
+/** `group` is the model/provider/source/tag value (null: none recorded); `other` marks the fold of the groups past the top 20. */
+export type UsageGroup = UsageFigures & { group: string | null; other: boolean };
+export type UsagePoint = UsageGroup & { start: Date };
+export type Usage = {
+  bucket: "hour" | "day";
+  from: Date;
+  to: Date;
+  /** One point per (bucket, group) with at least one call, oldest first; buckets start on UTC hours/days. */
+  series: UsagePoint[];
+  /** Per group over the whole range, most requests first (none with groupBy: "none"). */
+  groups: UsageGroup[];
+  totals: UsageFigures;
+};
+
+/** The name of the group holding everything past the top MAX_USAGE_GROUPS. */
+export const OTHER_GROUP = "other";
+
+type Row = {
+  bucket: number | null;
+  g: string | null;
+  in_top: boolean | null;
+  grp: number;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  p50: number | null;
+  p95: number | null;
+};
+
+/**
+ * Requests, errors, tokens, cost and latency percentiles of the project's calls over a range, per
+ * hour or day (UTC) and optionally per model, provider, source or tag value. A call's time is the
+ * time of its id (when it was logged), so the range walks the primary key. Every figure is summed
+ * from the logs themselves in one pass (GROUPING SETS: series, groups and totals together), so
+ * they equal the logs exactly; groups past the top 20 by requests are summed into one `other`
+ * group. An error is a call with no status (null, or 0 = no response) or a status >= 400.
+ */
+export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
+  const input = parseInput(UsageInput, raw);
+  const db = dbOf(ctx);
+  const where = logConditions(ctx.projectId, input.filter);
+  where.push(sql`${requestLogs.id} >= ${logIdAt(input.from)}`, sql`${requestLogs.id} < ${logIdAt(input.to)}`);
+  const groupExpr = groupExpression(input);
+  // The id's first 12 hex digits are the creation time in ms.
+  const ms = sql`('x' || lpad(substr(${requestLogs.id}, 5, 12), 16, '0'))::bit(64)::bigint`;
+  const size = BUCKET_MS[input.bucket];
+
+  let inTop: SQL = sql`true`;
+  if (groupExpr) {
+    const ranked = resultRows<{ g: string | null }>(
+      await db.execute(sql`select ${groupExpr} as g, count(*) as n from ${requestLogs} where ${whereAll(where)}
+        group by 1 order by n desc, g asc nulls last limit ${MAX_USAGE_GROUPS + 1}`),
+    );
+    if (ranked.length > MAX_USAGE_GROUPS) {
+      const top = ranked.slice(0, MAX_USAGE_GROUPS).map((r) => r.g);
+      const named = top.filter((g): g is string => g !== null);
+      const inNamed = named.length
+        ? sql`${groupExpr} in (${sql.join(
+            named.map((g) => sql`${g}`),
+            sql`, `,
+          )})`
+        : sql`false`;
+      inTop = sql`(case when ${groupExpr} is null then ${top.includes(null)} else ${inNamed} end)`;
+    }
+  }
+  const rows = resultRows<Row>(
+    await db.execute(sql`
+      select x.bucket::float8 as bucket, x.g, x.in_top, grouping(x.bucket, x.in_top, x.g)::int as grp,
+        count(*)::int as requests,
+        (count(*) filter (where x.status_code is null or x.status_code = 0 or x.status_code >= 400))::int as errors,
+        coalesce(sum(x.input_tokens), 0)::float8 as input_tokens,
+        coalesce(sum(x.output_tokens), 0)::float8 as output_tokens,
+        coalesce(sum(x.cost_usd), 0)::float8 as cost_usd,
+        percentile_cont(0.5) within group (order by x.duration_ms) as p50,
+        percentile_cont(0.95) within group (order by x.duration_ms) as p95
+      from (
+        select (x.ms - x.ms % ${size}) as bucket, x.in_top, case when x.in_top then x.g end as g,
+          x.status_code, x.input_tokens, x.output_tokens, x.cost_usd, x.duration_ms
+        from (
+          select ${ms} as ms, ${groupExpr ?? sql`null::text`} as g, ${inTop} as in_top, ${requestLogs.statusCode} as status_code,
+            ${requestLogs.inputTokens} as input_tokens, ${requestLogs.outputTokens} as output_tokens,
+            ${requestLogs.costUsd} as cost_usd, ${requestLogs.durationMs} as duration_ms
+          from ${requestLogs} where ${whereAll(where)}
+        ) x
+      ) x
+      group by grouping sets ((x.bucket, x.in_top, x.g), (x.in_top, x.g), ())`),
+  );
+
+  const figures = (r: Row): UsageFigures => ({
+    requests: Number(r.requests),
+    errors: Number(r.errors),
+    inputTokens: Number(r.input_tokens),
+    outputTokens: Number(r.output_tokens),
+    costUsd: Number(r.cost_usd),
+    p50Ms: r.p50 == null ? null : Number(r.p50),
+    p95Ms: r.p95 == null ? null : Number(r.p95),
+  });
+  const group = (r: Row) => ({ group: r.in_top === false ? OTHER_GROUP : r.g, other: r.in_top === false });
+  // grouping(): a bit per argument set when it is aggregated away: 0 = per bucket and group, 4 = per group, 7 = totals.
+  const series = rows
+    .filter((r) => Number(r.grp) === 0)
+    .map((r) => ({ start: new Date(Number(r.bucket)), ...group(r), ...figures(r) }))
+    .sort((a, b) => a.start.getTime() - b.start.getTime() || b.requests - a.requests || String(a.group).localeCompare(String(b.group)));
+  const groups = groupExpr
+    ? rows
+        .filter((r) => Number(r.grp) === 4)
+        .map((r) => ({ ...group(r), ...figures(r) }))
+        .sort((a, b) => Number(a.other) - Number(b.other) || b.requests - a.requests || String(a.group).localeCompare(String(b.group)))
+    : [];
+  const total = rows.find((r) => Number(r.grp) === 7);
+  const totals: UsageFigures = total ? figures(total) : { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, p50Ms: null, p95Ms: null };
+  return { bucket: input.bucket, from: input.from, to: input.to, series, groups, totals };
+}
+
+function groupExpression(input: z.output<typeof UsageInput>): SQL | null {
+  switch (input.groupBy) {
+    case "model":
+      return sql`${requestLogs.model}`;
+    case "provider":
+      return sql`${requestLogs.provider}`;
+    case "source":
+      return sql`${requestLogs.source}`;
+    case "tag":
+      return sql`(${requestLogs.metadata} ->> ${input.tagKey ?? ""}::text)`;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,74 @@
+import { sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { dbOf, type Ctx } from "../../context";
+import { requestLogs } from "../../db/schema";
+import { DomainError, parseInput } from "../../errors";
+import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS, TAG_UPDATE_BATCH } from "../../limits";
+import { LogFilter } from "./inputs";
+import { logConditions, resultRows, whereAll } from "./internal";
+
+const TagKey = z.string().min(1).max(MAX_TAG_KEY_LENGTH, `a tag key may be at most ${MAX_TAG_KEY_LENGTH} characters`);
+
+export const SetLogTagsInput = z
+  .object({
+    /** The logs to change: a filter, or a selection (`filter.ids`); an empty filter is every log of the project. */
+    filter: LogFilter,
+    /** Tags to add or replace. */
+    set: z
+      .record(TagKey, z.string().max(MAX_TAG_VALUE_LENGTH, `a tag value may be at most ${MAX_TAG_VALUE_LENGTH} characters`))
+      .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags (MAX_TAGS)`)
+      .nullish(),
+    /** Tag keys to remove. */
+    remove: z.array(TagKey).max(MAX_TAGS, `at most ${MAX_TAGS} keys to remove`).nullish(),
+  })
+  .superRefine((v, c) => {
+    const set = Object.keys(v.set ?? {});
+    if (!set.length && !v.remove?.length) c.addIssue({ code: "custom", path: ["set"], message: "nothing to change: give set or remove" });
+    const both = set.find((k) => v.remove?.includes(k));
+    if (both !== undefined) c.addIssue({ code: "custom", path: ["remove"], message: `tag ${both} is both set and removed` });
+  });
+export type SetLogTagsInput = z.input<typeof SetLogTagsInput>;
+
+/**
+ * Adds, replaces and removes tags (metadata) on every log of the project matching the filter, as
+ * update-metadata does (values are strings, a removed key is gone). Logs are changed
+ * TAG_UPDATE_BATCH at a time, newest first, each batch its own statement, so a filter matching
+ * millions of logs never holds one long transaction. Refused whole (VALIDATION, nothing changed)
+ * when a log would end up with more than MAX_TAGS tags. Returns how many logs matched.
+ */
+export async function setLogTags(ctx: Ctx, raw: SetLogTagsInput): Promise<{ updated: number }> {
+  const input = parseInput(SetLogTagsInput, raw);
+  await ctx.deps.logWriter.flush(); // logs of calls that already returned are included
+  const db = dbOf(ctx);
+  const where = logConditions(ctx.projectId, input.filter);
+  const merged: SQL = sql`((${requestLogs.metadata}${sql.join((input.remove ?? []).map((k) => sql` - ${k}::text`))}) || ${JSON.stringify(input.set ?? {})}::text::jsonb)`;
+
+  if (Object.keys(input.set ?? {}).length) {
+    const [over] = resultRows<{ id: string }>(
+      await db.execute(sql`select ${requestLogs.id} as id from ${requestLogs}
+        where ${whereAll(where)} and (select count(*) from jsonb_object_keys(${merged})) > ${MAX_TAGS} limit 1`),
+    );
+    if (over) {
+      const message = `log ${over.id} would have more than ${MAX_TAGS} tags (MAX_TAGS); remove some first`;
+      throw new DomainError("VALIDATION", message, { issues: [{ message, path: ["set"] }] });
+    }
+  }
+
+  let updated = 0;
+  let before: string | null = null;
+  for (;;) {
+    const batchWhere: SQL[] = before === null ? where : [...where, sql`${requestLogs.id} < ${before}`];
+    const rows: { id: string }[] = resultRows<{ id: string }>(
+      await db.execute(sql`
+        with batch as (
+          select ${requestLogs.id} as id from ${requestLogs} where ${whereAll(batchWhere)}
+          order by ${requestLogs.id} desc limit ${TAG_UPDATE_BATCH}
+        )
+        update ${requestLogs} set metadata = ${merged} from batch where ${requestLogs.id} = batch.id
+        returning ${requestLogs.id} as id`),
+    );
+    updated += rows.length;
+    if (rows.length < TAG_UPDATE_BATCH) return { updated };
+    before = rows.reduce((min, r) => (r.id < min ? r.id : min), rows[0]!.id);
+  }
+}
