@@ -264,3 +264,67 @@ describe("logs.exportPage", () => {
     expect((await failure(trpc.logs.exportPage.query({ after: "garbage" }))).data?.code).toBe("VALIDATION");
   });
 });
+
+describe("logs.get for the detail view", () => {
+  test("dataset entries it fed, criteria results, Anthropic originals", async () => {
+    const p = await t.createProject("detail");
+    const trpc = trpcClient(t, p.apiKey);
+    const results = {
+      crit_a: { status: "success", score: 1, explanation: "good" },
+      crit_b: { status: "error", errorCode: "UPSTREAM", errorMessage: "judge down" },
+    };
+    const [plain, judged, anthropic] = await seedLogs(
+      t,
+      [
+        { completionId: "plain" },
+        {
+          completionId: "judged",
+          respPayload: {
+            id: "judged",
+            choices: [
+              { index: 1, message: { role: "assistant", content: "best" }, criteria_results: results },
+              { index: 0, message: { role: "assistant", content: "worse" }, criteria_results: { crit_a: { status: "success", score: 0, explanation: "meh" } } },
+            ],
+          },
+        },
+        {
+          source: "report-anthropic",
+          completionId: "anth",
+          reqPayloadOriginal: { model: "claude", system: "be brief", messages: [{ role: "user", content: "hi" }] },
+          respPayloadOriginal: { id: "msg_1", content: [{ type: "text", text: "hello" }] },
+        },
+      ],
+      p.projectId,
+    );
+    const one = await trpc.datasets.create.mutate({ name: "first" });
+    const two = await trpc.datasets.create.mutate({ name: "second" });
+    await trpc.datasets.importLogs.mutate({ datasetId: one.id, logIds: [plain!.id] });
+    await trpc.datasets.importLogs.mutate({ datasetId: two.id, logIds: [plain!.id] });
+
+    const a = await trpc.logs.get.query({ id: plain!.id });
+    expect(a.datasetEntries.map((e) => [e.datasetId, e.datasetName]).sort()).toEqual(
+      [
+        [one.id, "first"],
+        [two.id, "second"],
+      ].sort(),
+    );
+    expect(a.datasetEntries.every((e) => e.entryId.length > 0)).toBe(true);
+    expect(a.criteriaResults).toBeNull();
+    expect(a.reqPayloadOriginal).toBeNull();
+    expect(a.reqPayload).toMatchObject({ messages: [{ role: "user", content: "hi" }] });
+
+    const b = await trpc.logs.get.query({ id: judged!.id });
+    expect(b.datasetEntries).toEqual([]);
+    expect(b.criteriaResults).toEqual([
+      { index: 1, results },
+      { index: 0, results: { crit_a: { status: "success", score: 0, explanation: "meh" } } },
+    ]);
+
+    const c = await trpc.logs.get.query({ id: anthropic!.id });
+    expect(c.reqPayloadOriginal).toMatchObject({ system: "be brief" });
+    expect(c.respPayloadOriginal).toMatchObject({ id: "msg_1" });
+
+    // Another project sees none of it.
+    expect((await failure(trpcClient(t).logs.get.query({ id: plain!.id }))).data?.httpStatus).toBe(404);
+  });
+});

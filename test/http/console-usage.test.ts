@@ -148,9 +148,9 @@ describe("logs.usage", () => {
       groupBy: "tag",
       tagKey: "prompt_id",
     });
-    const valueOf = (l: NewRequestLog) => l.metadata.prompt_id ?? null;
+    const tagOf = (l: NewRequestLog) => l.metadata.prompt_id ?? null;
     const counts = new Map<string | null, number>();
-    for (const l of logs) counts.set(valueOf(l), (counts.get(valueOf(l)) ?? 0) + 1);
+    for (const l of logs) counts.set(tagOf(l), (counts.get(tagOf(l)) ?? 0) + 1);
     expect(counts.size).toBeGreaterThan(20);
     const top = [...counts.entries()]
       .sort((a, b) => b[1] - a[1] || (a[0] === null ? 1 : b[0] === null ? -1 : a[0] < b[0] ? -1 : 1))
@@ -163,10 +163,10 @@ describe("logs.usage", () => {
         .map((g) => g.group)
         .sort(),
     ).toEqual([...top].sort());
-    for (const g of u.groups.slice(0, 20)) close(g, figures(logs.filter((l) => valueOf(l) === g.group)));
+    for (const g of u.groups.slice(0, 20)) close(g, figures(logs.filter((l) => tagOf(l) === g.group)));
     const other = u.groups[20]!;
     expect(other).toMatchObject({ group: "other", other: true });
-    close(other, figures(logs.filter((l) => !top.includes(valueOf(l)))));
+    close(other, figures(logs.filter((l) => !top.includes(tagOf(l)))));
     close(u.totals, figures(logs));
     const otherSeries = u.series.filter((s) => s.other);
     expect(otherSeries.reduce((n, s) => n + s.requests, 0)).toBe(other.requests);

@@ -1,6 +1,7 @@
 export { countLogs, CountLogsInput } from "./count-logs";
 export { deleteExpiredLogs } from "./delete-expired-logs";
 export { exportLogsPage, ExportLogsPageInput } from "./export-logs-page";
+export { criteriaResultsOf, getLogDetail, type LogDetail } from "./get-log-detail";
 export { getLatestLog, getLog, loadLogBodies, loadLogs } from "./get-log";
 export * from "./inputs";
 export { insertLogRows, insertRequestLogs, logRow } from "./insert-request-logs";

@@ -69,6 +69,6 @@ export async function setLogTags(ctx: Ctx, raw: SetLogTagsInput): Promise<{ upda
     );
     updated += rows.length;
     if (rows.length < TAG_UPDATE_BATCH) return { updated };
-    before = rows.reduce((min, r) => (r.id < min ? r.id : min), rows[0]!.id);
+    before = rows.map((r) => r.id).sort()[0]!; // the oldest of the batch
   }
 }

@@ -17,23 +17,34 @@ const CustomProviderSlug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "slug must be lowercase letters, digits and dashes (up to 63), starting with a letter or digit");
 
-export const CreateCustomProviderInput = z
-  .object({
-    slug: CustomProviderSlug,
-    kind: z.enum(["openai", "azure"], { error: "kind must be openai (any OpenAI-compatible API) or azure" }),
-    baseUrl: z
-      .string()
-      .max(MAX_BASE_URL_LENGTH, `baseUrl must be at most ${MAX_BASE_URL_LENGTH} characters`)
-      .pipe(z.url({ protocol: /^https?$/, error: "baseUrl must be an http(s) URL" })),
-    apiKey: z.string().trim().min(1).max(1000).nullish(),
-    apiVersion: z.string().trim().min(1).max(50).nullish(),
-  })
-  .superRefine((v, c) => {
-    if (v.kind === "azure" && !v.apiVersion) {
-      c.addIssue({ code: "custom", path: ["apiVersion"], message: "apiVersion is required for azure (e.g. 2024-10-21)" });
-    }
-  });
+const CustomProviderFields = z.object({
+  slug: CustomProviderSlug,
+  kind: z.enum(["openai", "azure"], { error: "kind must be openai (any OpenAI-compatible API) or azure" }),
+  baseUrl: z
+    .string()
+    .max(MAX_BASE_URL_LENGTH, `baseUrl must be at most ${MAX_BASE_URL_LENGTH} characters`)
+    .pipe(z.url({ protocol: /^https?$/, error: "baseUrl must be an http(s) URL" })),
+  apiKey: z.string().trim().min(1).max(1000).nullish(),
+  apiVersion: z.string().trim().min(1).max(50).nullish(),
+});
+
+const azureNeedsVersion = (v: { kind?: string; apiVersion?: string | null }, c: z.RefinementCtx) => {
+  if (v.kind === "azure" && !v.apiVersion) {
+    c.addIssue({ code: "custom", path: ["apiVersion"], message: "apiVersion is required for azure (e.g. 2024-10-21)" });
+  }
+};
+
+export const CreateCustomProviderInput = CustomProviderFields.superRefine(azureNeedsVersion);
 export type CreateCustomProviderInput = z.input<typeof CreateCustomProviderInput>;
+
+export const CustomProviderIdInput = z.object({ id: z.string().min(1).max(100) });
+
+/**
+ * Every field optional: what is given replaces the stored value; `apiKey: null` removes the key,
+ * `apiVersion: null` the version (the result must still be valid, azure needs a version).
+ */
+export const UpdateCustomProviderInput = CustomProviderFields.partial().extend({ id: z.string().min(1).max(100) });
+export type UpdateCustomProviderInput = z.input<typeof UpdateCustomProviderInput>;
 
 export type ProviderKeyInfo = { provider: Provider; last4: string; updatedAt: Date };
 export type CustomProviderInfo = {

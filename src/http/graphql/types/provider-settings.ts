@@ -1,6 +1,9 @@
 import {
   createCustomProvider,
   CreateCustomProviderInput,
+  deleteCustomProvider,
+  updateCustomProvider,
+  type UpdateCustomProviderInput,
   deleteProviderKey,
   listCustomProviders,
   listProviderKeys,
@@ -49,6 +52,18 @@ const CreateCustomProviderInputRef = builder.inputType("CreateCustomProviderInpu
   validate: { schema: CreateCustomProviderInput },
 });
 
+const UpdateCustomProviderInputRef = builder.inputType("UpdateCustomProviderInput", {
+  description: "Fields given replace the stored ones; apiKey: null removes the key, apiVersion: null the version",
+  fields: (t) => ({
+    id: t.id(),
+    slug: t.string({ required: false }),
+    kind: t.string({ required: false }),
+    baseUrl: t.string({ required: false }),
+    apiKey: t.string({ required: false }),
+    apiVersion: t.string({ required: false }),
+  }),
+});
+
 builder.queryFields((t) => ({
   providerKeys: t.field({ type: [ProviderKeyRef], resolve: (_, __, c) => listProviderKeys(projectCtx(c)) }),
   customProviders: t.field({ type: [CustomProviderRef], resolve: (_, __, c) => listCustomProviders(projectCtx(c)) }),
@@ -71,5 +86,17 @@ builder.mutationFields((t) => ({
     type: CustomProviderRef,
     args: { input: t.arg({ type: CreateCustomProviderInputRef }) },
     resolve: (_, args, c) => createCustomProvider(projectCtx(c), args.input as CreateCustomProviderInput),
+  }),
+  updateCustomProvider: t.field({
+    type: CustomProviderRef,
+    args: { input: t.arg({ type: UpdateCustomProviderInputRef }) },
+    // The verb parses its input (and checks the URL), so the GraphQL values go in as they are.
+    resolve: (_, args, c) => updateCustomProvider(projectCtx(c), args.input as UpdateCustomProviderInput),
+  }),
+  deleteCustomProvider: t.field({
+    type: "ID",
+    description: "Removes a custom provider and its stored key; returns its id",
+    args: { id: t.arg.id() },
+    resolve: async (_, args, c) => (await deleteCustomProvider(projectCtx(c), { id: String(args.id) })).id,
   }),
 }));

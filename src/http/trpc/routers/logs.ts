@@ -5,13 +5,12 @@ import {
   ExportLogsPageInput,
   setLogTags,
   SetLogTagsInput,
-  getLog,
+  getLogDetail,
   ListLogsInput,
   listLogs,
   listTagKeys,
   listTagValues,
   ListTagValuesInput,
-  loadLogBodies,
   LogIdInput,
   logUsage,
   UsageInput,
@@ -20,7 +19,7 @@ import {
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
-const logOut = (l: RequestLog) => ({
+const logOut = <L extends RequestLog>(l: L) => ({
   ...l,
   requestedAt: toWireDate(l.requestedAt),
   receivedAt: toWireDate(l.receivedAt),
@@ -52,9 +51,6 @@ export const logsRouter = router({
   setTags: projectProcedure.input(SetLogTagsInput).mutation(({ ctx, input }) => setLogTags(ctx.project, input)),
   /** One page of a JSONL export: a line (a JSON object with columns and payloads) per log. */
   exportPage: projectProcedure.input(ExportLogsPageInput).query(({ ctx, input }) => exportLogsPage(ctx.project, input)),
-  get: projectProcedure.input(LogIdInput).query(async ({ ctx, input }) => {
-    const log = await getLog(ctx.project, input);
-    const body = (await loadLogBodies(ctx.project, [log.id])).get(log.id);
-    return { ...logOut(log), reqPayload: body?.reqPayload ?? null, respPayload: body?.respPayload ?? null };
-  }),
+  /** The log with its payloads (and, for converted reports, the originals), the dataset entries it fed and its criteria results. */
+  get: projectProcedure.input(LogIdInput).query(async ({ ctx, input }) => logOut(await getLogDetail(ctx.project, input))),
 });

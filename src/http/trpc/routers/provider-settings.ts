@@ -1,6 +1,10 @@
 import {
   createCustomProvider,
   CreateCustomProviderInput,
+  CustomProviderIdInput,
+  deleteCustomProvider,
+  updateCustomProvider,
+  UpdateCustomProviderInput,
   deleteProviderKey,
   listCustomProviders,
   listProviderKeys,
@@ -25,4 +29,7 @@ export const providerKeysRouter = router({
 export const customProvidersRouter = router({
   create: projectProcedure.input(CreateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await createCustomProvider(ctx.project, input))),
   list: projectProcedure.query(async ({ ctx }) => (await listCustomProviders(ctx.project)).map(providerOut)),
+  /** Fields given replace the stored ones; `apiKey: null` removes the key. Same URL rules as create. */
+  update: projectProcedure.input(UpdateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await updateCustomProvider(ctx.project, input))),
+  delete: projectProcedure.input(CustomProviderIdInput).mutation(({ ctx, input }) => deleteCustomProvider(ctx.project, input)),
 });
