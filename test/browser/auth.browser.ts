@@ -63,6 +63,9 @@ describe("console sign-in", () => {
       const alert = page.getByRole("alert").filter({ hasText: /Invalid API key|API key/i });
       await alert.waitFor();
       expect(await alert.textContent()).toMatch(/invalid/i);
+      // A bad key is not a session that ended: the form stays, with the key typed in.
+      expect(await page.getByRole("heading", { name: ENDED }).count()).toBe(0);
+      expect(await page.getByLabel("API key").isVisible()).toBe(true);
       expect(await sessionCookie(context)).toBeUndefined();
       expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(0);
     } finally {
@@ -135,7 +138,8 @@ describe("console sign-in", () => {
       await signIn(page, hone.url, created.apiKey);
       expect(await page.getByRole("banner").textContent()).toContain("browser revoke test");
       await hone.trpc("apiKeys.revoke", { id: created.key.id }, { mutation: true });
-      await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Usage", exact: true }).click();
+      // The next action (a reload: session.me, the one data request every page makes today).
+      await page.reload();
       await page.getByRole("heading", { name: ENDED }).waitFor();
       const gateway = await fetch(`${hone.url}/api/v1/chat/completions`, {
         method: "POST",
@@ -206,7 +210,7 @@ describe("an idle session", () => {
     try {
       await signIn(page, short.url, short.project.apiKey);
       await Bun.sleep(3_000);
-      await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Usage", exact: true }).click();
+      await page.reload();
       await page.getByRole("heading", { name: ENDED }).waitFor();
       await shot(page, "session-ended");
       await page.getByRole("button", { name: "Sign in again" }).click();

@@ -38,7 +38,14 @@ const reportEnded = (error: unknown) => {
 export function createQueryClient(): QueryClient {
   return new QueryClient({
     queryCache: new QueryCache({ onError: reportEnded }),
-    mutationCache: new MutationCache({ onError: reportEnded }),
+    mutationCache: new MutationCache({
+      // A refused sign-in is the sign-in form's own error (a bad key), not a session that ended.
+      onError: (error, _variables, _result, mutation) => {
+        const key = mutation.options.mutationKey?.[0];
+        if (Array.isArray(key) && key.join(".") === "session.signIn") return;
+        reportEnded(error);
+      },
+    }),
     defaultOptions: {
       queries: {
         staleTime: 10_000,
