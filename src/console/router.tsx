@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirec
 import { AppLayout } from "./layout";
 import { useSession } from "./lib/session";
 import { ComingSoon } from "./pages/coming-soon";
+import { parseLogsSearch } from "./pages/logs/search";
 
 // Each section's page is its own chunk, loaded when first opened; the shell loads alone.
 const rootRoute = createRootRoute({ component: () => <AppLayout session={useSession()} /> });
@@ -18,8 +19,15 @@ const logsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/logs",
   // The filter bar's state lives in the URL so a view can be shared as a link.
-  validateSearch: (search: Record<string, unknown>) => search,
+  validateSearch: parseLogsSearch,
   component: lazyRouteComponent(() => import("./pages/logs/logs-page"), "LogsPage"),
+});
+
+// One log, in a drawer over the list (the list keeps its scroll, selection and filters).
+const logDetailRoute = createRoute({
+  getParentRoute: () => logsRoute,
+  path: "$logId",
+  component: lazyRouteComponent(() => import("./pages/logs/log-detail"), "LogDetail"),
 });
 
 const usageRoute = createRoute({
@@ -40,7 +48,7 @@ const comingSoon = (path: string, section: string) => createRoute({ getParentRou
 
 const routeTree = rootRoute.addChildren([
   indexRoute,
-  logsRoute,
+  logsRoute.addChildren([logDetailRoute]),
   usageRoute,
   settingsRoute,
   comingSoon("/datasets", "Datasets"),
