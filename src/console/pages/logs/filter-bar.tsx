@@ -1,7 +1,6 @@
 import { ActionIcon, Autocomplete, Badge, Button, Group, Select, TextInput } from "@mantine/core";
-import { useDebouncedCallback } from "@mantine/hooks";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "../../lib/trpc";
 import { hasFilters, type LogsSearch, RANGE_LABELS, RANGES, type Range, SOURCES, STATUS_CLASSES, splitTag } from "./search";
 import { SOURCE_LABELS } from "./logs-table";
@@ -27,11 +26,31 @@ function DebouncedInput({
   suggestions?: string[];
 }) {
   const [text, setText] = useState(value ?? "");
-  useEffect(() => setText(value ?? ""), [value]);
-  const commit = useDebouncedCallback((v: string) => onCommit(v.trim() || undefined), DEBOUNCE_MS);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const cancel = () => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+  };
+  // A change from outside (Clear all, a link) wins over a commit still waiting.
+  useEffect(() => {
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = null;
+    setText(value ?? "");
+  }, [value]);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+  const commitNow = (v: string) => {
+    cancel();
+    onCommit(v.trim() || undefined);
+  };
   const change = (v: string) => {
     setText(v);
-    commit(v);
+    cancel();
+    timer.current = setTimeout(() => commitNow(v), DEBOUNCE_MS);
   };
   if (suggestions) {
     return (
@@ -43,7 +62,8 @@ function DebouncedInput({
         onChange={change}
         onOptionSubmit={(v) => {
           setText(v);
-          onCommit(v);
+          // Mantine calls onChange with the option too: commit once, now.
+          queueMicrotask(() => commitNow(v));
         }}
         data={suggestions}
         placeholder={placeholder}

@@ -78,7 +78,8 @@ export function LogsPage() {
   const projectEmpty = query.isSuccess && rows.length === 0 && !hasFilters(search);
 
   return (
-    <Stack gap={0}>
+    // The page fills the window below the header; the table takes what the filters leave.
+    <Stack gap={0} style={{ height: "calc(100dvh - var(--app-shell-header-height, 64px) - 2 * var(--mantine-spacing-md))", minHeight: 480 }}>
       <style>{TABLE_CSS}</style>
       <PageHeader
         title="Request logs"
@@ -107,7 +108,7 @@ export function LogsPage() {
         }
       />
       {!hasSelection ? <ExportProgress progress={jsonl.progress} /> : null}
-      <FilterBar search={search} onChange={setSearch} onClear={clear} seenModels={seenModels} />
+      {projectEmpty ? null : <FilterBar search={search} onChange={setSearch} onClear={clear} seenModels={seenModels} />}
       {hasSelection ? (
         <BulkActions
           selection={selection}

@@ -43,20 +43,20 @@ const tagsText = (m: Record<string, string>) =>
 type ColumnMeta = { width: number; align?: "right"; label: string; grow?: boolean };
 
 const COLUMNS: ColumnDef<LogRow>[] = [
-  { id: "time", header: "Time", meta: { width: 165, label: "Time" }, cell: ({ row }) => formatTime(row.original.createdAt) },
-  { id: "source", header: "Source", meta: { width: 130, label: "Source" }, cell: ({ row }) => SOURCE_LABELS[row.original.source] ?? row.original.source },
-  { id: "model", header: "Model", meta: { width: 230, label: "Model" }, cell: ({ row }) => row.original.model ?? "–" },
+  { id: "time", header: "Time", meta: { width: 150, label: "Time" }, cell: ({ row }) => formatTime(row.original.createdAt) },
+  { id: "source", header: "Source", meta: { width: 124, label: "Source" }, cell: ({ row }) => SOURCE_LABELS[row.original.source] ?? row.original.source },
+  { id: "model", header: "Model", meta: { width: 180, label: "Model" }, cell: ({ row }) => row.original.model ?? "–" },
   { id: "provider", header: "Provider", meta: { width: 100, label: "Provider" }, cell: ({ row }) => row.original.provider ?? "–" },
   { id: "status", header: "Status", meta: { width: 72, label: "Status" }, cell: ({ row }) => <StatusBadge code={row.original.statusCode} /> },
-  { id: "latency", header: "Latency", meta: { width: 84, align: "right", label: "Latency" }, cell: ({ row }) => formatMs(row.original.durationMs) },
-  { id: "tokensIn", header: "In", meta: { width: 70, align: "right", label: "Tokens in" }, cell: ({ row }) => formatNumber(row.original.inputTokens) },
-  { id: "tokensOut", header: "Out", meta: { width: 70, align: "right", label: "Tokens out" }, cell: ({ row }) => formatNumber(row.original.outputTokens) },
-  { id: "cost", header: "Cost", meta: { width: 86, align: "right", label: "Cost" }, cell: ({ row }) => formatCost(row.original.costUsd) },
-  { id: "cache", header: "Cache", meta: { width: 62, label: "Cache hit" }, cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
+  { id: "latency", header: "Latency", meta: { width: 76, align: "right", label: "Latency" }, cell: ({ row }) => formatMs(row.original.durationMs) },
+  { id: "tokensIn", header: "In", meta: { width: 60, align: "right", label: "Tokens in" }, cell: ({ row }) => formatNumber(row.original.inputTokens) },
+  { id: "tokensOut", header: "Out", meta: { width: 60, align: "right", label: "Tokens out" }, cell: ({ row }) => formatNumber(row.original.outputTokens) },
+  { id: "cost", header: "Cost", meta: { width: 80, align: "right", label: "Cost" }, cell: ({ row }) => formatCost(row.original.costUsd) },
+  { id: "cache", header: "Cache", meta: { width: 56, label: "Cache hit" }, cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
   {
     id: "tags",
     header: "Tags",
-    meta: { width: 220, label: "Tags", grow: true },
+    meta: { width: 140, label: "Tags", grow: true },
     cell: ({ row }) => {
       const t = tagsText(row.original.metadata);
       return (
@@ -185,7 +185,7 @@ export function LogsTable({
     <Box
       ref={scrollRef}
       className="hone-logs-scroll"
-      style={{ height: "calc(100vh - 300px)", minHeight: 320, overflow: "auto", border: "1px solid var(--mantine-color-default-border)", borderRadius: 8 }}
+      style={{ flex: "1 1 0", minHeight: 240, overflow: "auto", border: "1px solid var(--mantine-color-default-border)", borderRadius: 8 }}
     >
       <table aria-label="Request logs" aria-rowcount={rows.length + 1} style={{ display: "grid", minWidth, borderCollapse: "collapse" }}>
         <thead className="hone-logs-head" style={{ display: "grid", position: "sticky", top: 0, zIndex: 2 }}>
