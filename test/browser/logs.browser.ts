@@ -193,7 +193,7 @@ describe("request logs", () => {
 
     await pick(page.getByRole("combobox", { name: "Source" }), "report (Anthropic)");
     await waitForCount(s.bySource["report-anthropic"]!);
-    expect(new Set(await column("source"))).toEqual(new Set(["report (Anthropic)"]));
+    expect(new Set(await column("source"))).toEqual(new Set(["report-anthropic"]));
     await page.getByRole("button", { name: "Clear all" }).click();
 
     await pick(page.getByRole("combobox", { name: "Cache" }), "hit");
@@ -235,7 +235,7 @@ describe("request logs", () => {
       t.includes("Anthropic question #1"),
     ).length;
     await waitForCount(expected);
-    expect(new Set(await column("source"))).toEqual(new Set(["report (Anthropic)"]));
+    expect(new Set(await column("source"))).toEqual(new Set(["report-anthropic"]));
     expect(searchParams().get("q")).toBe("Anthropic question #1");
   });
 
@@ -314,6 +314,7 @@ describe("request logs", () => {
     expect(await result.textContent()).toContain("3 entries created");
     expect(await result.textContent()).toContain("0 duplicates skipped");
     expect(await result.textContent()).toContain("0 invalid logs");
+    await page.waitForTimeout(500); // the notification's entrance
     await shot(page, "logs-bulk-add");
     await modal.getByRole("button", { name: "Done" }).click();
 
@@ -383,6 +384,8 @@ describe("request logs", () => {
     await openLogs();
     await page.getByRole("button", { name: "Toggle color scheme" }).click();
     await page.waitForFunction(() => document.documentElement.getAttribute("data-mantine-color-scheme") === "dark");
+    await page.mouse.move(600, 600);
+    await page.waitForTimeout(300);
     await shot(page, "logs-list-dark");
     await page.goto(`${hone.url}/logs/${toolLogId}`);
     await page.getByRole("dialog").getByTestId("request-view").waitFor();

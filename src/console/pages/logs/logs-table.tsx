@@ -43,20 +43,20 @@ const tagsText = (m: Record<string, string>) =>
 type ColumnMeta = { width: number; align?: "right"; label: string; grow?: boolean };
 
 const COLUMNS: ColumnDef<LogRow>[] = [
-  { id: "time", header: "Time", meta: { width: 150, label: "Time" }, cell: ({ row }) => formatTime(row.original.createdAt) },
-  { id: "source", header: "Source", meta: { width: 124, label: "Source" }, cell: ({ row }) => SOURCE_LABELS[row.original.source] ?? row.original.source },
-  { id: "model", header: "Model", meta: { width: 180, label: "Model" }, cell: ({ row }) => row.original.model ?? "–" },
+  { id: "time", header: "Time", meta: { width: 158, label: "Time" }, cell: ({ row }) => formatTime(row.original.createdAt) },
+  { id: "source", header: "Source", meta: { width: 126, label: "Source" }, cell: ({ row }) => row.original.source },
+  { id: "model", header: "Model", meta: { width: 196, label: "Model" }, cell: ({ row }) => row.original.model ?? "–" },
   { id: "provider", header: "Provider", meta: { width: 100, label: "Provider" }, cell: ({ row }) => row.original.provider ?? "–" },
-  { id: "status", header: "Status", meta: { width: 72, label: "Status" }, cell: ({ row }) => <StatusBadge code={row.original.statusCode} /> },
-  { id: "latency", header: "Latency", meta: { width: 76, align: "right", label: "Latency" }, cell: ({ row }) => formatMs(row.original.durationMs) },
-  { id: "tokensIn", header: "In", meta: { width: 60, align: "right", label: "Tokens in" }, cell: ({ row }) => formatNumber(row.original.inputTokens) },
-  { id: "tokensOut", header: "Out", meta: { width: 60, align: "right", label: "Tokens out" }, cell: ({ row }) => formatNumber(row.original.outputTokens) },
-  { id: "cost", header: "Cost", meta: { width: 80, align: "right", label: "Cost" }, cell: ({ row }) => formatCost(row.original.costUsd) },
-  { id: "cache", header: "Cache", meta: { width: 56, label: "Cache hit" }, cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
+  { id: "status", header: "Status", meta: { width: 62, label: "Status" }, cell: ({ row }) => <StatusBadge code={row.original.statusCode} /> },
+  { id: "latency", header: "Latency", meta: { width: 70, align: "right", label: "Latency" }, cell: ({ row }) => formatMs(row.original.durationMs) },
+  { id: "tokensIn", header: "In", meta: { width: 54, align: "right", label: "Tokens in" }, cell: ({ row }) => formatNumber(row.original.inputTokens) },
+  { id: "tokensOut", header: "Out", meta: { width: 54, align: "right", label: "Tokens out" }, cell: ({ row }) => formatNumber(row.original.outputTokens) },
+  { id: "cost", header: "Cost", meta: { width: 88, align: "right", label: "Cost" }, cell: ({ row }) => formatCost(row.original.costUsd) },
+  { id: "cache", header: "Cache", meta: { width: 50, label: "Cache hit" }, cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
   {
     id: "tags",
     header: "Tags",
-    meta: { width: 140, label: "Tags", grow: true },
+    meta: { width: 120, label: "Tags", grow: true },
     cell: ({ row }) => {
       const t = tagsText(row.original.metadata);
       return (
@@ -135,8 +135,8 @@ export function LogsTable({
   });
   const columns = table.getVisibleLeafColumns();
   const widths = columns.map((c) => (c.columnDef.meta as ColumnMeta).width);
-  const template = `40px ${columns.map((c, i) => ((c.columnDef.meta as ColumnMeta).grow ? `minmax(${widths[i]}px, 1fr)` : `${widths[i]}px`)).join(" ")}`;
-  const minWidth = 40 + widths.reduce((a, b) => a + b, 0);
+  const template = `36px ${columns.map((c, i) => ((c.columnDef.meta as ColumnMeta).grow ? `minmax(${widths[i]}px, 1fr)` : `${widths[i]}px`)).join(" ")}`;
+  const minWidth = 36 + widths.reduce((a, b) => a + b, 0);
 
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
