@@ -33,6 +33,13 @@ export function StatusBadge({ code }: { code: number | null | undefined }) {
   );
 }
 
+/** Cost in a narrow cell: tiny amounts as "<$0.0001", the exact figure on hover. */
+function CostCell({ usd }: { usd: number | null }) {
+  const exact = formatCost(usd);
+  const short = usd != null && usd > 0 && usd < 0.0001 ? "<$0.0001" : exact;
+  return <span title={usd != null ? `$${usd}` : undefined}>{short}</span>;
+}
+
 export const SOURCE_LABELS: Record<string, string> = { gateway: "gateway", report: "report", "report-anthropic": "report (Anthropic)" };
 
 const tagsText = (m: Record<string, string>) =>
@@ -45,13 +52,18 @@ type ColumnMeta = { width: number; align?: "right"; label: string; grow?: boolea
 const COLUMNS: ColumnDef<LogRow>[] = [
   { id: "time", header: "Time", meta: { width: 158, label: "Time" }, cell: ({ row }) => formatTime(row.original.createdAt) },
   { id: "source", header: "Source", meta: { width: 126, label: "Source" }, cell: ({ row }) => row.original.source },
-  { id: "model", header: "Model", meta: { width: 196, label: "Model" }, cell: ({ row }) => row.original.model ?? "–" },
+  {
+    id: "model",
+    header: "Model",
+    meta: { width: 196, label: "Model" },
+    cell: ({ row }) => <span title={row.original.model ?? undefined}>{row.original.model ?? "–"}</span>,
+  },
   { id: "provider", header: "Provider", meta: { width: 100, label: "Provider" }, cell: ({ row }) => row.original.provider ?? "–" },
   { id: "status", header: "Status", meta: { width: 62, label: "Status" }, cell: ({ row }) => <StatusBadge code={row.original.statusCode} /> },
   { id: "latency", header: "Latency", meta: { width: 70, align: "right", label: "Latency" }, cell: ({ row }) => formatMs(row.original.durationMs) },
   { id: "tokensIn", header: "In", meta: { width: 54, align: "right", label: "Tokens in" }, cell: ({ row }) => formatNumber(row.original.inputTokens) },
   { id: "tokensOut", header: "Out", meta: { width: 54, align: "right", label: "Tokens out" }, cell: ({ row }) => formatNumber(row.original.outputTokens) },
-  { id: "cost", header: "Cost", meta: { width: 88, align: "right", label: "Cost" }, cell: ({ row }) => formatCost(row.original.costUsd) },
+  { id: "cost", header: "Cost", meta: { width: 88, align: "right", label: "Cost" }, cell: ({ row }) => <CostCell usd={row.original.costUsd} /> },
   { id: "cache", header: "Cache", meta: { width: 50, label: "Cache hit" }, cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
   {
     id: "tags",
