@@ -7,23 +7,35 @@ import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST } from "../../limits";
 import { LogFilter } from "../logs/inputs";
 import { logConditions, whereAll } from "../logs/internal";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
-import { DatasetEntryInput, DatasetId } from "./schemas";
+import { createDataset } from "./create-dataset";
+import { CreateDatasetInput, DatasetEntryInput, DatasetId } from "./schemas";
 
 const MAX_LOGS_PER_IMPORT = 100_000;
 
-export const ImportLogsInput = z.object({
-  datasetId: DatasetId,
-  filter: LogFilter.nullish(),
-  logIds: z
-    .array(z.string().min(1).max(MAX_ID_LENGTH))
-    .max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids per request; use a filter for more`)
-    .nullish(),
-  /** Import a random sample of this many of the matching logs. */
-  limit: z.number().int().min(1).max(MAX_LOGS_PER_IMPORT).nullish(),
-});
+export const ImportLogsInput = z
+  .object({
+    /** The dataset to add to; or give newDatasetName to create one in the same call. */
+    datasetId: DatasetId.nullish(),
+    newDatasetName: CreateDatasetInput.shape.name.nullish(),
+    /** Which logs: a filter, a selection (filter.ids or logIds), or both. */
+    filter: LogFilter.nullish(),
+    logIds: z
+      .array(z.string().min(1).max(MAX_ID_LENGTH))
+      .max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids per request; use a filter for more`)
+      .nullish(),
+    /** Import a random sample of this many of the matching logs. */
+    limit: z.number().int().min(1).max(MAX_LOGS_PER_IMPORT).nullish(),
+  })
+  .superRefine((v, c) => {
+    if ((v.datasetId == null) === (v.newDatasetName == null)) {
+      c.addIssue({ code: "custom", path: ["datasetId"], message: "give either datasetId or newDatasetName" });
+    }
+  });
 export type ImportLogsInput = z.input<typeof ImportLogsInput>;
 
 export type ImportLogsResult = {
+  /** The dataset the entries went to (the new one, with newDatasetName). */
+  datasetId: string;
   entriesCreated: number;
   /** Logs whose content already was in the dataset (or twice in this import). */
   duplicatesSkipped: number;
@@ -65,13 +77,14 @@ function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string
 }
 
 /**
- * Adds logged calls to a dataset: logs chosen by a filter and/or ids, only status 200, optionally
- * a random sample. Each entry remembers its source log; content already in the dataset is
+ * Adds logged calls to a dataset (an existing one, or one created here with newDatasetName): logs
+ * chosen by a filter and/or ids, only status 200, optionally a random sample. Each entry remembers its source log; content already in the dataset is
  * skipped and counted.
  */
 export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promise<ImportLogsResult> {
   const input = parseInput(ImportLogsInput, raw);
-  await findDataset(ctx, input.datasetId);
+  const datasetId = input.datasetId ?? (await createDataset(ctx, { name: input.newDatasetName! })).id;
+  if (input.datasetId) await findDataset(ctx, datasetId);
   await ctx.deps.logWriter.flush();
   const db = dbOf(ctx);
   const where = logConditions(ctx.projectId, input.filter);
@@ -84,7 +97,7 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
     .orderBy(input.limit ? sql`random()` : asc(requestLogs.id))
     .limit(input.limit ?? MAX_LOGS_PER_IMPORT);
 
-  const result: ImportLogsResult = { entriesCreated: 0, duplicatesSkipped: 0, invalidLogs: 0, errors: [] };
+  const result: ImportLogsResult = { datasetId, entriesCreated: 0, duplicatesSkipped: 0, invalidLogs: 0, errors: [] };
   const seen = new Set<string>();
   for (let i = 0; i < picked.length; i += 500) {
     const ids = picked.slice(i, i + 500).map((p) => p.id);
@@ -110,14 +123,14 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
       candidates.push({ entry, hash, logId: row.id });
     }
     await db.transaction(async (tx) => {
-      await touchDataset(ctx, tx, input.datasetId);
+      await touchDataset(ctx, tx, datasetId);
       const existing = candidates.length
         ? await tx
             .select({ hash: datasetEntries.contentHash })
             .from(datasetEntries)
             .where(
               and(
-                eq(datasetEntries.datasetId, input.datasetId),
+                eq(datasetEntries.datasetId, datasetId),
                 inArray(
                   datasetEntries.contentHash,
                   candidates.map((c) => c.hash),
@@ -133,7 +146,7 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
         ctx.deps.random,
       );
       const entries: NewEntry[] = fresh.map((c, j) => ({ entry: c.entry, split: splits[j]!, hash: c.hash, sourceLogId: c.logId }));
-      await insertEntries(ctx, tx, input.datasetId, entries);
+      await insertEntries(ctx, tx, datasetId, entries);
       result.entriesCreated += entries.length;
     });
   }

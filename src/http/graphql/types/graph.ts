@@ -29,6 +29,7 @@ const ImportLogError = builder.objectRef<{ logId: string; message: string }>("Im
 
 const ImportLogsResultRef = builder.objectRef<ImportLogsResult>("ImportLogsResult").implement({
   fields: (t) => ({
+    datasetId: t.exposeID("datasetId", { description: "The dataset the entries went to (the new one, with newDatasetName)" }),
     entriesCreated: t.exposeInt("entriesCreated"),
     duplicatesSkipped: t.exposeInt("duplicatesSkipped"),
     invalidLogs: t.exposeInt("invalidLogs"),
@@ -38,7 +39,8 @@ const ImportLogsResultRef = builder.objectRef<ImportLogsResult>("ImportLogsResul
 
 const ImportLogsToDatasetInput = builder.inputType("ImportLogsToDatasetInput", {
   fields: (t) => ({
-    datasetId: t.id(),
+    datasetId: t.id({ required: false, description: "the dataset to add to (or give newDatasetName)" }),
+    newDatasetName: t.string({ required: false, description: "create a dataset of this name and add to it" }),
     filter: t.field({ type: LogFilterInput, required: false }),
     logIds: t.idList({ required: false }),
     limit: t.int({ required: false, description: "import a random sample of this many matching logs" }),
@@ -52,7 +54,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: ImportLogsToDatasetInput }) },
     resolve: (_, a, c) =>
       importLogsToDataset(projectCtx(c), {
-        datasetId: String(a.input.datasetId),
+        datasetId: a.input.datasetId == null ? a.input.datasetId : String(a.input.datasetId),
+        newDatasetName: a.input.newDatasetName,
         filter: a.input.filter as never,
         logIds: a.input.logIds?.map(String),
         limit: a.input.limit,
