@@ -53,15 +53,19 @@ function AddToDatasetModal({ opened, onClose, filters, count }: { opened: boolea
     setBusy(true);
     setError(null);
     try {
-      const dataset = existing ?? (await client.datasets.create.mutate({ name: name.trim() }));
-      const total: ImportResult = { entriesCreated: 0, duplicatesSkipped: 0, invalidLogs: 0, errors: [] };
+      // A new dataset is created by the first import call (newDatasetName); later batches add to it.
+      let datasetId = existing?.id ?? null;
+      const total: ImportResult = { datasetId: datasetId ?? "", entriesCreated: 0, duplicatesSkipped: 0, invalidLogs: 0, errors: [] };
       for (const filter of filters) {
-        const r = await client.datasets.importLogs.mutate({ datasetId: dataset.id, filter });
+        const r = await client.datasets.importLogs.mutate(datasetId ? { datasetId, filter } : { newDatasetName: name.trim(), filter });
+        datasetId = r.datasetId;
+        total.datasetId = r.datasetId;
         total.entriesCreated += r.entriesCreated;
         total.duplicatesSkipped += r.duplicatesSkipped;
         total.invalidLogs += r.invalidLogs;
         total.errors.push(...r.errors.slice(0, 100 - total.errors.length));
       }
+      const dataset = { id: total.datasetId, name: existing?.name ?? name.trim() };
       setResult({ ...total, dataset: { id: dataset.id, name: dataset.name } });
       await queryClient.invalidateQueries({ queryKey: trpc.datasets.pathKey() });
       notifications.show({ color: "teal", title: `Added to ${dataset.name}`, message: `${formatNumber(total.entriesCreated)} entries created` });
