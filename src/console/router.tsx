@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirec
 import { AppLayout } from "./layout";
 import { useSession } from "./lib/session";
 import { ComingSoon } from "./pages/coming-soon";
+import { parseLogsSearch } from "./pages/logs/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
 
@@ -20,8 +21,15 @@ const logsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/logs",
   // The filter bar's state lives in the URL so a view can be shared as a link.
-  validateSearch: (search: Record<string, unknown>) => search,
+  validateSearch: parseLogsSearch,
   component: lazyRouteComponent(() => import("./pages/logs/logs-page"), "LogsPage"),
+});
+
+// One log, in a drawer over the list (the list keeps its scroll, selection and filters).
+const logDetailRoute = createRoute({
+  getParentRoute: () => logsRoute,
+  path: "$logId",
+  component: lazyRouteComponent(() => import("./pages/logs/log-detail"), "LogDetail"),
 });
 
 const usageRoute = createRoute({
@@ -43,7 +51,7 @@ const comingSoon = (path: string, section: string) => createRoute({ getParentRou
 
 const routeTree = rootRoute.addChildren([
   indexRoute,
-  logsRoute,
+  logsRoute.addChildren([logDetailRoute]),
   usageRoute,
   settingsRoute,
   comingSoon("/datasets", "Datasets"),

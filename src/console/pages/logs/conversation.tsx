@@ -1,0 +1,306 @@
+// Chat payloads as conversations: messages with role labels, tool calls and their results,
+// images, and the request's tools and response_format. Anything unexpected falls back to JSON.
+import { Anchor, Badge, Box, Code, Group, Image, Paper, Stack, Table, Text } from "@mantine/core";
+import type { ReactNode } from "react";
+
+type Json = unknown;
+type Obj = Record<string, Json>;
+const isObj = (v: Json): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: Json): string | null => (typeof v === "string" ? v : null);
+
+export const ROLE_COLORS: Record<string, string> = { system: "gray", developer: "grape", user: "blue", assistant: "teal", tool: "orange", function: "orange" };
+
+export function pretty(v: Json): string {
+  if (typeof v === "string") {
+    try {
+      return JSON.stringify(JSON.parse(v), null, 2);
+    } catch {
+      return v;
+    }
+  }
+  return JSON.stringify(v, null, 2) ?? String(v);
+}
+
+const toolCallAnchor = (scope: string, id: string) => `${scope}-toolcall-${id.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+
+function JsonBlock({ value, label }: { value: Json; label?: string }) {
+  return (
+    <Code block aria-label={label} style={{ whiteSpace: "pre-wrap", wordBreak: "break-word", maxHeight: 360, overflow: "auto" }}>
+      {pretty(value)}
+    </Code>
+  );
+}
+
+function Text2({ children }: { children: string }) {
+  return (
+    <Text size="sm" style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
+      {children}
+    </Text>
+  );
+}
+
+/** A safe image source: data: images and https URLs only. */
+function imageSrc(url: string | null): string | null {
+  if (!url) return null;
+  if (/^data:image\/[a-z0-9.+-]+;base64,/i.test(url) || /^https:\/\//i.test(url)) return url;
+  return null;
+}
+
+function ContentPart({ part }: { part: Json }) {
+  if (typeof part === "string") return <Text2>{part}</Text2>;
+  if (!isObj(part)) return <JsonBlock value={part} />;
+  const type = str(part.type);
+  if (type === "text" || type === "input_text" || type === "output_text") return <Text2>{str(part.text) ?? ""}</Text2>;
+  if (type === "image_url" || type === "image") {
+    const url = isObj(part.image_url) ? str(part.image_url.url) : (str(part.image_url) ?? str(part.url));
+    const src = imageSrc(url);
+    return src ? (
+      <Anchor href={src} target="_blank" rel="noreferrer noopener" aria-label="Open image">
+        <Image
+          src={src}
+          alt="image in the message"
+          h={96}
+          w="auto"
+          fit="contain"
+          radius="sm"
+          style={{ border: "1px solid var(--mantine-color-default-border)", imageRendering: "pixelated", minWidth: 48 }}
+        />
+      </Anchor>
+    ) : (
+      <Text size="sm" c="dimmed">
+        [image: {url ? `${url.slice(0, 80)}${url.length > 80 ? "…" : ""}` : "no URL"}]
+      </Text>
+    );
+  }
+  if (type === "refusal") return <Text2>{`Refusal: ${str(part.refusal) ?? ""}`}</Text2>;
+  return (
+    <Stack gap={2}>
+      <Text size="xs" c="dimmed">
+        {type ?? "part"}
+      </Text>
+      <JsonBlock value={part} />
+    </Stack>
+  );
+}
+
+function MessageContent({ content }: { content: Json }) {
+  if (content == null) return null;
+  if (typeof content === "string") return content ? <Text2>{content}</Text2> : null;
+  if (Array.isArray(content))
+    return (
+      <Stack gap={6}>
+        {content.map((p, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: parts have no identity of their own
+          <ContentPart key={i} part={p} />
+        ))}
+      </Stack>
+    );
+  return <JsonBlock value={content} />;
+}
+
+function ToolCall({ call, scope }: { call: Json; scope: string }) {
+  if (!isObj(call)) return <JsonBlock value={call} />;
+  const fn = isObj(call.function) ? call.function : call;
+  const id = str(call.id);
+  return (
+    <Paper withBorder p="xs" radius="sm" id={id ? toolCallAnchor(scope, id) : undefined} data-testid="tool-call">
+      <Group gap="xs" mb={4}>
+        <Badge size="sm" variant="outline" color="orange" tt="none">
+          tool call
+        </Badge>
+        <Text ff="monospace" fw={600} size="sm">
+          {str(fn.name) ?? "(unnamed)"}
+        </Text>
+        {id ? (
+          <Text size="xs" c="dimmed" ff="monospace">
+            {id}
+          </Text>
+        ) : null}
+      </Group>
+      <JsonBlock value={fn.arguments ?? fn.input ?? {}} label="Arguments" />
+    </Paper>
+  );
+}
+
+export type ToolNames = Map<string, string>;
+
+/** Tool call ids to function names, across a list of messages. */
+export function toolNamesOf(messages: Json[]): ToolNames {
+  const names: ToolNames = new Map();
+  for (const m of messages) {
+    if (!isObj(m) || !Array.isArray(m.tool_calls)) continue;
+    for (const c of m.tool_calls) if (isObj(c) && str(c.id)) names.set(str(c.id)!, isObj(c.function) ? (str(c.function.name) ?? "") : "");
+  }
+  return names;
+}
+
+export function Message({ message, scope, toolNames }: { message: Json; scope: string; toolNames?: ToolNames }) {
+  if (!isObj(message)) return <JsonBlock value={message} />;
+  const role = str(message.role) ?? "message";
+  const callId = str(message.tool_call_id);
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const extra: ReactNode[] = [];
+  if (message.function_call) extra.push(<ToolCall key="fc" call={{ function: message.function_call }} scope={scope} />);
+  if (str(message.refusal)) extra.push(<Text2 key="refusal">{`Refusal: ${str(message.refusal)}`}</Text2>);
+  return (
+    <Paper withBorder p="sm" radius="md" data-testid="message" data-role={role}>
+      <Group gap="xs" mb={6}>
+        <Badge color={ROLE_COLORS[role] ?? "gray"} variant="light" tt="none" data-testid="role">
+          {role}
+        </Badge>
+        {str(message.name) ? (
+          <Text size="xs" c="dimmed">
+            {str(message.name)}
+          </Text>
+        ) : null}
+        {callId ? (
+          <Text size="xs" c="dimmed">
+            result of{" "}
+            <Anchor
+              component="button"
+              type="button"
+              size="xs"
+              ff="monospace"
+              onClick={() => document.getElementById(toolCallAnchor(scope, callId))?.scrollIntoView({ behavior: "smooth", block: "center" })}
+            >
+              {toolNames?.get(callId) ? `${toolNames.get(callId)} (${callId})` : callId}
+            </Anchor>
+          </Text>
+        ) : null}
+      </Group>
+      <Stack gap={6}>
+        <MessageContent content={message.content} />
+        {calls.map((c, i) => (
+          <ToolCall key={isObj(c) && str(c.id) ? str(c.id)! : i} call={c} scope={scope} />
+        ))}
+        {extra}
+      </Stack>
+    </Paper>
+  );
+}
+
+const SHOWN_ELSEWHERE = new Set(["messages", "tools", "functions", "response_format", "metadata"]);
+
+function Parameters({ req }: { req: Obj }) {
+  const rows = Object.entries(req).filter(([k]) => !SHOWN_ELSEWHERE.has(k));
+  if (!rows.length) return null;
+  return (
+    <Table withRowBorders={false} verticalSpacing={2} fz="xs" aria-label="Request parameters">
+      <Table.Tbody>
+        {rows.map(([k, v]) => (
+          <Table.Tr key={k}>
+            <Table.Td w={160} c="dimmed">
+              {k}
+            </Table.Td>
+            <Table.Td ff="monospace" style={{ wordBreak: "break-all" }}>
+              {typeof v === "string" ? v : JSON.stringify(v)}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function Tools({ tools }: { tools: Json[] }) {
+  return (
+    <Stack gap={6}>
+      {tools.map((t, i) => {
+        const fn = isObj(t) && isObj(t.function) ? t.function : isObj(t) ? t : {};
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: tools are shown in order, never reordered
+          <Paper key={i} withBorder p="xs" radius="sm">
+            <Group gap="xs">
+              <Text ff="monospace" fw={600} size="sm">
+                {str(fn.name) ?? "(unnamed)"}
+              </Text>
+              {str(fn.description) ? (
+                <Text size="xs" c="dimmed">
+                  {str(fn.description)}
+                </Text>
+              ) : null}
+            </Group>
+            {(fn.parameters ?? fn.input_schema) ? <JsonBlock value={fn.parameters ?? fn.input_schema} label="Parameters schema" /> : null}
+          </Paper>
+        );
+      })}
+    </Stack>
+  );
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Box>
+      <Text size="xs" fw={700} tt="uppercase" c="dimmed" mb={4}>
+        {title}
+      </Text>
+      {children}
+    </Box>
+  );
+}
+
+/** A chat-completion request: its messages, tools, response_format and other parameters. */
+export function RequestView({ payload, scope = "req" }: { payload: Json; scope?: string }) {
+  if (payload == null) return <Text c="dimmed">No request was logged.</Text>;
+  if (!isObj(payload) || !Array.isArray(payload.messages)) return <JsonBlock value={payload} label="Request" />;
+  const messages = payload.messages;
+  const names = toolNamesOf(messages);
+  const tools = Array.isArray(payload.tools) ? payload.tools : Array.isArray(payload.functions) ? payload.functions : null;
+  return (
+    <Stack gap="sm" data-testid="request-view">
+      <Parameters req={payload} />
+      <Stack gap={6}>
+        {messages.map((m, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a conversation's order is its identity
+          <Message key={i} message={m} scope={scope} toolNames={names} />
+        ))}
+      </Stack>
+      {tools?.length ? (
+        <Section title={`Tools (${tools.length})`}>
+          <Tools tools={tools} />
+        </Section>
+      ) : null}
+      {payload.response_format ? (
+        <Section title="Response format">
+          <JsonBlock value={payload.response_format} label="Response format" />
+        </Section>
+      ) : null}
+    </Stack>
+  );
+}
+
+/** A chat-completion response: each choice's message and finish reason; an error object as such. */
+export function ResponseView({ payload, scope = "resp" }: { payload: Json; scope?: string }) {
+  if (payload == null) return <Text c="dimmed">No response was logged.</Text>;
+  if (isObj(payload) && isObj(payload.error)) {
+    return (
+      <Stack gap={4}>
+        <Text c="red" fw={600}>
+          {str(payload.error.message) ?? "Error"}
+        </Text>
+        <JsonBlock value={payload} label="Error response" />
+      </Stack>
+    );
+  }
+  if (!isObj(payload) || !Array.isArray(payload.choices)) return <JsonBlock value={payload} label="Response" />;
+  const choices = payload.choices;
+  return (
+    <Stack gap="sm" data-testid="response-view">
+      {choices.map((c, i) => {
+        const choice = isObj(c) ? c : {};
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: choices are in index order
+          <Stack key={i} gap={4}>
+            {choices.length > 1 || choice.finish_reason ? (
+              <Text size="xs" c="dimmed">
+                {choices.length > 1 ? `Choice ${typeof choice.index === "number" ? choice.index : i}` : ""}
+                {choice.finish_reason ? `${choices.length > 1 ? " · " : ""}finish reason: ${String(choice.finish_reason)}` : ""}
+              </Text>
+            ) : null}
+            <Message message={choice.message ?? choice} scope={`${scope}-${i}`} />
+          </Stack>
+        );
+      })}
+    </Stack>
+  );
+}
