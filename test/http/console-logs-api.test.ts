@@ -143,6 +143,28 @@ describe("logs.tagKeys and logs.tagValues", () => {
   });
 });
 
+describe("logs.facets", () => {
+  test("models and providers of the newest logs by frequency, from this project only", async () => {
+    const p = await t.createProject("facets");
+    await seedLogs(
+      t,
+      Array.from({ length: 9 }, (_, i) => ({ model: i < 5 ? "gpt-4o" : i < 8 ? "claude" : null, provider: i < 5 ? "openai" : i < 8 ? "anthropic" : null })),
+      p.projectId,
+    );
+    await seedLogs(t, [{ model: "secret-model-of-another-project", provider: "elsewhere" }]);
+    expect(await trpcClient(t, p.apiKey).logs.facets.query()).toEqual({
+      models: [
+        { value: "gpt-4o", count: 5 },
+        { value: "claude", count: 3 },
+      ],
+      providers: [
+        { value: "openai", count: 5 },
+        { value: "anthropic", count: 3 },
+      ],
+    });
+  });
+});
+
 describe("logs.setTags", () => {
   test("sets, replaces and removes tags on a filter or a selection; other projects untouched", async () => {
     const p = await t.createProject("set-tags");

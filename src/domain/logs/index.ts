@@ -8,6 +8,7 @@ export { insertLogRows, insertRequestLogs, logRow } from "./insert-request-logs"
 export { logIdAt } from "./internal";
 export { listLogs } from "./list-logs";
 export { listTagKeys } from "./list-tag-keys";
+export { listLogFacets, type LogFacets } from "./list-log-facets";
 export { listTagValues, ListTagValuesInput } from "./list-tag-values";
 export { logUsage, OTHER_GROUP, UsageInput, type Usage, type UsageFigures, type UsageGroup, type UsagePoint } from "./log-usage";
 export { mergeMetadata } from "./metadata";

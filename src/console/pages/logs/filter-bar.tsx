@@ -133,15 +133,10 @@ function TagFilter({ tags, onChange }: { tags: string[]; onChange(tags: string[]
 
 export function FilterBar({ search, onChange, onClear, seenModels }: Props) {
   const trpc = useTRPC();
-  // Suggestions: models and providers seen in the last 30 days (the usage aggregate), and on screen.
-  const [range] = useState(() => ({ from: new Date(Date.now() - 30 * 86_400_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString() }));
-  const models = useQuery(trpc.logs.usage.queryOptions({ ...range, bucket: "day", groupBy: "model" }, { staleTime: 300_000 }));
-  const providers = useQuery(trpc.logs.usage.queryOptions({ ...range, bucket: "day", groupBy: "provider" }, { staleTime: 300_000 }));
-  const modelData = useMemo(
-    () => [...new Set([...(models.data?.groups ?? []).filter((g) => !g.other && g.group).map((g) => g.group!), ...seenModels])].sort(),
-    [models.data, seenModels],
-  );
-  const providerData = useMemo(() => (providers.data?.groups ?? []).filter((g) => !g.other && g.group).map((g) => g.group!), [providers.data]);
+  // Suggestions: models and providers of the newest logs (one cheap query), and those on screen.
+  const facets = useQuery(trpc.logs.facets.queryOptions(undefined, { staleTime: 300_000 }));
+  const modelData = useMemo(() => [...new Set([...(facets.data?.models ?? []).map((m) => m.value), ...seenModels])].sort(), [facets.data, seenModels]);
+  const providerData = useMemo(() => (facets.data?.providers ?? []).map((p) => p.value), [facets.data]);
   const tags = search.tag ?? [];
 
   return (

@@ -377,7 +377,7 @@ export function LogDetail() {
   const { logId } = useParams({ from: "/logs/$logId" });
   const navigate = useNavigate();
   const log = useQuery(trpc.logs.get.queryOptions({ id: logId }));
-  const close = () => void navigate({ to: "/logs", search: (s: LogsSearch) => s });
+  const close = () => void navigate({ to: "/logs", search: (s) => s as LogsSearch });
   return (
     <Drawer
       opened

@@ -9,6 +9,7 @@ import {
   ListLogsInput,
   listLogs,
   listTagKeys,
+  listLogFacets,
   listTagValues,
   ListTagValuesInput,
   LogIdInput,
@@ -35,6 +36,8 @@ export const logsRouter = router({
   count: projectProcedure.input(CountLogsInput).query(({ ctx, input }) => countLogs(ctx.project, input)),
   /** Tag keys of the newest 2,000 logs, most frequent first (filter-bar suggestions). */
   tagKeys: projectProcedure.query(({ ctx }) => listTagKeys(ctx.project)),
+  /** Models and providers of the newest 2,000 logs, most frequent first (filter-bar suggestions). */
+  facets: projectProcedure.query(({ ctx }) => listLogFacets(ctx.project)),
   /** The most frequent values of one tag key in the newest 2,000 logs. */
   tagValues: projectProcedure.input(ListTagValuesInput).query(({ ctx, input }) => listTagValues(ctx.project, input)),
   /** Requests, errors, tokens, cost and p50/p95 latency per hour or day, split by model, provider, source or a tag. */
