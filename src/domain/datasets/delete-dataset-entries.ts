@@ -16,7 +16,11 @@ export async function deleteDatasetEntries(ctx: Ctx, raw: DeleteDatasetEntriesIn
     const gone = await tx
       .delete(datasetEntries)
       .where(
-        and(eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId), inArray(datasetEntries.id, [...new Set(input.entryIds)])),
+        and(
+          eq(datasetEntries.datasetId, input.datasetId),
+          eq(datasetEntries.projectId, ctx.projectId),
+          inArray(datasetEntries.id, [...new Set(input.entryIds)]),
+        ),
       )
       .returning({ id: datasetEntries.id });
     return { deleted: gone.length };

@@ -126,12 +126,7 @@ export const ExportDatasetPageInput = z.object({
   datasetId: DatasetId,
   ...EntryFilterFields,
   after: z.string().max(200).nullish(),
-  first: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_DATASET_EXPORT_PAGE, `first may be at most ${MAX_DATASET_EXPORT_PAGE}`)
-    .nullish(),
+  first: z.number().int().min(1).max(MAX_DATASET_EXPORT_PAGE, `first may be at most ${MAX_DATASET_EXPORT_PAGE}`).nullish(),
 });
 export type ExportDatasetPageInput = z.input<typeof ExportDatasetPageInput>;
 

@@ -17,7 +17,11 @@ export async function setDatasetEntriesSplit(ctx: Ctx, raw: SetDatasetEntriesSpl
       .update(datasetEntries)
       .set({ split: input.split })
       .where(
-        and(eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId), inArray(datasetEntries.id, [...new Set(input.entryIds)])),
+        and(
+          eq(datasetEntries.datasetId, input.datasetId),
+          eq(datasetEntries.projectId, ctx.projectId),
+          inArray(datasetEntries.id, [...new Set(input.entryIds)]),
+        ),
       )
       .returning({ id: datasetEntries.id });
     return { updated: changed.length };

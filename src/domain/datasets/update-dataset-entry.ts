@@ -56,9 +56,13 @@ export async function updateDatasetEntry(ctx: Ctx, raw: UpdateDatasetEntryInput)
         .where(and(eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.contentHash, hash), ne(datasetEntries.id, row.id)))
         .limit(1);
       if (twin) {
-        throw new DomainError("CONFLICT", `The edit would make entry ${row.id} a duplicate of entry ${twin.id} of this dataset (same messages, tools, tool_choice and response_format)`, {
-          issues: [{ message: `messages: duplicate of entry ${twin.id}`, path: ["messages"] }],
-        });
+        throw new DomainError(
+          "CONFLICT",
+          `The edit would make entry ${row.id} a duplicate of entry ${twin.id} of this dataset (same messages, tools, tool_choice and response_format)`,
+          {
+            issues: [{ message: `messages: duplicate of entry ${twin.id}`, path: ["messages"] }],
+          },
+        );
       }
       await tx.delete(entryVerdicts).where(eq(entryVerdicts.entryId, row.id));
     }

@@ -60,9 +60,7 @@ export const datasetsRouter = router({
   importLogs: projectProcedure.input(ImportLogsInput).mutation(({ ctx, input }) => importLogsToDataset(ctx.project, input)),
   importJsonl: projectProcedure
     .input(ImportDatasetJsonlInput)
-    .mutation(({ ctx, input }) =>
-      importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n"), firstLine: input.firstLine }),
-    ),
+    .mutation(({ ctx, input }) => importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n"), firstLine: input.firstLine })),
   judgeEntries: projectProcedure.input(JudgeDatasetEntriesInput).mutation(async ({ ctx, input }) => taskOut(await judgeDatasetEntries(ctx.project, input))),
   /**
    * One call does the whole job: judges the entries with no verdict of the criterion yet, relabels
