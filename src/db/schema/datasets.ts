@@ -41,11 +41,16 @@ export const datasetEntries = pgTable(
     originalMessages: jsonb("original_messages").$type<unknown[] | null>(),
     relabeledBy: text("relabeled_by"),
     relabeledAt: timestamp("relabeled_at", { withTimezone: true, mode: "date" }),
+    /** How the entry came in: "log" (imported from a log), "upload" (JSONL import), "manual" (added by hand or API). */
+    source: text("source").$type<"log" | "upload" | "manual">().notNull().default("manual"),
   },
   (t) => [
     index().on(t.datasetId, t.id),
     index().on(t.datasetId, t.contentHash),
     index().on(t.sourceLogId),
+    // Counting a dataset's TEST entries (trainCount/testCount on every dataset read) reads the index only.
+    index().on(t.datasetId, t.split),
     check("dataset_entries_split_check", sql`${t.split} in ('TRAIN', 'TEST')`),
+    check("dataset_entries_source_check", sql`${t.source} in ('log', 'upload', 'manual')`),
   ],
 );

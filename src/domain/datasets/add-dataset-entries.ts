@@ -34,7 +34,7 @@ export async function addDatasetEntries(ctx: Ctx, raw: AddDatasetEntriesInput): 
       ctx,
       tx,
       input.datasetId,
-      valid.map(({ entry }, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry) })),
+      valid.map(({ entry }, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry), source: "manual" as const })),
     );
     return { entriesCreated: valid.length, errors };
   });

@@ -11,5 +11,5 @@ export async function createDataset(ctx: Ctx, raw: CreateDatasetInput): Promise<
     .insert(datasets)
     .values({ id: ctx.deps.ids("dataset"), projectId: ctx.projectId, name: input.name, createdAt: now, updatedAt: now })
     .returning({ id: datasets.id, name: datasets.name, createdAt: datasets.createdAt, updatedAt: datasets.updatedAt });
-  return toDataset({ ...row!, entryCount: 0, fineTuneCount: 0 });
+  return toDataset({ ...row!, entryCount: 0, testCount: 0, fineTuneCount: 0 });
 }

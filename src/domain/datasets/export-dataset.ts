@@ -3,8 +3,8 @@ import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { findDataset, verdictCondition, verdictsOfEntries } from "./internal";
-import { DatasetId, Split, VerdictFilter } from "./schemas";
+import { decodeCursor, encodeCursor, entryConditions, findDataset, verdictsOfEntries } from "./internal";
+import { DatasetId, ExportDatasetPageInput, Split, VerdictFilter, type EntryFilter } from "./schemas";
 
 const ExportDatasetInput = z.object({
   datasetId: DatasetId,
@@ -27,7 +27,7 @@ type ExportVerdict = {
   judged_at: string;
 };
 
-type ExportRow = {
+export type ExportRow = {
   messages: unknown[];
   tools: unknown[] | null;
   tool_choice: unknown;
@@ -39,6 +39,65 @@ type ExportRow = {
 };
 
 /**
+ * One page of export rows by key (entry id order): the same rows for the streamed REST export and
+ * for the paged tRPC export, so both write the same lines.
+ */
+async function exportRows(
+  ctx: Ctx,
+  input: { datasetId: string; filter: Partial<EntryFilter>; afterId: string | null; limit: number; includeVerdicts: boolean },
+): Promise<{ rows: ExportRow[]; lastId: string | null; more: boolean }> {
+  const db = dbOf(ctx);
+  const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId), ...entryConditions(input.filter)];
+  if (input.afterId) where.push(gt(datasetEntries.id, input.afterId));
+  const fetched = await db
+    .select({
+      id: datasetEntries.id,
+      messages: datasetEntries.messages,
+      tools: datasetEntries.tools,
+      toolChoice: datasetEntries.toolChoice,
+      responseFormat: datasetEntries.responseFormat,
+      split: datasetEntries.split,
+      metadata: datasetEntries.metadata,
+    })
+    .from(datasetEntries)
+    .where(and(...where))
+    .orderBy(asc(datasetEntries.id))
+    .limit(input.limit + 1);
+  const page = fetched.slice(0, input.limit);
+  const verdicts = input.includeVerdicts
+    ? await verdictsOfEntries(
+        db,
+        ctx.projectId,
+        page.map((e) => e.id),
+      )
+    : null;
+  const rows = page.map(
+    (e): ExportRow => ({
+      messages: e.messages,
+      tools: e.tools ?? null,
+      tool_choice: e.toolChoice ?? null,
+      split: e.split,
+      metadata: e.metadata,
+      ...(e.responseFormat ? { response_format: e.responseFormat } : {}),
+      ...(verdicts
+        ? {
+            verdicts: (verdicts.get(e.id) ?? []).map((v) => ({
+              criterion_id: v.criterionId,
+              version: v.version,
+              judgement: v.judgement,
+              score: v.score,
+              explanation: v.explanation,
+              error: v.error,
+              judged_at: v.judgedAt.toISOString(),
+            })),
+          }
+        : {}),
+    }),
+  );
+  return { rows, lastId: page.at(-1)?.id ?? null, more: fetched.length > input.limit };
+}
+
+/**
  * The dataset's entries as JSONL rows, read 1,000 at a time by key: memory stays flat whatever
  * the dataset's size. Checks the dataset before the first row, so a 404 is still possible.
  */
@@ -48,60 +107,32 @@ export async function exportDataset(
 ): Promise<AsyncGenerator<ExportRow>> {
   const input = parseInput(ExportDatasetInput, raw);
   await findDataset(ctx, input.datasetId);
-  const db = dbOf(ctx);
+  const filter = { split: input.split, verdict: input.verdict };
   return (async function* () {
-    let after: string | null = null;
+    let afterId: string | null = null;
     for (;;) {
-      const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId)];
-      if (input.split) where.push(eq(datasetEntries.split, input.split));
-      if (input.verdict) where.push(verdictCondition(input.verdict));
-      if (after) where.push(gt(datasetEntries.id, after));
-      const page = await db
-        .select({
-          id: datasetEntries.id,
-          messages: datasetEntries.messages,
-          tools: datasetEntries.tools,
-          toolChoice: datasetEntries.toolChoice,
-          responseFormat: datasetEntries.responseFormat,
-          split: datasetEntries.split,
-          metadata: datasetEntries.metadata,
-        })
-        .from(datasetEntries)
-        .where(and(...where))
-        .orderBy(asc(datasetEntries.id))
-        .limit(1000);
-      const verdicts = input.includeVerdicts
-        ? await verdictsOfEntries(
-            db,
-            ctx.projectId,
-            page.map((e) => e.id),
-          )
-        : null;
-      for (const e of page) {
-        yield {
-          messages: e.messages,
-          tools: e.tools ?? null,
-          tool_choice: e.toolChoice ?? null,
-          split: e.split,
-          metadata: e.metadata,
-          ...(e.responseFormat ? { response_format: e.responseFormat } : {}),
-          ...(verdicts
-            ? {
-                verdicts: (verdicts.get(e.id) ?? []).map((v) => ({
-                  criterion_id: v.criterionId,
-                  version: v.version,
-                  judgement: v.judgement,
-                  score: v.score,
-                  explanation: v.explanation,
-                  error: v.error,
-                  judged_at: v.judgedAt.toISOString(),
-                })),
-              }
-            : {}),
-        };
-      }
-      if (page.length < 1000) return;
-      after = page.at(-1)!.id;
+      const page = await exportRows(ctx, { datasetId: input.datasetId, filter, afterId, limit: 1000, includeVerdicts: !!input.includeVerdicts });
+      yield* page.rows;
+      if (!page.more) return;
+      afterId = page.lastId;
     }
   })();
+}
+
+/**
+ * One page of the JSONL export: `lines` are the lines GET /datasets/{id}/export writes (without
+ * their newlines), for the same filter, in the same order. A client loops on endCursor until
+ * hasNextPage is false and joins the lines with "\n" (plus a final "\n") to get the file.
+ */
+export async function exportDatasetPage(ctx: Ctx, raw: ExportDatasetPageInput): Promise<{ lines: string[]; endCursor: string | null; hasNextPage: boolean }> {
+  const input = parseInput(ExportDatasetPageInput, raw);
+  await findDataset(ctx, input.datasetId);
+  const page = await exportRows(ctx, {
+    datasetId: input.datasetId,
+    filter: input,
+    afterId: input.after ? decodeCursor(input.after) : null,
+    limit: input.first ?? 100,
+    includeVerdicts: false,
+  });
+  return { lines: page.rows.map((r) => JSON.stringify(r)), endCursor: page.lastId ? encodeCursor(page.lastId) : null, hasNextPage: page.more };
 }

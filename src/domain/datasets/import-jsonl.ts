@@ -2,7 +2,7 @@ import { dbOf, type Ctx } from "../../context";
 import { MAX_JSONL_LINE_BYTES } from "../../limits";
 import { issuesFromZod, parseInput } from "../../errors";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
-import { DatasetEntryInput, DatasetIdInput } from "./schemas";
+import { DatasetEntryInput, DatasetIdInput, ImportDatasetJsonlInput } from "./schemas";
 
 type JsonlImportResult = {
   entriesCreated: number;
@@ -18,11 +18,18 @@ const MAX_LISTED_ERRORS = 1_000;
  * Imports JSONL rows `{messages, tools?, tool_choice?, response_format?, split?, metadata?}` as
  * they stream in, 500 at a time, so a file of any size is never held in memory whole. Bad lines
  * are reported with their numbers; good lines are stored. Rows without a split get 20% TEST at
- * random within each batch.
+ * random within each batch. `firstLine` (default 1) is the number of the first line given, for a
+ * file sent in chunks of lines.
  */
-export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; lines: AsyncIterable<string> | Iterable<string> }): Promise<JsonlImportResult> {
-  // The lines are a stream, read once below: only the id is checked up front.
-  const { datasetId } = parseInput(DatasetIdInput, { datasetId: input.datasetId });
+export async function importDatasetJsonl(
+  ctx: Ctx,
+  input: { datasetId: string; lines: AsyncIterable<string> | Iterable<string>; firstLine?: number | null },
+): Promise<JsonlImportResult> {
+  // The lines are a stream, read once below: only the id (and where the lines start) is checked up front.
+  const { datasetId, firstLine } = parseInput(DatasetIdInput.extend({ firstLine: ImportDatasetJsonlInput.shape.firstLine }), {
+    datasetId: input.datasetId,
+    firstLine: input.firstLine,
+  });
   await findDataset(ctx, datasetId);
   const result: JsonlImportResult = { entriesCreated: 0, errorCount: 0, errors: [] };
   const fail = (line: number, message: string) => {
@@ -36,7 +43,7 @@ export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; l
       batch.map((e) => e.split),
       ctx.deps.random,
     );
-    const entries: NewEntry[] = batch.map((entry, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry) }));
+    const entries: NewEntry[] = batch.map((entry, i) => ({ entry, split: splits[i]!, hash: entryContentHash(entry), source: "upload" }));
     await dbOf(ctx).transaction(async (tx) => {
       await touchDataset(ctx, tx, datasetId);
       await insertEntries(ctx, tx, datasetId, entries);
@@ -44,7 +51,8 @@ export async function importDatasetJsonl(ctx: Ctx, input: { datasetId: string; l
     result.entriesCreated += entries.length;
     batch = [];
   };
-  let lineNo = 0;
+  // A chunk of a bigger file numbers its lines from where it starts in the file.
+  let lineNo = (firstLine ?? 1) - 1;
   for await (const text of input.lines) {
     lineNo++;
     if (!text.trim()) continue;

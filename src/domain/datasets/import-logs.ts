@@ -23,7 +23,12 @@ export const ImportLogsInput = z
       .array(z.string().min(1).max(MAX_ID_LENGTH))
       .max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids per request; use a filter for more`)
       .nullish(),
-    /** Import a random sample of this many of the matching logs. */
+    /**
+     * Import a uniform random sample of this many of the matching logs (all of them when fewer
+     * match): every subset of that size is equally likely (ORDER BY random() LIMIT n).
+     */
+    sampleSize: z.number().int().min(1).max(MAX_LOGS_PER_IMPORT).nullish(),
+    /** The former name of sampleSize, still accepted (sampleSize wins when both are given). */
     limit: z.number().int().min(1).max(MAX_LOGS_PER_IMPORT).nullish(),
   })
   .superRefine((v, c) => {
@@ -78,8 +83,9 @@ function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string
 
 /**
  * Adds logged calls to a dataset (an existing one, or one created here with newDatasetName): logs
- * chosen by a filter and/or ids, only status 200, optionally a random sample. Each entry remembers its source log; content already in the dataset is
- * skipped and counted.
+ * chosen by a filter and/or ids, only status 200, optionally a uniform random sample (sampleSize).
+ * Each entry remembers its source log (source "log"); content already in the dataset is skipped and
+ * counted.
  */
 export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promise<ImportLogsResult> {
   const input = parseInput(ImportLogsInput, raw);
@@ -90,12 +96,16 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
   const where = logConditions(ctx.projectId, input.filter);
   where.push(eq(requestLogs.statusCode, 200));
   if (input.logIds) where.push(inArray(requestLogs.id, input.logIds.length ? input.logIds : ["-"]));
+  // A sample: the database gives every matching row a fresh uniform random key and keeps the n
+  // smallest (a top-n sort, memory bound by n), so every n-subset of the matches is equally likely.
+  // Without one, the first MAX_LOGS_PER_IMPORT matches by id.
+  const sampleSize = input.sampleSize ?? input.limit;
   const picked = await db
     .select({ id: requestLogs.id })
     .from(requestLogs)
     .where(whereAll(where))
-    .orderBy(input.limit ? sql`random()` : asc(requestLogs.id))
-    .limit(input.limit ?? MAX_LOGS_PER_IMPORT);
+    .orderBy(sampleSize ? sql`random()` : asc(requestLogs.id))
+    .limit(sampleSize ?? MAX_LOGS_PER_IMPORT);
 
   const result: ImportLogsResult = { datasetId, entriesCreated: 0, duplicatesSkipped: 0, invalidLogs: 0, errors: [] };
   const seen = new Set<string>();
@@ -145,7 +155,7 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
         fresh.map(() => undefined),
         ctx.deps.random,
       );
-      const entries: NewEntry[] = fresh.map((c, j) => ({ entry: c.entry, split: splits[j]!, hash: c.hash, sourceLogId: c.logId }));
+      const entries: NewEntry[] = fresh.map((c, j) => ({ entry: c.entry, split: splits[j]!, hash: c.hash, sourceLogId: c.logId, source: "log" }));
       await insertEntries(ctx, tx, datasetId, entries);
       result.entriesCreated += entries.length;
     });

@@ -1,29 +1,45 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
 import { datasetEntries, datasets, type datasetTasks, entryVerdicts, models } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
-import type { Dataset, DatasetEntry, DatasetEntryInput, DatasetTask, EntryVerdict, Split } from "./schemas";
+import type { Dataset, DatasetEntry, DatasetEntryInput, DatasetTask, EntryFilter, EntrySource, EntryVerdict, Split, VerdictFilter } from "./schemas";
 
 // Counted on read so they are always exact; the (dataset_id, id) index makes this an index-only scan.
 const entryCount = sql<number>`(select count(*) from ${datasetEntries} where ${datasetEntries.datasetId} = ${datasets.id})::int`;
 
+// The (dataset_id, split) index answers this one from the index alone too; TRAIN is the rest.
+const testCount = sql<number>`(select count(*) from ${datasetEntries} where ${datasetEntries.datasetId} = ${datasets.id} and ${datasetEntries.split} = 'TEST')::int`;
+
 const fineTuneCount = sql<number>`(select count(*) from ${models} where ${models.datasetId} = ${datasets.id})::int`;
 
+/** A dataset's columns with its counts, as subqueries of the same statement (a list costs one query). */
 export const datasetColumns = {
   id: datasets.id,
   name: datasets.name,
   createdAt: datasets.createdAt,
   updatedAt: datasets.updatedAt,
   entryCount,
+  testCount,
   fineTuneCount,
 };
 
-type DatasetRow = { id: string; name: string; createdAt: Date; updatedAt: Date; entryCount: number; fineTuneCount: number };
+type DatasetRow = { id: string; name: string; createdAt: Date; updatedAt: Date; entryCount: number; testCount: number; fineTuneCount: number };
 
 export function toDataset(row: DatasetRow): Dataset {
-  return { ...row, entryCount: Number(row.entryCount), fineTuneCount: Number(row.fineTuneCount) };
+  const entries = Number(row.entryCount);
+  const test = Number(row.testCount);
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    entryCount: entries,
+    trainCount: entries - test,
+    testCount: test,
+    fineTuneCount: Number(row.fineTuneCount),
+  };
 }
 
 /** The dataset if it belongs to ctx's project; another project's dataset is simply not found. */
@@ -48,6 +64,7 @@ export function toDatasetEntry(row: typeof datasetEntries.$inferSelect): Dataset
     metadata: row.metadata,
     createdAt: row.createdAt,
     sourceLogId: row.sourceLogId ?? null,
+    source: row.source,
     originalMessages: row.originalMessages ?? null,
     relabeledBy: row.relabeledBy ?? null,
   };
@@ -82,10 +99,55 @@ export async function verdictsOfEntries(db: Queryable, projectId: string, entryI
   return out;
 }
 
-/** The condition "the latest verdict of this criterion on the entry is this judgement". */
-export function verdictCondition(v: { criterionId: string; judgement: "PASS" | "FAIL" }) {
-  return sql`exists (select 1 from ${entryVerdicts} v where v.entry_id = ${datasetEntries.id}
-    and v.criterion_id = ${v.criterionId.replace(/@v\d+$/, "")} and v.judgement = ${v.judgement})`;
+/**
+ * The condition "the latest verdict of this criterion on the entry is this judgement" (one verdict
+ * row per entry and criterion: a new judgement replaces it). ERROR: the judge gave none; NONE: the
+ * criterion never judged the entry.
+ */
+export function verdictCondition(v: VerdictFilter): SQL {
+  const criterionId = v.criterionId.replace(/@v\d+$/, "");
+  const of = sql`select 1 from ${entryVerdicts} v where v.entry_id = ${datasetEntries.id} and v.criterion_id = ${criterionId}`;
+  switch (v.judgement) {
+    case "NONE":
+      return sql`not exists (${of})`;
+    case "ERROR":
+      return sql`exists (${of} and v.judgement is null)`;
+    default:
+      return sql`exists (${of} and v.judgement = ${v.judgement})`;
+  }
+}
+
+/**
+ * Text in an entry's messages, case-insensitive: message contents (strings or text parts), tool
+ * call names and arguments, legacy function calls and refusals. Keys and roles are not searched.
+ * The term is a literal (jsonpath like_regex with flag q), passed as a JSON string literal inside
+ * a bound jsonpath parameter, so neither SQL nor the path language can be injected.
+ */
+function searchCondition(term: string): SQL {
+  const q = JSON.stringify(term);
+  const m = (path: string) => `${path} like_regex ${q} flag "iq"`;
+  const path = `$[*] ? (${[
+    m("@.content"),
+    m("@.content[*].text"),
+    m("@.content[*].refusal"),
+    m("@.tool_calls[*].function.name"),
+    m("@.tool_calls[*].function.arguments"),
+    m("@.function_call.name"),
+    m("@.function_call.arguments"),
+    m("@.refusal"),
+  ].join(" || ")})`;
+  return sql`jsonb_path_exists(${datasetEntries.messages}, ${path}::jsonpath)`;
+}
+
+/** The conditions of an entry filter (the dataset and project conditions are the caller's). */
+export function entryConditions(f: Partial<EntryFilter> | null | undefined): SQL[] {
+  const where: SQL[] = [];
+  if (!f) return where;
+  if (f.split) where.push(eq(datasetEntries.split, f.split));
+  if (f.source) where.push(eq(datasetEntries.source, f.source));
+  if (f.verdict) where.push(verdictCondition(f.verdict));
+  if (f.search?.trim()) where.push(searchCondition(f.search.trim()));
+  return where;
 }
 
 /**
@@ -128,14 +190,14 @@ export function entryContentHash(e: Pick<DatasetEntryInput, "messages" | "tools"
   );
 }
 
-export type NewEntry = { entry: DatasetEntryInput; split: Split; hash: string; sourceLogId?: string | null };
+export type NewEntry = { entry: DatasetEntryInput; split: Split; hash: string; sourceLogId?: string | null; source: EntrySource };
 
 /** Inserts validated entries into a dataset of ctx's project, 500 rows per statement. */
 export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, entries: NewEntry[]): Promise<void> {
   const now = ctx.deps.clock();
   for (let i = 0; i < entries.length; i += 500) {
     await db.insert(datasetEntries).values(
-      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId }) => ({
+      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source }) => ({
         id: ctx.deps.ids("datasetEntry"),
         datasetId,
         projectId: ctx.projectId,
@@ -147,6 +209,7 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
         split,
         createdAt: now,
         sourceLogId: sourceLogId ?? null,
+        source,
         contentHash: hash,
       })),
     );

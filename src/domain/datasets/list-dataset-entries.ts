@@ -3,7 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
-import { decodeCursor, encodeCursor, findDataset, toDatasetEntry, verdictCondition, verdictsOfEntries } from "./internal";
+import { decodeCursor, encodeCursor, entryConditions, findDataset, toDatasetEntry, verdictsOfEntries } from "./internal";
 import { ListDatasetEntriesInput, type DatasetEntryPage, type DatasetEntryWithVerdicts } from "./schemas";
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -19,8 +19,7 @@ export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput)
   const first = input.first ?? DEFAULT_PAGE_SIZE;
   const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId)];
   if (input.after) where.push(gt(datasetEntries.id, decodeCursor(input.after)));
-  if (input.split) where.push(eq(datasetEntries.split, input.split));
-  if (input.verdict) where.push(verdictCondition(input.verdict));
+  where.push(...entryConditions(input));
   const rows = await dbOf(ctx)
     .select()
     .from(datasetEntries)

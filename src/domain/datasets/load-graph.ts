@@ -4,7 +4,7 @@ import { datasetEntries, datasets } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
 import { DEFAULT_PAGE_SIZE } from "./list-dataset-entries";
-import { datasetColumns, decodeCursor, encodeCursor, toDataset, toDatasetEntry, verdictCondition, verdictsOfEntries } from "./internal";
+import { datasetColumns, decodeCursor, encodeCursor, entryConditions, toDataset, toDatasetEntry, verdictsOfEntries } from "./internal";
 import { ListDatasetEntriesInput, type Dataset, type DatasetEntry, type DatasetEntryPage, type EntryVerdict } from "./schemas";
 
 // Batch lookups for the graph API: one query for many keys, always scoped to the project.
@@ -56,8 +56,7 @@ export async function loadEntryPages(ctx: Ctx, datasetIds: readonly string[], ra
   if (!datasetIds.length) return out;
   const where: SQL[] = [inArray(datasetEntries.datasetId, [...datasetIds]), eq(datasetEntries.projectId, ctx.projectId)];
   if (input.after) where.push(gt(datasetEntries.id, decodeCursor(input.after)));
-  if (input.split) where.push(eq(datasetEntries.split, input.split));
-  if (input.verdict) where.push(verdictCondition(input.verdict));
+  where.push(...entryConditions(input));
   const ranked = dbOf(ctx)
     .select({
       id: datasetEntries.id,

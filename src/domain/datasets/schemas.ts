@@ -49,20 +49,97 @@ export const AddDatasetEntriesInput = z.object({
 });
 export type AddDatasetEntriesInput = z.input<typeof AddDatasetEntriesInput>;
 
-/** Entries whose latest verdict of a criterion is this judgement. */
-export const VerdictFilter = z.object({ criterionId: z.string().min(1), judgement: z.enum(["PASS", "FAIL"]) });
+/**
+ * Entries whose latest verdict of a criterion is this judgement: PASS or FAIL; ERROR when the
+ * judge gave none (its error is recorded); NONE when the criterion never judged the entry.
+ */
+export const VerdictFilter = z.object({
+  criterionId: z.string().min(1).max(MAX_ID_LENGTH),
+  judgement: z.enum(["PASS", "FAIL", "ERROR", "NONE"], { error: "judgement must be PASS, FAIL, ERROR or NONE" }),
+});
+export type VerdictFilter = z.infer<typeof VerdictFilter>;
+
+export const EntrySource = z.enum(["log", "upload", "manual"], { error: "source must be log, upload or manual" });
+export type EntrySource = z.infer<typeof EntrySource>;
+
+export const MAX_ENTRY_SEARCH_LENGTH = 200;
+
+/** Which entries of a dataset: every condition given must hold. */
+export const EntryFilterFields = {
+  split: Split.nullish(),
+  /** log: imported from a logged call; upload: a JSONL import; manual: added by hand or by the API. */
+  source: EntrySource.nullish(),
+  verdict: VerdictFilter.nullish(),
+  /** Text in the messages (contents, content parts, tool call names and arguments, refusals), case-insensitive. */
+  search: z.string().max(MAX_ENTRY_SEARCH_LENGTH, `search must be at most ${MAX_ENTRY_SEARCH_LENGTH} characters`).nullish(),
+};
+export const EntryFilter = z.object(EntryFilterFields);
+export type EntryFilter = z.infer<typeof EntryFilter>;
 
 export const ListDatasetEntriesInput = z.object({
   datasetId: DatasetId,
   first: z.number().int().min(1).max(MAX_PAGE_SIZE_CEILING).optional(),
   after: z.string().max(200).nullable().optional(),
-  split: Split.nullable().optional(),
-  verdict: VerdictFilter.nullish(),
+  ...EntryFilterFields,
 });
 export type ListDatasetEntriesInput = z.input<typeof ListDatasetEntriesInput>;
 
-/** A JSONL file as one text (tRPC and GraphQL); REST streams the lines instead. */
-export const ImportDatasetJsonlInput = z.object({ datasetId: DatasetId, jsonl: z.string() });
+export const CountDatasetEntriesInput = z.object({ datasetId: DatasetId, filter: EntryFilter.nullish() });
+export type CountDatasetEntriesInput = z.input<typeof CountDatasetEntriesInput>;
+
+export const RenameDatasetInput = z.object({ id: DatasetId, name: CreateDatasetInput.shape.name });
+export type RenameDatasetInput = z.input<typeof RenameDatasetInput>;
+
+/** Entries one bulk call (deleteEntries, setSplit) may name. */
+export const MAX_ENTRY_IDS = 1_000;
+const EntryIds = z
+  .array(z.string().min(1).max(MAX_ID_LENGTH))
+  .min(1, "entryIds must hold at least 1 id")
+  .max(MAX_ENTRY_IDS, `entryIds must hold at most ${MAX_ENTRY_IDS} ids`);
+
+export const DeleteDatasetEntriesInput = z.object({ datasetId: DatasetId, entryIds: EntryIds });
+export type DeleteDatasetEntriesInput = z.input<typeof DeleteDatasetEntriesInput>;
+
+export const SetDatasetEntriesSplitInput = z.object({ datasetId: DatasetId, entryIds: EntryIds, split: Split });
+export type SetDatasetEntriesSplitInput = z.input<typeof SetDatasetEntriesSplitInput>;
+
+/**
+ * An edit of one entry: the fields given replace the stored ones (null clears tools, toolChoice and
+ * responseFormat); the result is checked as a whole by DatasetEntryInput, as an added entry is.
+ */
+export const UpdateDatasetEntryInput = z.object({
+  datasetId: DatasetId,
+  entryId: z.string().min(1).max(MAX_ID_LENGTH),
+  // The content is checked after the merge, by DatasetEntryInput, so its issues carry field paths.
+  messages: z.array(z.unknown(), { error: "messages must be an array of messages" }).optional(),
+  tools: z.array(z.unknown(), { error: "tools must be an array of tools or null" }).nullish(),
+  toolChoice: z.unknown().optional(),
+  responseFormat: z.unknown().optional(),
+  metadata: Metadata.optional(),
+  split: Split.optional(),
+});
+export type UpdateDatasetEntryInput = z.input<typeof UpdateDatasetEntryInput>;
+
+/** A page of a JSONL export (the rows GET /datasets/{id}/export writes), for a browser download. */
+export const MAX_DATASET_EXPORT_PAGE = 500;
+export const ExportDatasetPageInput = z.object({
+  datasetId: DatasetId,
+  ...EntryFilterFields,
+  after: z.string().max(200).nullish(),
+  first: z.number().int().min(1).max(MAX_DATASET_EXPORT_PAGE, `first may be at most ${MAX_DATASET_EXPORT_PAGE}`).nullish(),
+});
+export type ExportDatasetPageInput = z.input<typeof ExportDatasetPageInput>;
+
+/**
+ * A JSONL file as one text (tRPC and GraphQL); REST streams the lines instead. A big file can be
+ * sent in chunks of lines: firstLine is the number of this chunk's first line in the file, so the
+ * per-line errors name the file's lines.
+ */
+export const ImportDatasetJsonlInput = z.object({
+  datasetId: DatasetId,
+  jsonl: z.string(),
+  firstLine: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+});
 export type ImportDatasetJsonlInput = z.input<typeof ImportDatasetJsonlInput>;
 
 export const JudgeDatasetEntriesInput = z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1) });
@@ -91,8 +168,12 @@ export type Dataset = {
   id: string;
   name: string;
   createdAt: Date;
+  /** Changed by every write to the dataset or its entries (add, import, edit, delete, re-split, rename). */
   updatedAt: Date;
   entryCount: number;
+  /** entryCount = trainCount + testCount, all counted on read (exact). */
+  trainCount: number;
+  testCount: number;
   fineTuneCount: number;
 };
 
@@ -107,6 +188,8 @@ export type DatasetEntry = {
   metadata: Record<string, string>;
   createdAt: Date;
   sourceLogId: string | null;
+  /** How the entry came in: log (imported from a logged call), upload (JSONL import), manual (by hand or the API). */
+  source: EntrySource;
   /** Before the first relabelling, for audit (null when never relabelled). */
   originalMessages: unknown[] | null;
   relabeledBy: string | null;

@@ -94,7 +94,10 @@ export const datasetsRoutes = [
     query: {
       split: { schema: z.enum(["TRAIN", "TEST"]), description: "only this split" },
       criterion: { schema: z.string(), description: "with judgement: only entries whose latest verdict of this criterion is the judgement" },
-      judgement: { schema: z.enum(["PASS", "FAIL"]), description: "see criterion" },
+      judgement: {
+        schema: z.enum(["PASS", "FAIL", "ERROR", "NONE"]),
+        description: "see criterion (default PASS); ERROR: the judge gave no judgement; NONE: never judged by the criterion",
+      },
       includeVerdicts: {
         schema: z.enum(["true", "false"]),
         description: "true: each row also carries `verdicts`, the latest verdict of every criterion that judged the entry ([] when none)",

@@ -24,6 +24,18 @@ import {
   RevertEntryInput,
   type Dataset,
   type DatasetEntryWithVerdicts,
+  RenameDatasetInput,
+  renameDataset,
+  CountDatasetEntriesInput,
+  countDatasetEntries,
+  UpdateDatasetEntryInput,
+  updateDatasetEntry,
+  DeleteDatasetEntriesInput,
+  deleteDatasetEntries,
+  SetDatasetEntriesSplitInput,
+  setDatasetEntriesSplit,
+  ExportDatasetPageInput,
+  exportDatasetPage,
 } from "../../../domain/datasets";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
@@ -42,11 +54,13 @@ export const datasetsRouter = router({
   get: projectProcedure.input(DatasetIdInput).query(async ({ ctx, input }) => datasetOut(await getDataset(ctx.project, input))),
   create: projectProcedure.input(CreateDatasetInput).mutation(async ({ ctx, input }) => datasetOut(await createDataset(ctx.project, input))),
   delete: projectProcedure.input(DatasetIdInput).mutation(({ ctx, input }) => deleteDataset(ctx.project, input)),
+  /** Renames a dataset (the name rules of create). */
+  rename: projectProcedure.input(RenameDatasetInput).mutation(async ({ ctx, input }) => datasetOut(await renameDataset(ctx.project, input))),
   addEntries: projectProcedure.input(AddDatasetEntriesInput).mutation(({ ctx, input }) => addDatasetEntries(ctx.project, input)),
   importLogs: projectProcedure.input(ImportLogsInput).mutation(({ ctx, input }) => importLogsToDataset(ctx.project, input)),
   importJsonl: projectProcedure
     .input(ImportDatasetJsonlInput)
-    .mutation(({ ctx, input }) => importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n") })),
+    .mutation(({ ctx, input }) => importDatasetJsonl(ctx.project, { datasetId: input.datasetId, lines: input.jsonl.split("\n"), firstLine: input.firstLine })),
   judgeEntries: projectProcedure.input(JudgeDatasetEntriesInput).mutation(async ({ ctx, input }) => taskOut(await judgeDatasetEntries(ctx.project, input))),
   /**
    * One call does the whole job: judges the entries with no verdict of the criterion yet, relabels
@@ -61,6 +75,16 @@ export const datasetsRouter = router({
     const page = await listDatasetEntries(ctx.project, input);
     return { ...page, entries: page.entries.map(entryOut) };
   }),
+  /** How many entries match a filter (the filters of listEntries), exactly. */
+  countEntries: projectProcedure.input(CountDatasetEntriesInput).query(({ ctx, input }) => countDatasetEntries(ctx.project, input)),
+  /** Edits one entry; checked as an added entry is, field-level issue paths; CONFLICT when it would duplicate another entry. */
+  updateEntry: projectProcedure.input(UpdateDatasetEntryInput).mutation(async ({ ctx, input }) => entryOut(await updateDatasetEntry(ctx.project, input))),
+  /** Deletes up to 1,000 entries of the dataset; ids that are not its entries are skipped. */
+  deleteEntries: projectProcedure.input(DeleteDatasetEntriesInput).mutation(({ ctx, input }) => deleteDatasetEntries(ctx.project, input)),
+  /** Moves up to 1,000 entries of the dataset to TRAIN or TEST. */
+  setSplit: projectProcedure.input(SetDatasetEntriesSplitInput).mutation(({ ctx, input }) => setDatasetEntriesSplit(ctx.project, input)),
+  /** A page of the JSONL export (the lines GET /datasets/{id}/export writes), for a browser download. */
+  exportPage: projectProcedure.input(ExportDatasetPageInput).query(({ ctx, input }) => exportDatasetPage(ctx.project, input)),
   /** Gives a relabelled entry back its messages from before the first relabelling. */
   revertEntry: projectProcedure.input(RevertEntryInput).mutation(async ({ ctx, input }) => entryOut(await revertDatasetEntryRelabel(ctx.project, input))),
 });
