@@ -178,3 +178,30 @@ describe("long query inputs", () => {
     expect((await res.json()).result.data).toEqual({ count: 0, exact: true });
   });
 });
+
+describe("absolute expiry", () => {
+  test("a session ends HONE_SESSION_MAX_MS after sign-in however active it is", async () => {
+    const short = await createTestApp({ env: { HONE_SESSION_MAX_MS: "1200", HONE_SESSION_IDLE_MS: "60000" } });
+    try {
+      let cookie = "";
+      const call = async (path: string, init: RequestInit = {}) => {
+        const res = await short.app.handle(
+          new Request(`http://localhost/trpc/${path}`, { ...init, headers: { "content-type": "application/json", "x-hone-console": "1", cookie } }),
+        );
+        const set = res.headers.getSetCookie()[0];
+        if (set) cookie = set.split(";")[0]!;
+        return res;
+      };
+      const signIn = await call("session.signIn", { method: "POST", body: JSON.stringify({ token: short.project.apiKey }) });
+      expect(signIn.status).toBe(200);
+      for (let i = 0; i < 3; i++) {
+        expect((await call("session.me")).status).toBe(200);
+        await Bun.sleep(300);
+      }
+      await Bun.sleep(500);
+      expect((await call("session.me")).status).toBe(401);
+    } finally {
+      await short.close();
+    }
+  });
+});
