@@ -60,7 +60,7 @@ function App() {
   const [trpcClient] = useState(createClient);
   return (
     <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager}>
-      <Notifications position="top-right" />
+      <Notifications position="top-right" autoClose={3000} limit={3} />
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
           <ModalsProvider>

@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirec
 import { AppLayout } from "./layout";
 import { useSession } from "./lib/session";
 import { ComingSoon } from "./pages/coming-soon";
+import { parseEntriesSearch } from "./pages/datasets/search";
 import { parseLogsSearch } from "./pages/logs/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
@@ -47,6 +48,19 @@ const settingsRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/settings/settings-page"), "SettingsPage"),
 });
 
+const datasetsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/datasets",
+  component: lazyRouteComponent(() => import("./pages/datasets/datasets-page"), "DatasetsPage"),
+});
+
+const datasetRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/datasets/$datasetId",
+  validateSearch: parseEntriesSearch,
+  component: lazyRouteComponent(() => import("./pages/datasets/dataset-page"), "DatasetPage"),
+});
+
 const comingSoon = (path: string, section: string) => createRoute({ getParentRoute: () => rootRoute, path, component: () => <ComingSoon section={section} /> });
 
 const routeTree = rootRoute.addChildren([
@@ -54,7 +68,8 @@ const routeTree = rootRoute.addChildren([
   logsRoute.addChildren([logDetailRoute]),
   usageRoute,
   settingsRoute,
-  comingSoon("/datasets", "Datasets"),
+  datasetsRoute,
+  datasetRoute,
   comingSoon("/models", "Models"),
   comingSoon("/criteria", "Criteria"),
   comingSoon("/evaluations", "Evaluations"),

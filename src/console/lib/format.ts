@@ -33,3 +33,6 @@ export function formatRelative(iso: string | null | undefined): string {
   if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
   return `${Math.floor(s / 86_400)} d ago`;
 }
+
+/** "1 entry", "3 entries": a count with its noun. */
+export const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)} ${n === 1 ? one : many}`;

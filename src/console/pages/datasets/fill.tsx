@@ -1,0 +1,251 @@
+import { Alert, Button, Group, Modal, NumberInput, Paper, Progress, ScrollArea, Select, Stack, Table, Text, TextInput } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import { notifications } from "@mantine/notifications";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMemo, useRef, useState } from "react";
+import { ErrorAlert } from "../../components/error-alert";
+import { formatNumber } from "../../lib/format";
+import { errorMessageOf, useTRPC, useTRPCClient } from "../../lib/trpc";
+import type { EntriesSearch } from "./search";
+import { entryFilterOf } from "./search";
+
+/** Lines per importJsonl call: small enough for the body limit, large enough to be quick. */
+const CHUNK_LINES = 500;
+
+type UploadState = { linesDone: number; linesTotal: number; created: number; errors: { line: number; message: string }[]; done: boolean; failed?: string };
+
+/** Uploads a JSONL file in chunks of lines, with a progress bar and every bad line listed by number. */
+export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string; onClose(): void; onDone(): void }) {
+  const client = useTRPCClient();
+  const [state, setState] = useState<UploadState | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const upload = async (file: File) => {
+    const lines = (await file.text()).split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    const s: UploadState = { linesDone: 0, linesTotal: lines.length, created: 0, errors: [], done: false };
+    setState({ ...s });
+    try {
+      for (let start = 0; start < lines.length; start += CHUNK_LINES) {
+        const chunk = lines.slice(start, start + CHUNK_LINES);
+        const r = await client.datasets.importJsonl.mutate({ datasetId, jsonl: chunk.join("\n"), firstLine: start + 1 });
+        s.linesDone += chunk.length;
+        s.created += r.entriesCreated;
+        s.errors.push(...r.errors);
+        setState({ ...s });
+      }
+      s.done = true;
+    } catch (err) {
+      s.failed = errorMessageOf(err);
+    }
+    setState({ ...s });
+    onDone();
+  };
+  const pick = (files: FileList | null) => {
+    const file = files?.[0];
+    if (file) void upload(file);
+  };
+  return (
+    <Modal opened onClose={onClose} title="Upload JSONL" size="lg">
+      <Stack>
+        <Paper
+          withBorder
+          p="xl"
+          radius="md"
+          style={{ borderStyle: "dashed", textAlign: "center", cursor: "pointer", opacity: dragging ? 0.7 : 1 }}
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(e) => {
+            e.preventDefault();
+            setDragging(false);
+            pick(e.dataTransfer.files);
+          }}
+          onClick={() => input.current?.click()}
+        >
+          <Text fw={600}>Drop a .jsonl file here, or click to choose one</Text>
+          <Text size="xs" c="dimmed">
+            One entry per line: {"{"}"messages": [...], "tools"?, "tool_choice"?, "response_format"?, "split"?, "metadata"?{"}"}. Good lines are kept; bad ones
+            are listed below with their line numbers.
+          </Text>
+          <input
+            ref={input}
+            type="file"
+            accept=".jsonl,.json,.txt,application/jsonl"
+            hidden
+            aria-label="JSONL file"
+            onChange={(e) => pick(e.currentTarget.files)}
+          />
+        </Paper>
+        {state ? (
+          <Stack gap="xs">
+            <Progress
+              value={state.linesTotal ? (100 * state.linesDone) / state.linesTotal : 100}
+              aria-label="Upload progress"
+              animated={!state.done && !state.failed}
+            />
+            <Text size="sm" data-testid="upload-summary">
+              {formatNumber(state.linesDone)} of {formatNumber(state.linesTotal)} lines read; {formatNumber(state.created)} entries created;{" "}
+              {formatNumber(state.errors.length)} lines refused{state.done ? "." : "…"}
+            </Text>
+            {state.failed ? (
+              <Alert color="red" role="alert" title="Upload stopped">
+                {state.failed}
+              </Alert>
+            ) : null}
+            {state.errors.length ? (
+              <ScrollArea.Autosize mah={240}>
+                <Table aria-label="Refused lines">
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>Line</Table.Th>
+                      <Table.Th>Why</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {state.errors.slice(0, 1000).map((e) => (
+                      <Table.Tr key={e.line}>
+                        <Table.Td>{e.line}</Table.Td>
+                        <Table.Td>{e.message}</Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </ScrollArea.Autosize>
+            ) : null}
+          </Stack>
+        ) : null}
+      </Stack>
+    </Modal>
+  );
+}
+
+/** Imports logs by a filter, with the number that will come in shown before anything is imported. */
+export function ImportLogsModal({ datasetId, onClose, onDone }: { datasetId: string; onClose(): void; onDone(): void }) {
+  const trpc = useTRPC();
+  const [model, setModel] = useState("");
+  const [tagKey, setTagKey] = useState("");
+  const [tagValue, setTagValue] = useState("");
+  const [search, setSearch] = useState("");
+  const [days, setDays] = useState<string | null>("30");
+  const [sample, setSample] = useState<number | string>("");
+  const [filterInput] = useDebouncedValue({ model, tagKey, tagValue, search, days }, 300);
+  // Fixed when the range is chosen, not at every render: the count's query key must stay put.
+  const from = useMemo(() => (days && days !== "all" ? new Date(Date.now() - Number(days) * 86_400_000).toISOString() : null), [days]);
+  const filter = {
+    model: filterInput.model.trim() || null,
+    metadata: filterInput.tagKey.trim() && filterInput.tagValue.trim() ? [{ key: filterInput.tagKey.trim(), equals: filterInput.tagValue.trim() }] : null,
+    search: filterInput.search.trim() || null,
+    from,
+  };
+  // Only successful calls become entries: the preview counts what the import will take.
+  const preview = useQuery(trpc.logs.count.queryOptions({ filter: { ...filter, statusCode: 200 } }));
+  const sampleSize = typeof sample === "number" && sample > 0 ? sample : null;
+  const expected = preview.data ? (sampleSize ? Math.min(sampleSize, preview.data.count) : preview.data.count) : null;
+  const importLogs = useMutation(
+    trpc.datasets.importLogs.mutationOptions({
+      onSuccess: (r) => {
+        onDone();
+        notifications.show({ message: `${formatNumber(r.entriesCreated)} entries created, ${formatNumber(r.duplicatesSkipped)} duplicates skipped` });
+      },
+    }),
+  );
+  const result = importLogs.data;
+  return (
+    <Modal opened onClose={onClose} title="Import from logs" size="lg">
+      <Stack>
+        <Group grow>
+          <TextInput label="Model" placeholder="any" value={model} onChange={(e) => setModel(e.currentTarget.value)} />
+          <Select
+            label="Logged within"
+            value={days}
+            onChange={setDays}
+            data={[
+              { value: "1", label: "24 hours" },
+              { value: "7", label: "7 days" },
+              { value: "30", label: "30 days" },
+              { value: "all", label: "all time" },
+            ]}
+            allowDeselect={false}
+          />
+        </Group>
+        <Group grow>
+          <TextInput label="Tag key" placeholder="prompt_id" value={tagKey} onChange={(e) => setTagKey(e.currentTarget.value)} />
+          <TextInput label="Tag value" value={tagValue} onChange={(e) => setTagValue(e.currentTarget.value)} />
+        </Group>
+        <TextInput label="Text in request or response" value={search} onChange={(e) => setSearch(e.currentTarget.value)} />
+        <NumberInput
+          label="Random sample size"
+          description="Leave empty to import every matching call"
+          value={sample}
+          onChange={setSample}
+          min={1}
+          max={100000}
+        />
+        <Text size="sm" data-testid="import-preview">
+          {preview.isFetching || expected === null
+            ? "Counting matching calls…"
+            : `${formatNumber(expected)} successful calls ${sampleSize ? "sampled from those that match" : "match"}${preview.data?.exact ? "" : " (estimated)"}`}
+        </Text>
+        <ErrorAlert error={preview.error ?? importLogs.error} />
+        {result ? (
+          <Alert color="teal" title="Imported" data-testid="import-result">
+            {formatNumber(result.entriesCreated)} entries created, {formatNumber(result.duplicatesSkipped)} duplicates skipped,{" "}
+            {formatNumber(result.invalidLogs ?? 0)} invalid logs.
+          </Alert>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Close
+          </Button>
+          <Button onClick={() => importLogs.mutate({ datasetId, filter, sampleSize })} loading={importLogs.isPending} disabled={!expected}>
+            Import {expected ? formatNumber(expected) : ""} calls
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+/** Downloads the entries matching `search` as JSONL, page by page, with progress. */
+export function useDatasetExport(datasetId: string, name: string) {
+  const client = useTRPCClient();
+  const [progress, setProgress] = useState<number | null>(null);
+  const run = async (search: EntriesSearch) => {
+    const { split, source, verdict, search: text } = entryFilterOf(search);
+    const lines: string[] = [];
+    let after: string | null = null;
+    setProgress(0);
+    try {
+      for (;;) {
+        const page: { lines: string[]; endCursor: string | null; hasNextPage: boolean } = await client.datasets.exportPage.query({
+          datasetId,
+          split,
+          source,
+          verdict,
+          search: text,
+          after,
+          first: 500,
+        });
+        lines.push(...page.lines);
+        setProgress(lines.length);
+        if (!page.hasNextPage) break;
+        after = page.endCursor;
+      }
+      const blob = new Blob(lines.length ? [`${lines.join("\n")}\n`] : [], { type: "application/jsonl" });
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = `${name.replace(/[^\w.-]+/g, "_")}${split ? `-${split.toLowerCase()}` : ""}.jsonl`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+      notifications.show({ message: `Exported ${formatNumber(lines.length)} entries` });
+    } catch (err) {
+      notifications.show({ color: "red", title: "Export failed", message: errorMessageOf(err) });
+    } finally {
+      setProgress(null);
+    }
+  };
+  return { run, progress };
+}

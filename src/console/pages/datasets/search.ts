@@ -1,0 +1,35 @@
+// The dataset page's filters, kept in the URL so a view can be shared as a link.
+export const SPLITS = ["TRAIN", "TEST"] as const;
+export const SOURCES = ["log", "upload", "manual"] as const;
+export const JUDGEMENTS = ["PASS", "FAIL", "ERROR", "NONE"] as const;
+
+export type EntriesSearch = {
+  split?: (typeof SPLITS)[number];
+  source?: (typeof SOURCES)[number];
+  criterion?: string;
+  judgement?: (typeof JUDGEMENTS)[number];
+  q?: string;
+};
+
+const oneOf = <T extends string>(values: readonly T[], v: unknown): T | undefined => (values.includes(v as T) ? (v as T) : undefined);
+const text = (v: unknown, max: number): string | undefined => (typeof v === "string" && v.trim() ? v.slice(0, max) : undefined);
+
+export function parseEntriesSearch(s: Record<string, unknown>): EntriesSearch {
+  return {
+    split: oneOf(SPLITS, s.split),
+    source: oneOf(SOURCES, s.source),
+    criterion: text(s.criterion, 200),
+    judgement: oneOf(JUDGEMENTS, s.judgement),
+    q: text(s.q, 200),
+  };
+}
+
+/** The API's entry filter for a search. */
+export function entryFilterOf(s: EntriesSearch) {
+  return {
+    split: s.split ?? null,
+    source: s.source ?? null,
+    verdict: s.criterion ? { criterionId: s.criterion, judgement: s.judgement ?? "FAIL" } : null,
+    search: s.q ?? null,
+  };
+}

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+
+// The Datasets section: create, upload with bad lines, edit with a field error, delete and
+// re-split, import logs by a tag with the preview count, export equal to the API's export.
+
+let hone: Hone;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const dir = mkdtempSync(join(tmpdir(), "hone-datasets-browser-"));
+
+beforeAll(async () => {
+  [hone, browser] = await Promise.all([startHone({ seed: 120 }), launchBrowser()]);
+  context = await browser.newContext();
+  page = await context.newPage();
+  await signIn(page, hone.url, hone.project.apiKey);
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await hone?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Dataset = { id: string; name: string; entryCount: number; trainCount: number; testCount: number };
+type Entry = { id: string; split: string; messages: { role: string; content: string }[] };
+const datasetNamed = async (name: string): Promise<Dataset> => (await hone.trpc<Dataset[]>("datasets.list")).find((d) => d.name === name)!;
+const entriesOf = async (datasetId: string): Promise<Entry[]> =>
+  (await hone.trpc<{ entries: Entry[] }>("datasets.listEntries", { datasetId, first: 200 })).entries;
+const dialog = () => page.getByRole("dialog");
+const qa = (q: string, a: string, split?: string) =>
+  JSON.stringify({
+    messages: [
+      { role: "user", content: q },
+      { role: "assistant", content: a },
+    ],
+    ...(split ? { split } : {}),
+  });
+
+let datasetId = "";
+
+describe("datasets", () => {
+  test("create a dataset from the list", async () => {
+    await page.getByRole("link", { name: "Datasets", exact: true }).click();
+    await page.getByRole("button", { name: "New dataset" }).click();
+    await dialog().getByLabel("Dataset name").fill("support answers");
+    await dialog().getByRole("button", { name: "Create dataset" }).click();
+    await page.getByTestId("dataset-row-support answers").waitFor();
+    datasetId = (await datasetNamed("support answers")).id;
+    expect(datasetId).toStartWith("ds_");
+  });
+
+  test("upload a JSONL with two bad lines: they are listed by number, the rest stored", async () => {
+    const lines = [
+      qa("Where is my order?", "Let me check.", "TRAIN"),
+      qa("Can I get a refund?", "Yes, within 30 days.", "TRAIN"),
+      "{not json",
+      qa("Do you ship abroad?", "To 40 countries.", "TEST"),
+      JSON.stringify({ messages: [{ role: "user", content: "no answer" }] }),
+      qa("What are your hours?", "9 to 5.", "TRAIN"),
+    ];
+    const file = join(dir, "entries.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    await page.getByTestId("dataset-row-support answers").getByRole("link").click();
+    await page.getByRole("button", { name: "Upload JSONL" }).click();
+    await dialog().getByLabel("JSONL file").setInputFiles(file);
+    await expect(dialog().getByTestId("upload-summary")).toBeDefined();
+    await page.waitForFunction(() => document.querySelector('[data-testid="upload-summary"]')?.textContent?.endsWith("."));
+    expect(await dialog().getByTestId("upload-summary").textContent()).toContain("4 entries created; 2 lines refused");
+    const refused = dialog().getByRole("table", { name: "Refused lines" });
+    expect((await refused.locator("tbody tr td:first-child").allTextContents()).map(Number)).toEqual([3, 5]);
+    await shot(page, "dataset-upload");
+    await page.keyboard.press("Escape");
+    const stored = await entriesOf(datasetId);
+    expect(stored.map((e) => e.messages[0]!.content).sort()).toEqual([
+      "Can I get a refund?",
+      "Do you ship abroad?",
+      "What are your hours?",
+      "Where is my order?",
+    ]);
+    await page.getByTestId("dataset-counts").filter({ hasText: "4 entries · 3 train · 1 test" }).waitFor();
+  });
+
+  test("edit an entry: a bad edit shows its field error, a good one is what the API returns", async () => {
+    const card = page.getByTestId("entry").filter({ hasText: "Can I get a refund?" });
+    await card.getByRole("button", { name: /Edit entry/ }).click();
+    const messages = dialog().getByLabel("Messages");
+    await messages.fill(JSON.stringify([{ role: "user", content: "Can I get a refund?" }], null, 2));
+    await dialog().getByRole("button", { name: "Save entry" }).click();
+    // The API's issue, under the Messages field it concerns.
+    await dialog()
+      .getByText(/messages?\.?0?:? ?.*must have role `assistant`/)
+      .waitFor();
+    await messages.fill(
+      JSON.stringify(
+        [
+          { role: "user", content: "Can I get a refund?" },
+          { role: "assistant", content: "Yes, within 60 days." },
+        ],
+        null,
+        2,
+      ),
+    );
+    await dialog().getByRole("button", { name: "Save entry" }).click();
+    await dialog().waitFor({ state: "hidden" });
+    await page.getByText("Yes, within 60 days.").waitFor();
+    const edited = (await entriesOf(datasetId)).find((e) => e.messages[0]!.content === "Can I get a refund?")!;
+    expect(edited.messages[1]!.content).toBe("Yes, within 60 days.");
+  });
+
+  test("move entries to TEST and delete one: the counts follow", async () => {
+    for (const q of ["Where is my order?", "What are your hours?"]) {
+      await page.getByTestId("entry").filter({ hasText: q }).getByRole("checkbox").check();
+    }
+    await page.getByRole("button", { name: "Move to TEST" }).click();
+    await page.getByTestId("dataset-counts").filter({ hasText: "4 entries · 1 train · 3 test" }).waitFor();
+    await page.getByTestId("entry").filter({ hasText: "Do you ship abroad?" }).getByRole("checkbox").check();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete entries" }).click();
+    await page.getByTestId("dataset-counts").filter({ hasText: "3 entries · 1 train · 2 test" }).waitFor();
+    const d = await datasetNamed("support answers");
+    expect([d.entryCount, d.trainCount, d.testCount]).toEqual([3, 1, 2]);
+    await page.getByRole("search", { name: "Entry filters" }).getByLabel("Split").first().click();
+    await page.getByRole("option", { name: "TEST" }).click();
+    await page.getByTestId("entry-count").filter({ hasText: "2 entries match" }).waitFor();
+    expect(await page.getByTestId("entry").count()).toBe(2);
+    await shot(page, "dataset-page");
+    await page.goto(`${hone.url}/datasets/${datasetId}`);
+  });
+
+  test("import logs by a tag: the preview count is what gets imported", async () => {
+    await page.getByRole("button", { name: "Import from logs" }).click();
+    await dialog().getByLabel("Logged within").click();
+    await page.getByRole("option", { name: "all time" }).click();
+    await dialog().getByLabel("Tag key").fill("prompt_id");
+    await dialog().getByLabel("Tag value").fill("p2");
+    const expected: { count: number } = await hone.trpc("logs.count", { filter: { metadata: [{ key: "prompt_id", equals: "p2" }], statusCode: 200 } });
+    expect(expected.count).toBeGreaterThan(0);
+    await dialog()
+      .getByTestId("import-preview")
+      .filter({ hasText: `${expected.count} successful calls match` })
+      .waitFor();
+    await shot(page, "dataset-import-logs");
+    await dialog()
+      .getByRole("button", { name: /^Import \d+ calls$/ })
+      .click();
+    const result = await dialog().getByTestId("import-result").textContent();
+    const created = Number(/(\d+) entries created/.exec(result ?? "")?.[1]);
+    const skipped = Number(/(\d+) duplicates skipped/.exec(result ?? "")?.[1]);
+    const invalid = Number(/(\d+) invalid logs/.exec(result ?? "")?.[1]);
+    expect(created + skipped + invalid).toBe(expected.count);
+    expect((await datasetNamed("support answers")).entryCount).toBe(3 + created);
+    await page.keyboard.press("Escape");
+  });
+
+  test("export: the download equals the API's export", async () => {
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Export JSONL" }).click();
+    const file = await (await download).path();
+    const body = await Bun.file(file!).text();
+    const api = await fetch(`${hone.url}/api/v1/datasets/${datasetId}/export`, { headers: { authorization: `Bearer ${hone.project.apiKey}` } });
+    expect(api.status).toBe(200);
+    expect(body).toBe(await api.text());
+    expect(body.trim().split("\n").length).toBe((await datasetNamed("support answers")).entryCount);
+  });
+
+  test("rename and delete from the list, with a confirmation naming what goes", async () => {
+    await page.getByRole("link", { name: "Datasets", exact: true }).click();
+    await page.getByTestId("dataset-row-support answers").getByRole("button", { name: "Rename" }).click();
+    await dialog().getByLabel("Dataset name").fill("support v2");
+    await dialog().getByRole("button", { name: "Rename" }).click();
+    await page.getByTestId("dataset-row-support v2").waitFor();
+    await shot(page, "datasets-list");
+    await page.getByRole("button", { name: "Delete support v2" }).click();
+    expect(await dialog().textContent()).toContain("support v2");
+    await dialog().getByRole("button", { name: "Delete dataset" }).click();
+    await page.getByTestId("dataset-row-support v2").waitFor({ state: "detached" });
+    expect(await datasetNamed("support v2")).toBeUndefined();
+  });
+});
