@@ -98,8 +98,12 @@ export function DatasetPage() {
     refresh();
   };
   const onError = (err: unknown) => notifications.show({ color: "red", title: "Not done", message: errorMessageOf(err) });
-  const remove = useMutation(trpc.datasets.deleteEntries.mutationOptions({ onSuccess: (r) => afterBulk(`${plural(r.deleted, "entry", "entries")} deleted`), onError }));
-  const resplit = useMutation(trpc.datasets.setSplit.mutationOptions({ onSuccess: (r) => afterBulk(`${plural(r.updated, "entry", "entries")} moved`), onError }));
+  const remove = useMutation(
+    trpc.datasets.deleteEntries.mutationOptions({ onSuccess: (r) => afterBulk(`${plural(r.deleted, "entry", "entries")} deleted`), onError }),
+  );
+  const resplit = useMutation(
+    trpc.datasets.setSplit.mutationOptions({ onSuccess: (r) => afterBulk(`${plural(r.updated, "entry", "entries")} moved`), onError }),
+  );
   const rows = entries.data?.pages.flatMap((p) => p.entries) ?? [];
   const d = dataset.data;
 
