@@ -61,6 +61,18 @@ const datasetRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/datasets/dataset-page"), "DatasetPage"),
 });
 
+const modelsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/models",
+  component: lazyRouteComponent(() => import("./pages/models/models-page"), "ModelsPage"),
+});
+
+const modelRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/models/$slug",
+  component: lazyRouteComponent(() => import("./pages/models/model-page"), "ModelPage"),
+});
+
 const comingSoon = (path: string, section: string) => createRoute({ getParentRoute: () => rootRoute, path, component: () => <ComingSoon section={section} /> });
 
 const routeTree = rootRoute.addChildren([
@@ -70,7 +82,8 @@ const routeTree = rootRoute.addChildren([
   settingsRoute,
   datasetsRoute,
   datasetRoute,
-  comingSoon("/models", "Models"),
+  modelsRoute,
+  modelRoute,
   comingSoon("/criteria", "Criteria"),
   comingSoon("/evaluations", "Evaluations"),
   comingSoon("/playground", "Playground"),

@@ -3,6 +3,7 @@ export { catalogueCost, findBaseModel } from "./catalogue";
 export { createFineTune, createModel, FINE_TUNE_JOB } from "./create-model";
 export { deleteModel } from "./delete-model";
 export { getModel } from "./get-model";
+export { type BaseModelInfo, listBaseModels } from "./list-base-models";
 export { listModels } from "./list-models";
 export { findModelRow } from "./internal";
 export * from "./schemas";

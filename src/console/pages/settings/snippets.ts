@@ -6,17 +6,17 @@ export const gatewayBaseUrl = () => `${window.location.origin}/api/v1`;
 
 export const EXAMPLE_MODEL = "gpt-4o-mini";
 
-export function curlSnippet(base: string): string {
+export function curlSnippet(base: string, model: string = EXAMPLE_MODEL): string {
   return [
     `curl ${base}/chat/completions \\`,
     `  -H "Authorization: Bearer $HONE_API_KEY" \\`,
     `  -H "Content-Type: application/json" \\`,
     `  -H 'op-tags: {"prompt_id": "get-started"}' \\`,
-    `  -d '{"model": "${EXAMPLE_MODEL}", "messages": [{"role": "user", "content": "Say hello"}]}'`,
+    `  -d '{"model": "${model}", "messages": [{"role": "user", "content": "Say hello"}]}'`,
   ].join("\n");
 }
 
-export function openaiSnippet(base: string): string {
+export function openaiSnippet(base: string, model: string = EXAMPLE_MODEL): string {
   return `// npm install openai
 import OpenAI from "openai";
 
@@ -26,14 +26,14 @@ const client = new OpenAI({
 });
 
 const completion = await client.chat.completions.create(
-  { model: "${EXAMPLE_MODEL}", messages: [{ role: "user", content: "Say hello" }] },
+  { model: "${model}", messages: [{ role: "user", content: "Say hello" }] },
   // optional: tags to filter and split usage by (also op-cache, op-criteria)
   { headers: { "op-tags": JSON.stringify({ prompt_id: "get-started" }) } },
 );
 console.log(completion.choices[0]?.message.content);`;
 }
 
-export function openpipeSnippet(base: string): string {
+export function openpipeSnippet(base: string, model = `openai:${EXAMPLE_MODEL}`): string {
   return `// npm install openpipe
 import OpenAI from "openpipe/openai";
 
@@ -45,7 +45,7 @@ const client = new OpenAI({
 // openai:/anthropic:/gemini:/openpipe: models, and calls with a cache setting, go through Hone;
 // other models go to OpenAI directly and are reported to Hone afterwards.
 const completion = await client.chat.completions.create({
-  model: "openai:${EXAMPLE_MODEL}",
+  model: "${model}",
   messages: [{ role: "user", content: "Say hello" }],
   openpipe: { tags: { prompt_id: "get-started" } },
 });

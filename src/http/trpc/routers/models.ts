@@ -1,4 +1,4 @@
-import { createModel, CreateModelInput, deleteModel, getModel, listModels, ModelSlugInput, type Model } from "../../../domain/models";
+import { createModel, CreateModelInput, deleteModel, getModel, listBaseModels, listModels, ModelSlugInput, type Model } from "../../../domain/models";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
@@ -8,5 +8,7 @@ export const modelsRouter = router({
   create: projectProcedure.input(CreateModelInput).mutation(async ({ ctx, input }) => modelOut(await createModel(ctx.project, input))),
   list: projectProcedure.query(async ({ ctx }) => (await listModels(ctx.project)).map(modelOut)),
   get: projectProcedure.input(ModelSlugInput).query(async ({ ctx, input }) => modelOut(await getModel(ctx.project, input))),
+  /** Base models a project can fine-tune: backend, context window, capabilities, serving price. */
+  catalogue: projectProcedure.query(() => listBaseModels()),
   delete: projectProcedure.input(ModelSlugInput).mutation(({ ctx, input }) => deleteModel(ctx.project, input)),
 });

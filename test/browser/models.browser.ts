@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { BrowserContext, Page } from "playwright-core";
+import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
+import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+
+// The Models section against the fake training backend (Together's protocol): start a fine-tune
+// in the UI, watch it reach DEPLOYED without a reload, call it as the snippet says; a failing job
+// shows the backend's message.
+
+let trainer: FakeTrainer;
+let hone: Hone;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let datasetId = "";
+
+beforeAll(async () => {
+  trainer = startFakeTrainer();
+  [hone, browser] = await Promise.all([
+    startHone({ seed: 0, env: { TOGETHER_BASE_URL: `${trainer.url}/v1`, HONE_FINETUNE_POLL_MS: "100", HONE_JOB_POLL_MS: "50" } }),
+    launchBrowser(),
+  ]);
+  await hone.trpc("providerKeys.set", { provider: "together", apiKey: "tg-browser-test-key" }, { mutation: true });
+  const ds = await hone.trpc<{ id: string }>("datasets.create", { name: "training set" }, { mutation: true });
+  datasetId = ds.id;
+  const entries = Array.from({ length: 12 }, (_, i) => ({
+    messages: [
+      { role: "user", content: `Question ${i}` },
+      { role: "assistant", content: `Answer ${i}` },
+    ],
+    split: i < 10 ? "TRAIN" : "TEST",
+  }));
+  await hone.trpc("datasets.addEntries", { datasetId, entries }, { mutation: true });
+  context = await browser.newContext();
+  page = await context.newPage();
+  await signIn(page, hone.url, hone.project.apiKey);
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await hone?.stop();
+  await trainer?.stop();
+});
+
+const dialog = () => page.getByRole("dialog");
+
+async function startFineTune(slug: string) {
+  await page.getByRole("link", { name: "Models", exact: true }).click();
+  await page.getByRole("button", { name: "New fine-tune" }).click();
+  await dialog()
+    .getByRole("combobox", { name: /^Dataset/ })
+    .click();
+  await page.getByRole("option", { name: /training set/ }).click();
+  await dialog()
+    .getByRole("combobox", { name: /^Base model/ })
+    .click();
+  await page.getByRole("option", { name: /^Qwen\/Qwen2\.5-7B-Instruct/ }).click();
+  await dialog().getByTestId("base-model-facts").waitFor();
+  await dialog().getByLabel("Slug").fill(slug);
+  await shot(page, `models-create-${slug}`);
+  await dialog().getByRole("button", { name: "Start fine-tune" }).click();
+  await page.waitForURL(`**/models/${slug}`);
+}
+
+describe("models", () => {
+  test("a fine-tune started in the console reaches DEPLOYED on its page, and answers as its snippet says", async () => {
+    await startFineTune("support-v1");
+    expect(await dialog().count()).toBe(0);
+    await page.getByTestId("model-status").filter({ hasText: "DEPLOYED" }).waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId("training-entries").textContent()).toBe("10");
+    await shot(page, "model-deployed");
+    const curl = (await page.getByTestId("snippet-curl").textContent()) ?? "";
+    expect(curl).toContain(`${hone.url}/api/v1/chat/completions`);
+    expect(curl).toContain('"model": "hone:support-v1"');
+    expect(curl).toContain("$HONE_API_KEY");
+    // Async: the fake trainer answering the fine-tune's calls lives in this process.
+    const run = Bun.spawn(["sh", "-c", curl.replace(/\\\n/g, " ")], { env: { ...process.env, HONE_API_KEY: hone.project.apiKey }, stdout: "pipe" });
+    const answer = JSON.parse(await new Response(run.stdout).text());
+    expect(answer.choices?.[0]?.message).toBeDefined();
+    await page.getByRole("link", { name: "all models" }).click();
+    await page.getByTestId("model-row-support-v1").getByText("DEPLOYED").waitFor();
+    await shot(page, "models-list");
+  }, 60_000);
+
+  test("a failing training job shows the backend's message", async () => {
+    await startFineTune("support-fail");
+    await page.getByTestId("model-status").filter({ hasText: "ERROR" }).waitFor({ timeout: 30_000 });
+    expect((await page.getByTestId("model-error").textContent()) ?? "").toMatch(/\S{10,}/);
+    await shot(page, "model-failed");
+    const model = await hone.trpc<{ errorMessage: string }>("models.get", { slug: "support-fail" });
+    expect(await page.getByTestId("model-error").textContent()).toContain(model.errorMessage);
+  }, 60_000);
+
+  test("delete asks first, then the model is gone", async () => {
+    await page.getByRole("button", { name: "Delete" }).click();
+    await dialog().getByRole("button", { name: "Delete model" }).click();
+    await page.waitForURL("**/models");
+    await page.getByTestId("model-row-support-fail").waitFor({ state: "detached" });
+    const models = await hone.trpc<{ slug: string }[]>("models.list");
+    expect(models.map((m) => m.slug)).toEqual(["support-v1"]);
+  });
+});
