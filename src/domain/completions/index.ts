@@ -1,2 +1,3 @@
 export { createChatCompletion } from "./create-chat-completion";
 export * from "./schemas";
+export { PLAYGROUND_TAG, type PlaygroundEvent, PlaygroundRunInput, runPlayground } from "./run-playground";

@@ -8,6 +8,7 @@ import { logsRouter } from "./routers/logs";
 import { modelsRouter } from "./routers/models";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 import { sessionRouter } from "./routers/session";
+import { playgroundRouter } from "./routers/playground";
 
 export const appRouter = router({
   admin: adminRouter,
@@ -20,6 +21,7 @@ export const appRouter = router({
   providerKeys: providerKeysRouter,
   customProviders: customProvidersRouter,
   session: sessionRouter,
+  playground: playgroundRouter,
 });
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */
