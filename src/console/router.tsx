@@ -73,6 +73,12 @@ const modelRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/models/model-page"), "ModelPage"),
 });
 
+const playgroundRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/playground",
+  component: lazyRouteComponent(() => import("./pages/playground/playground-page"), "PlaygroundPage"),
+});
+
 const comingSoon = (path: string, section: string) => createRoute({ getParentRoute: () => rootRoute, path, component: () => <ComingSoon section={section} /> });
 
 const routeTree = rootRoute.addChildren([
@@ -86,7 +92,7 @@ const routeTree = rootRoute.addChildren([
   modelRoute,
   comingSoon("/criteria", "Criteria"),
   comingSoon("/evaluations", "Evaluations"),
-  comingSoon("/playground", "Playground"),
+  playgroundRoute,
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });

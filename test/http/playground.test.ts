@@ -5,7 +5,7 @@ import type { PlaygroundEvent } from "../../src/domain/completions";
 import { setProviderKey } from "../../src/domain/projects";
 import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { createDataset } from "../helpers/factories";
+import { createCriterion, createDataset } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
 import { trpcFailure } from "../helpers/trpc";
@@ -57,6 +57,20 @@ describe("playground.run", () => {
     expect(done.usage?.completionTokens).toBeGreaterThan(0);
     const log = await waitFor(() => latestLog(t), { until: (l) => l?.completionId === done.completionId, message: "the playground call is logged" });
     expect(log!.metadata["hone.source"]).toBe("playground");
+  });
+
+  test("with criteria: one judged answer, each choice with its criteria results, best first", async () => {
+    const c = await createCriterion(t, { name: "not wrong", prompt: "Is it right? {{output}}" });
+    const all = await events(
+      client().playground.run.mutate({ model: "gpt-4o-mini", messages: [{ role: "user", content: "a judged question" }], n: 2, criteria: [c.id] }),
+    );
+    expect(all.map((e) => e.type)).toEqual(["done"]);
+    const done = all[0]!;
+    if (done.type !== "done") return;
+    expect(done.choices).toHaveLength(2);
+    for (const choice of done.choices) {
+      expect(choice.criteriaResults).toEqual({ [c.id]: expect.objectContaining({ status: "success", score: 1 }) });
+    }
   });
 
   test("an upstream or input error ends the run as an error event, not a failed request", async () => {

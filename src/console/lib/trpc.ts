@@ -1,5 +1,5 @@
 import { QueryCache, QueryClient, MutationCache } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpBatchStreamLink, splitLink, TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "../../http/trpc/router";
@@ -62,18 +62,25 @@ export function createQueryClient(): QueryClient {
 }
 
 export function createClient() {
+  // The session cookie signs in; this header proves the call comes from the console's own script
+  // (a cross-site form cannot send it).
+  const headers = () => ({ "x-hone-console": "1" });
+  const sameOrigin = (url: URL | RequestInfo, init?: RequestInit) => fetch(url, { ...(init as RequestInit), credentials: "same-origin" });
   return createTRPCClient<AppRouter>({
     links: [
-      httpBatchLink({
-        url: "/trpc",
-        // Hone refuses batches over HONE_TRPC_MAX_BATCH (10 by default).
-        maxItems: 8,
-        // Queries go as POST too: a filter can carry 1,000 selected log ids, too long for a URL.
-        methodOverride: "POST",
-        // The session cookie signs in; this header proves the call comes from the console's own
-        // script (a cross-site form cannot send it).
-        headers: () => ({ "x-hone-console": "1" }),
-        fetch: (url, init) => fetch(url, { ...(init as RequestInit), credentials: "same-origin" }),
+      splitLink({
+        // The playground's runs are streamed (deltas as they arrive) over fetch.
+        condition: (op) => op.path === "playground.run",
+        true: httpBatchStreamLink({ url: "/trpc", maxItems: 1, headers, fetch: sameOrigin }),
+        false: httpBatchLink({
+          url: "/trpc",
+          // Hone refuses batches over HONE_TRPC_MAX_BATCH (10 by default).
+          maxItems: 8,
+          // Queries go as POST too: a filter can carry 1,000 selected log ids, too long for a URL.
+          methodOverride: "POST",
+          headers,
+          fetch: sameOrigin,
+        }),
       }),
     ],
   });

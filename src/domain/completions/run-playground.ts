@@ -59,7 +59,7 @@ export async function* runPlayground(ctx: Ctx, raw: PlaygroundRunInput, signal: 
   };
   const headers = {
     tags: JSON.stringify({ [PLAYGROUND_TAG.key]: PLAYGROUND_TAG.value }),
-    criteria: judged ? input.criteria!.join(",") : null,
+    criteria: judged ? JSON.stringify(input.criteria) : null,
     logRequest: "true",
   };
   try {
