@@ -73,12 +73,49 @@ describe("models", () => {
     expect(curl).toContain('"model": "hone:support-v1"');
     expect(curl).toContain("$HONE_API_KEY");
     // Async: the fake trainer answering the fine-tune's calls lives in this process.
-    const run = Bun.spawn(["sh", "-c", curl.replace(/\\\n/g, " ")], { env: { ...process.env, HONE_API_KEY: hone.project.apiKey }, stdout: "pipe" });
+    const run = Bun.spawn(["sh", "-c", curl.replace(/\\\n/g, " ")], {
+      env: { ...process.env, HONE_API_KEY: hone.project.apiKey },
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     const answer = JSON.parse(await new Response(run.stdout).text());
     expect(answer.choices?.[0]?.message).toBeDefined();
     await page.getByRole("link", { name: "all models" }).click();
     await page.getByTestId("model-row-support-v1").getByText("DEPLOYED").waitFor();
     await shot(page, "models-list");
+  }, 60_000);
+
+  test("the playground compares the fine-tune with a base model under two criteria, and saves an output", async () => {
+    const judges = [
+      await hone.trpc("criteria.create", { name: "answers", judgeModel: "openai:judge", prompt: "Does it answer? {{output}}" }, { mutation: true }),
+      await hone.trpc("criteria.create", { name: "nothing wrong", judgeModel: "openai:judge", prompt: "Anything wrong? {{output}}" }, { mutation: true }),
+    ];
+    // A fresh page: the criteria were created through the API after the console last listed them.
+    await page.goto(`${hone.url}/playground`);
+    await page.getByLabel("Model 1", { exact: true }).first().fill("hone:support-v1");
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "Add a model" }).click();
+    await page.getByLabel("Model 2", { exact: true }).first().fill("gpt-4o-mini");
+    await page.keyboard.press("Escape");
+    await page.getByLabel("Message 2", { exact: true }).fill("Question 3");
+    await page.getByLabel("Criteria", { exact: true }).first().click({ force: true });
+    for (const c of judges) await page.getByRole("option", { name: c.name }).click();
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "Run" }).click();
+    for (const i of [0, 1]) {
+      const results = page.getByTestId(`column-${i}`).getByTestId("criteria-results");
+      await results.getByText("answers: PASS").waitFor();
+      await results.getByText("nothing wrong: FAIL").waitFor();
+    }
+    expect(trainer.chats.length).toBeGreaterThan(0);
+    await page.getByLabel("Save outputs to dataset", { exact: true }).first().click();
+    await page.getByRole("option", { name: "training set" }).click();
+    await page.getByTestId("column-0").getByRole("button", { name: "Save as dataset entry" }).first().click();
+    await page.getByText("Saved as a dataset entry").waitFor();
+    const { entries } = await hone.trpc<{ entries: unknown[] }>("datasets.listEntries", { datasetId, first: 100 });
+    expect(entries).toHaveLength(13);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot(page, "playground-fine-tune-vs-base");
   }, 60_000);
 
   test("a failing training job shows the backend's message", async () => {
