@@ -67,6 +67,8 @@ describe("models", () => {
     expect(await dialog().count()).toBe(0);
     await page.getByTestId("model-status").filter({ hasText: "DEPLOYED" }).waitFor({ timeout: 30_000 });
     expect(await page.getByTestId("training-entries").textContent()).toBe("10");
+    const timeline = await page.getByTestId("model-event").allTextContents();
+    expect(timeline.map((e) => e.replace(/\d{4}-.*$/, ""))).toEqual(["Uploading the training file", "Queued at the backend", "Training", "Deployed"]);
     await shot(page, "model-deployed");
     const curl = (await page.getByTestId("snippet-curl").textContent()) ?? "";
     expect(curl).toContain(`${hone.url}/api/v1/chat/completions`);
@@ -125,6 +127,7 @@ describe("models", () => {
     await shot(page, "model-failed");
     const model = await hone.trpc<{ errorMessage: string }>("models.get", { slug: "support-fail" });
     expect(await page.getByTestId("model-error").textContent()).toContain(model.errorMessage);
+    expect(await page.getByTestId("model-event").last().textContent()).toContain(model.errorMessage);
   }, 60_000);
 
   test("delete asks first, then the model is gone", async () => {

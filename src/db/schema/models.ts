@@ -26,6 +26,8 @@ export const models = pgTable(
     trainingEntries: integer("training_entries"),
     /** Criteria whose latest FAIL verdict keeps an entry out of the training data. */
     excludeFailing: jsonb("exclude_failing").$type<string[]>().notNull().default([]),
+    /** Every status the model went through, oldest first, with the backend's message on failure. */
+    events: jsonb("events").$type<{ status: string; at: string; message: string | null }[]>().notNull().default([]),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

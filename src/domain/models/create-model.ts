@@ -65,6 +65,7 @@ async function startFineTune(
           hyperparameters: hp.data,
           excludeFailing,
           status: "PENDING",
+          events: [{ status: "PENDING", at: now.toISOString(), message: null }],
           createdAt: now,
           updatedAt: now,
         })

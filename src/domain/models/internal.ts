@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
 import { models } from "../../db/schema";
@@ -22,6 +22,13 @@ export function toModel(r: ModelRow): Model {
     upstreamModelId: r.upstreamModelId,
     trainingEntries: r.trainingEntries,
     excludeFailing: r.excludeFailing,
+    // Models created before the timeline was kept show their creation and where they are now.
+    events: r.events.length
+      ? r.events.map((e) => ({ status: e.status as ModelStatus, at: new Date(e.at), message: e.message }))
+      : [
+          { status: "PENDING" as ModelStatus, at: r.createdAt, message: null },
+          ...(r.status === "PENDING" ? [] : [{ status: r.status as ModelStatus, at: r.updatedAt, message: r.errorMessage }]),
+        ],
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -45,7 +52,13 @@ export async function moveModel(db: Queryable, row: ModelRow, to: ModelStatus, f
   assertTransition(row.status as ModelStatus, to);
   const updated = await db
     .update(models)
-    .set({ ...fields, status: to, updatedAt: now })
+    .set({
+      ...fields,
+      status: to,
+      updatedAt: now,
+      // The timeline: appended in the same statement, so it never disagrees with the status.
+      events: sql`${models.events} || ${JSON.stringify([{ status: to, at: now.toISOString(), message: fields.errorMessage ?? null }])}::jsonb`,
+    })
     .where(and(eq(models.id, row.id), eq(models.status, row.status)))
     .returning({ id: models.id });
   return updated.length > 0;

@@ -74,6 +74,8 @@ export type Model = {
   upstreamModelId: string | null;
   trainingEntries: number | null;
   excludeFailing: string[];
+  /** Each status the model went through, oldest first; a failure carries the backend's message. */
+  events: { status: ModelStatus; at: Date; message: string | null }[];
   createdAt: Date;
   updatedAt: Date;
 };

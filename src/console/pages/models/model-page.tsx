@@ -1,4 +1,4 @@
-import { Alert, Button, Code, Group, Paper, SimpleGrid, Stack, Stepper, Tabs, Text } from "@mantine/core";
+import { Alert, Button, Code, Group, Paper, SimpleGrid, Stack, Tabs, Text, Timeline } from "@mantine/core";
 import { modals } from "@mantine/modals";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
@@ -11,7 +11,13 @@ import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "../
 import { ACTIVE, ModelStatus } from "./models-page";
 
 const STEPS = ["PENDING", "QUEUED", "TRAINING", "DEPLOYED"] as const;
-const STEP_LABELS: Record<string, string> = { PENDING: "Uploading", QUEUED: "Queued", TRAINING: "Training", DEPLOYED: "Deployed" };
+const STEP_LABELS: Record<string, string> = {
+  PENDING: "Uploading the training file",
+  QUEUED: "Queued at the backend",
+  TRAINING: "Training",
+  DEPLOYED: "Deployed",
+  ERROR: "Failed",
+};
 
 function snippets(slug: string) {
   const base = gatewayBaseUrl();
@@ -41,9 +47,6 @@ export function ModelPage() {
   const m = model.data;
   if (!m) return null;
   const failed = m.status === "ERROR";
-  // Deployed: every step done. (A failed fine-tune keeps no record of the step it failed at, so
-  // its page shows the backend's message instead of a stepper.)
-  const active = m.status === "DEPLOYED" ? STEPS.length : STEPS.indexOf(m.status as (typeof STEPS)[number]);
   const code = snippets(m.slug);
   return (
     <>
@@ -87,13 +90,30 @@ export function ModelPage() {
             updated {formatTime(m.updatedAt)}
           </Text>
         </Group>
-        {failed ? null : (
-          <Stepper active={active} size="sm" aria-label="Fine-tune progress">
-            {STEPS.map((s) => (
-              <Stepper.Step key={s} label={STEP_LABELS[s]} loading={m.status === s && s !== "DEPLOYED"} />
-            ))}
-          </Stepper>
-        )}
+        <Timeline active={m.events.length - 1} bulletSize={18} lineWidth={2} color={failed ? "red" : undefined} aria-label="Fine-tune timeline">
+          {m.events.map((e, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: events are an append-only list
+            <Timeline.Item key={i} title={STEP_LABELS[e.status] ?? e.status} color={e.status === "ERROR" ? "red" : undefined} data-testid="model-event">
+              <Text size="xs" c="dimmed">
+                {formatTime(e.at)}
+              </Text>
+              {e.message ? (
+                <Text size="sm" c="red">
+                  {e.message}
+                </Text>
+              ) : null}
+            </Timeline.Item>
+          ))}
+          {ACTIVE.has(m.status)
+            ? STEPS.slice(STEPS.indexOf(m.status as (typeof STEPS)[number]) + 1).map((next) => (
+                <Timeline.Item key={next} title={STEP_LABELS[next]} lineVariant="dashed">
+                  <Text size="xs" c="dimmed">
+                    next
+                  </Text>
+                </Timeline.Item>
+              ))
+            : null}
+        </Timeline>
         {failed ? (
           <Alert color="red" title="Training failed" mt="md" role="alert" data-testid="model-error">
             {m.errorMessage ?? "The backend gave no reason."}

@@ -2,7 +2,12 @@ import { createModel, CreateModelInput, deleteModel, getModel, listBaseModels, l
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
-const modelOut = (m: Model) => ({ ...m, createdAt: toWireDate(m.createdAt), updatedAt: toWireDate(m.updatedAt) });
+const modelOut = (m: Model) => ({
+  ...m,
+  events: m.events.map((e) => ({ ...e, at: toWireDate(e.at) })),
+  createdAt: toWireDate(m.createdAt),
+  updatedAt: toWireDate(m.updatedAt),
+});
 
 export const modelsRouter = router({
   create: projectProcedure.input(CreateModelInput).mutation(async ({ ctx, input }) => modelOut(await createModel(ctx.project, input))),

@@ -1,0 +1,1 @@
+ALTER TABLE "models" ADD COLUMN "events" jsonb DEFAULT '[]' NOT NULL;

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startJobs } from "../../src/background";
+import { systemCtx } from "../../src/context";
+import { setProviderKey } from "../../src/domain/projects";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { addEntries, createDataset, qa, waitForModelStatus } from "../helpers/factories";
+import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
+import { trpcClient } from "../helpers/trpc";
+
+// What the console's Models section reads: the catalogue of base models, and each model's
+// timeline of statuses (with the backend's message when training fails).
+
+let t: TestApp;
+let fake: FakeTrainer;
+let worker: { stop(): Promise<void> };
+let datasetId = "";
+
+beforeAll(async () => {
+  fake = startFakeTrainer();
+  t = await createTestApp({ env: { TOGETHER_BASE_URL: `${fake.url}/v1`, HONE_FINETUNE_POLL_MS: "30", HONE_JOB_POLL_MS: "20" } });
+  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "together", apiKey: "tg-together-key-1" });
+  worker = startJobs(t.deps);
+  datasetId = await createDataset(t, { name: "timeline" });
+  await addEntries(t, datasetId, [qa("a", "1"), qa("b", "2"), qa("c", "3")]);
+});
+afterAll(async () => {
+  await worker.stop();
+  await fake.stop();
+  await t.close();
+});
+
+const start = (slug: string) =>
+  trpcClient(t).models.create.mutate({ datasetId, slug, trainingConfig: { provider: "together", baseModel: "Qwen/Qwen2.5-7B-Instruct" } });
+
+describe("models.catalogue", () => {
+  test("every base model with its backend, context window, capabilities and price", async () => {
+    const catalogue = await trpcClient(t).models.catalogue.query();
+    const qwen = catalogue.find((m) => m.id === "Qwen/Qwen2.5-7B-Instruct")!;
+    expect(qwen).toMatchObject({ backend: "together", contextWindow: 32_768, pricing: { inputPerMillion: 0.3, outputPerMillion: 0.3 } });
+    expect(qwen.capabilities).toContain("chat");
+    expect(new Set(catalogue.map((m) => m.backend))).toEqual(new Set(["openai", "together"]));
+  });
+});
+
+describe("models.get events", () => {
+  test("a deployed model's timeline: each status once, in order, with times that do not go back", async () => {
+    await start("timeline-ok");
+    await waitForModelStatus(t, "timeline-ok", ["DEPLOYED"]);
+    const m = await trpcClient(t).models.get.query({ slug: "timeline-ok" });
+    expect(m.events.map((e) => e.status)).toEqual(["PENDING", "QUEUED", "TRAINING", "DEPLOYED"]);
+    const times = m.events.map((e) => Date.parse(e.at!));
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(m.events.every((e) => e.message === null)).toBe(true);
+  });
+
+  test("a failed model's last event is ERROR with the backend's message", async () => {
+    await start("timeline-fail");
+    await waitForModelStatus(t, "timeline-fail", ["ERROR"]);
+    const m = await trpcClient(t).models.get.query({ slug: "timeline-fail" });
+    const last = m.events.at(-1)!;
+    expect(last.status).toBe("ERROR");
+    expect(last.message).toBe(m.errorMessage);
+    expect(last.message).toBeTruthy();
+  });
+});
