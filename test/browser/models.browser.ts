@@ -43,7 +43,7 @@ afterAll(async () => {
 
 const dialog = () => page.getByRole("dialog");
 
-async function startFineTune(slug: string) {
+async function startFineTune(slug: string, epochs?: number) {
   await page.getByRole("link", { name: "Models", exact: true }).click();
   await page.getByRole("button", { name: "New fine-tune" }).click();
   await dialog()
@@ -56,6 +56,21 @@ async function startFineTune(slug: string) {
   await page.getByRole("option", { name: /^Qwen\/Qwen2\.5-7B-Instruct/ }).click();
   await dialog().getByTestId("base-model-facts").waitFor();
   await dialog().getByLabel("Slug").fill(slug);
+  if (epochs)
+    await dialog()
+      .getByRole("textbox", { name: /^n_epochs/ })
+      .fill(String(epochs));
+  // The estimate before starting: what the API says for the same choices.
+  const expected = await hone.trpc<{ estimatedCostUsd: number; trainingTokens: number; entries: number }>("models.estimate", {
+    datasetId,
+    baseModel: "Qwen/Qwen2.5-7B-Instruct",
+    hyperparameters: epochs ? { n_epochs: epochs } : {},
+  });
+  await dialog()
+    .getByTestId("estimate")
+    .filter({ hasText: `= ${expected.trainingTokens} training tokens` })
+    .waitFor();
+  expect(await dialog().getByTestId("estimate").textContent()).toContain(`${expected.entries} training examples`);
   await shot(page, `models-create-${slug}`);
   await dialog().getByRole("button", { name: "Start fine-tune" }).click();
   await page.waitForURL(`**/models/${slug}`);
@@ -63,10 +78,11 @@ async function startFineTune(slug: string) {
 
 describe("models", () => {
   test("a fine-tune started in the console reaches DEPLOYED on its page, and answers as its snippet says", async () => {
-    await startFineTune("support-v1");
+    await startFineTune("support-v1", 2);
     expect(await dialog().count()).toBe(0);
     await page.getByTestId("model-status").filter({ hasText: "DEPLOYED" }).waitFor({ timeout: 30_000 });
     expect(await page.getByTestId("training-entries").textContent()).toBe("10");
+    expect([...trainer.jobs.values()].at(-1)!.body).toMatchObject({ n_epochs: 2 });
     const timeline = await page.getByTestId("model-event").allTextContents();
     expect(timeline.map((e) => e.replace(/\d{4}-.*$/, ""))).toEqual(["Uploading the training file", "Queued at the backend", "Training", "Deployed"]);
     await shot(page, "model-deployed");

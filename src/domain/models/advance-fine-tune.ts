@@ -1,33 +1,18 @@
-import { and, asc, eq, gt, sql, type SQL } from "drizzle-orm";
-import { verdictCondition } from "../datasets/internal";
+import { eq } from "drizzle-orm";
 import type { Ctx } from "../../context";
-import { datasetEntries, models } from "../../db/schema";
+import { models } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { type DomainError, toDomainError } from "../../errors";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { getProviderApiKey } from "../projects";
-import { moveModel, type ModelRow } from "./internal";
+import { moveModel, type ModelRow, trainingEntries } from "./internal";
 import type { ModelStatus } from "./schemas";
 import { isFinal } from "./state";
 
 /** The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included); TEST is held out. */
 async function trainingJsonl(ctx: Ctx, datasetId: string, excludeFailing: string[]): Promise<{ jsonl: string; count: number }> {
   const lines: string[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const where: SQL[] = [eq(datasetEntries.datasetId, datasetId), eq(datasetEntries.projectId, ctx.projectId), eq(datasetEntries.split, "TRAIN")];
-    if (after) where.push(gt(datasetEntries.id, after));
-    for (const criterionId of excludeFailing) where.push(sql`not ${verdictCondition({ criterionId, judgement: "FAIL" })}`);
-    const page = await ctx.deps.database.db
-      .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools })
-      .from(datasetEntries)
-      .where(and(...where))
-      .orderBy(asc(datasetEntries.id))
-      .limit(1000);
-    for (const e of page) lines.push(JSON.stringify(e.tools?.length ? { messages: e.messages, tools: e.tools } : { messages: e.messages }));
-    if (page.length < 1000) break;
-    after = page.at(-1)!.id;
-  }
+  for await (const e of trainingEntries(ctx, datasetId, excludeFailing)) lines.push(JSON.stringify(e));
   return { jsonl: `${lines.join("\n")}\n`, count: lines.length };
 }
 

@@ -1,5 +1,7 @@
 // Base models Hone can fine-tune, kept as data. Pricing is USD per million tokens for serving the
-// fine-tuned model (chatIn: input, chatOut: output), from each backend's published price list.
+// fine-tuned model (chatIn: input, chatOut: output) and for training (training: per token of
+// training data per epoch), from each backend's published price list when this was written
+// (Together: its LoRA supervised fine-tuning price for the model's size class).
 type Capability = "chat" | "tools" | "json";
 type BaseModel = {
   id: string;
@@ -7,43 +9,54 @@ type BaseModel = {
   contextWindow: number;
   maxCompletionTokens: number;
   capabilities: Capability[];
-  pricing: { chatIn: number; chatOut: number };
+  pricing: { chatIn: number; chatOut: number; training: number };
 };
 
-const openai = (id: string, contextWindow: number, maxCompletionTokens: number, chatIn: number, chatOut: number): BaseModel => ({
+const openai = (id: string, contextWindow: number, maxCompletionTokens: number, chatIn: number, chatOut: number, training: number): BaseModel => ({
   id,
   backend: "openai",
   contextWindow,
   maxCompletionTokens,
   capabilities: ["chat", "tools", "json"],
-  pricing: { chatIn, chatOut },
+  pricing: { chatIn, chatOut, training },
 });
-const open = (id: string, contextWindow: number, chatIn: number, chatOut: number, capabilities: Capability[] = ["chat", "tools", "json"]): BaseModel => ({
+// Together's LoRA training price by size class: up to 16B, 17-69B, 70-100B parameters.
+const SMALL = 0.48;
+const MEDIUM = 1.5;
+const LARGE = 2.9;
+const open = (
+  id: string,
+  contextWindow: number,
+  chatIn: number,
+  chatOut: number,
+  training: number,
+  capabilities: Capability[] = ["chat", "tools", "json"],
+): BaseModel => ({
   id,
   backend: "together",
   contextWindow,
   maxCompletionTokens: 8192,
   capabilities,
-  pricing: { chatIn, chatOut },
+  pricing: { chatIn, chatOut, training },
 });
 
 export const BASE_MODELS: BaseModel[] = [
-  openai("gpt-4.1-2025-04-14", 1_047_576, 32_768, 3, 12),
-  openai("gpt-4.1-mini-2025-04-14", 1_047_576, 32_768, 0.8, 3.2),
-  openai("gpt-4o-mini-2024-07-18", 128_000, 16_384, 0.3, 1.2),
-  openai("gpt-4o-2024-08-06", 128_000, 16_384, 3.75, 15),
-  openai("gpt-3.5-turbo-0125", 16_385, 4_096, 3, 6),
-  open("meta-llama/Meta-Llama-3.1-8B-Instruct-Reference", 131_072, 0.18, 0.18),
-  open("meta-llama/Meta-Llama-3.1-70B-Instruct-Reference", 131_072, 0.88, 0.88),
-  open("meta-llama/Llama-3.3-70B-Instruct-Reference", 131_072, 0.88, 0.88),
-  open("meta-llama/Llama-3.2-3B-Instruct", 131_072, 0.06, 0.06),
-  open("Qwen/Qwen2.5-7B-Instruct", 32_768, 0.3, 0.3),
-  open("Qwen/Qwen2.5-14B-Instruct", 32_768, 0.8, 0.8),
-  open("Qwen/Qwen2.5-72B-Instruct", 32_768, 1.2, 1.2),
-  open("Qwen/Qwen3-8B", 40_960, 0.2, 0.2),
-  open("google/gemma-3-12b-it", 131_072, 0.3, 0.3, ["chat", "json"]),
-  open("google/gemma-3-27b-it", 131_072, 0.8, 0.8, ["chat", "json"]),
-  open("mistralai/Mistral-Nemo-Base-2407", 128_000, 0.2, 0.2, ["chat"]),
+  openai("gpt-4.1-2025-04-14", 1_047_576, 32_768, 3, 12, 25),
+  openai("gpt-4.1-mini-2025-04-14", 1_047_576, 32_768, 0.8, 3.2, 5),
+  openai("gpt-4o-mini-2024-07-18", 128_000, 16_384, 0.3, 1.2, 3),
+  openai("gpt-4o-2024-08-06", 128_000, 16_384, 3.75, 15, 25),
+  openai("gpt-3.5-turbo-0125", 16_385, 4_096, 3, 6, 8),
+  open("meta-llama/Meta-Llama-3.1-8B-Instruct-Reference", 131_072, 0.18, 0.18, SMALL),
+  open("meta-llama/Meta-Llama-3.1-70B-Instruct-Reference", 131_072, 0.88, 0.88, LARGE),
+  open("meta-llama/Llama-3.3-70B-Instruct-Reference", 131_072, 0.88, 0.88, LARGE),
+  open("meta-llama/Llama-3.2-3B-Instruct", 131_072, 0.06, 0.06, SMALL),
+  open("Qwen/Qwen2.5-7B-Instruct", 32_768, 0.3, 0.3, SMALL),
+  open("Qwen/Qwen2.5-14B-Instruct", 32_768, 0.8, 0.8, SMALL),
+  open("Qwen/Qwen2.5-72B-Instruct", 32_768, 1.2, 1.2, LARGE),
+  open("Qwen/Qwen3-8B", 40_960, 0.2, 0.2, SMALL),
+  open("google/gemma-3-12b-it", 131_072, 0.3, 0.3, SMALL, ["chat", "json"]),
+  open("google/gemma-3-27b-it", 131_072, 0.8, 0.8, MEDIUM, ["chat", "json"]),
+  open("mistralai/Mistral-Nemo-Base-2407", 128_000, 0.2, 0.2, SMALL, ["chat"]),
 ];
 
 export function findBaseModel(id: string): BaseModel | undefined {

@@ -4,6 +4,7 @@ export { createFineTune, createModel, FINE_TUNE_JOB } from "./create-model";
 export { deleteModel } from "./delete-model";
 export { getModel } from "./get-model";
 export { type BaseModelInfo, listBaseModels } from "./list-base-models";
+export { EstimateFineTuneInput, estimateFineTune, type FineTuneEstimate } from "./estimate-fine-tune";
 export { listModels } from "./list-models";
 export { findModelRow } from "./internal";
 export * from "./schemas";

@@ -6,8 +6,29 @@ export type BaseModelInfo = {
   contextWindow: number;
   maxCompletionTokens: number;
   capabilities: string[];
-  /** USD per million tokens for calling the fine-tuned model (input, output). */
-  pricing: { inputPerMillion: number; outputPerMillion: number };
+  /** USD per million tokens for calling the fine-tuned model (input, output) and for training (per epoch). */
+  pricing: { inputPerMillion: number; outputPerMillion: number; trainingPerMillion: number };
+  /** The backend's hyperparameters: name, default, what it does. */
+  hyperparameters: Hyperparameter[];
+};
+
+export type Hyperparameter = { name: string; default: string; description: string };
+
+/** What each backend's hyperparameters mean (the names are the backend's own). */
+export const HYPERPARAMETERS: Record<"openai" | "together", Hyperparameter[]> = {
+  openai: [
+    { name: "n_epochs", default: "auto", description: "Passes over the training data; auto lets OpenAI choose from the dataset's size (usually 3)." },
+    { name: "batch_size", default: "auto", description: "Examples per gradient step; larger is steadier but slower to adapt." },
+    { name: "learning_rate_multiplier", default: "auto", description: "Scales OpenAI's learning rate; lower it if the model overfits." },
+  ],
+  together: [
+    { name: "n_epochs", default: "1", description: "Passes over the training data (1 to 20)." },
+    { name: "learning_rate", default: "0.00001", description: "Step size of the optimiser (at most 0.01)." },
+    { name: "batch_size", default: "max", description: "Examples per step; max uses the largest the model allows." },
+    { name: "lora_r", default: "8", description: "Rank of the LoRA adapters: higher learns more, costs more memory." },
+    { name: "lora_alpha", default: "16", description: "Scale of the LoRA update, usually twice lora_r." },
+    { name: "warmup_ratio", default: "0", description: "Share of steps over which the learning rate ramps up." },
+  ],
 };
 
 /** The base models a project can fine-tune, with what the console's picker shows. */
@@ -18,6 +39,7 @@ export function listBaseModels(): BaseModelInfo[] {
     contextWindow: m.contextWindow,
     maxCompletionTokens: m.maxCompletionTokens,
     capabilities: [...m.capabilities],
-    pricing: { inputPerMillion: m.pricing.chatIn, outputPerMillion: m.pricing.chatOut },
+    pricing: { inputPerMillion: m.pricing.chatIn, outputPerMillion: m.pricing.chatOut, trainingPerMillion: m.pricing.training },
+    hyperparameters: HYPERPARAMETERS[m.backend],
   }));
 }

@@ -27,7 +27,8 @@ function modelToWire(m: Model) {
     contextWindow: base?.contextWindow ?? null,
     maxCompletionTokens: base?.maxCompletionTokens ?? null,
     capabilities: base?.capabilities ?? ["chat"],
-    pricing: base?.pricing ?? null,
+    // OpenPipe's shape: serving prices only.
+    pricing: base ? { chatIn: base.pricing.chatIn, chatOut: base.pricing.chatOut } : null,
     owned_by: "project",
   };
 }

@@ -1,11 +1,12 @@
-import { Badge, Button, Group, Modal, MultiSelect, Paper, Select, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Group, Modal, MultiSelect, Paper, Select, SimpleGrid, Stack, Table, Text, TextInput } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { formatCompact, formatNumber, formatTime } from "../../lib/format";
+import { formatCompact, formatCost, formatNumber, formatTime, plural } from "../../lib/format";
 import { type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type Model = RouterOutputs["models"]["list"][number];
@@ -31,7 +32,24 @@ function CreateModel({ onClose }: { onClose(): void }) {
   const [baseModel, setBaseModel] = useState<string | null>(null);
   const [slug, setSlug] = useState("");
   const [exclude, setExclude] = useState<string[]>([]);
+  const [hp, setHp] = useState<Record<string, string>>({});
   const base = catalogue.data?.find((m) => m.id === baseModel);
+  // Hyperparameters as the backend takes them: numbers where they are numbers, words (auto, max) as words.
+  const hyperparameters = Object.fromEntries(
+    Object.entries(hp)
+      .filter(([name, v]) => v.trim() && base?.hyperparameters.some((h) => h.name === name))
+      .map(([name, v]) => [name, Number.isFinite(Number(v)) ? Number(v) : v.trim()]),
+  );
+  const [estimateInput] = useDebouncedValue({ datasetId, baseModel, hyperparameters: JSON.stringify(hyperparameters), exclude: exclude.join(",") }, 300);
+  const estimate = useQuery({
+    ...trpc.models.estimate.queryOptions({
+      datasetId: estimateInput.datasetId ?? "",
+      baseModel: estimateInput.baseModel ?? "",
+      hyperparameters: JSON.parse(estimateInput.hyperparameters),
+      excludeFailing: estimateInput.exclude ? estimateInput.exclude.split(",") : null,
+    }),
+    enabled: Boolean(estimateInput.datasetId && estimateInput.baseModel),
+  });
   const dataset = datasets.data?.find((d) => d.id === datasetId);
   const create = useMutation(
     trpc.models.create.mutationOptions({
@@ -50,7 +68,12 @@ function CreateModel({ onClose }: { onClose(): void }) {
         onSubmit={(e) => {
           e.preventDefault();
           if (!datasetId || !base) return;
-          create.mutate({ datasetId, slug, excludeFailing: exclude.length ? exclude : null, trainingConfig: { provider: base.backend, baseModel: base.id } });
+          create.mutate({
+            datasetId,
+            slug,
+            excludeFailing: exclude.length ? exclude : null,
+            trainingConfig: { provider: base.backend, baseModel: base.id, hyperparameters },
+          });
         }}
       >
         <Select
@@ -78,7 +101,8 @@ function CreateModel({ onClose }: { onClose(): void }) {
             </Text>
             <Text size="sm" c="dimmed">
               Calling the fine-tune: ${base.pricing.inputPerMillion} per million input tokens, ${base.pricing.outputPerMillion} per million output tokens (
-              {base.backend}'s list price). Training is billed by {base.backend} on your provider key.
+              {base.backend}'s list price). Training: ${base.pricing.trainingPerMillion} per million training tokens, billed by {base.backend} on your provider
+              key.
             </Text>
           </Paper>
         ) : null}
@@ -97,6 +121,46 @@ function CreateModel({ onClose }: { onClose(): void }) {
           onChange={setExclude}
           clearable
         />
+        {base ? (
+          <Stack gap={4}>
+            <Text size="sm" fw={500}>
+              Hyperparameters ({base.backend}; leave empty for the default)
+            </Text>
+            <SimpleGrid cols={2} spacing="xs">
+              {base.hyperparameters.map((h) => (
+                <TextInput
+                  key={h.name}
+                  size="xs"
+                  label={h.name}
+                  description={h.description}
+                  placeholder={`default: ${h.default}`}
+                  value={hp[h.name] ?? ""}
+                  onChange={(e) => {
+                    const v = e.currentTarget.value;
+                    setHp((old) => ({ ...old, [h.name]: v }));
+                  }}
+                />
+              ))}
+            </SimpleGrid>
+          </Stack>
+        ) : null}
+        {estimate.data ? (
+          <Paper withBorder p="xs" radius="md" data-testid="estimate">
+            <Text size="sm" fw={600}>
+              About {formatCost(estimate.data.estimatedCostUsd)} to train
+            </Text>
+            <Text size="sm">
+              {plural(estimate.data.entries, "training example")} · {formatNumber(estimate.data.tokensPerEpoch)} tokens an epoch ×{" "}
+              {plural(estimate.data.epochs, "epoch")} = {formatNumber(estimate.data.trainingTokens)} training tokens at ${estimate.data.trainingPerMillion} per
+              million
+            </Text>
+            <Text size="xs" c="dimmed">
+              An estimate: {estimate.data.method}. The backend bills its own count.
+            </Text>
+          </Paper>
+        ) : estimate.error ? (
+          <ErrorAlert error={estimate.error} title="No estimate" />
+        ) : null}
         {dataset && dataset.trainCount === 0 ? (
           <Text size="sm" c="red">
             This dataset has no TRAIN entries yet.

@@ -1,4 +1,15 @@
-import { createModel, CreateModelInput, deleteModel, getModel, listBaseModels, listModels, ModelSlugInput, type Model } from "../../../domain/models";
+import {
+  createModel,
+  CreateModelInput,
+  deleteModel,
+  EstimateFineTuneInput,
+  estimateFineTune,
+  getModel,
+  listBaseModels,
+  listModels,
+  ModelSlugInput,
+  type Model,
+} from "../../../domain/models";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
@@ -15,5 +26,7 @@ export const modelsRouter = router({
   get: projectProcedure.input(ModelSlugInput).query(async ({ ctx, input }) => modelOut(await getModel(ctx.project, input))),
   /** Base models a project can fine-tune: backend, context window, capabilities, serving price. */
   catalogue: projectProcedure.query(() => listBaseModels()),
+  /** What a fine-tune would use and cost before it starts: examples, tokens, epochs, list price. */
+  estimate: projectProcedure.input(EstimateFineTuneInput).query(({ ctx, input }) => estimateFineTune(ctx.project, input)),
   delete: projectProcedure.input(ModelSlugInput).mutation(({ ctx, input }) => deleteModel(ctx.project, input)),
 });
