@@ -57,8 +57,9 @@ export async function moveModel(db: Queryable, row: ModelRow, to: ModelStatus, f
       ...fields,
       status: to,
       updatedAt: now,
-      // The timeline: appended in the same statement, so it never disagrees with the status.
-      events: sql`${models.events} || ${JSON.stringify([{ status: to, at: now.toISOString(), message: fields.errorMessage ?? null }])}::jsonb`,
+      // The timeline: appended in the same statement, so it never disagrees with the status. The
+      // ::text first: postgres.js would otherwise send the string as a JSON string, not an array.
+      events: sql`${models.events} || ${JSON.stringify([{ status: to, at: now.toISOString(), message: fields.errorMessage ?? null }])}::text::jsonb`,
     })
     .where(and(eq(models.id, row.id), eq(models.status, row.status)))
     .returning({ id: models.id });
