@@ -501,7 +501,8 @@ export async function launchBrowser(): Promise<Browser> {
 export async function shot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  // Passing notifications ("Entry saved") would cover the page in every picture.
+  await page.screenshot({ path, fullPage: true, style: ".mantine-Notifications-root { display: none !important; }" });
   return path;
 }
 
