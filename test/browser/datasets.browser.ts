@@ -134,10 +134,12 @@ describe("datasets", () => {
 
   test("import logs by a tag: the preview count is what gets imported", async () => {
     await page.getByRole("button", { name: "Import from logs" }).click();
-    await dialog().getByLabel("Logged within").click();
-    await page.getByRole("option", { name: "all time" }).click();
-    await dialog().getByLabel("Tag key").fill("prompt_id");
-    await dialog().getByLabel("Tag value").fill("p2");
+    // The Logs page's own filter bar, in the dialog.
+    await dialog().getByLabel("Tag key", { exact: true }).first().fill("prompt_id");
+    await page.keyboard.press("Escape");
+    await dialog().getByLabel("Tag value", { exact: true }).first().fill("p2");
+    await page.keyboard.press("Escape");
+    await dialog().getByRole("button", { name: "Add tag filter" }).click();
     const expected: { count: number } = await hone.trpc("logs.count", { filter: { metadata: [{ key: "prompt_id", equals: "p2" }], statusCode: 200 } });
     expect(expected.count).toBeGreaterThan(0);
     await dialog()

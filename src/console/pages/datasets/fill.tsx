@@ -1,11 +1,12 @@
-import { Alert, Button, Group, Modal, NumberInput, Paper, Progress, ScrollArea, Select, Stack, Table, Text, TextInput } from "@mantine/core";
-import { useDebouncedValue } from "@mantine/hooks";
+import { Alert, Button, Group, Modal, NumberInput, Paper, Progress, ScrollArea, Stack, Table, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatNumber } from "../../lib/format";
 import { errorMessageOf, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { FilterBar } from "../logs/filter-bar";
+import { type LogsSearch, toLogFilter } from "../logs/search";
 import type { EntriesSearch } from "./search";
 import { entryFilterOf } from "./search";
 
@@ -122,24 +123,16 @@ export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string;
   );
 }
 
-/** Imports logs by a filter, with the number that will come in shown before anything is imported. */
+/**
+ * Imports logs by a filter, built in the Logs page's own filter bar, with the number that will come
+ * in shown before anything is imported.
+ */
 export function ImportLogsModal({ datasetId, onClose, onDone }: { datasetId: string; onClose(): void; onDone(): void }) {
   const trpc = useTRPC();
-  const [model, setModel] = useState("");
-  const [tagKey, setTagKey] = useState("");
-  const [tagValue, setTagValue] = useState("");
-  const [search, setSearch] = useState("");
-  const [days, setDays] = useState<string | null>("30");
+  const [search, setSearch] = useState<LogsSearch>({});
   const [sample, setSample] = useState<number | string>("");
-  const [filterInput] = useDebouncedValue({ model, tagKey, tagValue, search, days }, 300);
-  // Fixed when the range is chosen, not at every render: the count's query key must stay put.
-  const from = useMemo(() => (days && days !== "all" ? new Date(Date.now() - Number(days) * 86_400_000).toISOString() : null), [days]);
-  const filter = {
-    model: filterInput.model.trim() || null,
-    metadata: filterInput.tagKey.trim() && filterInput.tagValue.trim() ? [{ key: filterInput.tagKey.trim(), equals: filterInput.tagValue.trim() }] : null,
-    search: filterInput.search.trim() || null,
-    from,
-  };
+  // Fixed when the filter changes, not at every render: the count's query key must stay put.
+  const filter = useMemo(() => toLogFilter(search), [search]);
   // Only successful calls become entries: the preview counts what the import will take.
   const preview = useQuery(trpc.logs.count.queryOptions({ filter: { ...filter, statusCode: 200 } }));
   const sampleSize = typeof sample === "number" && sample > 0 ? sample : null;
@@ -154,28 +147,20 @@ export function ImportLogsModal({ datasetId, onClose, onDone }: { datasetId: str
   );
   const result = importLogs.data;
   return (
-    <Modal opened onClose={onClose} title="Import from logs" size="lg">
+    <Modal opened onClose={onClose} title="Import from logs" size="90%">
       <Stack>
-        <Group grow>
-          <TextInput label="Model" placeholder="any" value={model} onChange={(e) => setModel(e.currentTarget.value)} />
-          <Select
-            label="Logged within"
-            value={days}
-            onChange={setDays}
-            data={[
-              { value: "1", label: "24 hours" },
-              { value: "7", label: "7 days" },
-              { value: "30", label: "30 days" },
-              { value: "all", label: "all time" },
-            ]}
-            allowDeselect={false}
-          />
-        </Group>
-        <Group grow>
-          <TextInput label="Tag key" placeholder="prompt_id" value={tagKey} onChange={(e) => setTagKey(e.currentTarget.value)} />
-          <TextInput label="Tag value" value={tagValue} onChange={(e) => setTagValue(e.currentTarget.value)} />
-        </Group>
-        <TextInput label="Text in request or response" value={search} onChange={(e) => setSearch(e.currentTarget.value)} />
+        <FilterBar
+          search={search}
+          onChange={(patch) =>
+            setSearch((old) => {
+              const next: Record<string, unknown> = { ...old, ...patch };
+              for (const k of Object.keys(next)) if (next[k] === undefined || next[k] === "") delete next[k];
+              return next as LogsSearch;
+            })
+          }
+          onClear={() => setSearch({})}
+          seenModels={[]}
+        />
         <NumberInput
           label="Random sample size"
           description="Leave empty to import every matching call"
@@ -183,6 +168,7 @@ export function ImportLogsModal({ datasetId, onClose, onDone }: { datasetId: str
           onChange={setSample}
           min={1}
           max={100000}
+          w={260}
         />
         <Text size="sm" data-testid="import-preview">
           {preview.isFetching || expected === null
