@@ -170,6 +170,28 @@ describe("datasets", () => {
     expect(body.trim().split("\n").length).toBe((await datasetNamed("support answers")).entryCount);
   });
 
+  test("a long dataset is virtualised and loads its next pages as you scroll", async () => {
+    const big = await hone.trpc<{ id: string }>("datasets.create", { name: "long one" }, { mutation: true });
+    for (let start = 0; start < 150; start += 50) {
+      const entries = Array.from({ length: 50 }, (_, i) => JSON.parse(qa(`Long question ${start + i}`, `Long answer ${start + i}`)));
+      await hone.trpc("datasets.addEntries", { datasetId: big.id, entries }, { mutation: true });
+    }
+    await page.goto(`${hone.url}/datasets/${big.id}`);
+    await page.getByTestId("entry-count").filter({ hasText: "150 entries match" }).waitFor();
+    await page.getByTestId("entry").first().waitFor();
+    expect(await page.getByTestId("entry").count()).toBeLessThan(40);
+    // Entries come oldest first, 50 a page: the last one added is on the third page, reached by
+    // scrolling alone; then the first is no longer in the page.
+    expect(await page.getByText("Long question 149", { exact: true }).count()).toBe(0);
+    for (let i = 0; i < 80 && (await page.getByText("Long question 149", { exact: true }).count()) === 0; i++) {
+      await page.mouse.wheel(0, 4000);
+      await page.waitForTimeout(100);
+    }
+    await page.getByText("Long question 149", { exact: true }).waitFor();
+    expect(await page.getByText("Long question 0", { exact: true }).count()).toBe(0);
+    expect(await page.getByTestId("entry").count()).toBeLessThan(40);
+  });
+
   test("rename and delete from the list, with a confirmation naming what goes", async () => {
     await page.getByRole("link", { name: "Datasets", exact: true }).click();
     await page.getByTestId("dataset-row-support answers").getByRole("button", { name: "Rename" }).click();

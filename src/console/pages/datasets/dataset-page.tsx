@@ -4,7 +4,8 @@ import { modals } from "@mantine/modals";
 import { notifications } from "@mantine/notifications";
 import { type InfiniteData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
-import { useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { formatNumber, formatTime, plural } from "../../lib/format";
@@ -104,7 +105,16 @@ export function DatasetPage() {
   const resplit = useMutation(
     trpc.datasets.setSplit.mutationOptions({ onSuccess: (r) => afterBulk(`${plural(r.updated, "entry", "entries")} moved`), onError }),
   );
-  const rows = entries.data?.pages.flatMap((p) => p.entries) ?? [];
+  const rows = useMemo(() => entries.data?.pages.flatMap((p) => p.entries) ?? [], [entries.data]);
+  const listRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useWindowVirtualizer({ count: rows.length, estimateSize: () => 220, overscan: 4, scrollMargin: listRef.current?.offsetTop ?? 0 });
+  const virtualItems = virtualizer.getVirtualItems();
+  // Infinite scroll: the next keyset page is fetched as the last loaded entries come into view.
+  const lastIndex = virtualItems.at(-1)?.index ?? -1;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = entries;
+  useEffect(() => {
+    if (lastIndex >= rows.length - 5 && hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [lastIndex, rows.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
   const d = dataset.data;
 
   if (dataset.error) return <ErrorAlert error={dataset.error} title="Dataset not found" />;
@@ -223,24 +233,41 @@ export function DatasetPage() {
           </Text>
         </Paper>
       ) : null}
-      <Stack gap="sm">
-        {rows.map((e) => (
-          <EntryCard
-            key={e.id}
-            entry={e}
-            selected={selected.has(e.id)}
-            onSelect={(v) =>
-              setSelected((old) => {
-                const next = new Set(old);
-                if (v) next.add(e.id);
-                else next.delete(e.id);
-                return next;
-              })
-            }
-            onEdit={() => setEditing({ entry: e })}
-          />
-        ))}
-      </Stack>
+      {/* Virtualised: only the entries near the window are in the page, however many are loaded. */}
+      <div ref={listRef} style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+        {virtualItems.map((v) => {
+          const e = rows[v.index]!;
+          return (
+            <div
+              key={e.id}
+              data-index={v.index}
+              ref={virtualizer.measureElement}
+              style={{
+                position: "absolute",
+                top: 0,
+                left: 0,
+                width: "100%",
+                paddingBottom: 12,
+                transform: `translateY(${v.start - virtualizer.options.scrollMargin}px)`,
+              }}
+            >
+              <EntryCard
+                entry={e}
+                selected={selected.has(e.id)}
+                onSelect={(on) =>
+                  setSelected((old) => {
+                    const next = new Set(old);
+                    if (on) next.add(e.id);
+                    else next.delete(e.id);
+                    return next;
+                  })
+                }
+                onEdit={() => setEditing({ entry: e })}
+              />
+            </div>
+          );
+        })}
+      </div>
       {entries.hasNextPage ? (
         <Group justify="center" my="md">
           <Button variant="default" onClick={() => void entries.fetchNextPage()} loading={entries.isFetchingNextPage}>
