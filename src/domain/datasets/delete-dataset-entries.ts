@@ -1,8 +1,7 @@
-import { and, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { touchDataset } from "./internal";
+import { namedEntries, touchDataset } from "./internal";
 import { DeleteDatasetEntriesInput } from "./schemas";
 
 /**
@@ -15,13 +14,7 @@ export async function deleteDatasetEntries(ctx: Ctx, raw: DeleteDatasetEntriesIn
     await touchDataset(ctx, tx, input.datasetId);
     const gone = await tx
       .delete(datasetEntries)
-      .where(
-        and(
-          eq(datasetEntries.datasetId, input.datasetId),
-          eq(datasetEntries.projectId, ctx.projectId),
-          inArray(datasetEntries.id, [...new Set(input.entryIds)]),
-        ),
-      )
+      .where(namedEntries(ctx, input.datasetId, input.entryIds))
       .returning({ id: datasetEntries.id });
     return { deleted: gone.length };
   });

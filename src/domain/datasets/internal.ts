@@ -238,3 +238,8 @@ export const toDatasetTask = (r: typeof datasetTasks.$inferSelect): DatasetTask 
   errorMessage: r.errorMessage,
   createdAt: r.createdAt,
 });
+
+/** The named entries of one dataset of the project (ids named twice count once; others' never match). */
+export function namedEntries(ctx: Ctx, datasetId: string, entryIds: readonly string[]): SQL {
+  return and(eq(datasetEntries.datasetId, datasetId), eq(datasetEntries.projectId, ctx.projectId), inArray(datasetEntries.id, [...new Set(entryIds)]))!;
+}

@@ -1,8 +1,7 @@
-import { and, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { touchDataset } from "./internal";
+import { namedEntries, touchDataset } from "./internal";
 import { SetDatasetEntriesSplitInput } from "./schemas";
 
 /**
@@ -16,13 +15,7 @@ export async function setDatasetEntriesSplit(ctx: Ctx, raw: SetDatasetEntriesSpl
     const changed = await tx
       .update(datasetEntries)
       .set({ split: input.split })
-      .where(
-        and(
-          eq(datasetEntries.datasetId, input.datasetId),
-          eq(datasetEntries.projectId, ctx.projectId),
-          inArray(datasetEntries.id, [...new Set(input.entryIds)]),
-        ),
-      )
+      .where(namedEntries(ctx, input.datasetId, input.entryIds))
       .returning({ id: datasetEntries.id });
     return { updated: changed.length };
   });
