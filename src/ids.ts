@@ -13,6 +13,7 @@ const ID_PREFIXES = {
   job: "job",
   evaluation: "eval",
   datasetTask: "dtask",
+  alignmentTask: "atask",
   session: "ses",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -77,3 +77,29 @@ export const alignmentRuns = pgTable(
   },
   (t) => [primaryKey({ columns: [t.criterionId, t.version] })],
 );
+
+/**
+ * An alignment run in the background: one criterion version judging every row of the set, a chunk
+ * per job step, so a large set never holds a request open. stats are set when it is DONE.
+ */
+export const alignmentTasks = pgTable(
+  "alignment_tasks",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    criterionId: text("criterion_id")
+      .notNull()
+      .references(() => criteria.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    status: text("status").$type<"QUEUED" | "RUNNING" | "DONE" | "ERROR">().notNull(),
+    total: integer("total").notNull().default(0),
+    done: integer("done").notNull().default(0),
+    stats: jsonb("stats").$type<Record<string, unknown> | null>(),
+    errorMessage: text("error_message"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.criterionId, t.id)],
+);

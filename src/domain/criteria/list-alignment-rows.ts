@@ -1,12 +1,31 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
-import { alignmentRows } from "../../db/schema";
+import { alignmentRows, alignmentVerdicts } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { ownCriterionId } from "./internal";
-import { CriterionIdInput, type AlignmentRow } from "./schemas";
+import { CriterionIdInput, type AlignmentRow, type AlignmentVerdict } from "./schemas";
 
-export async function listAlignmentRows(ctx: Ctx, raw: CriterionIdInput): Promise<AlignmentRow[]> {
+/**
+ * The whole alignment set (at most MAX_ALIGNMENT_ROWS per import), oldest first, each row with the
+ * verdict of every version that judged it, oldest version first.
+ */
+export async function listAlignmentRows(ctx: Ctx, raw: CriterionIdInput): Promise<(AlignmentRow & { verdicts: AlignmentVerdict[] })[]> {
   const criterionId = await ownCriterionId(ctx, parseInput(CriterionIdInput, raw).criterionId);
   const rows = await dbOf(ctx).select().from(alignmentRows).where(eq(alignmentRows.criterionId, criterionId)).orderBy(asc(alignmentRows.id));
-  return rows.map(({ criterionId: _, ...r }) => r);
+  const verdicts = rows.length
+    ? await dbOf(ctx)
+        .select()
+        .from(alignmentVerdicts)
+        .where(
+          inArray(alignmentVerdicts.rowId, dbOf(ctx).select({ id: alignmentRows.id }).from(alignmentRows).where(eq(alignmentRows.criterionId, criterionId))),
+        )
+        .orderBy(asc(alignmentVerdicts.version))
+    : [];
+  const byRow = new Map<string, AlignmentVerdict[]>();
+  for (const v of verdicts) {
+    const list = byRow.get(v.rowId) ?? [];
+    list.push({ version: v.version, verdict: v.verdict, explanation: v.explanation, error: v.error, judgedAt: v.createdAt });
+    byRow.set(v.rowId, list);
+  }
+  return rows.map(({ criterionId: _, ...r }) => ({ ...r, verdicts: byRow.get(r.id) ?? [] }));
 }

@@ -1,8 +1,8 @@
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
-import { criteria } from "../../db/schema";
+import { alignmentRuns, criteria } from "../../db/schema";
 import { withVersions } from "./internal";
-import type { Criterion } from "./schemas";
+import type { AlignmentStats, Criterion } from "./schemas";
 
 export async function listCriteria(ctx: Ctx): Promise<Criterion[]> {
   const rows = await dbOf(ctx)
@@ -11,4 +11,15 @@ export async function listCriteria(ctx: Ctx): Promise<Criterion[]> {
     .where(eq(criteria.projectId, ctx.projectId))
     .orderBy(desc(criteria.id));
   return withVersions(ctx, rows);
+}
+
+/** Per criterion of these, its most recent alignment run (of any version), for a list to show. */
+export async function lastAlignmentRuns(ctx: Ctx, criterionIds: string[]): Promise<Map<string, AlignmentStats & { createdAt: Date }>> {
+  if (!criterionIds.length) return new Map();
+  const runs = await dbOf(ctx)
+    .selectDistinctOn([alignmentRuns.criterionId])
+    .from(alignmentRuns)
+    .where(inArray(alignmentRuns.criterionId, criterionIds))
+    .orderBy(alignmentRuns.criterionId, desc(alignmentRuns.createdAt), desc(alignmentRuns.version));
+  return new Map(runs.map((r) => [r.criterionId, { ...(r.stats as AlignmentStats), createdAt: r.createdAt }]));
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
+import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 import { AssistantMessage, ChatMessage, Tool, ToolChoice, modelName } from "../chat/schemas";
 
 const TEMPLATE_VARIABLES = ["messages", "tools", "tool_choice", "output"] as const;
@@ -80,6 +80,49 @@ export type LabelAlignmentRowInput = z.input<typeof LabelAlignmentRowInput>;
 
 export const RunAlignmentInput = z.object({ criterionId: z.string().min(1).max(MAX_ID_LENGTH), version: z.number().int().min(1).max(2_147_483_647).nullish() });
 export type RunAlignmentInput = z.input<typeof RunAlignmentInput>;
+
+export const AlignmentTaskIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export type AlignmentTaskIdInput = z.input<typeof AlignmentTaskIdInput>;
+
+/**
+ * Adds rows to an alignment set from what the project already has: logged calls (the request's
+ * messages, the response's first choice as the output to judge) and dataset entries (the last
+ * assistant turn as the output). An optional label applies to all of them.
+ */
+export const ImportAlignmentRowsInput = z
+  .object({
+    criterionId: z.string().min(1).max(MAX_ID_LENGTH),
+    logIds: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids per request`).nullish(),
+    entryIds: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} entry ids per request`).nullish(),
+    judgement: z.enum(["PASS", "FAIL"]).nullish(),
+  })
+  .refine((v) => (v.logIds?.length ?? 0) + (v.entryIds?.length ?? 0) > 0, { message: "give logIds or entryIds to import", path: ["logIds"] });
+export type ImportAlignmentRowsInput = z.input<typeof ImportAlignmentRowsInput>;
+
+export const DeleteAlignmentRowsInput = z.object({
+  criterionId: z.string().min(1).max(MAX_ID_LENGTH),
+  rowIds: z
+    .array(z.string().min(1).max(MAX_ID_LENGTH))
+    .min(1, "rowIds must name at least one row")
+    .max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} row ids per request`),
+});
+export type DeleteAlignmentRowsInput = z.input<typeof DeleteAlignmentRowsInput>;
+
+/** The judge's verdict on a row for one version: verdict null with error when the judge call failed. */
+export type AlignmentVerdict = { version: number; verdict: "PASS" | "FAIL" | null; explanation: string | null; error: string | null; judgedAt: Date };
+
+export type AlignmentTask = {
+  id: string;
+  criterionId: string;
+  version: number;
+  status: "QUEUED" | "RUNNING" | "DONE" | "ERROR";
+  progress: { done: number; total: number };
+  /** Set once the run is DONE. */
+  stats: AlignmentStats | null;
+  errorMessage: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 export type AlignmentRow = {
   id: string;

@@ -56,7 +56,7 @@ const ASSISTANT_MEMBERS = ["content", "tool_calls", "function_call", "refusal", 
  * A successful logged call as a training example: the request's messages with the response's
  * first choice appended; functions/function_call become tools/tool_choice.
  */
-function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string>): DatasetEntryInput | string {
+export function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string>): DatasetEntryInput | string {
   if (!isObject(req) || !Array.isArray(req.messages)) return "the logged request has no messages";
   const choices = isObject(resp) ? resp.choices : undefined;
   const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;

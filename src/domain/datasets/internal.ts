@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
@@ -146,6 +146,7 @@ export function entryConditions(f: Partial<EntryFilter> | null | undefined): SQL
   if (f.split) where.push(eq(datasetEntries.split, f.split));
   if (f.source) where.push(eq(datasetEntries.source, f.source));
   if (f.verdict) where.push(verdictCondition(f.verdict));
+  if (f.pendingReview != null) where.push(f.pendingReview ? isNotNull(datasetEntries.originalMessages) : isNull(datasetEntries.originalMessages));
   if (f.search?.trim()) where.push(searchCondition(f.search.trim()));
   return where;
 }

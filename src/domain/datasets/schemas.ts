@@ -70,6 +70,8 @@ export const EntryFilterFields = {
   /** log: imported from a logged call; upload: a JSONL import; manual: added by hand or by the API. */
   source: EntrySource.nullish(),
   verdict: VerdictFilter.nullish(),
+  /** true: relabelled entries whose new answer awaits review (accept or revert); false: the others. */
+  pendingReview: z.boolean().nullish(),
   /** Text in the messages (contents, content parts, tool call names and arguments, refusals), case-insensitive. */
   search: z.string().max(MAX_ENTRY_SEARCH_LENGTH, `search must be at most ${MAX_ENTRY_SEARCH_LENGTH} characters`).nullish(),
 };

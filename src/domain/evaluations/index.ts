@@ -3,6 +3,7 @@ export { compareEvaluationModels as headToHead } from "./compare-evaluation-mode
 export { createEvaluation, EVALUATION_JOB } from "./create-evaluation";
 export { failEvaluation } from "./fail-evaluation";
 export { getEvaluation } from "./get-evaluation";
+export { listEvaluationEntries } from "./list-evaluation-entries";
 export { listEvaluationResults } from "./list-evaluation-results";
 export { listEvaluations } from "./list-evaluations";
 export { runEvaluationStep } from "./run-evaluation";

@@ -18,6 +18,23 @@ export type EvaluationIdInput = z.input<typeof EvaluationIdInput>;
 export const ListEvaluationResultsInput = EvaluationIdInput.extend({ model: z.string().nullish() });
 export type ListEvaluationResultsInput = z.input<typeof ListEvaluationResultsInput>;
 
+/** The evaluation entry by entry, a keyset page of entries at a time. */
+export const ListEvaluationEntriesInput = EvaluationIdInput.extend({
+  first: z.number().int().min(1).max(100).optional(),
+  after: z.string().max(200).nullish(),
+  /** Only entries where some model's output or verdict differs in pass/fail, or some error occurred. */
+  onlyDifferent: z.boolean().optional(),
+});
+export type ListEvaluationEntriesInput = z.input<typeof ListEvaluationEntriesInput>;
+
+/** One dataset entry of an evaluation: its input and reference (when the entry still exists) and every model's result. */
+export type EvaluationEntry = {
+  entryId: string;
+  input: unknown[] | null;
+  reference: Record<string, unknown> | null;
+  results: EvaluationResult[];
+};
+
 /** Two models of the evaluation to compare. */
 export const HeadToHeadInput = EvaluationIdInput.extend({ modelA: z.string(), modelB: z.string() });
 export type HeadToHeadInput = z.input<typeof HeadToHeadInput>;

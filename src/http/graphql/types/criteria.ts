@@ -9,6 +9,9 @@ import {
   listAlignmentRuns,
   listCriteria,
   runAlignment,
+  startAlignmentRun,
+  getAlignmentTask,
+  type AlignmentTask,
   type AlignmentRow,
   type AlignmentStats,
   type Criterion,
@@ -70,6 +73,20 @@ const AlignmentStatsRef = builder.objectRef<AlignmentStats>("AlignmentStats").im
   }),
 });
 
+const AlignmentTaskRef = builder.objectRef<AlignmentTask>("AlignmentTask").implement({
+  description: "An alignment run in the background; stats are set once it is DONE",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    criterionId: t.exposeID("criterionId"),
+    version: t.exposeInt("version"),
+    status: t.exposeString("status", { description: "QUEUED, RUNNING, DONE or ERROR" }),
+    done: t.int({ resolve: (r) => r.progress.done }),
+    total: t.int({ resolve: (r) => r.progress.total }),
+    stats: t.field({ type: AlignmentStatsRef, nullable: true, resolve: (r) => r.stats }),
+    errorMessage: t.exposeString("errorMessage", { nullable: true }),
+  }),
+});
+
 const ImportError = builder.objectRef<{ line: number; message: string }>("ImportLineError").implement({
   fields: (t) => ({ line: t.exposeInt("line"), message: t.exposeString("message") }),
 });
@@ -97,6 +114,7 @@ const RunAlignmentInputRef = builder.inputType("RunAlignmentInput", {
 builder.queryFields((t) => ({
   criteria: t.field({ type: [CriterionRef], resolve: (_, __, c) => listCriteria(projectCtx(c)) }),
   criterion: t.field({ type: CriterionRef, args: { id: t.arg.id() }, resolve: (_, a, c) => getCriterion(projectCtx(c), { criterionId: String(a.id) }) }),
+  alignmentTask: t.field({ type: AlignmentTaskRef, args: { id: t.arg.id() }, resolve: (_, a, c) => getAlignmentTask(projectCtx(c), { id: String(a.id) }) }),
 }));
 
 builder.mutationFields((t) => ({
@@ -129,5 +147,11 @@ builder.mutationFields((t) => ({
     type: AlignmentStatsRef,
     args: { input: t.arg({ type: RunAlignmentInputRef }) },
     resolve: (_, a, c) => runAlignment(projectCtx(c), { criterionId: String(a.input.criterionId), version: a.input.version }),
+  }),
+  startAlignmentRun: t.field({
+    type: AlignmentTaskRef,
+    description: "runAlignment in the background: follow it with alignmentTask(id)",
+    args: { input: t.arg({ type: RunAlignmentInputRef }) },
+    resolve: (_, a, c) => startAlignmentRun(projectCtx(c), { criterionId: String(a.input.criterionId), version: a.input.version }),
   }),
 }));

@@ -6,6 +6,7 @@ import {
   getDataset,
   listDatasets,
   revertDatasetEntryRelabel,
+  acceptDatasetEntryRelabel,
   renameDataset,
   countDatasetEntries,
   updateDatasetEntry,
@@ -75,12 +76,14 @@ const DatasetEntryFilterInput = builder.inputType("DatasetEntryFilterInput", {
     source: t.string({ required: false, description: "log, upload or manual" }),
     verdict: t.field({ type: VerdictFilterInput, required: false, description: "the latest verdict of a criterion" }),
     search: t.string({ required: false, description: "text in the messages (contents, tool calls), case-insensitive" }),
+    pendingReview: t.boolean({ required: false, description: "true: relabelled entries awaiting accept or revert; false: the others" }),
   }),
 });
 
 // GraphQL inputs are checked by the verb's zod schema: the strings here become its enums.
-const entryFilterOf = (f: { split?: string | null; source?: string | null; verdict?: unknown; search?: string | null } | null | undefined) =>
-  (f ?? {}) as EntryFilter;
+const entryFilterOf = (
+  f: { split?: string | null; source?: string | null; verdict?: unknown; search?: string | null; pendingReview?: boolean | null } | null | undefined,
+) => (f ?? {}) as EntryFilter;
 
 export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
   fields: (t) => ({
@@ -100,6 +103,7 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
         verdict: t.arg({ type: VerdictFilterInput, required: false, description: "only entries whose latest verdict of the criterion is this" }),
         source: t.arg.string({ required: false, description: "log, upload or manual" }),
         search: t.arg.string({ required: false, description: "text in the messages, case-insensitive" }),
+        pendingReview: t.arg.boolean({ required: false, description: "true: relabelled entries awaiting accept or revert" }),
       },
       resolve: async (dataset, args, context) => {
         if (args.last != null || args.before != null) {
@@ -113,7 +117,7 @@ export const DatasetRef = builder.objectRef<Dataset>("Dataset").implement({
           .entryPages({
             first: args.first ?? undefined,
             after: args.after ?? undefined,
-            ...entryFilterOf({ split: args.split, verdict: args.verdict, source: args.source, search: args.search }),
+            ...entryFilterOf({ split: args.split, verdict: args.verdict, source: args.source, search: args.search, pendingReview: args.pendingReview }),
           })
           .load(dataset.id);
         return {
@@ -309,6 +313,12 @@ builder.mutationFields((t) => ({
     description: "Gives a relabelled entry back the messages it had before its first relabelling; verdicts given since go",
     args: { id: t.arg.id() },
     resolve: (_, args, context) => revertDatasetEntryRelabel(projectCtx(context), { entryId: String(args.id) }),
+  }),
+  acceptDatasetEntryRelabel: t.field({
+    type: DatasetEntryRef,
+    description: "Keeps a relabelled entry's new answer and lets the original go (it leaves the review queue)",
+    args: { id: t.arg.id() },
+    resolve: (_, args, context) => acceptDatasetEntryRelabel(projectCtx(context), { entryId: String(args.id) }),
   }),
   addDatasetEntries: t.field({
     type: AddEntriesResult,

@@ -1,4 +1,7 @@
 import {
+  acceptDatasetEntryRelabel,
+  DatasetIdOnlyInput,
+  listDatasetTasks,
   AddDatasetEntriesInput,
   addDatasetEntries,
   CreateDatasetInput,
@@ -87,4 +90,8 @@ export const datasetsRouter = router({
   exportPage: projectProcedure.input(ExportDatasetPageInput).query(({ ctx, input }) => exportDatasetPage(ctx.project, input)),
   /** Gives a relabelled entry back its messages from before the first relabelling. */
   revertEntry: projectProcedure.input(RevertEntryInput).mutation(async ({ ctx, input }) => entryOut(await revertDatasetEntryRelabel(ctx.project, input))),
+  /** Keeps a relabelled entry's new answer and lets the original go (it leaves the review queue). */
+  acceptRelabel: projectProcedure.input(RevertEntryInput).mutation(async ({ ctx, input }) => entryOut(await acceptDatasetEntryRelabel(ctx.project, input))),
+  /** The dataset's recent judge and relabel tasks, newest first. */
+  tasks: projectProcedure.input(DatasetIdOnlyInput).query(async ({ ctx, input }) => (await listDatasetTasks(ctx.project, input)).map(taskOut)),
 });

@@ -7,6 +7,8 @@ import {
   getEvaluation,
   headToHead,
   HeadToHeadInput,
+  listEvaluationEntries,
+  ListEvaluationEntriesInput,
   listEvaluationResults,
   ListEvaluationResultsInput,
   listEvaluations,
@@ -25,5 +27,7 @@ export const evaluationsRouter = router({
   list: projectProcedure.query(async ({ ctx }) => (await listEvaluations(ctx.project)).map(out)),
   cancel: projectProcedure.input(EvaluationIdInput).mutation(async ({ ctx, input }) => out(await cancelEvaluation(ctx.project, input))),
   results: projectProcedure.input(ListEvaluationResultsInput).query(({ ctx, input }) => listEvaluationResults(ctx.project, input)),
+  /** Results grouped by entry with the entry's input, a keyset page at a time. */
+  entries: projectProcedure.input(ListEvaluationEntriesInput).query(({ ctx, input }) => listEvaluationEntries(ctx.project, input)),
   headToHead: projectProcedure.input(HeadToHeadInput).query(({ ctx, input }) => headToHead(ctx.project, input)),
 });
