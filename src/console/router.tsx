@@ -1,8 +1,9 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirect } from "@tanstack/react-router";
 import { AppLayout } from "./layout";
 import { useSession } from "./lib/session";
-import { ComingSoon } from "./pages/coming-soon";
+import { parseCriterionSearch } from "./pages/criteria/search";
 import { parseEntriesSearch } from "./pages/datasets/search";
+import { parseEvaluationSearch } from "./pages/evaluations/search";
 import { parseLogsSearch } from "./pages/logs/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
@@ -79,7 +80,31 @@ const playgroundRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/playground/playground-page"), "PlaygroundPage"),
 });
 
-const comingSoon = (path: string, section: string) => createRoute({ getParentRoute: () => rootRoute, path, component: () => <ComingSoon section={section} /> });
+const criteriaRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/criteria",
+  component: lazyRouteComponent(() => import("./pages/criteria/criteria-page"), "CriteriaPage"),
+});
+
+const criterionRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/criteria/$criterionId",
+  validateSearch: parseCriterionSearch,
+  component: lazyRouteComponent(() => import("./pages/criteria/criterion-page"), "CriterionPage"),
+});
+
+const evaluationsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/evaluations",
+  component: lazyRouteComponent(() => import("./pages/evaluations/evaluations-page"), "EvaluationsPage"),
+});
+
+const evaluationRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/evaluations/$evaluationId",
+  validateSearch: parseEvaluationSearch,
+  component: lazyRouteComponent(() => import("./pages/evaluations/evaluation-page"), "EvaluationPage"),
+});
 
 const routeTree = rootRoute.addChildren([
   indexRoute,
@@ -90,8 +115,10 @@ const routeTree = rootRoute.addChildren([
   datasetRoute,
   modelsRoute,
   modelRoute,
-  comingSoon("/criteria", "Criteria"),
-  comingSoon("/evaluations", "Evaluations"),
+  criteriaRoute,
+  criterionRoute,
+  evaluationsRoute,
+  evaluationRoute,
   playgroundRoute,
 ]);
 

@@ -1,4 +1,4 @@
-import { Badge, Button, Checkbox, Group, Loader, Paper, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Badge, Button, Checkbox, Group, Loader, Paper, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useDebouncedCallback } from "@mantine/hooks";
 import { modals } from "@mantine/modals";
 import { notifications } from "@mantine/notifications";
@@ -13,13 +13,26 @@ import { errorMessageOf, type RouterOutputs, useTRPC, useTRPCClient } from "../.
 import { Message, toolNamesOf } from "../logs/conversation";
 import { type Entry, EntryEditor } from "./entry-editor";
 import { ImportLogsModal, UploadModal, useDatasetExport } from "./fill";
+import { QualityModal, RelabelReview, useDatasetTasks } from "./quality";
 import { type EntriesSearch, entryFilterOf, JUDGEMENTS, SOURCES } from "./search";
 
 type Page = RouterOutputs["datasets"]["listEntries"];
 const PAGE_SIZE = 50;
 const SOURCE_LABELS: Record<string, string> = { log: "from a log", upload: "uploaded", manual: "by hand / API" };
 
-function EntryCard({ entry, selected, onSelect, onEdit }: { entry: Entry; selected: boolean; onSelect(v: boolean): void; onEdit(): void }) {
+function EntryCard({
+  entry,
+  selected,
+  onSelect,
+  onEdit,
+  onReviewed,
+}: {
+  entry: Entry;
+  selected: boolean;
+  onSelect(v: boolean): void;
+  onEdit(): void;
+  onReviewed(): void;
+}) {
   const messages = entry.messages as unknown[];
   const toolNames = toolNamesOf(messages);
   return (
@@ -47,6 +60,7 @@ function EntryCard({ entry, selected, onSelect, onEdit }: { entry: Entry; select
         </Button>
       </Group>
       <Stack gap={6}>
+        {entry.originalMessages ? <RelabelReview entry={entry} onDone={onReviewed} /> : null}
         {messages.map((m, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: messages have no ids; their order is their identity
           <Message key={i} message={m} scope={`${entry.id}-${i}`} toolNames={toolNames} />
@@ -81,7 +95,7 @@ export function DatasetPage() {
   });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<{ entry: Entry | null } | null>(null);
-  const [dialog, setDialog] = useState<"upload" | "import" | null>(null);
+  const [dialog, setDialog] = useState<"upload" | "import" | "quality" | null>(null);
   const exporter = useDatasetExport(datasetId, dataset.data?.name ?? "dataset");
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: ["dataset-entries", datasetId] });
@@ -89,6 +103,9 @@ export function DatasetPage() {
     void queryClient.invalidateQueries({ queryKey: trpc.datasets.countEntries.queryKey() });
     void queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() });
   };
+  const tasks = useDatasetTasks(datasetId, refresh);
+  const runningTasks = tasks.data?.filter((t) => t.status === "QUEUED" || t.status === "RUNNING") ?? [];
+  const pending = useQuery(trpc.datasets.countEntries.queryOptions({ datasetId, filter: { pendingReview: true } }));
   const setSearch = (patch: Partial<EntriesSearch>) =>
     void navigate({ to: "/datasets/$datasetId", params: { datasetId }, search: (old) => ({ ...(old as EntriesSearch), ...patch }), replace: true });
   const setText = useDebouncedCallback((q: string) => setSearch({ q: q.trim() || undefined }), 350);
@@ -141,6 +158,9 @@ export function DatasetPage() {
             <Button variant="default" onClick={() => setDialog("import")}>
               Import from logs
             </Button>
+            <Button variant="default" onClick={() => setDialog("quality")}>
+              {runningTasks.length ? `Quality (${runningTasks.length} running)` : "Judge / relabel"}
+            </Button>
             <Button onClick={() => void exporter.run(search)} loading={exporter.progress !== null}>
               {exporter.progress !== null ? `Exporting ${formatNumber(exporter.progress)}…` : "Export JSONL"}
             </Button>
@@ -189,6 +209,23 @@ export function DatasetPage() {
           {count.data ? `${formatNumber(count.data.count)} entries match` : ""}
         </Text>
       </Group>
+      {pending.data?.count || search.review ? (
+        <Alert color="violet" variant="light" mb="sm" data-testid="review-banner">
+          <Group justify="space-between">
+            <Text size="sm">
+              {plural(pending.data?.count ?? 0, "relabelled entry", "relabelled entries")} {pending.data?.count === 1 ? "awaits" : "await"} your review.
+            </Text>
+            <Button
+              size="xs"
+              variant={search.review ? "filled" : "light"}
+              color="violet"
+              onClick={() => setSearch({ review: search.review ? undefined : true })}
+            >
+              {search.review ? "Show all entries" : "Review them"}
+            </Button>
+          </Group>
+        </Alert>
+      ) : null}
       {selected.size ? (
         <Paper withBorder p="xs" mb="sm" radius="md">
           <Group gap="xs">
@@ -263,6 +300,7 @@ export function DatasetPage() {
                   })
                 }
                 onEdit={() => setEditing({ entry: e })}
+                onReviewed={refresh}
               />
             </div>
           );
@@ -278,6 +316,7 @@ export function DatasetPage() {
       {editing ? <EntryEditor datasetId={datasetId} entry={editing.entry} onClose={() => setEditing(null)} onSaved={refresh} /> : null}
       {dialog === "upload" ? <UploadModal datasetId={datasetId} onClose={() => setDialog(null)} onDone={refresh} /> : null}
       {dialog === "import" ? <ImportLogsModal datasetId={datasetId} onClose={() => setDialog(null)} onDone={refresh} /> : null}
+      {dialog === "quality" ? <QualityModal datasetId={datasetId} tasks={tasks.data ?? []} onClose={() => setDialog(null)} /> : null}
     </>
   );
 }

@@ -1,8 +1,9 @@
-import { Alert, Button, Group, Modal, NumberInput, Paper, Progress, ScrollArea, Stack, Table, Text } from "@mantine/core";
+import { Alert, Button, Group, Modal, NumberInput, Progress, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
+import { FileDrop, RefusedLines } from "../../components/file-drop";
 import { formatNumber } from "../../lib/format";
 import { errorMessageOf, useTRPC, useTRPCClient } from "../../lib/trpc";
 import { FilterBar } from "../logs/filter-bar";
@@ -19,8 +20,6 @@ type UploadState = { linesDone: number; linesTotal: number; created: number; err
 export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string; onClose(): void; onDone(): void }) {
   const client = useTRPCClient();
   const [state, setState] = useState<UploadState | null>(null);
-  const [dragging, setDragging] = useState(false);
-  const input = useRef<HTMLInputElement>(null);
   const upload = async (file: File) => {
     const lines = (await file.text()).split("\n");
     if (lines.at(-1) === "") lines.pop();
@@ -42,44 +41,19 @@ export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string;
     setState({ ...s });
     onDone();
   };
-  const pick = (files: FileList | null) => {
-    const file = files?.[0];
-    if (file) void upload(file);
-  };
   return (
     <Modal opened onClose={onClose} title="Upload JSONL" size="lg">
       <Stack>
-        <Paper
-          withBorder
-          p="xl"
-          radius="md"
-          style={{ borderStyle: "dashed", textAlign: "center", cursor: "pointer", opacity: dragging ? 0.7 : 1 }}
-          onDragOver={(e) => {
-            e.preventDefault();
-            setDragging(true);
-          }}
-          onDragLeave={() => setDragging(false)}
-          onDrop={(e) => {
-            e.preventDefault();
-            setDragging(false);
-            pick(e.dataTransfer.files);
-          }}
-          onClick={() => input.current?.click()}
-        >
-          <Text fw={600}>Drop a .jsonl file here, or click to choose one</Text>
-          <Text size="xs" c="dimmed">
-            One entry per line: {"{"}"messages": [...], "tools"?, "tool_choice"?, "response_format"?, "split"?, "metadata"?{"}"}. Good lines are kept; bad ones
-            are listed below with their line numbers.
-          </Text>
-          <input
-            ref={input}
-            type="file"
-            accept=".jsonl,.json,.txt,application/jsonl"
-            hidden
-            aria-label="JSONL file"
-            onChange={(e) => pick(e.currentTarget.files)}
-          />
-        </Paper>
+        <FileDrop
+          onFile={(file) => void upload(file)}
+          title="Drop a .jsonl file here, or click to choose one"
+          hint={
+            <>
+              One entry per line: {"{"}"messages": [...], "tools"?, "tool_choice"?, "response_format"?, "split"?, "metadata"?{"}"}. Good lines are kept; bad
+              ones are listed below with their line numbers.
+            </>
+          }
+        />
         {state ? (
           <Stack gap="xs">
             <Progress
@@ -96,26 +70,7 @@ export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string;
                 {state.failed}
               </Alert>
             ) : null}
-            {state.errors.length ? (
-              <ScrollArea.Autosize mah={240}>
-                <Table aria-label="Refused lines">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Line</Table.Th>
-                      <Table.Th>Why</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {state.errors.slice(0, 1000).map((e) => (
-                      <Table.Tr key={e.line}>
-                        <Table.Td>{e.line}</Table.Td>
-                        <Table.Td>{e.message}</Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </ScrollArea.Autosize>
-            ) : null}
+            <RefusedLines errors={state.errors} />
           </Stack>
         ) : null}
       </Stack>

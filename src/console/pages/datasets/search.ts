@@ -9,6 +9,8 @@ export type EntriesSearch = {
   criterion?: string;
   judgement?: (typeof JUDGEMENTS)[number];
   q?: string;
+  /** Only relabelled entries awaiting review. */
+  review?: boolean;
 };
 
 const oneOf = <T extends string>(values: readonly T[], v: unknown): T | undefined => (values.includes(v as T) ? (v as T) : undefined);
@@ -21,6 +23,7 @@ export function parseEntriesSearch(s: Record<string, unknown>): EntriesSearch {
     criterion: text(s.criterion, 200),
     judgement: oneOf(JUDGEMENTS, s.judgement),
     q: text(s.q, 200),
+    review: s.review === true || s.review === "true" ? true : undefined,
   };
 }
 
@@ -31,5 +34,6 @@ export function entryFilterOf(s: EntriesSearch) {
     source: s.source ?? null,
     verdict: s.criterion ? { criterionId: s.criterion, judgement: s.judgement ?? "FAIL" } : null,
     search: s.q ?? null,
+    pendingReview: s.review ? true : null,
   };
 }

@@ -1,0 +1,83 @@
+import { Button, Group, Loader, Tabs, Text } from "@mantine/core";
+import { modals } from "@mantine/modals";
+import { notifications } from "@mantine/notifications";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
+import { ErrorAlert } from "../../components/error-alert";
+import { PageHeader } from "../../components/page-header";
+import { useTRPC } from "../../lib/trpc";
+import { AlignmentRunsTab } from "./alignment-runs";
+import { AlignmentSetTab } from "./alignment-set";
+import { PromptTab } from "./prompt-editor";
+import type { CriterionSearch } from "./search";
+
+export function CriterionPage() {
+  const { criterionId } = useParams({ from: "/criteria/$criterionId" });
+  const search = useSearch({ from: "/criteria/$criterionId" }) as CriterionSearch;
+  const navigate = useNavigate();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const criterion = useQuery(trpc.criteria.get.queryOptions({ criterionId }));
+  const setSearch = (patch: Partial<CriterionSearch>) =>
+    void navigate({ to: "/criteria/$criterionId", params: { criterionId }, search: (old) => ({ ...(old as CriterionSearch), ...patch }), replace: true });
+  const remove = useMutation(
+    trpc.criteria.delete.mutationOptions({
+      onSuccess: () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.criteria.list.queryKey() });
+        notifications.show({ message: "Criterion deleted" });
+        void navigate({ to: "/criteria" });
+      },
+    }),
+  );
+  if (criterion.error) return <ErrorAlert error={criterion.error} title="Criterion not found" />;
+  const c = criterion.data;
+  if (!c) return <Loader aria-label="Loading criterion" />;
+  return (
+    <>
+      <PageHeader
+        title={c.name}
+        description={
+          <span>
+            {c.versions.length} versions · refer to it as <code>{c.id}</code> (latest) or <code>{`${c.id}@v${c.latestVersion}`}</code> ·{" "}
+            <Link to="/criteria">all criteria</Link>
+          </span>
+        }
+        actions={
+          <Group>
+            <Button
+              color="red"
+              variant="light"
+              onClick={() =>
+                modals.openConfirmModal({
+                  title: `Delete ${c.name}?`,
+                  children: <Text size="sm">Its versions, alignment set and runs go with it. Calls that name it will fail.</Text>,
+                  labels: { confirm: "Delete criterion", cancel: "Cancel" },
+                  confirmProps: { color: "red" },
+                  onConfirm: () => remove.mutate({ criterionId }),
+                })
+              }
+            >
+              Delete
+            </Button>
+          </Group>
+        }
+      />
+      <Tabs value={search.tab ?? "prompt"} onChange={(v) => setSearch({ tab: v === "prompt" ? undefined : (v as CriterionSearch["tab"]) })} keepMounted={false}>
+        <Tabs.List mb="md">
+          <Tabs.Tab value="prompt">Prompt and versions</Tabs.Tab>
+          <Tabs.Tab value="set">Alignment set</Tabs.Tab>
+          <Tabs.Tab value="runs">Alignment runs</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="prompt">
+          <PromptTab criterion={c} />
+        </Tabs.Panel>
+        <Tabs.Panel value="set">
+          <AlignmentSetTab criterionId={c.id} view={search.view ?? "label"} setView={(v) => setSearch({ view: v === "label" ? undefined : v })} />
+        </Tabs.Panel>
+        <Tabs.Panel value="runs">
+          <AlignmentRunsTab criterion={c} />
+        </Tabs.Panel>
+      </Tabs>
+    </>
+  );
+}
