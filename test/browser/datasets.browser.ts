@@ -95,6 +95,7 @@ describe("datasets", () => {
     await dialog()
       .getByText(/messages?\.?0?:? ?.*must have role `assistant`/)
       .waitFor();
+    await shot(page, "entry-editor");
     await messages.fill(
       JSON.stringify(
         [

@@ -26,7 +26,9 @@ function EntryCard({
   onSelect,
   onEdit,
   onReviewed,
+  criterionNames,
 }: {
+  criterionNames: Map<string, string>;
   entry: Entry;
   selected: boolean;
   onSelect(v: boolean): void;
@@ -48,7 +50,7 @@ function EntryCard({
           </Badge>
           {entry.verdicts.map((v) => (
             <Badge key={v.criterionId} variant="light" color={v.judgement === "PASS" ? "teal" : v.judgement === "FAIL" ? "red" : "gray"} tt="none">
-              {v.criterionId.slice(0, 14)}: {v.judgement ?? "error"}
+              {criterionNames.get(v.criterionId) ?? v.criterionId.slice(0, 14)}: {v.judgement ?? "error"}
             </Badge>
           ))}
           <Text size="xs" c="dimmed">
@@ -84,6 +86,7 @@ export function DatasetPage() {
   const queryClient = useQueryClient();
   const dataset = useQuery(trpc.datasets.get.queryOptions({ datasetId }));
   const criteria = useQuery(trpc.criteria.list.queryOptions());
+  const criterionNames = new Map((criteria.data ?? []).map((c) => [c.id, c.name]));
   const filter = entryFilterOf(search);
   const count = useQuery(trpc.datasets.countEntries.queryOptions({ datasetId, filter }));
   const queryKey = ["dataset-entries", datasetId, filter] as const;
@@ -301,6 +304,7 @@ export function DatasetPage() {
                 }
                 onEdit={() => setEditing({ entry: e })}
                 onReviewed={refresh}
+                criterionNames={criterionNames}
               />
             </div>
           );

@@ -19,13 +19,17 @@ export function useDatasetTasks(datasetId: string, onSettled: () => void) {
     ...trpc.datasets.tasks.queryOptions({ datasetId }),
     refetchInterval: (q) => (q.state.data?.some((t) => ACTIVE.has(t.status)) ? 800 : false),
   });
-  const active = tasks.data?.filter((t) => ACTIVE.has(t.status)).map((t) => t.id) ?? [];
-  const wasActive = useRef<string[]>([]);
-  const key = active.join(",");
+  // A task that ends (or is first seen already ended, when it ran faster than a poll) changes the
+  // entries' verdicts or answers: the page reads them again.
+  const seen = useRef<Map<string, string> | null>(null);
+  const state = tasks.data?.map((t) => `${t.id}:${t.status}`).join(",") ?? null;
   useEffect(() => {
-    if (wasActive.current.some((id) => !key.split(",").includes(id))) onSettled();
-    wasActive.current = key ? key.split(",") : [];
-  }, [key, onSettled]);
+    if (state === null) return;
+    const now = new Map(state ? state.split(",").map((x) => x.split(":") as [string, string]) : []);
+    const before = seen.current;
+    seen.current = now;
+    if (before && [...now].some(([id, status]) => !ACTIVE.has(status) && before.get(id) !== status)) onSettled();
+  }, [state, onSettled]);
   return tasks;
 }
 
