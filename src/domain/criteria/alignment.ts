@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { dbOf, type Ctx } from "../../context";
-import { alignmentRows, alignmentRuns, type alignmentTasks, alignmentVerdicts } from "../../db/schema";
+import { alignmentRows, alignmentRuns, type alignmentTasks, alignmentVerdicts, criteria } from "../../db/schema";
 import { DomainError, toDomainError } from "../../errors";
 import { MAX_ALIGNMENT_ROWS } from "../../limits";
 import { computeAlignmentStats } from "./compute-alignment-stats";
@@ -65,13 +65,22 @@ export async function countAlignmentRows(ctx: Ctx, criterionId: string): Promise
   return Number(r?.n ?? 0);
 }
 
-/** Every run judges the whole set: it may hold at most MAX_ALIGNMENT_ROWS rows. */
-export async function checkAlignmentSetSize(ctx: Ctx, criterionId: string, adding: number): Promise<void> {
-  const has = await countAlignmentRows(ctx, criterionId);
-  if (has + adding > MAX_ALIGNMENT_ROWS) {
-    const message = `an alignment set may hold at most ${MAX_ALIGNMENT_ROWS} rows; it has ${has} and ${adding} more were given`;
-    throw new DomainError("VALIDATION", `Too many rows: ${message}`, { issues: [{ message }] });
-  }
+/**
+ * Stores new rows of a criterion's set, all or none. Every run judges the whole set, so it may hold
+ * at most MAX_ALIGNMENT_ROWS rows: the criterion's row is locked while the set is counted and
+ * filled, so two imports at once cannot both squeeze past the cap.
+ */
+export async function insertAlignmentRows(ctx: Ctx, criterionId: string, rows: (typeof alignmentRows.$inferInsert)[]): Promise<void> {
+  await dbOf(ctx).transaction(async (tx) => {
+    await tx.select({ id: criteria.id }).from(criteria).where(eq(criteria.id, criterionId)).for("update");
+    const [r] = await tx.select({ n: sql<number>`count(*)::int` }).from(alignmentRows).where(eq(alignmentRows.criterionId, criterionId));
+    const has = Number(r?.n ?? 0);
+    if (has + rows.length > MAX_ALIGNMENT_ROWS) {
+      const message = `an alignment set may hold at most ${MAX_ALIGNMENT_ROWS} rows; it has ${has} and ${rows.length} more were given`;
+      throw new DomainError("VALIDATION", `Too many rows: ${message}`, { issues: [{ message }] });
+    }
+    for (let i = 0; i < rows.length; i += 500) await tx.insert(alignmentRows).values(rows.slice(i, i + 500));
+  });
 }
 
 export const toAlignmentTask = (r: typeof alignmentTasks.$inferSelect): AlignmentTask => ({

@@ -1,11 +1,11 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
-import { alignmentRows, datasetEntries, requestLogs } from "../../db/schema";
+import { type alignmentRows, datasetEntries, requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { logToEntry } from "../datasets/import-logs";
 import { splitEntry } from "../evaluations/internal";
 import { loadLogBodies } from "../logs/get-log";
-import { checkAlignmentSetSize } from "./alignment";
+import { insertAlignmentRows } from "./alignment";
 import { ownCriterionId } from "./internal";
 import { ImportAlignmentRowsInput } from "./schemas";
 
@@ -81,7 +81,6 @@ export async function importAlignmentRows(ctx: Ctx, raw: ImportAlignmentRowsInpu
       add(messages, e.tools, e.toolChoice, reference);
     }
   }
-  await checkAlignmentSetSize(ctx, criterionId, rows.length);
-  for (let i = 0; i < rows.length; i += 500) await db.insert(alignmentRows).values(rows.slice(i, i + 500));
+  await insertAlignmentRows(ctx, criterionId, rows);
   return { rowsImported: rows.length, skipped };
 }

@@ -1,8 +1,8 @@
-import { dbOf, type Ctx } from "../../context";
-import { alignmentRows } from "../../db/schema";
+import type { Ctx } from "../../context";
+import type { alignmentRows } from "../../db/schema";
 import { DomainError, issuesFromZod, parseInput } from "../../errors";
 import { MAX_ALIGNMENT_ROWS, MAX_JSONL_LINE_BYTES } from "../../limits";
-import { checkAlignmentSetSize } from "./alignment";
+import { insertAlignmentRows } from "./alignment";
 import { ownCriterionId } from "./internal";
 import { AlignmentLine, ImportAlignmentSetInput } from "./schemas";
 
@@ -72,10 +72,6 @@ export async function importAlignmentSet(
       createdAt: ctx.deps.clock(),
     });
   });
-  await checkAlignmentSetSize(ctx, criterionId, rows.length);
-  for (let i = 0; i < rows.length; i += 500)
-    await dbOf(ctx)
-      .insert(alignmentRows)
-      .values(rows.slice(i, i + 500));
+  await insertAlignmentRows(ctx, criterionId, rows);
   return { rowsImported: rows.length, errors };
 }

@@ -71,7 +71,8 @@ export async function runAlignmentStep(deps: Deps, input: { taskId: string }, si
       const stats = await storeAlignmentStats(ctx, criterion);
       await db
         .update(alignmentTasks)
-        .set({ status: "DONE", done, total: Math.max(done, task.total), stats, updatedAt: deps.clock() })
+        // Every row there is now has been judged: that is the total (rows deleted meanwhile are gone from it).
+        .set({ status: "DONE", done, total: done, stats, updatedAt: deps.clock() })
         .where(eq(alignmentTasks.id, task.id));
       return { done: true };
     }
