@@ -55,6 +55,8 @@ const EnvSchema = z.object({
   HONE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(600_000),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
+  HONE_USAGE_TAG_KEY: z.string().min(1).max(200).default("prompt_id"),
+  HONE_USAGE_CLOSE_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   HONE_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   HONE_JUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   HONE_EVAL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
@@ -128,6 +130,10 @@ export type Config = {
   logFlushMs: number;
   /** Logs older than this many days are deleted in the background; unset keeps them forever. */
   logRetentionDays: number | undefined;
+  /** The metadata key whose values the usage rollups keep per hour (usage split by this tag is served from them). */
+  usageTagKey: string;
+  /** An hour is rolled up this long after it ends, so logs still in a writer's batch make it in. */
+  usageCloseGraceMs: number;
   /** Longest a criterion judge may take before its result is an error. */
   judgeTimeoutMs: number;
   /** Judge calls run at once by an alignment run. */
@@ -208,6 +214,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     upstreamTimeoutMs: e.HONE_UPSTREAM_TIMEOUT_MS,
     logFlushMs: e.HONE_LOG_FLUSH_MS,
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,
+    usageTagKey: e.HONE_USAGE_TAG_KEY,
+    usageCloseGraceMs: e.HONE_USAGE_CLOSE_GRACE_MS,
     judgeTimeoutMs: e.HONE_JUDGE_TIMEOUT_MS,
     judgeConcurrency: e.HONE_JUDGE_CONCURRENCY,
     evalConcurrency: e.HONE_EVAL_CONCURRENCY,

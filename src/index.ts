@@ -12,6 +12,7 @@ import { startJobsThread } from "./background/start-jobs-thread";
 import { createLogWriter } from "./log-writer/log-writer";
 import { createThreadedLogWriter } from "./log-writer/threaded-log-writer";
 import { startLogRetention } from "./background/retention";
+import { startUsageRollups } from "./background/usage-rollups";
 
 async function main() {
   const config = loadConfig();
@@ -39,7 +40,8 @@ async function main() {
   // The console is bundled in the background while the server starts listening; a page requested
   // before it is ready waits for it.
   app.warmConsole().catch(() => {});
-  const retention = startLogRetention(deps);
+  const retention = startLogRetention(deps, { firstRunMs: 0 });
+  const rollups = startUsageRollups(deps);
   const cacheSweep = startCacheSweep(deps);
   // On PGlite the worker runs in this process (the only one), on this thread; on Postgres every
   // process runs one on its own thread unless HONE_WORKER=false, and SKIP LOCKED hands each job to
@@ -66,6 +68,7 @@ async function main() {
     logger.info("shutting down", { signal });
     // Stop accepting; in-flight requests finish before the promise resolves.
     retention.stop();
+    rollups.stop();
     cacheSweep.stop();
     await worker?.stop();
     await server.stop(false);

@@ -18,7 +18,7 @@ export function startPeriodic(opts: {
   const runOnce = async () => {
     try {
       const n = await opts.run();
-      if (n) opts.logger.info(opts.name, { deleted: n });
+      if (n) opts.logger.info(opts.name, { count: n });
       return n;
     } catch (err) {
       opts.logger.error(`${opts.name} failed`, errorFields(err));

@@ -1,26 +1,34 @@
 import { systemCtx } from "../context";
 import type { Deps } from "../deps";
-import { deleteExpiredLogs } from "../domain/logs";
+import { deleteExpiredLogs, dropExpiredLogPartitions, dropExpiredUsageRollups, ensureLogPartitions } from "../domain/logs";
 import { startPeriodic, type Periodic } from "./periodic";
 
 const HOUR = 60 * 60 * 1000;
 
 /**
- * Enforces HONE_LOG_RETENTION_DAYS: shortly after start and then hourly, deletes logs older than
- * the limit in small batches. Several processes may run it at once; their deletes do not conflict.
+ * Keeps the log partitions: shortly after start and then hourly, creates the day partitions ahead
+ * and enforces HONE_LOG_RETENTION_DAYS by dropping the days wholly past the limit (hour-aligned),
+ * then deleting in small batches what is past it in the day it falls in, and the usage rollups of
+ * the hours that are gone. Several processes may run it at once: an advisory lock gives partition
+ * work to one of them, and their batched deletes do not conflict.
  */
 export function startLogRetention(deps: Deps, opts: { intervalMs?: number; firstRunMs?: number } = {}): Periodic {
   const days = deps.config.logRetentionDays;
   return startPeriodic({
-    name: "log retention",
+    name: "log partitions and retention",
     logger: deps.logger,
     intervalMs: opts.intervalMs ?? HOUR,
     firstRunMs: opts.firstRunMs ?? 10_000,
-    enabled: Boolean(days),
     run: async () => {
+      const ctx = systemCtx(deps, "log-retention");
+      const now = deps.clock();
+      await ensureLogPartitions(ctx, now);
       if (!days) return 0;
-      const before = new Date(deps.clock().getTime() - days * 24 * HOUR);
-      return deleteExpiredLogs(systemCtx(deps, "log-retention"), { before });
+      const before = new Date(Math.floor((now.getTime() - days * 24 * HOUR) / HOUR) * HOUR);
+      await dropExpiredLogPartitions(ctx, before);
+      const deleted = await deleteExpiredLogs(ctx, { before });
+      await dropExpiredUsageRollups(ctx, before);
+      return deleted;
     },
   });
 }

@@ -20,7 +20,7 @@ export type Database = {
   close(): Promise<void>;
 };
 
-const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../schema/migrations");
+export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../schema/migrations");
 
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
@@ -106,13 +106,19 @@ async function openPglite(dataDir: string, owner: string): Promise<Database> {
   const memory = isMemoryDataDir(dataDir);
   const unlock = memory ? () => {} : lockDataDir(dataDir, owner);
   try {
-    const client = new PGlite(memory ? dataDir : resolve(dataDir, "pgdata"));
+    const client = new PGlite(memory ? dataDir : resolve(dataDir, "pgdata"), await pgliteOptions());
     await client.waitReady;
     return wrapPglite(client, unlock);
   } catch (err) {
     unlock();
     throw err;
   }
+}
+
+/** What every PGlite instance is opened with: pg_trgm, for the logs' text index. */
+export async function pgliteOptions() {
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+  return { extensions: { pg_trgm } };
 }
 
 /** Wraps an open PGlite instance (tests hand in clones of a migrated template). */
@@ -166,10 +172,11 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutMs: n
  * Applies schema/migrations. On Postgres an advisory lock serialises concurrent starts, so several
  * Hone processes booting at once against one server migrate exactly once.
  */
-export async function migrateDatabase(database: Database): Promise<void> {
+export async function migrateDatabase(database: Database, opts: { migrationsFolder?: string } = {}): Promise<void> {
+  const migrationsFolder = opts.migrationsFolder ?? MIGRATIONS_FOLDER;
   if (database.kind === "pglite") {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
-    await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate(database.db as never, { migrationsFolder });
     return;
   }
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
@@ -179,7 +186,7 @@ export async function migrateDatabase(database: Database): Promise<void> {
   const client = postgres(database.url!, { max: 1, onnotice: () => {}, connection: { statement_timeout: 0 } });
   try {
     await client`select pg_advisory_lock(7263845001)`;
-    await migrate(drizzle({ client, relations }), { migrationsFolder: MIGRATIONS_FOLDER });
+    await migrate(drizzle({ client, relations }), { migrationsFolder });
   } finally {
     await client.end({ timeout: 5 });
   }

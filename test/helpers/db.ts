@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
-import { migrateDatabase, openDatabase, wrapPglite, type Database } from "../../src/db/client";
+import { migrateDatabase, openDatabase, pgliteOptions, wrapPglite, type Database } from "../../src/db/client";
 
 /** The Postgres server tests run against, when the suite is run with DATABASE_URL. */
 export const TEST_DATABASE_URL = process.env.DATABASE_URL || undefined;
@@ -19,7 +19,7 @@ type WithTemplate = typeof globalThis & { [templateKey]?: Promise<PGlite> };
 async function pgliteTemplate(): Promise<PGlite> {
   const g = globalThis as WithTemplate;
   g[templateKey] ??= (async () => {
-    const pg = new PGlite("memory://");
+    const pg = new PGlite("memory://", await pgliteOptions());
     await pg.waitReady;
     await migrateDatabase(await wrapPglite(pg));
     return pg;

@@ -41,7 +41,7 @@ describe("log queries", () => {
     });
     await report({
       reqPayload: { model: "alpha" },
-      respPayload: { id: "cmp-2", text: "haystack" },
+      respPayload: { id: "cmp-2", choices: [{ index: 0, message: { role: "assistant", content: "a haystack of text" } }] },
       statusCode: 500,
       errorMessage: "boom",
       tags: { env: "dev" },
@@ -103,7 +103,7 @@ describe("log queries", () => {
     expect(page.logs.map((l) => l.completionId)).toEqual(["cmp-2"]);
     expect(page.logs[0]!.errorMessage).toBe("boom");
     const log = await trpc.logs.get.query({ id: page.logs[0]!.id });
-    expect(log.respPayload).toEqual({ id: "cmp-2", text: "haystack" });
+    expect(log.respPayload).toEqual({ id: "cmp-2", choices: [{ index: 0, message: { role: "assistant", content: "a haystack of text" } }] });
     const err = await trpc.logs.get.query({ id: "log_nope" }).catch((e) => e);
     expect(err.data.httpStatus).toBe(404);
   });

@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { requestLogs } from "./logs";
 import { projects } from "./projects";
 
 export const datasets = pgTable(
@@ -33,8 +32,11 @@ export const datasetEntries = pgTable(
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     split: text("split").$type<"TRAIN" | "TEST">().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-    /** The log the entry was imported from; kept as null if retention deletes the log. */
-    sourceLogId: text("source_log_id").references(() => requestLogs.id, { onDelete: "set null" }),
+    /**
+     * The log the entry was imported from. Not a foreign key: request_logs is partitioned by time and
+     * retention drops whole partitions; whatever removes logs sets this to null first.
+     */
+    sourceLogId: text("source_log_id"),
     /** SHA-256 of the entry's content (messages, tools, tool_choice, response_format), for duplicates. */
     contentHash: text("content_hash"),
     /** Before the first relabelling: the messages as they were, kept for audit. */

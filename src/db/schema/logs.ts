@@ -35,13 +35,64 @@ export const requestLogs = pgTable(
   ],
 );
 
+// Both tables are partitioned by range of id, one partition per UTC day (migration
+// 20261124100000_partition_logs; src/domain/logs/partitions.ts creates them ahead and drops them
+// for retention). No foreign key ties a body to its log: whatever deletes logs deletes bodies too.
+// request_log_bodies also has search_text, generated from the payloads' message texts and indexed
+// with pg_trgm (declared in that migration, not here: drizzle does not write to it).
 export const requestLogBodies = pgTable("request_log_bodies", {
-  logId: text("log_id")
-    .primaryKey()
-    .references(() => requestLogs.id, { onDelete: "cascade" }),
+  logId: text("log_id").primaryKey(),
   reqPayload: jsonb("req_payload"),
   respPayload: jsonb("resp_payload"),
   /** For calls reported in another format (Anthropic): the payloads exactly as reported. */
   reqPayloadOriginal: jsonb("req_payload_original"),
   respPayloadOriginal: jsonb("resp_payload_original"),
+});
+
+/**
+ * Usage per project and closed UTC hour, per model, provider, source and status class: what the
+ * usage API reads for closed hours instead of the logs (src/domain/logs/usage-rollups.ts). latency
+ * is a histogram {bin: calls} of duration_ms, 4 bins per doubling.
+ */
+export const usageHourly = pgTable(
+  "usage_hourly",
+  {
+    projectId: text("project_id").notNull(),
+    hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull(),
+    model: text("model"),
+    provider: text("provider"),
+    source: text("source").notNull(),
+    statusClass: text("status_class").notNull(),
+    requests: integer("requests").notNull(),
+    errors: integer("errors").notNull(),
+    inputTokens: doublePrecision("input_tokens").notNull(),
+    outputTokens: doublePrecision("output_tokens").notNull(),
+    costUsd: doublePrecision("cost_usd").notNull(),
+    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+  },
+  (t) => [index().on(t.projectId, t.hour)],
+);
+
+/** The same per value of one configured metadata key (HONE_USAGE_TAG_KEY); tag null: the key was absent. */
+export const usageHourlyTags = pgTable(
+  "usage_hourly_tags",
+  {
+    projectId: text("project_id").notNull(),
+    hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull(),
+    tag: text("tag"),
+    requests: integer("requests").notNull(),
+    errors: integer("errors").notNull(),
+    inputTokens: doublePrecision("input_tokens").notNull(),
+    outputTokens: doublePrecision("output_tokens").notNull(),
+    costUsd: doublePrecision("cost_usd").notNull(),
+    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+  },
+  (t) => [index().on(t.projectId, t.hour)],
+);
+
+/** One row: every hour before closedUntil is in the rollups, summed for tagKey. */
+export const usageRollupState = pgTable("usage_rollup_state", {
+  id: integer("id").primaryKey(),
+  closedUntil: timestamp("closed_until", { withTimezone: true, mode: "date" }),
+  tagKey: text("tag_key").notNull(),
 });

@@ -1,5 +1,7 @@
 export { countLogs, CountLogsInput } from "./count-logs";
 export { deleteExpiredLogs } from "./delete-expired-logs";
+export { dropExpiredLogPartitions, ensureLogPartitions, listLogPartitions, PARTITION_DAYS_AHEAD } from "./partitions";
+export { closeUsageHours, dropExpiredUsageRollups, readRollupState, refreshRollupsForLogs } from "./usage-rollups";
 export { exportLogsPage, ExportLogsPageInput } from "./export-logs-page";
 export { criteriaResultsOf, getLogDetail, type LogDetail } from "./get-log-detail";
 export { getLatestLog, getLog, loadLogBodies, loadLogs } from "./get-log";

@@ -50,8 +50,8 @@ export function logConditions(projectId: string, f: Partial<Record<keyof LogFilt
   }
   if (typeof f.search === "string") {
     const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.push(sql`exists (select 1 from ${requestLogBodies} b where b.log_id = ${requestLogs.id}
-      and (b.req_payload::text ilike ${pattern} or b.resp_payload::text ilike ${pattern}))`);
+    // search_text: the messages' text (migration 20261124040306), trigram-indexed where pg_trgm is.
+    where.push(sql`${requestLogs.id} in (select b.log_id from ${requestLogBodies} b where b.search_text ilike ${pattern})`);
   }
   return where;
 }

@@ -6,6 +6,7 @@ import { DomainError, parseInput } from "../../errors";
 import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS, TAG_UPDATE_BATCH } from "../../limits";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
+import { refreshRollupsForLogs } from "./usage-rollups";
 
 const TagKey = z.string().min(1).max(MAX_TAG_KEY_LENGTH, `a tag key may be at most ${MAX_TAG_KEY_LENGTH} characters`);
 
@@ -54,19 +55,31 @@ export async function setLogTags(ctx: Ctx, raw: SetLogTagsInput): Promise<{ upda
     }
   }
 
+  const tagKey = ctx.deps.config.usageTagKey;
+  const rollupTag = tagKey in (input.set ?? {}) || (input.remove ?? []).includes(tagKey);
   let updated = 0;
   let before: string | null = null;
   for (;;) {
     const batchWhere: SQL[] = before === null ? where : [...where, sql`${requestLogs.id} < ${before}`];
-    const rows: { id: string }[] = resultRows<{ id: string }>(
-      await db.execute(sql`
-        with batch as (
-          select ${requestLogs.id} as id from ${requestLogs} where ${whereAll(batchWhere)}
-          order by ${requestLogs.id} desc limit ${TAG_UPDATE_BATCH}
-        )
-        update ${requestLogs} set metadata = ${merged} from batch where ${requestLogs.id} = batch.id
-        returning ${requestLogs.id} as id`),
-    );
+    const rows: { id: string }[] = await db.transaction(async (tx) => {
+      const changed = resultRows<{ id: string }>(
+        await tx.execute(sql`
+          with batch as (
+            select ${requestLogs.id} as id from ${requestLogs} where ${whereAll(batchWhere)}
+            order by ${requestLogs.id} desc limit ${TAG_UPDATE_BATCH}
+          )
+          update ${requestLogs} set metadata = ${merged} from batch where ${requestLogs.id} = batch.id
+          returning ${requestLogs.id} as id`),
+      );
+      // The usage rollups are split by this key: the closed hours of these logs are summed again.
+      if (rollupTag)
+        await refreshRollupsForLogs(
+          tx,
+          ctx.projectId,
+          changed.map((r) => r.id),
+        );
+      return changed;
+    });
     updated += rows.length;
     if (rows.length < TAG_UPDATE_BATCH) return { updated };
     before = rows.map((r) => r.id).sort()[0]!; // the oldest of the batch

@@ -3,6 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { UpdateMetadataInput } from "./inputs";
+import { refreshRollupsForLogs } from "./usage-rollups";
 
 /**
  * Merges metadata into every log of the project matching all filters (an empty list matches
@@ -26,10 +27,21 @@ export async function updateLogMetadata(ctx: Ctx, raw: UpdateMetadataInput): Pro
     if (v === null) remove.push(k);
     else set[k] = String(v);
   }
-  const rows = await dbOf(ctx)
-    .update(requestLogs)
-    .set({ metadata: sql`(${requestLogs.metadata} || ${JSON.stringify(set)}::text::jsonb)${sql.join(remove.map((k) => sql` - ${k}::text`))}` })
-    .where(and(...where))
-    .returning({ id: requestLogs.id });
+  const rollupTag = ctx.deps.config.usageTagKey in input.metadata;
+  const rows = await dbOf(ctx).transaction(async (tx) => {
+    const changed = await tx
+      .update(requestLogs)
+      .set({ metadata: sql`(${requestLogs.metadata} || ${JSON.stringify(set)}::text::jsonb)${sql.join(remove.map((k) => sql` - ${k}::text`))}` })
+      .where(and(...where))
+      .returning({ id: requestLogs.id });
+    // The usage rollups are split by this key: the closed hours of these logs are summed again.
+    if (rollupTag)
+      await refreshRollupsForLogs(
+        tx,
+        ctx.projectId,
+        changed.map((r) => r.id),
+      );
+    return changed;
+  });
   return { matchedLogs: rows.length };
 }

@@ -1,10 +1,159 @@
+import { sql, type SQL } from "drizzle-orm";
+import { dbOf, type BaseCtx } from "../../context";
 import type { Queryable } from "../../db/client";
+import { logIdAt, resultRows } from "./internal";
+
+// Usage rollups: per project and closed UTC hour, the requests, errors, tokens, cost and a latency
+// histogram of the logs, per model / provider / source / status class (usage_hourly) and per value
+// of one metadata key (usage_hourly_tags, HONE_USAGE_TAG_KEY). A periodic job closes hours some
+// minutes after they end (closeUsageHours); whatever changes logs of a closed hour afterwards (tag
+// updates, deletes, a writer's late batch) sums those hours again from the logs, so the rollups
+// always equal the logs. The usage API reads them for closed hours and the logs only after.
+
+export const HOUR_MS = 3_600_000;
+/** pg_advisory_xact_lock key: one process at a time closes hours. */
+const ROLLUP_LOCK = 72_610_023;
+/** Hours closed per run at most, so a first run over months of logs is done in short steps. */
+const MAX_HOURS_PER_RUN = 48;
+/** Closed hours checked again on each run against the logs (a batch that came in late). */
+const RECHECK_HOURS = 6;
+
+export type RollupState = { closedUntil: Date | null; tagKey: string };
+
+/** The log's time in ms, from its id (UUIDv7: the first 12 hex digits). */
+const msOf = (col: SQL) => sql`('x' || lpad(substr(${col}, 5, 12), 16, '0'))::bit(64)::bigint`;
+/** 4 bins per doubling of duration_ms (about ±9% around a bin's middle). */
+export const LATENCY_BIN = sql`case when duration_ms is null then null else floor(ln(duration_ms::float8 + 1) / ln(2) * 4)::int end`;
+export const binBounds = (bin: number): [number, number] => [2 ** (bin / 4) - 1, 2 ** ((bin + 1) / 4) - 1];
+const STATUS_CLASS = sql`case when status_code is null or status_code = 0 then 'none' else (status_code / 100)::text || 'xx' end`;
+const IS_ERROR = sql`(status_code is null or status_code = 0 or status_code >= 400)`;
+
+const floorHour = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
+const hourOfId = (id: string): number | null => (/^log_[0-9a-f]{12}/.test(id) ? floorHour(Number.parseInt(id.slice(4, 16), 16)) : null);
+
+export async function readRollupState(db: Queryable): Promise<RollupState | null> {
+  const [row] = resultRows<{ closed_until: string | Date | null; tag_key: string }>(
+    await db.execute(sql`select closed_until, tag_key from usage_rollup_state where id = 1`),
+  );
+  if (!row) return null;
+  return { closedUntil: row.closed_until ? new Date(row.closed_until) : null, tagKey: row.tag_key };
+}
+
+/** Sums the logs matching `where` into both rollup tables, per project and hour. */
+async function rollUp(db: Queryable, tagKey: string, where: SQL): Promise<void> {
+  const base = sql`select project_id, to_timestamp((${msOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, model, provider, source,
+      ${STATUS_CLASS} as status_class, metadata ->> ${tagKey}::text as tag, ${LATENCY_BIN} as bin,
+      ${IS_ERROR} as is_error, input_tokens, output_tokens, cost_usd
+    from request_logs where ${where}`;
+  const measures = sql`sum(n)::int, sum(e)::int, sum(i)::float8, sum(o)::float8, sum(c)::float8,
+    coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb)`;
+  const inner = (dims: SQL) => sql`select ${dims}, bin, count(*) as n, count(*) filter (where is_error) as e,
+      coalesce(sum(input_tokens), 0) as i, coalesce(sum(output_tokens), 0) as o, coalesce(sum(cost_usd), 0) as c
+    from (${base}) x group by ${dims}, bin`;
+  const dims = sql`project_id, hour, model, provider, source, status_class`;
+  await db.execute(sql`insert into usage_hourly (project_id, hour, model, provider, source, status_class,
+      requests, errors, input_tokens, output_tokens, cost_usd, latency)
+    select ${dims}, ${measures} from (${inner(dims)}) s group by ${dims}`);
+  const tagDims = sql`project_id, hour, tag`;
+  await db.execute(sql`insert into usage_hourly_tags (project_id, hour, tag, requests, errors, input_tokens, output_tokens, cost_usd, latency)
+    select ${tagDims}, ${measures} from (${inner(tagDims)}) s group by ${tagDims}`);
+}
+
+const idRange = (from: number, to: number) => sql`id >= ${logIdAt(new Date(from))} and id < ${logIdAt(new Date(to))}`;
+
+/** Sums these hours of one project again from its logs (they changed). */
+async function recomputeHours(db: Queryable, state: RollupState, projectId: string, hours: number[]): Promise<void> {
+  if (!hours.length) return;
+  const list = sql.join(
+    hours.map((h) => sql`${new Date(h).toISOString()}::timestamptz`),
+    sql`, `,
+  );
+  await db.execute(sql`delete from usage_hourly where project_id = ${projectId} and hour in (${list})`);
+  await db.execute(sql`delete from usage_hourly_tags where project_id = ${projectId} and hour in (${list})`);
+  const ranges = sql.join(
+    hours.map((h) => sql`(${idRange(h, h + HOUR_MS)})`),
+    sql` or `,
+  );
+  await rollUp(db, state.tagKey, sql`project_id = ${projectId} and (${ranges})`);
+}
 
 /**
  * Keeps the usage rollups equal to the logs after logs of a project changed or went away (tags
  * rewritten, logs deleted by a filter): the closed hours these logs fall in are summed again from
  * what is stored. Call it in the same transaction as the change, after it.
  */
-export async function refreshRollupsForLogs(_db: Queryable, _projectId: string, _logIds: readonly string[]): Promise<void> {
-  // Filled in by the rollup work (issue 22); a no-op until then.
+export async function refreshRollupsForLogs(db: Queryable, projectId: string, logIds: readonly string[]): Promise<void> {
+  if (!logIds.length) return;
+  const state = await readRollupState(db);
+  if (!state?.closedUntil) return;
+  const closed = state.closedUntil.getTime();
+  const hours = [...new Set(logIds.map(hourOfId).filter((h): h is number => h !== null && h < closed))];
+  await recomputeHours(db, state, projectId, hours);
+}
+
+/**
+ * Closes the hours that ended at least HONE_USAGE_CLOSE_GRACE_MS before `now` (at most 48 per
+ * call, oldest first) into the rollups, and checks the last few closed hours again against the
+ * logs (recounting a project's hour whose number of calls changed). When the configured tag key
+ * changed, the rollups are rebuilt from the start. Returns the hours closed. One process at a
+ * time: another that finds the lock held does nothing.
+ */
+export async function closeUsageHours(ctx: BaseCtx, now: Date): Promise<number> {
+  const { tagKey, grace } = { tagKey: ctx.deps.config.usageTagKey, grace: ctx.deps.config.usageCloseGraceMs };
+  return dbOf(ctx).transaction(async (tx) => {
+    const [lock] = resultRows<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${ROLLUP_LOCK}) as ok`));
+    if (!lock?.ok) return 0;
+    let state = await readRollupState(tx);
+    if (!state || state.tagKey !== tagKey) {
+      await tx.execute(sql`delete from usage_hourly`);
+      await tx.execute(sql`delete from usage_hourly_tags`);
+      await tx.execute(sql`insert into usage_rollup_state (id, closed_until, tag_key) values (1, null, ${tagKey})
+        on conflict (id) do update set closed_until = null, tag_key = excluded.tag_key`);
+      state = { closedUntil: null, tagKey };
+    }
+    const target = floorHour(now.getTime() - grace);
+    let start = state.closedUntil?.getTime() ?? null;
+    if (start === null) {
+      const [oldest] = resultRows<{ id: string }>(await tx.execute(sql`select id from request_logs order by id limit 1`));
+      start = (oldest && hourOfId(oldest.id)) ?? target;
+    }
+    const upto = Math.min(target, start + MAX_HOURS_PER_RUN * HOUR_MS);
+    let closed = 0;
+    if (upto > start) {
+      await tx.execute(sql`delete from usage_hourly where hour >= ${new Date(start).toISOString()}::timestamptz`);
+      await tx.execute(sql`delete from usage_hourly_tags where hour >= ${new Date(start).toISOString()}::timestamptz`);
+      await rollUp(tx, tagKey, idRange(start, upto));
+      await tx.execute(sql`update usage_rollup_state set closed_until = ${new Date(upto).toISOString()}::timestamptz where id = 1`);
+      closed = (upto - start) / HOUR_MS;
+      state = { closedUntil: new Date(upto), tagKey };
+    }
+    if (state.closedUntil) {
+      // A writer's batch that committed after its hour closed: its project-hour is recounted.
+      const end = state.closedUntil.getTime();
+      const from = Math.max(end - RECHECK_HOURS * HOUR_MS, 0);
+      const stale = resultRows<{ project_id: string; hour: string | Date }>(
+        await tx.execute(sql`
+          with raw as (
+            select project_id, to_timestamp((${msOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, count(*)::int as n
+            from request_logs where ${idRange(from, end)} group by 1, 2
+          ), rolled as (
+            select project_id, hour, sum(requests)::int as n from usage_hourly
+            where hour >= ${new Date(from).toISOString()}::timestamptz and hour < ${new Date(end).toISOString()}::timestamptz group by 1, 2
+          )
+          select coalesce(raw.project_id, rolled.project_id) as project_id, coalesce(raw.hour, rolled.hour) as hour
+          from raw full join rolled on raw.project_id = rolled.project_id and raw.hour = rolled.hour
+          where raw.n is distinct from rolled.n`),
+      );
+      const byProject = new Map<string, number[]>();
+      for (const s of stale) byProject.set(s.project_id, [...(byProject.get(s.project_id) ?? []), new Date(s.hour).getTime()]);
+      for (const [projectId, hours] of byProject) await recomputeHours(tx, state, projectId, hours);
+    }
+    return closed;
+  });
+}
+
+/** Drops the rollups of hours before `before` (their logs are gone with retention). */
+export async function dropExpiredUsageRollups(ctx: BaseCtx, before: Date): Promise<void> {
+  await dbOf(ctx).execute(sql`delete from usage_hourly where hour < ${before.toISOString()}::timestamptz`);
+  await dbOf(ctx).execute(sql`delete from usage_hourly_tags where hour < ${before.toISOString()}::timestamptz`);
 }
