@@ -37,7 +37,14 @@ import { createProject } from "../src/domain/projects";
 import { createLogger } from "../src/logger";
 import { fmt } from "./lib";
 
-const { values } = parseArgs({ options: { logs: { type: "string" }, runs: { type: "string", default: "20" }, pglite: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    logs: { type: "string" },
+    runs: { type: "string", default: "20" },
+    pglite: { type: "boolean", default: false },
+    keep: { type: "boolean", default: false },
+  },
+});
 const PGLITE = values.pglite;
 const N = Number(values.logs ?? (PGLITE ? 1_000_000 : 10_000_000));
 const RUNS = Number(values.runs);
@@ -107,26 +114,38 @@ try {
           to_timestamp(ms / 1000.0)
         from s returning id, model, completion_id, metadata, input_tokens, output_tokens
       )
-      insert into request_log_bodies (log_id, req_payload, resp_payload)
-      select l.id,
-        jsonb_build_object('model', l.model, 'messages', jsonb_build_array(
-          jsonb_build_object('role', 'system', 'content', 'You are the support assistant of an online shop. Answer politely, in two or three sentences, and never invent order details you were not given.'),
-          jsonb_build_object('role', 'user', 'content', 'Hello, this is ' || (l.metadata->>'user_id') || '. About order #' || substr(l.id, 25) || ': '
+      , t as (
+        select l.*, 'You are the support assistant of an online shop. Answer politely, in two or three sentences, and never invent order details you were not given.' as system,
+          'Hello, this is ' || (l.metadata->>'user_id') || '. About order #' || substr(l.id, 25) || ': '
             || case when substr(l.completion_id, 10)::int % 100 = 0 then 'I would like a refund, the parcel arrived damaged. ' else 'where is it? It should have arrived by now. ' end
-            || repeat('The tracking page says ' || left(md5(l.id), 12) || ' and nothing else. ', 4 + ascii(right(l.id, 1)) % 8)))),
-        jsonb_build_object('id', l.completion_id, 'object', 'chat.completion', 'model', l.model, 'choices', jsonb_build_array(jsonb_build_object(
-          'index', 0, 'finish_reason', 'stop', 'message', jsonb_build_object('role', 'assistant', 'content',
-            'Thank you for reaching out. Your order is on its way; the carrier reports ' || left(md5(l.completion_id), 10) || '. ' ||
-            repeat('We will keep you posted. ', 2 + ascii(right(l.id, 1)) % 6)))),
-          'usage', jsonb_build_object('prompt_tokens', l.input_tokens, 'completion_tokens', l.output_tokens))
-      from l`);
+            || repeat('The tracking page says ' || left(md5(l.id), 12) || ' and nothing else. ', 4 + ascii(right(l.id, 1)) % 8) as question,
+          'Thank you for reaching out. Your order is on its way; the carrier reports ' || left(md5(l.completion_id), 10) || '. ' ||
+            repeat('We will keep you posted. ', 2 + ascii(right(l.id, 1)) % 6) as answer
+        from l
+      )
+      insert into request_log_bodies (log_id, req_payload, resp_payload, search_text)
+      select t.id,
+        jsonb_build_object('model', t.model, 'messages', jsonb_build_array(
+          jsonb_build_object('role', 'system', 'content', t.system), jsonb_build_object('role', 'user', 'content', t.question))),
+        jsonb_build_object('id', t.completion_id, 'object', 'chat.completion', 'model', t.model, 'choices', jsonb_build_array(jsonb_build_object(
+          'index', 0, 'finish_reason', 'stop', 'message', jsonb_build_object('role', 'assistant', 'content', t.answer))),
+          'usage', jsonb_build_object('prompt_tokens', t.input_tokens, 'completion_tokens', t.output_tokens)),
+        -- What searchTextOf writes: the answer, then the messages from the last.
+        lower(left(t.answer || E'\n' || t.question || E'\n' || t.system, 6000))
+      from t`);
     const s = (performance.now() - seedStarted) / 1000;
     process.stdout.write(`\rseeded ${hi.toLocaleString()} / ${N.toLocaleString()} logs (${fmt(hi / s, 0)}/s)   `);
   }
   const seedS = (performance.now() - seedStarted) / 1000;
   let t0 = performance.now();
   const hasTrgm = (await exec<{ n: number }>("select count(*)::int as n from pg_extension where extname = 'pg_trgm'"))[0]!.n > 0;
-  if (hasTrgm) await exec("create index request_log_bodies_search_trgm on request_log_bodies using gin (search_text gin_trgm_ops)");
+  if (hasTrgm) {
+    // A GIN build is much faster with room to sort in; the setting lasts only for this transaction.
+    await db.transaction(async (tx) => {
+      await tx.execute(q.raw("set local maintenance_work_mem = '1GB'"));
+      await tx.execute(q.raw("create index request_log_bodies_search_trgm on request_log_bodies using gin (search_text gin_trgm_ops)"));
+    });
+  }
   const indexS = (performance.now() - t0) / 1000;
   await exec("analyze request_logs");
   await exec("analyze request_log_bodies");
@@ -295,5 +314,6 @@ try {
   for (const line of table) console.log(line);
 } finally {
   await database.close();
-  await cleanup();
+  if (values.keep) console.log(`kept: ${env.DATABASE_URL ?? env.HONE_DATA_DIR}`);
+  else await cleanup();
 }

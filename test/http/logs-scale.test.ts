@@ -267,6 +267,14 @@ describe("text search", () => {
       p.projectId,
     );
     expect(logs).toHaveLength(6);
+    // What the gateway writes for new logs is what the migration computes for older ones.
+    const same = await rows<{ js: string; sql: string }>(sql`select search_text as js, hone_log_search_text(req_payload, resp_payload) as sql
+      from request_log_bodies where log_id in (${sql.join(
+        logs.map((l) => sql`${l.id}`),
+        sql`, `,
+      )})`);
+    expect(same).toHaveLength(6);
+    for (const r of same) expect(r.js).toBe(r.sql);
     const trpc = trpcClient(t, p.apiKey);
     const found = async (filter: object) => (await trpc.logs.list.query({ filter })).logs.map((l) => l.completionId).sort();
     expect(await found({ search: "parcel" })).toEqual(["answer-text", "part-text", "tool-args", "user-text"]);

@@ -5,11 +5,12 @@
 -- start of tomorrow, or past the newest existing id; on an empty database, no id at all), attached
 -- as they are; retention drops it whole once all of it is past the limit. A default partition
 -- catches ids outside every range (clock jumps), so no insert ever fails for want of a partition.
--- The bodies get search_text (the messages' text), indexed with pg_trgm where it is available.
+-- The bodies get search_text (the messages' text: src/domain/logs/search-text.ts writes it for new
+-- logs, hone_log_search_text below for the existing ones), indexed with pg_trgm where available.
 
 CREATE OR REPLACE FUNCTION hone_log_search_text(req jsonb, resp jsonb) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
-  SELECT left(concat_ws(E'\n',
+  SELECT lower(left(concat_ws(E'\n',
     (SELECT string_agg(x #>> '{}', E'\n') FROM jsonb_path_query(resp, 'lax $.choices[*].message.content ? (@.type() == "string")') x),
     (SELECT string_agg(x #>> '{}', E'\n') FROM jsonb_path_query(resp, 'lax $.choices[*].message.content[*].text') x),
     (SELECT string_agg(x #>> '{}', E'\n') FROM jsonb_path_query(resp, 'lax $.choices[*].message.tool_calls[*].function.arguments') x),
@@ -21,7 +22,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
         (SELECT string_agg(x #>> '{}', E'\n') FROM jsonb_path_query(m.msg, 'lax $.tool_calls[*].function.arguments') x)) AS t
       FROM jsonb_array_elements(CASE WHEN jsonb_typeof(req -> 'messages') = 'array' THEN req -> 'messages' ELSE '[]'::jsonb END)
         WITH ORDINALITY AS m(msg, ord)) s)
-  ), 6000)
+  ), 6000))
 $fn$;
 --> statement-breakpoint
 DO $$
@@ -39,7 +40,8 @@ ALTER INDEX "request_logs_project_id_model_id_index" RENAME TO "request_logs_leg
 ALTER INDEX "request_logs_metadata_gin" RENAME TO "request_logs_legacy_metadata_gin";--> statement-breakpoint
 ALTER TABLE "request_log_bodies" RENAME TO "request_log_bodies_legacy";--> statement-breakpoint
 ALTER TABLE "request_log_bodies_legacy" RENAME CONSTRAINT "request_log_bodies_pkey" TO "request_log_bodies_legacy_pkey";--> statement-breakpoint
-ALTER TABLE "request_log_bodies_legacy" ADD COLUMN "search_text" text GENERATED ALWAYS AS (hone_log_search_text("req_payload", "resp_payload")) STORED;--> statement-breakpoint
+ALTER TABLE "request_log_bodies_legacy" ADD COLUMN "search_text" text;--> statement-breakpoint
+UPDATE "request_log_bodies_legacy" SET "search_text" = hone_log_search_text("req_payload", "resp_payload");--> statement-breakpoint
 CREATE TABLE "request_logs" (LIKE "request_logs_legacy" INCLUDING DEFAULTS) PARTITION BY RANGE ("id");--> statement-breakpoint
 ALTER TABLE "request_logs" ADD CONSTRAINT "request_logs_pkey" PRIMARY KEY ("id");--> statement-breakpoint
 CREATE INDEX "request_logs_project_id_id_index" ON "request_logs" ("project_id","id");--> statement-breakpoint
@@ -52,7 +54,7 @@ CREATE TABLE "request_log_bodies" (
   "resp_payload" jsonb,
   "req_payload_original" jsonb,
   "resp_payload_original" jsonb,
-  "search_text" text GENERATED ALWAYS AS (hone_log_search_text("req_payload", "resp_payload")) STORED
+  "search_text" text
 ) PARTITION BY RANGE ("log_id");--> statement-breakpoint
 ALTER TABLE "request_log_bodies" ADD CONSTRAINT "request_log_bodies_pkey" PRIMARY KEY ("log_id");--> statement-breakpoint
 DO $$

@@ -90,6 +90,45 @@ export const usageHourlyTags = pgTable(
   (t) => [index().on(t.projectId, t.hour)],
 );
 
+/**
+ * The hourly rollups summed per UTC day (histograms merged), so a month by day reads 24 times
+ * fewer rows. A day's row covers its closed hours; only days wholly closed are read.
+ */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    projectId: text("project_id").notNull(),
+    day: timestamp("day", { withTimezone: true, mode: "date" }).notNull(),
+    model: text("model"),
+    provider: text("provider"),
+    source: text("source").notNull(),
+    statusClass: text("status_class").notNull(),
+    requests: integer("requests").notNull(),
+    errors: integer("errors").notNull(),
+    inputTokens: doublePrecision("input_tokens").notNull(),
+    outputTokens: doublePrecision("output_tokens").notNull(),
+    costUsd: doublePrecision("cost_usd").notNull(),
+    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+  },
+  (t) => [index().on(t.projectId, t.day)],
+);
+
+export const usageDailyTags = pgTable(
+  "usage_daily_tags",
+  {
+    projectId: text("project_id").notNull(),
+    day: timestamp("day", { withTimezone: true, mode: "date" }).notNull(),
+    tag: text("tag"),
+    requests: integer("requests").notNull(),
+    errors: integer("errors").notNull(),
+    inputTokens: doublePrecision("input_tokens").notNull(),
+    outputTokens: doublePrecision("output_tokens").notNull(),
+    costUsd: doublePrecision("cost_usd").notNull(),
+    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+  },
+  (t) => [index().on(t.projectId, t.day)],
+);
+
 /** One row: every hour before closedUntil is in the rollups, summed for tagKey. */
 export const usageRollupState = pgTable("usage_rollup_state", {
   id: integer("id").primaryKey(),

@@ -4,6 +4,7 @@ import type { Queryable } from "../../db/client";
 import { jsonText } from "../../json-text";
 import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
 import { sanitizeJsonText } from "./sanitize-json-text";
+import { searchTextOf } from "./search-text";
 import type { NewRequestLog } from "./schemas";
 
 const INT4_MAX = 2_147_483_647;
@@ -45,6 +46,7 @@ export function logRow(r: NewRequestLog): string {
     metadata: r.metadata,
     req_payload_original: r.reqPayloadOriginal ?? null,
     resp_payload_original: r.respPayloadOriginal ?? null,
+    search_text: searchTextOf(r.reqPayload, r.respPayload),
   });
   return sanitizeJsonText(`${head.slice(0, -1)},"req_payload":${jsonText(r.reqPayload ?? null)},"resp_payload":${jsonText(r.respPayload ?? null)}}`);
 }
@@ -63,7 +65,7 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
         status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
         duration_ms integer, input_tokens integer, output_tokens integer, cost_usd double precision,
         cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
-        req_payload_original jsonb, resp_payload_original jsonb)
+        req_payload_original jsonb, resp_payload_original jsonb, search_text text)
     ), logs as (
       insert into request_logs (id, project_id, source, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata)
@@ -71,8 +73,8 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb)
       from data
     )
-    insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original)
-    select id, req_payload, resp_payload, req_payload_original, resp_payload_original from data`);
+    insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)
+    select id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text from data`);
 }
 
 /** Stores logs at once (tests, backfills); the gateway goes through the batched log writer. */

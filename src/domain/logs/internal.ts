@@ -28,9 +28,19 @@ export const logColumns = {
   createdAt: requestLogs.createdAt,
 };
 
-/** The WHERE conditions of a log filter, always scoped to the project. */
-export function logConditions(projectId: string, f: Partial<Record<keyof LogFilter, unknown>> | null | undefined): SQL[] {
+/**
+ * The WHERE conditions of a log filter, always scoped to the project. `within` narrows to an id
+ * range (a day partition): it is applied to the bodies' search as well, so both tables are pruned
+ * to the same partition.
+ */
+export function logConditions(
+  projectId: string,
+  f: Partial<Record<keyof LogFilter, unknown>> | null | undefined,
+  within?: { lo: string | null; hi: string | null },
+): SQL[] {
   const where: SQL[] = [eq(requestLogs.projectId, projectId)];
+  if (within?.lo != null) where.push(gte(requestLogs.id, within.lo));
+  if (within?.hi != null) where.push(lt(requestLogs.id, within.hi));
   if (!f) return where;
   if (Array.isArray(f.ids)) where.push(f.ids.length ? inArray(requestLogs.id, f.ids.map(String)) : sql`false`);
   if (f.model != null) where.push(eq(requestLogs.model, String(f.model)));
@@ -49,9 +59,17 @@ export function logConditions(projectId: string, f: Partial<Record<keyof LogFilt
     where.push(sql`${requestLogs.metadata} @> ${JSON.stringify(wanted)}::text::jsonb`);
   }
   if (typeof f.search === "string") {
-    const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // search_text is stored lowercased: a LIKE on it is case-insensitive and cheap.
+    const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     // search_text: the messages' text (migration 20261124040306), trigram-indexed where pg_trgm is.
-    where.push(sql`${requestLogs.id} in (select b.log_id from ${requestLogBodies} b where b.search_text ilike ${pattern})`);
+    // The bodies are partitioned like the logs: the same id bounds prune them to the same days.
+    const lo = [within?.lo, f.from instanceof Date ? logIdAt(f.from) : null]
+      .filter((x): x is string => typeof x === "string")
+      .sort()
+      .at(-1);
+    const hi = [within?.hi, f.to instanceof Date ? logIdAt(new Date(f.to.getTime() + 1)) : null].filter((x): x is string => typeof x === "string").sort()[0];
+    const bounds = sql`${lo !== undefined ? sql` and b.log_id >= ${lo}` : sql``}${hi !== undefined ? sql` and b.log_id < ${hi}` : sql``}`;
+    where.push(sql`${requestLogs.id} in (select b.log_id from ${requestLogBodies} b where b.search_text like ${pattern}${bounds})`);
   }
   return where;
 }

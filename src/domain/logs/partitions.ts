@@ -71,19 +71,17 @@ export async function ensureLogPartitions(ctx: BaseCtx, now: Date, opts: { since
         const moving = resultRows(
           await tx.execute(sql.raw(`select 1 from ${ident(`${table}_default`)} where ${key} >= ${literal(lo)} and ${key} < ${literal(hi)} limit 1`)),
         ).length;
-        const columns = table === "request_logs" ? "*" : "log_id, req_payload, resp_payload, req_payload_original, resp_payload_original";
         if (moving) {
           await tx.execute(
             sql.raw(
-              `create temp table hone_moving on commit drop as select ${columns} from ${ident(`${table}_default`)} where ${key} >= ${literal(lo)} and ${key} < ${literal(hi)}`,
+              `create temp table hone_moving on commit drop as select * from ${ident(`${table}_default`)} where ${key} >= ${literal(lo)} and ${key} < ${literal(hi)}`,
             ),
           );
           await tx.execute(sql.raw(`delete from ${ident(`${table}_default`)} where ${key} >= ${literal(lo)} and ${key} < ${literal(hi)}`));
         }
         await tx.execute(sql.raw(`create table ${ident(name)} partition of ${ident(table)} for values from (${literal(lo)}) to (${literal(hi)})`));
         if (moving) {
-          const into = columns === "*" ? ident(table) : `${ident(table)} (${columns})`;
-          await tx.execute(sql.raw(`insert into ${into} select ${columns} from hone_moving`));
+          await tx.execute(sql.raw(`insert into ${ident(table)} select * from hone_moving`));
           await tx.execute(sql.raw("drop table hone_moving"));
         }
         created.push(name);

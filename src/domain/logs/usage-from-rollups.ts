@@ -19,6 +19,7 @@ type Cell = {
 };
 
 const OTHER: typeof OtherGroup = "other";
+const DAY_MS = 86_400_000;
 const MAIN_FILTERS = new Set(["model", "provider", "source", "statusClass"]);
 
 /**
@@ -73,27 +74,34 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   if (rs >= re) return null;
   const size = input.bucket === "hour" ? HOUR_MS : 86_400_000;
 
-  // The rollup side: its dimensions and filters.
+  // The rollup side: its dimensions and filters. By day, the whole days come from the daily rollups
+  // and the hours at the edges from the hourly ones.
   const f = input.filter ?? {};
-  const rollWhere: SQL[] = [
-    sql`project_id = ${ctx.projectId}`,
-    sql`hour >= ${new Date(rs).toISOString()}::timestamptz`,
-    sql`hour < ${new Date(re).toISOString()}::timestamptz`,
-  ];
+  const dims: SQL[] = [sql`project_id = ${ctx.projectId}`];
   let rollGroup: SQL = sql`null::text`;
   if (table === "main") {
-    if (f.model != null) rollWhere.push(sql`model = ${f.model}`);
-    if (f.provider != null) rollWhere.push(sql`provider = ${f.provider}`);
-    if (f.source != null) rollWhere.push(sql`source = ${f.source}`);
-    if (f.statusClass != null) rollWhere.push(sql`status_class = ${f.statusClass}`);
+    if (f.model != null) dims.push(sql`model = ${f.model}`);
+    if (f.provider != null) dims.push(sql`provider = ${f.provider}`);
+    if (f.source != null) dims.push(sql`source = ${f.source}`);
+    if (f.statusClass != null) dims.push(sql`status_class = ${f.statusClass}`);
     if (input.groupBy === "model" || input.groupBy === "provider" || input.groupBy === "source") rollGroup = sql.raw(input.groupBy);
   } else {
     const meta = (f.metadata ?? []) as { key: string; equals: string }[];
-    if (meta[0]) rollWhere.push(sql`tag = ${meta[0].equals}`);
+    if (meta[0]) dims.push(sql`tag = ${meta[0].equals}`);
     if (input.groupBy === "tag") rollGroup = sql`tag`;
   }
-  const rollTable = sql.raw(table === "main" ? "usage_hourly" : "usage_hourly_tags");
-  const rollBucket = sql`((extract(epoch from hour) * 1000)::bigint / ${size} * ${size})::float8`;
+  const iso = (ms: number) => sql`${new Date(ms).toISOString()}::timestamptz`;
+  const [hourly, daily] = table === "main" ? ["usage_hourly", "usage_daily"] : ["usage_hourly_tags", "usage_daily_tags"];
+  const d1 = input.bucket === "day" ? Math.ceil(rs / DAY_MS) * DAY_MS : re;
+  const d2 = input.bucket === "day" ? Math.max(d1, Math.floor(re / DAY_MS) * DAY_MS) : re;
+  const parts: SQL[] = [];
+  const hours = (a: number, b: number) =>
+    a < b && parts.push(sql`select hour as t, * from ${sql.raw(hourly)} where ${whereAll(dims)} and hour >= ${iso(a)} and hour < ${iso(b)}`);
+  hours(rs, Math.min(d1, re));
+  if (d1 < d2) parts.push(sql`select day as t, * from ${sql.raw(daily)} where ${whereAll(dims)} and day >= ${iso(d1)} and day < ${iso(d2)}`);
+  hours(Math.max(d2, rs), re);
+  const rollSource = sql`(${sql.join(parts, sql` union all `)}) r`;
+  const rollBucket = sql`((extract(epoch from t) * 1000)::bigint / ${size} * ${size})::float8`;
 
   // The log side: the same project and filter, outside the rolled-up hours.
   const logWhere = logConditions(ctx.projectId, input.filter);
@@ -107,9 +115,9 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   const [rolled, rolledBins, logged, loggedBins] = await Promise.all([
     db.execute(sql`select ${rollBucket} as bucket, ${rollGroup} as g, sum(requests)::float8 as requests, sum(errors)::float8 as errors,
         sum(input_tokens)::float8 as i, sum(output_tokens)::float8 as o, sum(cost_usd)::float8 as c
-      from ${rollTable} where ${whereAll(rollWhere)} group by 1, 2`),
+      from ${rollSource} group by 1, 2`),
     db.execute(sql`select ${rollBucket} as bucket, ${rollGroup} as g, b.key::int as bin, sum(b.value::int)::float8 as n
-      from ${rollTable}, jsonb_each_text(latency) b where ${whereAll(rollWhere)} group by 1, 2, 3`),
+      from ${rollSource}, jsonb_each_text(latency) b group by 1, 2, 3`),
     db.execute(sql`select (${ms} / ${size} * ${size})::float8 as bucket, ${logGroup} as g, count(*)::float8 as requests,
         (count(*) filter (where status_code is null or status_code = 0 or status_code >= 400))::float8 as errors,
         coalesce(sum(input_tokens), 0)::float8 as i, coalesce(sum(output_tokens), 0)::float8 as o, coalesce(sum(cost_usd), 0)::float8 as c

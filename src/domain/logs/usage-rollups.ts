@@ -59,6 +59,35 @@ async function rollUp(db: Queryable, tagKey: string, where: SQL): Promise<void> 
     select ${tagDims}, ${measures} from (${inner(tagDims)}) s group by ${tagDims}`);
 }
 
+const DAY_MS = 86_400_000;
+const floorDay = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+
+/**
+ * Sums the hourly rollups of these days into the daily ones (all projects, or one), merging the
+ * latency histograms: usage by day over a month then reads 24 times fewer rows.
+ */
+async function rollUpDays(db: Queryable, days: number[], projectId?: string): Promise<void> {
+  if (!days.length) return;
+  const list = sql.join(
+    [...new Set(days)].map((d) => sql`${new Date(d).toISOString()}::timestamptz`),
+    sql`, `,
+  );
+  const project = projectId ? sql` and project_id = ${projectId}` : sql``;
+  const day = sql`date_trunc('day', hour at time zone 'UTC') at time zone 'UTC'`;
+  for (const [hourly, daily, dims] of [
+    ["usage_hourly", "usage_daily", "model, provider, source, status_class"],
+    ["usage_hourly_tags", "usage_daily_tags", "tag"],
+  ] as const) {
+    await db.execute(sql`delete from ${sql.raw(daily)} where day in (${list})${project}`);
+    await db.execute(sql`insert into ${sql.raw(daily)} (project_id, day, ${sql.raw(dims)}, requests, errors, input_tokens, output_tokens, cost_usd, latency)
+      select project_id, d, ${sql.raw(dims)}, sum(requests)::int, sum(errors)::int, sum(input_tokens), sum(output_tokens), sum(cost_usd),
+        coalesce((select jsonb_object_agg(k, n) from (select key as k, sum(value::int) as n
+          from unnest(array_agg(latency)) l, jsonb_each_text(l) group by key) b), '{}'::jsonb)
+      from (select *, ${day} as d from ${sql.raw(hourly)} where ${day} in (${list})${project}) h
+      group by project_id, d, ${sql.raw(dims)}`);
+  }
+}
+
 const idRange = (from: number, to: number) => sql`id >= ${logIdAt(new Date(from))} and id < ${logIdAt(new Date(to))}`;
 
 /** Sums these hours of one project again from its logs (they changed). */
@@ -75,6 +104,11 @@ async function recomputeHours(db: Queryable, state: RollupState, projectId: stri
     sql` or `,
   );
   await rollUp(db, state.tagKey, sql`project_id = ${projectId} and (${ranges})`);
+  await rollUpDays(
+    db,
+    hours.map((h) => floorDay(h)),
+    projectId,
+  );
 }
 
 /**
@@ -105,8 +139,7 @@ export async function closeUsageHours(ctx: BaseCtx, now: Date): Promise<number> 
     if (!lock?.ok) return 0;
     let state = await readRollupState(tx);
     if (!state || state.tagKey !== tagKey) {
-      await tx.execute(sql`delete from usage_hourly`);
-      await tx.execute(sql`delete from usage_hourly_tags`);
+      for (const table of ["usage_hourly", "usage_hourly_tags", "usage_daily", "usage_daily_tags"]) await tx.execute(sql.raw(`delete from ${table}`));
       await tx.execute(sql`insert into usage_rollup_state (id, closed_until, tag_key) values (1, null, ${tagKey})
         on conflict (id) do update set closed_until = null, tag_key = excluded.tag_key`);
       state = { closedUntil: null, tagKey };
@@ -123,6 +156,9 @@ export async function closeUsageHours(ctx: BaseCtx, now: Date): Promise<number> 
       await tx.execute(sql`delete from usage_hourly where hour >= ${new Date(start).toISOString()}::timestamptz`);
       await tx.execute(sql`delete from usage_hourly_tags where hour >= ${new Date(start).toISOString()}::timestamptz`);
       await rollUp(tx, tagKey, idRange(start, upto));
+      const days: number[] = [];
+      for (let d = floorDay(start); d < upto; d += DAY_MS) days.push(d);
+      await rollUpDays(tx, days);
       await tx.execute(sql`update usage_rollup_state set closed_until = ${new Date(upto).toISOString()}::timestamptz where id = 1`);
       closed = (upto - start) / HOUR_MS;
       state = { closedUntil: new Date(upto), tagKey };
@@ -152,8 +188,14 @@ export async function closeUsageHours(ctx: BaseCtx, now: Date): Promise<number> 
   });
 }
 
-/** Drops the rollups of hours before `before` (their logs are gone with retention). */
+/** Drops the rollups of hours before `before` (their logs are gone with retention); the day it falls in is summed again. */
 export async function dropExpiredUsageRollups(ctx: BaseCtx, before: Date): Promise<void> {
-  await dbOf(ctx).execute(sql`delete from usage_hourly where hour < ${before.toISOString()}::timestamptz`);
-  await dbOf(ctx).execute(sql`delete from usage_hourly_tags where hour < ${before.toISOString()}::timestamptz`);
+  await dbOf(ctx).transaction(async (tx) => {
+    const at = before.toISOString();
+    await tx.execute(sql`delete from usage_hourly where hour < ${at}::timestamptz`);
+    await tx.execute(sql`delete from usage_hourly_tags where hour < ${at}::timestamptz`);
+    await tx.execute(sql`delete from usage_daily where day < ${at}::timestamptz`);
+    await tx.execute(sql`delete from usage_daily_tags where day < ${at}::timestamptz`);
+    await rollUpDays(tx, [floorDay(before.getTime())]);
+  });
 }
