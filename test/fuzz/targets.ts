@@ -646,7 +646,19 @@ export const rawRequest: fc.Arbitrary<FuzzRequest> = fc
 export type Target = { name: string; transport: FuzzRequest["transport"]; arbitrary: fc.Arbitrary<FuzzRequest> };
 
 /** One arbitrary per route, root field and procedure (plus the raw one), built once the pools are seeded. */
+/**
+ * Deleting the project's own logs by filter is what these verbs are for: a random filter (or
+ * all: true) would rightly empty the fuzzing project and break the "nothing stored was lost"
+ * check. Their input is the LogFilter every log query takes (fuzzed through those), and their
+ * refusals are tested in test/http/logs-export-delete.test.ts.
+ */
+const DESTRUCTIVE_BY_DESIGN = new Set(["POST /logs/delete", "mutation deleteLogs", "trpc logs.deleteByFilter"]);
+
 export function allTargets(pools: Pools, draw: Draw = { hostileRate: 0.15 }): Target[] {
+  return everyTarget(pools, draw).filter((x) => !DESTRUCTIVE_BY_DESIGN.has(x.name));
+}
+
+function everyTarget(pools: Pools, draw: Draw): Target[] {
   const procedures = trpcProcedures();
   return [
     ...restRoutes().map((r) => ({ name: `${r.method} ${r.path}`, transport: "rest" as const, arbitrary: restRequest(r, pools, draw) })),

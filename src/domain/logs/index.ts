@@ -1,5 +1,7 @@
 export { countLogs, CountLogsInput } from "./count-logs";
 export { deleteExpiredLogs } from "./delete-expired-logs";
+export { DELETE_BATCH, deleteLogs, DeleteLogsInput } from "./delete-logs";
+export { CSV_COLUMNS, exportLogs, ExportLogsInput } from "./export-logs";
 export { dropExpiredLogPartitions, ensureLogPartitions, listLogPartitions, PARTITION_DAYS_AHEAD } from "./partitions";
 export { closeUsageHours, dropExpiredUsageRollups, readRollupState, refreshRollupsForLogs } from "./usage-rollups";
 export { exportLogsPage, ExportLogsPageInput } from "./export-logs-page";

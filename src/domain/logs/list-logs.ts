@@ -9,12 +9,12 @@ import { decodeLogCursor, encodeLogCursor, logColumns, logConditions, whereAll }
 import { listLogPartitions } from "./partitions";
 
 /** Id ranges, newest first, that together cover every log: one per day partition (null: open end). */
-type Slice = { lo: string | null; hi: string | null };
+export type Slice = { lo: string | null; hi: string | null };
 
 const slicesCache = new WeakMap<object, { at: number; slices: Slice[] }>();
 
 /** The partitions' ranges, newest first, read at most once a minute per database. */
-async function timeSlices(db: Queryable, key: object): Promise<Slice[]> {
+export async function timeSlices(db: Queryable, key: object): Promise<Slice[]> {
   const cached = slicesCache.get(key);
   if (cached && Date.now() - cached.at < 60_000) return cached.slices;
   const ranged = (await listLogPartitions(db)).filter((p) => !p.isDefault).sort((a, b) => (b.to ?? "\uffff").localeCompare(a.to ?? "\uffff"));

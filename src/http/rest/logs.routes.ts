@@ -1,6 +1,21 @@
 import { z } from "zod";
 import { checkCache } from "../../domain/cache";
-import { AnthropicReportInput, CheckCacheInput, getLatestLog, ReportInput, reportCall, UpdateMetadataInput, updateLogMetadata } from "../../domain/logs";
+import {
+  AnthropicReportInput,
+  CheckCacheInput,
+  DeleteLogsInput,
+  deleteLogs,
+  exportLogs,
+  getLatestLog,
+  LogFilter,
+  ReportInput,
+  reportCall,
+  UpdateMetadataInput,
+  updateLogMetadata,
+} from "../../domain/logs";
+import { DomainError } from "../../errors";
+import { errorFields } from "../../logger";
+import { requestMeta } from "../request-meta";
 import { route } from "./route";
 import * as W from "./wire-schemas";
 
@@ -70,6 +85,62 @@ export const logsRoutes = [
   }),
   route({
     method: "get",
+    path: "/logs/export",
+    summary: "Stream the logs matching a filter, newest first, as JSONL (with payloads) or CSV (columns)",
+    tag: "Logs",
+    auth: "project",
+    query: {
+      format: { schema: z.enum(["jsonl", "csv"]), description: "jsonl (default): one log per line with its payloads; csv: one row per log, a header first" },
+      filter: { schema: z.string(), description: 'a LogFilter as JSON, e.g. {"metadata":[{"key":"user","equals":"u42"}]}; none: every log' },
+    },
+    response: { schema: W.LogExportRowWire, contentType: "application/x-ndjson" },
+    errors: [400, 401],
+    handler: async ({ ctx, deps, request, query }) => {
+      const format = query.format === "csv" ? "csv" : "jsonl";
+      const chunks = exportLogs(ctx, { format, filter: parseFilterParam(query.filter) as never });
+      const encoder = new TextEncoder();
+      let n = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const { done, value } = await chunks.next();
+            if (done) return controller.close();
+            // Pages are garbage once written: a light collection now and then keeps memory flat.
+            if (++n % 25 === 0) Bun.gc(false);
+            controller.enqueue(encoder.encode(value));
+          } catch (err) {
+            deps.logger.error("log export failed mid-stream", { requestId: requestMeta(request).requestId, ...errorFields(err) });
+            // The file ends with a line saying so, not silently short.
+            const message = "the export stopped early: the server failed to read the next logs";
+            controller.enqueue(encoder.encode(format === "csv" ? `# error: ${message}\r\n` : `${JSON.stringify({ error: { message } })}\n`));
+            controller.close();
+          }
+        },
+        async cancel() {
+          await chunks.return(undefined);
+        },
+      });
+      return new Response(stream, {
+        headers: {
+          "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8",
+          "content-disposition": `attachment; filename="logs.${format}"`,
+        },
+      });
+    },
+  }),
+  route({
+    method: "post",
+    path: "/logs/delete",
+    summary: "Delete the logs matching a filter, in batches (done: false means call again); dryRun counts",
+    tag: "Logs",
+    auth: "project",
+    body: { schema: DeleteLogsInput, read: "object" },
+    response: { schema: W.LogsDeletionWire },
+    errors: [400, 401],
+    handler: ({ ctx, body }) => deleteLogs(ctx, body as never),
+  }),
+  route({
+    method: "get",
     path: "/local-testing-only-get-latest-logged-call",
     summary: "The project's newest log (only with HONE_TESTING_ROUTES=true)",
     tag: "Logs",
@@ -93,3 +164,20 @@ export const logsRoutes = [
     },
   }),
 ];
+
+/** ?filter= is a LogFilter as JSON; anything else is a 400 that says so. */
+function parseFilterParam(text: string | undefined): unknown {
+  if (text === undefined || text === "") return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new DomainError("VALIDATION", "filter must be a LogFilter as JSON", { issues: [{ message: "filter is not valid JSON", path: ["filter"] }] });
+  }
+  const r = LogFilter.safeParse(value);
+  if (!r.success)
+    throw new DomainError("VALIDATION", "filter must be a LogFilter as JSON", {
+      issues: r.error.issues.map((i) => ({ message: i.message, path: ["filter", ...i.path.map(String)] })),
+    });
+  return r.data;
+}

@@ -1,4 +1,4 @@
-import { getLog, listLogs, type RequestLog } from "../../../domain/logs";
+import { deleteLogs, getLog, listLogs, type RequestLog } from "../../../domain/logs";
 import { DomainError } from "../../../errors";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
@@ -94,5 +94,25 @@ builder.queryFields((t) => ({
     type: RequestLogRef,
     args: { id: t.arg.id() },
     resolve: (_, args, c) => getLog(projectCtx(c), { id: String(args.id) }),
+  }),
+}));
+
+const LogsDeletion = builder.objectRef<{ deleted: number; done: boolean }>("LogsDeletion").implement({
+  fields: (t) => ({
+    deleted: t.exposeInt("deleted", { description: "logs deleted by this call (or that would be, with dryRun)" }),
+    done: t.exposeBoolean("done", { description: "false: the call stopped after its time budget; call again to go on" }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  deleteLogs: t.field({
+    type: LogsDeletion,
+    description: "Deletes the project's logs matching the filter, in batches; an empty filter needs all: true",
+    args: {
+      filter: t.arg({ type: LogFilterInput, required: false }),
+      dryRun: t.arg.boolean({ required: false }),
+      all: t.arg.boolean({ required: false }),
+    },
+    resolve: (_, args, c) => deleteLogs(projectCtx(c), { filter: args.filter as never, dryRun: args.dryRun, all: args.all }),
   }),
 }));

@@ -1,4 +1,6 @@
 import {
+  DeleteLogsInput,
+  deleteLogs,
   countLogs,
   CountLogsInput,
   exportLogsPage,
@@ -54,6 +56,8 @@ export const logsRouter = router({
   setTags: projectProcedure.input(SetLogTagsInput).mutation(({ ctx, input }) => setLogTags(ctx.project, input)),
   /** One page of a JSONL export: a line (a JSON object with columns and payloads) per log. */
   exportPage: projectProcedure.input(ExportLogsPageInput).query(({ ctx, input }) => exportLogsPage(ctx.project, input)),
+  /** Deletes the logs matching a filter, in batches (done: false: call again); an empty filter needs all: true. */
+  deleteByFilter: projectProcedure.input(DeleteLogsInput).mutation(({ ctx, input }) => deleteLogs(ctx.project, input)),
   /** The log with its payloads (and, for converted reports, the originals), the dataset entries it fed and its criteria results. */
   get: projectProcedure.input(LogIdInput).query(async ({ ctx, input }) => logOut(await getLogDetail(ctx.project, input))),
 });
