@@ -26,7 +26,8 @@ import {
   deleteExpiredLogs,
   dropExpiredLogPartitions,
   ensureLogPartitions,
-  exportLogsPage,
+  deleteLogs,
+  exportLogs,
   insertRequestLogs,
   listLogs,
   logIdAt,
@@ -225,23 +226,39 @@ try {
     row(name, RUNS, times, describe(last));
   }
 
-  // ---- export: pages of 200 on the keyset, lines written nowhere; memory must stay flat ----
-  {
-    const filter = { from: new Date(now - 2 * DAY), to: new Date(now) };
-    let after: string | null = null;
+  // ---- export: the REST export's stream (JSONL built by the database), written nowhere ----
+  for (const format of ["jsonl", "csv"] as const) {
+    const filter = { from: new Date(now - 3 * DAY), to: new Date(now) };
+    let bytes = 0;
     let lines = 0;
     let peak = process.memoryUsage().rss;
     const s = performance.now();
-    do {
-      const page: { lines: string[]; endCursor: string | null; hasNextPage: boolean } = await exportLogsPage(ctx, { filter, first: 200, after });
-      lines += page.lines.length;
-      after = page.hasNextPage ? page.endCursor : null;
+    for await (const chunk of exportLogs(ctx, { filter, format })) {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf("\n"); i !== -1; i = chunk.indexOf("\n", i + 1)) lines++;
       peak = Math.max(peak, process.memoryUsage().rss);
-    } while (after);
+    }
     const secs = (performance.now() - s) / 1000;
+    const rows = format === "csv" ? lines - 1 : lines;
     table.push(
-      `| export JSONL, last 2 days | 1 | ${fmt(secs * 1000, 0)} | | ${lines.toLocaleString()} logs, ${fmt(lines / secs, 0)} logs/s, peak RSS ${fmt(peak / 2 ** 20, 0)} MB |`,
+      `| export ${format.toUpperCase()}, last 3 days | 1 | ${fmt(secs * 1000, 0)} | | ${rows.toLocaleString()} logs (${fmt(bytes / 2 ** 20, 0)} MB), ${fmt(rows / secs, 0)} logs/s, peak RSS ${fmt(peak / 2 ** 20, 0)} MB |`,
     );
+  }
+
+  // ---- delete by filter: a privacy request for one user, then a large one (a prompt id) ----
+  for (const [label, filter] of [
+    ["user_id=user-42", { metadata: [{ key: "user_id", equals: "user-42" }] }],
+    ["prompt_id=prompt-1", { metadata: [{ key: "prompt_id", equals: "prompt-1" }] }],
+  ] as [string, { metadata: { key: string; equals: string }[] }][]) {
+    const s = performance.now();
+    let deleted = 0;
+    for (;;) {
+      const r = await deleteLogs(ctx, { filter });
+      deleted += r.deleted;
+      if (r.done) break;
+    }
+    const secs = (performance.now() - s) / 1000;
+    table.push(`| delete by filter ${label} | 1 | ${fmt(secs * 1000, 0)} | | ${deleted.toLocaleString()} logs, ${fmt(deleted / secs, 0)} logs/s |`);
   }
 
   // ---- ingest while the Logs page's queries run ----

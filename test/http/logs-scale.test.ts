@@ -9,6 +9,7 @@ import { MIGRATIONS_FOLDER, migrateDatabase, openDatabase, pgliteOptions, wrapPg
 import {
   closeUsageHours,
   deleteExpiredLogs,
+  deleteLogs,
   dropExpiredLogPartitions,
   dropExpiredUsageRollups,
   ensureLogPartitions,
@@ -207,7 +208,8 @@ describe("usage rollups", () => {
       return usage;
     };
     let deleted = 0;
-    const seededCount = () => seeded.length + 1 - deleted;
+    let expired = 0;
+    const seededCount = () => seeded.length + 1 - deleted - expired;
     // A late log: a writer's batch that commits after its hour (two hours ago) was closed.
     await seedLogs(t, [{ at: new Date(Math.floor(now / HOUR) * HOUR - 2 * HOUR + 5), model: "late", metadata: { prompt_id: "p1" } }], p.projectId);
     await closeUsageHours(ctx, new Date(now));
@@ -226,13 +228,19 @@ describe("usage rollups", () => {
     expect(usage.groups.find((g) => g.group === "moved")?.requests).toBe(r.updated);
     await trpcClient(t, p.apiKey).logs.setTags.mutate({ filter: { model: "claude" }, remove: ["prompt_id"] });
     await check("tag", "metadata ->> 'prompt_id'");
+    // Deleting by filter (a privacy request) takes the logs out of their hours' rollups.
+    const gone = await deleteLogs(ctx, { filter: { metadata: [{ key: "user", equals: "u3" }] } });
+    expect(gone.deleted).toBeGreaterThan(50);
+    deleted += gone.deleted;
+    await check("model", "model");
+    await check("tag", "metadata ->> 'prompt_id'");
     // A model filter is served by the rollups too, and equals the scan.
     const claude = await logUsage(ctx, { from, to, bucket: "hour", groupBy: "none", filter: { model: "claude" } });
     expect(claude.totals.requests).toBe((await scan("model")).claude!.n);
     // Retention: the logs before a limit and the rollups of their hours go together.
     const limit = new Date(start + 10 * HOUR);
-    deleted = await deleteExpiredLogs(ctx, { before: limit });
-    expect(deleted).toBeGreaterThan(100);
+    expired = await deleteExpiredLogs(ctx, { before: limit });
+    expect(expired).toBeGreaterThan(100);
     await dropExpiredUsageRollups(ctx, limit);
     await check("model", "model");
   }, 60_000);

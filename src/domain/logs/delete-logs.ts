@@ -5,7 +5,7 @@ import { requestLogs } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
-import { refreshRollupsForLogs } from "./usage-rollups";
+import { subtractFromRollups } from "./usage-rollups";
 
 export const DeleteLogsInput = z.object({
   filter: LogFilter.nullish(),
@@ -27,8 +27,8 @@ const isEmptyFilter = (f: Record<string, unknown> | null | undefined) => !f || O
 /**
  * Deletes the project's logs matching a filter (a privacy request: "everything tagged user=u42"),
  * with their bodies, DELETE_BATCH at a time, each batch its own transaction: dataset entries
- * imported from them keep existing with their source cleared, and the usage rollups of the hours
- * they were in are summed again. An empty filter deletes nothing unless `all` is true. After
+ * imported from them keep existing with their source cleared, and they are subtracted from the
+ * usage rollups of their hours. An empty filter deletes nothing unless `all` is true. After
  * about 20 s it stops and answers done: false; calling again continues. dryRun only counts.
  */
 export async function deleteLogs(ctx: Ctx, raw: DeleteLogsInput, opts: { batchSize?: number } = {}): Promise<{ deleted: number; done: boolean }> {
@@ -55,14 +55,12 @@ export async function deleteLogs(ctx: Ctx, raw: DeleteLogsInput, opts: { batchSi
         ),
       ).map((r) => r.id);
       if (!ids.length) return 0;
-      const list = sql.join(
-        ids.map((id) => sql`${id}`),
-        sql`, `,
-      );
-      await tx.execute(sql`update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id in (${list})`);
-      await tx.execute(sql`delete from request_log_bodies where log_id in (${list})`);
-      await tx.execute(sql`delete from request_logs where project_id = ${ctx.projectId} and id in (${list})`);
-      await refreshRollupsForLogs(tx, ctx.projectId, ids);
+      // One array parameter: pruned at run time instead of planned id by id across the partitions.
+      const list = sql`any(string_to_array(${ids.join(",")}, ','))`;
+      await tx.execute(sql`update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id = ${list}`);
+      await subtractFromRollups(tx, ctx.projectId, ids);
+      await tx.execute(sql`delete from request_log_bodies where log_id = ${list}`);
+      await tx.execute(sql`delete from request_logs where project_id = ${ctx.projectId} and id = ${list}`);
       return ids.length;
     });
     deleted += n;

@@ -45,7 +45,6 @@ export function csvCell(v: unknown): string {
 }
 
 const isoText = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const iso = (col: string) => sql.raw(isoText(col));
 
 /**
  * The logs matching a filter, newest first, as JSONL (one log per line with its payloads, the
@@ -64,34 +63,56 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
   const csv = input.format === "csv";
   if (csv) yield `${CSV_COLUMNS.join(",")}\r\n`;
   const columns = csv
-    ? sql.raw(`l.id, ${isoText("l.created_at")} as created_at, l.source, l.provider, l.model, l.status_code, l.duration_ms,
-        l.input_tokens, l.output_tokens, l.cost_usd, l.cache_hit, l.completion_id, l.metadata::text as metadata, l.error_message`)
-    : sql`l.id, (jsonb_build_object('id', l.id, 'source', l.source, 'provider', l.provider, 'model', l.model,
-        'completionId', l.completion_id, 'statusCode', l.status_code, 'errorMessage', l.error_message,
-        'requestedAt', ${iso("l.requested_at")}, 'receivedAt', ${iso("l.received_at")}, 'durationMs', l.duration_ms,
-        'inputTokens', l.input_tokens, 'outputTokens', l.output_tokens, 'costUsd', l.cost_usd, 'cacheHit', l.cache_hit,
-        'metadata', l.metadata, 'createdAt', ${iso("l.created_at")}, 'reqPayload', b.req_payload, 'respPayload', b.resp_payload)
+    ? sql.raw(
+        CSV_COLUMNS.map((c) =>
+          c === "created_at"
+            ? `${isoText("request_logs.created_at")} as created_at`
+            : c === "metadata"
+              ? "request_logs.metadata::text as metadata"
+              : `request_logs.${c}`,
+        ).join(", "),
+      )
+    : // Concatenated as text: the payloads are serialised once, never copied into a new jsonb.
+      sql.raw(`request_logs.id, '{"id":' || to_json(request_logs.id)
+        || ',"source":' || to_json(request_logs.source) || ',"provider":' || coalesce(to_json(request_logs.provider)::text, 'null')
+        || ',"model":' || coalesce(to_json(request_logs.model)::text, 'null') || ',"completionId":' || coalesce(to_json(request_logs.completion_id)::text, 'null')
+        || ',"statusCode":' || coalesce(request_logs.status_code::text, 'null') || ',"errorMessage":' || coalesce(to_json(request_logs.error_message)::text, 'null')
+        || ',"requestedAt":' || coalesce(to_json(${isoText("request_logs.requested_at")})::text, 'null')
+        || ',"receivedAt":' || coalesce(to_json(${isoText("request_logs.received_at")})::text, 'null')
+        || ',"durationMs":' || coalesce(request_logs.duration_ms::text, 'null') || ',"inputTokens":' || coalesce(request_logs.input_tokens::text, 'null')
+        || ',"outputTokens":' || coalesce(request_logs.output_tokens::text, 'null') || ',"costUsd":' || coalesce(to_json(request_logs.cost_usd)::text, 'null')
+        || ',"cacheHit":' || request_logs.cache_hit::text || ',"metadata":' || request_logs.metadata::text
+        || ',"createdAt":' || to_json(${isoText("request_logs.created_at")})::text
+        || ',"reqPayload":' || coalesce(b.req_payload::text, 'null') || ',"respPayload":' || coalesce(b.resp_payload::text, 'null')
         || case when b.req_payload_original is not null or b.resp_payload_original is not null
-          then jsonb_build_object('reqPayloadOriginal', b.req_payload_original, 'respPayloadOriginal', b.resp_payload_original)
-          else '{}'::jsonb end)::text as line`;
+          then ',"reqPayloadOriginal":' || coalesce(b.req_payload_original::text, 'null') || ',"respPayloadOriginal":' || coalesce(b.resp_payload_original::text, 'null')
+          else '' end || '}' as line`);
   for (const slice of await timeSlices(db, ctx.deps.database)) {
     let cursor: string | null = null;
     for (;;) {
       const where = logConditions(ctx.projectId, input.filter, slice);
       if (cursor) where.push(lt(requestLogs.id, cursor));
-      // The conditions name request_logs; the export reads it as l.
       const body = csv
         ? sql``
-        : sql`left join request_log_bodies b on b.log_id = l.id${slice.lo !== null ? sql` and b.log_id >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and b.log_id < ${slice.hi}` : sql``}`;
-      const rows = resultRows<Record<string, unknown>>(
-        await db.execute(sql`select ${columns} from request_logs l ${body} where l.id in (
-          select ${requestLogs.id} from ${requestLogs} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${PAGE})
-          order by l.id desc`),
+        : sql`left join request_log_bodies b on b.log_id = request_logs.id${slice.lo !== null ? sql` and b.log_id >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and b.log_id < ${slice.hi}` : sql``}`;
+      // One statement per page: the slice's bounds on both tables prune them to one day each.
+      const page = sql`select ${columns} from ${requestLogs} ${body} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${PAGE}`;
+      if (csv) {
+        const rows = resultRows<Record<string, unknown>>(await db.execute(page));
+        if (!rows.length) break;
+        yield rows.map((r) => `${CSV_COLUMNS.map((c) => csvCell(r[c])).join(",")}\r\n`).join("");
+        if (rows.length < PAGE) break;
+        cursor = String(rows.at(-1)!.id);
+        continue;
+      }
+      // JSONL: the page comes back as one text (no object per row on this side).
+      const [joined] = resultRows<{ text: string | null; last: string | null; n: number }>(
+        await db.execute(sql`select string_agg(p.line, E'\n' order by p.id desc) || E'\n' as text, min(p.id) as last, count(*)::int as n from (${page}) p`),
       );
-      if (!rows.length) break;
-      yield csv ? rows.map((r) => `${CSV_COLUMNS.map((c) => csvCell(r[c])).join(",")}\r\n`).join("") : rows.map((r) => `${r.line}\n`).join("");
-      if (rows.length < PAGE) break;
-      cursor = String(rows.at(-1)!.id);
+      if (!joined?.n) break;
+      yield joined.text!;
+      if (Number(joined.n) < PAGE) break;
+      cursor = joined.last!;
     }
   }
 }

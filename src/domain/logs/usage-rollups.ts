@@ -126,6 +126,48 @@ export async function refreshRollupsForLogs(db: Queryable, projectId: string, lo
 }
 
 /**
+ * Takes logs that are about to be deleted out of the rollups of their closed hours (and days):
+ * their counts, sums and latency bins are subtracted, rows left with no call go. Proportional to
+ * the logs deleted, where summing their hours again would read every log of those hours. Call it
+ * in the deleting transaction, before the delete.
+ */
+export async function subtractFromRollups(db: Queryable, projectId: string, logIds: readonly string[]): Promise<void> {
+  if (!logIds.length) return;
+  const state = await readRollupState(db);
+  if (!state?.closedUntil) return;
+  // The logs' rollup dimensions, read once (ids as one array: pruned at run time, not planned per id).
+  await db.execute(sql`create temp table if not exists hone_gone (hour timestamptz, model text, provider text, source text,
+    status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8) on commit delete rows`);
+  await db.execute(sql`delete from hone_gone`);
+  await db.execute(sql`insert into hone_gone select to_timestamp((${msOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
+      ${STATUS_CLASS}, metadata ->> ${state.tagKey}::text, ${LATENCY_BIN}, ${IS_ERROR},
+      coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0)
+    from request_logs where project_id = ${projectId} and id = any(string_to_array(${logIds.join(",")}, ','))
+      and id < ${logIdAt(state.closedUntil)}`);
+  const gone = sql`select * from hone_gone`;
+  const same = (dims: string[]) => sql.raw(dims.map((d) => `u.${d} is not distinct from a.${d}`).join(" and "));
+  for (const { table, time, dims } of [
+    { table: "usage_hourly", time: "hour", dims: ["model", "provider", "source", "status_class"] },
+    { table: "usage_hourly_tags", time: "hour", dims: ["tag"] },
+    { table: "usage_daily", time: "day", dims: ["model", "provider", "source", "status_class"] },
+    { table: "usage_daily_tags", time: "day", dims: ["tag"] },
+  ]) {
+    const t = sql.raw(time === "hour" ? "hour" : "date_trunc('day', hour at time zone 'UTC') at time zone 'UTC'");
+    const cols = sql.raw(dims.join(", "));
+    await db.execute(sql`
+      with g as (select ${t} as t, ${cols}, bin, is_error, i, o, c from (${gone}) x),
+      hist as (select t, ${cols}, jsonb_object_agg(bin, n) as h from (select t, ${cols}, bin, count(*) as n from g where bin is not null group by t, ${cols}, bin) b group by t, ${cols}),
+      a as (select g.t, ${sql.raw(dims.map((d) => `g.${d}`).join(", "))}, count(*) as n, count(*) filter (where is_error) as e, sum(i) as i, sum(o) as o, sum(c) as c,
+          coalesce((select h.h from hist h where h.t = g.t and ${sql.raw(dims.map((d) => `h.${d} is not distinct from g.${d}`).join(" and "))}), '{}'::jsonb) as h
+        from g group by g.t, ${sql.raw(dims.map((d) => `g.${d}`).join(", "))})
+      update ${sql.raw(table)} u set requests = u.requests - a.n, errors = u.errors - a.e, input_tokens = u.input_tokens - a.i,
+        output_tokens = u.output_tokens - a.o, cost_usd = u.cost_usd - a.c, latency = hone_hist_sub(u.latency, a.h)
+      from a where u.project_id = ${projectId} and u.${sql.raw(time)} = a.t and ${same(dims)}`);
+    await db.execute(sql`delete from ${sql.raw(table)} where project_id = ${projectId} and requests <= 0`);
+  }
+}
+
+/**
  * Closes the hours that ended at least HONE_USAGE_CLOSE_GRACE_MS before `now` (at most 48 per
  * call, oldest first) into the rollups, and checks the last few closed hours again against the
  * logs (recounting a project's hour whose number of calls changed). When the configured tag key
