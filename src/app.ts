@@ -9,6 +9,8 @@ import { errorResponse } from "./http/rest/errors";
 import { bodyLimitOf, restApi, type RestOptions } from "./http/rest/mount";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
+import { REST_ROUTES } from "./http/rest/routes";
+import { timingSafeEqual } from "node:crypto";
 
 export type App = {
   /** Serves one request: what Bun.serve calls, and what in-process tests call. */
@@ -42,7 +44,8 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
       }
       return errorResponse(domain);
     })
-    .get("/health", () => ({ status: "ok" }))
+    .get("/health", () => health(deps))
+    .get("/metrics", ({ request }) => metricsResponse(deps, request))
     .all("/graphql", ({ request }) => graphql(request), { parse: "none" })
     .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" })
     .use(rest);
@@ -96,6 +99,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
         }
       }
       response = withHeader(response, "x-request-id", meta.requestId);
+      deps.metrics.http(routeLabel(path), request.method, response.status, (performance.now() - meta.startedAt) / 1000);
       if (logger.enabled("info")) {
         logger.info("request", {
           method: request.method,
@@ -135,4 +139,43 @@ function withHeader(response: Response, name: string, value: string): Response {
     copy.headers.set(name, value);
     return copy;
   }
+}
+
+// ------------------------------------------------------------------------------ health, metrics
+
+/** A log backlog past either bound makes /health answer 503: logs are not keeping up. */
+const HEALTH_MAX_QUEUE = 50_000;
+const HEALTH_MAX_AGE_MS = 60_000;
+
+/** Liveness plus the log backlog; 503 "degraded" when logs are not being stored in time. */
+function health(deps: Deps): Response {
+  const s = deps.logWriter.stats();
+  const degraded = s.depth > HEALTH_MAX_QUEUE || (s.oldestAgeMs ?? 0) > HEALTH_MAX_AGE_MS;
+  return Response.json(
+    { status: degraded ? "degraded" : "ok", logQueue: { depth: s.depth, oldestAgeMs: s.oldestAgeMs, written: s.written, dropped: s.dropped } },
+    { status: degraded ? 503 : 200 },
+  );
+}
+
+async function metricsResponse(deps: Deps, request: Request): Promise<Response> {
+  const token = deps.config.metricsToken;
+  if (token) {
+    const given = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+    const a = Buffer.from(given);
+    const b = Buffer.from(token);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) {
+      return errorResponse(new DomainError("UNAUTHORIZED", "GET /metrics needs Authorization: Bearer <HONE_METRICS_TOKEN>"));
+    }
+  }
+  return new Response(await deps.metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
+}
+
+const REST_PATTERNS = REST_ROUTES.map((r) => ({ label: `/api/v1${r.path}`, pattern: new RegExp(`^/api/v1${r.path.replace(/:\w+/g, "[^/]+")}$`) }));
+
+/** A request's route for metrics: its pattern, never its raw path (ids would explode the series). */
+function routeLabel(path: string): string {
+  if (path === "/graphql" || path === "/health" || path === "/metrics") return path;
+  if (path.startsWith("/trpc/")) return "/trpc";
+  if (path.startsWith("/api/v1/")) return REST_PATTERNS.find((r) => r.pattern.test(path))?.label ?? "/api/v1 (no route)";
+  return "console";
 }

@@ -33,6 +33,7 @@ const EnvSchema = z.object({
       .optional(),
   ),
   HONE_ADMIN_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, "HONE_ADMIN_TOKEN must be at least 16 characters").optional()),
+  HONE_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, "HONE_METRICS_TOKEN must be at least 16 characters").optional()),
   OPENAI_BASE_URL: z.url().default("https://api.openai.com/v1"),
   ANTHROPIC_BASE_URL: z.url().default("https://api.anthropic.com"),
   GEMINI_BASE_URL: z.url().default("https://generativelanguage.googleapis.com/v1beta/openai"),
@@ -112,6 +113,8 @@ export type Config = {
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
   adminToken: string | undefined;
+  /** Bearer token GET /metrics requires when set; unset: /metrics is open on the listening address. */
+  metricsToken: string | undefined;
   openaiBaseUrl: string;
   anthropicBaseUrl: string;
   geminiBaseUrl: string;
@@ -200,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretKey: e.HONE_SECRET_KEY,
     bootstrapApiKey: e.HONE_BOOTSTRAP_API_KEY,
     adminToken: e.HONE_ADMIN_TOKEN,
+    metricsToken: e.HONE_METRICS_TOKEN,
     openaiBaseUrl: e.OPENAI_BASE_URL.replace(/\/+$/, ""),
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL.replace(/\/+$/, ""),
     geminiBaseUrl: e.GEMINI_BASE_URL.replace(/\/+$/, ""),

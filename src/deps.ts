@@ -1,3 +1,4 @@
+import { createMetrics, type Metrics } from "./metrics";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
 import { newId, type IdGenerator } from "./ids";
@@ -29,11 +30,13 @@ export type Deps = {
   trainers: TrainerFactory;
   /** Wakes this process's job worker after a job was enqueued (no-op without a worker). */
   nudgeJobs: () => void;
+  /** Prometheus counters and histograms, served at GET /metrics. */
+  metrics: Metrics;
 };
 
 export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | "secretKey"> & Partial<Deps>): Deps {
   const resolveHost = parts.resolveHost ?? systemResolveHost;
-  return {
+  const deps: Deps = {
     clock: () => new Date(),
     ids: newId,
     random: Math.random,
@@ -45,6 +48,8 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     logWriter: createLogWriter({ database: parts.database, logger: parts.logger }, { maxDelayMs: parts.config.logFlushMs }),
     trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
     nudgeJobs: () => {},
+    metrics: createMetrics({ database: parts.database, logWriter: () => deps.logWriter, dbPoolSize: parts.config.dbPoolSize }),
     ...parts,
   };
+  return deps;
 }

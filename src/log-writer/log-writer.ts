@@ -1,6 +1,7 @@
 import type { Database } from "../db/client";
 import { isConnectionError, sqlStateOf } from "../db/errors";
 import { insertLogRows, logRow, type LogWriter, type NewRequestLog } from "../domain/logs";
+import type { LogWriterStats } from "../domain/logs/log-writer";
 import { errorFields, type Logger } from "../logger";
 
 /** The same, for logs already serialised by logRow (what crosses to the log-writer thread). */
@@ -9,12 +10,13 @@ export type RowWriter = {
   write(id: string, row: string): Promise<void>;
   flush(): Promise<void>;
   close(): Promise<void>;
+  stats(): LogWriterStats;
 };
 
 /** Where batches of rows are stored: one statement per batch, all rows or none. */
 type InsertRows = (rows: string[]) => Promise<void>;
 
-type Item = { id: string; row: string; done?: { resolve(): void; reject(err: unknown): void } };
+type Item = { id: string; row: string; at?: number; done?: { resolve(): void; reject(err: unknown): void } };
 
 type LogWriterOptions = {
   maxBatch?: number;
@@ -51,6 +53,7 @@ export function recordWriter(rows: RowWriter, logger: Logger): LogWriter {
     },
     flush: () => rows.flush(),
     close: () => rows.close(),
+    stats: () => rows.stats(),
   };
 }
 
@@ -97,7 +100,18 @@ export function createRowWriter(
   let running: Promise<void> | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let dropped = 0;
-  const insert = (items: Item[]) => deps.insertRows(items.map((i) => i.row));
+  let written = 0;
+  /** The batch being inserted: still waiting, for the backlog. */
+  let inFlight: Item[] = [];
+  const insert = async (items: Item[]) => {
+    inFlight = items;
+    try {
+      await deps.insertRows(items.map((i) => i.row));
+      written += items.length;
+    } finally {
+      inFlight = [];
+    }
+  };
 
   async function writeBatch(items: Item[]): Promise<void> {
     let batch = items;
@@ -209,13 +223,17 @@ export function createRowWriter(
 
   return {
     enqueue(id, row) {
-      push({ id, row });
+      push({ id, row, at: Date.now() });
     },
     write(id, row) {
       return new Promise<void>((resolve, reject) => {
         urgent = true;
-        push({ id, row, done: { resolve, reject } });
+        push({ id, row, at: Date.now(), done: { resolve, reject } });
       });
+    },
+    stats() {
+      const oldest = inFlight[0]?.at ?? queue[0]?.at;
+      return { depth: queue.length + inFlight.length, oldestAgeMs: oldest === undefined ? null : Date.now() - oldest, written, dropped };
     },
     async flush() {
       while (queue.length || running || timer) {

@@ -40,10 +40,14 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
     worker.terminate();
   };
 
+  // When each chunk of rows was handed over (its running total), to tell the backlog's age.
+  const chunks: { upTo: number; at: number }[] = [];
   worker.onmessage = (event: MessageEvent<ThreadReply>) => {
     const m = event.data;
-    if ("stored" in m) stored += m.stored;
-    else if ("ack" in m) {
+    if ("stored" in m) {
+      stored += m.stored;
+      while (chunks.length && chunks[0]!.upTo <= stored) chunks.shift();
+    } else if ("ack" in m) {
       waiting.get(m.ack)?.();
       waiting.delete(m.ack);
     } else if ("fatal" in m) failOver(`could not start (${m.fatal})`);
@@ -53,12 +57,14 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
   worker.postMessage({ t: "init", databaseUrl: config.databaseUrl, logLevel: config.logLevel, flushMs: config.logFlushMs } satisfies ThreadMessage);
 
   let buffered: string[] = [];
+  let bufferedAt = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const send = () => {
     if (timer) clearTimeout(timer);
     timer = null;
     if (buffered.length === 0 || failed) return;
     worker.postMessage(buffered);
+    chunks.push({ upTo: posted, at: bufferedAt });
     buffered = [];
   };
   // Messages arrive in order: a flush is answered after the rows sent before it are stored.
@@ -75,6 +81,7 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
   const rows: RowWriter = {
     enqueue(_id, row) {
       posted++;
+      if (!buffered.length) bufferedAt = Date.now();
       buffered.push(row);
       timer ??= setTimeout(send, SEND_EVERY_MS);
     },
@@ -84,6 +91,15 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
       await flushThread();
       closing = true;
       worker.terminate();
+    },
+    stats() {
+      const oldest = chunks[0]?.at ?? (buffered.length ? bufferedAt : undefined);
+      return {
+        depth: failed ? 0 : Math.max(0, posted - stored),
+        oldestAgeMs: failed || oldest === undefined ? null : Date.now() - oldest,
+        written: stored,
+        dropped: failed ? Math.max(0, posted - stored) : 0,
+      };
     },
   };
   const threaded = recordWriter(rows, logger);
@@ -95,6 +111,12 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
     },
     close: async () => {
       await Promise.all([threaded.close(), mainThread.close()]);
+    },
+    stats: () => {
+      const a = threaded.stats();
+      const b = mainThread.stats();
+      const ages = [a.oldestAgeMs, b.oldestAgeMs].filter((x): x is number => x !== null);
+      return { depth: a.depth + b.depth, oldestAgeMs: ages.length ? Math.max(...ages) : null, written: a.written + b.written, dropped: a.dropped + b.dropped };
     },
   };
 }

@@ -55,6 +55,7 @@ export function createCallLog(
     return costOf(up.provider, up.upstreamModel, usage);
   };
   const log = (o: CallOutcome) => {
+    if (!o.cacheHit && up) ctx.deps.metrics.upstream(up.provider, (performance.now() - started) / 1000, o.statusCode);
     if (!call.shouldLog()) return;
     const row: NewRequestLog = {
       id: ctx.deps.ids("log"),

@@ -101,6 +101,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   const cacheStatus: CacheStatus = mode ? "MISS" : null;
   if (key && (mode === "readWrite" || mode === "readOnly")) {
     const hit = await readCacheEntry(ctx, key);
+    ctx.deps.metrics.cacheLookup(hit ? "hit" : "miss");
     if (hit) {
       const completion = stream ? hit.response : await judge(hit.response);
       log({

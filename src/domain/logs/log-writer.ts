@@ -10,4 +10,15 @@ export type LogWriter = {
   flush(): Promise<void>;
   /** Flushes, then releases what the writer holds (its thread); nothing may be queued after. */
   close(): Promise<void>;
+  /** The backlog and totals since start, for /metrics and /health. */
+  stats(): LogWriterStats;
+};
+
+export type LogWriterStats = {
+  /** Logs queued and not stored yet. */
+  depth: number;
+  /** How long the oldest of them has waited (null: none waiting). */
+  oldestAgeMs: number | null;
+  written: number;
+  dropped: number;
 };
