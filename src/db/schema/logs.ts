@@ -49,6 +49,22 @@ export const requestLogBodies = pgTable("request_log_bodies", {
   respPayloadOriginal: jsonb("resp_payload_original"),
 });
 
+/** What every usage rollup row sums (a function: each table needs its own column builders). */
+const usageMeasures = () => ({
+  requests: integer("requests").notNull(),
+  errors: integer("errors").notNull(),
+  inputTokens: doublePrecision("input_tokens").notNull(),
+  outputTokens: doublePrecision("output_tokens").notNull(),
+  costUsd: doublePrecision("cost_usd").notNull(),
+  latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+});
+const usageDimensions = () => ({
+  model: text("model"),
+  provider: text("provider"),
+  source: text("source").notNull(),
+  statusClass: text("status_class").notNull(),
+});
+
 /**
  * Usage per project and closed UTC hour, per model, provider, source and status class: what the
  * usage API reads for closed hours instead of the logs (src/domain/logs/usage-rollups.ts). latency
@@ -59,16 +75,8 @@ export const usageHourly = pgTable(
   {
     projectId: text("project_id").notNull(),
     hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull(),
-    model: text("model"),
-    provider: text("provider"),
-    source: text("source").notNull(),
-    statusClass: text("status_class").notNull(),
-    requests: integer("requests").notNull(),
-    errors: integer("errors").notNull(),
-    inputTokens: doublePrecision("input_tokens").notNull(),
-    outputTokens: doublePrecision("output_tokens").notNull(),
-    costUsd: doublePrecision("cost_usd").notNull(),
-    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+    ...usageDimensions(),
+    ...usageMeasures(),
   },
   (t) => [index().on(t.projectId, t.hour)],
 );
@@ -80,12 +88,7 @@ export const usageHourlyTags = pgTable(
     projectId: text("project_id").notNull(),
     hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull(),
     tag: text("tag"),
-    requests: integer("requests").notNull(),
-    errors: integer("errors").notNull(),
-    inputTokens: doublePrecision("input_tokens").notNull(),
-    outputTokens: doublePrecision("output_tokens").notNull(),
-    costUsd: doublePrecision("cost_usd").notNull(),
-    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+    ...usageMeasures(),
   },
   (t) => [index().on(t.projectId, t.hour)],
 );
@@ -99,16 +102,8 @@ export const usageDaily = pgTable(
   {
     projectId: text("project_id").notNull(),
     day: timestamp("day", { withTimezone: true, mode: "date" }).notNull(),
-    model: text("model"),
-    provider: text("provider"),
-    source: text("source").notNull(),
-    statusClass: text("status_class").notNull(),
-    requests: integer("requests").notNull(),
-    errors: integer("errors").notNull(),
-    inputTokens: doublePrecision("input_tokens").notNull(),
-    outputTokens: doublePrecision("output_tokens").notNull(),
-    costUsd: doublePrecision("cost_usd").notNull(),
-    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+    ...usageDimensions(),
+    ...usageMeasures(),
   },
   (t) => [index().on(t.projectId, t.day)],
 );
@@ -119,12 +114,7 @@ export const usageDailyTags = pgTable(
     projectId: text("project_id").notNull(),
     day: timestamp("day", { withTimezone: true, mode: "date" }).notNull(),
     tag: text("tag"),
-    requests: integer("requests").notNull(),
-    errors: integer("errors").notNull(),
-    inputTokens: doublePrecision("input_tokens").notNull(),
-    outputTokens: doublePrecision("output_tokens").notNull(),
-    costUsd: doublePrecision("cost_usd").notNull(),
-    latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+    ...usageMeasures(),
   },
   (t) => [index().on(t.projectId, t.day)],
 );

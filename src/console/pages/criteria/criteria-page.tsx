@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Modal, Paper, Stack, Table, Text, TextInput, Textarea } from "@mantine/core";
+import { Badge, Button, Group, Modal, Paper, Stack, Table, Text, TextInput } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
@@ -8,7 +8,7 @@ import { PageHeader } from "../../components/page-header";
 import { formatRelative } from "../../lib/format";
 import { promptProblems } from "../../lib/messages";
 import { useTRPC } from "../../lib/trpc";
-import { PromptVariables } from "./prompt-editor";
+import { PromptField } from "./prompt-editor";
 
 const EXAMPLE_PROMPT = `Does the answer respond to the user's last message correctly and politely?
 
@@ -55,18 +55,7 @@ function CreateCriterion({ onClose }: { onClose(): void }) {
           onChange={(e) => setJudgeModel(e.currentTarget.value)}
           required
         />
-        <Textarea
-          label="Prompt"
-          description={<PromptVariables prompt={prompt} />}
-          value={prompt}
-          onChange={(e) => setPrompt(e.currentTarget.value)}
-          autosize
-          minRows={8}
-          maxRows={20}
-          error={problems.length ? problems.join(". ") : undefined}
-          styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)", fontSize: 13 } }}
-          required
-        />
+        <PromptField prompt={prompt} setPrompt={setPrompt} />
         <ErrorAlert error={create.error} title="Not created" />
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>

@@ -42,6 +42,25 @@ export function PromptVariables({ prompt }: { prompt: string }) {
   );
 }
 
+/** The prompt's text area: the variables it uses, and the API's rules checked as the person types. */
+export function PromptField({ prompt, setPrompt }: { prompt: string; setPrompt(p: string): void }) {
+  const problems = promptProblems(prompt);
+  return (
+    <Textarea
+      label="Prompt"
+      description={<PromptVariables prompt={prompt} />}
+      value={prompt}
+      onChange={(e) => setPrompt(e.currentTarget.value)}
+      autosize
+      minRows={8}
+      maxRows={24}
+      error={problems.length ? problems.join(". ") : undefined}
+      styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)", fontSize: 13 } }}
+      required
+    />
+  );
+}
+
 function NewVersion({ criterion, onDone }: { criterion: CriterionDetail; onDone(): void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -74,17 +93,7 @@ function NewVersion({ criterion, onDone }: { criterion: CriterionDetail; onDone(
           Versions never change once saved: evaluations and alignment runs keep pointing at the version they used.
         </Text>
         <TextInput label="Judge model" value={judgeModel} onChange={(e) => setJudgeModel(e.currentTarget.value)} required />
-        <Textarea
-          label="Prompt"
-          description={<PromptVariables prompt={prompt} />}
-          value={prompt}
-          onChange={(e) => setPrompt(e.currentTarget.value)}
-          autosize
-          minRows={8}
-          maxRows={24}
-          error={problems.length ? problems.join(". ") : undefined}
-          styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)", fontSize: 13 } }}
-        />
+        <PromptField prompt={prompt} setPrompt={setPrompt} />
         {!unchanged ? <TextDiff before={latest.prompt} after={prompt} label={`Prompt changes against v${latest.version}`} /> : null}
         <ErrorAlert error={save.error} title="Not saved" />
         <Group justify="flex-end">
