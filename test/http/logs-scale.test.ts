@@ -85,6 +85,26 @@ describe("day partitions", () => {
     const { entries } = await trpcClient(t).datasets.listEntries.query({ datasetId: ds.id });
     expect(entries).toHaveLength(1);
     expect(entries[0]!.sourceLogId).toBeNull();
+
+    // A filtered page reads the days newest first: paged one by one, every match comes once, in order.
+    const p = await t.createProject("paging");
+    const tagged = await seedLogs(
+      t,
+      [d30 + 2 * DAY + 13 * HOUR, d30 + 3 * DAY + HOUR, d30 + 3 * DAY + 2 * HOUR, d30 + 5 * DAY].map((at) => ({ at: new Date(at), metadata: { k: "v" } })),
+      p.projectId,
+    );
+    const seen: string[] = [];
+    let after: string | null = null;
+    do {
+      const page: { logs: { id: string }[]; hasNextPage: boolean; endCursor: string | null } = await trpcClient(t, p.apiKey).logs.list.query({
+        filter: { metadata: [{ key: "k", equals: "v" }] },
+        first: 1,
+        after,
+      });
+      seen.push(...page.logs.map((l) => l.id));
+      after = page.hasNextPage ? page.endCursor : null;
+    } while (after);
+    expect(seen).toEqual(tagged.map((l) => l.id).reverse());
   });
 });
 

@@ -11,6 +11,9 @@ import { listLogPartitions } from "./partitions";
 /** Id ranges, newest first, that together cover every log: one per day partition (null: open end). */
 export type Slice = { lo: string | null; hi: string | null };
 
+/** Day partitions read at once by a filtered page. */
+const SLICES_AT_ONCE = 4;
+
 const slicesCache = new WeakMap<object, { at: number; slices: Slice[] }>();
 
 /** The partitions' ranges, newest first, read at most once a minute per database. */
@@ -50,11 +53,15 @@ export async function listLogs(ctx: Ctx, raw: ListLogsInput): Promise<RequestLog
   let rows: Awaited<ReturnType<typeof page>>;
   if (input.filter?.search || input.filter?.metadata?.length) {
     rows = [];
-    for (const s of await timeSlices(db, ctx.deps.database)) {
-      if (cursor && s.lo !== null && s.lo >= cursor) continue;
-      rows.push(...(await page(s, first + 1 - rows.length)));
-      if (rows.length > first) break;
+    const slices = (await timeSlices(db, ctx.deps.database)).filter((s) => !(cursor && s.lo !== null && s.lo >= cursor));
+    // A few days at once (each its own statement; on Postgres, its own connection), kept in order:
+    // a rare match costs a quarter of the round trips, a common one is done with the first group.
+    for (let i = 0; i < slices.length && rows.length <= first; i += SLICES_AT_ONCE) {
+      const want = first + 1 - rows.length;
+      const pages = await Promise.all(slices.slice(i, i + SLICES_AT_ONCE).map((s) => page(s, want)));
+      for (const p of pages) rows.push(...p);
     }
+    rows = rows.slice(0, first + 1);
   } else {
     rows = await page(undefined, first + 1);
   }
