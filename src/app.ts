@@ -10,7 +10,8 @@ import { bodyLimitOf, restApi, type RestOptions } from "./http/rest/mount";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
 import { REST_ROUTES } from "./http/rest/routes";
-import { timingSafeEqual } from "node:crypto";
+import { LOG_QUEUE_CAPACITY } from "./log-writer/log-writer";
+import { createHash, timingSafeEqual } from "node:crypto";
 
 export type App = {
   /** Serves one request: what Bun.serve calls, and what in-process tests call. */
@@ -143,8 +144,13 @@ function withHeader(response: Response, name: string, value: string): Response {
 
 // ------------------------------------------------------------------------------ health, metrics
 
-/** A log backlog past either bound makes /health answer 503: logs are not keeping up. */
-const HEALTH_MAX_QUEUE = 50_000;
+/**
+ * A log backlog past either bound makes /health answer 503: logs are not keeping up. Healthy, the
+ * queue holds one flush's worth (HONE_LOG_FLUSH_MS, 50 ms) and drains in milliseconds. Half the
+ * queue leaves time to act before the writer drops the oldest (at 5,000 logs/s, 10 s); a minute is
+ * the writer's retry window for an unreachable database, after which it drops logs.
+ */
+const HEALTH_MAX_QUEUE = LOG_QUEUE_CAPACITY / 2;
 const HEALTH_MAX_AGE_MS = 60_000;
 
 /** Liveness plus the log backlog; 503 "degraded" when logs are not being stored in time. */
@@ -157,25 +163,39 @@ function health(deps: Deps): Response {
   );
 }
 
+const sha256 = (s: string) => createHash("sha256").update(s).digest();
+
 async function metricsResponse(deps: Deps, request: Request): Promise<Response> {
   const token = deps.config.metricsToken;
   if (token) {
-    const given = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
-    const a = Buffer.from(given);
-    const b = Buffer.from(token);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) {
+    // Digests of equal length, so the comparison tells nothing of the token, its length included.
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+    if (!timingSafeEqual(sha256(given), sha256(token))) {
       return errorResponse(new DomainError("UNAUTHORIZED", "GET /metrics needs Authorization: Bearer <HONE_METRICS_TOKEN>"));
     }
   }
   return new Response(await deps.metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });
 }
 
-const REST_PATTERNS = REST_ROUTES.map((r) => ({ label: `/api/v1${r.path}`, pattern: new RegExp(`^/api/v1${r.path.replace(/:\w+/g, "[^/]+")}$`) }));
+// Route labels for metrics. Paths without parameters (the gateway's among them) are found in one
+// Map lookup; the few with one are matched by pattern.
+const OWN_ROUTES = ["/health", "/metrics", "/graphql", "/api/v1/openapi.json", "/api/v1/docs"];
+const STATIC_ROUTES = new Map<string, string>(OWN_ROUTES.map((p) => [p, p]));
+const PARAM_ROUTES: { label: string; pattern: RegExp }[] = [];
+for (const r of REST_ROUTES) {
+  const label = `/api/v1${r.path}`;
+  if (!r.path.includes(":")) STATIC_ROUTES.set(label, label);
+  else if (!PARAM_ROUTES.some((p) => p.label === label)) PARAM_ROUTES.push({ label, pattern: new RegExp(`^${label.replace(/:\w+/g, "[^/]+")}$`) });
+}
 
 /** A request's route for metrics: its pattern, never its raw path (ids would explode the series). */
 function routeLabel(path: string): string {
-  if (path === "/graphql" || path === "/health" || path === "/metrics") return path;
+  const known = STATIC_ROUTES.get(path);
+  if (known !== undefined) return known;
   if (path.startsWith("/trpc/")) return "/trpc";
-  if (path.startsWith("/api/v1/")) return REST_PATTERNS.find((r) => r.pattern.test(path))?.label ?? "/api/v1 (no route)";
+  if (path.startsWith("/api/v1/")) {
+    for (const r of PARAM_ROUTES) if (r.pattern.test(path)) return r.label;
+    return "/api/v1 (no route)";
+  }
   return "console";
 }

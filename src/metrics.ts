@@ -5,128 +5,250 @@ import type { LogWriter } from "./domain/logs";
 import { resultRows } from "./domain/logs/internal";
 
 // Prometheus metrics (GET /metrics), one registry per app (tests run several in a process).
-// Counters and histograms move on the hot path with a label lookup; the log backlog, job queue
-// and pool are read when scraped.
+// prom-client holds the registry and writes the exposition text (escaping label values and help
+// text per the format). The series that move on every request keep their numbers in cells of
+// their own, found with Map lookups by label value: prom-client's inc/observe build a label object
+// and a hash string per call (and observe a closure), which the hot path does not pay. The log
+// backlog, job queue, pool and process figures are read when scraped.
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** Methods that get their own label value; any other (a client may send any token) is "OTHER". */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** The status a gateway call gets when its client hung up: not the provider's failure. */
+const CLIENT_CLOSED = 499;
+/** How long a scrape waits for the job counts before leaving them out. */
+const DB_DEADLINE_MS = 1_000;
 
 export type Metrics = {
   registry: client.Registry;
+  /** `route` is a pattern (bounded set), never a raw path. */
   http(route: string, method: string, status: number, seconds: number): void;
+  /** A gateway call that reached a provider; `status` null: no answer. */
   upstream(provider: string, seconds: number, status: number | null): void;
   cacheLookup(result: "hit" | "miss"): void;
   /** The exposition text, with the scrape-time figures read first (a slow database never fails the scrape). */
   render(): Promise<string>;
 };
 
-export function createMetrics(sources: { database: Database; logWriter: () => LogWriter; dbPoolSize: number }): Metrics {
+export type MetricsSources = {
+  database: Database;
+  logWriter: () => LogWriter;
+  dbPoolSize: number;
+  /** Tests shorten it. */
+  dbDeadlineMs?: number;
+};
+
+type Labels = Record<string, string>;
+type Key = string | number;
+type Sample = { labels: Labels; value: number; metricName?: string };
+type CounterCell = { labels: Labels; value: number };
+type HistogramCell = { labels: Labels; counts: Float64Array; sum: number; count: number };
+
+/** The series of one family by their label values (up to three), each created once. */
+class SeriesTable<C> {
+  readonly cells: C[] = [];
+  private readonly root = new Map<Key, unknown>();
+  constructor(
+    private readonly labelNames: readonly string[],
+    private readonly create: (labels: Labels) => C,
+  ) {}
+
+  at(a: Key, b: Key = "", c: Key = ""): C {
+    const depth = this.labelNames.length;
+    let node = this.root;
+    if (depth > 1) node = this.child(node, a);
+    if (depth > 2) node = this.child(node, b);
+    const last = depth === 1 ? a : depth === 2 ? b : c;
+    let cell = node.get(last) as C | undefined;
+    if (cell === undefined) {
+      const values = [a, b, c];
+      const labels: Labels = {};
+      this.labelNames.forEach((name, i) => {
+        labels[name] = String(values[i]);
+      });
+      cell = this.create(labels);
+      node.set(last, cell);
+      this.cells.push(cell);
+    }
+    return cell;
+  }
+
+  private child(node: Map<Key, unknown>, key: Key): Map<Key, unknown> {
+    let next = node.get(key) as Map<Key, unknown> | undefined;
+    if (!next) node.set(key, (next = new Map()));
+    return next;
+  }
+}
+
+/**
+ * A family whose samples are made at scrape time, in the shape prom-client's metrics hand its
+ * registry (`MetricObjectWithValues`, what `metric.get()` resolves to), so the registry formats it.
+ */
+function register(registry: client.Registry, name: string, help: string, type: "counter" | "histogram", samples: () => Sample[]): void {
+  const get = async () => ({ name, help, type, aggregator: "sum", values: samples() });
+  registry.registerMetric({ name, help, type, aggregator: "sum", get, reset() {} } as unknown as client.Metric);
+}
+
+function counter(registry: client.Registry, name: string, help: string, labelNames: readonly string[]): SeriesTable<CounterCell> {
+  const table = new SeriesTable<CounterCell>(labelNames, (labels) => ({ labels, value: 0 }));
+  register(registry, name, help, "counter", () => table.cells.map((c) => ({ labels: c.labels, value: c.value })));
+  return table;
+}
+
+function histogram(registry: client.Registry, name: string, help: string, labelNames: readonly string[]): SeriesTable<HistogramCell> {
+  const table = new SeriesTable<HistogramCell>(labelNames, (labels) => ({ labels, counts: new Float64Array(SECONDS.length), sum: 0, count: 0 }));
+  register(registry, name, help, "histogram", () => {
+    const out: Sample[] = [];
+    for (const c of table.cells) {
+      let cumulative = 0;
+      SECONDS.forEach((le, i) => {
+        cumulative += c.counts[i]!;
+        out.push({ metricName: `${name}_bucket`, labels: { ...c.labels, le: String(le) }, value: cumulative });
+      });
+      out.push({ metricName: `${name}_bucket`, labels: { ...c.labels, le: "+Inf" }, value: c.count });
+      out.push({ metricName: `${name}_sum`, labels: c.labels, value: c.sum });
+      out.push({ metricName: `${name}_count`, labels: c.labels, value: c.count });
+    }
+    return out;
+  });
+  return table;
+}
+
+function observe(cell: HistogramCell, seconds: number): void {
+  let i = 0;
+  while (i < SECONDS.length && seconds > SECONDS[i]!) i++;
+  if (i < SECONDS.length) cell.counts[i]!++;
+  cell.sum += seconds;
+  cell.count++;
+}
+
+export function createMetrics(sources: MetricsSources): Metrics {
   const registry = new client.Registry();
   const reg = [registry];
-  // The process's own figures (prom-client's default set reports NaN event-loop lag under Bun).
-  const rss = new client.Gauge({ name: "hone_process_resident_memory_bytes", help: "Resident memory of this process", registers: reg });
-  const heap = new client.Gauge({ name: "hone_process_heap_used_bytes", help: "JavaScript heap in use", registers: reg });
-  const startTime = new client.Gauge({ name: "hone_process_start_time_seconds", help: "When this process started (Unix time)", registers: reg });
-  startTime.set(Math.round(Date.now() / 1000 - process.uptime()));
-  const requests = new client.Counter({
-    name: "hone_http_requests_total",
-    help: "HTTP requests by route pattern, method and status",
-    labelNames: ["route", "method", "status"],
-    registers: reg,
-  });
-  const duration = new client.Histogram({
-    name: "hone_http_request_duration_seconds",
-    help: "Time to the response's headers, by route pattern",
-    labelNames: ["route", "method"],
-    buckets: SECONDS,
-    registers: reg,
-  });
-  const upstream = new client.Histogram({
-    name: "hone_upstream_duration_seconds",
-    help: "Gateway calls to a provider, start to last byte, by provider",
-    labelNames: ["provider"],
-    buckets: SECONDS,
-    registers: reg,
-  });
-  const upstreamErrors = new client.Counter({
-    name: "hone_upstream_errors_total",
-    help: "Gateway calls that ended without a 2xx, by provider",
-    labelNames: ["provider"],
-    registers: reg,
-  });
-  const cache = new client.Counter({
-    name: "hone_cache_lookups_total",
-    help: "Gateway calls that asked for the cache, by result (hit or miss)",
-    labelNames: ["result"],
-    registers: reg,
-  });
+  const deadlineMs = sources.dbDeadlineMs ?? DB_DEADLINE_MS;
+
+  const requests = counter(registry, "hone_http_requests_total", "HTTP requests by route pattern, method and status", ["route", "method", "status"]);
+  const duration = histogram(registry, "hone_http_request_duration_seconds", "Time to the response's headers, by route pattern and method", [
+    "route",
+    "method",
+  ]);
+  const upstream = histogram(registry, "hone_upstream_duration_seconds", "Gateway calls to a provider, start to last byte, by provider", ["provider"]);
+  const upstreamErrors = counter(registry, "hone_upstream_errors_total", "Gateway calls to a provider that ended without a 2xx, by provider", ["provider"]);
+  const cache = counter(registry, "hone_cache_lookups_total", "Gateway calls that read the cache, by result (hit or miss)", ["result"]);
+  // Both exist from the start, so a rate over them is defined before the first lookup.
+  const cacheHit = cache.at("hit");
+  const cacheMiss = cache.at("miss");
+
+  // Read from the log writer at scrape time.
+  let log = { depth: 0, oldestAgeMs: null as number | null, written: 0, dropped: 0 };
+  register(registry, "hone_logs_written_total", "Call logs stored by this process's log writer", "counter", () => [{ labels: {}, value: log.written }]);
+  register(
+    registry,
+    "hone_logs_dropped_total",
+    "Call logs given up on (the database rejected them, stayed unreachable, or the queue overflowed)",
+    "counter",
+    () => [{ labels: {}, value: log.dropped }],
+  );
   const queueDepth = new client.Gauge({ name: "hone_log_queue_depth", help: "Call logs queued and not stored yet", registers: reg });
   const queueAge = new client.Gauge({
     name: "hone_log_queue_oldest_age_seconds",
-    help: "How long the oldest queued call log has waited (0: none)",
-    registers: reg,
-  });
-  const written = new client.Counter({ name: "hone_logs_written_total", help: "Call logs stored by this process's writer", registers: reg });
-  const dropped = new client.Counter({
-    name: "hone_logs_dropped_total",
-    help: "Call logs given up on (database rejected them, stayed unreachable, or the queue overflowed)",
+    help: "How long the oldest queued call log has waited (0: none waiting)",
     registers: reg,
   });
   const jobs = new client.Gauge({
     name: "hone_jobs",
-    help: "Background jobs (evaluations, fine-tunes, dataset tasks, alignment runs) by status",
+    help: "Background jobs (evaluations, fine-tunes, dataset tasks, alignment runs) queued or running, by status",
     labelNames: ["status"],
     registers: reg,
   });
-  const pool = new client.Gauge({ name: "hone_db_pool_max", help: "Database connections this process may open", labelNames: ["driver"], registers: reg });
   const scrapeError = new client.Gauge({
     name: "hone_scrape_error",
-    help: "1 when a figure read at scrape time could not be read (it is left out)",
+    help: "1 when a figure read from the database at scrape time could not be read in time (it is left out)",
+    registers: reg,
+  });
+  const pool = new client.Gauge({
+    name: "hone_db_pool_max",
+    help: "Database connections this process's request pool may open (PGlite: one, in-process)",
+    labelNames: ["driver"],
     registers: reg,
   });
   pool.set({ driver: sources.database.kind }, sources.database.kind === "pglite" ? 1 : sources.dbPoolSize);
 
-  const setCounter = (c: client.Counter, n: number) => {
-    c.reset();
-    c.inc(n);
+  // The process's own figures (prom-client's default collectors report NaN event-loop lag under Bun).
+  const rss = new client.Gauge({ name: "hone_process_resident_memory_bytes", help: "Resident memory of this process", registers: reg });
+  const heap = new client.Gauge({ name: "hone_process_heap_used_bytes", help: "JavaScript heap in use", registers: reg });
+  const uptime = new client.Gauge({ name: "hone_process_uptime_seconds", help: "How long this process has run", registers: reg });
+  const startTime = new client.Gauge({ name: "hone_process_start_time_seconds", help: "When this process started (Unix time)", registers: reg });
+  startTime.set(Math.round(Date.now() / 1000 - process.uptime()));
+  let cpu = 0;
+  register(registry, "hone_process_cpu_seconds_total", "CPU time this process has used (user and system)", "counter", () => [{ labels: {}, value: cpu }]);
+
+  // One read of the job counts at a time: scrapes arriving while it is slow wait on the same one
+  // instead of each taking another connection.
+  let jobsRead: Promise<{ status: string; n: number }[]> | null = null;
+  const readJobs = () => {
+    jobsRead ??= countJobs(sources.database, deadlineMs).finally(() => {
+      jobsRead = null;
+    });
+    return jobsRead;
   };
+
   return {
     registry,
     http(route, method, status, seconds) {
-      requests.inc({ route, method, status: String(status) });
-      duration.observe({ route, method }, seconds);
+      const m = METHODS.has(method) ? method : "OTHER";
+      requests.at(route, m, status).value++;
+      observe(duration.at(route, m), seconds);
     },
     cacheLookup(result) {
-      cache.inc({ result });
+      (result === "hit" ? cacheHit : cacheMiss).value++;
     },
     upstream(provider, seconds, status) {
-      upstream.observe({ provider }, seconds);
-      if (status === null || status < 200 || status >= 300) upstreamErrors.inc({ provider });
+      observe(upstream.at(provider), seconds);
+      if (status === null || ((status < 200 || status >= 300) && status !== CLIENT_CLOSED)) upstreamErrors.at(provider).value++;
     },
     async render() {
       const mem = process.memoryUsage();
       rss.set(mem.rss);
       heap.set(mem.heapUsed);
-      const s = sources.logWriter().stats();
-      queueDepth.set(s.depth);
-      queueAge.set((s.oldestAgeMs ?? 0) / 1000);
-      setCounter(written, s.written);
-      setCounter(dropped, s.dropped);
-      let failed = 0;
-      try {
-        const rows = await Promise.race([
-          sources.database.db.execute(sql`select status, count(*)::int as n from jobs where status in ('queued', 'running') group by status`),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("jobs query took over 1 s")), 1_000)),
-        ]);
-        jobs.reset();
+      uptime.set(Math.round(process.uptime()));
+      const usage = process.cpuUsage();
+      cpu = (usage.user + usage.system) / 1e6;
+      log = sources.logWriter().stats();
+      queueDepth.set(log.depth);
+      queueAge.set((log.oldestAgeMs ?? 0) / 1000);
+
+      const counts = await withDeadline(readJobs(), deadlineMs).catch(() => null);
+      jobs.reset();
+      if (counts) {
         jobs.set({ status: "queued" }, 0);
         jobs.set({ status: "running" }, 0);
-        for (const r of resultRows<{ status: string; n: number }>(rows)) jobs.set({ status: r.status }, Number(r.n));
-      } catch {
-        failed = 1;
-        jobs.reset();
+        for (const r of counts) jobs.set({ status: r.status }, Number(r.n));
       }
-      scrapeError.set(failed);
+      scrapeError.set(counts ? 0 : 1);
       return registry.metrics();
     },
   };
+}
+
+/**
+ * Queued and running jobs: an index-only count on jobs(status, run_at). On Postgres the statement
+ * carries its own timeout, so a query past the scrape's deadline is cancelled by the server rather
+ * than left holding a connection.
+ */
+async function countJobs(database: Database, deadlineMs: number): Promise<{ status: string; n: number }[]> {
+  const query = sql`select status, count(*)::int as n from jobs where status in ('queued', 'running') group by status`;
+  if (database.kind === "pglite") return resultRows(await database.db.execute(query));
+  return database.db.transaction(async (tx) => {
+    await tx.execute(sql.raw(`set local statement_timeout = ${Math.max(1, Math.round(deadlineMs))}`));
+    return resultRows(await tx.execute(query));
+  });
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`took over ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -2,7 +2,8 @@
 // in batches over its own Postgres connection, so serialising batches, the driver's protocol work
 // and waiting on inserts never take the main thread's time from requests in flight.
 // Messages in: init (first), arrays of row strings (queued), {flush}. Messages out: {ack} when a
-// flush is done, {stored} (rows committed, per batch), {fatal} when it cannot start.
+// flush is done, {stored} (rows committed, per batch), {dropped} (rows given up on), {fatal} when it
+// cannot start.
 import { openDatabase } from "../db/client";
 import { insertLogRows } from "../domain/logs/insert-request-logs";
 import { createLogger } from "../logger";
@@ -39,6 +40,7 @@ self.onmessage = async (event: MessageEvent<ThreadMessage>) => {
             await insertLogRows(database.db, rows);
             reply({ stored: rows.length });
           },
+          onDropped: (n) => reply({ dropped: n }),
         },
         { maxDelayMs: m.flushMs },
       );

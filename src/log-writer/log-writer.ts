@@ -13,6 +13,9 @@ export type RowWriter = {
   stats(): LogWriterStats;
 };
 
+/** How many logs a writer holds before it drops the oldest (LogWriterOptions.maxPending). */
+export const LOG_QUEUE_CAPACITY = 100_000;
+
 /** Where batches of rows are stored: one statement per batch, all rows or none. */
 type InsertRows = (rows: string[]) => Promise<void>;
 
@@ -88,11 +91,17 @@ function reserialised(row: string): string | null {
  * Beyond maxPending queued logs (a long database outage), the oldest are dropped and counted.
  */
 export function createRowWriter(
-  deps: { logger: Logger; insertRows: InsertRows; sleep?: (ms: number) => Promise<void> },
+  deps: {
+    logger: Logger;
+    insertRows: InsertRows;
+    sleep?: (ms: number) => Promise<void>;
+    /** Told of each drop (the log-writer thread reports them, so the main thread's backlog is right). */
+    onDropped?: (n: number) => void;
+  },
   opts: LogWriterOptions = {},
 ): RowWriter {
   const maxBatch = opts.maxBatch ?? 250;
-  const maxPending = opts.maxPending ?? 100_000;
+  const maxPending = opts.maxPending ?? LOG_QUEUE_CAPACITY;
   const maxDelayMs = opts.maxDelayMs ?? 20;
   const retryForMs = opts.retryForMs ?? 60_000;
   const sleep = deps.sleep ?? ((ms: number) => Bun.sleep(ms));
@@ -101,6 +110,10 @@ export function createRowWriter(
   let timer: ReturnType<typeof setTimeout> | null = null;
   let dropped = 0;
   let written = 0;
+  const drop = (n: number) => {
+    dropped += n;
+    deps.onDropped?.(n);
+  };
   /** The batch being inserted: still waiting, for the backlog. */
   let inFlight: Item[] = [];
   const insert = async (items: Item[]) => {
@@ -130,7 +143,7 @@ export function createRowWriter(
           if (!batch.length) return;
         }
         if (waited >= retryForMs) {
-          dropped += batch.length;
+          drop(batch.length);
           deps.logger.error("request logs could not be stored: the database stayed unreachable", {
             records: batch.length,
             droppedTotal: dropped,
@@ -171,7 +184,7 @@ export function createRowWriter(
         if (isConnectionError(err2)) return writeBatch(batch);
       }
     }
-    dropped++;
+    drop(1);
     deps.logger.warn("request log dropped: the database rejected it", { logId: item.id, droppedTotal: dropped, ...insertErrorFields(err) });
     item.done?.reject(err);
   }
@@ -214,7 +227,7 @@ export function createRowWriter(
     }
     if (queue.length > maxPending) {
       const over = queue.splice(0, queue.length - maxPending);
-      dropped += over.length;
+      drop(over.length);
       for (const i of over) i.done?.reject(new Error("log queue overflow"));
       deps.logger.error("request log queue full: oldest logs dropped", { dropped: over.length, droppedTotal: dropped });
     }

@@ -4,7 +4,7 @@ import type { LogWriter } from "../domain/logs";
 import { recordWriter, type RowWriter } from "./log-writer";
 
 export type ThreadMessage = string[] | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number } | { t: "flush"; ack: number };
-export type ThreadReply = { ack: number } | { stored: number } | { ready: true } | { fatal: string };
+export type ThreadReply = { ack: number } | { stored: number } | { dropped: number } | { ready: true } | { fatal: string };
 
 const SEND_EVERY_MS = 5;
 
@@ -24,6 +24,10 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
   let seq = 0;
   let posted = 0;
   let stored = 0;
+  /** Rows the thread gave up on (rejected by the database, or past its retries or its queue). */
+  let droppedThere = 0;
+  /** Rows the thread is done with, stored or not: the backlog is what was posted beyond them. */
+  const settled = () => stored + droppedThere;
   let closing = false;
   let failed = false;
 
@@ -31,7 +35,7 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
     if (failed || closing) return;
     failed = true;
     logger.error(`log-writer thread ${why}: logs are now written from the main thread`, {
-      lost: Math.max(0, posted - stored),
+      lost: Math.max(0, posted - settled()),
       ...(err ? errorFields(err) : {}),
     });
     // Flushes waiting on the dead thread are answered: nothing more will come from it.
@@ -44,9 +48,11 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
   const chunks: { upTo: number; at: number }[] = [];
   worker.onmessage = (event: MessageEvent<ThreadReply>) => {
     const m = event.data;
-    if ("stored" in m) {
-      stored += m.stored;
-      while (chunks.length && chunks[0]!.upTo <= stored) chunks.shift();
+    if ("stored" in m || "dropped" in m) {
+      if ("stored" in m) stored += m.stored;
+      else droppedThere += m.dropped;
+      // The thread takes rows in the order they were posted, so the first `settled` rows are done.
+      while (chunks.length && chunks[0]!.upTo <= settled()) chunks.shift();
     } else if ("ack" in m) {
       waiting.get(m.ack)?.();
       waiting.delete(m.ack);
@@ -94,11 +100,13 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
     },
     stats() {
       const oldest = chunks[0]?.at ?? (buffered.length ? bufferedAt : undefined);
+      const waiting = Math.max(0, posted - settled());
       return {
-        depth: failed ? 0 : Math.max(0, posted - stored),
+        depth: failed ? 0 : waiting,
         oldestAgeMs: failed || oldest === undefined ? null : Date.now() - oldest,
         written: stored,
-        dropped: failed ? Math.max(0, posted - stored) : 0,
+        // A dead thread's unstored rows are lost (the failover logs how many).
+        dropped: droppedThere + (failed ? waiting : 0),
       };
     },
   };

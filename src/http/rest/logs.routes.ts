@@ -96,8 +96,9 @@ export const logsRoutes = [
     response: { schema: W.LogExportRowWire, contentType: "application/x-ndjson" },
     errors: [400, 401],
     handler: async ({ ctx, deps, request, query }) => {
+      // The verb checks both before the first row is read: a bad value is a 400, not a broken file.
+      const chunks = exportLogs(ctx, { format: (query.format || undefined) as never, filter: parseFilterParam(query.filter) as never });
       const format = query.format === "csv" ? "csv" : "jsonl";
-      const chunks = exportLogs(ctx, { format, filter: parseFilterParam(query.filter) as never });
       const encoder = new TextEncoder();
       let n = 0;
       const stream = new ReadableStream<Uint8Array>({

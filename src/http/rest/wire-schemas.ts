@@ -59,7 +59,11 @@ export const ExportRowWire = z.object({
 export const StatusOk = z.object({ status: z.literal("ok") });
 export const MatchedLogs = z.object({ matchedLogs: z.number().int() });
 /** One line of a log export (JSONL): the log's columns and payloads, as tRPC logs.exportPage gives them. */
-export const LogExportRowWire = z.looseObject({ id: z.string(), model: z.string().nullable(), statusCode: z.number().int().nullable(), createdAt: z.string() });
+export const LogExportRowWire = z.union([
+  z.looseObject({ id: z.string(), model: z.string().nullable(), statusCode: z.number().int().nullable(), createdAt: z.string() }),
+  // The last line when reading failed midway: the file says it is incomplete.
+  z.object({ error: z.object({ message: z.string() }) }),
+]);
 export const LogsDeletionWire = z.object({ deleted: z.number().int(), done: z.boolean() });
 export const CheckCacheWire = z.object({ respPayload: z.null() });
 export const LatestLoggedCall = z

@@ -1,4 +1,4 @@
-import { deleteLogs, getLog, listLogs, type RequestLog } from "../../../domain/logs";
+import { deleteLogs, exportLogsPage, getLog, listLogs, type RequestLog } from "../../../domain/logs";
 import { DomainError } from "../../../errors";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
@@ -69,7 +69,26 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
   }),
 });
 
+const LogExportPage = builder.objectRef<{ lines: string[]; endCursor: string | null; hasNextPage: boolean }>("LogExportPage").implement({
+  fields: (t) => ({
+    lines: t.exposeStringList("lines", { description: "JSONL lines, one log each with its payloads, as GET /api/v1/logs/export writes them" }),
+    endCursor: t.exposeString("endCursor", { nullable: true }),
+    hasNextPage: t.exposeBoolean("hasNextPage"),
+  }),
+});
+
 builder.queryFields((t) => ({
+  logExportPage: t.field({
+    type: LogExportPage,
+    description:
+      "A page of the JSONL export of the logs matching the filter (up to 200 lines, default 100), newest first; loop on endCursor. GET /api/v1/logs/export streams the whole file in one response",
+    args: {
+      filter: t.arg({ type: LogFilterInput, required: false }),
+      first: t.arg.int({ required: false }),
+      after: t.arg.string({ required: false }),
+    },
+    resolve: (_, a, c) => exportLogsPage(projectCtx(c), { filter: a.filter as never, first: a.first, after: a.after }),
+  }),
   logs: t.connection({
     type: RequestLogRef,
     description: "The project's logs, newest first",
