@@ -15,6 +15,7 @@ const ID_PREFIXES = {
   datasetTask: "dtask",
   alignmentTask: "atask",
   session: "ses",
+  datasetImport: "imp",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

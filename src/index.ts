@@ -17,6 +17,11 @@ import { startUsageRollups } from "./background/usage-rollups";
 async function main() {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // The last resort: an error no request handler caught (an event emitted with no listener, a
+  // throw in a timer, a promise nobody awaited) is logged, and the process goes on serving every
+  // other caller instead of dropping their connections and the logs queued in memory.
+  process.on("uncaughtException", (err) => logger.error("uncaught error: the process keeps serving", errorFields(err)));
+  process.on("unhandledRejection", (reason) => logger.error("unhandled promise rejection: the process keeps serving", errorFields(reason)));
   const secretKey = resolveSecretKey(config);
   const started = performance.now();
   const database = await openDatabase(config, { owner: "hone server" });

@@ -27,6 +27,8 @@ export const MAX_TAG_VALUE_LENGTH = 2_048;
 export const MAX_ALIGNMENT_ROWS = 10_000;
 /** Bytes in one line of a JSONL upload or import. */
 export const MAX_JSONL_LINE_BYTES = 4 * 1024 * 1024;
+/** Bytes of JSONL lines (about: characters) a dataset import stores per batch, so memory stays flat. */
+export const IMPORT_BATCH_BYTES = 8 * 1024 * 1024;
 /** Characters of a non-JSON upstream error body kept in a message or a log. */
 export const MAX_UPSTREAM_ERROR_TEXT = 1_000;
 /** Largest page a list may ever be configured to return (the ceiling of HONE_MAX_PAGE_SIZE). */

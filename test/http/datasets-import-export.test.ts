@@ -176,8 +176,9 @@ describe("JSONL import and export", () => {
     }
     expect((await t.request("POST", "/api/v1/datasets/ds_missing/import", { body: line(1) })).status).toBe(404);
     expect((await exportRows("ds_missing")).res.status).toBe(404);
-    const empty = await json(await t.request("POST", `/api/v1/datasets/${ds}/import`, { body: "" }));
-    expect(empty.entries_created).toBe(0);
+    const empty = await t.request("POST", `/api/v1/datasets/${ds}/import`, { body: "" });
+    expect(empty.status).toBe(400);
+    expect((await json(empty)).message).toContain("empty");
   });
 
   test("100,000 rows round trip: streamed in, streamed out, every row kept", async () => {

@@ -43,6 +43,8 @@ export const alignmentRows = pgTable(
     output: jsonb("output").$type<Record<string, unknown>>().notNull(),
     /** The human label: PASS, FAIL, or null while unlabelled. */
     judgement: text("judgement").$type<"PASS" | "FAIL" | null>(),
+    /** Bytes of JSON text of messages, tools, tool_choice and output. Null on older rows. */
+    bytes: integer("bytes"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [index().on(t.criterionId, t.id)],

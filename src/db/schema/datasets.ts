@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
 export const datasets = pgTable(
@@ -45,6 +45,10 @@ export const datasetEntries = pgTable(
     relabeledAt: timestamp("relabeled_at", { withTimezone: true, mode: "date" }),
     /** How the entry came in: "log" (imported from a log), "upload" (JSONL import), "manual" (added by hand or API). */
     source: text("source").$type<"log" | "upload" | "manual">().notNull().default("manual"),
+    /** Bytes of JSON text of the entry's content (messages, tools, ...): known before loading it. Null on older entries. */
+    bytes: integer("bytes"),
+    /** The JSONL upload that stored the entry: a failed upload deletes what it stored. */
+    importId: text("import_id"),
   },
   (t) => [
     index().on(t.datasetId, t.id),
@@ -52,6 +56,7 @@ export const datasetEntries = pgTable(
     index().on(t.sourceLogId),
     // Counting a dataset's TEST entries (trainCount/testCount on every dataset read) reads the index only.
     index().on(t.datasetId, t.split),
+    index().on(t.importId),
     check("dataset_entries_split_check", sql`${t.split} in ('TRAIN', 'TEST')`),
     check("dataset_entries_source_check", sql`${t.source} in ('log', 'upload', 'manual')`),
   ],

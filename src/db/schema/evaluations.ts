@@ -40,6 +40,8 @@ export const evaluationResults = pgTable(
     costUsd: doublePrecision("cost_usd"),
     latencyMs: integer("latency_ms"),
     verdicts: jsonb("verdicts").$type<Record<string, unknown>>().notNull(),
+    /** Bytes of JSON text of the output and verdicts. Null on older rows. */
+    bytes: integer("bytes"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.evaluationId, t.entryId, t.model] })],

@@ -24,6 +24,15 @@ export const requestLogs = pgTable(
     outputTokens: integer("output_tokens"),
     costUsd: doublePrecision("cost_usd"),
     cacheHit: boolean("cache_hit").notNull().default(false),
+    /**
+     * Bytes of JSON text of the request payload (with its original, for converted reports) and of
+     * the response payload, as stored: what reading the bodies back costs, known before they are
+     * loaded (HONE_MAX_RESPONSE_BYTES). Null on logs written before the column existed.
+     */
+    reqBytes: integer("req_bytes"),
+    respBytes: integer("resp_bytes"),
+    /** Why some of the call's figures were not kept (impossible token counts, a payload cut short). */
+    warning: text("warning"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

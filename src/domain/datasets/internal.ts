@@ -191,14 +191,22 @@ export function entryContentHash(e: Pick<DatasetEntryInput, "messages" | "tools"
   );
 }
 
-export type NewEntry = { entry: DatasetEntryInput; split: Split; hash: string; sourceLogId?: string | null; source: EntrySource };
+export type NewEntry = {
+  entry: DatasetEntryInput;
+  split: Split;
+  hash: string;
+  sourceLogId?: string | null;
+  source: EntrySource;
+  /** The JSONL upload storing it (see importDatasetJsonl). */
+  importId?: string;
+};
 
 /** Inserts validated entries into a dataset of ctx's project, 500 rows per statement. */
 export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, entries: NewEntry[]): Promise<void> {
   const now = ctx.deps.clock();
   for (let i = 0; i < entries.length; i += 500) {
     await db.insert(datasetEntries).values(
-      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source }) => ({
+      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source, importId }) => ({
         id: ctx.deps.ids("datasetEntry"),
         datasetId,
         projectId: ctx.projectId,
@@ -212,6 +220,7 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
         sourceLogId: sourceLogId ?? null,
         source,
         contentHash: hash,
+        importId: importId ?? null,
       })),
     );
   }
