@@ -76,6 +76,44 @@ describe("GraphQL limits", () => {
     expect(healthTimes.length).toBeGreaterThan(0);
   });
 
+  test("fragments that spread each other twice over are measured once each: 30 levels answered or refused in under 100 ms", async () => {
+    const doubling = (levels: number, leaf: string) => {
+      const frags = [`fragment F0 on Query { ${leaf} }`];
+      for (let i = 1; i <= levels; i++) frags.push(`fragment F${i} on Query { ...F${i - 1} ...F${i - 1} }`);
+      return `query { ...F${levels} } ${frags.join(" ")}`;
+    };
+    const timed = async (query: string) => {
+      const started = performance.now();
+      const res = await fetch(`${server.url}/graphql`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      return { body: (await res.json()) as any, ms: performance.now() - started };
+    };
+    // Cheap leaf: graphql-js collects the fields once per fragment, so this runs.
+    const cheap = await timed(doubling(30, "__typename"));
+    expect(cheap.body.data).toEqual({ __typename: "Query" });
+    expect(cheap.ms).toBeLessThan(100);
+    // A costly leaf repeated 2^30 times: refused on cost, as quickly.
+    const costly = await timed(doubling(30, "logs(first: 200) { edges { node { id datasetEntries { id } } } }"));
+    expect(codes(costly.body)).toContain("VALIDATION");
+    expect(messages(costly.body)).toContain("HONE_GRAPHQL_MAX_COST");
+    expect(costly.ms).toBeLessThan(100);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  test("a fragment spread under a list still counts once per row", async () => {
+    const q = (first: number) =>
+      `query { logs(first: ${first}) { edges { node { ...L ...L } } } } fragment L on RequestLog { datasetEntries { dataset { entries(first: 200) { edges { node { id } } } } } }`;
+    // 200 logs x 10 entries x 200 entries: refused; the same with first: 1 is within the cost limit.
+    const refused = await gql(t, q(200));
+    expect(codes(refused)).toContain("VALIDATION");
+    expect(messages(refused)).toContain("HONE_GRAPHQL_MAX_COST");
+    const fine = await gql(t, q(1));
+    expect(fine.errors).toBeUndefined();
+  });
+
   test("within depth and page size, nested first multiplies into the cost, which refuses it", async () => {
     // depth 9 (< 10), every first <= 200: only the cost (200 x 200 rows) is over.
     const r = await gql(t, nested(200, 2), { id: datasetId });

@@ -111,6 +111,7 @@ function measureOperation(
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const pageIssues: OperationMeasure["pageIssues"] = [];
   const active = new Set<string>();
+  const memo = new Map<string, Walk>();
 
   const walkSet = (set: SelectionSetNode, parent: GraphQLNamedType, path: string[]): Walk => {
     const out: Walk = { depth: 0, aliases: 0, cost: 0 };
@@ -130,9 +131,18 @@ function measureOperation(
         if (!frag || active.has(frag.name.value)) continue;
         const type = schema.getType(frag.typeCondition.name.value);
         if (!type) continue;
-        active.add(frag.name.value);
-        add(walkSet(frag.selectionSet, type, path));
-        active.delete(frag.name.value);
+        // A fragment measures the same wherever it is spread (its multipliers come from the fields
+        // above the spread, applied by the caller): measured once, so a document whose fragments
+        // spread each other twice over costs a walk linear in its size, not exponential.
+        const key = `${frag.name.value}\u0000${type.name}`;
+        let measured = memo.get(key);
+        if (!measured) {
+          active.add(frag.name.value);
+          measured = walkSet(frag.selectionSet, type, path);
+          active.delete(frag.name.value);
+          memo.set(key, measured);
+        }
+        add(measured);
       }
     }
     return out;
