@@ -103,6 +103,20 @@ const EnvSchema = z.object({
     .int()
     .min(1_000)
     .default(7 * 24 * 3_600_000),
+  // Issue 38: what one request may cost the process, whatever it asks for.
+  HONE_MAX_JSON_DEPTH: z.coerce.number().int().min(16).max(10_000).default(128),
+  HONE_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(32 * 1024 * 1024),
+  HONE_MAX_LOGGED_PAYLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(128 * 1024 * 1024, "HONE_MAX_LOGGED_PAYLOAD_BYTES may be at most 128 MiB (Postgres refuses larger JSON values)")
+    .default(32 * 1024 * 1024),
+  HONE_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
 });
 
 export type Config = {
@@ -179,6 +193,14 @@ export type Config = {
   sessionIdleMs: number;
   /** ... and this long after sign-in, however active (absolute). */
   sessionMaxMs: number;
+  /** Deepest nesting of arrays and objects accepted in any JSON a client sends (bodies, variables, inputs, lines). */
+  maxJsonDepth: number;
+  /** Largest answer of one GraphQL operation or one tRPC batch, counted from stored sizes before loading. */
+  maxResponseBytes: number;
+  /** A logged payload larger than this is stored cut short, with a marker giving its size. */
+  maxLoggedPayloadBytes: number;
+  /** A request body that sends nothing for this long is answered 408. */
+  bodyIdleTimeoutMs: number;
 };
 
 export class ConfigError extends Error {
@@ -241,5 +263,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFinetuneCalls: e.HONE_LOG_FINETUNE_CALLS,
     sessionIdleMs: e.HONE_SESSION_IDLE_MS,
     sessionMaxMs: e.HONE_SESSION_MAX_MS,
+    maxJsonDepth: e.HONE_MAX_JSON_DEPTH,
+    maxResponseBytes: e.HONE_MAX_RESPONSE_BYTES,
+    maxLoggedPayloadBytes: e.HONE_MAX_LOGGED_PAYLOAD_BYTES,
+    bodyIdleTimeoutMs: e.HONE_BODY_IDLE_TIMEOUT_MS,
   };
 }

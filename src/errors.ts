@@ -103,6 +103,12 @@ export function toDomainError(err: unknown): DomainError {
   if (state === "23503") {
     return new DomainError("NOT_FOUND", "Something this request refers to no longer exists: it was deleted while the request ran");
   }
+  // The only way to run out of stack is data nested too deeply. Inputs are refused past
+  // HONE_MAX_JSON_DEPTH at the door; this is the net under that (data stored before the limit).
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    const message = "The data nests too deeply to be processed (HONE_MAX_JSON_DEPTH)";
+    return new DomainError("VALIDATION", message, { issues: [{ message }] });
+  }
   return new DomainError("INTERNAL", "Internal server error");
 }
 

@@ -27,6 +27,13 @@ export const MAX_TAG_VALUE_LENGTH = 2_048;
 export const MAX_ALIGNMENT_ROWS = 10_000;
 /** Bytes in one line of a JSONL upload or import. */
 export const MAX_JSONL_LINE_BYTES = 4 * 1024 * 1024;
+/**
+ * Deepest nesting of JSON Hone parses out of strings (tool-call arguments, op-* headers) and out of
+ * upstream answers, where HONE_MAX_JSON_DEPTH (for what clients send) is not at hand.
+ */
+export const MAX_EMBEDDED_JSON_DEPTH = 128;
+/** Bytes of one server-sent event from an upstream (a chunk of a stream is a few hundred). */
+export const MAX_SSE_EVENT_BYTES = 16 * 1024 * 1024;
 /** Bytes of JSONL lines (about: characters) a dataset import stores per batch, so memory stays flat. */
 export const IMPORT_BATCH_BYTES = 8 * 1024 * 1024;
 /** Characters of a non-JSON upstream error body kept in a message or a log. */

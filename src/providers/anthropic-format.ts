@@ -1,3 +1,5 @@
+import { jsonTextTooDeep, tooDeepError } from "../json-depth";
+import { MAX_EMBEDDED_JSON_DEPTH } from "../limits";
 import { DomainError } from "../errors";
 import type { ChatCompletion, ChatCompletionChunk, ToolCallOut, Usage } from "./types";
 
@@ -45,6 +47,7 @@ function userBlocks(content: unknown): Block[] {
 
 function toolInput(args: string, name: string): unknown {
   if (!args) return {};
+  if (jsonTextTooDeep(args, MAX_EMBEDDED_JSON_DEPTH)) throw tooDeepError(MAX_EMBEDDED_JSON_DEPTH, `The arguments of tool call ${name}`);
   try {
     return JSON.parse(args);
   } catch {

@@ -1,7 +1,8 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { DomainError } from "../errors";
 import { parseJsonKeepingText } from "../json-text";
-import { MAX_UPSTREAM_ERROR_BODY_BYTES, MAX_UPSTREAM_ERROR_TEXT } from "../limits";
+import { jsonTextTooDeep } from "../json-depth";
+import { MAX_EMBEDDED_JSON_DEPTH, MAX_SSE_EVENT_BYTES, MAX_UPSTREAM_ERROR_BODY_BYTES, MAX_UPSTREAM_ERROR_TEXT } from "../limits";
 import { pinUpstreamUrl, type ResolveHost, type UpstreamPolicy } from "./upstream-guard";
 
 /** The SSRF policy applied to URLs a tenant chose, and how host names are resolved for it. */
@@ -141,6 +142,8 @@ function upstreamTimeout(label: string, timeoutMs: number): DomainError {
  */
 export async function readUpstreamBody(response: Response): Promise<unknown> {
   const text = response.ok ? await response.text() : await readCapped(response, MAX_UPSTREAM_ERROR_BODY_BYTES);
+  // Nested past any real answer's depth: kept as text, so nothing walks it (and it is no completion).
+  if (jsonTextTooDeep(text, MAX_EMBEDDED_JSON_DEPTH)) return text;
   try {
     return parseJsonKeepingText(text);
   } catch {
@@ -233,6 +236,21 @@ async function* sseEvents(call: UpstreamCall, label: string, timeoutMs: number):
   const queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => queue.push(e) });
   const decoder = new TextDecoder();
+  /** Bytes fed since the last whole event. */
+  let pending = 0;
+  function* drain(): Generator<EventSourceMessage> {
+    if (queue.length) pending = 0;
+    while (queue.length) {
+      const e = queue.shift()!;
+      // Nothing downstream walks JSON deeper than any real event nests.
+      if (jsonTextTooDeep(e.data, MAX_EMBEDDED_JSON_DEPTH)) {
+        throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event nested more than ${MAX_EMBEDDED_JSON_DEPTH} levels deep`, {
+          upstreamStatus: 502,
+        });
+      }
+      yield e;
+    }
+  }
   try {
     for (;;) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -252,11 +270,17 @@ async function* sseEvents(call: UpstreamCall, label: string, timeoutMs: number):
         clearTimeout(timer);
       }
       if (result.done) break;
+      // One event is buffered whole by the parser: an upstream that never ends its event would
+      // make Hone hold an unbounded line.
+      pending += result.value.byteLength;
+      if (pending > MAX_SSE_EVENT_BYTES) {
+        throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event larger than ${MAX_SSE_EVENT_BYTES} bytes`, { upstreamStatus: 502 });
+      }
       parser.feed(decoder.decode(result.value, { stream: true }));
-      while (queue.length) yield queue.shift()!;
+      yield* drain();
     }
     parser.feed(decoder.decode());
-    while (queue.length) yield queue.shift()!;
+    yield* drain();
   } finally {
     // Stopping early (client gone, error) must also stop the upstream request.
     controller.abort();

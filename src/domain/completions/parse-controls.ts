@@ -1,3 +1,5 @@
+import { jsonTextTooDeep } from "../../json-depth";
+import { MAX_EMBEDDED_JSON_DEPTH } from "../../limits";
 import { DomainError } from "../../errors";
 import { MAX_CRITERIA_PER_REQUEST, MAX_ID_LENGTH } from "../../limits";
 import { checkTagShapes, Tags } from "../logs/inputs";
@@ -17,6 +19,7 @@ function cacheModeOf(v: string | boolean): CacheMode | null {
 }
 
 function parseJsonHeader(name: string, text: string): unknown {
+  if (jsonTextTooDeep(text, MAX_EMBEDDED_JSON_DEPTH)) throw bad(name, `nested more than ${MAX_EMBEDDED_JSON_DEPTH} levels deep`);
   try {
     return JSON.parse(text);
   } catch {

@@ -1,5 +1,6 @@
 import type { Ctx } from "../../context";
 import type { alignmentRows } from "../../db/schema";
+import { jsonTextTooDeep, tooDeepError } from "../../json-depth";
 import { DomainError, issuesFromZod, parseInput } from "../../errors";
 import { MAX_ALIGNMENT_ROWS, MAX_JSONL_LINE_BYTES } from "../../limits";
 import { insertAlignmentRows } from "./alignment";
@@ -37,6 +38,10 @@ export async function importAlignmentSet(
     if (!text.trim()) return;
     if (Buffer.byteLength(text) > MAX_JSONL_LINE_BYTES) {
       errors.push({ line, message: `line longer than ${MAX_JSONL_LINE_BYTES} bytes` });
+      return;
+    }
+    if (jsonTextTooDeep(text, ctx.deps.config.maxJsonDepth)) {
+      errors.push({ line, message: tooDeepError(ctx.deps.config.maxJsonDepth, "The line").message });
       return;
     }
     let value: unknown;

@@ -3,6 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { IMPORT_BATCH_BYTES, MAX_JSONL_LINE_BYTES } from "../../limits";
 import { DomainError, issuesFromZod, parseInput } from "../../errors";
+import { jsonTextTooDeep, tooDeepError } from "../../json-depth";
 import { errorFields } from "../../logger";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
 import { DatasetEntryInput, DatasetIdInput, ImportDatasetJsonlInput } from "./schemas";
@@ -63,7 +64,7 @@ export async function importDatasetJsonl(
     result.entriesCreated += entries.length;
   };
   try {
-    await readLines(input.lines, (firstLine ?? 1) - 1, fail, async (entry, bytes) => {
+    await readLines(input.lines, (firstLine ?? 1) - 1, ctx.deps.config.maxJsonDepth, fail, async (entry, bytes) => {
       batch.push(entry);
       batchBytes += bytes;
       if (batch.length >= BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
@@ -99,6 +100,7 @@ async function undoImport(ctx: Ctx, datasetId: string, importId: string): Promis
 async function readLines(
   lines: AsyncIterable<string> | Iterable<string>,
   before: number,
+  maxDepth: number,
   fail: (line: number, message: string) => void,
   take: (entry: DatasetEntryInput, bytes: number) => Promise<void>,
 ): Promise<void> {
@@ -110,6 +112,10 @@ async function readLines(
     // A UTF-8 character is at most 3 bytes per UTF-16 unit: shorter lines need no count.
     if (text.length > MAX_JSONL_LINE_BYTES / 3 && Buffer.byteLength(text) > MAX_JSONL_LINE_BYTES) {
       fail(lineNo, `line longer than ${MAX_JSONL_LINE_BYTES} bytes`);
+      continue;
+    }
+    if (jsonTextTooDeep(text, maxDepth)) {
+      fail(lineNo, tooDeepError(maxDepth, "The line").message);
       continue;
     }
     let value: unknown;

@@ -31,9 +31,12 @@ import {
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Config } from "../../config";
+import { tooDeepError, valueTooDeep } from "../../json-depth";
 
 type GraphqlLimits = {
   maxDepth: number;
+  /** HONE_MAX_JSON_DEPTH: nesting of the variables' values (JSON inputs). */
+  maxJsonDepth: number;
   maxAliases: number;
   maxTokens: number;
   maxCost: number;
@@ -42,6 +45,7 @@ type GraphqlLimits = {
 
 export const limitsOf = (config: Config): GraphqlLimits => ({
   maxDepth: config.graphqlMaxDepth,
+  maxJsonDepth: config.maxJsonDepth,
   maxAliases: config.graphqlMaxAliases,
   maxTokens: config.graphqlMaxTokens,
   maxCost: config.graphqlMaxCost,
@@ -224,6 +228,13 @@ const TOKEN_ERROR = /Document contains more than \d+ tokens/;
  */
 export function useOperationLimits(limits: GraphqlLimits): Plugin {
   return {
+    // Variables are JSON the client sends (a dataset entry, an alignment set): no deeper than any other JSON input.
+    onParams({ params, setResult }) {
+      if (valueTooDeep(params.variables, limits.maxJsonDepth) || valueTooDeep(params.extensions, limits.maxJsonDepth)) {
+        const err = tooDeepError(limits.maxJsonDepth, "The variables");
+        setResult({ errors: [limitError(err.message)] });
+      }
+    },
     onParse({ setParseFn, parseFn }) {
       setParseFn((source, options) => {
         try {

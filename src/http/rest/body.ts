@@ -1,4 +1,5 @@
 import { DomainError } from "../../errors";
+import { jsonTextTooDeep, tooDeepError } from "../../json-depth";
 import { parseJsonKeepingText } from "../../json-text";
 
 /**
@@ -6,13 +7,14 @@ import { parseJsonKeepingText } from "../../json-text";
  * body is cut off without being buffered whole. The Content-Type is not required: curl's `-d`
  * sends form encoding by default, and the body is JSON either way.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(request: Request, maxBytes: number, maxDepth: number): Promise<unknown> {
   const text = await readBodyText(request, maxBytes);
   if (text.trim() === "") {
     throw new DomainError("VALIDATION", "Request body is empty: send a JSON object", {
       issues: [{ message: "expected a JSON body" }],
     });
   }
+  if (jsonTextTooDeep(text, maxDepth)) throw tooDeepError(maxDepth, "The request body");
   try {
     return parseJsonKeepingText(text);
   } catch (err) {

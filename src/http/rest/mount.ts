@@ -41,7 +41,8 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
     const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request);
-    const body = read === "object" ? asObject(await readJsonBody(request, max)) : read === "json" ? await readJsonBody(request, max) : undefined;
+    const depth = deps.config.maxJsonDepth;
+    const body = read === "object" ? asObject(await readJsonBody(request, max, depth)) : read === "json" ? await readJsonBody(request, max, depth) : undefined;
     const result = await r.handler({ ctx, deps, request, params, query, body } as never);
     return opts.checkResponses ? checkResponse(r, result) : result;
   };

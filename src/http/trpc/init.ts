@@ -5,6 +5,7 @@ import type { BaseCtx, Ctx } from "../../context";
 import type { Deps } from "../../deps";
 import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../errors";
 import type { ResolvedSession } from "../../domain/sessions";
+import { tooDeepError, valueTooDeep } from "../../json-depth";
 import type { Principal } from "../auth";
 
 type TrpcContext = {
@@ -132,7 +133,15 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-const base = t.procedure.use(mapDomainErrors);
+// Inputs are JSON the client sends: no deeper than HONE_MAX_JSON_DEPTH, checked before the input
+// schema (or anything else) walks them.
+const inputDepth = t.middleware(async ({ ctx, getRawInput, next }) => {
+  const max = ctx.deps.config.maxJsonDepth;
+  if (valueTooDeep(await getRawInput(), max)) throw toTrpcError(tooDeepError(max, "The input"));
+  return next();
+});
+
+const base = t.procedure.use(mapDomainErrors).use(inputDepth);
 
 /** Needs no authentication (signing in). */
 export const publicProcedure = base;
