@@ -4,6 +4,13 @@ import type { Deps } from "./deps";
 /** Who is acting. Project-scoped verbs take ctx.projectId, which only an authenticated key sets. */
 export type Actor = { type: "apiKey"; keyId: string; projectId: string } | { type: "admin" } | { type: "cli" } | { type: "system"; job: string };
 
+/**
+ * What one answer may still carry (HONE_MAX_RESPONSE_BYTES): one per GraphQL operation and per
+ * tRPC batch, shared by everything that answer loads. Verbs that read stored content (payloads,
+ * entries, alignment rows, outputs) charge its stored size before loading it (domain/answer-budget.ts).
+ */
+export type AnswerBudget = { readonly limit: number; used: number; refused: string | null };
+
 /** Context of a verb that is not scoped to one project (creating projects, authenticating). */
 export type BaseCtx = {
   deps: Deps;
@@ -11,6 +18,8 @@ export type BaseCtx = {
   requestId: string;
   /** When set, verbs run their queries inside this transaction. */
   tx?: Queryable;
+  /** When set, what the answer being built may still carry. */
+  answer?: AnswerBudget;
 };
 
 /** Context of a project-scoped verb: every query it runs is filtered by projectId. */

@@ -45,7 +45,10 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
       { timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch },
       { policy: upstreamPolicy(parts.config), resolve: resolveHost },
     ),
-    logWriter: createLogWriter({ database: parts.database, logger: parts.logger }, { maxDelayMs: parts.config.logFlushMs }),
+    logWriter: createLogWriter(
+      { database: parts.database, logger: parts.logger },
+      { maxDelayMs: parts.config.logFlushMs, maxPayloadBytes: parts.config.maxLoggedPayloadBytes },
+    ),
     trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
     nudgeJobs: () => {},
     metrics: createMetrics({ database: parts.database, logWriter: () => deps.logWriter, dbPoolSize: parts.config.dbPoolSize }),

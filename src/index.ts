@@ -27,7 +27,7 @@ async function main() {
   const database = await openDatabase(config, { owner: "hone server" });
   // On Postgres, logs are stored from their own thread (with their own connection), so the
   // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.
-  const inThread = () => createLogWriter({ database, logger }, { maxDelayMs: config.logFlushMs });
+  const inThread = () => createLogWriter({ database, logger }, { maxDelayMs: config.logFlushMs, maxPayloadBytes: config.maxLoggedPayloadBytes });
   const logWriter = database.kind === "postgres" ? createThreadedLogWriter(config, logger, inThread()) : inThread();
   const deps = createDeps({ config, database, logger, secretKey, logWriter });
 

@@ -34,6 +34,8 @@ export const MAX_JSONL_LINE_BYTES = 4 * 1024 * 1024;
 export const MAX_EMBEDDED_JSON_DEPTH = 128;
 /** Bytes of one server-sent event from an upstream (a chunk of a stream is a few hundred). */
 export const MAX_SSE_EVENT_BYTES = 16 * 1024 * 1024;
+/** Tokens one call may claim in any usage count (reports and provider answers); past it the usage is not kept. */
+export const MAX_TOKENS_PER_CALL = 100_000_000;
 /** Bytes of JSONL lines (about: characters) a dataset import stores per batch, so memory stays flat. */
 export const IMPORT_BATCH_BYTES = 8 * 1024 * 1024;
 /** Characters of a non-JSON upstream error body kept in a message or a log. */

@@ -23,6 +23,10 @@ type Item = { id: string; row: string; at?: number; done?: { resolve(): void; re
 
 type LogWriterOptions = {
   maxBatch?: number;
+  /** Bytes of rows one insert carries at most (a batch of large logs is split, never one huge statement). */
+  maxBatchBytes?: number;
+  /** HONE_MAX_LOGGED_PAYLOAD_BYTES: payloads past it are stored cut short. */
+  maxPayloadBytes?: number;
   maxPending?: number;
   maxDelayMs?: number;
   /** How long a batch is retried while the database is unreachable before its logs are dropped. */
@@ -32,14 +36,14 @@ type LogWriterOptions = {
 /** The batched writer storing into `database` from this thread. */
 export function createLogWriter(deps: { logger: Logger; database: Database }, opts: LogWriterOptions = {}): LogWriter {
   const rows = createRowWriter({ logger: deps.logger, insertRows: (r) => insertLogRows(deps.database.db, r) }, opts);
-  return recordWriter(rows, deps.logger);
+  return recordWriter(rows, deps.logger, opts.maxPayloadBytes);
 }
 
 /** A LogWriter over a RowWriter: each record is serialised (and sanitised) once, when it is queued. */
-export function recordWriter(rows: RowWriter, logger: Logger): LogWriter {
+export function recordWriter(rows: RowWriter, logger: Logger, maxPayloadBytes?: number): LogWriter {
   const serialise = (record: NewRequestLog): string | null => {
     try {
-      return logRow(record);
+      return logRow(record, maxPayloadBytes);
     } catch (err) {
       logger.error("request log could not be serialised", { logId: record.id, ...errorFields(err) });
       return null;
@@ -80,6 +84,25 @@ function reserialised(row: string): string | null {
   }
 }
 
+const PAYLOAD_COLUMNS = ["req_payload", "resp_payload", "req_payload_original", "resp_payload_original"] as const;
+
+// The last try for a row the database refuses whole: its payloads replaced by a note, so the call
+// itself (status, tokens, cost, tags) is still logged; the warning says what was lost and why.
+function withoutPayloads(row: string, err: unknown): string | null {
+  try {
+    const r = JSON.parse(row) as Record<string, unknown>;
+    const why = `the database refused the payloads (${sqlStateOf(err) ?? "error"}: ${insertErrorFields(err).error})`;
+    for (const c of PAYLOAD_COLUMNS) r[c] = r[c] == null ? null : { hone_payload_not_stored: why };
+    r.search_text = null;
+    r.req_bytes = 0;
+    r.resp_bytes = 0;
+    r.warning = [r.warning, `${why}; they were not stored`].filter(Boolean).join("; ");
+    return JSON.stringify(r);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Batches logs into multi-row inserts off the request path. Two kinds of failure are told apart:
  * - the database is unreachable (connection refused or lost, shutting down): the batch waits and
@@ -101,6 +124,7 @@ export function createRowWriter(
   opts: LogWriterOptions = {},
 ): RowWriter {
   const maxBatch = opts.maxBatch ?? 250;
+  const maxBatchBytes = opts.maxBatchBytes ?? 8 * 1024 * 1024;
   const maxPending = opts.maxPending ?? LOG_QUEUE_CAPACITY;
   const maxDelayMs = opts.maxDelayMs ?? 20;
   const retryForMs = opts.retryForMs ?? 60_000;
@@ -174,10 +198,15 @@ export function createRowWriter(
       return;
     }
     const item = batch[0]!;
-    const again = reserialised(item.row);
-    if (again !== null) {
+    // Then the row alone again, re-encoded; then without its payloads (the call is still logged).
+    const retries = [() => ({ row: reserialised(item.row), stripped: false }), () => ({ row: withoutPayloads(item.row, err), stripped: true })];
+    for (const next of retries) {
+      const again = next();
+      if (again.row === null) continue;
       try {
-        await insert([{ ...item, row: again }]);
+        await insert([{ ...item, row: again.row }]);
+        if (again.stripped)
+          deps.logger.warn("request log stored without its payloads: the database refused them", { logId: item.id, ...insertErrorFields(err) });
         item.done?.resolve();
         return;
       } catch (err2) {
@@ -191,7 +220,12 @@ export function createRowWriter(
 
   async function drain(): Promise<void> {
     while (queue.length) {
-      const batch = queue.splice(0, maxBatch);
+      // Up to maxBatch rows and maxBatchBytes (a row alone may be larger): logs of large calls go a
+      // few at a time, not as one statement of gigabytes.
+      let n = 0;
+      let bytes = 0;
+      while (n < queue.length && n < maxBatch && (n === 0 || bytes + queue[n]!.row.length <= maxBatchBytes)) bytes += queue[n++]!.row.length;
+      const batch = queue.splice(0, n);
       await writeBatch(batch);
     }
   }

@@ -17,7 +17,11 @@ const SEND_EVERY_MS = 5;
  * thread fails to start or dies, every log goes to `mainThread`; logs the dead thread had not
  * stored yet are counted in the error it logs.
  */
-export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "logLevel" | "logFlushMs">, logger: Logger, mainThread: LogWriter): LogWriter {
+export function createThreadedLogWriter(
+  config: Pick<Config, "databaseUrl" | "logLevel" | "logFlushMs"> & Partial<Pick<Config, "maxLoggedPayloadBytes">>,
+  logger: Logger,
+  mainThread: LogWriter,
+): LogWriter {
   if (!config.databaseUrl) throw new Error("the log-writer thread needs DATABASE_URL");
   const worker = new Worker(new URL("./log-writer.thread.ts", import.meta.url).href);
   const waiting = new Map<number, () => void>();
@@ -110,7 +114,7 @@ export function createThreadedLogWriter(config: Pick<Config, "databaseUrl" | "lo
       };
     },
   };
-  const threaded = recordWriter(rows, logger);
+  const threaded = recordWriter(rows, logger, config.maxLoggedPayloadBytes);
   return {
     enqueue: (r) => (failed ? mainThread : threaded).enqueue(r),
     write: (r) => mainThread.write(r),

@@ -166,10 +166,13 @@ function finishReasonOf(stop: unknown): string | null {
 
 /** Anthropic usage in OpenAI terms: prompt tokens include cache reads and writes. */
 function usageOf(u: Json | null | undefined): Usage {
-  const input = Number(u?.input_tokens ?? 0);
-  const cacheRead = Number(u?.cache_read_input_tokens ?? 0);
-  const cacheWrite = Number(u?.cache_creation_input_tokens ?? 0);
-  const output = Number(u?.output_tokens ?? 0);
+  // Only numbers count: anything else becomes NaN, which the log's usage check refuses (a "7" is
+  // not read as 7, nor added as text).
+  const count = (v: unknown) => (v === undefined || v === null ? 0 : typeof v === "number" ? v : Number.NaN);
+  const input = count(u?.input_tokens);
+  const cacheRead = count(u?.cache_read_input_tokens);
+  const cacheWrite = count(u?.cache_creation_input_tokens);
+  const output = count(u?.output_tokens);
   const prompt = input + cacheRead + cacheWrite;
   return {
     prompt_tokens: prompt,

@@ -93,6 +93,8 @@ test("one bad row a second in steady traffic: no good log lost, none delayed, no
   );
   const good: string[] = [];
   const bad: string[] = [];
+  /** Bad rows whose fault is in a payload: stored without their payloads, the call still logged. */
+  const badPayload = new Set<string>();
   const started = performance.now();
   let kind = 0;
   let nextBad = started + 100;
@@ -104,6 +106,7 @@ test("one bad row a second in steady traffic: no good log lost, none delayed, no
     if (performance.now() >= nextBad) {
       const b = newId("log");
       bad.push(b);
+      if (kind % 3 !== 1) badPayload.add(b);
       writer.enqueue(b, badRow(b, kind++));
       nextBad += 1_000;
     }
@@ -112,19 +115,31 @@ test("one bad row a second in steady traffic: no good log lost, none delayed, no
   await writer.flush();
 
   expect(bad.length).toBeGreaterThanOrEqual(3);
-  const stored = await db.database.db.query.requestLogs.findMany({ where: { projectId: PROJECT }, columns: { id: true } });
+  const stored = await db.database.db.query.requestLogs.findMany({ where: { projectId: PROJECT }, columns: { id: true, warning: true, statusCode: true } });
   const storedIds = new Set(stored.map((r) => r.id));
   expect(good.filter((id) => !storedIds.has(id))).toEqual([]);
-  expect(bad.filter((id) => storedIds.has(id))).toEqual([]);
+  // A row refused for a payload is stored without it (status, tokens, tags kept, a warning saying
+  // so); a row refused for a column of its own (a status no integer holds) is dropped.
+  expect(bad.filter((id) => storedIds.has(id)).sort()).toEqual([...badPayload].sort());
+  for (const r of stored.filter((x) => badPayload.has(x.id))) {
+    expect(r.statusCode).toBe(200);
+    expect(r.warning).toContain("the database refused the payloads");
+  }
+  const bodies = await db.database.db.query.requestLogBodies.findMany({ where: { logId: { in: [...badPayload] } } });
+  expect(bodies.length).toBe(badPayload.size);
+  for (const b of bodies) expect(b.reqPayload).toEqual({ hone_payload_not_stored: expect.stringContaining("the database refused the payloads") });
   expect(sleeps).toEqual([]);
   // Every good log committed within the flush delay plus a margin for the few isolating inserts
   // (a retry with backoff, as before, held them back by 100 ms to seconds).
   const delays = good.map((id) => committedAt.get(id)! - enqueuedAt.get(id)!);
   expect(Math.max(...delays)).toBeLessThan(flushMs + 150);
   // Each bad row is named in a warning, with its SQLSTATE; no payload is logged.
-  const warnings = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request log dropped: the database rejected it");
-  expect(warnings.map((w) => w.logId).sort()).toEqual([...bad].sort());
-  expect(warnings.every((w) => /^22/.test(w.sqlState))).toBe(true);
+  const logged = lines.map((l) => JSON.parse(l));
+  const dropped = logged.filter((l) => l.msg === "request log dropped: the database rejected it");
+  const stripped = logged.filter((l) => l.msg === "request log stored without its payloads: the database refused them");
+  expect(dropped.map((w) => w.logId).sort()).toEqual(bad.filter((id) => !badPayload.has(id)).sort());
+  expect(stripped.map((w) => w.logId).sort()).toEqual([...badPayload].sort());
+  expect([...dropped, ...stripped].every((w) => /^22/.test(w.sqlState))).toBe(true);
   expect(lines.join("\n")).not.toContain("hello");
 });
 

@@ -108,22 +108,23 @@ describe("/report: stored sanitised or clamped", () => {
     expect(req["k\uFFFD"]).toBe(1);
   });
 
-  test("token counts beyond a 32-bit integer are clamped in the columns, kept in the payload", async () => {
+  test("token counts no call can claim are not kept (tokens and cost empty, a warning), the payload keeps them", async () => {
     const r = await post("/report", {
       reqPayload: { model: "gpt-4o-mini" },
       respPayload: { id: "chatcmpl-huge", usage: { prompt_tokens: 1e10, completion_tokens: 3_000_000_000, total_tokens: 1.3e10 } },
     });
     expect(r.status).toBe(200);
     const log = await latestLog(t);
-    expect(log.inputTokens).toBe(2_147_483_647);
-    expect(log.outputTokens).toBe(2_147_483_647);
+    expect([log.inputTokens, log.outputTokens, log.costUsd]).toEqual([null, null, null]);
+    expect(log.warning).toContain("usage.prompt_tokens is 10000000000, not a token count");
     expect((log.body.respPayload as any).usage.prompt_tokens).toBe(1e10);
   });
 
-  test("negative and fractional token counts are clamped to 0 and rounded", async () => {
+  test("negative and fractional token counts are not kept either", async () => {
     expect((await post("/report", { respPayload: { id: "c-frac", usage: { prompt_tokens: -5, completion_tokens: 2.6 } } })).status).toBe(200);
     const log = await latestLog(t);
-    expect([log.inputTokens, log.outputTokens]).toEqual([0, 3]);
+    expect([log.inputTokens, log.outputTokens]).toEqual([null, null]);
+    expect(log.warning).toContain("usage.prompt_tokens is -5");
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, type Usage } from "../../providers";
-import { mergeMetadata, type NewRequestLog } from "../logs";
+import { checkedUsage, mergeMetadata, type NewRequestLog } from "../logs";
 import { catalogueCost } from "../models/catalogue";
 import { costOf } from "./cost";
 import type { Upstream } from "./resolve-upstream";
@@ -57,6 +57,8 @@ export function createCallLog(
   const log = (o: CallOutcome) => {
     if (!o.cacheHit && up) ctx.deps.metrics.upstream(up.provider, (performance.now() - started) / 1000, o.statusCode);
     if (!call.shouldLog()) return;
+    // An upstream (a custom one above all) may claim any numbers: impossible ones are not kept.
+    const { usage, warning } = checkedUsage(o.usage);
     const row: NewRequestLog = {
       id: ctx.deps.ids("log"),
       projectId: ctx.projectId,
@@ -69,10 +71,11 @@ export function createCallLog(
       requestedAt,
       receivedAt: ctx.deps.clock(),
       durationMs: Math.round(performance.now() - started),
-      inputTokens: o.usage?.prompt_tokens ?? null,
-      outputTokens: o.usage?.completion_tokens ?? null,
+      inputTokens: usage?.prompt_tokens ?? null,
+      outputTokens: usage?.completion_tokens ?? null,
       // A cache hit costs nothing; it keeps the usage of the response it replays.
-      costUsd: o.cacheHit ? 0 : priceOf(o.usage),
+      costUsd: o.cacheHit ? 0 : priceOf(usage),
+      warning,
       cacheHit: o.cacheHit ?? false,
       metadata: mergeMetadata(call.request.metadata, call.tags),
       reqPayload: call.rawBody,

@@ -1,9 +1,10 @@
-import { and, asc, eq, gt, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { decodeCursor, encodeCursor, entryConditions, findDataset, verdictsOfEntries } from "./internal";
+import { DomainError, parseInput } from "../../errors";
+import { answerRoom, chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
+import { decodeCursor, encodeCursor, ENTRY_SIZE, entryConditions, findDataset, verdictsOfEntries } from "./internal";
 import { DatasetId, ExportDatasetPageInput, Split, VerdictFilter, type EntryFilter } from "./schemas";
 
 const ExportDatasetInput = z.object({
@@ -38,17 +39,42 @@ export type ExportRow = {
   verdicts?: ExportVerdict[];
 };
 
+/** Bytes of entries one export statement reads at most (a larger entry alone). */
+const PAGE_BYTES = 8 * 1024 * 1024;
+
 /**
  * One page of export rows by key (entry id order): the same rows for the streamed REST export and
- * for the paged tRPC export, so both write the same lines.
+ * for the paged tRPC export, so both write the same lines. A page holds `limit` entries or
+ * `maxBytes` of them by their stored sizes, whichever comes first; `minOne`: the first entry is
+ * read even when it alone is larger. `bytes` is the page's size, `tooLarge` the first entry's when
+ * it does not fit and minOne is off.
  */
 async function exportRows(
   ctx: Ctx,
-  input: { datasetId: string; filter: Partial<EntryFilter>; afterId: string | null; limit: number; includeVerdicts: boolean },
-): Promise<{ rows: ExportRow[]; lastId: string | null; more: boolean }> {
+  input: {
+    datasetId: string;
+    filter: Partial<EntryFilter>;
+    afterId: string | null;
+    limit: number;
+    includeVerdicts: boolean;
+    maxBytes: number;
+    minOne: boolean;
+  },
+): Promise<{ rows: ExportRow[]; lastId: string | null; more: boolean; bytes: number; tooLarge: number | null }> {
   const db = dbOf(ctx);
   const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId), ...entryConditions(input.filter)];
   if (input.afterId) where.push(gt(datasetEntries.id, input.afterId));
+  const sized = await db
+    .select({ id: datasetEntries.id, size: ENTRY_SIZE })
+    .from(datasetEntries)
+    .where(and(...where))
+    .orderBy(asc(datasetEntries.id))
+    .limit(input.limit + 1);
+  let bytes = 0;
+  let n = 0;
+  const within = Math.min(sized.length, input.limit);
+  while (n < within && (bytes + Number(sized[n]!.size) <= input.maxBytes || (n === 0 && input.minOne))) bytes += Number(sized[n++]!.size);
+  if (n === 0) return { rows: [], lastId: null, more: sized.length > 0, bytes: 0, tooLarge: sized.length ? Number(sized[0]!.size) : null };
   const fetched = await db
     .select({
       id: datasetEntries.id,
@@ -60,10 +86,17 @@ async function exportRows(
       metadata: datasetEntries.metadata,
     })
     .from(datasetEntries)
-    .where(and(...where))
-    .orderBy(asc(datasetEntries.id))
-    .limit(input.limit + 1);
-  const page = fetched.slice(0, input.limit);
+    .where(
+      and(
+        inArray(
+          datasetEntries.id,
+          sized.slice(0, n).map((r) => r.id),
+        ),
+        eq(datasetEntries.projectId, ctx.projectId),
+      ),
+    )
+    .orderBy(asc(datasetEntries.id));
+  const page = fetched;
   const verdicts = input.includeVerdicts
     ? await verdictsOfEntries(
         db,
@@ -94,7 +127,7 @@ async function exportRows(
         : {}),
     }),
   );
-  return { rows, lastId: page.at(-1)?.id ?? null, more: fetched.length > input.limit };
+  return { rows, lastId: page.at(-1)?.id ?? null, more: sized.length > n, bytes, tooLarge: null };
 }
 
 /**
@@ -111,7 +144,15 @@ export async function exportDataset(
   return (async function* () {
     let afterId: string | null = null;
     for (;;) {
-      const page = await exportRows(ctx, { datasetId: input.datasetId, filter, afterId, limit: 1000, includeVerdicts: !!input.includeVerdicts });
+      const page = await exportRows(ctx, {
+        datasetId: input.datasetId,
+        filter,
+        afterId,
+        limit: 1000,
+        includeVerdicts: !!input.includeVerdicts,
+        maxBytes: PAGE_BYTES,
+        minOne: true,
+      });
       yield* page.rows;
       if (!page.more) return;
       afterId = page.lastId;
@@ -123,6 +164,10 @@ export async function exportDataset(
  * One page of the JSONL export: `lines` are the lines GET /datasets/{id}/export writes (without
  * their newlines), for the same filter, in the same order. A client loops on endCursor until
  * hasNextPage is false and joins the lines with "\n" (plus a final "\n") to get the file.
+ *
+ * Made for bulk reading, it never refuses for its size: it holds as many entries as the answer has
+ * room for (HONE_MAX_RESPONSE_BYTES, shared by a tRPC batch), with hasNextPage true when it stopped
+ * early. Only an entry larger than the whole limit is refused (the REST export streams it).
  */
 export async function exportDatasetPage(ctx: Ctx, raw: ExportDatasetPageInput): Promise<{ lines: string[]; endCursor: string | null; hasNextPage: boolean }> {
   const input = parseInput(ExportDatasetPageInput, raw);
@@ -133,6 +178,17 @@ export async function exportDatasetPage(ctx: Ctx, raw: ExportDatasetPageInput): 
     afterId: input.after ? decodeCursor(input.after) : null,
     limit: input.first ?? 100,
     includeVerdicts: false,
+    maxBytes: answerRoom(ctx),
+    minOne: false,
   });
+  if (page.tooLarge !== null) {
+    if (ctx.answer && page.tooLarge > ctx.answer.limit) {
+      const message = `An entry of this page is ${page.tooLarge.toLocaleString("en-US")} bytes, more than one answer may carry (HONE_MAX_RESPONSE_BYTES); GET /api/v1/datasets/${input.datasetId}/export streams it`;
+      throw new DomainError("VALIDATION", message, { issues: [{ message }] });
+    }
+    // Other calls of the same batch used the room: nothing now, the same cursor again next time.
+    return { lines: [], endCursor: input.after ?? null, hasNextPage: true };
+  }
+  chargeAnswer(ctx, page.bytes, ENTRIES_INSTEAD);
   return { lines: page.rows.map((r) => JSON.stringify(r)), endCursor: page.lastId ? encodeCursor(page.lastId) : null, hasNextPage: page.more };
 }

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, requestLogBodies, requestLogs } from "../../db/schema";
 import { issuesFromZod, parseInput } from "../../errors";
-import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST } from "../../limits";
+import { IMPORT_BATCH_BYTES, MAX_ID_LENGTH, MAX_IDS_PER_REQUEST } from "../../limits";
+import { isTruncatedPayload, payloadSizes, TRUNCATED_PAYLOAD_KEY } from "../logs";
 import { LogFilter } from "../logs/inputs";
 import { logConditions, whereAll } from "../logs/internal";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
@@ -57,6 +58,17 @@ const ASSISTANT_MEMBERS = ["content", "tool_calls", "function_call", "refusal", 
  * first choice appended; functions/function_call become tools/tool_choice.
  */
 export function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string>): DatasetEntryInput | string {
+  // A payload stored cut short (or not at all) is not the call any more: training on it would teach a fragment.
+  for (const [name, p] of [
+    ["request", req],
+    ["response", resp],
+  ] as const) {
+    if (isTruncatedPayload(p)) {
+      const size = p[TRUNCATED_PAYLOAD_KEY].bytes.toLocaleString("en-US");
+      return `the logged ${name} (${size} bytes) was stored cut short (HONE_MAX_LOGGED_PAYLOAD_BYTES), so it cannot become an entry`;
+    }
+    if (isObject(p) && "hone_payload_not_stored" in p) return `the logged ${name} was not stored (the database refused it), so it cannot become an entry`;
+  }
   if (!isObject(req) || !Array.isArray(req.messages)) return "the logged request has no messages";
   const choices = isObject(resp) ? resp.choices : undefined;
   const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
@@ -79,6 +91,30 @@ export function logToEntry(req: unknown, resp: unknown, metadata: Record<string,
     : issuesFromZod(r.error)
         .map((i) => i.message)
         .join("; ");
+}
+
+/** Logs read together: 500, or fewer when their payloads pass IMPORT_BATCH_BYTES (at least one). */
+async function byteBoundedBatches(ctx: Ctx, ids: string[]): Promise<string[][]> {
+  const batches: string[][] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const sizes = await payloadSizes(dbOf(ctx), ctx.projectId, chunk);
+    let batch: string[] = [];
+    let bytes = 0;
+    for (const id of chunk) {
+      const s = sizes.get(id);
+      const size = s ? s.req + s.resp : 0;
+      if (batch.length && bytes + size > IMPORT_BATCH_BYTES) {
+        batches.push(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(id);
+      bytes += size;
+    }
+    if (batch.length) batches.push(batch);
+  }
+  return batches;
 }
 
 /**
@@ -109,8 +145,10 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
 
   const result: ImportLogsResult = { datasetId, entriesCreated: 0, duplicatesSkipped: 0, invalidLogs: 0, errors: [] };
   const seen = new Set<string>();
-  for (let i = 0; i < picked.length; i += 500) {
-    const ids = picked.slice(i, i + 500).map((p) => p.id);
+  for (const ids of await byteBoundedBatches(
+    ctx,
+    picked.map((p) => p.id),
+  )) {
     const rows = await db
       .select({ id: requestLogs.id, metadata: requestLogs.metadata, req: requestLogBodies.reqPayload, resp: requestLogBodies.respPayload })
       .from(requestLogs)

@@ -226,6 +226,25 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
   }
 }
 
+/**
+ * An entry's stored size in bytes (kept by a trigger on every write; measured by the database for
+ * entries older than the column), what reading it costs an answer (HONE_MAX_RESPONSE_BYTES).
+ */
+export const ENTRY_SIZE = sql<number>`coalesce(${datasetEntries.bytes}, octet_length(${datasetEntries.messages}::text)
+  + coalesce(octet_length(${datasetEntries.tools}::text), 0) + coalesce(octet_length(${datasetEntries.toolChoice}::text), 0)
+  + coalesce(octet_length(${datasetEntries.responseFormat}::text), 0) + coalesce(octet_length(${datasetEntries.metadata}::text), 0)
+  + coalesce(octet_length(${datasetEntries.originalMessages}::text), 0))`;
+
+/** Entries of the project by id, in id order (the second step of a read that was sized first). */
+export async function entriesByIds(ctx: Ctx, ids: readonly string[]): Promise<(typeof datasetEntries.$inferSelect)[]> {
+  if (!ids.length) return [];
+  return dbOf(ctx)
+    .select()
+    .from(datasetEntries)
+    .where(and(inArray(datasetEntries.id, [...ids]), eq(datasetEntries.projectId, ctx.projectId)))
+    .orderBy(asc(datasetEntries.id));
+}
+
 /** Marks the dataset changed, failing with NOT_FOUND when it is not the project's; locks its row. */
 export async function touchDataset(ctx: Ctx, db: Queryable, datasetId: string): Promise<void> {
   const [row] = await db

@@ -3,7 +3,8 @@ import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
-import { decodeCursor, encodeCursor, entryConditions, findDataset, toDatasetEntry, verdictsOfEntries } from "./internal";
+import { chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
+import { decodeCursor, encodeCursor, ENTRY_SIZE, entriesByIds, entryConditions, findDataset, toDatasetEntry, verdictsOfEntries } from "./internal";
 import { ListDatasetEntriesInput, type DatasetEntryPage, type DatasetEntryWithVerdicts } from "./schemas";
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -20,13 +21,26 @@ export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput)
   const where: SQL[] = [eq(datasetEntries.datasetId, input.datasetId), eq(datasetEntries.projectId, ctx.projectId)];
   if (input.after) where.push(gt(datasetEntries.id, decodeCursor(input.after)));
   where.push(...entryConditions(input));
-  const rows = await dbOf(ctx)
-    .select()
+  // Sized first, charged to the answer, then loaded: a page of large entries is refused before it is read.
+  const sized = await dbOf(ctx)
+    .select({ id: datasetEntries.id, size: ENTRY_SIZE })
     .from(datasetEntries)
     .where(and(...where))
     .orderBy(asc(datasetEntries.id))
     .limit(first + 1);
-  const page = rows.slice(0, first).map(toDatasetEntry);
+  const ids = sized.slice(0, first);
+  chargeAnswer(
+    ctx,
+    ids.reduce((n, r) => n + Number(r.size), 0),
+    ENTRIES_INSTEAD,
+  );
+  const page = (
+    await entriesByIds(
+      ctx,
+      ids.map((r) => r.id),
+    )
+  ).map(toDatasetEntry);
+  const rows = sized;
   const verdicts = await verdictsOfEntries(
     dbOf(ctx),
     ctx.projectId,

@@ -1,23 +1,47 @@
-import { and, asc, eq, gt, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, inArray, lte, sql, type SQL } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, datasets } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
 import { DEFAULT_PAGE_SIZE } from "./list-dataset-entries";
-import { datasetColumns, decodeCursor, encodeCursor, entryConditions, toDataset, toDatasetEntry, verdictsOfEntries } from "./internal";
+import { chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
+import {
+  datasetColumns,
+  decodeCursor,
+  encodeCursor,
+  ENTRY_SIZE,
+  entriesByIds,
+  entryConditions,
+  toDataset,
+  toDatasetEntry,
+  verdictsOfEntries,
+} from "./internal";
 import { ListDatasetEntriesInput, type Dataset, type DatasetEntry, type DatasetEntryPage, type EntryVerdict } from "./schemas";
 
 // Batch lookups for the graph API: one query for many keys, always scoped to the project.
 
-/** The entries made from each of these logs. */
+/**
+ * The entries made from each of these logs. Their size is charged to the answer once per log id
+ * given (a log asked for twice is answered twice), before they are loaded.
+ */
 export async function loadEntriesBySourceLog(ctx: Ctx, logIds: readonly string[]): Promise<Map<string, DatasetEntry[]>> {
   const out = new Map<string, DatasetEntry[]>();
   if (!logIds.length) return out;
-  const rows = await dbOf(ctx)
-    .select()
+  const sized = await dbOf(ctx)
+    .select({ id: datasetEntries.id, log: datasetEntries.sourceLogId, size: ENTRY_SIZE })
     .from(datasetEntries)
-    .where(and(inArray(datasetEntries.sourceLogId, [...logIds]), eq(datasetEntries.projectId, ctx.projectId)))
-    .orderBy(asc(datasetEntries.id));
+    .where(and(inArray(datasetEntries.sourceLogId, [...new Set(logIds)]), eq(datasetEntries.projectId, ctx.projectId)));
+  const perLog = new Map<string, number>();
+  for (const r of sized) perLog.set(r.log!, (perLog.get(r.log!) ?? 0) + Number(r.size));
+  chargeAnswer(
+    ctx,
+    logIds.reduce((n, id) => n + (perLog.get(id) ?? 0), 0),
+    ENTRIES_INSTEAD,
+  );
+  const rows = await entriesByIds(
+    ctx,
+    sized.map((r) => r.id),
+  );
   for (const row of rows) {
     const list = out.get(row.sourceLogId!) ?? [];
     list.push(toDatasetEntry(row));
@@ -44,9 +68,11 @@ const EntryPageArgs = ListDatasetEntriesInput.omit({ datasetId: true });
 export type EntryPageArgs = Omit<ListDatasetEntriesInput, "datasetId">;
 
 /**
- * The same page (first, after, split, verdict) of the entries of each of these datasets, in one
- * statement: row_number() per dataset keeps first + 1 rows of each, so a page of parents asking for
- * their entries costs one query, not one per parent. Datasets of other projects get empty pages.
+ * The same page (first, after, split, verdict) of the entries of each of these datasets, in two
+ * statements whatever their number: row_number() per dataset keeps first + 1 rows of each (with
+ * their sizes), the pages' sizes are charged to the answer once per dataset id given (two aliases
+ * of one dataset are answered twice), then the entries are loaded. Datasets of other projects get
+ * empty pages.
  */
 export async function loadEntryPages(ctx: Ctx, datasetIds: readonly string[], raw: EntryPageArgs): Promise<Map<string, DatasetEntryPage>> {
   const input = parseInput(EntryPageArgs, raw);
@@ -60,27 +86,38 @@ export async function loadEntryPages(ctx: Ctx, datasetIds: readonly string[], ra
   const ranked = dbOf(ctx)
     .select({
       id: datasetEntries.id,
+      datasetId: datasetEntries.datasetId,
+      size: sql<number>`${ENTRY_SIZE}`.as("size"),
       rank: sql<number>`row_number() over (partition by ${datasetEntries.datasetId} order by ${datasetEntries.id})`.as("rank"),
     })
     .from(datasetEntries)
     .where(and(...where))
     .as("ranked");
-  const rows = await dbOf(ctx)
-    .select()
-    .from(datasetEntries)
-    .innerJoin(ranked, eq(ranked.id, datasetEntries.id))
-    .where(lte(ranked.rank, first + 1))
-    .orderBy(asc(datasetEntries.id));
+  const picked = await dbOf(ctx)
+    .select({ id: ranked.id, datasetId: ranked.datasetId, size: ranked.size, rank: ranked.rank })
+    .from(ranked)
+    .where(lte(ranked.rank, first + 1));
+  const pageBytes = new Map<string, number>();
+  for (const p of picked) if (Number(p.rank) <= first) pageBytes.set(p.datasetId, (pageBytes.get(p.datasetId) ?? 0) + Number(p.size));
+  chargeAnswer(
+    ctx,
+    datasetIds.reduce((n, id) => n + (pageBytes.get(id) ?? 0), 0),
+    ENTRIES_INSTEAD,
+  );
+  const rows = await entriesByIds(
+    ctx,
+    picked.filter((p) => Number(p.rank) <= first).map((p) => p.id),
+  );
+  const extra = new Set(picked.filter((p) => Number(p.rank) > first).map((p) => p.datasetId));
   const byDataset = new Map<string, DatasetEntry[]>();
-  for (const { dataset_entries: row } of rows) {
+  for (const row of rows) {
     const list = byDataset.get(row.datasetId) ?? [];
     list.push(toDatasetEntry(row));
     byDataset.set(row.datasetId, list);
   }
   for (const id of datasetIds) {
-    const all = byDataset.get(id) ?? [];
-    const entries = all.slice(0, first);
-    out.set(id, { entries, hasNextPage: all.length > first, endCursor: entries.length ? encodeCursor(entries.at(-1)!.id) : null });
+    const entries = byDataset.get(id) ?? [];
+    out.set(id, { entries, hasNextPage: extra.has(id), endCursor: entries.length ? encodeCursor(entries.at(-1)!.id) : null });
   }
   return out;
 }

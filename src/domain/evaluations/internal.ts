@@ -59,3 +59,7 @@ export async function countDoneResults(ctx: Ctx, ids: string[]): Promise<Map<str
     .groupBy(evaluationResults.evaluationId);
   return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }
+
+/** A result's stored size (kept by a trigger on every write; measured for older rows), what reading it costs an answer. */
+export const RESULT_SIZE = sql<number>`coalesce(${evaluationResults.bytes}, coalesce(octet_length(${evaluationResults.output}::text), 0)
+  + octet_length(${evaluationResults.verdicts}::text) + coalesce(octet_length(${evaluationResults.error}), 0))`;

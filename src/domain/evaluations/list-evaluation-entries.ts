@@ -1,9 +1,10 @@
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, evaluationResults } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { decodeCursor, encodeCursor } from "../datasets/internal";
-import { findEvaluationRow, splitEntry, toResult } from "./internal";
+import { chargeAnswer, ROWS_INSTEAD } from "../answer-budget";
+import { decodeCursor, ENTRY_SIZE, encodeCursor } from "../datasets/internal";
+import { findEvaluationRow, RESULT_SIZE, splitEntry, toResult } from "./internal";
 import { ListEvaluationEntriesInput, type EvaluationEntry } from "./schemas";
 
 /**
@@ -34,6 +35,20 @@ export async function listEvaluationEntries(
     more = ids.length > first;
     const page = ids.slice(0, first).map((r) => r.entryId);
     if (!page.length) break;
+    if (ctx.answer) {
+      // The page's outputs and the entries' messages, sized before they are read.
+      const [outputs, asked] = await Promise.all([
+        db
+          .select({ bytes: sql<number>`coalesce(sum(${RESULT_SIZE}), 0)` })
+          .from(evaluationResults)
+          .where(and(eq(evaluationResults.evaluationId, ev.id), inArray(evaluationResults.entryId, page))),
+        db
+          .select({ bytes: sql<number>`coalesce(sum(${ENTRY_SIZE}), 0)` })
+          .from(datasetEntries)
+          .where(and(eq(datasetEntries.projectId, ctx.projectId), inArray(datasetEntries.id, page))),
+      ]);
+      chargeAnswer(ctx, Number(outputs[0]?.bytes ?? 0) + Number(asked[0]?.bytes ?? 0), ROWS_INSTEAD);
+    }
     const [results, sources] = await Promise.all([
       db
         .select()

@@ -1,8 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { evaluationResults } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { findEvaluationRow, toResult } from "./internal";
+import { chargeAnswer, ROWS_INSTEAD } from "../answer-budget";
+import { findEvaluationRow, RESULT_SIZE, toResult } from "./internal";
 import { ListEvaluationResultsInput, type EvaluationResult } from "./schemas";
 
 export async function listEvaluationResults(ctx: Ctx, raw: ListEvaluationResultsInput): Promise<EvaluationResult[]> {
@@ -10,6 +11,13 @@ export async function listEvaluationResults(ctx: Ctx, raw: ListEvaluationResults
   await findEvaluationRow(ctx, input.id);
   const where = [eq(evaluationResults.evaluationId, input.id)];
   if (input.model) where.push(eq(evaluationResults.model, input.model));
+  if (ctx.answer) {
+    const [sized] = await dbOf(ctx)
+      .select({ bytes: sql<number>`coalesce(sum(${RESULT_SIZE}), 0)` })
+      .from(evaluationResults)
+      .where(and(...where));
+    chargeAnswer(ctx, Number(sized?.bytes ?? 0), ROWS_INSTEAD);
+  }
   const rows = await dbOf(ctx)
     .select()
     .from(evaluationResults)

@@ -4,6 +4,7 @@ import { datasetEntries, evaluationResults, evaluations } from "../../db/schema"
 import type { Deps } from "../../deps";
 import { toDomainError } from "../../errors";
 import { callModel } from "../completions/call-model";
+import { checkedUsage } from "../logs";
 import { estimateCost } from "../completions/estimate-cost";
 import { resolveCriterion, judgeOutput } from "../criteria";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
@@ -111,7 +112,8 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
               signal,
             });
             output = completion.choices[0]?.message ?? null;
-            usage = completion.usage ?? null;
+            // Impossible counts from an upstream are kept neither as tokens nor as cost.
+            usage = checkedUsage(completion.usage).usage;
           } catch (err) {
             error = toDomainError(err).message;
           }

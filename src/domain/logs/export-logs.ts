@@ -15,6 +15,14 @@ export type ExportLogsInput = z.input<typeof ExportLogsInput>;
 
 /** Rows read per statement: large enough to be quick, small enough that memory stays flat. */
 const PAGE = 2_000;
+/** Bytes of stored payloads one JSONL statement reads at most (a larger log alone). */
+const PAGE_BYTES = 8 * 1024 * 1024;
+
+/** A log's stored size with its payloads: kept at write time, measured by the database for older logs. */
+const STORED_SIZE = sql.raw(`(2048 + coalesce(request_logs.req_bytes + request_logs.resp_bytes,
+  (select coalesce(octet_length(b.req_payload::text), 0) + coalesce(octet_length(b.resp_payload::text), 0)
+    + coalesce(octet_length(b.req_payload_original::text), 0) + coalesce(octet_length(b.resp_payload_original::text), 0)
+   from request_log_bodies b where b.log_id = request_logs.id), 0))`);
 
 export const CSV_COLUMNS = [
   "id",
@@ -31,6 +39,7 @@ export const CSV_COLUMNS = [
   "completion_id",
   "metadata",
   "error_message",
+  "warning",
 ] as const;
 
 /**
@@ -83,6 +92,7 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || ',"outputTokens":' || coalesce(request_logs.output_tokens::text, 'null') || ',"costUsd":' || coalesce(to_json(request_logs.cost_usd)::text, 'null')
         || ',"cacheHit":' || request_logs.cache_hit::text || ',"metadata":' || request_logs.metadata::text
         || ',"createdAt":' || to_json(${isoText("request_logs.created_at")})::text
+        || ',"warning":' || coalesce(to_json(request_logs.warning)::text, 'null')
         || ',"reqPayload":' || coalesce(b.req_payload::text, 'null') || ',"respPayload":' || coalesce(b.resp_payload::text, 'null')
         || case when b.req_payload_original is not null or b.resp_payload_original is not null
           then ',"reqPayloadOriginal":' || coalesce(b.req_payload_original::text, 'null') || ',"respPayloadOriginal":' || coalesce(b.resp_payload_original::text, 'null')
@@ -105,13 +115,24 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         cursor = String(rows.at(-1)!.id);
         continue;
       }
-      // JSONL: the page comes back as one text (no object per row on this side).
-      const [joined] = resultRows<{ text: string | null; last: string | null; n: number }>(
-        await db.execute(sql`select string_agg(p.line, E'\n' order by p.id desc) || E'\n' as text, min(p.id) as last, count(*)::int as n from (${page}) p`),
+      // JSONL: a page is PAGE logs or PAGE_BYTES of them by their stored sizes, whichever comes
+      // first (at least one), so large logs go a few at a time; it comes back as one text (no
+      // object per row on this side).
+      const candidates = sql`select ${requestLogs.id} as id, ${STORED_SIZE} as size from ${requestLogs} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${PAGE}`;
+      // The chosen ids drive the join (an index lookup each), pruned to the slice's day on both tables.
+      const within = sql`${slice.lo !== null ? sql` and request_logs.id >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and request_logs.id < ${slice.hi}` : sql``}`;
+      const lines = sql`select ${columns} from k join ${requestLogs} on request_logs.id = k.id and request_logs.project_id = ${ctx.projectId}${within} ${body}`;
+      const [joined] = resultRows<{ text: string | null; last: string | null; n: number; candidates: number }>(
+        await db.execute(sql`with c as (${candidates}),
+          r as (select id, size, sum(size) over (order by id desc) as run from c),
+          k as (select id from r where run - size < ${PAGE_BYTES})
+          select string_agg(p.line, E'\n' order by p.id desc) || E'\n' as text, min(p.id) as last, count(*)::int as n,
+            (select count(*)::int from c) as candidates
+          from (${lines}) p`),
       );
       if (!joined?.n) break;
       yield joined.text!;
-      if (Number(joined.n) < PAGE) break;
+      if (Number(joined.n) === Number(joined.candidates) && Number(joined.n) < PAGE) break;
       cursor = joined.last!;
     }
   }

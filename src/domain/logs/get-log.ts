@@ -1,9 +1,11 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { requestLogBodies, requestLogs } from "../../db/schema";
 import { notFound, parseInput } from "../../errors";
 import { LogIdInput, type RequestLog, type RequestLogBody } from "./inputs";
+import { chargeAnswer, LOGS_INSTEAD } from "../answer-budget";
 import { logColumns } from "./internal";
+import { payloadSizes } from "./payload-sizes";
 
 export async function getLog(ctx: Ctx, raw: { id: string }): Promise<RequestLog> {
   const { id } = parseInput(LogIdInput, raw);
@@ -15,20 +17,39 @@ export async function getLog(ctx: Ctx, raw: { id: string }): Promise<RequestLog>
   return row;
 }
 
-/** Bodies of several logs of the project in one query (for batched loading in GraphQL). */
-export async function loadLogBodies(ctx: Ctx, ids: readonly string[]): Promise<Map<string, RequestLogBody>> {
+/** Which payloads a read wants: the request (with its original), the response (likewise), or all four. */
+export type LogBodyPart = "request" | "response" | "all";
+
+/**
+ * Bodies of several logs of the project in one query (batched loading in GraphQL, the detail
+ * view, export pages). Their stored size is charged to the answer first (ctx.answer), once per id
+ * given: an id asked for twice (two aliases) is in the answer twice. Only the columns of `part`
+ * are read.
+ */
+export async function loadLogBodies(ctx: Ctx, ids: readonly string[], part: LogBodyPart = "all"): Promise<Map<string, RequestLogBody>> {
   if (ids.length === 0) return new Map();
+  const unique = [...new Set(ids)];
+  if (ctx.answer) {
+    const sizes = await payloadSizes(dbOf(ctx), ctx.projectId, unique);
+    let bytes = 0;
+    for (const id of ids) {
+      const s = sizes.get(id);
+      if (s) bytes += part === "request" ? s.req : part === "response" ? s.resp : s.req + s.resp;
+    }
+    chargeAnswer(ctx, bytes, LOGS_INSTEAD);
+  }
+  const none = sql<null>`null`;
   const rows = await dbOf(ctx)
     .select({
       logId: requestLogBodies.logId,
-      reqPayload: requestLogBodies.reqPayload,
-      respPayload: requestLogBodies.respPayload,
-      reqPayloadOriginal: requestLogBodies.reqPayloadOriginal,
-      respPayloadOriginal: requestLogBodies.respPayloadOriginal,
+      reqPayload: part === "response" ? none : requestLogBodies.reqPayload,
+      respPayload: part === "request" ? none : requestLogBodies.respPayload,
+      reqPayloadOriginal: part === "response" ? none : requestLogBodies.reqPayloadOriginal,
+      respPayloadOriginal: part === "request" ? none : requestLogBodies.respPayloadOriginal,
     })
     .from(requestLogBodies)
     .innerJoin(requestLogs, eq(requestLogs.id, requestLogBodies.logId))
-    .where(and(inArray(requestLogBodies.logId, [...ids]), eq(requestLogs.projectId, ctx.projectId)));
+    .where(and(inArray(requestLogBodies.logId, unique), eq(requestLogs.projectId, ctx.projectId)));
   return new Map(rows.map(({ logId, ...body }) => [logId, body]));
 }
 

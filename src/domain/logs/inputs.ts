@@ -136,6 +136,11 @@ export type RequestLog = {
   cacheHit: boolean;
   metadata: Record<string, string>;
   createdAt: Date;
+  /** Why some of the call's figures were not kept (impossible token counts, a payload cut short). */
+  warning: string | null;
+  /** Bytes of the stored request and response payloads (null on logs older than the columns). */
+  reqBytes: number | null;
+  respBytes: number | null;
 };
 
 export type RequestLogBody = { reqPayload: unknown; respPayload: unknown; reqPayloadOriginal: unknown; respPayloadOriginal: unknown };

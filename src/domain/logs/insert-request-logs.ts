@@ -20,13 +20,58 @@ function int4(n: number | null, min = 0): number | null {
 // prefix long enough to filter on; the payload keeps the whole value.
 const capped = (s: string | null, max: number) => (s !== null && s.length > max ? s.slice(0, max) : s);
 
+/** What a payload cut short (HONE_MAX_LOGGED_PAYLOAD_BYTES) is stored as: its size and how it began. */
+export const TRUNCATED_PAYLOAD_KEY = "hone_truncated_payload";
+export type TruncatedPayload = { [TRUNCATED_PAYLOAD_KEY]: { bytes: number; keptBytes: number; text: string } };
+
+/** True for a payload stored cut short: it is no longer the call's JSON (and never becomes a dataset entry). */
+export function isTruncatedPayload(v: unknown): v is TruncatedPayload {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && TRUNCATED_PAYLOAD_KEY in v;
+}
+
+export const DEFAULT_MAX_LOGGED_PAYLOAD_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A payload's JSON text as it will be stored: whole when within `max` bytes, else a marker object
+ * holding its full size and as much of its beginning as fits (escaped as a JSON string).
+ */
+function storedText(text: string, max: number): { text: string; bytes: number; cutFrom: number | null } {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: short texts need no count.
+  if (text.length * 3 <= max) return { text, bytes: Buffer.byteLength(text), cutFrom: null };
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= max) return { text, bytes, cutFrom: null };
+  // Escaping can grow the kept text (a quote becomes two characters): shrink until it fits.
+  let keep = Math.floor((max - 256) / 3);
+  for (;;) {
+    const kept = text.slice(0, keep);
+    const marker = JSON.stringify({ [TRUNCATED_PAYLOAD_KEY]: { bytes, keptBytes: Buffer.byteLength(kept), text: kept } });
+    const size = Buffer.byteLength(marker);
+    if (size <= max || keep < 1024) return { text: marker, bytes: size, cutFrom: bytes };
+    keep = Math.floor(keep * (max / size) * 0.95);
+  }
+}
+
+const sizeText = (n: number) => n.toLocaleString("en-US");
+
 /**
  * One log as the JSON object insertLogRows unpacks. Payloads are spliced in as JSON text: a payload
  * parsed from JSON (the gateway's request and the upstream's answer) is written as the text it
  * came from instead of being serialised again. The text is sanitised (sanitize-json-text.ts), so a
  * row never holds a value the database rejects for its characters.
  */
-export function logRow(r: NewRequestLog): string {
+export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PAYLOAD_BYTES): string {
+  const warnings: string[] = r.warning ? [r.warning] : [];
+  const payload = (name: string, value: unknown) => {
+    const stored = storedText(jsonText(value ?? null), maxPayloadBytes);
+    if (stored.cutFrom !== null) {
+      warnings.push(`the ${name} of ${sizeText(stored.cutFrom)} bytes is stored cut short (HONE_MAX_LOGGED_PAYLOAD_BYTES is ${sizeText(maxPayloadBytes)})`);
+    }
+    return stored;
+  };
+  const req = payload("request payload", r.reqPayload);
+  const resp = payload("response payload", r.respPayload);
+  const reqOriginal = r.reqPayloadOriginal == null ? null : payload("original request payload", r.reqPayloadOriginal);
+  const respOriginal = r.respPayloadOriginal == null ? null : payload("original response payload", r.respPayloadOriginal);
   const head = JSON.stringify({
     id: r.id,
     project_id: r.projectId,
@@ -44,11 +89,14 @@ export function logRow(r: NewRequestLog): string {
     cost_usd: r.costUsd,
     cache_hit: r.cacheHit,
     metadata: r.metadata,
-    req_payload_original: r.reqPayloadOriginal ?? null,
-    resp_payload_original: r.respPayloadOriginal ?? null,
+    req_bytes: req.bytes + (reqOriginal?.bytes ?? 0),
+    resp_bytes: resp.bytes + (respOriginal?.bytes ?? 0),
+    warning: warnings.length ? warnings.join("; ") : null,
     search_text: searchTextOf(r.reqPayload, r.respPayload),
   });
-  return sanitizeJsonText(`${head.slice(0, -1)},"req_payload":${jsonText(r.reqPayload ?? null)},"resp_payload":${jsonText(r.respPayload ?? null)}}`);
+  return sanitizeJsonText(
+    `${head.slice(0, -1)},"req_payload":${req.text},"resp_payload":${resp.text},"req_payload_original":${reqOriginal?.text ?? "null"},"resp_payload_original":${respOriginal?.text ?? "null"}}`,
+  );
 }
 
 /**
@@ -65,12 +113,15 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
         status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
         duration_ms integer, input_tokens integer, output_tokens integer, cost_usd double precision,
         cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
-        req_payload_original jsonb, resp_payload_original jsonb, search_text text)
+        req_payload_original jsonb, resp_payload_original jsonb, search_text text,
+        req_bytes integer, resp_bytes integer, warning text)
     ), logs as (
       insert into request_logs (id, project_id, source, provider, model, completion_id, status_code, error_message,
-        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata)
+        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata,
+        req_bytes, resp_bytes, warning)
       select id, project_id, source, provider, model, completion_id, status_code, error_message,
-        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb)
+        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
+        req_bytes, resp_bytes, warning
       from data
     )
     insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)
@@ -79,5 +130,8 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
 
 /** Stores logs at once (tests, backfills); the gateway goes through the batched log writer. */
 export function insertRequestLogs(ctx: BaseCtx, records: NewRequestLog[]): Promise<void> {
-  return insertLogRows(dbOf(ctx), records.map(logRow));
+  return insertLogRows(
+    dbOf(ctx),
+    records.map((r) => logRow(r)),
+  );
 }

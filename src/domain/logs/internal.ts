@@ -26,6 +26,9 @@ export const logColumns = {
   cacheHit: requestLogs.cacheHit,
   metadata: requestLogs.metadata,
   createdAt: requestLogs.createdAt,
+  warning: requestLogs.warning,
+  reqBytes: requestLogs.reqBytes,
+  respBytes: requestLogs.respBytes,
 };
 
 /**

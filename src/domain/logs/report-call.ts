@@ -15,6 +15,7 @@ import {
   ReportedModel,
   ReportInput,
 } from "./inputs";
+import { checkedUsage } from "./checked-usage";
 import { mergeMetadata } from "./metadata";
 import type { NewRequestLog } from "./schemas";
 
@@ -73,7 +74,8 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   }
   const model = isObject(reqPayload) && typeof reqPayload.model === "string" ? reqPayload.model : null;
   const completionId = isObject(respPayload) && typeof respPayload.id === "string" ? respPayload.id : null;
-  const usage = isObject(respPayload) && isObject(respPayload.usage) ? (respPayload.usage as Usage) : null;
+  // Impossible counts (1e300, -5, 1.5, "7") keep no tokens and no cost; the log says why.
+  const { usage, warning } = checkedUsage(isObject(respPayload) && isObject(respPayload.usage) ? (respPayload.usage as Usage) : null);
   if (model !== null) check(ReportedModel, model, ["reqPayload", "model"]);
   if (completionId !== null) check(ReportedCompletionId, completionId, ["respPayload", "id"]);
   const reqMetadata = format === "openai" && isObject(reqPayload) ? reqPayload.metadata : undefined;
@@ -94,6 +96,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     inputTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : null,
     outputTokens: typeof usage?.completion_tokens === "number" ? usage.completion_tokens : null,
     costUsd: priceOf(model, usage, format),
+    warning,
     cacheHit: false,
     metadata,
     reqPayload: reqPayload ?? null,

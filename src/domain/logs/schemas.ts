@@ -1,8 +1,9 @@
 import type { RequestLog } from "./inputs";
 
 /** A call to be logged, as the gateway and the report endpoints produce it: a log's row plus its bodies. */
-export type NewRequestLog = Omit<RequestLog, "source" | "createdAt"> & {
+export type NewRequestLog = Omit<RequestLog, "source" | "createdAt" | "warning" | "reqBytes" | "respBytes"> & {
   projectId: string;
+  warning?: string | null;
   source: "gateway" | "report" | "report-anthropic";
   reqPayload: unknown;
   respPayload: unknown;

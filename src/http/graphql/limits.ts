@@ -31,6 +31,7 @@ import {
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Config } from "../../config";
+import type { BaseCtx } from "../../context";
 import { tooDeepError, valueTooDeep } from "../../json-depth";
 
 type GraphqlLimits = {
@@ -251,7 +252,19 @@ export function useOperationLimits(limits: GraphqlLimits): Plugin {
     // on the request's variables (`first: $n`). Execution has not started when this hook runs.
     onExecute({ args, setResultAndStopExecution }) {
       const errors = checkLimits(args.schema, args.document, { variables: args.variableValues, operationName: args.operationName }, limits);
-      if (errors.length) setResultAndStopExecution({ errors });
+      if (errors.length) {
+        setResultAndStopExecution({ errors });
+        return;
+      }
+      // An answer that would pass HONE_MAX_RESPONSE_BYTES is refused whole: the resolvers that
+      // charged past it stopped loading, and none of the partial data is sent.
+      const answer = (args.contextValue as { principal?: { ctx?: BaseCtx } }).principal?.ctx?.answer;
+      if (!answer) return;
+      return {
+        onExecuteDone({ setResult }) {
+          if (answer.refused !== null) setResult({ errors: [limitError(answer.refused)] });
+        },
+      };
     },
   };
 }

@@ -15,7 +15,9 @@ import { projectCtx, type GqlContext } from "./builder";
 
 // Per-request batch loaders: N parents asking for a related object cost one query, not N.
 type Loaders = {
-  logBodies: DataLoader<string, RequestLogBody | null>;
+  /** A log's request payload (and its original), and its response payload (and its original). */
+  logRequests: DataLoader<string, RequestLogBody | null>;
+  logResponses: DataLoader<string, RequestLogBody | null>;
   logs: DataLoader<string, RequestLog | null>;
   entriesBySourceLog: DataLoader<string, DatasetEntry[]>;
   datasets: DataLoader<string, Dataset | null>;
@@ -34,6 +36,21 @@ function batch<V>(load: (ids: readonly string[]) => Promise<Map<string, V>>, mis
   });
 }
 
+/**
+ * The same for stored content (payloads, entries): no cache, so a key asked for twice (two aliases,
+ * two places in the answer) reaches the verb twice, which charges its size to the answer for each
+ * place it will appear in, while still reading it once.
+ */
+function content<V>(load: (ids: readonly string[]) => Promise<Map<string, V>>, missing: V): DataLoader<string, V> {
+  return new DataLoader(
+    async (ids) => {
+      const found = await load(ids);
+      return ids.map((id) => found.get(id) ?? missing);
+    },
+    { cache: false },
+  );
+}
+
 /** One loader per distinct argument set: parents asking for the same page batch into one query. */
 function perArguments<A, V>(make: (args: A) => DataLoader<string, V>): (args: A) => DataLoader<string, V> {
   const byArgs = new Map<string, DataLoader<string, V>>();
@@ -50,12 +67,13 @@ export function loadersOf(context: GqlContext): Loaders {
   if (!loaders) {
     const ctx = projectCtx(context);
     loaders = {
-      logBodies: batch((ids) => loadLogBodies(ctx, ids), null),
+      logRequests: content((ids) => loadLogBodies(ctx, ids, "request"), null),
+      logResponses: content((ids) => loadLogBodies(ctx, ids, "response"), null),
       logs: batch((ids) => loadLogs(ctx, ids), null),
-      entriesBySourceLog: batch((ids) => loadEntriesBySourceLog(ctx, ids), []),
+      entriesBySourceLog: content((ids) => loadEntriesBySourceLog(ctx, ids), []),
       datasets: batch((ids) => loadDatasets(ctx, ids), null),
       entryVerdicts: batch((ids) => loadEntryVerdicts(ctx, ids), []),
-      entryPages: perArguments((args) => batch((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
+      entryPages: perArguments((args) => content((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };
     byContext.set(context, loaders);
   }

@@ -4,6 +4,7 @@ import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Deps } from "../../deps";
 import { type DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
+import { newAnswerBudget } from "../../domain/answer-budget";
 import { resolvePrincipal } from "../auth";
 import { requestMeta } from "../request-meta";
 import { errorEnvelope } from "../rest/errors";
@@ -76,6 +77,8 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
     }
     const auth = await resolvePrincipal(deps, request);
     if ("error" in auth) return unauthenticated(auth.error);
+    // One budget per operation, shared by every resolver that reads stored content.
+    auth.principal.ctx.answer = newAnswerBudget(deps.config.maxResponseBytes);
     return requestIds.run(requestMeta(request).requestId, () => instance.fetch(request, { principal: auth.principal }));
   };
 }

@@ -2,7 +2,8 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import type { Deps } from "../../deps";
 import { errorFields } from "../../logger";
 import { toDomainError } from "../../errors";
-import { resolvePrincipal } from "../auth";
+import { newAnswerBudget } from "../../domain/answer-budget";
+import { type Principal, resolvePrincipal } from "../auth";
 import { authenticateSession, sessionTokenOf } from "../session-cookie";
 import { requestMeta } from "../request-meta";
 import { domainErrorOf } from "./init";
@@ -44,13 +45,26 @@ export function createTrpcHandler(deps: Deps): (request: Request) => Promise<Res
       allowMethodOverride: true,
       createContext: async ({ resHeaders }) => {
         const requestId = requestMeta(request).requestId;
+        // One budget for the whole batch (its answers go out as one body), shared by its calls.
+        const answer = newAnswerBudget(deps.config.maxResponseBytes);
+        const budgeted = <P extends Principal | null>(p: P): P => {
+          if (p) p.ctx.answer = answer;
+          return p;
+        };
         const base = { deps, request, resHeaders, requestId, session: null, sessionToken: null, admin: null };
         // A bearer token (API key or admin token) wins; otherwise the console's session cookie.
         const sessionToken = request.headers.get("authorization") ? null : sessionTokenOf(request);
         if (sessionToken) {
           try {
             const auth = await authenticateSession(deps, request, sessionToken);
-            return { ...base, sessionToken, session: auth.session, principal: auth.principal, admin: auth.admin?.ctx ?? null, authError: null };
+            return {
+              ...base,
+              sessionToken,
+              session: auth.session,
+              principal: budgeted(auth.principal),
+              admin: auth.admin?.ctx ?? null,
+              authError: null,
+            };
           } catch (err) {
             const domain = toDomainError(err);
             if (domain.code === "UNAUTHORIZED" || domain.code === "FORBIDDEN" || domain.code === "UNAVAILABLE") {
@@ -60,7 +74,7 @@ export function createTrpcHandler(deps: Deps): (request: Request) => Promise<Res
           }
         }
         const auth = await resolvePrincipal(deps, request);
-        const principal = "principal" in auth ? auth.principal : null;
+        const principal = budgeted("principal" in auth ? auth.principal : null);
         return {
           ...base,
           principal,
