@@ -99,7 +99,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
           response = tooLargeResponse(payloadTooLarge(limit));
         }
       }
-      response = withHeader(response, "x-request-id", meta.requestId);
+      response = withResponseHeaders(response, meta.requestId);
       deps.metrics.http(routeLabel(path), request.method, response.status, (performance.now() - meta.startedAt) / 1000);
       if (logger.enabled("info")) {
         logger.info("request", {
@@ -130,16 +130,21 @@ function wellEncoded(path: string): boolean {
   }
 }
 
-function withHeader(response: Response, name: string, value: string): Response {
+/**
+ * The headers every answer carries: its request id, and nosniff (a JSON body or an echoed payload
+ * is never run as a script or a style sheet). Set in place; copied once only when immutable.
+ */
+function withResponseHeaders(response: Response, requestId: string): Response {
+  let target = response;
   try {
-    response.headers.set(name, value);
-    return response;
+    target.headers.set("x-request-id", requestId);
   } catch {
     // Some responses (e.g. from fetch) have immutable headers; copy them.
-    const copy = new Response(response.body, response);
-    copy.headers.set(name, value);
-    return copy;
+    target = new Response(response.body, response);
+    target.headers.set("x-request-id", requestId);
   }
+  target.headers.set("x-content-type-options", "nosniff");
+  return target;
 }
 
 // ------------------------------------------------------------------------------ health, metrics

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../../logger";
+import { pageSecurityHeaders } from "../page-security";
 
 /** Where the bundled console's files are served from. */
 export const ASSETS_PATH = "/console/assets/";
@@ -93,13 +94,11 @@ export async function buildConsole(): Promise<ConsoleBundle> {
 /** Top-level paths of the console's pages: a reload or a shared link of any of them gets the console. */
 const PAGE_SECTIONS = new Set(["logs", "usage", "datasets", "models", "criteria", "evaluations", "playground", "settings"]);
 
-const SECURITY_HEADERS = {
-  "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob: https:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin",
-};
+// Mantine sets styles at run time (its style props and CSS variables): 'unsafe-inline' styles.
+// https: images are shown only after a click on "Load image" (pages/logs/conversation.tsx).
+const SECURITY_HEADERS = pageSecurityHeaders(
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob: https:; connect-src 'self'; form-action 'self'",
+);
 
 export type ConsoleServer = {
   /** The console's answer to a GET of `path`, or null when the path is not the console's. */

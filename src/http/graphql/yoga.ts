@@ -6,6 +6,7 @@ import { type DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { newAnswerBudget } from "../../domain/answer-budget";
 import { resolvePrincipal } from "../auth";
+import { inlineHashes, pageSecurityHeaders } from "../page-security";
 import { requestMeta } from "../request-meta";
 import { errorEnvelope } from "../rest/errors";
 import type { GqlContext } from "./builder";
@@ -39,11 +40,32 @@ function isGraphiqlPage(request: Request): boolean {
   return request.method === "GET" && (request.headers.get("accept") ?? "").includes("text/html");
 }
 
+/**
+ * GraphiQL's Content-Security-Policy, from the page yoga renders: its one inline script by hash;
+ * the Monaco editors' workers, which the script starts from blob: URLs; its icons and fonts, which
+ * are inlined as data: URLs; requests to /graphql itself. Styles need 'unsafe-inline': Monaco and
+ * GraphiQL add <style> elements and style attributes at run time, which no hash can cover (checked
+ * in Chromium, which reports a violation for each without it). No eval is needed.
+ */
+function graphiqlPolicy(html: string): string {
+  return [
+    "default-src 'none'",
+    `script-src ${inlineHashes(html, "script").join(" ")}`,
+    "style-src 'unsafe-inline'",
+    "img-src data:",
+    "font-src data:",
+    "worker-src blob:",
+    "connect-src 'self'",
+    "form-action 'none'",
+  ].join("; ");
+}
+
 export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<Response> {
   // yoga's maskError sees the error only: the request id travels beside it, so a resolver failure
   // is logged with the id the client got in x-request-id.
   const requestIds = new AsyncLocalStorage<string>();
   let yoga: Promise<Yoga> | undefined;
+  let pageHeaders: Record<string, string> | undefined;
   const build = async (): Promise<Yoga> => {
     // The inlined GraphiQL page is a 9 MB module (it works offline): it is loaded when the page is
     // first asked for, not with the API, so a server that never shows it keeps a small heap (and
@@ -73,7 +95,18 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
       // A browser visit carries no key: yoga gets a bare request for the page, so a `?query=` in
       // the URL can never run unauthenticated. With GraphiQL off (where yoga would run it with no
       // principal) the request is an ordinary GET and needs a key like any other.
-      if (deps.config.graphiql) return instance.fetch(new Request(new URL("/graphql", request.url), { headers: { accept: "text/html" } }), {} as GqlContext);
+      if (deps.config.graphiql) {
+        const page = await instance.fetch(new Request(new URL("/graphql", request.url), { headers: { accept: "text/html" } }), {} as GqlContext);
+        if (!page.ok) return page;
+        if (!pageHeaders) {
+          // The page is the same on every view (its options are fixed at start): its hashes are
+          // computed once, from the first page served.
+          const html = await page.text();
+          pageHeaders = pageSecurityHeaders(graphiqlPolicy(html));
+          return new Response(html, { status: page.status, headers: { ...Object.fromEntries(page.headers), ...pageHeaders } });
+        }
+        return new Response(page.body, { status: page.status, headers: { ...Object.fromEntries(page.headers), ...pageHeaders } });
+      }
     }
     const auth = await resolvePrincipal(deps, request);
     if ("error" in auth) return unauthenticated(auth.error);

@@ -1,5 +1,7 @@
 // A self-contained API reference page (no CDN, no network): it reads ./openapi.json and lists every
 // route with its parameters and request/response schemas.
+import { inlineHashes, pageSecurityHeaders } from "../page-security";
+
 export const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Hone REST API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -45,3 +47,20 @@ fetch("./openapi.json").then((r) => r.json()).then((doc) => {
   document.getElementById("root").innerHTML = html;
 }).catch((e) => { document.getElementById("root").textContent = "Could not load openapi.json: " + e; });
 </script></body></html>`;
+
+let docsHeaders: Record<string, string> | undefined;
+
+/**
+ * The docs page with its security headers. The page needs its own inline script and style (allowed
+ * by hash, computed on the first view) and a fetch of ./openapi.json; nothing else.
+ */
+export function docsPageResponse(): Response {
+  docsHeaders ??= {
+    "content-type": "text/html; charset=utf-8",
+    ...pageSecurityHeaders(
+      `default-src 'none'; script-src ${inlineHashes(DOCS_PAGE, "script").join(" ")}; style-src ${inlineHashes(DOCS_PAGE, "style").join(" ")}; ` +
+        "connect-src 'self'; form-action 'none'",
+    ),
+  };
+  return new Response(DOCS_PAGE, { headers: docsHeaders });
+}

@@ -6,7 +6,7 @@ import { errorFields } from "../../logger";
 import { authenticateRequest } from "../auth";
 import { requestMeta } from "../request-meta";
 import { readJsonBody } from "./body";
-import { DOCS_PAGE } from "./docs-page";
+import { docsPageResponse } from "./docs-page";
 import { openAiErrorResponse } from "./errors";
 import { buildOpenApiDocument } from "./openapi";
 import { checkResponse } from "./response-check";
@@ -28,7 +28,7 @@ export function restApi(deps: Deps, opts: RestOptions = {}, routes: readonly Res
   const app = new Elysia({ prefix: "/api/v1", name: "rest" })
     // The API's own description is public: it holds no project data.
     .get("/openapi.json", () => new Response(openapi, { headers: { "content-type": "application/json" } }))
-    .get("/docs", () => new Response(DOCS_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }));
+    .get("/docs", () => docsPageResponse());
   for (const r of routes) app.route(r.method.toUpperCase(), r.path, handlerOf(r, deps, opts), { parse: "none" });
   return app;
 }

@@ -1,7 +1,7 @@
 // Chat payloads as conversations: messages with role labels, tool calls and their results,
 // images, and the request's tools and response_format. Anything unexpected falls back to JSON.
-import { Anchor, Badge, Box, Code, Group, Image, Paper, Stack, Table, Text } from "@mantine/core";
-import type { ReactNode } from "react";
+import { Anchor, Badge, Box, Button, Code, Group, Image, Paper, Stack, Table, Text } from "@mantine/core";
+import { type ReactNode, useState } from "react";
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -39,11 +39,64 @@ function Text2({ children }: { children: string }) {
   );
 }
 
-/** A safe image source: data: images and https URLs only. */
-function imageSrc(url: string | null): string | null {
-  if (!url) return null;
-  if (/^data:image\/[a-z0-9.+-]+;base64,/i.test(url) || /^https:\/\//i.test(url)) return url;
-  return null;
+const DATA_IMAGE = /^data:image\/[a-z0-9.+-]+;base64,/i;
+
+/** A long URL cut in the middle: its host and the start of its path, and its end. */
+function shortUrl(url: string, max = 64): string {
+  return url.length <= max ? url : `${url.slice(0, max - 17)}…${url.slice(-16)}`;
+}
+
+function ShownImage({ src }: { src: string }) {
+  return (
+    <Anchor href={src} target="_blank" rel="noreferrer noopener" aria-label="Open image">
+      <Image
+        src={src}
+        alt="image in the message"
+        h={96}
+        w="auto"
+        fit="contain"
+        radius="sm"
+        referrerPolicy="no-referrer"
+        style={{ border: "1px solid var(--mantine-color-default-border)", imageRendering: "pixelated", minWidth: 48 }}
+      />
+    </Anchor>
+  );
+}
+
+/**
+ * An image at a remote URL. Opening a log must not fetch it: the request would tell whoever wrote
+ * the payload (and controls that host) the viewer's address and when the log was read. It is shown
+ * as a link, and fetched only on "Load image" (https only; an http image stays a link).
+ */
+function RemoteImage({ url }: { url: string }) {
+  // The URL that was asked for, not a flag: a part reused for another log's image (same place in
+  // the next conversation) must not fetch that one unasked.
+  const [loaded, setLoaded] = useState<string | null>(null);
+  const https = /^https:\/\//i.test(url);
+  if (loaded === url && https) return <ShownImage src={url} />;
+  return (
+    <Group gap="xs" wrap="nowrap" data-testid="remote-image">
+      <Text size="sm" c="dimmed">
+        image:
+      </Text>
+      <Anchor href={url} target="_blank" rel="noreferrer noopener" size="sm" ff="monospace" title={url} style={{ wordBreak: "break-all" }}>
+        {shortUrl(url)}
+      </Anchor>
+      {https ? (
+        <Button size="compact-xs" variant="light" onClick={() => setLoaded(url)} title={`Fetches the image from ${hostOf(url)}`}>
+          Load image
+        </Button>
+      ) : null}
+    </Group>
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "its host";
+  }
 }
 
 function ContentPart({ part }: { part: Json }) {
@@ -53,20 +106,10 @@ function ContentPart({ part }: { part: Json }) {
   if (type === "text" || type === "input_text" || type === "output_text") return <Text2>{str(part.text) ?? ""}</Text2>;
   if (type === "image_url" || type === "image") {
     const url = isObj(part.image_url) ? str(part.image_url.url) : (str(part.image_url) ?? str(part.url));
-    const src = imageSrc(url);
-    return src ? (
-      <Anchor href={src} target="_blank" rel="noreferrer noopener" aria-label="Open image">
-        <Image
-          src={src}
-          alt="image in the message"
-          h={96}
-          w="auto"
-          fit="contain"
-          radius="sm"
-          style={{ border: "1px solid var(--mantine-color-default-border)", imageRendering: "pixelated", minWidth: 48 }}
-        />
-      </Anchor>
-    ) : (
+    // data: images are in the payload itself: showing them fetches nothing.
+    if (url && DATA_IMAGE.test(url)) return <ShownImage src={url} />;
+    if (url && /^https?:\/\//i.test(url)) return <RemoteImage url={url} />;
+    return (
       <Text size="sm" c="dimmed">
         [image: {url ? `${url.slice(0, 80)}${url.length > 80 ? "…" : ""}` : "no URL"}]
       </Text>
