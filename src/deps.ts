@@ -42,7 +42,7 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     random: Math.random,
     resolveHost,
     upstreams: createUpstreamFactory(
-      { timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch },
+      { timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch, maxAnswerBytes: parts.config.maxLoggedPayloadBytes },
       { policy: upstreamPolicy(parts.config), resolve: resolveHost },
     ),
     logWriter: createLogWriter(

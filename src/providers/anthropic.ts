@@ -1,6 +1,6 @@
 import { DomainError } from "../errors";
 import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
-import { postJson, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
+import { postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Usage, UpstreamTarget } from "./types";
 
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -14,7 +14,7 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
   async function one(body: Record<string, unknown>, signal: AbortSignal): Promise<ChatCompletion> {
     const request = toAnthropicRequest(body, String(body.model));
     const call = await postJson(url, headers, request, target.label, signal, http);
-    const parsed = await readCallBody(call, target.label, http.timeoutMs);
+    const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
     if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
     if (typeof parsed !== "object" || parsed === null || (parsed as { type?: unknown }).type !== "message") {
       throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, {
@@ -26,6 +26,11 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
   }
 
   return {
+    // Anthropic's answers are converted, so never passed through as they are; a message is never
+    // near Hone's limit (output tokens are capped far below it).
+    completeOrPass(body, opts) {
+      return this.complete(body, opts);
+    },
     async complete(body, { signal }) {
       const n = typeof body.n === "number" ? body.n : 1;
       if (n <= 1) return one(body, signal);

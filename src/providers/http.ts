@@ -11,6 +11,11 @@ export type UpstreamGuard = { policy: UpstreamPolicy; resolve: ResolveHost };
 export type HttpOptions = {
   timeoutMs: number;
   fetch: typeof fetch;
+  /**
+   * Bytes of a successful answer read whole (HONE_MAX_LOGGED_PAYLOAD_BYTES): past it, an answer is
+   * passed through to the client as it arrives (completeOrPass) or refused (complete).
+   */
+  maxAnswerBytes?: number;
   /** Set for tenant-chosen URLs: checked and pinned before connecting, redirects not followed. */
   guard?: UpstreamGuard;
 };
@@ -133,6 +138,134 @@ function fetchFailure(err: unknown, signal: AbortSignal, label: string, timeoutM
 
 function upstreamTimeout(label: string, timeoutMs: number): DomainError {
   return new DomainError("UPSTREAM_TIMEOUT", `${label} did not answer within ${timeoutMs} ms`);
+}
+
+/** An answer too large to hold, on its way to the client: read as the client reads it. */
+export type PassThroughAnswer = {
+  kind: "pass-through";
+  /** The answer's bytes: those read already, then the rest as it arrives (pull-based). */
+  body: ReadableStream<Uint8Array>;
+  /** Settles when the body has ended, broke, or the client left: what the log keeps of it. */
+  done: Promise<PassThroughOutcome>;
+};
+
+export type PassThroughOutcome = {
+  /** Bytes sent to the client. */
+  bytes: number;
+  /** The answer's beginning as text (at most what was read whole), and its last 64 KiB. */
+  head: string;
+  tail: string;
+  /** null when the whole answer was passed on. */
+  error: DomainError | ClientAborted | null;
+};
+
+export const isPassThrough = (v: unknown): v is PassThroughAnswer => typeof v === "object" && v !== null && (v as PassThroughAnswer).kind === "pass-through";
+
+const TAIL_CHARS = 64 * 1024;
+
+/**
+ * A successful answer's body: parsed when it is at most `maxBytes`; past that, the body becomes a
+ * pass-through stream that costs bounded memory (the first `maxBytes` and the last 64 KiB are
+ * kept for the log), or, when `pass` is false, an UPSTREAM_ERROR without reading further.
+ */
+export async function readAnswer(call: UpstreamCall, label: string, timeoutMs: number, maxBytes: number | undefined, pass: boolean): Promise<unknown> {
+  if (maxBytes === undefined || !call.response.ok || !call.response.body) return readCallBody(call, label, timeoutMs);
+  const reader = call.response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const failure = (err: unknown) => (call.controller.signal.aborted ? fetchFailure(err, call.controller.signal, label, timeoutMs) : brokenBody(label, err));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        call.release();
+        const text = new TextDecoder().decode(Buffer.concat(chunks));
+        if (jsonTextTooDeep(text, MAX_EMBEDDED_JSON_DEPTH)) return text;
+        try {
+          return parseJsonKeepingText(text);
+        } catch {
+          return text;
+        }
+      }
+      chunks.push(value);
+      bytes += value.byteLength;
+      if (bytes > maxBytes) break;
+    }
+  } catch (err) {
+    call.release();
+    throw failure(err);
+  }
+  if (!pass) {
+    call.controller.abort();
+    call.release();
+    throw new DomainError(
+      "UPSTREAM_ERROR",
+      `${label} answered with more than ${maxBytes} bytes, more than Hone holds for this call (HONE_MAX_LOGGED_PAYLOAD_BYTES)`,
+      { upstreamStatus: 502 },
+    );
+  }
+  return passThrough(call, reader, chunks, failure);
+}
+
+function passThrough(
+  call: UpstreamCall,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  read: Uint8Array[],
+  failure: (err: unknown) => DomainError | ClientAborted | Error,
+): PassThroughAnswer {
+  const head = new TextDecoder().decode(Buffer.concat(read));
+  const tailDecoder = new TextDecoder();
+  let tail = head.slice(-TAIL_CHARS);
+  let bytes = 0;
+  const pending = [...read];
+  let settle!: (o: PassThroughOutcome) => void;
+  const done = new Promise<PassThroughOutcome>((resolve) => (settle = resolve));
+  let finished = false;
+  const finish = (error: PassThroughOutcome["error"]) => {
+    if (finished) return;
+    finished = true;
+    call.release();
+    settle({ bytes, head, tail, error });
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = pending.shift();
+        if (next) {
+          bytes += next.byteLength;
+          controller.enqueue(next);
+          return;
+        }
+        try {
+          const { done: end, value } = await reader.read();
+          if (end) {
+            finish(null);
+            controller.close();
+            return;
+          }
+          bytes += value.byteLength;
+          tail = (tail + tailDecoder.decode(value, { stream: true })).slice(-TAIL_CHARS);
+          controller.enqueue(value);
+        } catch (err) {
+          const e = failure(err);
+          finish(e instanceof DomainError || e instanceof ClientAborted ? e : brokenBody("the upstream", e));
+          controller.error(e);
+        }
+      },
+      async cancel() {
+        // The client went away: stop reading the upstream too.
+        call.controller.abort();
+        await reader.cancel().catch(() => {});
+        finish(new ClientAborted("the client closed the request"));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { kind: "pass-through", body, done };
+}
+
+function brokenBody(label: string, err: unknown): DomainError {
+  return new DomainError("UPSTREAM_ERROR", `${label} response broke: ${err instanceof Error ? err.message : String(err)}`, { upstreamStatus: 502 });
 }
 
 /**

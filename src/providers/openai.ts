@@ -1,5 +1,5 @@
 import { DomainError } from "../errors";
-import { postJson, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
+import { isPassThrough, type PassThroughAnswer, postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, UpstreamTarget } from "./types";
 
 type OpenAiLike = Extract<UpstreamTarget, { kind: "openai" | "azure" }>;
@@ -20,19 +20,22 @@ function endpoint(target: OpenAiLike): { url: string; headers: Record<string, st
 /** OpenAI and every API that speaks its chat-completions format (Gemini's, custom, Azure). */
 export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstream {
   const { url, headers } = endpoint(target);
+  const complete = async (body: Record<string, unknown>, signal: AbortSignal, pass: boolean): Promise<ChatCompletion | PassThroughAnswer> => {
+    const call = await postJson(url, headers, { ...body, stream: false }, target.label, signal, http);
+    const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, pass);
+    if (isPassThrough(parsed)) return parsed;
+    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+    if (!isCompletion(parsed)) {
+      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a chat completion`, {
+        upstreamStatus: 502,
+        upstreamBody: storableBody(target.label, call.response.status, parsed),
+      });
+    }
+    return parsed;
+  };
   return {
-    async complete(body, { signal }) {
-      const call = await postJson(url, headers, { ...body, stream: false }, target.label, signal, http);
-      const parsed = await readCallBody(call, target.label, http.timeoutMs);
-      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
-      if (!isCompletion(parsed)) {
-        throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a chat completion`, {
-          upstreamStatus: 502,
-          upstreamBody: storableBody(target.label, call.response.status, parsed),
-        });
-      }
-      return parsed;
-    },
+    complete: (body, { signal }) => complete(body, signal, false) as Promise<ChatCompletion>,
+    completeOrPass: (body, { signal }) => complete(body, signal, true),
 
     async stream(body, { signal }) {
       const streamOptions = { ...(body.stream_options as object | undefined), include_usage: true };

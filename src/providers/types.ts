@@ -1,3 +1,4 @@
+import type { PassThroughAnswer } from "./http";
 // The OpenAI chat-completions wire format, which Hone speaks to clients whatever the upstream.
 // Loose on purpose: members Hone does not interpret are passed through untouched.
 
@@ -74,8 +75,13 @@ export type UpstreamTarget =
 export type CallOptions = { signal: AbortSignal };
 
 export interface ChatUpstream {
-  /** One non-streamed completion in OpenAI form. Throws DomainError UPSTREAM_* on failure. */
+  /**
+   * One non-streamed completion in OpenAI form. Throws DomainError UPSTREAM_* on failure, and for
+   * an answer larger than Hone holds (HONE_MAX_LOGGED_PAYLOAD_BYTES).
+   */
   complete(body: Record<string, unknown>, opts: CallOptions): Promise<ChatCompletion>;
+  /** The same, except that an answer larger than Hone holds is handed back as a pass-through stream. */
+  completeOrPass(body: Record<string, unknown>, opts: CallOptions): Promise<ChatCompletion | PassThroughAnswer>;
   /**
    * A streamed completion as OpenAI chunks. Resolves once the upstream accepted the request
    * (so HTTP errors are thrown before any byte reaches the client); the last chunk carries usage.

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { systemCtx } from "../../src/context";
+import { setProviderKey } from "../../src/domain/projects";
+import { createTestApp, serve, type TestApp } from "../helpers/app";
 import { createDataset } from "../helpers/factories";
 import { gqlData } from "../helpers/gql";
 import { latestLog } from "../helpers/logs";
@@ -8,11 +10,69 @@ import { latestLog } from "../helpers/logs";
 // cut short with a marker giving its size, the row (status, tokens, cost, tags) always.
 
 const CAP = 64 * 1024;
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ env: { HONE_MAX_LOGGED_PAYLOAD_BYTES: String(CAP) } });
+/** An answer of about 3 MB (well past CAP), its usage at the end as OpenAI writes it. */
+const BIG = "z".repeat(3_000_000);
+const bigAnswer = JSON.stringify({
+  id: "chatcmpl-big",
+  object: "chat.completion",
+  created: 1,
+  model: "gpt-4o-mini",
+  choices: [{ index: 0, message: { role: "assistant", content: BIG }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 12, completion_tokens: 750_000, total_tokens: 750_012 },
 });
-afterAll(() => t.close());
+let t: TestApp;
+let upstream: ReturnType<typeof Bun.serve>;
+let server: { url: string; stop(): Promise<void> };
+
+beforeAll(async () => {
+  // An upstream whose answers are larger than Hone holds: sent in 64 kB pieces, streamed or not.
+  upstream = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const body = (await req.json()) as { stream?: boolean };
+      const enc = new TextEncoder();
+      if (!body.stream) {
+        const bytes = enc.encode(bigAnswer);
+        let at = 0;
+        return new Response(
+          new ReadableStream({
+            pull(c) {
+              if (at >= bytes.length) return c.close();
+              c.enqueue(bytes.slice(at, at + 65_536));
+              at += 65_536;
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        );
+      }
+      const chunk = (delta: object, finish: string | null, usage?: object) =>
+        `data: ${JSON.stringify({ id: "chatcmpl-s", object: "chat.completion.chunk", created: 1, model: "gpt-4o-mini", choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
+      let i = 0;
+      return new Response(
+        new ReadableStream({
+          pull(c) {
+            if (i < 40) c.enqueue(enc.encode(chunk({ content: "s".repeat(10_000) }, null)));
+            else if (i === 40) c.enqueue(enc.encode(chunk({}, "stop")));
+            else if (i === 41) c.enqueue(enc.encode(chunk({}, null, { prompt_tokens: 5, completion_tokens: 100_000, total_tokens: 100_005 })));
+            else if (i === 42) c.enqueue(enc.encode("data: [DONE]\n\n"));
+            else return c.close();
+            i++;
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    },
+  });
+  t = await createTestApp({ env: { HONE_MAX_LOGGED_PAYLOAD_BYTES: String(CAP), OPENAI_BASE_URL: `http://127.0.0.1:${upstream.port}/v1` } });
+  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-upstream-test-0001" });
+  server = serve(t.app);
+});
+afterAll(async () => {
+  await server.stop();
+  await upstream.stop(true);
+  await t.close();
+});
 
 const report = (content: string, answer = "a") =>
   t.request("POST", "/api/v1/report", {
@@ -66,5 +126,56 @@ describe("logged payload sizes", () => {
     const out = ((await r.json()) as any).result?.data;
     expect(out.invalidLogs).toBeGreaterThanOrEqual(1);
     expect(out.errors.some((e: any) => /stored cut short \(HONE_MAX_LOGGED_PAYLOAD_BYTES\), so it cannot become an entry/.test(e.message))).toBe(true);
+  });
+});
+
+describe("answers larger than Hone holds", () => {
+  const call = (body: object, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json", ...headers },
+      body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "much" }], ...body }),
+    });
+
+  test("a non-streamed answer is passed on whole, byte for byte; the log keeps its beginning, its size and its usage", async () => {
+    const r = await call({});
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    expect(text).toBe(bigAnswer);
+    await Bun.sleep(50);
+    const log = await latestLog(t);
+    expect(log.statusCode).toBe(200);
+    expect(log.completionId).toBe("chatcmpl-big");
+    expect([log.inputTokens, log.outputTokens]).toEqual([12, 750_000]);
+    expect(log.costUsd).toBeGreaterThan(0);
+    expect(log.warning).toContain("passed on whole and is stored cut short");
+    const marker = (log.body.respPayload as any).hone_truncated_payload;
+    expect(marker.bytes).toBe(bigAnswer.length);
+    expect(bigAnswer.startsWith(marker.text)).toBe(true);
+    expect(log.respBytes).toBeLessThanOrEqual(CAP);
+  });
+
+  test("with criteria it cannot be judged: a 502 that says why, and the call is logged", async () => {
+    const c = await gqlData(t, `mutation { createCriterion(input: {name: "big", judgeModel: "openai:gpt-4o-mini", prompt: "{{output}}"}) { id } }`);
+    const r = await call({}, { "op-criteria": JSON.stringify([c.createCriterion.id]) });
+    expect(r.status).toBe(502);
+    const body = (await r.json()) as any;
+    expect(body.error.message).toContain("criteria cannot judge it");
+    const log = await latestLog(t);
+    expect(log.statusCode).toBe(502);
+  });
+
+  test("a stream is passed on chunk by chunk; the log keeps its beginning, cut short, with the usage", async () => {
+    const r = await call({ stream: true });
+    expect(r.status).toBe(200);
+    const text = await r.text();
+    expect(text.split("data: ").length).toBeGreaterThan(40);
+    expect(text).toContain("data: [DONE]");
+    const log = await latestLog(t);
+    expect(log.statusCode).toBe(200);
+    expect([log.inputTokens, log.outputTokens]).toEqual([5, 100_000]);
+    expect(log.warning).toContain("stored cut short");
+    expect((log.body.respPayload as any).hone_truncated_payload.bytes).toBeGreaterThanOrEqual(400_000);
+    expect(log.respBytes).toBeLessThanOrEqual(CAP);
   });
 });

@@ -15,6 +15,8 @@ type CallOutcome = {
   usage?: Usage | null;
   completionId?: string | null;
   cacheHit?: boolean;
+  /** Something the log could not keep whole (an answer larger than Hone holds). */
+  warning?: string | null;
 };
 
 /** A closed stream or request: the status recorded for calls the client abandoned. */
@@ -75,7 +77,7 @@ export function createCallLog(
       outputTokens: usage?.completion_tokens ?? null,
       // A cache hit costs nothing; it keeps the usage of the response it replays.
       costUsd: o.cacheHit ? 0 : priceOf(usage),
-      warning,
+      warning: [o.warning, warning].filter(Boolean).join("; ") || null,
       cacheHit: o.cacheHit ?? false,
       metadata: mergeMetadata(call.request.metadata, call.tags),
       reqPayload: call.rawBody,

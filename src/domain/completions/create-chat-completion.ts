@@ -1,12 +1,12 @@
 import type { Ctx } from "../../context";
-import { DomainError, parseInput, statusOf } from "../../errors";
-import { ClientAborted, type ChatCompletion, type ChatCompletionChunk } from "../../providers";
+import { DomainError, parseInput, statusOf, toDomainError } from "../../errors";
+import { ClientAborted, type ChatCompletion, type ChatCompletionChunk, isPassThrough, type PassThroughOutcome, type Usage } from "../../providers";
 import { cacheKey } from "../cache/cache-key";
 import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
 import { replayAsChunks } from "../cache/replay";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
-import { checkTagShapes } from "../logs";
+import { checkTagShapes, truncatedPayload } from "../logs";
 import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
 import { parseControls } from "./parse-controls";
@@ -29,6 +29,8 @@ type CacheStatus = "HIT" | "MISS" | null;
 
 type ChatCompletionResult =
   | { kind: "completion"; completion: ChatCompletion; cache: CacheStatus }
+  /** An answer larger than Hone holds (HONE_MAX_LOGGED_PAYLOAD_BYTES): its bytes, passed on as they arrive. */
+  | { kind: "pass-through"; body: ReadableStream<Uint8Array>; cache: CacheStatus }
   /** Iterating drives the upstream; stopping early (return) aborts it and logs what arrived. */
   | { kind: "stream"; chunks: AsyncGenerator<ChatCompletionChunk>; cache: CacheStatus };
 
@@ -128,7 +130,21 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   if (!stream) {
     try {
-      const raw = echo(await up.client.complete(body, { signal: input.signal }));
+      const answer = await up.client.completeOrPass(body, { signal: input.signal });
+      if (isPassThrough(answer)) {
+        if (criteria.length) {
+          await answer.body.cancel();
+          throw new DomainError(
+            "UPSTREAM_ERROR",
+            `The answer is larger than HONE_MAX_LOGGED_PAYLOAD_BYTES (${ctx.deps.config.maxLoggedPayloadBytes} bytes): criteria cannot judge it; ask for less, or call without op-criteria`,
+            { upstreamStatus: 502 },
+          );
+        }
+        // Passed on as it arrives, neither judged nor cached; logged once it has been sent.
+        void answer.done.then((o) => log(passedOutcome(o, ctx.deps.config.maxLoggedPayloadBytes)));
+        return { kind: "pass-through", body: answer.body, cache: cacheStatus };
+      }
+      const raw = echo(answer);
       await store(raw);
       const completion = await judge(raw);
       log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: raw.usage, completionId: completion.id });
@@ -146,7 +162,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   }
 
   async function* relay(): AsyncGenerator<ChatCompletionChunk> {
-    const merger = createChunkMerger();
+    const max = ctx.deps.config.maxLoggedPayloadBytes;
+    const merger = createChunkMerger(max);
     let outcome: { statusCode: number; errorMessage: string | null } = {
       statusCode: CLIENT_CLOSED_STATUS,
       errorMessage: CLIENT_CLOSED_MESSAGE,
@@ -167,7 +184,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       }
       outcome = { statusCode: 200, errorMessage: null };
       // Stored before the stream closes, so a request sent right after the end can hit.
-      if (merger.finished) await store(merger.result());
+      if (merger.finished && !merger.overflowed) await store(merger.result());
     } catch (err) {
       if (!(err instanceof ClientAborted)) {
         const e = asDomainError(ctx, err);
@@ -176,11 +193,56 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       }
     } finally {
       const merged = merger.result();
-      // The log holds what the client received; the usage still fills the token and cost columns.
-      log({ ...outcome, respPayload: asReceived(merged), usage: merger.usage, completionId: merged?.id ?? null });
+      // The log holds what the client received (its beginning, cut short, past what Hone holds);
+      // the usage still fills the token and cost columns.
+      const received = merger.overflowed ? truncatedPayload(JSON.stringify(asReceived(merged)), merger.seenChars, max).marker : asReceived(merged);
+      log({
+        ...outcome,
+        respPayload: received,
+        usage: merger.usage,
+        completionId: merged?.id ?? null,
+        warning: merger.overflowed ? cutShort(merger.seenChars, max) : null,
+      });
     }
   }
   return { kind: "stream", chunks: relay(), cache: cacheStatus };
+}
+
+/**
+ * What the log of a passed-through answer keeps: its beginning, cut short with its full size (so it
+ * never becomes a dataset entry); the usage and id found in its text (usage is at the end of an
+ * OpenAI answer, the id at its start).
+ */
+function passedOutcome(o: PassThroughOutcome, max: number): Parameters<ReturnType<typeof createCallLog>["log"]>[0] {
+  const failed = o.error ? toDomainErrorOutcome(o.error) : null;
+  let usage: Usage | null = null;
+  const usageText = [...o.tail.matchAll(/"usage"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})/g)].at(-1)?.[1];
+  if (usageText && !failed) {
+    try {
+      usage = JSON.parse(usageText) as Usage;
+    } catch {
+      usage = null;
+    }
+  }
+  const id = /^\s*\{[\s\S]{0,2000}?"id"\s*:\s*"([^"\\]{1,256})"/.exec(o.head)?.[1] ?? null;
+  const bytes = Math.max(o.bytes, Buffer.byteLength(o.head));
+  return {
+    statusCode: failed?.statusCode ?? 200,
+    errorMessage: failed?.errorMessage ?? null,
+    respPayload: truncatedPayload(o.head, bytes, max).marker,
+    usage,
+    completionId: id,
+    warning: cutShort(bytes, max),
+  };
+}
+
+const cutShort = (bytes: number, max: number) =>
+  `the response of about ${bytes.toLocaleString("en-US")} bytes was passed on whole and is stored cut short (HONE_MAX_LOGGED_PAYLOAD_BYTES is ${max.toLocaleString("en-US")})`;
+
+function toDomainErrorOutcome(err: PassThroughOutcome["error"]): { statusCode: number; errorMessage: string } {
+  if (err instanceof ClientAborted) return { statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE };
+  const e = toDomainError(err);
+  return { statusCode: statusOf(e), errorMessage: e.message };
 }
 
 function withoutUsage(chunk: ChatCompletionChunk): ChatCompletionChunk {

@@ -84,6 +84,13 @@ export async function* runPlayground(ctx: Ctx, raw: PlaygroundRunInput, signal: 
       };
       return;
     }
+    if (result.kind === "pass-through") {
+      // Larger than Hone holds: the playground cannot show it (the call is logged, cut short).
+      await result.body.cancel();
+      throw new DomainError("UPSTREAM_ERROR", "The answer is larger than HONE_MAX_LOGGED_PAYLOAD_BYTES: the playground cannot show it", {
+        upstreamStatus: 502,
+      });
+    }
     // Streamed: pass text on as it comes and build each choice's message (text and tool calls).
     const messages = new Map<number, Msg & { finish: string | null }>();
     let id: string | null = null;

@@ -18,7 +18,7 @@ export { logUsage, OTHER_GROUP, UsageInput, type Usage, type UsageFigures, type 
 export { checkedUsage } from "./checked-usage";
 export { mergeMetadata } from "./metadata";
 export { payloadSizes, type PayloadSizes } from "./payload-sizes";
-export { isTruncatedPayload, TRUNCATED_PAYLOAD_KEY } from "./insert-request-logs";
+export { isTruncatedPayload, TRUNCATED_PAYLOAD_KEY, truncatedPayload } from "./insert-request-logs";
 export { reportCall } from "./report-call";
 export { setLogTags, SetLogTagsInput } from "./set-log-tags";
 export type { NewRequestLog } from "./schemas";

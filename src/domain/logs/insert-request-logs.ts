@@ -32,23 +32,32 @@ export function isTruncatedPayload(v: unknown): v is TruncatedPayload {
 export const DEFAULT_MAX_LOGGED_PAYLOAD_BYTES = 32 * 1024 * 1024;
 
 /**
- * A payload's JSON text as it will be stored: whole when within `max` bytes, else a marker object
- * holding its full size and as much of its beginning as fits (escaped as a JSON string).
+ * The marker a payload of `bytes` bytes is stored as when it is too large: its size and as much of
+ * its beginning (`text`) as fits in `max` bytes once escaped as a JSON string. Its JSON text too.
+ */
+export function truncatedPayload(text: string, bytes: number, max: number): { marker: TruncatedPayload; json: string } {
+  // Escaping can grow the kept text (a quote becomes two characters): shrink until it fits.
+  let keep = Math.min(text.length, Math.floor((max - 256) / 3));
+  for (;;) {
+    const kept = text.slice(0, keep);
+    const marker: TruncatedPayload = { [TRUNCATED_PAYLOAD_KEY]: { bytes, keptBytes: Buffer.byteLength(kept), text: kept } };
+    const json = JSON.stringify(marker);
+    if (Buffer.byteLength(json) <= max || keep < 1024) return { marker, json };
+    keep = Math.floor(keep * (max / Buffer.byteLength(json)) * 0.95);
+  }
+}
+
+/**
+ * A payload's JSON text as it will be stored: whole when within `max` bytes, else the marker of
+ * truncatedPayload (a payload that is a marker already is stored as it is).
  */
 function storedText(text: string, max: number): { text: string; bytes: number; cutFrom: number | null } {
   // A UTF-16 unit is at most 3 bytes of UTF-8: short texts need no count.
   if (text.length * 3 <= max) return { text, bytes: Buffer.byteLength(text), cutFrom: null };
   const bytes = Buffer.byteLength(text);
   if (bytes <= max) return { text, bytes, cutFrom: null };
-  // Escaping can grow the kept text (a quote becomes two characters): shrink until it fits.
-  let keep = Math.floor((max - 256) / 3);
-  for (;;) {
-    const kept = text.slice(0, keep);
-    const marker = JSON.stringify({ [TRUNCATED_PAYLOAD_KEY]: { bytes, keptBytes: Buffer.byteLength(kept), text: kept } });
-    const size = Buffer.byteLength(marker);
-    if (size <= max || keep < 1024) return { text: marker, bytes: size, cutFrom: bytes };
-    keep = Math.floor(keep * (max / size) * 0.95);
-  }
+  const { json } = truncatedPayload(text, bytes, max);
+  return { text: json, bytes: Buffer.byteLength(json), cutFrom: bytes };
 }
 
 const sizeText = (n: number) => n.toLocaleString("en-US");

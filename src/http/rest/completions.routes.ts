@@ -35,6 +35,10 @@ export const completionsRoutes = [
         // An answer passed through unchanged goes back as the upstream's own text.
         return new Response(jsonText(result.completion), { headers: { "content-type": "application/json;charset=utf-8", ...headers } });
       }
+      if (result.kind === "pass-through") {
+        // Larger than Hone holds: its bytes, passed on as they arrive.
+        return new Response(result.body, { headers: { "content-type": "application/json;charset=utf-8", ...headers } });
+      }
       return sseResponse(result.chunks, headers);
     },
   }),
