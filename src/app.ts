@@ -4,9 +4,9 @@ import { DomainError, toDomainError } from "./errors";
 import { createConsoleServer } from "./http/console/console-assets";
 import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
-import { limitBodyStream, payloadTooLarge } from "./http/rest/body";
+import { bodyIdle, guardBodyStream, payloadTooLarge } from "./http/rest/body";
 import { errorResponse } from "./http/rest/errors";
-import { bodyLimitOf, restApi, type RestOptions } from "./http/rest/mount";
+import { bodyLimitOf, readsOwnJsonBody, restApi, type RestOptions } from "./http/rest/mount";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
 import { REST_ROUTES } from "./http/rest/routes";
@@ -65,6 +65,8 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
       const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now() };
       setRequestMeta(request, meta);
       let response: Response;
+      let guarded: ReturnType<typeof guardBodyStream> | undefined;
+      const hasBody = request.method !== "GET" && request.method !== "HEAD" && request.headers.get("content-length") !== "0";
       const declared = Number(request.headers.get("content-length") ?? 0);
       const limit = bodyLimit(path);
       if (!wellEncoded(path)) {
@@ -76,14 +78,15 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
       } else if (declared > limit) {
         response = errorResponse(payloadTooLarge(limit));
       } else {
-        // A declared length was checked above and the server reads no more than it; only a body of
-        // undeclared length (chunked) is counted while it streams. Checking the header first keeps
-        // `request.body` (a JS stream) untouched on the gateway's usual requests.
+        // A declared length was checked above and the server reads no more than it; a body of
+        // undeclared length (chunked) is counted while it streams. A body that stops arriving is
+        // cut off after HONE_BODY_IDLE_TIMEOUT_MS: the REST JSON routes time their own reads (the
+        // gateway's usual requests never touch `request.body`, a JS stream); every other body
+        // (chunked ones, GraphQL, tRPC, uploads) is read through the guard.
         let routed = request;
-        let limited: ReturnType<typeof limitBodyStream> | undefined;
-        if (request.headers.get("content-length") === null && request.method !== "GET" && request.method !== "HEAD" && request.body) {
-          limited = limitBodyStream(request, limit);
-          routed = limited.request;
+        if (hasBody && request.body && (request.headers.get("content-length") === null || !readsOwnJsonBody(path))) {
+          guarded = guardBodyStream(request, limit, deps.config.bodyIdleTimeoutMs);
+          routed = guarded.request;
           setRequestMeta(routed, meta);
         }
         try {
@@ -92,14 +95,20 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
           logger.error("request failed outside the router", { requestId: meta.requestId, ...errorFields(err) });
           response = errorResponse(toDomainError(err));
         }
-        if (limited?.exceeded() && response.status !== 413) {
+        if (guarded?.exceeded() && response.status !== 413) {
           // REST and tRPC answer 413 in their own format; GraphQL reports a broken body as a 400
           // about JSON. The client is told the real reason, in both shapes /graphql's 401 uses.
           await response.body?.cancel().catch(() => {});
           response = tooLargeResponse(payloadTooLarge(limit));
+        } else if (guarded?.idled() && response.status !== 408) {
+          await response.body?.cancel().catch(() => {});
+          response = tooLargeResponse(bodyIdle(deps.config.bodyIdleTimeoutMs));
         }
       }
-      response = withResponseHeaders(response, meta.requestId);
+      // A failed request whose body may be unread, or a guarded body left unread, ends its connection:
+      // Bun would otherwise keep reading (or waiting for) the rest of that body.
+      const unread = guarded ? !guarded.consumed() : hasBody && response.status >= 400;
+      response = withResponseHeaders(response, meta.requestId, unread);
       deps.metrics.http(routeLabel(path), request.method, response.status, (performance.now() - meta.startedAt) / 1000);
       if (logger.enabled("info")) {
         logger.info("request", {
@@ -134,7 +143,7 @@ function wellEncoded(path: string): boolean {
  * The headers every answer carries: its request id, and nosniff (a JSON body or an echoed payload
  * is never run as a script or a style sheet). Set in place; copied once only when immutable.
  */
-function withResponseHeaders(response: Response, requestId: string): Response {
+function withResponseHeaders(response: Response, requestId: string, close: boolean): Response {
   let target = response;
   try {
     target.headers.set("x-request-id", requestId);
@@ -144,6 +153,7 @@ function withResponseHeaders(response: Response, requestId: string): Response {
     target.headers.set("x-request-id", requestId);
   }
   target.headers.set("x-content-type-options", "nosniff");
+  if (close) target.headers.set("connection", "close");
   return target;
 }
 

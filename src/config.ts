@@ -117,6 +117,7 @@ const EnvSchema = z.object({
     .max(128 * 1024 * 1024, "HONE_MAX_LOGGED_PAYLOAD_BYTES may be at most 128 MiB (Postgres refuses larger JSON values)")
     .default(32 * 1024 * 1024),
   HONE_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  HONE_SSE_KEEPALIVE_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
 });
 
 export type Config = {
@@ -201,6 +202,8 @@ export type Config = {
   maxLoggedPayloadBytes: number;
   /** A request body that sends nothing for this long is answered 408. */
   bodyIdleTimeoutMs: number;
+  /** A stream to a client that carried nothing for this long gets an SSE comment (keep-alive). */
+  sseKeepAliveMs: number;
 };
 
 export class ConfigError extends Error {
@@ -267,5 +270,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxResponseBytes: e.HONE_MAX_RESPONSE_BYTES,
     maxLoggedPayloadBytes: e.HONE_MAX_LOGGED_PAYLOAD_BYTES,
     bodyIdleTimeoutMs: e.HONE_BODY_IDLE_TIMEOUT_MS,
+    sseKeepAliveMs: e.HONE_SSE_KEEPALIVE_MS,
   };
 }

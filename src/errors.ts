@@ -10,6 +10,8 @@ export const ERROR_CODES = [
   "NOT_FOUND",
   "CONFLICT",
   "PAYLOAD_TOO_LARGE",
+  /** The client stopped sending its request body (HONE_BODY_IDLE_TIMEOUT_MS): the connection is closed. */
+  "REQUEST_TIMEOUT",
   "RATE_LIMITED",
   "UPSTREAM_ERROR",
   "UPSTREAM_TIMEOUT",
@@ -131,6 +133,8 @@ export function statusOf(err: DomainError): number {
       return 409;
     case "PAYLOAD_TOO_LARGE":
       return 413;
+    case "REQUEST_TIMEOUT":
+      return 408;
     case "RATE_LIMITED":
       return 429;
     case "UPSTREAM_ERROR": {

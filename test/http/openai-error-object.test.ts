@@ -9,7 +9,7 @@ test("a stream's error event carries the same OpenAI error object as a JSON erro
     yield { id: "c1" };
     throw err;
   }
-  const events = (await sseResponse(failing()).text()).split("\n\n").filter(Boolean);
+  const events = (await sseResponse(failing(), 15_000).text()).split("\n\n").filter(Boolean);
   const streamed = JSON.parse(events.at(-1)!.slice("data: ".length)).error;
   const answered = ((await openAiErrorResponse(err).json()) as { error: unknown }).error;
   expect(streamed).toEqual(answered);

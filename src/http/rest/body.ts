@@ -7,8 +7,9 @@ import { parseJsonKeepingText } from "../../json-text";
  * body is cut off without being buffered whole. The Content-Type is not required: curl's `-d`
  * sends form encoding by default, and the body is JSON either way.
  */
-export async function readJsonBody(request: Request, maxBytes: number, maxDepth: number): Promise<unknown> {
-  const text = await readBodyText(request, maxBytes);
+export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
+  const maxDepth = limits.maxDepth;
+  const text = await readBodyText(request, limits.maxBytes, limits.idleMs);
   if (text.trim() === "") {
     throw new DomainError("VALIDATION", "Request body is empty: send a JSON object", {
       issues: [{ message: "expected a JSON body" }],
@@ -24,24 +25,52 @@ export async function readJsonBody(request: Request, maxBytes: number, maxDepth:
   }
 }
 
+export type BodyLimits = { maxBytes: number; maxDepth: number; idleMs: number };
+
+export function bodyIdle(idleMs: number): DomainError {
+  const message = `The request body stopped arriving: nothing for ${idleMs} ms (HONE_BODY_IDLE_TIMEOUT_MS)`;
+  return new DomainError("REQUEST_TIMEOUT", message, { issues: [{ message }] });
+}
+
+/** Bodies up to this size are read natively, whole, within the idle timeout; larger ones chunk by chunk. */
+const NATIVE_READ_MAX = 1024 * 1024;
+
+/** `read` or, after `ms` without it settling, the idle error; the timer never outlives the race. */
+async function withinIdle<T>(read: Promise<T>, ms: number, onIdle: () => void = () => {}): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Rejected first: stopping the read (onIdle) may settle it as ended, which must not win.
+      reject(bodyIdle(ms));
+      onIdle();
+    }, ms);
+  });
+  try {
+    return await Promise.race([read, idle]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function payloadTooLarge(maxBytes: number): DomainError {
   return new DomainError("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${maxBytes} bytes`, {
     issues: [{ message: `body larger than ${maxBytes} bytes (HONE_MAX_BODY_BYTES)` }],
   });
 }
 
-async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+async function readBodyText(request: Request, maxBytes: number, idleMs: number): Promise<string> {
   // A declared length was checked against the limit before routing, and the server reads no more
-  // than it: the body is read whole, natively. This comes before touching `request.body`, which
-  // would build a JS ReadableStream for every request. Only chunked bodies are counted while they stream.
+  // than it: a small body is read whole, natively, within the idle timeout. This comes before
+  // touching `request.body`, which would build a JS ReadableStream for every request. Larger and
+  // chunked bodies are read chunk by chunk: counted, and timed per chunk.
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) <= maxBytes) return request.text();
+  if (declared !== null && Number(declared) <= Math.min(maxBytes, NATIVE_READ_MAX)) return withinIdle(request.text(), idleMs);
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await withinIdle(reader.read(), idleMs, () => void reader.cancel().catch(() => {}));
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
@@ -54,21 +83,42 @@ async function readBodyText(request: Request, maxBytes: number): Promise<string>
 }
 
 /**
- * A request whose body of undeclared length (chunked) is cut off at `maxBytes` while it streams.
- * Every route gets it, the raw fetch handlers (/graphql, /trpc) included, which read bodies
- * their own way: reading stops at the first byte over the limit (the socket is no longer read),
- * and `exceeded()` tells the caller to answer 413 whatever the handler made of the broken body.
+ * A request whose body is read through a guard: cut off at `maxBytes` while it streams (a body of
+ * undeclared length, chunked), and cut off when nothing arrives for `idleMs`. Routes that read the
+ * body their own way (the raw fetch handlers /graphql and /trpc, uploads) get it: reading stops at
+ * the first byte over the limit or at the idle deadline (the socket is no longer read), and
+ * `exceeded()` / `idled()` tell the caller to answer 413 / 408 whatever the handler made of the
+ * broken body.
  */
-export function limitBodyStream(request: Request, maxBytes: number): { request: Request; exceeded(): boolean } {
+export function guardBodyStream(
+  request: Request,
+  maxBytes: number,
+  idleMs: number,
+): { request: Request; exceeded(): boolean; idled(): boolean; consumed(): boolean } {
   const source = request.body!.getReader();
   let size = 0;
   let exceeded = false;
+  let idled = false;
+  let consumed = false;
   // Pull-based with no queue, so nothing is read ahead of what the handler asks for.
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const { done, value } = await source.read();
-        if (done) return controller.close();
+        let chunk: Awaited<ReturnType<typeof source.read>>;
+        try {
+          chunk = await withinIdle(source.read(), idleMs, () => {
+            idled = true;
+            void source.cancel().catch(() => {});
+          });
+        } catch (err) {
+          controller.error(err);
+          return;
+        }
+        const { done, value } = chunk;
+        if (done) {
+          consumed = !idled && !exceeded;
+          return controller.close();
+        }
         size += value.byteLength;
         if (size > maxBytes) {
           exceeded = true;
@@ -89,5 +139,5 @@ export function limitBodyStream(request: Request, maxBytes: number): { request: 
     signal: request.signal,
     duplex: "half",
   } as RequestInit);
-  return { request: limited, exceeded: () => exceeded };
+  return { request: limited, exceeded: () => exceeded, idled: () => idled, consumed: () => consumed };
 }

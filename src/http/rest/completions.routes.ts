@@ -22,7 +22,7 @@ export const completionsRoutes = [
     response: { schema: W.ChatCompletionWire },
     errors: [400, 401, 404, 409, 413, 429, 500, 502, 504],
     errorFormat: "openai",
-    handler: async ({ ctx, request, body }) => {
+    handler: async ({ ctx, deps, request, body }) => {
       const h = request.headers;
       const result = await createChatCompletion(ctx, {
         body,
@@ -39,7 +39,7 @@ export const completionsRoutes = [
         // Larger than Hone holds: its bytes, passed on as they arrive.
         return new Response(result.body, { headers: { "content-type": "application/json;charset=utf-8", ...headers } });
       }
-      return sseResponse(result.chunks, headers);
+      return sseResponse(result.chunks, deps.config.sseKeepAliveMs, headers);
     },
   }),
 ];

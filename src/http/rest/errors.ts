@@ -8,7 +8,9 @@ export function errorEnvelope(err: DomainError): ErrorEnvelope {
 }
 
 // A 503 says when to come back, so well-behaved clients (and the OpenPipe SDKs' retries) back off.
+// A 408 (a body that stopped arriving) closes the connection: its unread rest is not waited for.
 function headersOf(err: DomainError): HeadersInit | undefined {
+  if (err.code === "REQUEST_TIMEOUT") return { connection: "close" };
   return err.code === "UNAVAILABLE" ? { "retry-after": String(err.details.retryAfterSeconds ?? RETRY_AFTER_SECONDS) } : undefined;
 }
 

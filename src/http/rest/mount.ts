@@ -41,8 +41,8 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
     const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request);
-    const depth = deps.config.maxJsonDepth;
-    const body = read === "object" ? asObject(await readJsonBody(request, max, depth)) : read === "json" ? await readJsonBody(request, max, depth) : undefined;
+    const limits = { maxBytes: max, maxDepth: deps.config.maxJsonDepth, idleMs: deps.config.bodyIdleTimeoutMs };
+    const body = read === "object" ? asObject(await readJsonBody(request, limits)) : read === "json" ? await readJsonBody(request, limits) : undefined;
     const result = await r.handler({ ctx, deps, request, params, query, body } as never);
     return opts.checkResponses ? checkResponse(r, result) : result;
   };
@@ -66,6 +66,16 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
     ? ({ request, params, query }: { request: Request; params: Record<string, string>; query: Record<string, string | undefined> }) =>
         guarded(request, params, query)
     : ({ request, params }: { request: Request; params: Record<string, string> }) => guarded(request, params, NO_QUERY);
+}
+
+const STREAMED_BODIES = REST_ROUTES.filter((r) => r.body?.read === "stream").map((r) => new RegExp(`^/api/v1${r.path.replace(/:\w+/g, "[^/]+")}$`));
+
+/**
+ * REST paths whose JSON body the route reads itself through readJsonBody, which times the read
+ * (HONE_BODY_IDLE_TIMEOUT_MS): every /api/v1 path but the ones that stream their body (uploads).
+ */
+export function readsOwnJsonBody(path: string): boolean {
+  return path.startsWith("/api/v1/") && !STREAMED_BODIES.some((p) => p.test(path));
 }
 
 /** The body limit of a request path: a route's own (dataset import) or HONE_MAX_BODY_BYTES. */

@@ -39,6 +39,8 @@ function trpcCodeOf(code: ErrorCode): TRPC_ERROR_CODE_KEY {
       return "CONFLICT";
     case "PAYLOAD_TOO_LARGE":
       return "PAYLOAD_TOO_LARGE";
+    case "REQUEST_TIMEOUT":
+      return "TIMEOUT";
     case "RATE_LIMITED":
       return "TOO_MANY_REQUESTS";
     case "UPSTREAM_ERROR":
@@ -75,6 +77,8 @@ function domainCodeOfTrpc(code: TRPC_ERROR_CODE_KEY): ErrorCode {
       return "CONFLICT";
     case "PAYLOAD_TOO_LARGE":
       return "PAYLOAD_TOO_LARGE";
+    case "TIMEOUT":
+      return "REQUEST_TIMEOUT";
     case "TOO_MANY_REQUESTS":
       return "RATE_LIMITED";
     case "SERVICE_UNAVAILABLE":
