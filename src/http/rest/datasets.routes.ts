@@ -17,6 +17,22 @@ import { route } from "./route";
 import { datasetToWire, deletedToWire, entriesCreationToWire, listToWire } from "./wire";
 import * as W from "./wire-schemas";
 
+/** Bytes of rows an import or export moves between two garbage collections (memory stays flat). */
+const GC_EVERY_BYTES = 32 * 1024 * 1024;
+
+/** The lines, with a garbage collection every GC_EVERY_BYTES of them: an upload's lines are garbage once stored. */
+async function* collecting(lines: AsyncIterable<string>): AsyncGenerator<string> {
+  let since = 0;
+  for await (const line of lines) {
+    since += line.length;
+    if (since > GC_EVERY_BYTES) {
+      Bun.gc(true);
+      since = 0;
+    }
+    yield line;
+  }
+}
+
 export const datasetsRoutes = [
   route({
     method: "get",
@@ -76,7 +92,7 @@ export const datasetsRoutes = [
     handler: async ({ ctx, deps, request, params }) => {
       const type = request.headers.get("content-type") ?? "";
       const chunks = type.startsWith("multipart/form-data") ? multipartFileChunks(request) : ((request.body ?? []) as AsyncIterable<Uint8Array>);
-      const r = await importDatasetJsonl(ctx, { datasetId: params.datasetId, lines: linesOf(chunks, deps.config.maxImportBytes) });
+      const r = await importDatasetJsonl(ctx, { datasetId: params.datasetId, lines: collecting(linesOf(chunks, deps.config.maxImportBytes)) });
       return {
         object: "dataset.import" as const,
         entries_created: r.entriesCreated,
@@ -116,15 +132,20 @@ export const datasetsRoutes = [
       });
       const encoder = new TextEncoder();
       let written = 0;
+      let sinceGc = 0;
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
           try {
-            // Rows are garbage as soon as they are written; a light collection now and then keeps
-            // the process's memory flat on long exports instead of growing until the next full GC.
-            if ((written += 200) % 5_000 === 0) Bun.gc(false);
-            // A few hundred rows per write keeps syscalls down without holding much in memory.
+            // Rows are garbage as soon as they are written; a collection every 32 MB keeps the
+            // process's memory flat on long exports instead of growing until the next full GC.
+            if (sinceGc > GC_EVERY_BYTES) {
+              Bun.gc(true);
+              sinceGc = 0;
+            }
+            // Rows go out in writes of up to 200 rows or 256 KB: few syscalls, little held in memory
+            // (an entry of megabytes is a write of its own).
             let text = "";
-            for (let i = 0; i < 200; i++) {
+            for (let i = 0; i < 200 && text.length < 256 * 1024; i++) {
               const { done, value } = await rows.next();
               if (done) {
                 if (text) controller.enqueue(encoder.encode(text));
@@ -133,9 +154,11 @@ export const datasetsRoutes = [
               }
               text += `${JSON.stringify(value)}\n`;
             }
+            written += text.length;
+            sinceGc += text.length;
             controller.enqueue(encoder.encode(text));
           } catch (err) {
-            deps.logger.error("dataset export failed mid-stream", { requestId: requestMeta(request).requestId, ...errorFields(err) });
+            deps.logger.error("dataset export failed mid-stream", { requestId: requestMeta(request).requestId, written, ...errorFields(err) });
             controller.error(err);
           }
         },
