@@ -282,9 +282,33 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
+/** Characters of a payload stored cut short that the view shows (the rest is in the export). */
+const CUT_PREVIEW_CHARS = 20_000;
+
+/** A payload larger than the server keeps (HONE_MAX_LOGGED_PAYLOAD_BYTES): its size and how it began. */
+function CutShort({ payload, what }: { payload: Json; what: string }) {
+  const cut = isObj(payload) && isObj(payload.hone_truncated_payload) ? payload.hone_truncated_payload : null;
+  if (!cut) return null;
+  const text = str(cut.text) ?? "";
+  const bytes = typeof cut.bytes === "number" ? cut.bytes.toLocaleString("en-US") : "?";
+  return (
+    <Stack gap={4} data-testid="payload-cut-short">
+      <Text size="sm" c="orange" fw={600}>
+        The {what} was {bytes} bytes, more than the server keeps: only its beginning is stored.
+      </Text>
+      <Code block style={{ maxHeight: 320, overflow: "auto", whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
+        {text.length > CUT_PREVIEW_CHARS ? `${text.slice(0, CUT_PREVIEW_CHARS)}…` : text}
+      </Code>
+    </Stack>
+  );
+}
+
+const isCutShort = (payload: Json) => isObj(payload) && isObj(payload.hone_truncated_payload);
+
 /** A chat-completion request: its messages, tools, response_format and other parameters. */
 export function RequestView({ payload, scope = "req" }: { payload: Json; scope?: string }) {
   if (payload == null) return <Text c="dimmed">No request was logged.</Text>;
+  if (isCutShort(payload)) return <CutShort payload={payload} what="request" />;
   if (!isObj(payload) || !Array.isArray(payload.messages)) return <JsonBlock value={payload} label="Request" />;
   const messages = payload.messages;
   const names = toolNamesOf(messages);
@@ -315,6 +339,7 @@ export function RequestView({ payload, scope = "req" }: { payload: Json; scope?:
 /** A chat-completion response: each choice's message and finish reason; an error object as such. */
 export function ResponseView({ payload, scope = "resp" }: { payload: Json; scope?: string }) {
   if (payload == null) return <Text c="dimmed">No response was logged.</Text>;
+  if (isCutShort(payload)) return <CutShort payload={payload} what="response" />;
   if (isObj(payload) && isObj(payload.error)) {
     return (
       <Stack gap={4}>

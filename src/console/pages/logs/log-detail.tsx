@@ -284,6 +284,11 @@ function DetailBody({ log }: { log: LogDetailData }) {
           </Text>
         </Alert>
       ) : null}
+      {log.warning ? (
+        <Alert color="yellow" title="Not everything about this call was kept" data-testid="log-warning">
+          <Text size="sm">{log.warning}</Text>
+        </Alert>
+      ) : null}
       <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="sm" verticalSpacing="xs">
         <Fact label="Requested">{formatTime(log.requestedAt)}</Fact>
         <Fact label="Received">{formatTime(log.receivedAt)}</Fact>
