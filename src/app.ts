@@ -14,8 +14,11 @@ import { LOG_QUEUE_CAPACITY } from "./log-writer/log-writer";
 import { createHash, timingSafeEqual } from "node:crypto";
 
 export type App = {
-  /** Serves one request: what Bun.serve calls, and what in-process tests call. */
-  handle(request: Request): Promise<Response>;
+  /**
+   * Serves one request: what Bun.serve calls (with the peer's address, `server.requestIP`), and
+   * what in-process tests call (no peer: the client is "local").
+   */
+  handle(request: Request, peer?: string | null): Promise<Response>;
   /** Bundles the console now, so the first page view does not wait for it. */
   warmConsole(): Promise<{ buildMs: number; initialGzipBytes: number }>;
 };
@@ -53,7 +56,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
 
   return {
     warmConsole: () => consoleServer.warm(),
-    async handle(incoming) {
+    async handle(incoming, peer) {
       const url = new URL(incoming.url);
       // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
       const path = url.pathname.includes("//") ? url.pathname.replace(/\/{2,}/g, "/") : url.pathname;
@@ -62,7 +65,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
         url.pathname = path;
         request = new Request(url, incoming);
       }
-      const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now() };
+      const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now(), peer: peer ?? undefined };
       setRequestMeta(request, meta);
       let response: Response;
       const declared = Number(request.headers.get("content-length") ?? 0);

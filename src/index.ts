@@ -53,7 +53,7 @@ async function main() {
     // Bun rejects larger bodies before they reach us; the app's own check answers in the spec's envelope.
     maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxImportBytes) + 1024,
     idleTimeout: 255,
-    fetch: (request) => app.handle(request),
+    fetch: (request, server) => app.handle(request, server.requestIP(request)?.address),
   });
   logger.info("listening", {
     url: `http://${server.hostname}:${server.port}`,
