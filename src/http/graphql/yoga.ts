@@ -6,7 +6,7 @@ import { type DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { resolvePrincipal } from "../auth";
 import { requestMeta } from "../request-meta";
-import { errorEnvelope } from "../rest/errors";
+import { errorEnvelope, errorHeaders } from "../rest/errors";
 import type { GqlContext } from "./builder";
 import { limitsOf, useOperationLimits } from "./limits";
 import { schema } from "./schema";
@@ -82,5 +82,8 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
 
 // Both readers are served: REST-style clients read {message, code, issues}, GraphQL clients read errors[].
 function unauthenticated(err: DomainError): Response {
-  return Response.json({ ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] }, { status: statusOf(err) });
+  return Response.json(
+    { ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] },
+    { status: statusOf(err), headers: errorHeaders(err) },
+  );
 }

@@ -7,13 +7,24 @@ export function errorEnvelope(err: DomainError): ErrorEnvelope {
   return { message: err.message, code: err.code, issues: err.issues };
 }
 
-// A 503 says when to come back, so well-behaved clients (and the OpenPipe SDKs' retries) back off.
-function headersOf(err: DomainError): HeadersInit | undefined {
-  return err.code === "UNAVAILABLE" ? { "retry-after": String(err.details.retryAfterSeconds ?? RETRY_AFTER_SECONDS) } : undefined;
+/**
+ * Seconds a client should wait before retrying, when the failure says so: a 503 (so well-behaved
+ * clients and the OpenPipe SDKs' retries back off) and a 429 of the sign-in throttle.
+ */
+export function retryAfterOf(err: DomainError): number | undefined {
+  const seconds = err.details.retryAfterSeconds;
+  if (typeof seconds === "number") return seconds;
+  return err.code === "UNAVAILABLE" ? RETRY_AFTER_SECONDS : undefined;
+}
+
+/** The headers an error response carries besides its body: Retry-After when it applies. */
+export function errorHeaders(err: DomainError): Record<string, string> | undefined {
+  const seconds = retryAfterOf(err);
+  return seconds === undefined ? undefined : { "retry-after": String(seconds) };
 }
 
 export function errorResponse(err: DomainError, extra: Record<string, unknown> = {}): Response {
-  return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err), headers: headersOf(err) });
+  return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err), headers: errorHeaders(err) });
 }
 
 type OpenAiError = { message: string; type: string; code: unknown; param: unknown };
@@ -30,5 +41,5 @@ export function openAiError(err: DomainError): OpenAiError {
 
 /** /chat/completions errors: the envelope plus OpenAI's `error` object. */
 export function openAiErrorResponse(err: DomainError): Response {
-  return Response.json({ ...errorEnvelope(err), error: openAiError(err) }, { status: statusOf(err), headers: headersOf(err) });
+  return Response.json({ ...errorEnvelope(err), error: openAiError(err) }, { status: statusOf(err), headers: errorHeaders(err) });
 }
