@@ -1,6 +1,7 @@
 // Each attack of issue 38 against a real Hone process, as one attacker holding a valid project key
 // would send it: the answer's status, how long it took, how much the server's resident memory grew
-// at its peak while answering, and whether the same process still serves (/health) afterwards.
+// at its peak while answering, the slowest /health another client saw meanwhile, and whether the
+// same process still serves (/health) afterwards.
 //
 //   bun bench/abuse.ts [--db pglite|postgres] [--only <part of an attack's name>]
 //
@@ -93,7 +94,7 @@ async function drainBytes(res: Response): Promise<number> {
   return n;
 }
 
-type Row = { attack: string; answer: string; seconds: string; peakGrowthMb: string; serves: string };
+type Row = { attack: string; answer: string; seconds: string; peakGrowthMb: string; healthMs: string; serves: string };
 const rows: Row[] = [];
 
 async function measure(attack: string, run: () => Promise<string>): Promise<void> {
@@ -105,6 +106,17 @@ async function measure(attack: string, run: () => Promise<string>): Promise<void
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb());
   }, 20);
+  // Another client asks /health all along: how long it waits says whether the attack holds up others.
+  let polling = true;
+  let slowest = 0;
+  const poller = (async () => {
+    while (polling) {
+      const t0 = performance.now();
+      await fetch(`${base}/health`, { signal: AbortSignal.timeout(60_000) }).then((r) => r.arrayBuffer(), () => {});
+      slowest = Math.max(slowest, performance.now() - t0);
+      await Bun.sleep(50);
+    }
+  })();
   const started = performance.now();
   let answer: string;
   try {
@@ -113,9 +125,18 @@ async function measure(attack: string, run: () => Promise<string>): Promise<void
     answer = `client error: ${(err as Error).message.slice(0, 80)}`;
   }
   const seconds = (performance.now() - started) / 1000;
+  polling = false;
+  await poller;
   clearInterval(sampler);
   peak = Math.max(peak, rssMb());
-  const row = { attack, answer, seconds: seconds.toFixed(2), peakGrowthMb: String(Math.round(peak - before)), serves: await health() };
+  const row = {
+    attack,
+    answer,
+    seconds: seconds.toFixed(2),
+    peakGrowthMb: String(Math.round(peak - before)),
+    healthMs: String(Math.round(slowest)),
+    serves: await health(),
+  };
   rows.push(row);
   console.log(JSON.stringify(row));
 }
@@ -361,8 +382,8 @@ await measure("browser pages: GraphiQL and /api/v1/docs framed?", async () => {
 await Bun.sleep(1_000);
 const after = await fetch(`${base}/health`);
 console.log(`\n/health after every attack: ${after.status} ${await after.text()}; server RSS ${Math.round(rssMb())} MB`);
-console.log(`\n| attack | answer | time (s) | peak RSS growth (MB) | same process serves |\n|---|---|---:|---:|---|`);
-for (const r of rows) console.log(`| ${r.attack} | ${r.answer} | ${r.seconds} | ${r.peakGrowthMb} | ${r.serves} |`);
+console.log(`\n| attack | answer | time (s) | peak RSS growth (MB) | slowest /health meanwhile (ms) | same process serves |\n|---|---|---:|---:|---:|---|`);
+for (const r of rows) console.log(`| ${r.attack} | ${r.answer} | ${r.seconds} | ${r.peakGrowthMb} | ${r.healthMs} | ${r.serves} |`);
 
 await hone.stop();
 provider.stop(true);

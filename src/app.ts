@@ -7,15 +7,18 @@ import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./
 import { bodyIdle, guardBodyStream, payloadTooLarge } from "./http/rest/body";
 import { errorResponse } from "./http/rest/errors";
 import { bodyLimitOf, readsOwnJsonBody, restApi, type RestOptions } from "./http/rest/mount";
+import { checkMetricsToken } from "./http/auth";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
 import { REST_ROUTES } from "./http/rest/routes";
 import { LOG_QUEUE_CAPACITY } from "./log-writer/log-writer";
-import { createHash, timingSafeEqual } from "node:crypto";
 
 export type App = {
-  /** Serves one request: what Bun.serve calls, and what in-process tests call. */
-  handle(request: Request): Promise<Response>;
+  /**
+   * Serves one request: what Bun.serve calls (with the peer's address, `server.requestIP`), and
+   * what in-process tests call (no peer: the client is "local").
+   */
+  handle(request: Request, peer?: string | null, holdOpen?: () => void): Promise<Response>;
   /** Bundles the console now, so the first page view does not wait for it. */
   warmConsole(): Promise<{ buildMs: number; initialGzipBytes: number }>;
 };
@@ -53,7 +56,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
 
   return {
     warmConsole: () => consoleServer.warm(),
-    async handle(incoming) {
+    async handle(incoming, peer, holdOpen) {
       const url = new URL(incoming.url);
       // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
       const path = url.pathname.includes("//") ? url.pathname.replace(/\/{2,}/g, "/") : url.pathname;
@@ -62,7 +65,7 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
         url.pathname = path;
         request = new Request(url, incoming);
       }
-      const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now() };
+      const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now(), peer: peer ?? undefined, holdOpen };
       setRequestMeta(request, meta);
       let response: Response;
       let guarded: ReturnType<typeof guardBodyStream> | undefined;
@@ -178,15 +181,13 @@ function health(deps: Deps): Response {
   );
 }
 
-const sha256 = (s: string) => createHash("sha256").update(s).digest();
-
 async function metricsResponse(deps: Deps, request: Request): Promise<Response> {
   const token = deps.config.metricsToken;
   if (token) {
-    // Digests of equal length, so the comparison tells nothing of the token, its length included.
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
-    if (!timingSafeEqual(sha256(given), sha256(token))) {
-      return errorResponse(new DomainError("UNAUTHORIZED", "GET /metrics needs Authorization: Bearer <HONE_METRICS_TOKEN>"));
+    try {
+      await checkMetricsToken(deps, request, token);
+    } catch (err) {
+      return errorResponse(toDomainError(err));
     }
   }
   return new Response(await deps.metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type IpRange, parseIpRange } from "./ip-address";
 import { parseAllowlistEntry } from "./providers/upstream-guard";
 
 // The only place that reads the environment. Everything else receives a Config.
@@ -83,6 +84,14 @@ const EnvSchema = z.object({
         } catch (err) {
           c.addIssue({ code: "custom", message: (err as Error).message });
         }
+      }
+    }),
+  HONE_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .superRefine((v, c) => {
+      for (const entry of splitList(v)) {
+        if (parseIpRange(entry) === null) c.addIssue({ code: "custom", message: `HONE_TRUSTED_PROXIES entry "${entry}" is not an IP address or CIDR` });
       }
     }),
   HONE_JOB_LEASE_MS: z.coerce.number().int().min(1_000).default(60_000),
@@ -179,6 +188,11 @@ export type Config = {
   allowPrivateUpstreams: boolean;
   /** Hosts, host:port pairs or CIDRs custom providers may reach besides public addresses. */
   upstreamAllowlist: string[];
+  /**
+   * Reverse proxies (addresses and CIDRs) whose X-Forwarded-For is believed when they are the
+   * peer; empty: the peer is the client and X-Forwarded-For is ignored.
+   */
+  trustedProxies: IpRange[];
   /** How long a claimed job is held before another worker may take it (renewed while it runs). */
   jobLeaseMs: number;
   /** Longest one job step may run before it is abandoned as failed. */
@@ -260,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbStatementTimeoutMs: e.HONE_DB_STATEMENT_TIMEOUT_MS,
     allowPrivateUpstreams: e.HONE_ALLOW_PRIVATE_UPSTREAMS,
     upstreamAllowlist: splitList(e.HONE_UPSTREAM_ALLOWLIST),
+    trustedProxies: splitList(e.HONE_TRUSTED_PROXIES).map((entry) => parseIpRange(entry)!),
     jobLeaseMs: e.HONE_JOB_LEASE_MS,
     jobStepTimeoutMs: e.HONE_JOB_STEP_TIMEOUT_MS,
     apiKeyCacheMs: e.HONE_API_KEY_CACHE_MS,

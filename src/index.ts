@@ -58,7 +58,7 @@ async function main() {
     // Bun rejects larger bodies before they reach us; the app's own check answers in the spec's envelope.
     maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxImportBytes) + 1024,
     idleTimeout: 255,
-    fetch: (request) => app.handle(request),
+    fetch: (request, server) => app.handle(request, server.requestIP(request)?.address, () => server.timeout(request, 0)),
   });
   logger.info("listening", {
     url: `http://${server.hostname}:${server.port}`,

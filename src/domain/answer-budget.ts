@@ -29,10 +29,24 @@ export function chargeAnswer(ctx: Pick<BaseCtx, "answer">, bytes: number, instea
   b.used += bytes;
 }
 
+/**
+ * Charges the size of each key's content, once per time the key is given (a key given twice, by
+ * two aliases or two places in the answer, is answered twice): `sizes` holds one size per key.
+ */
+export function chargeEach(ctx: Pick<BaseCtx, "answer">, keys: readonly string[], sizes: ReadonlyMap<string, number>, instead: string): void {
+  chargeAnswer(
+    ctx,
+    keys.reduce((n, k) => n + (sizes.get(k) ?? 0), 0),
+    instead,
+  );
+}
+
 /** Bytes the answer may still carry (unbounded without a budget). */
 export function answerRoom(ctx: Pick<BaseCtx, "answer">): number {
   const b = ctx.answer;
-  return b ? Math.max(0, b.limit - b.used) : Number.POSITIVE_INFINITY;
+  if (!b) return Number.POSITIVE_INFINITY;
+  // An answer already refused (another call of the batch) has no room left for anything.
+  return b.refused !== null ? 0 : Math.max(0, b.limit - b.used);
 }
 
 /** True when nothing has been charged to the answer yet (a bulk page then always gets its first item, if it fits at all). */

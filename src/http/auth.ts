@@ -1,14 +1,56 @@
 import type { Actor, BaseCtx, Ctx } from "../context";
 import { secretsEqual } from "../crypto";
 import type { Deps } from "../deps";
-import { authenticateApiKey } from "../domain/projects";
+import { type Authenticated, authenticateApiKey } from "../domain/projects";
+import { checkCredential } from "../domain/sessions";
 import { DomainError } from "../errors";
+import { clientAddress } from "./client-address";
 import { requestMeta } from "./request-meta";
 
-/** Bearer project key -> a project-scoped context. Throws UNAUTHORIZED (missing, malformed, unknown). */
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * Bearer project key -> a project-scoped context. Throws UNAUTHORIZED (missing, malformed,
+ * unknown), or RATE_LIMITED while the client's wrong keys are throttled.
+ */
 export async function authenticateRequest(deps: Deps, request: Request): Promise<Ctx> {
+  const authorization = request.headers.get("authorization");
+  const token = bearerTokenOf(authorization);
+  // A missing or malformed header guesses nothing: it is answered without the throttle.
+  if (token === null) return projectCtx(deps, request, await authenticateApiKey(deps, authorization));
+  return checkCredential(deps, {
+    token,
+    kind: "bearer",
+    address: () => clientAddress(request, deps.config.trustedProxies),
+    apiKey: async () => projectCtx(deps, request, await authenticateApiKey(deps, authorization)),
+    other: () => null,
+  });
+}
+
+/**
+ * GET /metrics with HONE_METRICS_TOKEN set: the bearer token must be it (compared through digests
+ * of equal length, so nothing about it, its length included, leaks in the timing). Wrong tokens
+ * count toward the same throttle as sign-ins: the token may be short enough to guess.
+ */
+export async function checkMetricsToken(deps: Deps, request: Request, expected: string): Promise<void> {
+  const wrong = () => new DomainError("UNAUTHORIZED", "GET /metrics needs Authorization: Bearer <HONE_METRICS_TOKEN>");
+  const token = bearerTokenOf(request.headers.get("authorization"));
+  if (token === null) throw wrong();
+  await checkCredential(deps, {
+    token,
+    kind: "bearer",
+    address: () => clientAddress(request, deps.config.trustedProxies),
+    apiKey: async () => {
+      throw wrong();
+    },
+    other: () => (secretsEqual(token, expected) ? true : null),
+  }).then((ok) => {
+    if (!ok) throw wrong();
+  });
+}
+
+function projectCtx(deps: Deps, request: Request, auth: Authenticated): Ctx {
   const meta = requestMeta(request);
-  const auth = await authenticateApiKey(deps, request.headers.get("authorization"));
   meta.projectId = auth.projectId;
   return {
     deps,
@@ -18,13 +60,14 @@ export async function authenticateRequest(deps: Deps, request: Request): Promise
   };
 }
 
+function bearerTokenOf(authorization: string | null): string | null {
+  return authorization ? (BEARER.exec(authorization)?.[1] ?? null) : null;
+}
+
 /** The admin token compared in constant time; false when no admin token is configured. */
-function isAdminToken(deps: Deps, authorization: string | null): boolean {
+function isAdminToken(deps: Deps, token: string): boolean {
   const expected = deps.config.adminToken;
-  if (!expected || !authorization) return false;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!m) return false;
-  return secretsEqual(m[1]!, expected);
+  return expected ? secretsEqual(token, expected) : false;
 }
 
 export type Principal = { kind: "project"; ctx: Ctx } | { kind: "admin"; ctx: BaseCtx };
@@ -35,12 +78,21 @@ export type Principal = { kind: "project"; ctx: Ctx } | { kind: "admin"; ctx: Ba
  */
 export async function resolvePrincipal(deps: Deps, request: Request): Promise<{ principal: Principal } | { error: DomainError }> {
   const authorization = request.headers.get("authorization");
-  if (isAdminToken(deps, authorization)) {
-    const actor: Actor = { type: "admin" };
-    return { principal: { kind: "admin", ctx: { deps, actor, requestId: requestMeta(request).requestId } } };
-  }
+  const token = bearerTokenOf(authorization);
   try {
-    return { principal: { kind: "project", ctx: await authenticateRequest(deps, request) } };
+    if (token === null) return { principal: { kind: "project", ctx: projectCtx(deps, request, await authenticateApiKey(deps, authorization)) } };
+    const principal = await checkCredential<Principal>(deps, {
+      token,
+      kind: "bearer",
+      address: () => clientAddress(request, deps.config.trustedProxies),
+      apiKey: async () => ({ kind: "project", ctx: projectCtx(deps, request, await authenticateApiKey(deps, authorization)) }),
+      other: () => {
+        if (!isAdminToken(deps, token)) return null;
+        const actor: Actor = { type: "admin" };
+        return { kind: "admin", ctx: { deps, actor, requestId: requestMeta(request).requestId } };
+      },
+    });
+    return { principal };
   } catch (err) {
     if (err instanceof DomainError) return { error: err };
     throw err;

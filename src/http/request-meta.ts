@@ -1,6 +1,20 @@
 // Per-request facts the transports share (request id, timing, the authenticated project), keyed
 // by the Request object so they need no framework-specific context.
-type RequestMeta = { requestId: string; startedAt: number; projectId?: string };
+type RequestMeta = {
+  requestId: string;
+  startedAt: number;
+  projectId?: string;
+  /** The TCP peer's address as the server saw it; absent for in-process requests (tests). */
+  peer?: string;
+  /**
+   * Lifts the server's idle timeout for this request's connection: a call that waits for a
+   * provider may send nothing for longer than it (its own deadline, HONE_UPSTREAM_TIMEOUT_MS,
+   * governs instead). Absent for in-process requests.
+   */
+  holdOpen?: () => void;
+  /** The client's address, once worked out (see client-address.ts). */
+  clientAddress?: string;
+};
 
 const metas = new WeakMap<Request, RequestMeta>();
 

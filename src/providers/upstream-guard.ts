@@ -1,5 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { DomainError } from "../errors";
+import { cidr, inRange, parseIp, parseIPv4, parseIPv6, V4_MAPPED } from "../ip-address";
 
 // Server-side request forgery guard for URLs a tenant chose (custom providers). A tenant holding an
 // API key must not make Hone call into the network Hone runs in: loopback services, the private
@@ -21,69 +22,6 @@ export type UpstreamPolicy = {
 };
 
 export type AllowlistEntry = { kind: "host"; host: string; port: number | null } | { kind: "cidr"; base: bigint; bits: number; port: number | null };
-
-// ---- addresses: every address is held as a 128-bit IPv6 number, IPv4 as ::ffff:a.b.c.d, so one
-// ---- range table covers both families and IPv4-mapped IPv6 (::ffff:127.0.0.1) needs no case.
-
-const V4_MAPPED = 0xffffn << 32n;
-
-function parseIPv4(s: string): bigint | null {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (!m) return null;
-  let n = 0n;
-  for (const part of m.slice(1)) {
-    const v = Number(part);
-    if (v > 255 || (part.length > 1 && part.startsWith("0"))) return null;
-    n = (n << 8n) | BigInt(v);
-  }
-  return V4_MAPPED | n;
-}
-
-function parseIPv6(input: string): bigint | null {
-  let s = input.toLowerCase().replace(/%.*$/, "");
-  if (!/^[0-9a-f:.]+$/.test(s)) return null;
-  // A trailing dotted quad (::ffff:127.0.0.1) stands for the last two groups.
-  let tail: number[] = [];
-  const lastColon = s.lastIndexOf(":");
-  if (lastColon < 0) return null;
-  if (s.includes(".", lastColon)) {
-    const v4 = parseIPv4(s.slice(lastColon + 1));
-    if (v4 === null) return null;
-    const low = Number(v4 & 0xffffffffn);
-    tail = [low >>> 16, low & 0xffff];
-    s = s.slice(0, lastColon + 1);
-    if (!s.endsWith("::")) s = s.slice(0, -1);
-  }
-  const halves = s.split("::");
-  if (halves.length > 2) return null;
-  const groups = (h: string) => (h === "" ? [] : h.split(":"));
-  const head = groups(halves[0]!);
-  const rest = halves.length === 2 ? groups(halves[1]!) : [];
-  if ([...head, ...rest].some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
-  const count = head.length + rest.length + tail.length;
-  if (halves.length === 2 ? count > 7 : count !== 8) return null;
-  const zeros: number[] = Array(halves.length === 2 ? 8 - count : 0).fill(0);
-  const all = [...head.map((g) => parseInt(g, 16)), ...zeros, ...rest.map((g) => parseInt(g, 16)), ...tail];
-  return all.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
-}
-
-/** An IP literal as a 128-bit number (IPv4 mapped into IPv6), or null when it is not one. */
-function parseIp(s: string): bigint | null {
-  const bare = s.startsWith("[") && s.endsWith("]") ? s.slice(1, -1) : s;
-  return parseIPv4(bare) ?? (bare.includes(":") ? parseIPv6(bare) : null);
-}
-
-function cidr(text: string): { base: bigint; bits: number } {
-  const [addr, len] = text.split("/") as [string, string];
-  const ip = parseIp(addr)!;
-  const bits = Number(len) + (addr.includes(":") ? 0 : 96);
-  return { base: ip, bits };
-}
-
-function inRange(ip: bigint, r: { base: bigint; bits: number }): boolean {
-  const shift = BigInt(128 - r.bits);
-  return ip >> shift === r.base >> shift;
-}
 
 // Cloud metadata and host-platform endpoints: they hand out the machine's credentials, so no
 // setting opens them (neither HONE_ALLOW_PRIVATE_UPSTREAMS nor the allowlist).

@@ -527,3 +527,24 @@ export async function pageQuery(page: Page, path: string, input?: unknown): Prom
     { path, input },
   );
 }
+
+/**
+ * Reports one chat call (POST /report) with this request and answer, and waits until its log can
+ * be listed: its id. The answer's `id` names the log (its completion id).
+ */
+export async function reportLog(hone: Hone, call: { reqPayload: unknown; respPayload: { id: string } & Record<string, unknown> }): Promise<string> {
+  const now = Date.now();
+  const res = await fetch(`${hone.url}/api/v1/report`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${hone.project.apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ requestedAt: now - 500, receivedAt: now, statusCode: 200, ...call }),
+  });
+  if (res.status !== 200) throw new Error(`report answered ${res.status}: ${await res.text()}`);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found = await hone.trpc<{ logs: { id: string }[] }>("logs.list", { filter: { completionId: call.respPayload.id }, first: 1 });
+    if (found.logs[0]) return found.logs[0].id;
+    if (Date.now() > deadline) throw new Error("the reported log never appeared");
+    await Bun.sleep(100);
+  }
+}

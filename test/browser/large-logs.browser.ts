@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startHone } from "./harness";
 
 // A call whose payload was larger than the server keeps: the drawer says so (the log's warning),
 // shows how the payload began and its full size, instead of a JSON dump of the marker.
@@ -12,35 +12,17 @@ let logId: string;
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 0, env: { HONE_MAX_LOGGED_PAYLOAD_BYTES: "65536" } }), launchBrowser()]);
   const now = Date.now();
-  const res = await fetch(`${hone.url}/api/v1/report`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${hone.project.apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      requestedAt: now - 500,
-      receivedAt: now,
-      statusCode: 200,
-      reqPayload: { model: "gpt-4o", messages: [{ role: "user", content: `Summarise this contract. ${"Clause. ".repeat(40_000)}` }] },
-      respPayload: {
-        id: "chatcmpl-large-log",
-        object: "chat.completion",
-        created: Math.floor(now / 1000),
-        model: "gpt-4o",
-        choices: [{ index: 0, message: { role: "assistant", content: "It is long." }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 80_000, completion_tokens: 4, total_tokens: 80_004 },
-      },
-    }),
+  logId = await reportLog(hone, {
+    reqPayload: { model: "gpt-4o", messages: [{ role: "user", content: `Summarise this contract. ${"Clause. ".repeat(40_000)}` }] },
+    respPayload: {
+      id: "chatcmpl-large-log",
+      object: "chat.completion",
+      created: Math.floor(now / 1000),
+      model: "gpt-4o",
+      choices: [{ index: 0, message: { role: "assistant", content: "It is long." }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 80_000, completion_tokens: 4, total_tokens: 80_004 },
+    },
   });
-  expect(res.status).toBe(200);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = await hone.trpc<{ logs: { id: string }[] }>("logs.list", { filter: { completionId: "chatcmpl-large-log" }, first: 1 });
-    if (found.logs[0]) {
-      logId = found.logs[0].id;
-      break;
-    }
-    if (Date.now() > deadline) throw new Error("the reported log never appeared");
-    await Bun.sleep(100);
-  }
   page = await browser.newPage();
 }, 120_000);
 afterAll(async () => {

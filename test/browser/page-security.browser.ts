@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startHone } from "./harness";
 
 // What the browser pages let through: a remote image in a logged payload is not fetched until the
 // viewer asks for it, and GraphiQL and the REST docs page work under their Content-Security-Policy
@@ -34,48 +34,30 @@ async function watchViolations(p: Page): Promise<string[]> {
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 0 }), launchBrowser()]);
   const now = Date.now();
-  const res = await fetch(`${hone.url}/api/v1/report`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${hone.project.apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      requestedAt: now - 500,
-      receivedAt: now,
-      statusCode: 200,
-      reqPayload: {
-        model: "gpt-4o",
-        messages: [
-          {
-            role: "user",
-            content: [
-              { type: "text", text: "Is this parcel damaged? Two photos and a thumbnail." },
-              { type: "image_url", image_url: { url: HTTPS_IMAGE } },
-              { type: "image_url", image_url: { url: HTTP_IMAGE } },
-              { type: "image_url", image_url: { url: PIXEL } },
-            ],
-          },
-        ],
-      },
-      respPayload: {
-        id: "chatcmpl-remote-image",
-        object: "chat.completion",
-        created: Math.floor(now / 1000),
-        model: "gpt-4o",
-        choices: [{ index: 0, message: { role: "assistant", content: "Yes, the corner is crushed." }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 900, completion_tokens: 8, total_tokens: 908 },
-      },
-    }),
+  logId = await reportLog(hone, {
+    reqPayload: {
+      model: "gpt-4o",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Is this parcel damaged? Two photos and a thumbnail." },
+            { type: "image_url", image_url: { url: HTTPS_IMAGE } },
+            { type: "image_url", image_url: { url: HTTP_IMAGE } },
+            { type: "image_url", image_url: { url: PIXEL } },
+          ],
+        },
+      ],
+    },
+    respPayload: {
+      id: "chatcmpl-remote-image",
+      object: "chat.completion",
+      created: Math.floor(now / 1000),
+      model: "gpt-4o",
+      choices: [{ index: 0, message: { role: "assistant", content: "Yes, the corner is crushed." }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 900, completion_tokens: 8, total_tokens: 908 },
+    },
   });
-  expect(res.status).toBe(200);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = await hone.trpc<{ logs: { id: string }[] }>("logs.list", { filter: { completionId: "chatcmpl-remote-image" }, first: 1 });
-    if (found.logs[0]) {
-      logId = found.logs[0].id;
-      break;
-    }
-    if (Date.now() > deadline) throw new Error("the reported log never appeared");
-    await Bun.sleep(100);
-  }
   page = await browser.newPage();
 }, 120_000);
 afterAll(async () => {

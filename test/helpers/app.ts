@@ -68,7 +68,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; deps?:
 
 /** Starts the app on a real port (Bun.serve) for clients that speak HTTP. */
 export function serve(app: App): { url: string; stop(): Promise<void> } {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => app.handle(r) });
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r, s) => app.handle(r, s.requestIP(r)?.address, () => s.timeout(r, 0)) });
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
 }
 

@@ -119,8 +119,9 @@ describe("bulk pages return fewer items instead of refusing", () => {
     const total = res.reduce((n, p) => n + p.lines.reduce((m, l) => m + l.length, 0), 0);
     expect(total).toBeLessThanOrEqual(LIMIT);
     expect(res.every((p) => p.hasNextPage)).toBe(true);
-    expect(res[0]!.lines.length).toBeGreaterThan(0);
-    expect(res.at(-1)!.lines).toEqual([]);
+    // The calls run together: whichever reads first gets the room, the others what is left.
+    expect(res.reduce((n, p) => n + p.lines.length, 0)).toBeGreaterThan(0);
+    expect(res.some((p) => p.lines.length === 0)).toBe(true);
   });
 
   test("datasets.exportPage: the same, and a loop gets every entry", async () => {

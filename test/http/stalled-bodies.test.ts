@@ -142,4 +142,26 @@ describe("silent providers", () => {
     for await (const chunk of stream) content += chunk.choices[0]?.delta?.content ?? "";
     expect(content).toContain("think");
   });
+
+  test("a non-streamed call that waits on its provider longer than the server's idle timeout is answered", async () => {
+    // A server whose idle timeout (1 s) is shorter than the provider's answer (2.5 s), as Bun's 255 s
+    // cap is shorter than HONE_UPSTREAM_TIMEOUT_MS (10 min): the gateway lifts it for its calls.
+    const short = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      idleTimeout: 1,
+      fetch: (r, s) => t.app.handle(r, s.requestIP(r)?.address, () => s.timeout(r, 0)),
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${short.port}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "slow-2500", messages: [{ role: "user", content: "take your time" }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).choices[0].message.content).toContain("take your time");
+    } finally {
+      short.stop(true);
+    }
+  }, 20_000);
 });

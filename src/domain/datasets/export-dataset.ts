@@ -57,7 +57,9 @@ async function exportRows(
     afterId: string | null;
     limit: number;
     includeVerdicts: boolean;
-    maxBytes: number;
+    /** Read once the sizes are known, and `taken` told at once (no await between): a batch's calls share one room. */
+    maxBytes: () => number;
+    taken?: (bytes: number) => void;
     minOne: boolean;
   },
 ): Promise<{ rows: ExportRow[]; lastId: string | null; more: boolean; bytes: number; tooLarge: number | null }> {
@@ -73,8 +75,10 @@ async function exportRows(
   let bytes = 0;
   let n = 0;
   const within = Math.min(sized.length, input.limit);
-  while (n < within && (bytes + Number(sized[n]!.size) <= input.maxBytes || (n === 0 && input.minOne))) bytes += Number(sized[n++]!.size);
+  const maxBytes = input.maxBytes();
+  while (n < within && (bytes + Number(sized[n]!.size) <= maxBytes || (n === 0 && input.minOne))) bytes += Number(sized[n++]!.size);
   if (n === 0) return { rows: [], lastId: null, more: sized.length > 0, bytes: 0, tooLarge: sized.length ? Number(sized[0]!.size) : null };
+  input.taken?.(bytes);
   const fetched = await db
     .select({
       id: datasetEntries.id,
@@ -150,7 +154,7 @@ export async function exportDataset(
         afterId,
         limit: 1000,
         includeVerdicts: !!input.includeVerdicts,
-        maxBytes: PAGE_BYTES,
+        maxBytes: () => PAGE_BYTES,
         minOne: true,
       });
       yield* page.rows;
@@ -178,7 +182,8 @@ export async function exportDatasetPage(ctx: Ctx, raw: ExportDatasetPageInput): 
     afterId: input.after ? decodeCursor(input.after) : null,
     limit: input.first ?? 100,
     includeVerdicts: false,
-    maxBytes: answerRoom(ctx),
+    maxBytes: () => answerRoom(ctx),
+    taken: (bytes) => chargeAnswer(ctx, bytes, ENTRIES_INSTEAD),
     minOne: false,
   });
   if (page.tooLarge !== null) {
@@ -189,6 +194,5 @@ export async function exportDatasetPage(ctx: Ctx, raw: ExportDatasetPageInput): 
     // Other calls of the same batch used the room: nothing now, the same cursor again next time.
     return { lines: [], endCursor: input.after ?? null, hasNextPage: true };
   }
-  chargeAnswer(ctx, page.bytes, ENTRIES_INSTEAD);
   return { lines: page.rows.map((r) => JSON.stringify(r)), endCursor: page.lastId ? encodeCursor(page.lastId) : null, hasNextPage: page.more };
 }

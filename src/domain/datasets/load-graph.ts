@@ -4,7 +4,7 @@ import { datasetEntries, datasets } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
 import { DEFAULT_PAGE_SIZE } from "./list-dataset-entries";
-import { chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
+import { chargeEach, ENTRIES_INSTEAD } from "../answer-budget";
 import {
   datasetColumns,
   decodeCursor,
@@ -33,11 +33,7 @@ export async function loadEntriesBySourceLog(ctx: Ctx, logIds: readonly string[]
     .where(and(inArray(datasetEntries.sourceLogId, [...new Set(logIds)]), eq(datasetEntries.projectId, ctx.projectId)));
   const perLog = new Map<string, number>();
   for (const r of sized) perLog.set(r.log!, (perLog.get(r.log!) ?? 0) + Number(r.size));
-  chargeAnswer(
-    ctx,
-    logIds.reduce((n, id) => n + (perLog.get(id) ?? 0), 0),
-    ENTRIES_INSTEAD,
-  );
+  chargeEach(ctx, logIds, perLog, ENTRIES_INSTEAD);
   const rows = await entriesByIds(
     ctx,
     sized.map((r) => r.id),
@@ -99,11 +95,7 @@ export async function loadEntryPages(ctx: Ctx, datasetIds: readonly string[], ra
     .where(lte(ranked.rank, first + 1));
   const pageBytes = new Map<string, number>();
   for (const p of picked) if (Number(p.rank) <= first) pageBytes.set(p.datasetId, (pageBytes.get(p.datasetId) ?? 0) + Number(p.size));
-  chargeAnswer(
-    ctx,
-    datasetIds.reduce((n, id) => n + (pageBytes.get(id) ?? 0), 0),
-    ENTRIES_INSTEAD,
-  );
+  chargeEach(ctx, datasetIds, pageBytes, ENTRIES_INSTEAD);
   const rows = await entriesByIds(
     ctx,
     picked.filter((p) => Number(p.rank) <= first).map((p) => p.id),

@@ -3,7 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { requestLogBodies, requestLogs } from "../../db/schema";
 import { notFound, parseInput } from "../../errors";
 import { LogIdInput, type RequestLog, type RequestLogBody } from "./inputs";
-import { chargeAnswer, LOGS_INSTEAD } from "../answer-budget";
+import { chargeEach, LOGS_INSTEAD } from "../answer-budget";
 import { logColumns } from "./internal";
 import { payloadSizes } from "./payload-sizes";
 
@@ -31,12 +31,8 @@ export async function loadLogBodies(ctx: Ctx, ids: readonly string[], part: LogB
   const unique = [...new Set(ids)];
   if (ctx.answer) {
     const sizes = await payloadSizes(dbOf(ctx), ctx.projectId, unique);
-    let bytes = 0;
-    for (const id of ids) {
-      const s = sizes.get(id);
-      if (s) bytes += part === "request" ? s.req : part === "response" ? s.resp : s.req + s.resp;
-    }
-    chargeAnswer(ctx, bytes, LOGS_INSTEAD);
+    const ofPart = new Map([...sizes].map(([id, s]) => [id, part === "request" ? s.req : part === "response" ? s.resp : s.req + s.resp]));
+    chargeEach(ctx, ids, ofPart, LOGS_INSTEAD);
   }
   const none = sql<null>`null`;
   const rows = await dbOf(ctx)

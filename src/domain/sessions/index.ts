@@ -1,5 +1,6 @@
 export { endSession } from "./end-session";
 export { resolveSession, SESSION_ENDED_MESSAGE } from "./resolve-session";
 export * from "./schemas";
+export { checkCredential, isApiKeyShaped, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from "./sign-in-throttle";
 export { startSession } from "./start-session";
 export { switchSessionProject } from "./switch-session-project";

@@ -5,9 +5,10 @@ import { secretsEqual } from "../../crypto";
 import { consoleSessions, projects } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { errorFields } from "../../logger";
-import { authenticateApiKey } from "../projects";
+import { type Authenticated, authenticateApiKey } from "../projects";
 import { findLiveSession, hashSessionToken, newSessionToken } from "./internal";
 import { SignInInput, type StartedSession } from "./schemas";
+import { checkCredential } from "./sign-in-throttle";
 
 // Sessions past both limits a day ago are deleted by sign-ins, a bounded number at a time.
 const PURGE_AFTER_MS = 24 * 3_600_000;
@@ -16,32 +17,41 @@ const PURGE_BATCH = 500;
 /**
  * Signs a person in to the console: a project API key starts a session of that key's project; the
  * admin token (when set) starts an admin session on the oldest project, which it may switch. The
- * token returned is the only copy of the session's secret; its hash is stored.
+ * token returned is the only copy of the session's secret; its hash is stored. Failed sign-ins are
+ * throttled per client address (`address`, worked out only when needed) and token prefix.
  */
-export async function startSession(ctx: BaseCtx, raw: SignInInput): Promise<StartedSession> {
+export async function startSession(ctx: BaseCtx, raw: SignInInput, address: () => string): Promise<StartedSession> {
   const input = parseInput(SignInInput, raw);
   const { deps } = ctx;
   const db = dbOf(ctx);
   const adminToken = deps.config.adminToken;
   const now = deps.clock();
+  const token = input.token.replace(/\s+/g, "");
+  const who = await checkCredential<{ apiKey: Authenticated } | { admin: true }>(deps, {
+    token,
+    address,
+    kind: "sign-in",
+    other: () => (adminToken && secretsEqual(input.token, adminToken) ? { admin: true } : null),
+    apiKey: async () => {
+      try {
+        return { apiKey: await authenticateApiKey(deps, `Bearer ${token}`) };
+      } catch (err) {
+        if (err instanceof DomainError && err.code === "UNAUTHORIZED") {
+          throw new DomainError("UNAUTHORIZED", "Invalid API key: it is unknown or revoked. Keys start with hone_sk_.");
+        }
+        throw err;
+      }
+    },
+  });
   let values: { projectId: string | null; apiKeyId: string | null; isAdmin: boolean };
-  if (adminToken && secretsEqual(input.token, adminToken)) {
+  if ("admin" in who) {
     const [first] = await db.select({ id: projects.id }).from(projects).orderBy(asc(projects.createdAt), asc(projects.id)).limit(1);
     values = { projectId: first?.id ?? null, apiKeyId: null, isAdmin: true };
   } else {
-    let auth: Awaited<ReturnType<typeof authenticateApiKey>>;
-    try {
-      auth = await authenticateApiKey(deps, `Bearer ${input.token.replace(/\s+/g, "")}`);
-    } catch (err) {
-      if (err instanceof DomainError && err.code === "UNAUTHORIZED") {
-        throw new DomainError("UNAUTHORIZED", "Invalid API key: it is unknown or revoked. Keys start with hone_sk_.");
-      }
-      throw err;
-    }
-    values = { projectId: auth.projectId, apiKeyId: auth.keyId, isAdmin: false };
+    values = { projectId: who.apiKey.projectId, apiKeyId: who.apiKey.keyId, isAdmin: false };
   }
-  const token = newSessionToken();
-  const tokenHash = hashSessionToken(token);
+  const sessionToken = newSessionToken();
+  const tokenHash = hashSessionToken(sessionToken);
   await db.insert(consoleSessions).values({
     id: deps.ids("session"),
     tokenHash,
@@ -54,7 +64,7 @@ export async function startSession(ctx: BaseCtx, raw: SignInInput): Promise<Star
   const session = await findLiveSession(db, deps, tokenHash);
   if (!session) throw new DomainError("INTERNAL", "The new session could not be read back");
   const { projectId: _p, apiKeyId: _k, ...info } = session;
-  return { token, session: info };
+  return { token: sessionToken, session: info };
 }
 
 async function purgeDeadSessions(ctx: BaseCtx, now: Date): Promise<void> {

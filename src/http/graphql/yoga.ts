@@ -8,7 +8,7 @@ import { newAnswerBudget } from "../../domain/answer-budget";
 import { resolvePrincipal } from "../auth";
 import { inlineHashes, pageSecurityHeaders } from "../page-security";
 import { requestMeta } from "../request-meta";
-import { errorEnvelope } from "../rest/errors";
+import { errorEnvelope, errorHeaders } from "../rest/errors";
 import type { GqlContext } from "./builder";
 import { limitsOf, useOperationLimits } from "./limits";
 import { schema } from "./schema";
@@ -118,5 +118,8 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
 
 // Both readers are served: REST-style clients read {message, code, issues}, GraphQL clients read errors[].
 function unauthenticated(err: DomainError): Response {
-  return Response.json({ ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] }, { status: statusOf(err) });
+  return Response.json(
+    { ...errorEnvelope(err), errors: [{ message: err.message, extensions: { code: err.code } }] },
+    { status: statusOf(err), headers: errorHeaders(err) },
+  );
 }

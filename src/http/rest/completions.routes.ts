@@ -1,5 +1,6 @@
 import { createChatCompletion, ChatCompletionRequest } from "../../domain/completions";
 import { jsonText } from "../../json-text";
+import { requestMeta } from "../request-meta";
 import { route } from "./route";
 import { sseResponse } from "./sse";
 import * as W from "./wire-schemas";
@@ -23,6 +24,9 @@ export const completionsRoutes = [
     errors: [400, 401, 404, 409, 413, 429, 500, 502, 504],
     errorFormat: "openai",
     handler: async ({ ctx, deps, request, body }) => {
+      // The body is read: from here the call waits on a provider, maybe for minutes with nothing to
+      // send (a non-streamed answer), which the server's idle timeout must not cut short.
+      requestMeta(request).holdOpen?.();
       const h = request.headers;
       const result = await createChatCompletion(ctx, {
         body,

@@ -7,15 +7,28 @@ export function errorEnvelope(err: DomainError): ErrorEnvelope {
   return { message: err.message, code: err.code, issues: err.issues };
 }
 
-// A 503 says when to come back, so well-behaved clients (and the OpenPipe SDKs' retries) back off.
-// A 408 (a body that stopped arriving) closes the connection: its unread rest is not waited for.
-function headersOf(err: DomainError): HeadersInit | undefined {
+/**
+ * Seconds a client should wait before retrying, when the failure says so: a 503 (so well-behaved
+ * clients and the OpenPipe SDKs' retries back off) and a 429 of the sign-in throttle.
+ */
+export function retryAfterOf(err: DomainError): number | undefined {
+  const seconds = err.details.retryAfterSeconds;
+  if (typeof seconds === "number") return seconds;
+  return err.code === "UNAVAILABLE" ? RETRY_AFTER_SECONDS : undefined;
+}
+
+/**
+ * The headers an error response carries besides its body: Retry-After when it applies; a 408 (a
+ * body that stopped arriving) closes the connection, its unread rest is not waited for.
+ */
+export function errorHeaders(err: DomainError): Record<string, string> | undefined {
   if (err.code === "REQUEST_TIMEOUT") return { connection: "close" };
-  return err.code === "UNAVAILABLE" ? { "retry-after": String(err.details.retryAfterSeconds ?? RETRY_AFTER_SECONDS) } : undefined;
+  const seconds = retryAfterOf(err);
+  return seconds === undefined ? undefined : { "retry-after": String(seconds) };
 }
 
 export function errorResponse(err: DomainError, extra: Record<string, unknown> = {}): Response {
-  return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err), headers: headersOf(err) });
+  return Response.json({ ...errorEnvelope(err), ...extra }, { status: statusOf(err), headers: errorHeaders(err) });
 }
 
 type OpenAiError = { message: string; type: string; code: unknown; param: unknown };
@@ -32,5 +45,5 @@ export function openAiError(err: DomainError): OpenAiError {
 
 /** /chat/completions errors: the envelope plus OpenAI's `error` object. */
 export function openAiErrorResponse(err: DomainError): Response {
-  return Response.json({ ...errorEnvelope(err), error: openAiError(err) }, { status: statusOf(err), headers: headersOf(err) });
+  return Response.json({ ...errorEnvelope(err), error: openAiError(err) }, { status: statusOf(err), headers: errorHeaders(err) });
 }

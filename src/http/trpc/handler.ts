@@ -6,6 +6,7 @@ import { newAnswerBudget } from "../../domain/answer-budget";
 import { type Principal, resolvePrincipal } from "../auth";
 import { authenticateSession, sessionTokenOf } from "../session-cookie";
 import { requestMeta } from "../request-meta";
+import { retryAfterOf } from "../rest/errors";
 import { domainErrorOf } from "./init";
 import { appRouter } from "./router";
 
@@ -81,6 +82,12 @@ export function createTrpcHandler(deps: Deps): (request: Request) => Promise<Res
           admin: principal?.kind === "admin" ? principal.ctx : null,
           authError: "error" in auth ? auth.error : null,
         };
+      },
+      // A refusal that says when to come back (the sign-in throttle's 429, a 503) says it in
+      // Retry-After too, as on REST.
+      responseMeta: ({ errors }) => {
+        const seconds = Math.max(0, ...errors.map((e) => retryAfterOf(domainErrorOf(e)) ?? 0));
+        return seconds > 0 ? { headers: new Headers({ "retry-after": String(seconds) }) } : {};
       },
       onError: ({ error, path }) => {
         if (domainErrorOf(error).code === "INTERNAL") {

@@ -1,4 +1,5 @@
 import { endSession, type SessionInfo, SignInInput, startSession, SwitchProjectInput, switchSessionProject } from "../../../domain/sessions";
+import { clientAddress } from "../../client-address";
 import { toWireDate } from "../../dates";
 import { clearedSessionCookie, requireConsoleHeader, sessionCookie } from "../../session-cookie";
 import { publicProcedure, router, sessionProcedure } from "../init";
@@ -16,7 +17,8 @@ const sessionOut = (s: SessionInfo) => ({
 export const sessionRouter = router({
   signIn: publicProcedure.input(SignInInput).mutation(async ({ ctx, input }) => {
     requireConsoleHeader(ctx.request);
-    const started = await startSession({ deps: ctx.deps, actor: { type: "admin" }, requestId: ctx.requestId }, input);
+    const from = () => clientAddress(ctx.request, ctx.deps.config.trustedProxies);
+    const started = await startSession({ deps: ctx.deps, actor: { type: "admin" }, requestId: ctx.requestId }, input, from);
     ctx.resHeaders.append("set-cookie", sessionCookie(ctx.request, started.token, ctx.deps.config.sessionMaxMs));
     return sessionOut(started.session);
   }),
