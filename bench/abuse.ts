@@ -112,7 +112,10 @@ async function measure(attack: string, run: () => Promise<string>): Promise<void
   const poller = (async () => {
     while (polling) {
       const t0 = performance.now();
-      await fetch(`${base}/health`, { signal: AbortSignal.timeout(60_000) }).then((r) => r.arrayBuffer(), () => {});
+      await fetch(`${base}/health`, { signal: AbortSignal.timeout(60_000) }).then(
+        (r) => r.arrayBuffer(),
+        () => {},
+      );
       slowest = Math.max(slowest, performance.now() - t0);
       await Bun.sleep(50);
     }

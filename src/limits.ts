@@ -37,7 +37,7 @@ export const MAX_SSE_EVENT_BYTES = 16 * 1024 * 1024;
 /** Tokens one call may claim in any usage count (reports and provider answers); past it the usage is not kept. */
 export const MAX_TOKENS_PER_CALL = 100_000_000;
 /** Bytes of JSONL lines (about: characters) a dataset import stores per batch, so memory stays flat. */
-export const IMPORT_BATCH_BYTES = 8 * 1024 * 1024;
+export const IMPORT_BATCH_BYTES = 4 * 1024 * 1024;
 /** Characters of a non-JSON upstream error body kept in a message or a log. */
 export const MAX_UPSTREAM_ERROR_TEXT = 1_000;
 /** Largest page a list may ever be configured to return (the ceiling of HONE_MAX_PAGE_SIZE). */

@@ -4,6 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { answerRoom, chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
+import { yieldTurn } from "../yield-turn";
 import { decodeCursor, encodeCursor, ENTRY_SIZE, entryConditions, findDataset, verdictsOfEntries } from "./internal";
 import { DatasetId, ExportDatasetPageInput, Split, VerdictFilter, type EntryFilter } from "./schemas";
 
@@ -148,6 +149,7 @@ export async function exportDataset(
   return (async function* () {
     let afterId: string | null = null;
     for (;;) {
+      await yieldTurn();
       const page = await exportRows(ctx, {
         datasetId: input.datasetId,
         filter,

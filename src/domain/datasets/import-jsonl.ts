@@ -65,9 +65,11 @@ export async function importDatasetJsonl(
   };
   try {
     await readLines(input.lines, (firstLine ?? 1) - 1, ctx.deps.config.maxJsonDepth, fail, async (entry, bytes) => {
+      // A batch never passes the byte bound (an entry larger than it goes alone).
+      if (batch.length && batchBytes + bytes > IMPORT_BATCH_BYTES) await flush();
       batch.push(entry);
       batchBytes += bytes;
-      if (batch.length >= BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
+      if (batch.length >= BATCH) await flush();
     });
     await flush();
   } catch (err) {

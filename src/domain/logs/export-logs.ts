@@ -5,6 +5,7 @@ import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
+import { yieldTurn } from "../yield-turn";
 import { timeSlices } from "./list-logs";
 
 export const ExportLogsInput = z.object({
@@ -100,6 +101,7 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
   for (const slice of await timeSlices(db, ctx.deps.database)) {
     let cursor: string | null = null;
     for (;;) {
+      await yieldTurn();
       const where = logConditions(ctx.projectId, input.filter, slice);
       if (cursor) where.push(lt(requestLogs.id, cursor));
       const body = csv

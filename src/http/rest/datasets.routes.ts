@@ -13,22 +13,16 @@ import {
 import { errorFields } from "../../logger";
 import { requestMeta } from "../request-meta";
 import { linesOf, multipartFileChunks } from "./lines";
+import { createPacer } from "./pacing";
 import { route } from "./route";
 import { datasetToWire, deletedToWire, entriesCreationToWire, listToWire } from "./wire";
 import * as W from "./wire-schemas";
 
-/** Bytes of rows an import or export moves between two garbage collections (memory stays flat). */
-const GC_EVERY_BYTES = 32 * 1024 * 1024;
-
-/** The lines, with a garbage collection every GC_EVERY_BYTES of them: an upload's lines are garbage once stored. */
+/** The lines of an upload, paced: they are garbage once stored (see pacing.ts). */
 async function* collecting(lines: AsyncIterable<string>): AsyncGenerator<string> {
-  let since = 0;
+  const pacer = createPacer();
   for await (const line of lines) {
-    since += line.length;
-    if (since > GC_EVERY_BYTES) {
-      Bun.gc(true);
-      since = 0;
-    }
+    pacer.count(line.length);
     yield line;
   }
 }
@@ -132,16 +126,10 @@ export const datasetsRoutes = [
       });
       const encoder = new TextEncoder();
       let written = 0;
-      let sinceGc = 0;
+      const pacer = createPacer();
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
           try {
-            // Rows are garbage as soon as they are written; a collection every 32 MB keeps the
-            // process's memory flat on long exports instead of growing until the next full GC.
-            if (sinceGc > GC_EVERY_BYTES) {
-              Bun.gc(true);
-              sinceGc = 0;
-            }
             // Rows go out in writes of up to 200 rows or 256 KB: few syscalls, little held in memory
             // (an entry of megabytes is a write of its own).
             let text = "";
@@ -155,7 +143,7 @@ export const datasetsRoutes = [
               text += `${JSON.stringify(value)}\n`;
             }
             written += text.length;
-            sinceGc += text.length;
+            pacer.count(text.length);
             controller.enqueue(encoder.encode(text));
           } catch (err) {
             deps.logger.error("dataset export failed mid-stream", { requestId: requestMeta(request).requestId, written, ...errorFields(err) });

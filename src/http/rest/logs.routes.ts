@@ -16,6 +16,7 @@ import {
 import { DomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { requestMeta } from "../request-meta";
+import { createPacer } from "./pacing";
 import { route } from "./route";
 import * as W from "./wire-schemas";
 
@@ -100,14 +101,13 @@ export const logsRoutes = [
       const chunks = exportLogs(ctx, { format: (query.format || undefined) as never, filter: parseFilterParam(query.filter) as never });
       const format = query.format === "csv" ? "csv" : "jsonl";
       const encoder = new TextEncoder();
-      let n = 0;
+      const pacer = createPacer();
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
           try {
             const { done, value } = await chunks.next();
             if (done) return controller.close();
-            // Pages are garbage once written: a light collection now and then keeps memory flat.
-            if (++n % 25 === 0) Bun.gc(false);
+            pacer.count(value.length);
             controller.enqueue(encoder.encode(value));
           } catch (err) {
             deps.logger.error("log export failed mid-stream", { requestId: requestMeta(request).requestId, ...errorFields(err) });
