@@ -1,5 +1,6 @@
 import type { Queryable } from "./db/client";
 import type { Deps } from "./deps";
+import type { InternalKind } from "./internal-kinds";
 
 /** Who is acting. Project-scoped verbs take ctx.projectId, which only an authenticated key sets. */
 export type Actor = { type: "apiKey"; keyId: string; projectId: string } | { type: "admin" } | { type: "cli" } | { type: "system"; job: string };
@@ -20,6 +21,8 @@ export type BaseCtx = {
   tx?: Queryable;
   /** When set, what the answer being built may still carry. */
   answer?: AnswerBudget;
+  /** Set for Hone's own work (judges, evaluations, ...): the model calls it makes are logged as internal, of this kind. */
+  internal?: InternalKind;
 };
 
 /** Context of a project-scoped verb: every query it runs is filtered by projectId. */

@@ -19,9 +19,10 @@ const ID_PREFIXES = {
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 
-export type IdGenerator = (kind: IdKind) => string;
+/** A new id of this kind; `at` sets the time its first 48 bits hold (a log is dated when its call was made). */
+export type IdGenerator = (kind: IdKind, at?: Date) => string;
 
-export const newId: IdGenerator = (kind) => `${ID_PREFIXES[kind]}_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+export const newId: IdGenerator = (kind, at) => `${ID_PREFIXES[kind]}_${Bun.randomUUIDv7("hex", at?.getTime()).replaceAll("-", "")}`;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

@@ -93,7 +93,10 @@ function withoutPayloads(row: string, err: unknown): string | null {
     const r = JSON.parse(row) as Record<string, unknown>;
     const why = `the database refused the payloads (${sqlStateOf(err) ?? "error"}: ${insertErrorFields(err).error})`;
     for (const c of PAYLOAD_COLUMNS) r[c] = r[c] == null ? null : { hone_payload_not_stored: why };
+    // And what is derived from them.
     r.search_text = null;
+    r.input_preview = null;
+    r.output_preview = null;
     r.req_bytes = 0;
     r.resp_bytes = 0;
     r.warning = [r.warning, `${why}; they were not stored`].filter(Boolean).join("; ");

@@ -44,7 +44,7 @@ const badRow = (id: string, kind: number): string => {
   const row = logRow(record(id));
   if (kind % 3 === 0) return row.replace('"hello\\nthere"', '"hello\\u0000"');
   if (kind % 3 === 1) return row.replace('"status_code":200', '"status_code":99999999999');
-  return row.replace('"hi"', '"\\ud800"');
+  return row.replace('"content":"hi"', '"content":"\\ud800"');
 };
 
 test("logRow sanitises NUL and lone surrogates and clamps integer columns, cheaply", () => {

@@ -2,13 +2,16 @@ import { systemCtx } from "../../src/context";
 import { insertRequestLogs, type NewRequestLog } from "../../src/domain/logs";
 import type { TestApp } from "./app";
 
-/** The project's logs, oldest first, with their bodies (after flushing the batched writer). */
+/**
+ * The project's logs in the order they were stored (their ids hold the time of their calls, which a
+ * report may set in the past), with their bodies (after flushing the batched writer).
+ */
 export async function logsOf(t: TestApp, projectId = t.project.projectId) {
   await t.deps.logWriter.flush();
   return t.deps.database.db.query.requestLogs.findMany({
     where: { projectId },
     with: { body: true },
-    orderBy: { id: "asc" },
+    orderBy: { createdAt: "asc", id: "asc" },
   });
 }
 

@@ -159,7 +159,8 @@ describe("best of N with op-criteria", () => {
       });
       expect(choices[2]!.criteria_results[correct.id]).toEqual({ status: "success", score: 0, explanation: "wrong" });
       expect((r.usage as any).criteria[correct.id].total_tokens).toBe(3 * 18);
-      const main = (await logsOf(t)).filter((l) => l.model === "gpt-4o-mini").at(-1)!;
+      // The application's call (its judges' calls are logged apart, as internal).
+      const main = (await logsOf(t)).filter((l) => l.model === "openai:gpt-4o-mini" && l.source === "gateway").at(-1)!;
       expect(main.inputTokens).toBe(11);
     } finally {
       fake.judge = savedJudge;

@@ -78,7 +78,7 @@ describe("import from logs", () => {
       { role: "user", content: "q1" },
       { role: "assistant", content: "a1" },
     ]);
-    expect(nodes[0].sourceLog).toMatchObject({ model: "imp-a", metadata: { team: "x" } });
+    expect(nodes[0].sourceLog).toMatchObject({ model: "openai:imp-a", metadata: { team: "x" } });
     const rows = await t.deps.database.db.query.datasetEntries.findMany({ where: { datasetId: ds } });
     const withTools = rows.find((e) => (e.messages as any[])[0].content === "q4")!;
     expect(withTools.tools).toEqual([{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }]);
@@ -253,6 +253,6 @@ describe("the graph", () => {
       { id: d1 },
       { key: proj.apiKey },
     );
-    expect(fromEntry.data.dataset.entries.edges.every((e: any) => e.node.sourceLog.model === "graph-m" && e.node.dataset.id === d1)).toBe(true);
+    expect(fromEntry.data.dataset.entries.edges.every((e: any) => e.node.sourceLog.model === "openai:graph-m" && e.node.dataset.id === d1)).toBe(true);
   });
 });

@@ -197,7 +197,7 @@ describe("gateway to OpenAI", () => {
       expect(err.message).toContain(`Simulated upstream error ${status}`);
       expect(err.code).toBe(`simulated_${status}`);
       const log = await latestLog(t);
-      expect(log).toMatchObject({ statusCode: status, model, errorMessage: `Simulated upstream error ${status}` });
+      expect(log).toMatchObject({ statusCode: status, model: `openai:${model}`, errorMessage: `Simulated upstream error ${status}` });
       expect((log.body.respPayload as any).error.code).toBe(`simulated_${status}`);
     }
     // The same for a stream: the error arrives before any byte, as a normal HTTP error.
@@ -312,7 +312,7 @@ describe("gateway to OpenAI", () => {
       expect(err).toBeInstanceOf(OpenAI.NotFoundError);
       expect(err.message).toContain(`The model \`${model}\` does not exist`);
       const log = await latestLog(t);
-      expect(log).toMatchObject({ model, statusCode: 404, errorMessage: `The model \`${model}\` does not exist` });
+      expect(log).toMatchObject({ model: "hone:my-model", statusCode: 404, errorMessage: `The model \`${model}\` does not exist` });
     }
   });
 

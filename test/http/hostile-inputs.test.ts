@@ -99,7 +99,7 @@ describe("/report: stored sanitised or clamped", () => {
     });
     expect(r).toEqual({ status: 200, body: { status: "ok" } });
     const log = await latestLog(t);
-    expect(log.model).toBe("gpt\uFFFD-4o");
+    expect(log.model).toBe("openai:gpt\uFFFD-4o");
     expect(log.completionId).toBe("chatcmpl-\uFFFD");
     expect(log.errorMessage).toBe("bad\uFFFD\uFFFD");
     expect(log.metadata).toEqual({ "t\uFFFD": "v\uFFFD" });

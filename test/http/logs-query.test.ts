@@ -72,7 +72,7 @@ describe("log queries", () => {
     expect(await ids({ to: new Date(startedAt.getTime() - 1000).toISOString() })).toEqual([]);
     expect(await ids({ from: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
     const first = all.data.logs.edges[2].node;
-    expect(first).toMatchObject({ model: "alpha", statusCode: 200, cacheHit: false, metadata: { env: "prod", team: "x" }, source: "report" });
+    expect(first).toMatchObject({ model: "openai:alpha", statusCode: 200, cacheHit: false, metadata: { env: "prod", team: "x" }, source: "report" });
     expect(first.reqPayload.messages[0].content).toBe("find the needle");
   });
 

@@ -41,7 +41,8 @@ describe("POST /report", () => {
     const log = rows[0]!;
     expect(log).toMatchObject({
       source: "report",
-      model: "gpt-4o-mini",
+      // One spelling per model: a bare name is OpenAI's.
+      model: "openai:gpt-4o-mini",
       completionId: "chatcmpl-r1",
       statusCode: 200,
       errorMessage: null,
@@ -75,7 +76,7 @@ describe("POST /report", () => {
     expect((await post("/report", { reqPayload: { model: "m", text: "a\u0000b" }, statusCode: 200 })).body).toEqual({ status: "ok" });
     const log = await latestLog(t);
     expect((log.body.reqPayload as any).text).toBe("a\uFFFDb");
-    expect(log.model).toBe("m");
+    expect(log.model).toBe("openai:m");
   });
 
   test("payloads near the size limit are stored; over it is 413", async () => {
@@ -155,7 +156,7 @@ describe("POST /report-anthropic", () => {
     expect(log).toMatchObject({
       source: "report-anthropic",
       provider: "anthropic",
-      model: "claude-3-5-haiku-20241022",
+      model: "anthropic:claude-3-5-haiku-20241022",
       completionId: "msg_01abc",
       inputTokens: 55,
       outputTokens: 10,

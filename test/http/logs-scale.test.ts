@@ -153,8 +153,11 @@ describe("the partitioning migration", () => {
       expect(Number(before.n)).toBe(n + 1);
 
       await migrateDatabase(database);
+      // A later migration spells every model provider:model (these bare names are OpenAI's).
       const after = resultRows<{ ids: string; n: number }>(
-        await x.execute(sql`select md5(string_agg(id || coalesce(model, ''), ',' order by id)) as ids, count(*)::int as n from request_logs`),
+        await x.execute(
+          sql`select md5(string_agg(id || coalesce(regexp_replace(model, '^openai:', ''), ''), ',' order by id)) as ids, count(*)::int as n from request_logs`,
+        ),
       )[0]!;
       expect(after).toEqual(before);
       const kinds = resultRows<{ kind: string }>(await x.execute(sql`select relkind::text as kind from pg_class where relname = 'request_logs'`));
@@ -315,4 +318,70 @@ describe("text search", () => {
     // Another project's logs never match.
     expect((await trpcClient(t).logs.list.query({ filter: { search: "parcel" } })).logs).toEqual([]);
   });
+});
+
+describe("the migration that keeps Hone's own calls apart and dates logs by their calls", () => {
+  test("internal calls get their source and kind, models one spelling, late logs their call's time, older logs previews", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hone-migrations-"));
+    for (const m of readdirSync(MIGRATIONS_FOLDER).filter((m) => m < "20261126202646")) cpSync(join(MIGRATIONS_FOLDER, m), join(dir, m), { recursive: true });
+    const { database, drop } = await openAt(dir);
+    try {
+      const x = database.db;
+      const now = Date.now();
+      const idAt = (ms: number, tail: string) => `log_${ms.toString(16).padStart(12, "0")}${tail.padStart(20, "0")}`;
+      const threeDaysAgo = now - 3 * 86_400_000;
+      const rows: [string, string, string, string | null, Record<string, string>, number | null][] = [
+        [idAt(now - 5_000, "1"), "gateway", "gpt-4o-mini", null, { "hone.criterion": "crit_x@v1" }, now - 7_000],
+        [idAt(now - 4_000, "2"), "gateway", "openai:gpt-4o-mini", null, { "hone.evaluation": "eval_x" }, now - 4_500],
+        [idAt(now - 3_000, "3"), "gateway", "openpipe:support-v1", null, { "hone.source": "playground" }, now - 3_200],
+        [idAt(now - 2_000, "4"), "gateway", "gpt-4o-mini", null, { user: "u1" }, now - 2_100],
+        // Reported now, made three days ago: dated when it was made.
+        [idAt(now - 1_000, "5"), "report-anthropic", "claude-3-5-haiku", "anthropic", {}, threeDaysAgo],
+      ];
+      for (const [id, source, model, provider, metadata, requested] of rows) {
+        await x.execute(sql`insert into request_logs (id, project_id, source, model, provider, status_code, metadata, requested_at)
+          values (${id}, 'prj_m', ${source}, ${model}, ${provider}, 200, ${JSON.stringify(metadata)}::jsonb, ${requested === null ? null : new Date(requested).toISOString()}::timestamptz)`);
+        await x.execute(sql`insert into request_log_bodies (log_id, req_payload, resp_payload) values (${id},
+          ${JSON.stringify({
+            messages: [
+              { role: "system", content: "be brief" },
+              { role: "user", content: `  question\n ${id}` },
+            ],
+          })}::jsonb,
+          ${JSON.stringify({ choices: [{ message: { role: "assistant", content: null, tool_calls: [{ function: { name: "lookup", arguments: '{"q":1}' } }] } }] })}::jsonb)`);
+      }
+      await x.execute(sql`insert into projects (id, name) values ('prj_m', 'm')`);
+      await x.execute(sql`insert into datasets (id, project_id, name) values ('ds_m', 'prj_m', 'd')`);
+      await x.execute(sql`insert into dataset_entries (id, dataset_id, project_id, messages, split, source_log_id)
+        values ('dse_m', 'ds_m', 'prj_m', '[]'::jsonb, 'TRAIN', ${rows[4]![0]})`);
+
+      await migrateDatabase(database);
+      const after = resultRows<{ id: string; source: string; internal_kind: string | null; model: string; input_preview: string; output_preview: string }>(
+        await x.execute(sql`select id, source, internal_kind, model, input_preview, output_preview from request_logs where project_id = 'prj_m' order by id`),
+      );
+      expect(after.map((r) => [r.source, r.internal_kind, r.model])).toEqual([
+        ["report-anthropic", null, "anthropic:claude-3-5-haiku"],
+        ["internal", "judge", "openai:gpt-4o-mini"],
+        ["internal", "evaluation", "openai:gpt-4o-mini"],
+        ["internal", "playground", "hone:support-v1"],
+        ["gateway", null, "openai:gpt-4o-mini"],
+      ]);
+      // The report now sits three days back; its body and the entry made from it followed it.
+      const report = after[0]!;
+      expect(Number.parseInt(report.id.slice(4, 16), 16)).toBe(threeDaysAgo);
+      expect(report.id.slice(16)).toBe(rows[4]![0].slice(16));
+      const body = resultRows<{ n: number }>(await x.execute(sql`select count(*)::int as n from request_log_bodies where log_id = ${report.id}`))[0]!;
+      expect(Number(body.n)).toBe(1);
+      const entry = resultRows<{ source_log_id: string }>(await x.execute(sql`select source_log_id from dataset_entries where id = 'dse_m'`))[0]!;
+      expect(entry.source_log_id).toBe(report.id);
+      // The gateway logs' ids moved to their receipt times too (more than a second apart).
+      expect(Number.parseInt(after[1]!.id.slice(4, 16), 16)).toBe(now - 7_000);
+      // Previews, as the writer makes them for new logs.
+      expect(after[4]!.input_preview).toBe(`question ${rows[3]![0]}`);
+      expect(after[4]!.output_preview).toBe('lookup({"q":1})');
+    } finally {
+      await drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -13,6 +13,8 @@ export const evaluations = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
     datasetId: text("dataset_id").references(() => datasets.id, { onDelete: "set null" }),
+    /** What the person who started it called it (or "<models> on <dataset>"). */
+    name: text("name"),
     models: jsonb("models").$type<string[]>().notNull(),
     criteria: jsonb("criteria").$type<PinnedCriterion[]>().notNull(),
     status: text("status").$type<"QUEUED" | "RUNNING" | "DONE" | "CANCELLED" | "ERROR">().notNull(),

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 // One lean row per logged call: what filters, lists and aggregates read. The request and
 // response bodies live in request_log_bodies, so scans over logs never drag them along.
@@ -9,8 +9,10 @@ export const requestLogs = pgTable(
   {
     id: text("id").primaryKey(),
     projectId: text("project_id").notNull(),
-    /** gateway | report | report-anthropic */
+    /** gateway | report | report-anthropic | internal (a call Hone made itself: a judge, an evaluation, ...) */
     source: text("source").notNull(),
+    /** For source internal: judge | evaluation | alignment | relabel | playground | monitor */
+    internalKind: text("internal_kind"),
     /** openai | anthropic | gemini | custom | hone, or null for reports */
     provider: text("provider"),
     model: text("model"),
@@ -33,6 +35,9 @@ export const requestLogs = pgTable(
     respBytes: integer("resp_bytes"),
     /** Why some of the call's figures were not kept (impossible token counts, a payload cut short). */
     warning: text("warning"),
+    /** The last user message and the first answer, short (domain/logs/previews.ts): listed without the bodies. */
+    inputPreview: text("input_preview"),
+    outputPreview: text("output_preview"),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
@@ -126,6 +131,16 @@ export const usageDailyTags = pgTable(
     ...usageMeasures(),
   },
   (t) => [index().on(t.projectId, t.day)],
+);
+
+/** Closed project-hours a late log (a backfilled report) changed: summed again by the next run. */
+export const usageStaleHours = pgTable(
+  "usage_stale_hours",
+  {
+    projectId: text("project_id").notNull(),
+    hour: timestamp("hour", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hour] })],
 );
 
 /** One row: every hour before closedUntil is in the rollups, summed for tagKey. */

@@ -4,6 +4,7 @@ import { ClientAborted, type Usage } from "../../providers";
 import { checkedUsage, mergeMetadata, type NewRequestLog } from "../logs";
 import { catalogueCost } from "../models/catalogue";
 import { costOf } from "./cost";
+import { canonicalModel } from "./resolve-model";
 import type { Upstream } from "./resolve-upstream";
 import type { ChatCompletionRequest } from "./schemas";
 
@@ -62,11 +63,15 @@ export function createCallLog(
     // An upstream (a custom one above all) may claim any numbers: impossible ones are not kept.
     const { usage, warning } = checkedUsage(o.usage);
     const row: NewRequestLog = {
-      id: ctx.deps.ids("log"),
+      // Dated when the call came in: its place in the list, time filters and usage.
+      id: ctx.deps.ids("log", requestedAt),
       projectId: ctx.projectId,
-      source: "gateway",
+      // Hone's own calls (a judge, an evaluation, the playground) are kept apart from the application's.
+      source: ctx.internal ? "internal" : "gateway",
+      internalKind: ctx.internal ?? null,
       provider: up?.provider ?? null,
-      model: call.request.model,
+      // One spelling per model (`gpt-4o-mini` is `openai:gpt-4o-mini`), so filters and usage count it once.
+      model: canonicalModel(call.request.model, ctx.deps.config.modelPrefixes),
       completionId: o.completionId ?? null,
       statusCode: o.statusCode,
       errorMessage: o.errorMessage,

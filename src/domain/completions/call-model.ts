@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context";
+import type { InternalKind } from "../../internal-kinds";
 import { parseInput } from "../../errors";
 import type { ChatCompletion } from "../../providers";
 import { createCallLog } from "./call-log";
@@ -19,7 +20,7 @@ type CallModelInput = {
  * never streamed, and always logged (fine-tunes included), so every verdict and every evaluated
  * output can be traced to the call that produced it. The gateway builds on the same pieces.
  */
-export async function callModel(ctx: Ctx, input: CallModelInput): Promise<ChatCompletion> {
+export async function callModel(ctx: Ctx & { internal: InternalKind }, input: CallModelInput): Promise<ChatCompletion> {
   const request = parseInput(CompiledChatCompletionRequest, input.body);
   const call = createCallLog(ctx, { request, rawBody: input.body, tags: input.tags, shouldLog: () => true });
   try {

@@ -34,3 +34,17 @@ export function resolveModel(model: string, ownPrefixes: string[]): ModelRoute {
 function invalid(model: string, why: string): DomainError {
   return new DomainError("VALIDATION", `Invalid model \`${model}\`: ${why}`, { issues: [{ message: why, path: ["model"] }] });
 }
+
+/**
+ * The one spelling of a model string that logs, filters and usage use: `provider:model`. A bare
+ * name is `openai:<name>` on the gateway and in OpenAI-format reports (`anthropic:<name>` in
+ * Anthropic reports: pass the default), an alias of the project's own prefix (`openpipe:x`) is the
+ * first prefix (`hone:x`), and anything else (an unknown prefix in a report) is kept as it is.
+ */
+export function canonicalModel(model: string, ownPrefixes: readonly string[], bare: "openai" | "anthropic" = "openai"): string {
+  const colon = model.indexOf(":");
+  if (colon < 0 || model.startsWith("ft:")) return `${bare}:${model}`;
+  const prefix = model.slice(0, colon);
+  if (ownPrefixes.includes(prefix) && prefix !== ownPrefixes[0]) return `${ownPrefixes[0]}:${model.slice(colon + 1)}`;
+  return model;
+}

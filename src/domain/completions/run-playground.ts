@@ -63,7 +63,8 @@ export async function* runPlayground(ctx: Ctx, raw: PlaygroundRunInput, signal: 
     logRequest: "true",
   };
   try {
-    const result = await createChatCompletion(ctx, { body, headers, signal });
+    // The playground's calls (and its judges) are Hone's own: kept apart from the application's traffic.
+    const result = await createChatCompletion({ ...ctx, internal: "playground" }, { body, headers, signal });
     if (result.kind === "completion") {
       const c = result.completion as {
         id?: string;

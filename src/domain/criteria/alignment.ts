@@ -24,7 +24,12 @@ export async function judgeAlignmentRows(ctx: Ctx, criterion: ResolvedCriterion,
         if (signal?.aborted) return;
         let verdict: { verdict: "PASS" | "FAIL" | null; explanation: string | null; error: string | null };
         try {
-          const v = await judgeOutput(ctx, criterion, { messages: row.messages, tools: row.tools, tool_choice: row.toolChoice, output: row.output }, signal);
+          const v = await judgeOutput(
+            { ...ctx, internal: "alignment" },
+            criterion,
+            { messages: row.messages, tools: row.tools, tool_choice: row.toolChoice, output: row.output },
+            signal,
+          );
           verdict = { verdict: v.judgement, explanation: v.explanation, error: null };
         } catch (err) {
           if (signal?.aborted) return;

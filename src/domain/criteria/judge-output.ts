@@ -22,6 +22,10 @@ type JudgeTarget = {
  * returns {explanation, judgement}. PASS scores 1, FAIL 0. Gives up after HONE_JUDGE_TIMEOUT_MS,
  * counted to the last byte of the judge's answer (the upstream call stays abortable until then).
  */
+/**
+ * One judge call. It is logged as Hone's own (source internal), of the kind of work it is part of
+ * (`ctx.internal`: an evaluation's judges are `evaluation`, an alignment run's `alignment`), else `judge`.
+ */
 export async function judgeOutput(ctx: Ctx, criterion: ResolvedCriterion, target: JudgeTarget, signal?: AbortSignal): Promise<Verdict> {
   const prompt = renderPrompt(criterion.prompt, { messages: target.messages, tools: target.tools, tool_choice: target.tool_choice, output: target.output });
   const body = {
@@ -62,11 +66,14 @@ export async function judgeOutput(ctx: Ctx, criterion: ResolvedCriterion, target
     controller.abort();
   }, timeoutMs);
   try {
-    const completion = await callModel(ctx, {
-      body,
-      tags: { "hone.criterion": `${criterion.criterionId}@v${criterion.version}` },
-      signal: controller.signal,
-    });
+    const completion = await callModel(
+      { ...ctx, internal: ctx.internal ?? "judge" },
+      {
+        body,
+        tags: { "hone.criterion": `${criterion.criterionId}@v${criterion.version}` },
+        signal: controller.signal,
+      },
+    );
     return parseVerdict(completion);
   } catch (err) {
     if (timedOut) throw new DomainError("UPSTREAM_TIMEOUT", `The judge model ${criterion.judgeModel} did not answer within ${timeoutMs} ms`);

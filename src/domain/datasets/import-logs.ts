@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, requestLogBodies, requestLogs } from "../../db/schema";
@@ -93,6 +93,12 @@ export function logToEntry(req: unknown, resp: unknown, metadata: Record<string,
         .join("; ");
 }
 
+/** Whether an import names Hone's own calls itself; otherwise they are left out. */
+export function asksForInternal(input: { filter?: LogFilter | null; logIds?: readonly string[] | null }): boolean {
+  const f = input.filter;
+  return f?.internal === true || f?.source === "internal" || f?.internalKind != null || (f?.ids?.length ?? 0) > 0 || (input.logIds?.length ?? 0) > 0;
+}
+
 /** Logs read together: 500, or fewer when their payloads pass IMPORT_BATCH_BYTES (at least one). */
 async function byteBoundedBatches(ctx: Ctx, ids: string[]): Promise<string[][]> {
   const batches: string[][] = [];
@@ -131,6 +137,9 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
   const db = dbOf(ctx);
   const where = logConditions(ctx.projectId, input.filter);
   where.push(eq(requestLogs.statusCode, 200));
+  // Hone's own calls (a judge's "You are an evaluator…") are not training data unless asked for:
+  // by the filter (internal, an internal source or kind) or by naming the logs.
+  if (!asksForInternal(input)) where.push(ne(requestLogs.source, "internal"));
   if (input.logIds) where.push(inArray(requestLogs.id, input.logIds.length ? input.logIds : ["-"]));
   // A sample: the database gives every matching row a fresh uniform random key and keeps the n
   // smallest (a top-n sort, memory bound by n), so every n-subset of the matches is equally likely.

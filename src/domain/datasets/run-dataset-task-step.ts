@@ -91,7 +91,12 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
     let verdict: { judgement: "PASS" | "FAIL" | null; explanation: string | null; error: string | null };
     try {
       if (!reference) throw new Error("the entry has no assistant turn to judge");
-      const v = await judgeOutput(ctx, criterion, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: reference }, signal);
+      const v = await judgeOutput(
+        { ...ctx, internal: "judge" },
+        criterion,
+        { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: reference },
+        signal,
+      );
       verdict = { judgement: v.judgement, explanation: v.explanation, error: null };
     } catch (err) {
       if (signal.aborted) return;
@@ -109,11 +114,19 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
   const relabel = async (entry: Pending) => {
     const { input: messages } = splitEntry(entry.messages);
     try {
-      const completion = await callModel(ctx, {
-        body: { model: task.model!, messages, ...(entry.tools ? { tools: entry.tools } : {}), ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}) },
-        tags: { "hone.relabel": task.id },
-        signal,
-      });
+      const completion = await callModel(
+        { ...ctx, internal: "relabel" },
+        {
+          body: {
+            model: task.model!,
+            messages,
+            ...(entry.tools ? { tools: entry.tools } : {}),
+            ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}),
+          },
+          tags: { "hone.relabel": task.id },
+          signal,
+        },
+      );
       if (!completion.choices[0]) throw new Error("no answer");
       const m = completion.choices[0].message;
       const answer: Record<string, unknown> = { role: "assistant", content: m.content ?? null, ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) };

@@ -40,6 +40,7 @@ export async function createEvaluation(ctx: Ctx, raw: CreateEvaluationInput): Pr
         id,
         projectId: ctx.projectId,
         datasetId: dataset.id,
+        name: input.name ?? `${models.join(", ")} on ${dataset.name}`.slice(0, 200),
         models,
         criteria,
         status: "QUEUED",

@@ -7,6 +7,7 @@ import type { Evaluation, EvaluationResult, Verdicts } from "./schemas";
 export function toEvaluation(r: typeof evaluations.$inferSelect, done: number): Evaluation {
   return {
     id: r.id,
+    name: r.name ?? `${r.models.join(", ")}`,
     datasetId: r.datasetId,
     models: r.models,
     criteria: r.criteria,

@@ -100,17 +100,20 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
         if (model === DATASET_MODEL) output = reference;
         else {
           try {
-            const completion = await callModel(ctx, {
-              body: {
-                model,
-                messages,
-                ...(entry.tools ? { tools: entry.tools } : {}),
-                ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}),
-                ...(entry.responseFormat ? { response_format: entry.responseFormat } : {}),
+            const completion = await callModel(
+              { ...ctx, internal: "evaluation" },
+              {
+                body: {
+                  model,
+                  messages,
+                  ...(entry.tools ? { tools: entry.tools } : {}),
+                  ...(entry.toolChoice ? { tool_choice: entry.toolChoice } : {}),
+                  ...(entry.responseFormat ? { response_format: entry.responseFormat } : {}),
+                },
+                tags: { "hone.evaluation": ev.id },
+                signal,
               },
-              tags: { "hone.evaluation": ev.id },
-              signal,
-            });
+            );
             output = completion.choices[0]?.message ?? null;
             // Impossible counts from an upstream are kept neither as tokens nor as cost.
             usage = checkedUsage(completion.usage).usage;
@@ -124,7 +127,12 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
           await Promise.all(
             criteria.map(async (c) => {
               try {
-                const v = await judgeOutput(ctx, c, { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: output! }, signal);
+                const v = await judgeOutput(
+                  { ...ctx, internal: "evaluation" },
+                  c,
+                  { messages, tools: entry.tools, tool_choice: entry.toolChoice, output: output! },
+                  signal,
+                );
                 verdicts[c.criterionId] = { status: "success", score: v.score, explanation: v.explanation };
               } catch (err) {
                 const e = toDomainError(err);

@@ -6,6 +6,14 @@ import { modelName } from "../chat/schemas";
 export const DATASET_MODEL = "dataset";
 
 export const CreateEvaluationInput = z.object({
+  /** A name to find it by; default "<models> on <dataset>". */
+  name: z
+    .string()
+    .trim()
+    .min(1, "name must not be empty")
+    .max(200, "name may be at most 200 characters")
+    .regex(/^[^\p{Cc}]*$/u, "name must not hold control characters")
+    .nullish(),
   datasetId: z.string().min(1),
   models: z.array(modelName("model")).min(1, "models must name at least one model").max(10),
   criterionIds: z.array(z.string().min(1)).min(1, "criterionIds must name at least one criterion").max(10),
@@ -43,6 +51,7 @@ export type EvaluationStatus = "QUEUED" | "RUNNING" | "DONE" | "CANCELLED" | "ER
 
 export type Evaluation = {
   id: string;
+  name: string;
   datasetId: string | null;
   models: string[];
   criteria: { criterionId: string; version: number }[];

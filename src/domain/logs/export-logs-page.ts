@@ -57,7 +57,8 @@ export async function exportLogsPage(ctx: Ctx, raw: ExportLogsPageInput): Promis
     { ...ctx, answer: undefined },
     taken.map((l) => l.id),
   );
-  const lines = taken.map(({ reqBytes: _r, respBytes: _s, ...log }) => {
+  // The line is the log's columns and payloads (previews and sizes are derived from the payloads).
+  const lines = taken.map(({ reqBytes: _r, respBytes: _s, inputPreview: _i, outputPreview: _o, ...log }) => {
     const b = bodies.get(log.id);
     return JSON.stringify({
       ...log,

@@ -29,6 +29,7 @@ export const CSV_COLUMNS = [
   "id",
   "created_at",
   "source",
+  "internal_kind",
   "provider",
   "model",
   "status_code",
@@ -41,6 +42,8 @@ export const CSV_COLUMNS = [
   "metadata",
   "error_message",
   "warning",
+  "input_preview",
+  "output_preview",
 ] as const;
 
 /**
@@ -84,7 +87,8 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
       )
     : // Concatenated as text: the payloads are serialised once, never copied into a new jsonb.
       sql.raw(`request_logs.id, '{"id":' || to_json(request_logs.id)
-        || ',"source":' || to_json(request_logs.source) || ',"provider":' || coalesce(to_json(request_logs.provider)::text, 'null')
+        || ',"source":' || to_json(request_logs.source) || ',"internalKind":' || coalesce(to_json(request_logs.internal_kind)::text, 'null')
+        || ',"provider":' || coalesce(to_json(request_logs.provider)::text, 'null')
         || ',"model":' || coalesce(to_json(request_logs.model)::text, 'null') || ',"completionId":' || coalesce(to_json(request_logs.completion_id)::text, 'null')
         || ',"statusCode":' || coalesce(request_logs.status_code::text, 'null') || ',"errorMessage":' || coalesce(to_json(request_logs.error_message)::text, 'null')
         || ',"requestedAt":' || coalesce(to_json(${isoText("request_logs.requested_at")})::text, 'null')

@@ -49,10 +49,17 @@ export async function loadLogBodies(ctx: Ctx, ids: readonly string[], part: LogB
   return new Map(rows.map(({ logId, ...body }) => [logId, body]));
 }
 
-/** The newest log of the project with its bodies, or null (for the SDKs' test route). */
+/** The log of the project stored last, with its bodies, or null (for the SDKs' test route). */
 export async function getLatestLog(ctx: Ctx): Promise<(RequestLog & RequestLogBody) | null> {
   await ctx.deps.logWriter.flush();
-  const [row] = await dbOf(ctx).select(logColumns).from(requestLogs).where(eq(requestLogs.projectId, ctx.projectId)).orderBy(desc(requestLogs.id)).limit(1);
+  // The last one stored: ids hold the time of the call, which a report may set in the past. (A
+  // testing route: its scan of the project's logs by storage time is fine.)
+  const [row] = await dbOf(ctx)
+    .select(logColumns)
+    .from(requestLogs)
+    .where(eq(requestLogs.projectId, ctx.projectId))
+    .orderBy(desc(requestLogs.createdAt), desc(requestLogs.id))
+    .limit(1);
   if (!row) return null;
   const body = (await loadLogBodies(ctx, [row.id])).get(row.id);
   return { ...row, reqPayload: null, respPayload: null, reqPayloadOriginal: null, respPayloadOriginal: null, ...body };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DomainError } from "../../errors";
+import { INTERNAL_KINDS } from "../../internal-kinds";
 import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 
 // A report's times are Date.now() of the client: anything before 2000 or after 2100 is a mistake
@@ -88,6 +89,23 @@ export const FilterDate = z.coerce.date().refine((d) => d.getUTCFullYear() >= 1 
 export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 
+/** Where a log comes from: the gateway, a report (either format), or Hone itself. */
+export const LOG_SOURCES = ["gateway", "report", "report-anthropic", "internal"] as const;
+export type LogSource = (typeof LOG_SOURCES)[number];
+
+const TagPair = z.object({ key: z.string().min(1).max(MAX_TAG_KEY_LENGTH), equals: z.string().max(MAX_TAG_VALUE_LENGTH) });
+
+/** Fields a filter can exclude: a log matches when it differs from every value given. */
+export const LogFilterNot = z.object({
+  model: z.string().max(MAX_MODEL_LENGTH).nullish(),
+  statusCode: z.number().int().min(0).max(999).nullish(),
+  statusClass: z.enum(STATUS_CLASSES, { error: `statusClass must be one of ${STATUS_CLASSES.join(", ")}` }).nullish(),
+  completionId: z.string().max(MAX_ID_LENGTH).nullish(),
+  source: z.enum(LOG_SOURCES).nullish(),
+  provider: z.string().max(100).nullish(),
+  internalKind: z.enum(INTERNAL_KINDS).nullish(),
+});
+
 export const LogFilter = z.object({
   /** A selection: only these logs (of the project); an empty list matches none. */
   ids: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids; use a filter for more`).nullish(),
@@ -95,16 +113,22 @@ export const LogFilter = z.object({
   statusCode: z.number().int().min(0).max(999).nullish(),
   statusClass: z.enum(STATUS_CLASSES, { error: `statusClass must be one of ${STATUS_CLASSES.join(", ")}` }).nullish(),
   completionId: z.string().max(MAX_ID_LENGTH).nullish(),
-  source: z.enum(["gateway", "report", "report-anthropic"]).nullish(),
+  source: z.enum(LOG_SOURCES, { error: `source must be one of ${LOG_SOURCES.join(", ")}` }).nullish(),
   provider: z.string().max(100).nullish(),
   cacheHit: z.boolean().nullish(),
+  /** true: only Hone's own calls (judges, evaluations, ...); false: only the application's; absent: both. */
+  internal: z.boolean().nullish(),
+  internalKind: z.enum(INTERNAL_KINDS, { error: `internalKind must be one of ${INTERNAL_KINDS.join(", ")}` }).nullish(),
   /** Logged at or after / at or before (ISO 8601 times, or Dates). */
   from: FilterDate.nullish(),
   to: FilterDate.nullish(),
-  metadata: z
-    .array(z.object({ key: z.string().min(1).max(MAX_TAG_KEY_LENGTH), equals: z.string().max(MAX_TAG_VALUE_LENGTH) }))
-    .max(20)
-    .nullish(),
+  metadata: z.array(TagPair).max(20).nullish(),
+  /** Tag pairs a log must not have (a log without the key matches). */
+  metadataNot: z.array(TagPair).max(20).nullish(),
+  /** Tag keys a log must not have at all. */
+  tagsAbsent: z.array(z.string().min(1).max(MAX_TAG_KEY_LENGTH)).max(20).nullish(),
+  /** Field values a log must differ from ("is not"). */
+  not: LogFilterNot.nullish(),
   /** Case-insensitive text search in the request and response bodies. */
   search: z.string().min(1).max(500).nullish(),
 });
@@ -122,6 +146,8 @@ export const LogIdInput = z.object({ id: z.string().min(1).max(100) });
 export type RequestLog = {
   id: string;
   source: string;
+  /** For source `internal`: what Hone made the call for. */
+  internalKind: string | null;
   provider: string | null;
   model: string | null;
   completionId: string | null;
@@ -138,6 +164,9 @@ export type RequestLog = {
   createdAt: Date;
   /** Why some of the call's figures were not kept (impossible token counts, a payload cut short). */
   warning: string | null;
+  /** The last user message and the first answer, short (null when the payloads hold none). */
+  inputPreview: string | null;
+  outputPreview: string | null;
   /** Bytes of the stored request and response payloads (null on logs older than the columns). */
   reqBytes: number | null;
   respBytes: number | null;

@@ -4,6 +4,7 @@ import type { Queryable } from "../../db/client";
 import { jsonText } from "../../json-text";
 import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
 import { sanitizeJsonText } from "./sanitize-json-text";
+import { inputPreviewOf, outputPreviewOf } from "./previews";
 import { searchTextOf } from "./search-text";
 import type { NewRequestLog } from "./schemas";
 
@@ -85,6 +86,7 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     id: r.id,
     project_id: r.projectId,
     source: r.source,
+    internal_kind: r.internalKind ?? null,
     provider: r.provider,
     model: capped(r.model, MAX_MODEL_LENGTH),
     completion_id: capped(r.completionId, MAX_ID_LENGTH),
@@ -102,6 +104,8 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     resp_bytes: resp.bytes + (respOriginal?.bytes ?? 0),
     warning: warnings.length ? warnings.join("; ") : null,
     search_text: searchTextOf(r.reqPayload, r.respPayload),
+    input_preview: inputPreviewOf(r.reqPayload),
+    output_preview: outputPreviewOf(r.respPayload),
   });
   return sanitizeJsonText(
     `${head.slice(0, -1)},"req_payload":${req.text},"resp_payload":${resp.text},"req_payload_original":${reqOriginal?.text ?? "null"},"resp_payload_original":${respOriginal?.text ?? "null"}}`,
@@ -118,19 +122,19 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
   await db.execute(sql`
     with data as (
       select * from jsonb_to_recordset(${json}::text::jsonb) as x(
-        id text, project_id text, source text, provider text, model text, completion_id text,
+        id text, project_id text, source text, internal_kind text, provider text, model text, completion_id text,
         status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
         duration_ms integer, input_tokens integer, output_tokens integer, cost_usd double precision,
         cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
-        req_bytes integer, resp_bytes integer, warning text)
+        req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text)
     ), logs as (
-      insert into request_logs (id, project_id, source, provider, model, completion_id, status_code, error_message,
+      insert into request_logs (id, project_id, source, internal_kind, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata,
-        req_bytes, resp_bytes, warning)
-      select id, project_id, source, provider, model, completion_id, status_code, error_message,
+        req_bytes, resp_bytes, warning, input_preview, output_preview)
+      select id, project_id, source, internal_kind, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
-        req_bytes, resp_bytes, warning
+        req_bytes, resp_bytes, warning, input_preview, output_preview
       from data
     )
     insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)

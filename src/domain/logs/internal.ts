@@ -1,4 +1,4 @@
-import { and, between, eq, gte, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { type AnyColumn, and, between, eq, gte, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { requestLogBodies, requestLogs } from "../../db/schema";
 import { DomainError } from "../../errors";
 import type { LogFilter, StatusClass } from "./inputs";
@@ -12,6 +12,7 @@ export function logIdAt(time: Date): string {
 export const logColumns = {
   id: requestLogs.id,
   source: requestLogs.source,
+  internalKind: requestLogs.internalKind,
   provider: requestLogs.provider,
   model: requestLogs.model,
   completionId: requestLogs.completionId,
@@ -27,6 +28,8 @@ export const logColumns = {
   metadata: requestLogs.metadata,
   createdAt: requestLogs.createdAt,
   warning: requestLogs.warning,
+  inputPreview: requestLogs.inputPreview,
+  outputPreview: requestLogs.outputPreview,
   reqBytes: requestLogs.reqBytes,
   respBytes: requestLogs.respBytes,
 };
@@ -46,13 +49,28 @@ export function logConditions(
   if (within?.hi != null) where.push(lt(requestLogs.id, within.hi));
   if (!f) return where;
   if (Array.isArray(f.ids)) where.push(f.ids.length ? inArray(requestLogs.id, f.ids.map(String)) : sql`false`);
-  if (f.model != null) where.push(eq(requestLogs.model, String(f.model)));
+  if (f.model != null) where.push(inArray(requestLogs.model, modelSpellings(String(f.model))));
   if (f.statusCode != null) where.push(eq(requestLogs.statusCode, Number(f.statusCode)));
   if (typeof f.statusClass === "string") where.push(statusClassCondition(f.statusClass as StatusClass));
   if (f.completionId != null) where.push(eq(requestLogs.completionId, String(f.completionId)));
   if (f.source != null) where.push(eq(requestLogs.source, String(f.source)));
   if (f.provider != null) where.push(eq(requestLogs.provider, String(f.provider)));
   if (f.cacheHit != null) where.push(eq(requestLogs.cacheHit, Boolean(f.cacheHit)));
+  if (f.internal === true) where.push(eq(requestLogs.source, "internal"));
+  if (f.internal === false) where.push(ne(requestLogs.source, "internal"));
+  if (f.internalKind != null) where.push(eq(requestLogs.internalKind, String(f.internalKind)));
+  const not = f.not as Record<string, unknown> | null | undefined;
+  if (not) {
+    // "is not": a log whose column is null differs from every value.
+    const differs = (col: AnyColumn, v: unknown) => sql`${col} is distinct from ${v}`;
+    if (not.model != null) where.push(sql`(${requestLogs.model} is null or not (${inArray(requestLogs.model, modelSpellings(String(not.model)))}))`);
+    if (not.statusCode != null) where.push(differs(requestLogs.statusCode, Number(not.statusCode)));
+    if (typeof not.statusClass === "string") where.push(sql`not coalesce(${statusClassCondition(not.statusClass as StatusClass)}, false)`);
+    if (not.completionId != null) where.push(differs(requestLogs.completionId, String(not.completionId)));
+    if (not.source != null) where.push(differs(requestLogs.source, String(not.source)));
+    if (not.provider != null) where.push(differs(requestLogs.provider, String(not.provider)));
+    if (not.internalKind != null) where.push(differs(requestLogs.internalKind, String(not.internalKind)));
+  }
   if (f.from instanceof Date) where.push(gte(requestLogs.id, logIdAt(f.from)));
   if (f.to instanceof Date) where.push(lt(requestLogs.id, logIdAt(new Date(f.to.getTime() + 1))));
   const meta = f.metadata as { key: string; equals: string }[] | null | undefined;
@@ -61,6 +79,10 @@ export function logConditions(
     const wanted = Object.fromEntries(meta.map((m) => [m.key, m.equals]));
     where.push(sql`${requestLogs.metadata} @> ${JSON.stringify(wanted)}::text::jsonb`);
   }
+  const metaNot = f.metadataNot as { key: string; equals: string }[] | null | undefined;
+  for (const m of metaNot ?? []) where.push(sql`not (${requestLogs.metadata} @> ${JSON.stringify({ [m.key]: m.equals })}::text::jsonb)`);
+  const absent = f.tagsAbsent as string[] | null | undefined;
+  for (const key of absent ?? []) where.push(sql`not (${requestLogs.metadata} ? ${key})`);
   if (typeof f.search === "string") {
     // search_text is stored lowercased: a LIKE on it is case-insensitive and cheap.
     const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -75,6 +97,16 @@ export function logConditions(
     where.push(sql`${requestLogs.id} in (select b.log_id from ${requestLogBodies} b where b.search_text like ${pattern}${bounds})`);
   }
   return where;
+}
+
+/**
+ * The spellings a model filter matches. Logs store one spelling, `provider:model` (a bare name is
+ * `openai:<name>`, or `anthropic:<name>` in Anthropic reports); a filter by the bare name finds it
+ * under any provider, as older logs stored it bare.
+ */
+export function modelSpellings(model: string): string[] {
+  if (model.includes(":") && !model.startsWith("ft:")) return [model];
+  return [model, `openai:${model}`, `anthropic:${model}`, `gemini:${model}`];
 }
 
 /** `none`: no HTTP status recorded (null, or 0 as some clients report a call that got no response). */

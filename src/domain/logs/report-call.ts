@@ -4,7 +4,7 @@ import { isConnectionError, sqlStateOf } from "../../db/errors";
 import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE } from "../../errors";
 import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
 import { costOf } from "../completions/cost";
-import { resolveModel } from "../completions/resolve-model";
+import { canonicalModel, resolveModel } from "../completions/resolve-model";
 import {
   AnthropicMessageShape,
   AnthropicReportInput,
@@ -16,6 +16,7 @@ import {
   ReportInput,
 } from "./inputs";
 import { checkedUsage } from "./checked-usage";
+import { markUsageHourStale } from "./usage-rollups";
 import { mergeMetadata } from "./metadata";
 import type { NewRequestLog } from "./schemas";
 
@@ -57,6 +58,9 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   const input = format === "anthropic" ? parseInput(AnthropicReportInput, raw) : parseInput(ReportInput, raw);
   const requestedAt = input.requestedAt != null ? new Date(input.requestedAt) : null;
   const receivedAt = input.receivedAt != null ? new Date(input.receivedAt) : null;
+  // The log is dated when the call was made (a backfilled report lands at its time, not now).
+  const at = requestedAt ?? ctx.deps.clock();
+  checkReportTime(ctx, at);
   let reqPayload = input.reqPayload;
   let respPayload = input.respPayload;
   let original: Pick<NewRequestLog, "reqPayloadOriginal" | "respPayloadOriginal"> = {};
@@ -82,11 +86,11 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   const metadata = mergeMetadata(reqMetadata, input.tags, "metadata" in input ? input.metadata : undefined);
   check(MergedTags, metadata, ["tags"]);
   const record: NewRequestLog = {
-    id: ctx.deps.ids("log"),
+    id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
     source: format === "anthropic" ? "report-anthropic" : "report",
     provider: format === "anthropic" ? "anthropic" : null,
-    model,
+    model: model === null ? null : canonicalModel(model, ctx.deps.config.modelPrefixes, format === "anthropic" ? "anthropic" : "openai"),
     completionId,
     statusCode: input.statusCode ?? null,
     errorMessage: input.errorMessage ?? null,
@@ -114,5 +118,25 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
       issues: [{ message: "a payload value could not be stored (for example JSON nested too deeply)" }],
     });
   }
+  // A call made hours ago lands in an hour the usage rollups have closed: that hour is summed again.
+  await markUsageHourStale(ctx, record.id);
   return { id: record.id };
+}
+
+/** How far ahead of the server's clock a report's requestedAt may be (clients' clocks drift a little). */
+const MAX_CLOCK_AHEAD_MS = 5 * 60_000;
+
+function checkReportTime(ctx: Ctx, at: Date): void {
+  const now = ctx.deps.clock().getTime();
+  const bad = (message: string) => new DomainError("VALIDATION", message, { issues: [{ message, path: ["requestedAt"] }] });
+  if (at.getTime() > now + MAX_CLOCK_AHEAD_MS) {
+    throw bad(`requestedAt is ${new Date(at).toISOString()}, more than 5 minutes ahead of the server's clock (${new Date(now).toISOString()})`);
+  }
+  const days = ctx.deps.config.logRetentionDays;
+  if (days && at.getTime() < now - days * 86_400_000) {
+    // Retention would delete it at once: refused, so a backfill says which calls it could not keep.
+    throw bad(
+      `requestedAt is ${new Date(at).toISOString()}, older than the log retention of ${days} days (HONE_LOG_RETENTION_DAYS): it would be deleted at once`,
+    );
+  }
 }

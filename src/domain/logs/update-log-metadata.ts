@@ -1,8 +1,9 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { UpdateMetadataInput } from "./inputs";
+import { modelSpellings } from "./internal";
 import { refreshRollupsForLogs } from "./usage-rollups";
 
 /**
@@ -16,7 +17,7 @@ export async function updateLogMetadata(ctx: Ctx, raw: UpdateMetadataInput): Pro
   const contains: Record<string, string> = {};
   for (const f of input.filters) {
     const value = String(f.equals);
-    if (f.field === "model") where.push(eq(requestLogs.model, value));
+    if (f.field === "model") where.push(inArray(requestLogs.model, modelSpellings(value)));
     else if (f.field === "completionId") where.push(eq(requestLogs.completionId, value));
     else contains[f.field.slice(f.field.indexOf(".") + 1)] = value;
   }

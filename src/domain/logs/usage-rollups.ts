@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../context";
+import { type BaseCtx, type Ctx, dbOf } from "../../context";
 import type { Queryable } from "../../db/client";
 import { logIdAt, resultRows } from "./internal";
 
@@ -222,12 +222,34 @@ export async function closeUsageHours(ctx: BaseCtx, now: Date): Promise<number> 
           from raw full join rolled on raw.project_id = rolled.project_id and raw.hour = rolled.hour
           where raw.n is distinct from rolled.n`),
       );
+      // And the hours marked stale by logs written for a time long past (markUsageHourStale).
+      const marked = resultRows<{ project_id: string; hour: string | Date }>(
+        await tx.execute(sql`delete from usage_stale_hours where hour < ${state.closedUntil.toISOString()}::timestamptz returning project_id, hour`),
+      );
       const byProject = new Map<string, number[]>();
-      for (const s of stale) byProject.set(s.project_id, [...(byProject.get(s.project_id) ?? []), new Date(s.hour).getTime()]);
+      for (const s of [...stale, ...marked]) {
+        const hours = byProject.get(s.project_id) ?? [];
+        const h = new Date(s.hour).getTime();
+        if (!hours.includes(h)) hours.push(h);
+        byProject.set(s.project_id, hours);
+      }
       for (const [projectId, hours] of byProject) await recomputeHours(tx, state, projectId, hours);
     }
     return closed;
   });
+}
+
+/**
+ * After a log was written for a time long past (a backfilled report): its project-hour is marked
+ * to be summed again by the next run of closeUsageHours (within a minute), instead of right now
+ * per report (a backfill of thousands would sum the same hour thousands of times). Hours within
+ * RECHECK_HOURS of the newest closed one are rechecked on every run anyway.
+ */
+export async function markUsageHourStale(ctx: Ctx, logId: string): Promise<void> {
+  const hour = hourOfId(logId);
+  if (hour === null || hour >= ctx.deps.clock().getTime() - RECHECK_HOURS * HOUR_MS) return;
+  await dbOf(ctx).execute(sql`insert into usage_stale_hours (project_id, hour) values (${ctx.projectId}, ${new Date(hour).toISOString()}::timestamptz)
+    on conflict do nothing`);
 }
 
 /** Drops the rollups of hours before `before` (their logs are gone with retention); the day it falls in is summed again. */

@@ -76,6 +76,7 @@ const HeadToHeadRef = builder.objectRef<HeadToHead>("HeadToHead").implement({
 const EvaluationRef = builder.objectRef<Evaluation>("Evaluation").implement({
   fields: (t) => ({
     id: t.exposeID("id"),
+    name: t.exposeString("name"),
     datasetId: t.exposeID("datasetId", { nullable: true }),
     models: t.exposeStringList("models"),
     criteria: t.field({ type: [PinnedCriterion], resolve: (e) => e.criteria }),
@@ -114,6 +115,7 @@ const DatasetTaskRef = builder.objectRef<DatasetTask>("DatasetTask").implement({
 
 const CreateEvaluationInputRef = builder.inputType("CreateEvaluationInput", {
   fields: (t) => ({
+    name: t.string({ required: false, description: "a name to find it by; default: its models on its dataset" }),
     datasetId: t.id(),
     models: t.stringList({ description: "gateway model strings, or `dataset` for the reference outputs" }),
     criterionIds: t.stringList(),

@@ -7,7 +7,13 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
   description: "One logged call: through the gateway, or reported by a client",
   fields: (t) => ({
     id: t.exposeID("id"),
-    source: t.exposeString("source", { description: "gateway, report or report-anthropic" }),
+    source: t.exposeString("source", { description: "gateway, report, report-anthropic, or internal (a call Hone made itself)" }),
+    internalKind: t.exposeString("internalKind", {
+      nullable: true,
+      description: "For internal calls: judge, evaluation, alignment, relabel, playground or monitor",
+    }),
+    inputPreview: t.exposeString("inputPreview", { nullable: true, description: "The last user message, short" }),
+    outputPreview: t.exposeString("outputPreview", { nullable: true, description: "The first answer (text, tool calls or refusal), short" }),
     provider: t.exposeString("provider", { nullable: true }),
     model: t.exposeString("model", { nullable: true }),
     completionId: t.exposeString("completionId", { nullable: true }),
@@ -58,6 +64,19 @@ const MetadataEqualsInput = builder.inputType("MetadataEqualsInput", {
   fields: (t) => ({ key: t.string(), equals: t.string() }),
 });
 
+const LogFilterNotInput = builder.inputType("LogFilterNotInput", {
+  description: "Values a log must differ from (a log without the field matches)",
+  fields: (t) => ({
+    model: t.string({ required: false }),
+    statusCode: t.int({ required: false }),
+    statusClass: t.string({ required: false }),
+    completionId: t.string({ required: false }),
+    source: t.string({ required: false }),
+    provider: t.string({ required: false }),
+    internalKind: t.string({ required: false }),
+  }),
+});
+
 export const LogFilterInput = builder.inputType("LogFilterInput", {
   fields: (t) => ({
     model: t.string({ required: false }),
@@ -65,12 +84,20 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
     statusClass: t.string({ required: false, description: "2xx, 3xx, 4xx, 5xx, or none (no status: null or 0)" }),
     ids: t.idList({ required: false, description: "only these logs (a selection, at most 1,000)" }),
     completionId: t.string({ required: false }),
-    source: t.string({ required: false, description: "gateway, report or report-anthropic" }),
+    source: t.string({ required: false, description: "gateway, report, report-anthropic or internal" }),
     provider: t.string({ required: false }),
     cacheHit: t.boolean({ required: false }),
+    internal: t.boolean({
+      required: false,
+      description: "true: only Hone's own calls (judges, evaluations, ...); false: only the application's; absent: both",
+    }),
+    internalKind: t.string({ required: false, description: "judge, evaluation, alignment, relabel, playground or monitor" }),
     from: t.string({ required: false, description: "logged at or after (ISO 8601)" }),
     to: t.string({ required: false, description: "logged at or before (ISO 8601)" }),
     metadata: t.field({ type: [MetadataEqualsInput], required: false, description: "every pair must match" }),
+    metadataNot: t.field({ type: [MetadataEqualsInput], required: false, description: "no pair may match (a log without the key matches)" }),
+    tagsAbsent: t.stringList({ required: false, description: "tag keys a log must not have" }),
+    not: t.field({ type: LogFilterNotInput, required: false, description: "values a log must differ from" }),
     search: t.string({ required: false, description: "case-insensitive text in the request or response" }),
   }),
 });
