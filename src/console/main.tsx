@@ -1,6 +1,6 @@
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
-import { Center, createTheme, Loader, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
+import { type CSSVariablesResolver, Center, createTheme, Loader, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
 import { ModalsProvider } from "@mantine/modals";
 import { Notifications } from "@mantine/notifications";
 import { QueryClientProvider, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -9,11 +9,24 @@ import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ErrorAlert } from "./components/error-alert";
 import { SessionContext } from "./lib/session";
+import { ShortcutsProvider } from "./lib/shortcuts";
 import { createClient, createQueryClient, errorCodeOf, onSessionEnded, replaceSession, TRPCProvider, useTRPC } from "./lib/trpc";
 import { SignInPage } from "./pages/sign-in";
 import { router } from "./router";
 
-const theme = createTheme({ primaryColor: "indigo", defaultRadius: "md", fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif" });
+// Mantine's defaults fall short of WCAG AA contrast (4.5:1) for dimmed text and for white text on the
+// primary colour's 6th shade: a darker shade and darker dimmed text in light, lighter in dark.
+const theme = createTheme({
+  primaryColor: "indigo",
+  primaryShade: { light: 8, dark: 8 },
+  defaultRadius: "md",
+  fontFamily: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+});
+const cssVariablesResolver: CSSVariablesResolver = (t) => ({
+  variables: {},
+  light: { "--mantine-color-dimmed": t.colors.gray[7]!, "--mantine-color-placeholder": t.colors.gray[7]!, "--mantine-color-anchor": t.colors.indigo[8]! },
+  dark: { "--mantine-color-dimmed": t.colors.dark[1]!, "--mantine-color-placeholder": t.colors.dark[1]!, "--mantine-color-anchor": t.colors.indigo[3]! },
+});
 const colorSchemeManager = localStorageColorSchemeManager({ key: "hone-color-scheme" });
 
 /** Signed in: the shell and its pages. Not signed in: the sign-in page. Session gone: says so. */
@@ -59,12 +72,14 @@ function App() {
   const [queryClient] = useState(createQueryClient);
   const [trpcClient] = useState(createClient);
   return (
-    <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager}>
+    <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager} cssVariablesResolver={cssVariablesResolver}>
       <Notifications position="top-right" autoClose={3000} limit={3} />
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
           <ModalsProvider>
-            <Gate />
+            <ShortcutsProvider>
+              <Gate />
+            </ShortcutsProvider>
           </ModalsProvider>
         </TRPCProvider>
       </QueryClientProvider>

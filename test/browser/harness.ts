@@ -548,3 +548,35 @@ export async function reportLog(hone: Hone, call: { reqPayload: unknown; respPay
     await Bun.sleep(100);
   }
 }
+
+const AXE_SOURCE = resolve(import.meta.dir, "../../node_modules/axe-core/axe.min.js");
+
+export type A11yViolation = { id: string; impact: string; help: string; nodes: string[] };
+
+/**
+ * axe-core's check of the page as it is now (WCAG 2 A and AA rules), keeping the serious and
+ * critical violations: what the console must have none of, in light and dark.
+ */
+export async function a11yViolations(page: Page): Promise<A11yViolation[]> {
+  // Evaluated through the debugging protocol, which the console's CSP (no inline scripts) does not govern.
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(await Bun.file(AXE_SOURCE).text());
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(ctx: Document, opts: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact ?? "", help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+  });
+}
+
+/** Switches the console's theme (it keeps the choice in localStorage) and reloads the page. */
+export async function setColorScheme(page: Page, scheme: "light" | "dark"): Promise<void> {
+  await page.evaluate((s) => localStorage.setItem("hone-color-scheme", s), scheme);
+  await page.reload();
+}

@@ -340,15 +340,15 @@ describe("the migration that keeps Hone's own calls apart and dates logs by thei
       ];
       for (const [id, source, model, provider, metadata, requested] of rows) {
         await x.execute(sql`insert into request_logs (id, project_id, source, model, provider, status_code, metadata, requested_at)
-          values (${id}, 'prj_m', ${source}, ${model}, ${provider}, 200, ${JSON.stringify(metadata)}::jsonb, ${requested === null ? null : new Date(requested).toISOString()}::timestamptz)`);
+          values (${id}, 'prj_m', ${source}, ${model}, ${provider}, 200, ${JSON.stringify(metadata)}::text::jsonb, ${requested === null ? null : new Date(requested).toISOString()}::timestamptz)`);
         await x.execute(sql`insert into request_log_bodies (log_id, req_payload, resp_payload) values (${id},
           ${JSON.stringify({
             messages: [
               { role: "system", content: "be brief" },
               { role: "user", content: `  question\n ${id}` },
             ],
-          })}::jsonb,
-          ${JSON.stringify({ choices: [{ message: { role: "assistant", content: null, tool_calls: [{ function: { name: "lookup", arguments: '{"q":1}' } }] } }] })}::jsonb)`);
+          })}::text::jsonb,
+          ${JSON.stringify({ choices: [{ message: { role: "assistant", content: null, tool_calls: [{ function: { name: "lookup", arguments: '{"q":1}' } }] } }] })}::text::jsonb)`);
       }
       await x.execute(sql`insert into projects (id, name) values ('prj_m', 'm')`);
       await x.execute(sql`insert into datasets (id, project_id, name) values ('ds_m', 'prj_m', 'd')`);

@@ -45,12 +45,13 @@ UPDATE request_logs l SET input_preview = hone_log_input_preview(b.req_payload),
   FROM request_log_bodies b WHERE b.log_id = l.id;--> statement-breakpoint
 -- Hone's own calls were logged as gateway calls with a hone.* tag: they become internal, of a kind.
 UPDATE request_logs SET source = 'internal', internal_kind = CASE
-    WHEN metadata ? 'hone.evaluation' THEN 'evaluation'
-    WHEN metadata ? 'hone.relabel' THEN 'relabel'
+    WHEN jsonb_exists(metadata, 'hone.evaluation') THEN 'evaluation'
+    WHEN jsonb_exists(metadata, 'hone.relabel') THEN 'relabel'
     WHEN metadata ->> 'hone.source' = 'playground' THEN 'playground'
     ELSE 'judge' END
   WHERE source = 'gateway'
-    AND (metadata ? 'hone.evaluation' OR metadata ? 'hone.relabel' OR metadata ? 'hone.criterion' OR metadata ->> 'hone.source' = 'playground');--> statement-breakpoint
+    AND (jsonb_exists(metadata, 'hone.evaluation') OR jsonb_exists(metadata, 'hone.relabel') OR jsonb_exists(metadata, 'hone.criterion')
+      OR metadata ->> 'hone.source' = 'playground');--> statement-breakpoint
 -- One spelling per model: a bare name is openai:<name> (anthropic:<name> in Anthropic reports).
 UPDATE request_logs SET model = CASE WHEN source = 'report-anthropic' THEN 'anthropic:' ELSE 'openai:' END || model
   WHERE model IS NOT NULL AND (position(':' IN model) = 0 OR model LIKE 'ft:%');--> statement-breakpoint

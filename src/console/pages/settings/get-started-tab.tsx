@@ -38,11 +38,16 @@ export function GetStartedTab() {
         </Group>
         <Text size="sm" c="dimmed" mt="xs">
           Set <Code>HONE_API_KEY</Code> to a key from the{" "}
-          <Anchor renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "api-keys" }} />}>API keys</Anchor> tab, and store the upstream
-          provider's key under <Anchor renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "provider-keys" }} />}>Provider keys</Anchor>.
-          Models: <Code>gpt-4o-mini</Code> or <Code>openai:…</Code>, <Code>anthropic:…</Code>, <Code>gemini:…</Code>,{" "}
+          <Anchor underline="always" renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "api-keys" }} />}>
+            API keys
+          </Anchor>{" "}
+          tab, and store the upstream provider's key under{" "}
+          <Anchor underline="always" renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "provider-keys" }} />}>
+            Provider keys
+          </Anchor>
+          . Models: <Code>gpt-4o-mini</Code> or <Code>openai:…</Code>, <Code>anthropic:…</Code>, <Code>gemini:…</Code>,{" "}
           <Code>hone:&lt;provider&gt;/&lt;model&gt;</Code> for a custom provider, <Code>hone:&lt;model&gt;</Code> for a fine-tune. The API reference is at{" "}
-          <Anchor href="/api/v1/docs" target="_blank">
+          <Anchor underline="always" href="/api/v1/docs" target="_blank">
             /api/v1/docs
           </Anchor>
           .
