@@ -8,6 +8,7 @@ import { bodyIdle, guardBodyStream, payloadTooLarge } from "./http/rest/body";
 import { errorResponse } from "./http/rest/errors";
 import { bodyLimitOf, readsOwnJsonBody, restApi, type RestOptions } from "./http/rest/mount";
 import { checkMetricsToken } from "./http/auth";
+import { controlResponse } from "./http/control";
 import { createTrpcHandler } from "./http/trpc/handler";
 import { errorFields } from "./logger";
 import { REST_ROUTES } from "./http/rest/routes";
@@ -23,7 +24,7 @@ export type App = {
   warmConsole(): Promise<{ buildMs: number; initialGzipBytes: number }>;
 };
 
-export function createApp(deps: Deps, opts: RestOptions = {}): App {
+export function createApp(deps: Deps, opts: RestOptions & { controlToken?: string } = {}): App {
   const { logger } = deps;
   const graphql = createGraphqlHandler(deps);
   const trpc = createTrpcHandler(deps);
@@ -50,6 +51,9 @@ export function createApp(deps: Deps, opts: RestOptions = {}): App {
     })
     .get("/health", () => health(deps))
     .get("/metrics", ({ request }) => metricsResponse(deps, request))
+    .post("/internal/control", ({ request }) =>
+      opts.controlToken ? controlResponse(deps, request, opts.controlToken) : errorResponse(new DomainError("NOT_FOUND", "Not found: /internal/control")),
+    )
     .all("/graphql", ({ request }) => graphql(request), { parse: "none" })
     .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" })
     .use(rest);

@@ -5,9 +5,10 @@ import { ConfigError, loadConfig } from "./config";
 import { systemCtx } from "./context";
 import { DataDirLockedError, openDatabase } from "./db/client";
 import { createDeps } from "./deps";
-import { createApiKey, createProject, getProject, listApiKeys, revokeApiKey, setProviderKey } from "./domain/projects";
+import { type ControlFile, readControlFile } from "./control-file";
 import { DomainError } from "./errors";
 import { createLogger } from "./logger";
+import { OPERATOR_COMMANDS, type OperatorCommand, runOperatorCommand, UsageError } from "./operator-commands";
 import { resolveSecretKey } from "./secrets";
 
 const USAGE = `Usage: hone <command> [options]
@@ -25,15 +26,8 @@ Commands:
                                   store a provider API key (encrypted); prints {"provider","last4"}
   migrate                         apply database migrations; prints {"migrated": true}
 
-The database is chosen like the server's: DATABASE_URL, else the embedded one in HONE_DATA_DIR.`;
-
-class UsageError extends Error {}
-
-function option(values: Record<string, unknown>, name: string): string {
-  const v = values[name];
-  if (typeof v !== "string" || v === "") throw new UsageError(`missing --${name}`);
-  return v;
-}
+The database is chosen like the server's: DATABASE_URL, else the embedded one in HONE_DATA_DIR.
+While a server holds the embedded database, the command is run by that server.`;
 
 async function run(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
@@ -53,47 +47,47 @@ async function run(argv: string[]): Promise<unknown> {
     process.stdout.write(`${USAGE}\n`);
     return undefined;
   }
-  const known = ["projects create", "keys list", "keys create", "keys revoke", "provider-keys set", "migrate"];
-  if (!known.includes(command)) throw new UsageError(`unknown command: ${command}`);
+  if (!(OPERATOR_COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command: ${command}`);
+  const { help: _help, ...options } = values;
 
   const config = loadConfig();
-  const database = await openDatabase(config, { owner: "hone cli" });
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase(config, { owner: "hone cli" });
+  } catch (err) {
+    // A server holds the embedded database: it runs the command for us, if it says how to reach it.
+    const control = err instanceof DataDirLockedError ? readControlFile(config.dataDir) : null;
+    if (!control) throw err;
+    return viaServer(control, command as OperatorCommand, options);
+  }
   try {
     const deps = createDeps({ config, database, logger: createLogger("silent"), secretKey: resolveSecretKey(config) });
     const ctx = { ...systemCtx(deps, "cli"), actor: { type: "cli" as const } };
-    switch (command) {
-      case "projects create": {
-        const created = await createProject(ctx, { name: option(values, "name") });
-        return { projectId: created.projectId, apiKey: created.apiKey };
-      }
-      case "keys list": {
-        const projectId = option(values, "project");
-        await getProject(ctx, projectId);
-        return { apiKeys: await listApiKeys({ ...ctx, projectId }) };
-      }
-      case "keys create": {
-        const name = values.name === undefined ? undefined : String(values.name);
-        const created = await createApiKey(ctx, { projectId: option(values, "project"), name });
-        return { apiKey: created.apiKey, id: created.key.id, name: created.key.name, prefix: created.key.prefix };
-      }
-      case "keys revoke": {
-        const projectId = option(values, "project");
-        await getProject(ctx, projectId);
-        return await revokeApiKey({ ...ctx, projectId }, { id: option(values, "key-id") });
-      }
-      case "provider-keys set": {
-        const projectId = option(values, "project");
-        await getProject({ ...ctx }, projectId);
-        const set = await setProviderKey({ ...ctx, projectId }, { provider: option(values, "provider") as never, apiKey: option(values, "key") });
-        return { provider: set.provider, last4: set.last4 };
-      }
-      case "migrate":
-        return { migrated: true };
-    }
+    return await runOperatorCommand(ctx, command as OperatorCommand, options);
   } finally {
     await database.close();
   }
-  return undefined;
+}
+
+/** The command, run by the server that holds the embedded database. */
+async function viaServer(control: ControlFile, command: OperatorCommand, options: Record<string, unknown>): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(`${control.url}/internal/control`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${control.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ command, options }),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    throw new DataDirLockedError(
+      `A server (pid ${control.pid}) holds the data directory, and it could not be reached at ${control.url} to run the command: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const body = (await res.json()) as Record<string, unknown>;
+  if (res.ok) return body;
+  const issues = Array.isArray(body.issues) ? (body.issues as { message: string; path?: (string | number)[] }[]) : [];
+  throw new DomainError((body.code as never) ?? "INTERNAL", String(body.message ?? `the server answered ${res.status}`), { issues });
 }
 
 run(process.argv.slice(2)).then(

@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
-import { DataDirLockedError, openDatabase } from "./db/client";
+import { newControlToken, writeControlFile } from "./control-file";
+import { DataDirLockedError, isMemoryDataDir, openDatabase } from "./db/client";
 import { createDeps } from "./deps";
 import { bootstrapProjects } from "./domain/projects";
 import { createLogger, errorFields } from "./logger";
@@ -37,11 +38,16 @@ async function main() {
     process.stdout.write(
       `\nCreated project "default" (${boot.createdProjectId}).\n` +
         `Its API key, shown only this once:\n\n    ${boot.newApiKey}\n\n` +
-        `Create more keys with: bun run hone keys create --project ${boot.createdProjectId}\n\n`,
+        `Sign in to the console with it; create named keys there (Settings > API keys), or with\n` +
+        `    bun run hone keys create --project ${boot.createdProjectId} --name <name>\n` +
+        `which works while this server runs.\n\n`,
     );
   }
 
-  const app = createApp(deps);
+  // On the embedded database the CLI cannot open the data directory while this server holds it:
+  // it hands its commands to the server, with the token written below.
+  const controlToken = database.kind === "pglite" && !isMemoryDataDir(config.dataDir) ? newControlToken() : undefined;
+  const app = createApp(deps, { controlToken });
   // The console is bundled in the background while the server starts listening; a page requested
   // before it is ready waits for it.
   app.warmConsole().catch(() => {});
@@ -60,6 +66,9 @@ async function main() {
     idleTimeout: 255,
     fetch: (request, server) => app.handle(request, server.requestIP(request)?.address, () => server.timeout(request, 0)),
   });
+  const removeControlFile = controlToken
+    ? writeControlFile(config.dataDir, { url: `http://${localHost(server.hostname ?? "127.0.0.1")}:${server.port}`, token: controlToken, pid: process.pid })
+    : () => {};
   logger.info("listening", {
     url: `http://${server.hostname}:${server.port}`,
     database: database.kind,
@@ -76,6 +85,7 @@ async function main() {
     rollups.stop();
     cacheSweep.stop();
     await worker?.stop();
+    removeControlFile();
     await server.stop(false);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.close();
@@ -85,6 +95,13 @@ async function main() {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** How this machine reaches the listening address (a wildcard is reached on loopback). */
+function localHost(hostname: string): string {
+  if (hostname === "0.0.0.0") return "127.0.0.1";
+  if (hostname === "::") return "[::1]";
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
 }
 
 main().catch((err) => {

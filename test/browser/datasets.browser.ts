@@ -68,7 +68,7 @@ describe("datasets", () => {
     await page.getByTestId("dataset-row-support answers").getByRole("link").click();
     await page.getByRole("button", { name: "Upload JSONL" }).click();
     await dialog().getByLabel("JSONL file").setInputFiles(file);
-    await expect(dialog().getByTestId("upload-summary")).toBeDefined();
+    await dialog().getByTestId("upload-summary").waitFor();
     await page.waitForFunction(() => document.querySelector('[data-testid="upload-summary"]')?.textContent?.endsWith("."));
     expect(await dialog().getByTestId("upload-summary").textContent()).toContain("4 entries created; 2 lines refused");
     const refused = dialog().getByRole("table", { name: "Refused lines" });

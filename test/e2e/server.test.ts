@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
@@ -58,15 +58,32 @@ describe("the server process", () => {
       });
       expect(((await add.json()) as any).entries_created).toBe(3);
 
+      // The CLI works while the server runs: on Postgres alongside it, on the embedded database
+      // (one process only) by handing the command to the server through its data directory.
+      const cli = await runCli(["projects", "create", "--name", "alongside"], env);
+      expect(cli.stderr).toBe("");
+      expect(cli.code).toBe(0);
+      const created = JSON.parse(cli.stdout) as { projectId: string; apiKey: string };
+      expect(created.apiKey).toMatch(/^hone_sk_/);
+      // The new project's key works against the running server at once, and sees its own project.
+      const own = await fetch(`${s.url}/api/v1/datasets`, { headers: auth(created.apiKey) });
+      expect(own.status).toBe(200);
+      expect(((await own.json()) as any).data).toEqual([]);
+      // A command's validation error comes back as the CLI's error, not a success.
+      const bad = await runCli(["keys", "create", "--project", "proj_nope"], env);
+      expect(bad.code).toBe(1);
+      expect(JSON.parse(bad.stderr).error).toMatch(/not found/i);
       if (!onPostgres) {
-        // The embedded database allows one process: the CLI must refuse, not corrupt it.
-        const cli = await runCli(["projects", "create", "--name", "x"], env);
-        expect(cli.code).toBe(1);
-        expect(JSON.parse(cli.stderr).error).toContain("in use by hone server");
-      } else {
-        const cli = await runCli(["projects", "create", "--name", "alongside"], env);
-        expect(cli.code).toBe(0);
-        expect(JSON.parse(cli.stdout).apiKey).toMatch(/^hone_sk_/);
+        // The control endpoint answers only to the token in the data directory.
+        const control = JSON.parse(readFileSync(join(dataDir, "control.json"), "utf8")) as { url: string; token: string };
+        const forged = await fetch(`${s.url}/internal/control`, {
+          method: "POST",
+          headers: { authorization: "Bearer not-the-token", "content-type": "application/json" },
+          body: JSON.stringify({ command: "projects create", options: { name: "forged" } }),
+        });
+        expect(forged.status).toBe(401);
+        expect(control.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(statSync(join(dataDir, "control.json")).mode & 0o777).toBe(0o600);
       }
     } finally {
       expect(await s.stop()).toBe(0);
@@ -103,7 +120,10 @@ describe("the server process", () => {
     expect(((await res.json()) as any).entries_created).toBe(1);
     expect(await s.proc.exited).toBe(0);
     expect(s.output()).toContain('"msg":"stopped"');
-    if (!onPostgres) expect(existsSync(join(dataDir, "hone.lock"))).toBe(false);
+    if (!onPostgres) {
+      expect(existsSync(join(dataDir, "hone.lock"))).toBe(false);
+      expect(existsSync(join(dataDir, "control.json"))).toBe(false);
+    }
   });
 
   test("after a restart the data is still there; a bootstrap key is registered idempotently", async () => {

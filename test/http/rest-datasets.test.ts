@@ -140,9 +140,11 @@ describe("REST datasets", () => {
 
     const ds2 = await newDataset();
     const fixed = Array.from({ length: 10 }, () => ({ ...userAssistant(), split: "TRAIN" }));
-    await t.request("POST", `/api/v1/datasets/${ds2.id}/entries`, { body: { entries: fixed } });
+    const added = await json(await t.request("POST", `/api/v1/datasets/${ds2.id}/entries`, { body: { entries: fixed } }));
+    expect(added.entries_created).toBe(10);
     const rows2 = await t.deps.database.db.query.datasetEntries.findMany({ where: { datasetId: ds2.id } });
-    expect(rows2.every((r) => r.split === "TRAIN")).toBe(true);
+    expect(rows2).toHaveLength(10);
+    expect(rows2.map((r) => r.split)).toEqual(Array(10).fill("TRAIN"));
   });
 
   test("0 and 101 entries are rejected whole with 400 and nothing is stored", async () => {

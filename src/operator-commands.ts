@@ -1,0 +1,53 @@
+// The `hone` command's operator tasks, run either by the CLI on the database directly or, when a
+// server holds the embedded database (one process at a time), by that server on the CLI's behalf
+// (POST /internal/control, authorised by the token it wrote into its data directory).
+import type { BaseCtx } from "./context";
+import { createApiKey, createProject, getProject, listApiKeys, revokeApiKey, setProviderKey } from "./domain/projects";
+
+export const OPERATOR_COMMANDS = ["projects create", "keys list", "keys create", "keys revoke", "provider-keys set", "migrate"] as const;
+export type OperatorCommand = (typeof OPERATOR_COMMANDS)[number];
+
+export class UsageError extends Error {}
+
+function option(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== "string" || v === "") throw new UsageError(`missing --${name}`);
+  return v;
+}
+
+/** Runs one command with the CLI's options (`--name`, `--project`, ...); its JSON answer. */
+export async function runOperatorCommand(ctx: BaseCtx, command: OperatorCommand, values: Record<string, unknown>): Promise<unknown> {
+  switch (command) {
+    case "projects create": {
+      const created = await createProject(ctx, { name: option(values, "name") });
+      return { projectId: created.projectId, apiKey: created.apiKey };
+    }
+    case "keys list": {
+      const projectId = option(values, "project");
+      await getProject(ctx, projectId);
+      return { apiKeys: await listApiKeys({ ...ctx, projectId }) };
+    }
+    case "keys create": {
+      const name = values.name === undefined ? undefined : String(values.name);
+      const created = await createApiKey(ctx, { projectId: option(values, "project"), name });
+      return { apiKey: created.apiKey, id: created.key.id, name: created.key.name, prefix: created.key.prefix };
+    }
+    case "keys revoke": {
+      const projectId = option(values, "project");
+      await getProject(ctx, projectId);
+      return await revokeApiKey({ ...ctx, projectId }, { id: option(values, "key-id") });
+    }
+    case "provider-keys set": {
+      const projectId = option(values, "project");
+      await getProject({ ...ctx }, projectId);
+      const set = await setProviderKey({ ...ctx, projectId }, { provider: option(values, "provider") as never, apiKey: option(values, "key") });
+      return { provider: set.provider, last4: set.last4 };
+    }
+    case "migrate":
+      return { migrated: true };
+    default: {
+      const unknown: never = command;
+      throw new UsageError(`unknown command: ${String(unknown)}`);
+    }
+  }
+}
