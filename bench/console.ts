@@ -18,6 +18,7 @@ import { countLogs, listLogs, logUsage } from "../src/domain/logs";
 import { createProject } from "../src/domain/projects";
 import { createLogger } from "../src/logger";
 import { fmt } from "./lib";
+import { seedLogs } from "./seed-logs";
 
 const { values } = parseArgs({ options: { logs: { type: "string", default: "1000000" }, runs: { type: "string", default: "20" } } });
 const N = Number(values.logs);
@@ -50,63 +51,7 @@ try {
   const project = await createProject(systemCtx(deps, "bench"), { name: `console-bench-${Date.now()}` });
   const ctx: Ctx = { ...systemCtx(deps, "bench"), projectId: project.projectId };
 
-  // ---- seed ----
-  const now = Date.now();
-  const span = 30 * 86_400_000;
-  const start = now - span;
-  const CHUNK = 100_000;
-  const seedStarted = performance.now();
-  for (let lo = 1; lo <= N; lo += CHUNK) {
-    const hi = Math.min(N, lo + CHUNK - 1);
-    // Per row g: a time spread evenly over 30 days (with jitter), skewed model and prompt_id.
-    await sql.unsafe(
-      `with s as (
-        select g, ($3::bigint + (g::float8 / $4 * $5)::bigint + (random() * 1000)::bigint) as ms,
-          floor(power(random(), 2) * 20)::int as m, floor(power(random(), 3) * 500)::int as p,
-          floor(random() * 10000)::int as u, random() as r
-        from generate_series($1::int, $2::int) g
-      )
-      insert into request_logs (id, project_id, source, provider, model, completion_id, status_code, error_message,
-        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata, created_at)
-      select 'log_' || lpad(to_hex(ms), 12, '0') || lpad(to_hex(g), 20, '0'), $6, case when r < 0.8 then 'gateway' else 'report' end,
-        case when m < 12 then 'openai' when m < 18 then 'anthropic' else 'gemini' end,
-        'model-' || m, 'chatcmpl-' || g,
-        case when r < 0.03 then 400 + (g % 30) when r < 0.05 then 500 + (g % 4) else 200 end,
-        case when r < 0.05 then 'upstream error' end,
-        to_timestamp(ms / 1000.0), to_timestamp((ms + 300 + (r * 3000)::int) / 1000.0), 300 + (r * 3000)::int,
-        200 + (g % 1800), 20 + (g % 400), (200 + (g % 1800)) * 0.00000015 + (20 + (g % 400)) * 0.0000006,
-        r > 0.97, jsonb_build_object('prompt_id', 'prompt-' || p, 'user_id', 'user-' || u, 'env', case when r < 0.9 then 'prod' else 'dev' end),
-        to_timestamp(ms / 1000.0)
-      from s`,
-      [lo, hi, start, N, span, project.projectId],
-    );
-    await sql.unsafe(
-      `insert into request_log_bodies (log_id, req_payload, resp_payload)
-      select l.id,
-        jsonb_build_object('model', l.model, 'messages', jsonb_build_array(
-          jsonb_build_object('role', 'system', 'content', 'You are the support assistant of an online shop. Answer politely, in two or three sentences, and never invent order details you were not given.'),
-          jsonb_build_object('role', 'user', 'content', 'Hello, this is ' || (l.metadata->>'user_id') || '. About order #' || substr(l.id, 25) || ': '
-            || case when substr(l.completion_id, 10)::int % 100 = 0 then 'I would like a refund, the parcel arrived damaged. ' else 'where is it? It should have arrived by now. ' end
-            || repeat('The tracking page says ' || md5(l.id) || ' and nothing else. ', 8 + (length(l.id) + ascii(right(l.id, 1))) % 16)))),
-        jsonb_build_object('id', l.completion_id, 'object', 'chat.completion', 'model', l.model, 'choices', jsonb_build_array(jsonb_build_object(
-          'index', 0, 'finish_reason', 'stop', 'message', jsonb_build_object('role', 'assistant', 'content',
-            'Thank you for reaching out. Your order is on its way; the carrier reports ' || md5(l.completion_id) || '. ' ||
-            repeat('We will keep you posted. ', 4 + ascii(right(l.id, 1)) % 12)))),
-          'usage', jsonb_build_object('prompt_tokens', l.input_tokens, 'completion_tokens', l.output_tokens))
-      from request_logs l
-      where l.project_id = $1 and l.completion_id in (select 'chatcmpl-' || g from generate_series($2::int, $3::int) g)`,
-      [project.projectId, lo, hi],
-    );
-    process.stdout.write(`\rseeded ${hi.toLocaleString()} / ${N.toLocaleString()} logs`);
-  }
-  await sql.unsafe("analyze request_logs");
-  await sql.unsafe("analyze request_log_bodies");
-  const [size] = await sql.unsafe(
-    `select pg_size_pretty(pg_total_relation_size('request_logs')) as logs, pg_size_pretty(pg_total_relation_size('request_log_bodies')) as bodies`,
-  );
-  console.log(
-    `\nseeded ${N.toLocaleString()} logs in ${fmt((performance.now() - seedStarted) / 1000, 1)} s (request_logs ${size!.logs}, bodies ${size!.bodies})`,
-  );
+  const { start, now } = await seedLogs(sql, project.projectId, N);
 
   // ---- measure ----
   const pct = (xs: number[], p: number) => {

@@ -64,6 +64,8 @@ export type Hone = {
   openai: FakeUpstream;
   anthropic: FakeUpstream;
   onPostgres: boolean;
+  /** The fresh database the server runs on (Postgres only), for benchmarks that seed it in SQL. */
+  databaseUrl: string | null;
   /** The bootstrap project ("default"), seeded. */
   project: { id: string; name: string; apiKey: string };
   project2: { id: string; name: string; apiKey: string };
@@ -167,6 +169,7 @@ export async function startHone(opts: StartOptions = {}): Promise<Hone> {
       openai: openaiFake,
       anthropic: anthropicFake,
       onPostgres,
+      databaseUrl: dbEnv.DATABASE_URL ?? null,
       project: { id: p1Id, name: DEFAULT_PROJECT_NAME, apiKey: BOOTSTRAP_KEY },
       project2: { id: p2.projectId, name: PROJECT2_NAME, apiKey: p2.apiKey },
       seeded: null,
