@@ -37,7 +37,9 @@ async function main() {
     process.stdout.write(
       `\nCreated project "default" (${boot.createdProjectId}).\n` +
         `Its API key, shown only this once:\n\n    ${boot.newApiKey}\n\n` +
-        `Create more keys with: bun run hone keys create --project ${boot.createdProjectId}\n\n`,
+        `Sign in to the console (http://${["0.0.0.0", "::"].includes(config.host) ? "localhost" : config.host}:${config.port}/) with it, then give each person and service a named key\n` +
+        `under Settings -> API keys. (The CLI works too with the server stopped, or on Postgres:\n` +
+        `bun run hone keys create --project ${boot.createdProjectId} --name <name>)\n\n`,
     );
   }
 
