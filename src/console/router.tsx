@@ -1,6 +1,7 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirect } from "@tanstack/react-router";
 import { AppLayout } from "./layout";
 import { useSession } from "./lib/session";
+import { NotFoundPage } from "./pages/not-found";
 import { parseCriterionSearch } from "./pages/criteria/search";
 import { parseEntriesSearch } from "./pages/datasets/search";
 import { parseEvaluationSearch } from "./pages/evaluations/search";
@@ -122,7 +123,7 @@ const routeTree = rootRoute.addChildren([
   playgroundRoute,
 ]);
 
-export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });
+export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true, defaultNotFoundComponent: NotFoundPage });
 
 declare module "@tanstack/react-router" {
   interface Register {
