@@ -6,6 +6,7 @@ import { parseCriterionSearch } from "./pages/criteria/search";
 import { parseEntriesSearch } from "./pages/datasets/search";
 import { parseEvaluationSearch } from "./pages/evaluations/search";
 import { parseLogsSearch } from "./pages/logs/search";
+import { parsePlaygroundSearch } from "./pages/playground/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
 
@@ -78,6 +79,8 @@ const modelRoute = createRoute({
 const playgroundRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/playground",
+  // ?fromLog=<logId> and ?model= fill the form (a link from a log, a model or a criterion).
+  validateSearch: parsePlaygroundSearch,
   component: lazyRouteComponent(() => import("./pages/playground/playground-page"), "PlaygroundPage"),
 });
 
