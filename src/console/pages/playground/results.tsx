@@ -88,7 +88,7 @@ export function Results({ columns, conversation, tools }: { columns: Column[]; c
                 c.texts.map((t, index) => ({ index, message: { role: "assistant", content: t } as unknown, finishReason: null, criteriaResults: null }))
               ).map((choice) => (
                 <Stack key={choice.index} gap={4} data-testid="choice">
-                  <Message message={choice.message as never} scope={`pg-${i}-${choice.index}`} />
+                  <Message message={choice.message} scope={`pg-${i}-${choice.index}`} />
                   <CriteriaResults value={choice.criteriaResults} names={names} />
                   {c.done && choice.message ? (
                     <Button
