@@ -4,7 +4,7 @@ import { useSession } from "./lib/session";
 import { NotFoundPage } from "./pages/not-found";
 import { parseCriterionSearch } from "./pages/criteria/search";
 import { parseEntriesSearch } from "./pages/datasets/search";
-import { parseEvaluationSearch } from "./pages/evaluations/search";
+import { parseEvaluationSearch, parseEvaluationsSearch } from "./pages/evaluations/search";
 import { parseLogsSearch } from "./pages/logs/search";
 import { parsePlaygroundSearch } from "./pages/playground/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
@@ -100,6 +100,8 @@ const criterionRoute = createRoute({
 const evaluationsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/evaluations",
+  // ?new=1&model=&datasetId= opens "New evaluation" filled in.
+  validateSearch: parseEvaluationsSearch,
   component: lazyRouteComponent(() => import("./pages/evaluations/evaluations-page"), "EvaluationsPage"),
 });
 
