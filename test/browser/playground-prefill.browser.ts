@@ -112,8 +112,18 @@ describe("playground keys and links", () => {
   });
 
   test("no serious or critical axe violation, light and dark", async () => {
+    await hone.trpc("criteria.create", { name: "answers the question", judgeModel: "openai:judge", prompt: "Does it answer? {{output}}" }, { mutation: true });
     await page.goto(`${hone.url}/playground?model=gpt-4o`);
-    await expectAccessible(page, "playground-a11y", () => page.getByRole("button", { name: "Run", exact: true }).waitFor());
+    // With an answer on screen, judged by a criterion (its verdict badge) and its run's figures.
+    await expectAccessible(page, "playground-a11y", async () => {
+      await messageBox(2).fill("check my contrast");
+      await page.getByLabel("Criteria", { exact: true }).first().click({ force: true });
+      await page.getByRole("option", { name: "answers the question" }).click();
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("Control+Enter");
+      await page.getByTestId("column-0").getByTestId("criteria-results").waitFor();
+      await page.getByTestId("column-0").getByText("open its log").waitFor();
+    });
   });
 
   test("at 800 px wide the page does not scroll sideways and Run is reachable", async () => {
