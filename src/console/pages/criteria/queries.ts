@@ -96,6 +96,8 @@ export function useLabelRow(criterionId: string) {
   const key = trpc.criteria.alignmentRows.queryKey({ criterionId });
   return useMutation(
     trpc.criteria.labelAlignmentRow.mutationOptions({
+      // One at a time, in the order given: a label and its quick undo must reach the server in order.
+      scope: { id: `alignment-labels:${criterionId}` },
       onMutate: async ({ rowId, judgement }) => {
         await queryClient.cancelQueries({ queryKey: key });
         const before = queryClient.getQueryData(key);
