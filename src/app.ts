@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Deps } from "./deps";
 import { DomainError, toDomainError } from "./errors";
 import { createConsoleServer } from "./http/console/console-assets";
+import { notFoundPage, wantsHtmlPage } from "./http/console/not-found-page";
 import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
 import { bodyIdle, guardBodyStream, payloadTooLarge } from "./http/rest/body";
@@ -98,6 +99,11 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
         }
         try {
           response = (await consoleServer.handle(routed, path)) ?? (await elysia.handle(routed));
+          // A browser that follows a wrong link gets a page saying so; API paths keep their JSON 404.
+          if (response.status === 404 && wantsHtmlPage(request) && !API_PATH.test(path)) {
+            await response.body?.cancel().catch(() => {});
+            response = notFoundPage(path);
+          }
         } catch (err) {
           logger.error("request failed outside the router", { requestId: meta.requestId, ...errorFields(err) });
           response = errorResponse(toDomainError(err));
@@ -131,6 +137,9 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
     },
   };
 }
+
+/** Paths whose 404 is the API's JSON, whatever the client accepts (the console's missing assets too). */
+const API_PATH = /^\/(api|graphql|trpc|console|health|metrics)(\/|$)/;
 
 function tooLargeResponse(err: DomainError): Response {
   return errorResponse(err, { errors: [{ message: err.message, extensions: { code: err.code } }] });

@@ -38,9 +38,9 @@ async function main() {
     process.stdout.write(
       `\nCreated project "default" (${boot.createdProjectId}).\n` +
         `Its API key, shown only this once:\n\n    ${boot.newApiKey}\n\n` +
-        `Sign in to the console with it; create named keys there (Settings > API keys), or with\n` +
-        `    bun run hone keys create --project ${boot.createdProjectId} --name <name>\n` +
-        `which works while this server runs.\n\n`,
+        `Sign in to the console (http://${["0.0.0.0", "::"].includes(config.host) ? "localhost" : config.host}:${config.port}/) with it, then give each person and service a named key\n` +
+        `under Settings -> API keys, or with the CLI (it works while this server runs):\n` +
+        `    bun run hone keys create --project ${boot.createdProjectId} --name <name>\n\n`,
     );
   }
 

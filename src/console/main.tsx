@@ -1,6 +1,6 @@
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
-import { type CSSVariablesResolver, Center, createTheme, Loader, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
+import { type CSSVariablesResolver, Center, createTheme, darken, Loader, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
 import { ModalsProvider } from "@mantine/modals";
 import { Notifications } from "@mantine/notifications";
 import { QueryClientProvider, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -24,7 +24,14 @@ const theme = createTheme({
 });
 const cssVariablesResolver: CSSVariablesResolver = (t) => ({
   variables: {},
-  light: { "--mantine-color-dimmed": t.colors.gray[7]!, "--mantine-color-placeholder": t.colors.gray[7]!, "--mantine-color-anchor": t.colors.indigo[8]! },
+  light: {
+    "--mantine-color-dimmed": t.colors.gray[7]!,
+    "--mantine-color-placeholder": t.colors.gray[7]!,
+    "--mantine-color-anchor": t.colors.indigo[8]!,
+    // Light-variant text (badges such as a message's role, light buttons) sits on shade 1: shade 9
+    // alone is under 4.5:1 for teal, green, yellow, orange; 30% darker is over it for every colour.
+    ...Object.fromEntries(Object.entries(t.colors).map(([name, shades]) => [`--mantine-color-${name}-light-color`, darken(shades[9]!, 0.3)])),
+  },
   dark: { "--mantine-color-dimmed": t.colors.dark[1]!, "--mantine-color-placeholder": t.colors.dark[1]!, "--mantine-color-anchor": t.colors.indigo[3]! },
 });
 const colorSchemeManager = localStorageColorSchemeManager({ key: "hone-color-scheme" });

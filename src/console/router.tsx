@@ -1,10 +1,12 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, redirect } from "@tanstack/react-router";
 import { AppLayout } from "./layout";
 import { useSession } from "./lib/session";
+import { NotFoundPage } from "./pages/not-found";
 import { parseCriterionSearch } from "./pages/criteria/search";
 import { parseEntriesSearch } from "./pages/datasets/search";
-import { parseEvaluationSearch } from "./pages/evaluations/search";
+import { parseEvaluationSearch, parseEvaluationsSearch } from "./pages/evaluations/search";
 import { parseLogsSearch } from "./pages/logs/search";
+import { parsePlaygroundSearch } from "./pages/playground/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
 
@@ -77,6 +79,8 @@ const modelRoute = createRoute({
 const playgroundRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/playground",
+  // ?fromLog=<logId> and ?model= fill the form (a link from a log, a model or a criterion).
+  validateSearch: parsePlaygroundSearch,
   component: lazyRouteComponent(() => import("./pages/playground/playground-page"), "PlaygroundPage"),
 });
 
@@ -96,6 +100,8 @@ const criterionRoute = createRoute({
 const evaluationsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/evaluations",
+  // ?new=1&model=&datasetId= opens "New evaluation" filled in.
+  validateSearch: parseEvaluationsSearch,
   component: lazyRouteComponent(() => import("./pages/evaluations/evaluations-page"), "EvaluationsPage"),
 });
 
@@ -122,7 +128,7 @@ const routeTree = rootRoute.addChildren([
   playgroundRoute,
 ]);
 
-export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true });
+export const router = createRouter({ routeTree, defaultPreload: "intent", scrollRestoration: true, defaultNotFoundComponent: NotFoundPage });
 
 declare module "@tanstack/react-router" {
   interface Register {

@@ -31,7 +31,13 @@ describe("console sign-in", () => {
     expect(s.logs).toBe(s.sent.total);
     expect(s.sent.total).toBe(300);
     expect(s.bySource).toEqual({ gateway: s.sent.gateway, report: s.sent.report, "report-anthropic": s.sent.reportAnthropic });
-    expect(Object.keys(s.byModel).sort()).toEqual(["anthropic:claude-3-5-haiku-latest", "claude-3-5-sonnet-20241022", "gpt-4o", "gpt-4o-mini"]);
+    // Models are stored as provider:model (a bare name is openai:).
+    expect(Object.keys(s.byModel).sort()).toEqual([
+      "anthropic:claude-3-5-haiku-latest",
+      "anthropic:claude-3-5-sonnet-20241022",
+      "openai:gpt-4o",
+      "openai:gpt-4o-mini",
+    ]);
     expect(Object.keys(s.byStatus).sort()).toEqual(["200", "400", "429", "500", "502"]);
     expect(Object.keys(s.byPromptId).sort()).toEqual(["p1", "p2", "p3", "p4", "p5"]);
     expect(Object.keys(s.byUser)).toHaveLength(20);

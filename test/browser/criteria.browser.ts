@@ -130,9 +130,15 @@ describe("criteria", () => {
       await progress.filter({ hasText: `${26 + n} of 40 labelled` }).waitFor();
     }
     expect(await progress.textContent()).toContain("enough for meaningful statistics");
-    const rows = await hone.trpc<any[]>("criteria.alignmentRows", { criterionId });
-    const labels = Object.fromEntries(rows.map((r) => [Number(/answer number (\d+)/.exec(r.output.content)![1]), r.judgement]));
-    expect(labels).toEqual(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [i, i < 35 ? human(i) : null])));
+    // The labels are saved one after another; the last may still be on its way.
+    const expected = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [i, i < 35 ? human(i) : null]));
+    let rows: any[] = [];
+    const labelsNow = async () => {
+      rows = await hone.trpc<any[]>("criteria.alignmentRows", { criterionId });
+      return Object.fromEntries(rows.map((r) => [Number(/answer number (\d+)/.exec(r.output.content)![1]), r.judgement]));
+    };
+    await waitFor(async () => JSON.stringify(await labelsNow()) === JSON.stringify(expected)).catch(() => {});
+    expect(await labelsNow()).toEqual(expected);
 
     // The table view: change a label and change it back, checked through the API.
     await page.getByText("Review all").click();

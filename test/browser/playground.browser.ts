@@ -60,7 +60,8 @@ describe("playground", () => {
       filter: { metadata: [{ key: "hone.source", equals: "playground" }] },
       first: 50,
     });
-    expect(logged.logs.map((l) => l.model).sort()).toEqual(["gpt-4o", "gpt-4o", "gpt-4o-mini", "gpt-4o-mini"]);
+    // Models are stored as provider:model (a bare name is openai:).
+    expect(logged.logs.map((l) => l.model).sort()).toEqual(["openai:gpt-4o", "openai:gpt-4o", "openai:gpt-4o-mini", "openai:gpt-4o-mini"]);
   });
 
   test("an output saved as a dataset entry is in the dataset", async () => {

@@ -1,17 +1,20 @@
-import { sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { BaseCtx } from "../../context";
 import { dbOf } from "../../context";
-import { projects } from "../../db/schema";
+import { apiKeys, projects } from "../../db/schema";
 import { createApiKey } from "./create-api-key";
 import { createProject } from "./create-project";
 
 const DEFAULT_PROJECT_NAME = "default";
+/** The bootstrap key's name in the key list, so people can tell it from their own named keys. */
+const BOOTSTRAP_KEY_NAME = "bootstrap";
 
 /**
  * First-start setup. With no project at all, creates `default` and returns its new key so the
  * caller can print it once. A configured bootstrap key is registered for `default` (created if
  * missing) on every start; that is idempotent. Serialised by an advisory lock so several
- * processes starting together on one Postgres create one project.
+ * processes starting together on one Postgres create one project. The bootstrap key is named
+ * "bootstrap" (one registered unnamed by an older version gets the name; a rename is kept).
  */
 export async function bootstrapProjects(ctx: BaseCtx, input: { bootstrapApiKey?: string }): Promise<{ createdProjectId?: string; newApiKey?: string }> {
   return dbOf(ctx).transaction(async (tx) => {
@@ -25,15 +28,21 @@ export async function bootstrapProjects(ctx: BaseCtx, input: { bootstrapApiKey?:
     const inner = { ...ctx, tx };
     if (input.bootstrapApiKey) {
       if (defaultProject) {
-        await createApiKey(inner, { projectId: defaultProject.id, apiKey: input.bootstrapApiKey });
+        const key = await createApiKey(inner, { projectId: defaultProject.id, apiKey: input.bootstrapApiKey, name: BOOTSTRAP_KEY_NAME });
+        if (key.key.name === null) {
+          await tx
+            .update(apiKeys)
+            .set({ name: BOOTSTRAP_KEY_NAME })
+            .where(and(eq(apiKeys.id, key.keyId), isNull(apiKeys.name)));
+        }
         return {};
       }
-      const created = await createProject(inner, { name: DEFAULT_PROJECT_NAME, apiKey: input.bootstrapApiKey });
+      const created = await createProject(inner, { name: DEFAULT_PROJECT_NAME, apiKey: input.bootstrapApiKey, keyName: BOOTSTRAP_KEY_NAME });
       return { createdProjectId: created.projectId };
     }
     const [anyProject] = await tx.select({ id: projects.id }).from(projects).limit(1);
     if (anyProject) return {};
-    const created = await createProject(inner, { name: DEFAULT_PROJECT_NAME });
+    const created = await createProject(inner, { name: DEFAULT_PROJECT_NAME, keyName: BOOTSTRAP_KEY_NAME });
     return { createdProjectId: created.projectId, newApiKey: created.apiKey };
   });
 }

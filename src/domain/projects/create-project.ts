@@ -6,12 +6,15 @@ import { createApiKey } from "./create-api-key";
 import { CreateProjectInput, type CreatedProject } from "./schemas";
 
 /** Creates a project with its first API key, in one transaction. */
-export async function createProject(ctx: BaseCtx, raw: CreateProjectInput & { apiKey?: string; projectId?: string }): Promise<CreatedProject> {
+export async function createProject(
+  ctx: BaseCtx,
+  raw: CreateProjectInput & { apiKey?: string; projectId?: string; keyName?: string },
+): Promise<CreatedProject> {
   const input = parseInput(CreateProjectInput, raw);
   return dbOf(ctx).transaction(async (tx) => {
     const projectId = raw.projectId ?? ctx.deps.ids("project");
     await tx.insert(projects).values({ id: projectId, name: input.name });
-    const key = await createApiKey({ ...ctx, tx }, { projectId, apiKey: raw.apiKey });
+    const key = await createApiKey({ ...ctx, tx }, { projectId, apiKey: raw.apiKey, name: raw.keyName });
     return { projectId, name: input.name, apiKey: key.apiKey };
   });
 }

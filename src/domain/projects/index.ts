@@ -13,6 +13,7 @@ export { listProviderKeys } from "./list-provider-keys";
 export { listProjects } from "./list-projects";
 export * from "./provider-settings";
 export * from "./schemas";
+export { renameApiKey } from "./rename-api-key";
 export { revokeApiKey } from "./revoke-api-key";
 export { setProviderKey } from "./set-provider-key";
 export { updateCustomProvider } from "./update-custom-provider";

@@ -31,6 +31,10 @@ export type NewApiKeyInput = z.input<typeof NewApiKeyInput>;
 export const RevokeApiKeyInput = z.object({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH) });
 export type RevokeApiKeyInput = z.input<typeof RevokeApiKeyInput>;
 
+/** A new label for one of the project's keys: the same rules as a name given at creation. */
+export const RenameApiKeyInput = z.object({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH), name: ApiKeyName });
+export type RenameApiKeyInput = z.input<typeof RenameApiKeyInput>;
+
 /**
  * A key as it is listed: never the key or its hash. `prefix` is `hone_sk_…` and the key's last 4
  * characters (all that is stored of it besides the hash), enough to tell keys apart.

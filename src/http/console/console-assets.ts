@@ -91,8 +91,21 @@ export async function buildConsole(): Promise<ConsoleBundle> {
   };
 }
 
-/** Top-level paths of the console's pages: a reload or a shared link of any of them gets the console. */
-const PAGE_SECTIONS = new Set(["logs", "usage", "datasets", "models", "criteria", "evaluations", "playground", "settings"]);
+/**
+ * The console's pages (src/console/router.tsx): each section, and how many path segments may
+ * follow it (`/logs/<logId>`: 1). A reload or a shared link of any of them gets the console; any
+ * other path is not a page (a browser gets the not-found page, see app.ts).
+ */
+const PAGE_DEPTH: Record<string, number> = { logs: 1, usage: 0, datasets: 1, models: 1, criteria: 1, evaluations: 1, playground: 0, settings: 0 };
+
+/** Whether `path` is one of the console's pages ("/" included; one trailing slash allowed). */
+export function isConsolePage(path: string): boolean {
+  const parts = path.split("/").slice(1);
+  if (parts.at(-1) === "") parts.pop();
+  if (parts.length === 0) return true;
+  const depth = PAGE_DEPTH[parts[0]!];
+  return depth !== undefined && parts.length - 1 <= depth && parts.every((p) => p !== "");
+}
 
 // Mantine sets styles at run time (its style props and CSS variables): 'unsafe-inline' styles.
 // https: images are shown only after a click on "Load image" (pages/logs/conversation.tsx).
@@ -131,8 +144,7 @@ export function createConsoleServer(logger: Logger): ConsoleServer {
     async handle(request, path) {
       if (request.method !== "GET" && request.method !== "HEAD") return null;
       const isAsset = path.startsWith(ASSETS_PATH);
-      const section = path.split("/")[1] ?? "";
-      if (!isAsset && path !== "/" && !PAGE_SECTIONS.has(section)) return null;
+      if (!isAsset && !isConsolePage(path)) return null;
       let b: ConsoleBundle;
       try {
         b = await load();

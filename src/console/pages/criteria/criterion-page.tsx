@@ -1,34 +1,24 @@
 import { Button, Group, Loader, Tabs, Text } from "@mantine/core";
+import { NAMED_CLOSE } from "../../components/modal-close";
 import { modals } from "@mantine/modals";
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { useTRPC } from "../../lib/trpc";
+import { plural } from "../../lib/format";
 import { AlignmentRunsTab } from "./alignment-runs";
 import { AlignmentSetTab } from "./alignment-set";
-import { PromptTab } from "./prompt-editor";
+import { PromptTab } from "./prompt-tab";
+import { useCriterion, useDeleteCriterion } from "./queries";
 import type { CriterionSearch } from "./search";
 
 export function CriterionPage() {
   const { criterionId } = useParams({ from: "/criteria/$criterionId" });
   const search = useSearch({ from: "/criteria/$criterionId" }) as CriterionSearch;
   const navigate = useNavigate();
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const criterion = useQuery(trpc.criteria.get.queryOptions({ criterionId }));
+  const criterion = useCriterion(criterionId);
   const setSearch = (patch: Partial<CriterionSearch>) =>
     void navigate({ to: "/criteria/$criterionId", params: { criterionId }, search: (old) => ({ ...(old as CriterionSearch), ...patch }), replace: true });
-  const remove = useMutation(
-    trpc.criteria.delete.mutationOptions({
-      onSuccess: () => {
-        void queryClient.invalidateQueries({ queryKey: trpc.criteria.list.queryKey() });
-        notifications.show({ message: "Criterion deleted" });
-        void navigate({ to: "/criteria" });
-      },
-    }),
-  );
+  const remove = useDeleteCriterion(() => void navigate({ to: "/criteria" }));
   if (criterion.error) return <ErrorAlert error={criterion.error} title="Criterion not found" />;
   const c = criterion.data;
   if (!c) return <Loader aria-label="Loading criterion" />;
@@ -38,7 +28,7 @@ export function CriterionPage() {
         title={c.name}
         description={
           <span>
-            {c.versions.length} versions · refer to it as <code>{c.id}</code> (latest) or <code>{`${c.id}@v${c.latestVersion}`}</code> ·{" "}
+            {plural(c.versions.length, "version")} · refer to it as <code>{c.id}</code> (latest) or <code>{`${c.id}@v${c.latestVersion}`}</code> ·{" "}
             <Link to="/criteria">all criteria</Link>
           </span>
         }
@@ -49,6 +39,7 @@ export function CriterionPage() {
               variant="light"
               onClick={() =>
                 modals.openConfirmModal({
+                  ...NAMED_CLOSE,
                   title: `Delete ${c.name}?`,
                   children: <Text size="sm">Its versions, alignment set and runs go with it. Calls that name it will fail.</Text>,
                   labels: { confirm: "Delete criterion", cancel: "Cancel" },

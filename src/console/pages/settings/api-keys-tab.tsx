@@ -1,86 +1,11 @@
-import { Alert, Badge, Button, Code, Group, Modal, Stack, Table, Text, TextInput, VisuallyHidden } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Alert, Badge, Button, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { useState } from "react";
-import { CopyTextButton } from "./copy-text-button";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatRelative, formatTime } from "../../lib/format";
 import { useSession } from "../../lib/session";
-import { type RouterOutputs, useTRPC } from "../../lib/trpc";
 import { ConfirmModal } from "./confirm-modal";
-
-type ApiKey = RouterOutputs["apiKeys"]["list"][number];
-
-const keyName = (k: { name: string | null; prefix: string }) => k.name ?? k.prefix;
-
-/** Name a key, then see it once. */
-function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [name, setName] = useState("");
-  const create = useMutation(
-    trpc.apiKeys.create.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
-    }),
-  );
-  const close = () => {
-    onClose();
-    setName("");
-    create.reset();
-  };
-  const created = create.data;
-  return (
-    <Modal opened={opened} onClose={close} title={created ? "Your new API key" : "Create an API key"} centered size="lg">
-      {created ? (
-        <Stack>
-          <Alert color="yellow" variant="light" title="Copy it now">
-            This is the only time the key is shown. Hone stores only its hash; if you lose it, create another and revoke this one.
-          </Alert>
-          <Text size="sm">
-            Key <b>{keyName(created.key)}</b>:
-          </Text>
-          <Group gap="xs" wrap="nowrap" align="center">
-            <Code data-testid="new-api-key" style={{ wordBreak: "break-all", flex: 1, fontSize: 14, padding: "8px 10px" }}>
-              {created.apiKey}
-            </Code>
-            <CopyTextButton value={created.apiKey} label="Copy key" />
-          </Group>
-          <Group justify="flex-end">
-            <Button onClick={close}>Done</Button>
-          </Group>
-        </Stack>
-      ) : (
-        <Stack
-          component="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate({ name: name.trim() || null });
-          }}
-        >
-          <TextInput
-            label="Key name"
-            description="Who or what uses it: a person, a service, a CI job. Shown in this list and in the console header."
-            placeholder="e.g. alice, ci, support-bot"
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            maxLength={100}
-            required
-            data-autofocus
-          />
-          <ErrorAlert error={create.error} title="The key was not created" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Create key
-            </Button>
-          </Group>
-        </Stack>
-      )}
-    </Modal>
-  );
-}
+import { CreateKeyModal, keyName, RenameKeyModal } from "./key-modals";
+import { type ApiKey, useApiKeys, useRevokeApiKey } from "./queries";
 
 function Status({ k }: { k: ApiKey }) {
   return k.revokedAt ? (
@@ -95,26 +20,12 @@ function Status({ k }: { k: ApiKey }) {
 }
 
 export function ApiKeysTab() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const session = useSession();
-  const keys = useQuery(trpc.apiKeys.list.queryOptions());
+  const keys = useApiKeys();
   const [creating, setCreating] = useState(false);
+  const [renaming, setRenaming] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const revoke = useMutation(
-    trpc.apiKeys.revoke.mutationOptions({
-      onSuccess: async (k) => {
-        setRevoking(null);
-        notifications.show({ message: `Key ${keyName(k)} revoked` });
-        if (k.id === session.key?.id) {
-          // This session's own key: its session has ended; the shell notices on the next call.
-          await queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
-          return;
-        }
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
-      },
-    }),
-  );
+  const revoke = useRevokeApiKey(session.key?.id, () => setRevoking(null));
   const ownKey = revoking !== null && revoking.id === session.key?.id;
   const list = keys.data ?? [];
   return (
@@ -126,7 +37,7 @@ export function ApiKeysTab() {
         <Button onClick={() => setCreating(true)}>Create key</Button>
       </Group>
       <ErrorAlert error={keys.error} title="Keys could not be loaded" />
-      <Table.ScrollContainer minWidth={720}>
+      <Table.ScrollContainer minWidth={760}>
         <Table striped highlightOnHover aria-label="API keys" data-testid="api-keys-table">
           <Table.Thead>
             <Table.Tr>
@@ -167,21 +78,26 @@ export function ApiKeysTab() {
                 <Table.Td>
                   <Status k={k} />
                 </Table.Td>
-                <Table.Td ta="right">
-                  {k.revokedAt ? null : (
-                    <Button
-                      size="xs"
-                      variant="light"
-                      color="red"
-                      aria-label={`Revoke key ${keyName(k)}`}
-                      onClick={() => {
-                        revoke.reset();
-                        setRevoking(k);
-                      }}
-                    >
-                      Revoke
+                <Table.Td>
+                  <Group gap="xs" wrap="nowrap" justify="flex-end">
+                    <Button size="xs" variant="default" aria-label={`Rename key ${keyName(k)}`} onClick={() => setRenaming(k)}>
+                      Rename
                     </Button>
-                  )}
+                    {k.revokedAt ? null : (
+                      <Button
+                        size="xs"
+                        variant="light"
+                        color="red"
+                        aria-label={`Revoke key ${keyName(k)}`}
+                        onClick={() => {
+                          revoke.reset();
+                          setRevoking(k);
+                        }}
+                      >
+                        Revoke
+                      </Button>
+                    )}
+                  </Group>
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -198,6 +114,7 @@ export function ApiKeysTab() {
         </Table>
       </Table.ScrollContainer>
       <CreateKeyModal opened={creating} onClose={() => setCreating(false)} />
+      {renaming ? <RenameKeyModal apiKey={renaming} onClose={() => setRenaming(null)} /> : null}
       <ConfirmModal
         opened={revoking !== null}
         title={`Revoke key ${revoking ? keyName(revoking) : ""}?`}

@@ -1,4 +1,5 @@
 import { Button, Group, Modal, Stack } from "@mantine/core";
+import { NAMED_CLOSE } from "../../components/modal-close";
 import type { ReactNode } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 
@@ -14,7 +15,7 @@ export function ConfirmModal(props: {
   error?: unknown;
 }) {
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title} centered>
+    <Modal {...NAMED_CLOSE} opened={props.opened} onClose={props.onClose} title={props.title} centered>
       <Stack>
         {props.children}
         <ErrorAlert error={props.error} />

@@ -1,14 +1,16 @@
 import { Anchor, Code, Group, Paper, Stack, Text, Title } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
 import { CopyTextButton } from "./copy-text-button";
-import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "./snippets";
+import { curlSnippet, gatewayBaseUrl, openaiPythonSnippet, openaiSnippet, openpipePythonSnippet, openpipeSnippet } from "./snippets";
 
 function Snippet({ title, description, code, name }: { title: string; description: string; code: string; name: string }) {
   return (
     <Paper withBorder p="md" radius="md">
       <Group justify="space-between" align="flex-start" wrap="nowrap" mb="xs">
         <Stack gap={2}>
-          <Title order={4}>{title}</Title>
+          <Title order={3} size="h4">
+            {title}
+          </Title>
           <Text size="sm" c="dimmed">
             {description}
           </Text>
@@ -41,7 +43,7 @@ export function GetStartedTab() {
           <Anchor underline="always" renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "api-keys" }} />}>
             API keys
           </Anchor>{" "}
-          tab, and store the upstream provider's key under{" "}
+          tab (create a named one for each person and service there), and store the upstream provider's key under{" "}
           <Anchor underline="always" renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "provider-keys" }} />}>
             Provider keys
           </Anchor>
@@ -70,6 +72,18 @@ export function GetStartedTab() {
         title="openpipe SDK (TypeScript)"
         description="Existing OpenPipe code: point its openpipe options (or OPENPIPE_BASE_URL and OPENPIPE_API_KEY) at Hone."
         code={openpipeSnippet(base)}
+      />
+      <Snippet
+        name="openai-python"
+        title="openai SDK (Python)"
+        description="The official Python SDK pointed at Hone: only base_url and api_key change."
+        code={openaiPythonSnippet(base)}
+      />
+      <Snippet
+        name="openpipe-python"
+        title="openpipe SDK (Python)"
+        description="Existing OpenPipe Python code: point its openpipe options (or OPENPIPE_BASE_URL and OPENPIPE_API_KEY) at Hone."
+        code={openpipePythonSnippet(base)}
       />
     </Stack>
   );

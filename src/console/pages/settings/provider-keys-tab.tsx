@@ -1,11 +1,11 @@
 import { Badge, Button, Code, Group, PasswordInput, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatTime } from "../../lib/format";
-import { type RouterInputs, useTRPC } from "../../lib/trpc";
+import type { RouterInputs } from "../../lib/trpc";
 import { ConfirmModal } from "./confirm-modal";
+import { useDeleteProviderKey, useProviderKeys, useSetProviderKey } from "./queries";
 
 type Provider = RouterInputs["providerKeys"]["set"]["provider"];
 
@@ -18,30 +18,12 @@ const PROVIDERS: Record<Provider, { label: string; models: string }> = {
 };
 
 function ProviderRow({ provider, stored }: { provider: Provider; stored: { last4: string; updatedAt: string | null } | undefined }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [value, setValue] = useState("");
+  const form = useForm({ mode: "controlled", initialValues: { apiKey: "" } });
   const [deleting, setDeleting] = useState(false);
   const { label, models } = PROVIDERS[provider];
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.providerKeys.list.queryKey() });
-  const set = useMutation(
-    trpc.providerKeys.set.mutationOptions({
-      onSuccess: async (k) => {
-        setValue("");
-        notifications.show({ message: `${label} key saved (ends in ${k.last4})` });
-        await refresh();
-      },
-    }),
-  );
-  const remove = useMutation(
-    trpc.providerKeys.delete.mutationOptions({
-      onSuccess: async () => {
-        setDeleting(false);
-        notifications.show({ message: `${label} key deleted` });
-        await refresh();
-      },
-    }),
-  );
+  const set = useSetProviderKey(label, () => form.reset());
+  const remove = useDeleteProviderKey(label, () => setDeleting(false));
+  const value = form.values.apiKey;
   return (
     <Table.Tr data-provider={provider}>
       <Table.Td>
@@ -73,33 +55,26 @@ function ProviderRow({ provider, stored }: { provider: Provider; stored: { last4
       </Table.Td>
       <Table.Td>
         <Stack gap={4}>
-          <Group
-            component="form"
-            gap="xs"
-            wrap="nowrap"
-            onSubmit={(e) => {
-              e.preventDefault();
-              set.mutate({ provider, apiKey: value });
-            }}
-          >
-            <PasswordInput
-              aria-label={`${label} API key`}
-              placeholder={stored ? "Paste a new key to replace it" : "Paste the key"}
-              value={value}
-              onChange={(e) => setValue(e.currentTarget.value)}
-              autoComplete="off"
-              w={300}
-              size="sm"
-            />
-            <Button type="submit" size="sm" disabled={!value.trim()} loading={set.isPending} aria-label={`${stored ? "Replace" : "Save"} ${label} key`}>
-              {stored ? "Replace" : "Save"}
-            </Button>
-            {stored ? (
-              <Button size="sm" variant="light" color="red" onClick={() => setDeleting(true)} aria-label={`Delete ${label} key`}>
-                Delete
+          <form onSubmit={form.onSubmit((v) => set.mutate({ provider, apiKey: v.apiKey }))}>
+            <Group gap="xs" wrap="nowrap">
+              <PasswordInput
+                aria-label={`${label} API key`}
+                placeholder={stored ? "Paste a new key to replace it" : "Paste the key"}
+                {...form.getInputProps("apiKey")}
+                autoComplete="off"
+                w={300}
+                size="sm"
+              />
+              <Button type="submit" size="sm" disabled={!value.trim()} loading={set.isPending} aria-label={`${stored ? "Replace" : "Save"} ${label} key`}>
+                {stored ? "Replace" : "Save"}
               </Button>
-            ) : null}
-          </Group>
+              {stored ? (
+                <Button size="sm" variant="light" color="red" onClick={() => setDeleting(true)} aria-label={`Delete ${label} key`}>
+                  Delete
+                </Button>
+              ) : null}
+            </Group>
+          </form>
           <ErrorAlert error={set.error} title={`The ${label} key was not saved`} />
         </Stack>
         <ConfirmModal
@@ -121,8 +96,7 @@ function ProviderRow({ provider, stored }: { provider: Provider; stored: { last4
 }
 
 export function ProviderKeysTab() {
-  const trpc = useTRPC();
-  const keys = useQuery(trpc.providerKeys.list.queryOptions());
+  const keys = useProviderKeys();
   const byProvider = new Map((keys.data ?? []).map((k) => [k.provider, k]));
   return (
     <Stack>

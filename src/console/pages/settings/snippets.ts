@@ -51,3 +51,45 @@ const completion = await client.chat.completions.create({
 });
 console.log(completion.choices[0]?.message.content);`;
 }
+
+export function openaiPythonSnippet(base: string, model: string = EXAMPLE_MODEL): string {
+  return `# pip install openai
+import json
+import os
+
+from openai import OpenAI
+
+client = OpenAI(
+    base_url="${base}",
+    api_key=os.environ["HONE_API_KEY"],
+)
+
+completion = client.chat.completions.create(
+    model="${model}",
+    messages=[{"role": "user", "content": "Say hello"}],
+    # optional: tags to filter and split usage by (also op-cache, op-criteria)
+    extra_headers={"op-tags": json.dumps({"prompt_id": "get-started"})},
+)
+print(completion.choices[0].message.content)`;
+}
+
+export function openpipePythonSnippet(base: string, model = `openai:${EXAMPLE_MODEL}`): string {
+  return `# pip install openpipe
+import os
+
+from openpipe import OpenAI
+
+client = OpenAI(
+    api_key=os.environ.get("OPENAI_API_KEY"),  # for calls the SDK makes to OpenAI directly
+    openpipe={"api_key": os.environ["HONE_API_KEY"], "base_url": "${base}"},
+)
+
+# openai:/anthropic:/gemini:/openpipe: models, and calls with a cache setting, go through Hone;
+# other models go to OpenAI directly and are reported to Hone afterwards.
+completion = client.chat.completions.create(
+    model="${model}",
+    messages=[{"role": "user", "content": "Say hello"}],
+    metadata={"prompt_id": "get-started"},
+)
+print(completion.choices[0].message.content)`;
+}

@@ -4,6 +4,8 @@ import {
   CreateProjectInput,
   listApiKeys,
   NewApiKeyInput,
+  renameApiKey,
+  RenameApiKeyInput,
   revokeApiKey,
   type ApiKeyInfo,
   type CreatedApiKey,
@@ -69,6 +71,12 @@ builder.mutationFields((t) => ({
       const ctx = projectCtx(c);
       return createApiKey(ctx, { projectId: ctx.projectId, name: args.input?.name });
     },
+  }),
+  renameApiKey: t.field({
+    type: ApiKeyRef,
+    description: "Gives a key of the project a new name (up to 100 characters, one line); the key itself does not change",
+    args: { id: t.arg.id(), name: t.arg.string({ validate: { schema: RenameApiKeyInput.shape.name } }) },
+    resolve: (_, args, c) => renameApiKey(projectCtx(c), { id: String(args.id), name: args.name }),
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,

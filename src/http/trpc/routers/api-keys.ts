@@ -1,4 +1,13 @@
-import { createApiKey, listApiKeys, NewApiKeyInput, revokeApiKey, RevokeApiKeyInput, type ApiKeyInfo } from "../../../domain/projects";
+import {
+  createApiKey,
+  listApiKeys,
+  NewApiKeyInput,
+  renameApiKey,
+  RenameApiKeyInput,
+  revokeApiKey,
+  RevokeApiKeyInput,
+  type ApiKeyInfo,
+} from "../../../domain/projects";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
@@ -16,5 +25,7 @@ export const apiKeysRouter = router({
     const created = await createApiKey(ctx.project, { projectId: ctx.project.projectId, name: input?.name });
     return { apiKey: created.apiKey, key: keyOut(created.key) };
   }),
+  /** A new name for a key of the project (a label only: the key itself does not change). */
+  rename: projectProcedure.input(RenameApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await renameApiKey(ctx.project, input))),
   revoke: projectProcedure.input(RevokeApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await revokeApiKey(ctx.project, input))),
 });

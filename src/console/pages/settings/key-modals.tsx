@@ -1,0 +1,105 @@
+import { Alert, Button, Code, Group, Modal, Stack, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { ErrorAlert } from "../../components/error-alert";
+import { NAMED_CLOSE } from "../../components/modal-close";
+import { CopyTextButton } from "./copy-text-button";
+import { type ApiKey, useCreateApiKey, useRenameApiKey } from "./queries";
+
+export const keyName = (k: { name: string | null; prefix: string }) => k.name ?? k.prefix;
+
+/** The rules the API applies to a key's name, checked as it is typed. */
+function nameProblem(value: string): string | null {
+  const name = value.trim();
+  if (!name) return "Give the key a name";
+  if (name.length > 100) return "At most 100 characters";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return "One line, without control characters";
+  return null;
+}
+
+const NAME_DESCRIPTION = "Who or what uses it: a person, a service, a CI job. Shown in this list and in the console header.";
+
+/** Name a key, then see it once. */
+export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const create = useCreateApiKey();
+  const form = useForm({ mode: "controlled", initialValues: { name: "" }, validate: { name: nameProblem } });
+  const close = () => {
+    onClose();
+    form.reset();
+    create.reset();
+  };
+  const created = create.data;
+  return (
+    <Modal {...NAMED_CLOSE} opened={opened} onClose={close} title={created ? "Your new API key" : "Create an API key"} centered size="lg">
+      {created ? (
+        <Stack>
+          <Alert color="yellow" variant="light" title="Copy it now">
+            This is the only time the key is shown. Hone stores only its hash; if you lose it, create another and revoke this one.
+          </Alert>
+          <Text size="sm">
+            Key <b>{keyName(created.key)}</b>:
+          </Text>
+          <Group gap="xs" wrap="nowrap" align="center">
+            <Code data-testid="new-api-key" style={{ wordBreak: "break-all", flex: 1, fontSize: 14, padding: "8px 10px" }}>
+              {created.apiKey}
+            </Code>
+            <CopyTextButton value={created.apiKey} label="Copy key" />
+          </Group>
+          <Group justify="flex-end">
+            <Button onClick={close}>Done</Button>
+          </Group>
+        </Stack>
+      ) : (
+        <form onSubmit={form.onSubmit((v) => create.mutate({ name: v.name.trim() }))}>
+          <Stack>
+            <TextInput
+              label="Key name"
+              description={NAME_DESCRIPTION}
+              placeholder="e.g. alice, ci, support-bot"
+              {...form.getInputProps("name")}
+              maxLength={100}
+              required
+              data-autofocus
+            />
+            <ErrorAlert error={create.error} title="The key was not created" />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={close}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={create.isPending}>
+                Create key
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+/** A new name for a key (the key itself does not change). */
+export function RenameKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const form = useForm({ mode: "controlled", initialValues: { name: apiKey.name ?? "" }, validate: { name: nameProblem } });
+  const rename = useRenameApiKey(() => onClose());
+  return (
+    <Modal {...NAMED_CLOSE} opened onClose={onClose} title={`Rename key ${keyName(apiKey)}`} centered>
+      <form onSubmit={form.onSubmit((v) => rename.mutate({ id: apiKey.id, name: v.name.trim() }))}>
+        <Stack>
+          <Text size="sm">
+            Key <Code>{apiKey.prefix}</Code>. Only its name changes: calls and sessions with it go on as before.
+          </Text>
+          <TextInput label="New name" description={NAME_DESCRIPTION} {...form.getInputProps("name")} maxLength={100} required data-autofocus />
+          <ErrorAlert error={rename.error} title="The key was not renamed" />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={rename.isPending}>
+              Rename key
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
