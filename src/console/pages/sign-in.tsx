@@ -49,8 +49,7 @@ export function SignInPage({ ended = false }: { ended?: boolean }) {
                 person a named key of their own under Settings → API keys, where keys can also be renamed and revoked.
               </Text>
               <Text size="xs" c="dimmed">
-                The command line on the server creates one too, while Hone runs:{" "}
-                <Code>bun run hone keys create --project &lt;id&gt; --name &lt;you&gt;</Code>
+                The command line on the server creates one too, while Hone runs: <Code>bun run hone keys create --project &lt;id&gt; --name &lt;you&gt;</Code>
               </Text>
             </Stack>
           </Stack>
