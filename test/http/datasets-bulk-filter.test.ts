@@ -162,6 +162,18 @@ describe("resplit", () => {
     expect(await trpc.datasets.resplit.mutate({ datasetId: twenty, testRatio: 0 })).toEqual({ matched: 20, test: 0, train: 20 });
     expect(await trpc.datasets.resplit.mutate({ datasetId, testRatio: 0.5 })).toEqual({ matched: 70, test: 35, train: 35 });
     expect((await expectExactCounts(trpc, datasetId)).filter((e) => e.split === "TEST")).toHaveLength(35);
+    // Named entries (a hand-picked selection): ids that are not this dataset's are skipped.
+    entries = await allEntries(trpc, datasetId);
+    const ten = entries.filter((e) => textOf(e).startsWith("pick")).slice(0, 10);
+    const rest = new Map(entries.filter((e) => !ten.includes(e)).map((e) => [e.id, e.split]));
+    expect(await trpc.datasets.resplit.mutate({ datasetId, entryIds: [...ten.map((e) => e.id), "dse_nope"], testRatio: 0.3 })).toEqual({
+      matched: 10,
+      test: 3,
+      train: 7,
+    });
+    entries = await expectExactCounts(trpc, datasetId);
+    expect(entries.filter((e) => ten.some((x) => x.id === e.id) && e.split === "TEST")).toHaveLength(3);
+    for (const e of entries) if (rest.has(e.id)) expect(e.split).toBe(rest.get(e.id)!);
     expect(await trpc.datasets.resplit.mutate({ datasetId, filter: { search: "nothing like it" }, testRatio: 0.5 })).toEqual({
       matched: 0,
       test: 0,
@@ -202,6 +214,8 @@ describe("bad input and other projects", () => {
       await invalid(trpc.datasets.resplit.mutate({ datasetId, testRatio }), ["testRatio"]);
     }
     await invalid(trpc.datasets.resplit.mutate({ datasetId } as { datasetId: string; testRatio: number }), ["testRatio"]);
+    await invalid(trpc.datasets.resplit.mutate({ datasetId, entryIds: [one!.id], filter: {}, testRatio: 0.5 }), ["filter"]);
+    await invalid(trpc.datasets.resplit.mutate({ datasetId, entryIds: [], testRatio: 0.5 }), ["entryIds"]);
     await invalid(trpc.datasets.resplit.mutate({ datasetId, testRatio: 0.5, filter: { source: "web" as "log" } }), ["filter", "source"]);
     const entries = await expectExactCounts(trpc, datasetId);
     expect(entries.map((e) => e.split)).toEqual(["TRAIN", "TRAIN", "TRAIN", "TRAIN", "TRAIN"]);
@@ -222,7 +236,15 @@ describe("bad input and other projects", () => {
       await notFound(mine.datasets.setSplit.mutate({ datasetId: id, filter: { search: "secret" }, split: "TEST" }));
       await notFound(mine.datasets.resplit.mutate({ datasetId: id, testRatio: 0.5 }));
       await notFound(mine.datasets.resplit.mutate({ datasetId: id, filter: { search: "secret" }, testRatio: 1 }));
+      await notFound(mine.datasets.resplit.mutate({ datasetId: id, entryIds: before.map((e) => e.id), testRatio: 1 }));
     }
+    // Their entries' ids through my own dataset: not mine either.
+    const own = await mine.datasets.create.mutate({ name: "own" });
+    expect(await mine.datasets.resplit.mutate({ datasetId: own.id, entryIds: before.map((e) => e.id), testRatio: 1 })).toEqual({
+      matched: 0,
+      test: 0,
+      train: 0,
+    });
     expect(await allEntries(theirs, datasetId)).toEqual(before);
     expect(await expectExactCounts(theirs, datasetId)).toHaveLength(12);
   });

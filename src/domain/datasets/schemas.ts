@@ -129,14 +129,20 @@ export const SetDatasetEntriesSplitInput = z
 export type SetDatasetEntriesSplitInput = z.input<typeof SetDatasetEntriesSplitInput>;
 
 /**
- * Splits the entries matching `filter` (every entry without one) at random: exactly
- * round(testRatio x n) of the n go to TEST, chosen uniformly, the rest to TRAIN.
+ * Splits entries at random: those named by `entryIds`, or those matching `filter` (every entry
+ * when neither is given); exactly round(testRatio x n) of the n go to TEST, chosen uniformly, the
+ * rest to TRAIN.
  */
-export const ResplitDatasetEntriesInput = z.object({
-  datasetId: DatasetId,
-  filter: EntryFilter.nullish(),
-  testRatio: z.number({ error: "testRatio must be a number from 0 to 1" }).min(0, "testRatio must be at least 0").max(1, "testRatio must be at most 1"),
-});
+export const ResplitDatasetEntriesInput = z
+  .object({
+    datasetId: DatasetId,
+    entryIds: EntryIds.optional(),
+    filter: EntryFilter.nullish(),
+    testRatio: z.number({ error: "testRatio must be a number from 0 to 1" }).min(0, "testRatio must be at least 0").max(1, "testRatio must be at most 1"),
+  })
+  .superRefine((v, c) => {
+    if (v.entryIds !== undefined && v.filter != null) c.addIssue({ code: "custom", path: ["filter"], message: "give entryIds or filter, not both" });
+  });
 export type ResplitDatasetEntriesInput = z.input<typeof ResplitDatasetEntriesInput>;
 export type ResplitResult = { matched: number; test: number; train: number };
 
