@@ -5,6 +5,7 @@ import { parseCriterionSearch } from "./pages/criteria/search";
 import { parseEntriesSearch } from "./pages/datasets/search";
 import { parseEvaluationSearch } from "./pages/evaluations/search";
 import { parseLogsSearch } from "./pages/logs/search";
+import { parseModelsSearch } from "./pages/models/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
 
@@ -65,6 +66,8 @@ const datasetRoute = createRoute({
 const modelsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/models",
+  // `?new=1&datasetId=` opens the new fine-tune form for that dataset.
+  validateSearch: parseModelsSearch,
   component: lazyRouteComponent(() => import("./pages/models/models-page"), "ModelsPage"),
 });
 

@@ -11,6 +11,8 @@ export type EntriesSearch = {
   q?: string;
   /** Only relabelled entries awaiting review. */
   review?: boolean;
+  /** The dense table (default) or full cards. */
+  view?: "cards";
 };
 
 const oneOf = <T extends string>(values: readonly T[], v: unknown): T | undefined => (values.includes(v as T) ? (v as T) : undefined);
@@ -24,6 +26,7 @@ export function parseEntriesSearch(s: Record<string, unknown>): EntriesSearch {
     judgement: oneOf(JUDGEMENTS, s.judgement),
     q: text(s.q, 200),
     review: s.review === true || s.review === "true" ? true : undefined,
+    view: s.view === "cards" ? "cards" : undefined,
   };
 }
 
