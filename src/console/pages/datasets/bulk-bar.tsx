@@ -113,7 +113,7 @@ function ResplitModal({
   const percent = typeof form.values.percent === "number" ? form.values.percent : 0;
   const test = Math.round(Number(((percent / 100) * count).toFixed(9)));
   return (
-    <Modal opened onClose={onClose} title="Re-split by ratio">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="Re-split by ratio">
       <form
         onSubmit={form.onSubmit((v) =>
           resplit.mutate(

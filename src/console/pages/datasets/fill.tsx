@@ -14,7 +14,7 @@ import { type EntriesSearch, entryFilterOf } from "./search";
 export function UploadModal({ datasetId, onClose }: { datasetId: string; onClose(): void }) {
   const { state, upload } = useJsonlUpload(datasetId);
   return (
-    <Modal opened onClose={onClose} title="Upload JSONL" size="lg">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="Upload JSONL" size="lg">
       <Stack>
         <FileDrop
           onFile={(file) => void upload(file)}
@@ -67,7 +67,7 @@ export function ImportLogsModal({ datasetId, onClose }: { datasetId: string; onC
     notifications.show({ message: `${plural(r.entriesCreated, "entry", "entries")} created, ${plural(r.duplicatesSkipped, "duplicate")} skipped` });
   const result = importLogs.data;
   return (
-    <Modal opened onClose={onClose} title="Import from logs" size="90%">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="Import from logs" size="90%">
       <Stack>
         <FilterBar
           search={search}

@@ -17,7 +17,7 @@ export function NameModal({ dataset, onClose }: { dataset: Dataset | null; onClo
     onClose();
   };
   return (
-    <Modal opened onClose={onClose} title={dataset ? `Rename ${dataset.name}` : "New dataset"}>
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title={dataset ? `Rename ${dataset.name}` : "New dataset"}>
       <form
         onSubmit={form.onSubmit(({ name }) => {
           if (dataset) rename.mutate({ id: dataset.id, name }, { onSuccess: (d) => done(`Renamed to ${d.name}`) });

@@ -57,7 +57,7 @@ export function QualityModal({ datasetId, tasks, onClose }: { datasetId: string;
     />
   );
   return (
-    <Modal opened onClose={onClose} title="Dataset quality" size="lg">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="Dataset quality" size="lg">
       <Tabs defaultValue="judge">
         <Tabs.List mb="md">
           <Tabs.Tab value="judge">Judge entries</Tabs.Tab>

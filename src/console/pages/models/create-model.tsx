@@ -4,6 +4,7 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
 import { TRPCClientError } from "@trpc/client";
+import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatCompact, formatCost, formatNumber, plural } from "../../lib/format";
 import { errorMessageOf } from "../../lib/trpc";
@@ -51,6 +52,7 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
   const catalogue = useBaseModels();
   const criteria = useCriterionChoices();
   const create = useCreateModel();
+  const [started, setStarted] = useState(false);
   const form = useForm<Values>({
     initialValues: { datasetId: datasetId ?? null, baseModel: null, slug: "", exclude: [], hp: {} },
     validate: {
@@ -91,6 +93,7 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
       },
       {
         onSuccess: (m) => {
+          setStarted(true);
           notifications.show({ message: `Fine-tune ${m.slug} started` });
           void navigate({ to: "/models/$slug", params: { slug: m.slug } });
         },
@@ -98,8 +101,10 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
       },
     );
   });
+  // Gone at once when started: the model's page loads behind it.
+  if (started) return null;
   return (
-    <Modal opened onClose={onClose} title="New fine-tune" size="lg">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="New fine-tune" size="lg">
       <form onSubmit={submit}>
         <Stack>
           <Select

@@ -12,7 +12,6 @@ export const STEP_LABELS: Record<string, string> = {
   DEPLOYED: "Deployed",
   ERROR: "Failed",
 };
-const SHORT: Record<string, string> = { PENDING: "started", QUEUED: "queued", TRAINING: "training started", DEPLOYED: "deployed", ERROR: "failed" };
 
 type Event = Model["events"][number];
 const time = (e: Event) => Date.parse(e.at);
@@ -32,8 +31,13 @@ export function ModelTimeline({ model, now }: { model: Model; now: number }) {
     <>
       <Timeline active={events.length - 1} bulletSize={18} lineWidth={2} color={failed ? "red" : undefined} aria-label="Fine-tune timeline">
         {events.map((e, i) => {
-          // Durations run from the previous state seen: an unseen TRAINING has no time of its own.
-          const from = unseen(events[i - 1]) ? events[i - 2] : events[i - 1];
+          const next = events[i + 1];
+          // How long each state lasted: until the next one was seen. A TRAINING the worker did not
+          // see running has no time of its own: the QUEUED before it holds the training too.
+          const lasted =
+            next && !unseen(e)
+              ? `lasted ${formatDuration(time(next) - time(e))}${unseen(next) || (e.status === "QUEUED" && next.status === "DEPLOYED") ? ", training included" : ""}`
+              : null;
           const skipped = e.status === "DEPLOYED" && events[i - 1]?.status === "QUEUED";
           return (
             <Timeline.Item
@@ -46,13 +50,8 @@ export function ModelTimeline({ model, now }: { model: Model; now: number }) {
             >
               <Text size="xs" c="dimmed">
                 {formatTime(e.at)}
-                {from && !unseen(e) ? (
-                  <span data-testid="event-duration">
-                    {" "}
-                    · {formatDuration(time(e) - time(from))} after {SHORT[from.status] ?? from.status}
-                  </span>
-                ) : null}
-                {i === events.length - 1 && active ? <span data-testid="event-duration"> · for {formatDuration(now - time(e))} so far</span> : null}
+                {lasted ? <span data-testid="event-duration"> · {lasted}</span> : null}
+                {!next && active ? <span data-testid="event-duration"> · for {formatDuration(now - time(e))} so far</span> : null}
               </Text>
               {e.message ? (
                 <Text size="sm" c={e.status === "ERROR" ? "red" : "dimmed"} fs={e.status === "ERROR" ? undefined : "italic"}>
