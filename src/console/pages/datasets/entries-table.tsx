@@ -2,7 +2,7 @@ import { Box, Button, Checkbox, Group, Loader, Text } from "@mantine/core";
 import { useElementSize } from "@mantine/hooks";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, memo, type ReactNode, useEffect, useRef, useState } from "react";
 import { useShortcuts } from "../../lib/shortcuts";
 import { SOURCE_LABELS, VerdictBadges } from "./entry-card";
 import { inputPreview, outputPreview } from "./entry-preview";
@@ -13,52 +13,46 @@ export const ROW_HEIGHT = 36;
 
 type ColumnMeta = { width: number; grow?: number };
 
-function columns(names: Map<string, string>): ColumnDef<Entry>[] {
-  return [
-    {
-      id: "input",
-      header: "Input (last user message)",
-      meta: { width: 120, grow: 3 },
-      cell: ({ row }) => {
-        const text = inputPreview(row.original.messages);
-        return <span title={text}>{text || "–"}</span>;
-      },
-    },
-    {
-      id: "output",
-      header: "Output",
-      meta: { width: 110, grow: 3 },
-      cell: ({ row }) => {
-        const out = outputPreview(row.original.messages);
-        return (
-          <span title={out.text}>
-            {out.toolCalls ? (
-              <Text span size="xs" fw={700} mr={4}>
-                calls
-              </Text>
-            ) : null}
-            {out.text || "–"}
-          </span>
-        );
-      },
-    },
-    { id: "split", header: "Split", meta: { width: 58 }, cell: ({ row }) => row.original.split },
-    { id: "source", header: "Source", meta: { width: 92 }, cell: ({ row }) => SOURCE_LABELS[row.original.source] ?? row.original.source },
-    {
-      id: "verdicts",
-      header: "Verdicts",
-      meta: { width: 96, grow: 2 },
-      cell: ({ row }) =>
-        row.original.verdicts.length ? (
-          <Group gap={4} wrap="nowrap">
-            <VerdictBadges verdicts={row.original.verdicts} names={names} size="xs" />
-          </Group>
-        ) : (
-          ""
-        ),
-    },
-  ];
-}
+type Names = Map<string, string>;
+
+/** Each column's cell for an entry (rows call these directly, so a row can skip re-rendering). */
+const CELLS: Record<string, (e: Entry, names: Names) => ReactNode> = {
+  input: (e) => {
+    const text = inputPreview(e.messages);
+    return <span title={text}>{text || "–"}</span>;
+  },
+  output: (e) => {
+    const out = outputPreview(e.messages);
+    return (
+      <span title={out.text}>
+        {out.toolCalls ? (
+          <Text span size="xs" fw={700} mr={4}>
+            calls
+          </Text>
+        ) : null}
+        {out.text || "–"}
+      </span>
+    );
+  },
+  split: (e) => e.split,
+  source: (e) => SOURCE_LABELS[e.source] ?? e.source,
+  verdicts: (e, names) =>
+    e.verdicts.length ? (
+      <Group gap={4} wrap="nowrap">
+        <VerdictBadges verdicts={e.verdicts} names={names} size="xs" />
+      </Group>
+    ) : (
+      ""
+    ),
+};
+
+const COLUMNS: ColumnDef<Entry>[] = [
+  { id: "input", header: "Input (last user message)", meta: { width: 120, grow: 3 } },
+  { id: "output", header: "Output", meta: { width: 110, grow: 3 } },
+  { id: "split", header: "Split", meta: { width: 58 } },
+  { id: "source", header: "Source", meta: { width: 92 } },
+  { id: "verdicts", header: "Verdicts", meta: { width: 96, grow: 2 } },
+];
 
 type Props = {
   rows: Entry[];
@@ -77,13 +71,12 @@ type Props = {
  * page of entries is asked for as the last loaded rows come into view. A row opens the entry.
  */
 export function EntriesTable({ rows, criterionNames, selection, onSelectionChange, activeId, onOpen, hasNextPage, isFetchingNextPage, fetchNextPage }: Props) {
-  const cols = useMemo(() => columns(criterionNames), [criterionNames]);
   // In a narrow window the source column gives its room to the previews (the entry shows it).
   const { ref: sizeRef, width } = useElementSize();
   const narrow = width > 0 && width < 640;
   const table = useReactTable({
     data: rows,
-    columns: cols,
+    columns: COLUMNS,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (r) => r.id,
     state: { columnVisibility: { source: !narrow } },
@@ -93,7 +86,7 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
   const minWidth = 36 + metas.reduce((n, m) => n + m.width, 0);
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 15 });
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
   const items = virtualizer.getVirtualItems();
   const last = items.at(-1)?.index ?? -1;
   useEffect(() => {
@@ -123,9 +116,13 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
     { keys: "x", label: "Select or unselect the entry", handler: () => rows[cursor] && setRange(cursor, !selected(rows[cursor]!.id), false) },
     { keys: "o", label: "Open the entry", handler: () => rows[cursor] && onOpen(rows[cursor]!) },
   ]);
-  const onKey = (e: KeyboardEvent<HTMLTableRowElement>, entry: Entry) => {
-    if (e.key === "Enter" && e.target === e.currentTarget) onOpen(entry);
-  };
+  // The rows' callbacks, read through a ref: a row re-renders only when what it shows changes.
+  const handlers = useRef<RowHandlers>({ onOpen, setRange, setCursor });
+  handlers.current = { onOpen, setRange, setCursor };
+  const columnIds = table
+    .getVisibleLeafColumns()
+    .map((c) => c.id)
+    .join(",");
 
   return (
     <Box
@@ -158,56 +155,21 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
         </thead>
         <tbody style={{ display: "grid", height: virtualizer.getTotalSize(), position: "relative" }}>
           {items.map((item) => {
-            const row = table.getRowModel().rows[item.index];
-            if (!row) return null;
-            const entry = row.original;
-            const on = selected(entry.id);
+            const entry = rows[item.index];
+            if (!entry) return null;
             return (
-              <tr
+              <EntryRow
                 key={entry.id}
-                tabIndex={0}
-                data-index={item.index}
-                data-entry-id={entry.id}
-                data-testid="entry-row"
-                aria-selected={on}
-                aria-current={activeId === entry.id ? "true" : undefined}
-                aria-rowindex={item.index + 2}
-                className={`hone-entry-row${activeId === entry.id ? " hone-entry-row-active" : ""}`}
-                onClick={() => onOpen(entry)}
-                onFocus={() => setCursor(item.index)}
-                onKeyDown={(e) => onKey(e, entry)}
-                style={{
-                  position: "absolute",
-                  top: 0,
-                  left: 0,
-                  width: "100%",
-                  height: ROW_HEIGHT,
-                  transform: `translateY(${item.start}px)`,
-                  display: "grid",
-                  gridTemplateColumns: template,
-                  alignItems: "center",
-                  cursor: "pointer",
-                }}
-              >
-                {/* biome-ignore lint/a11y/useKeyWithClickEvents: the checkbox inside takes the keyboard */}
-                <td style={{ paddingLeft: 10, display: "flex" }} onClick={(e) => e.stopPropagation()}>
-                  <Checkbox
-                    size="xs"
-                    aria-label={`Select entry ${item.index + 1}`}
-                    checked={on}
-                    onChange={(e) => setRange(item.index, e.currentTarget.checked, (e.nativeEvent as MouseEvent).shiftKey)}
-                  />
-                </td>
-                {row.getVisibleCells().map((cell) => (
-                  <td
-                    key={cell.id}
-                    data-column={cell.column.id}
-                    style={{ padding: "0 8px", fontSize: 13, whiteSpace: "nowrap", overflow: "hidden", textOverflow: "ellipsis" }}
-                  >
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </td>
-                ))}
-              </tr>
+                entry={entry}
+                index={item.index}
+                start={item.start}
+                selected={selected(entry.id)}
+                active={activeId === entry.id}
+                template={template}
+                columnIds={columnIds}
+                names={criterionNames}
+                handlers={handlers}
+              />
             );
           })}
         </tbody>
@@ -227,6 +189,72 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
     </Box>
   );
 }
+
+type RowHandlers = {
+  onOpen(entry: Entry): void;
+  setRange(index: number, on: boolean, shift: boolean): void;
+  setCursor(index: number): void;
+};
+
+type RowProps = {
+  entry: Entry;
+  index: number;
+  start: number;
+  selected: boolean;
+  active: boolean;
+  template: string;
+  columnIds: string;
+  names: Names;
+  handlers: { current: RowHandlers };
+};
+
+/** One row; memoised, so scrolling renders only the rows that come into view. */
+const EntryRow = memo(function EntryRow({ entry, index, start, selected, active, template, columnIds, names, handlers }: RowProps) {
+  return (
+    <tr
+      tabIndex={0}
+      data-index={index}
+      data-entry-id={entry.id}
+      data-testid="entry-row"
+      aria-selected={selected}
+      aria-current={active ? "true" : undefined}
+      aria-rowindex={index + 2}
+      className={`hone-entry-row${active ? " hone-entry-row-active" : ""}`}
+      onClick={() => handlers.current.onOpen(entry)}
+      onFocus={() => handlers.current.setCursor(index)}
+      onKeyDown={(e: KeyboardEvent<HTMLTableRowElement>) => {
+        if (e.key === "Enter" && e.target === e.currentTarget) handlers.current.onOpen(entry);
+      }}
+      style={{
+        position: "absolute",
+        top: 0,
+        left: 0,
+        width: "100%",
+        height: ROW_HEIGHT,
+        transform: `translateY(${start}px)`,
+        display: "grid",
+        gridTemplateColumns: template,
+        alignItems: "center",
+        cursor: "pointer",
+      }}
+    >
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: the checkbox inside takes the keyboard */}
+      <td style={{ paddingLeft: 10, display: "flex" }} onClick={(e) => e.stopPropagation()}>
+        <Checkbox
+          size="xs"
+          aria-label={`Select entry ${index + 1}`}
+          checked={selected}
+          onChange={(e) => handlers.current.setRange(index, e.currentTarget.checked, (e.nativeEvent as MouseEvent).shiftKey)}
+        />
+      </td>
+      {columnIds.split(",").map((id) => (
+        <td key={id} data-column={id} style={{ padding: "0 8px", fontSize: 13, whiteSpace: "nowrap", overflow: "hidden", textOverflow: "ellipsis" }}>
+          {CELLS[id]?.(entry, names)}
+        </td>
+      ))}
+    </tr>
+  );
+});
 
 const TABLE_CSS = `
 .hone-entries-head { background: var(--mantine-color-body); border-bottom: 1px solid var(--mantine-color-default-border); }
