@@ -179,6 +179,32 @@ describe("the dataset table", () => {
     expect(await count()).toBe(245);
   });
 
+  test("keyboard: j and k move the row cursor, x selects, o opens; ? lists them", async () => {
+    await page.getByTestId("entries-scroll").evaluate((el) => el.scrollTo(0, 0));
+    await page.locator("body").click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press("j");
+    await page.keyboard.press("j");
+    await page.keyboard.press("k");
+    await page.keyboard.press("j");
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("data-index"));
+    await waitFor(async () => (await focused()) === "1");
+    await page.keyboard.press("x");
+    await bulkBar().getByTestId("selected-count").filter({ hasText: "1 selected" }).waitFor();
+    expect(await rows().nth(1).getAttribute("aria-selected")).toBe("true");
+    await page.keyboard.press("x");
+    await bulkBar().waitFor({ state: "detached" });
+    await page.keyboard.press("o");
+    await dialog().getByTestId("entry").waitFor();
+    expect(await dialog().getByTestId("entry").getAttribute("data-entry-id")).toBe(await rows().nth(1).getAttribute("data-entry-id"));
+    await page.keyboard.press("Escape");
+    await dialog().waitFor({ state: "detached" });
+    await page.keyboard.press("?");
+    const help = page.getByTestId("shortcut-help");
+    await help.getByText("Dataset entries").waitFor();
+    for (const label of ["Next entry", "Previous entry", "Select or unselect the entry", "Open the entry"]) await help.getByText(label).waitFor();
+    await page.keyboard.press("Escape");
+  });
+
   test("the form editor: a tool call added and saved is what the API returns; errors show under their fields", async () => {
     // Entry 9 (the 5th row now): a text answer.
     const row = rows().filter({ hasText: "Shipping question 9:" });

@@ -14,7 +14,7 @@ import { sharedSystemPrompt } from "./entry-preview";
 import { ImportLogsModal, UploadModal, useDatasetExport } from "./fill";
 import { QualityModal } from "./quality";
 import { type Entry, type EntrySelection, NO_SELECTION, useCriteria, useDataset, useDatasetTasks, useEntries, useEntryCount } from "./queries";
-import { type EntriesSearch, entryFilterOf } from "./search";
+import { type EntriesSearch, entryFilterOf, viewOf } from "./search";
 
 /** One dataset: its entries as a dense table (or cards), filtered, selected in bulk, opened one at a time. */
 export function DatasetPage() {
@@ -49,7 +49,7 @@ export function DatasetPage() {
   const shared = useMemo(() => sharedSystemPrompt(picked), [picked]);
   const hasSelection = selection.allMatching || selection.ids.size > 0;
   const matching = count.data?.count ?? null;
-  const view = search.view ?? "table";
+  const view = viewOf(search);
   const listProps = {
     rows,
     criterionNames: criteria.names,

@@ -105,6 +105,8 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
   // Keyboard: j/k move the row cursor, x selects it, o (or Enter on a row) opens it.
   const [cursor, setCursor] = useState(-1);
   const focusRow = (to: number) => {
+    // Not behind an open entry: the drawer keeps the focus.
+    if (activeId) return;
     const i = Math.max(0, Math.min(rows.length - 1, to));
     setCursor(i);
     virtualizer.scrollToIndex(i);
@@ -113,8 +115,8 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
   useShortcuts("Dataset entries", [
     { keys: "j", label: "Next entry", handler: () => focusRow(cursor + 1) },
     { keys: "k", label: "Previous entry", handler: () => focusRow(cursor - 1) },
-    { keys: "x", label: "Select or unselect the entry", handler: () => rows[cursor] && setRange(cursor, !selected(rows[cursor]!.id), false) },
-    { keys: "o", label: "Open the entry", handler: () => rows[cursor] && onOpen(rows[cursor]!) },
+    { keys: "x", label: "Select or unselect the entry", handler: () => !activeId && rows[cursor] && setRange(cursor, !selected(rows[cursor]!.id), false) },
+    { keys: "o", label: "Open the entry", handler: () => !activeId && rows[cursor] && onOpen(rows[cursor]!) },
   ]);
   // The rows' callbacks, read through a ref: a row re-renders only when what it shows changes.
   const handlers = useRef<RowHandlers>({ onOpen, setRange, setCursor });

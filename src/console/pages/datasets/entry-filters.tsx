@@ -3,7 +3,7 @@ import { useDebouncedCallback } from "@mantine/hooks";
 import { plural } from "../../lib/format";
 import { SOURCE_LABELS } from "./entry-card";
 import type { EntriesSearch } from "./search";
-import { JUDGEMENTS, SOURCES } from "./search";
+import { JUDGEMENTS, SOURCES, viewOf } from "./search";
 
 /** The dataset page's filters (kept in the URL), the table/cards switch and how many entries match. */
 export function EntryFilters({
@@ -70,8 +70,8 @@ export function EntryFilters({
             { value: "table", label: "Table" },
             { value: "cards", label: "Cards" },
           ]}
-          value={search.view ?? "table"}
-          onChange={(v) => onChange({ view: v === "cards" ? "cards" : undefined })}
+          value={viewOf(search)}
+          onChange={(v) => onChange({ view: v === viewOf({ ...search, view: undefined }) ? undefined : (v as "table" | "cards") })}
         />
       </Group>
     </Group>
