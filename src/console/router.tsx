@@ -6,6 +6,7 @@ import { parseCriterionSearch } from "./pages/criteria/search";
 import { parseEntriesSearch } from "./pages/datasets/search";
 import { parseEvaluationSearch, parseEvaluationsSearch } from "./pages/evaluations/search";
 import { parseLogsSearch } from "./pages/logs/search";
+import { parseModelsSearch } from "./pages/models/search";
 import { parsePlaygroundSearch } from "./pages/playground/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
@@ -67,6 +68,8 @@ const datasetRoute = createRoute({
 const modelsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/models",
+  // `?new=1&datasetId=` opens the new fine-tune form for that dataset.
+  validateSearch: parseModelsSearch,
   component: lazyRouteComponent(() => import("./pages/models/models-page"), "ModelsPage"),
 });
 

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
 
-// The Datasets section: create, upload with bad lines, edit with a field error, delete and
-// re-split, import logs by a tag with the preview count, export equal to the API's export.
+// The Datasets section: create, upload with bad lines, edit (as JSON) with a field error, delete
+// and re-split, import logs by a tag with the preview count, export equal to the API's export.
+// The table, bulk actions and form editor in depth: datasets-table.browser.ts.
 
 let hone: Hone;
 let browser: Browser;
@@ -86,9 +87,10 @@ describe("datasets", () => {
   });
 
   test("edit an entry: a bad edit shows its field error, a good one is what the API returns", async () => {
-    const card = page.getByTestId("entry").filter({ hasText: "Can I get a refund?" });
-    await card.getByRole("button", { name: /Edit entry/ }).click();
-    const messages = dialog().getByLabel("Messages");
+    await page.getByTestId("entry-row").filter({ hasText: "Can I get a refund?" }).click();
+    await dialog().getByRole("button", { name: "Edit entry" }).click();
+    await dialog().getByRole("button", { name: "Edit as JSON" }).click();
+    const messages = dialog().getByLabel("Messages (JSON)");
     await messages.fill(JSON.stringify([{ role: "user", content: "Can I get a refund?" }], null, 2));
     await dialog().getByRole("button", { name: "Save entry" }).click();
     // The API's issue, under the Messages field it concerns.
@@ -107,19 +109,20 @@ describe("datasets", () => {
       ),
     );
     await dialog().getByRole("button", { name: "Save entry" }).click();
-    await dialog().waitFor({ state: "hidden" });
-    await page.getByText("Yes, within 60 days.").waitFor();
+    await dialog().getByTestId("entry-editor").waitFor({ state: "detached" });
+    await page.getByTestId("entry-row").filter({ hasText: "Yes, within 60 days." }).waitFor();
+    await page.keyboard.press("Escape");
     const edited = (await entriesOf(datasetId)).find((e) => e.messages[0]!.content === "Can I get a refund?")!;
     expect(edited.messages[1]!.content).toBe("Yes, within 60 days.");
   });
 
   test("move entries to TEST and delete one: the counts follow", async () => {
     for (const q of ["Where is my order?", "What are your hours?"]) {
-      await page.getByTestId("entry").filter({ hasText: q }).getByRole("checkbox").check();
+      await page.getByTestId("entry-row").filter({ hasText: q }).getByRole("checkbox").check();
     }
     await page.getByRole("button", { name: "Move to TEST" }).click();
     await page.getByTestId("dataset-counts").filter({ hasText: "4 entries · 1 train · 3 test" }).waitFor();
-    await page.getByTestId("entry").filter({ hasText: "Do you ship abroad?" }).getByRole("checkbox").check();
+    await page.getByTestId("entry-row").filter({ hasText: "Do you ship abroad?" }).getByRole("checkbox").check();
     await page.getByRole("button", { name: "Delete", exact: true }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Delete entries" }).click();
     await page.getByTestId("dataset-counts").filter({ hasText: "3 entries · 1 train · 2 test" }).waitFor();
@@ -128,7 +131,7 @@ describe("datasets", () => {
     await page.getByRole("search", { name: "Entry filters" }).getByLabel("Split").first().click();
     await page.getByRole("option", { name: "TEST" }).click();
     await page.getByTestId("entry-count").filter({ hasText: "2 entries match" }).waitFor();
-    expect(await page.getByTestId("entry").count()).toBe(2);
+    expect(await page.getByTestId("entry-row").count()).toBe(2);
     await shot(page, "dataset-page");
     await page.goto(`${hone.url}/datasets/${datasetId}`);
   });
@@ -145,16 +148,16 @@ describe("datasets", () => {
     expect(expected.count).toBeGreaterThan(0);
     await dialog()
       .getByTestId("import-preview")
-      .filter({ hasText: `${expected.count} successful calls match` })
+      .filter({ hasText: `${expected.count} successful call${expected.count === 1 ? " matches" : "s match"}` })
       .waitFor();
     await shot(page, "dataset-import-logs");
     await dialog()
-      .getByRole("button", { name: /^Import \d+ calls$/ })
+      .getByRole("button", { name: /^Import \d+ calls?$/ })
       .click();
     const result = await dialog().getByTestId("import-result").textContent();
-    const created = Number(/(\d+) entries created/.exec(result ?? "")?.[1]);
-    const skipped = Number(/(\d+) duplicates skipped/.exec(result ?? "")?.[1]);
-    const invalid = Number(/(\d+) invalid logs/.exec(result ?? "")?.[1]);
+    const created = Number(/(\d+) entr(?:y|ies) created/.exec(result ?? "")?.[1]);
+    const skipped = Number(/(\d+) duplicates? skipped/.exec(result ?? "")?.[1]);
+    const invalid = Number(/(\d+) invalid logs?/.exec(result ?? "")?.[1]);
     expect(created + skipped + invalid).toBe(expected.count);
     expect((await datasetNamed("support answers")).entryCount).toBe(3 + created);
     await page.keyboard.press("Escape");
@@ -179,8 +182,9 @@ describe("datasets", () => {
     }
     await page.goto(`${hone.url}/datasets/${big.id}`);
     await page.getByTestId("entry-count").filter({ hasText: "150 entries match" }).waitFor();
-    await page.getByTestId("entry").first().waitFor();
-    expect(await page.getByTestId("entry").count()).toBeLessThan(40);
+    await page.getByTestId("entry-row").first().waitFor();
+    expect(await page.getByTestId("entry-row").count()).toBeLessThan(60);
+    await page.getByTestId("entries-scroll").hover();
     // Entries come oldest first, 50 a page: the last one added is on the third page, reached by
     // scrolling alone; then the first is no longer in the page.
     expect(await page.getByText("Long question 149", { exact: true }).count()).toBe(0);
@@ -190,7 +194,7 @@ describe("datasets", () => {
     }
     await page.getByText("Long question 149", { exact: true }).waitFor();
     expect(await page.getByText("Long question 0", { exact: true }).count()).toBe(0);
-    expect(await page.getByTestId("entry").count()).toBeLessThan(40);
+    expect(await page.getByTestId("entry-row").count()).toBeLessThan(60);
   });
 
   test("rename and delete from the list, with a confirmation naming what goes", async () => {

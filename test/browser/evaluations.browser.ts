@@ -157,7 +157,8 @@ describe("dataset quality", () => {
       { mutation: true },
     );
     await hone.trpc("criteria.create", { name: "No bad answers", judgeModel: "gpt-4o-mini", prompt: prompt("v1") }, { mutation: true });
-    await page.goto(`${hone.url}/datasets/${ds.id}`);
+    // The entries as cards (the table is the dataset page's default; reviewing shows cards).
+    await page.goto(`${hone.url}/datasets/${ds.id}?view=cards`);
     await page.getByTestId("entry").first().waitFor();
     await page.getByRole("button", { name: "Judge / relabel" }).click();
     await dialog()

@@ -1,7 +1,8 @@
 // A fake fine-tuning backend on 127.0.0.1 speaking OpenAI's files + fine_tuning/jobs protocol and
 // Together's files/upload + fine-tunes protocol, plus chat completions for the trained models.
 // Each poll of a job moves it one step: queued -> running -> succeeded. A suffix (the model slug)
-// containing "fail" ends in failure; one containing "stall" stays running.
+// containing "fail" ends in failure; one containing "stall" stays running; one containing "quick"
+// goes from queued to succeeded in one poll (it ran between two polls).
 
 type Job = { id: string; api: "openai" | "together"; model: string; suffix: string; fileId: string; polls: number; cancelled: boolean; body: any };
 
@@ -18,7 +19,13 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
   const fake: FakeTrainer = { url: "", files: new Map(), jobs: new Map(), cancelled: [], chats: [], stop: async () => {} };
   let n = 0;
   const openAiJob = (j: Job) => {
-    const steps = j.suffix.includes("fail") ? ["running", "failed"] : j.suffix.includes("stall") ? ["running"] : ["queued", "running", "succeeded"];
+    const steps = j.suffix.includes("fail")
+      ? ["running", "failed"]
+      : j.suffix.includes("stall")
+        ? ["running"]
+        : j.suffix.includes("quick")
+          ? ["queued", "succeeded"]
+          : ["queued", "running", "succeeded"];
     const status = j.cancelled ? "cancelled" : steps[Math.min(j.polls, steps.length - 1)]!;
     return {
       id: j.id,
@@ -31,7 +38,13 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
     };
   };
   const togetherJob = (j: Job) => {
-    const steps = j.suffix.includes("fail") ? ["running", "error"] : j.suffix.includes("stall") ? ["running"] : ["pending", "running", "completed"];
+    const steps = j.suffix.includes("fail")
+      ? ["running", "error"]
+      : j.suffix.includes("stall")
+        ? ["running"]
+        : j.suffix.includes("quick")
+          ? ["pending", "completed"]
+          : ["pending", "running", "completed"];
     const status = j.cancelled ? "cancelled" : steps[Math.min(j.polls, steps.length - 1)]!;
     return {
       id: j.id,

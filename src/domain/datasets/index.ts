@@ -23,3 +23,4 @@ export { updateDatasetEntry } from "./update-dataset-entry";
 export { deleteDatasetEntries } from "./delete-dataset-entries";
 export { setDatasetEntriesSplit } from "./set-dataset-entries-split";
 export { exportDatasetPage } from "./export-dataset";
+export { resplitDatasetEntries } from "./resplit-dataset-entries";

@@ -99,11 +99,52 @@ const EntryIds = z
   .min(1, "entryIds must hold at least 1 id")
   .max(MAX_ENTRY_IDS, `entryIds must hold at most ${MAX_ENTRY_IDS} ids`);
 
-export const DeleteDatasetEntriesInput = z.object({ datasetId: DatasetId, entryIds: EntryIds });
+/** Entries one transaction of a bulk call by filter touches: "all matching" goes in batches of this many. */
+export const ENTRY_BATCH = 1_000;
+
+/**
+ * Which entries a bulk call touches: the ids named (up to 1,000), or every entry of the dataset
+ * matching a filter (the filter of listEntries and countEntries; `{}` is every entry). One of the two.
+ */
+const oneSelection = (v: { entryIds?: unknown; filter?: unknown }, c: z.RefinementCtx) => {
+  const ids = v.entryIds !== undefined;
+  const filter = v.filter !== undefined && v.filter !== null;
+  if (ids === filter) {
+    c.addIssue({
+      code: "custom",
+      path: ids ? ["filter"] : ["entryIds"],
+      message: ids ? "give entryIds or filter, not both" : "give entryIds (the entries to change) or filter (every entry matching it)",
+    });
+  }
+};
+
+export const DeleteDatasetEntriesInput = z
+  .object({ datasetId: DatasetId, entryIds: EntryIds.optional(), filter: EntryFilter.nullish() })
+  .superRefine(oneSelection);
 export type DeleteDatasetEntriesInput = z.input<typeof DeleteDatasetEntriesInput>;
 
-export const SetDatasetEntriesSplitInput = z.object({ datasetId: DatasetId, entryIds: EntryIds, split: Split });
+export const SetDatasetEntriesSplitInput = z
+  .object({ datasetId: DatasetId, entryIds: EntryIds.optional(), filter: EntryFilter.nullish(), split: Split })
+  .superRefine(oneSelection);
 export type SetDatasetEntriesSplitInput = z.input<typeof SetDatasetEntriesSplitInput>;
+
+/**
+ * Splits entries at random: those named by `entryIds`, or those matching `filter` (every entry
+ * when neither is given); exactly round(testRatio x n) of the n go to TEST, chosen uniformly, the
+ * rest to TRAIN.
+ */
+export const ResplitDatasetEntriesInput = z
+  .object({
+    datasetId: DatasetId,
+    entryIds: EntryIds.optional(),
+    filter: EntryFilter.nullish(),
+    testRatio: z.number({ error: "testRatio must be a number from 0 to 1" }).min(0, "testRatio must be at least 0").max(1, "testRatio must be at most 1"),
+  })
+  .superRefine((v, c) => {
+    if (v.entryIds !== undefined && v.filter != null) c.addIssue({ code: "custom", path: ["filter"], message: "give entryIds or filter, not both" });
+  });
+export type ResplitDatasetEntriesInput = z.input<typeof ResplitDatasetEntriesInput>;
+export type ResplitResult = { matched: number; test: number; train: number };
 
 /**
  * An edit of one entry: the fields given replace the stored ones (null clears tools, toolChoice and

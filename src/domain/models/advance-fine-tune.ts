@@ -16,6 +16,9 @@ async function trainingJsonl(ctx: Ctx, datasetId: string, excludeFailing: string
   return { jsonl: `${lines.join("\n")}\n`, count: lines.length };
 }
 
+/** The TRAINING event of a job that started and finished between two polls. */
+export const TRAINING_UNSEEN = "Not seen running: the job started and finished between two polls; dated when it was seen done";
+
 /** A failure that retrying cannot fix: the upstream said no (4xx), or a key is missing. */
 function isPermanent(err: DomainError): boolean {
   const s = err.details.upstreamStatus;
@@ -66,7 +69,14 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
     const state = await trainer.getJob(row.upstreamJobId!);
     if (state.status === "succeeded") {
       if (!state.modelId) return fail("Training succeeded but the backend named no model");
-      await moveModel(deps.database.db, row, "DEPLOYED", { upstreamModelId: state.modelId, errorMessage: null }, deps.clock());
+      let current = row;
+      if (status === "QUEUED") {
+        // The job ran and finished between two polls: it did train, so the timeline says so, dated
+        // when Hone saw it (the backends do not say when training started) and marked as such.
+        await moveModel(deps.database.db, row, "TRAINING", {}, deps.clock(), TRAINING_UNSEEN);
+        current = { ...row, status: "TRAINING" };
+      }
+      await moveModel(deps.database.db, current, "DEPLOYED", { upstreamModelId: state.modelId, errorMessage: null }, deps.clock());
       return { done: true };
     }
     if (state.status === "failed" || state.status === "cancelled") return fail(state.error ?? `Training ${state.status}`);

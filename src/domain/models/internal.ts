@@ -48,8 +48,9 @@ export async function findModelRow(ctx: Ctx, slug: string): Promise<ModelRow | n
 /**
  * Moves a model to a new status (checked by the state machine) with extra fields. The update only
  * applies if the model is still in the status it was read in, so two workers cannot both move it.
+ * `note` goes on the timeline's event (a failure's event carries its errorMessage instead).
  */
-export async function moveModel(db: Queryable, row: ModelRow, to: ModelStatus, fields: Partial<ModelRow>, now: Date): Promise<boolean> {
+export async function moveModel(db: Queryable, row: ModelRow, to: ModelStatus, fields: Partial<ModelRow>, now: Date, note?: string): Promise<boolean> {
   assertTransition(row.status as ModelStatus, to);
   const updated = await db
     .update(models)
@@ -59,7 +60,7 @@ export async function moveModel(db: Queryable, row: ModelRow, to: ModelStatus, f
       updatedAt: now,
       // The timeline: appended in the same statement, so it never disagrees with the status. The
       // ::text first: postgres.js would otherwise send the string as a JSON string, not an array.
-      events: sql`${models.events} || ${JSON.stringify([{ status: to, at: now.toISOString(), message: fields.errorMessage ?? null }])}::text::jsonb`,
+      events: sql`${models.events} || ${JSON.stringify([{ status: to, at: now.toISOString(), message: fields.errorMessage ?? note ?? null }])}::text::jsonb`,
     })
     .where(and(eq(models.id, row.id), eq(models.status, row.status)))
     .returning({ id: models.id });

@@ -1,72 +1,32 @@
-import { Anchor, Button, Group, Modal, Paper, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Anchor, Button, Group, Paper, Table, Text, VisuallyHidden } from "@mantine/core";
 import { modals } from "@mantine/modals";
 import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { formatNumber, formatTime } from "../../lib/format";
-import { errorMessageOf, type RouterOutputs, useTRPC } from "../../lib/trpc";
-
-type Dataset = RouterOutputs["datasets"]["list"][number];
-
-/** Create (no dataset) or rename (a dataset): one name field. */
-function NameModal({ dataset, opened, onClose }: { dataset: Dataset | null; opened: boolean; onClose(): void }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [name, setName] = useState(dataset?.name ?? "");
-  const done = async (message: string) => {
-    await queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() });
-    notifications.show({ message });
-    onClose();
-  };
-  const create = useMutation(trpc.datasets.create.mutationOptions({ onSuccess: (d) => done(`Created ${d.name}`) }));
-  const rename = useMutation(trpc.datasets.rename.mutationOptions({ onSuccess: (d) => done(`Renamed to ${d.name}`) }));
-  const pending = create.isPending || rename.isPending;
-  return (
-    <Modal opened={opened} onClose={onClose} title={dataset ? `Rename ${dataset.name}` : "New dataset"}>
-      <Stack
-        component="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (dataset) rename.mutate({ id: dataset.id, name });
-          else create.mutate({ name });
-        }}
-      >
-        <TextInput label="Dataset name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-        <ErrorAlert error={create.error ?? rename.error} />
-        <Button type="submit" loading={pending}>
-          {dataset ? "Rename" : "Create dataset"}
-        </Button>
-      </Stack>
-    </Modal>
-  );
-}
+import { formatNumber, formatTime, plural } from "../../lib/format";
+import { errorMessageOf } from "../../lib/trpc";
+import { NameModal } from "./name-modal";
+import { type Dataset, useDatasets, useDeleteDataset } from "./queries";
 
 export function DatasetsPage() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const datasets = useQuery(trpc.datasets.list.queryOptions());
+  const datasets = useDatasets();
   const [editing, setEditing] = useState<{ dataset: Dataset | null } | null>(null);
-  const remove = useMutation(
-    trpc.datasets.delete.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() }),
-      onError: (err) => notifications.show({ color: "red", title: "Could not delete", message: errorMessageOf(err) }),
-    }),
-  );
+  const remove = useDeleteDataset();
+  const onError = (err: unknown) => notifications.show({ color: "red", title: "Could not delete", message: errorMessageOf(err) });
   const confirmDelete = (d: Dataset) =>
     modals.openConfirmModal({
       title: `Delete ${d.name}?`,
       children: (
         <Text size="sm">
-          This deletes the dataset <b>{d.name}</b> and its {formatNumber(d.entryCount)} entries. Fine-tuned models already trained on it keep working. It cannot
-          be undone.
+          This deletes the dataset <b>{d.name}</b> and its {plural(d.entryCount, "entry", "entries")}. Fine-tuned models already trained on it keep working. It
+          cannot be undone.
         </Text>
       ),
       labels: { confirm: "Delete dataset", cancel: "Cancel" },
       confirmProps: { color: "red" },
-      onConfirm: () => remove.mutate({ datasetId: d.id }),
+      onConfirm: () => remove.mutate({ datasetId: d.id }, { onError }),
     });
   const rows = datasets.data ?? [];
   return (
@@ -95,24 +55,26 @@ export function DatasetsPage() {
               <Table.Th ta="right">Train</Table.Th>
               <Table.Th ta="right">Test</Table.Th>
               <Table.Th ta="right">Fine-tunes</Table.Th>
-              <Table.Th>Updated</Table.Th>
-              <Table.Th />
+              <Table.Th visibleFrom="lg">Updated</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {rows.map((d) => (
               <Table.Tr key={d.id} data-testid={`dataset-row-${d.name}`}>
-                <Table.Td>
+                <Table.Td style={{ overflowWrap: "anywhere" }}>
                   <Anchor renderRoot={(props) => <Link {...props} to="/datasets/$datasetId" params={{ datasetId: d.id }} />}>{d.name}</Anchor>
                 </Table.Td>
                 <Table.Td ta="right">{formatNumber(d.entryCount)}</Table.Td>
                 <Table.Td ta="right">{formatNumber(d.trainCount)}</Table.Td>
                 <Table.Td ta="right">{formatNumber(d.testCount)}</Table.Td>
                 <Table.Td ta="right">{formatNumber(d.fineTuneCount)}</Table.Td>
-                <Table.Td>{formatTime(d.updatedAt)}</Table.Td>
+                <Table.Td visibleFrom="lg">{formatTime(d.updatedAt)}</Table.Td>
                 <Table.Td>
                   <Group gap="xs" justify="flex-end" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setEditing({ dataset: d })}>
+                    <Button size="xs" variant="default" onClick={() => setEditing({ dataset: d })} aria-label={`Rename ${d.name}`}>
                       Rename
                     </Button>
                     <Button size="xs" variant="light" color="red" onClick={() => confirmDelete(d)} aria-label={`Delete ${d.name}`}>
@@ -125,7 +87,7 @@ export function DatasetsPage() {
           </Table.Tbody>
         </Table>
       )}
-      {editing ? <NameModal key={editing.dataset?.id ?? "new"} dataset={editing.dataset} opened onClose={() => setEditing(null)} /> : null}
+      {editing ? <NameModal key={editing.dataset?.id ?? "new"} dataset={editing.dataset} onClose={() => setEditing(null)} /> : null}
     </>
   );
 }

@@ -1,48 +1,20 @@
 import { Alert, Button, Group, Modal, NumberInput, Progress, Stack, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { FileDrop, RefusedLines } from "../../components/file-drop";
-import { formatNumber } from "../../lib/format";
-import { errorMessageOf, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { formatNumber, plural } from "../../lib/format";
+import { errorMessageOf } from "../../lib/trpc";
 import { FilterBar } from "../logs/filter-bar";
 import { type LogsSearch, toLogFilter } from "../logs/search";
-import type { EntriesSearch } from "./search";
-import { entryFilterOf } from "./search";
-
-/** Lines per importJsonl call: small enough for the body limit, large enough to be quick. */
-const CHUNK_LINES = 500;
-
-type UploadState = { linesDone: number; linesTotal: number; created: number; errors: { line: number; message: string }[]; done: boolean; failed?: string };
+import { useExportLines, useImportLogs, useImportPreview, useJsonlUpload } from "./queries";
+import { type EntriesSearch, entryFilterOf } from "./search";
 
 /** Uploads a JSONL file in chunks of lines, with a progress bar and every bad line listed by number. */
-export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string; onClose(): void; onDone(): void }) {
-  const client = useTRPCClient();
-  const [state, setState] = useState<UploadState | null>(null);
-  const upload = async (file: File) => {
-    const lines = (await file.text()).split("\n");
-    if (lines.at(-1) === "") lines.pop();
-    const s: UploadState = { linesDone: 0, linesTotal: lines.length, created: 0, errors: [], done: false };
-    setState({ ...s });
-    try {
-      for (let start = 0; start < lines.length; start += CHUNK_LINES) {
-        const chunk = lines.slice(start, start + CHUNK_LINES);
-        const r = await client.datasets.importJsonl.mutate({ datasetId, jsonl: chunk.join("\n"), firstLine: start + 1 });
-        s.linesDone += chunk.length;
-        s.created += r.entriesCreated;
-        s.errors.push(...r.errors);
-        setState({ ...s });
-      }
-      s.done = true;
-    } catch (err) {
-      s.failed = errorMessageOf(err);
-    }
-    setState({ ...s });
-    onDone();
-  };
+export function UploadModal({ datasetId, onClose }: { datasetId: string; onClose(): void }) {
+  const { state, upload } = useJsonlUpload(datasetId);
   return (
-    <Modal opened onClose={onClose} title="Upload JSONL" size="lg">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="Upload JSONL" size="lg">
       <Stack>
         <FileDrop
           onFile={(file) => void upload(file)}
@@ -62,8 +34,8 @@ export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string;
               animated={!state.done && !state.failed}
             />
             <Text size="sm" data-testid="upload-summary">
-              {formatNumber(state.linesDone)} of {formatNumber(state.linesTotal)} lines read; {formatNumber(state.created)} entries created;{" "}
-              {formatNumber(state.errors.length)} lines refused{state.done ? "." : "…"}
+              {formatNumber(state.linesDone)} of {plural(state.linesTotal, "line")} read; {plural(state.created, "entry", "entries")} created;{" "}
+              {plural(state.errors.length, "line")} refused{state.done ? "." : "…"}
             </Text>
             {state.failed ? (
               <Alert color="red" role="alert" title="Upload stopped">
@@ -82,27 +54,20 @@ export function UploadModal({ datasetId, onClose, onDone }: { datasetId: string;
  * Imports logs by a filter, built in the Logs page's own filter bar, with the number that will come
  * in shown before anything is imported.
  */
-export function ImportLogsModal({ datasetId, onClose, onDone }: { datasetId: string; onClose(): void; onDone(): void }) {
-  const trpc = useTRPC();
+export function ImportLogsModal({ datasetId, onClose }: { datasetId: string; onClose(): void }) {
   const [search, setSearch] = useState<LogsSearch>({});
   const [sample, setSample] = useState<number | string>("");
   // Fixed when the filter changes, not at every render: the count's query key must stay put.
   const filter = useMemo(() => toLogFilter(search), [search]);
-  // Only successful calls become entries: the preview counts what the import will take.
-  const preview = useQuery(trpc.logs.count.queryOptions({ filter: { ...filter, statusCode: 200 } }));
+  const preview = useImportPreview(filter);
   const sampleSize = typeof sample === "number" && sample > 0 ? sample : null;
   const expected = preview.data ? (sampleSize ? Math.min(sampleSize, preview.data.count) : preview.data.count) : null;
-  const importLogs = useMutation(
-    trpc.datasets.importLogs.mutationOptions({
-      onSuccess: (r) => {
-        onDone();
-        notifications.show({ message: `${formatNumber(r.entriesCreated)} entries created, ${formatNumber(r.duplicatesSkipped)} duplicates skipped` });
-      },
-    }),
-  );
+  const importLogs = useImportLogs();
+  const onSuccess = (r: { entriesCreated: number; duplicatesSkipped: number }) =>
+    notifications.show({ message: `${plural(r.entriesCreated, "entry", "entries")} created, ${plural(r.duplicatesSkipped, "duplicate")} skipped` });
   const result = importLogs.data;
   return (
-    <Modal opened onClose={onClose} title="Import from logs" size="90%">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="Import from logs" size="90%">
       <Stack>
         <FilterBar
           search={search}
@@ -128,21 +93,21 @@ export function ImportLogsModal({ datasetId, onClose, onDone }: { datasetId: str
         <Text size="sm" data-testid="import-preview">
           {preview.isFetching || expected === null
             ? "Counting matching calls…"
-            : `${formatNumber(expected)} successful calls ${sampleSize ? "sampled from those that match" : "match"}${preview.data?.exact ? "" : " (estimated)"}`}
+            : `${plural(expected, "successful call")} ${sampleSize ? "sampled from those that match" : expected === 1 ? "matches" : "match"}${preview.data?.exact ? "" : " (estimated)"}`}
         </Text>
         <ErrorAlert error={preview.error ?? importLogs.error} />
         {result ? (
           <Alert color="teal" title="Imported" data-testid="import-result">
-            {formatNumber(result.entriesCreated)} entries created, {formatNumber(result.duplicatesSkipped)} duplicates skipped,{" "}
-            {formatNumber(result.invalidLogs ?? 0)} invalid logs.
+            {plural(result.entriesCreated, "entry", "entries")} created, {plural(result.duplicatesSkipped, "duplicate")} skipped,{" "}
+            {plural(result.invalidLogs ?? 0, "invalid log")}.
           </Alert>
         ) : null}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Close
           </Button>
-          <Button onClick={() => importLogs.mutate({ datasetId, filter, sampleSize })} loading={importLogs.isPending} disabled={!expected}>
-            Import {expected ? formatNumber(expected) : ""} calls
+          <Button onClick={() => importLogs.mutate({ datasetId, filter, sampleSize }, { onSuccess })} loading={importLogs.isPending} disabled={!expected}>
+            {expected ? `Import ${plural(expected, "call")}` : "Import calls"}
           </Button>
         </Group>
       </Stack>
@@ -152,36 +117,20 @@ export function ImportLogsModal({ datasetId, onClose, onDone }: { datasetId: str
 
 /** Downloads the entries matching `search` as JSONL, page by page, with progress. */
 export function useDatasetExport(datasetId: string, name: string) {
-  const client = useTRPCClient();
+  const readLines = useExportLines(datasetId);
   const [progress, setProgress] = useState<number | null>(null);
   const run = async (search: EntriesSearch) => {
-    const { split, source, verdict, search: text } = entryFilterOf(search);
-    const lines: string[] = [];
-    let after: string | null = null;
+    const filter = entryFilterOf(search);
     setProgress(0);
     try {
-      for (;;) {
-        const page: { lines: string[]; endCursor: string | null; hasNextPage: boolean } = await client.datasets.exportPage.query({
-          datasetId,
-          split,
-          source,
-          verdict,
-          search: text,
-          after,
-          first: 500,
-        });
-        lines.push(...page.lines);
-        setProgress(lines.length);
-        if (!page.hasNextPage) break;
-        after = page.endCursor;
-      }
+      const lines = await readLines(filter, setProgress);
       const blob = new Blob(lines.length ? [`${lines.join("\n")}\n`] : [], { type: "application/jsonl" });
       const a = document.createElement("a");
       a.href = URL.createObjectURL(blob);
-      a.download = `${name.replace(/[^\w.-]+/g, "_")}${split ? `-${split.toLowerCase()}` : ""}.jsonl`;
+      a.download = `${name.replace(/[^\w.-]+/g, "_")}${filter.split ? `-${filter.split.toLowerCase()}` : ""}.jsonl`;
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-      notifications.show({ message: `Exported ${formatNumber(lines.length)} entries` });
+      notifications.show({ message: `Exported ${plural(lines.length, "entry", "entries")}` });
     } catch (err) {
       notifications.show({ color: "red", title: "Export failed", message: errorMessageOf(err) });
     } finally {

@@ -1,37 +1,14 @@
 import { Alert, Badge, Button, Group, Modal, Paper, Progress, Select, Stack, Tabs, Text, TextInput } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { TextDiff } from "../../components/text-diff";
 import { formatNumber, formatTime } from "../../lib/format";
 import { lastAssistant, messageText } from "../../lib/messages";
-import { errorMessageOf, type RouterOutputs, useTRPC } from "../../lib/trpc";
-import type { Entry } from "./entry-editor";
+import { errorMessageOf } from "../../lib/trpc";
+import { type Entry, type Task, useAcceptRelabel, useCriteria, useQualityTasks, useRevertEntry } from "./queries";
 
-type Task = RouterOutputs["datasets"]["tasks"][number];
 const ACTIVE = new Set(["QUEUED", "RUNNING"]);
-
-/** The dataset's judge and relabel tasks, polled while one runs; `onSettled` fires when one ends. */
-export function useDatasetTasks(datasetId: string, onSettled: () => void) {
-  const trpc = useTRPC();
-  const tasks = useQuery({
-    ...trpc.datasets.tasks.queryOptions({ datasetId }),
-    refetchInterval: (q) => (q.state.data?.some((t) => ACTIVE.has(t.status)) ? 800 : false),
-  });
-  // A task that ends (or is first seen already ended, when it ran faster than a poll) changes the
-  // entries' verdicts or answers: the page reads them again.
-  const seen = useRef<Map<string, string> | null>(null);
-  const state = tasks.data?.map((t) => `${t.id}:${t.status}`).join(",") ?? null;
-  useEffect(() => {
-    if (state === null) return;
-    const now = new Map(state ? state.split(",").map((x) => x.split(":") as [string, string]) : []);
-    const before = seen.current;
-    seen.current = now;
-    if (before && [...now].some(([id, status]) => !ACTIVE.has(status) && before.get(id) !== status)) onSettled();
-  }, [state, onSettled]);
-  return tasks;
-}
 
 function TaskLine({ task, names }: { task: Task; names: Map<string, string> }) {
   const { done, total } = task.progress;
@@ -63,18 +40,12 @@ function TaskLine({ task, names }: { task: Task; names: Map<string, string> }) {
 
 /** Judge the entries with a criterion, or relabel those it fails with a model; progress of recent tasks. */
 export function QualityModal({ datasetId, tasks, onClose }: { datasetId: string; tasks: Task[]; onClose(): void }) {
-  const trpc = useTRPC();
-  const criteria = useQuery(trpc.criteria.list.queryOptions());
-  const names = new Map((criteria.data ?? []).map((c) => [c.id, c.name]));
+  const criteria = useCriteria();
+  const names = criteria.names;
   const [criterionId, setCriterionId] = useState<string | null>(null);
   const [model, setModel] = useState("gpt-4o-mini");
-  const queryClient = useQueryClient();
-  const onSuccess = () => {
-    notifications.show({ message: "Started; progress below" });
-    void queryClient.invalidateQueries({ queryKey: trpc.datasets.tasks.queryKey({ datasetId }) });
-  };
-  const judge = useMutation(trpc.datasets.judgeEntries.mutationOptions({ onSuccess }));
-  const relabel = useMutation(trpc.datasets.relabelEntries.mutationOptions({ onSuccess }));
+  const { judge, relabel } = useQualityTasks(datasetId);
+  const onSuccess = () => notifications.show({ message: "Started; progress below" });
   const criterionSelect = (
     <Select
       label="Criterion"
@@ -86,7 +57,7 @@ export function QualityModal({ datasetId, tasks, onClose }: { datasetId: string;
     />
   );
   return (
-    <Modal opened onClose={onClose} title="Dataset quality" size="lg">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Close" }} title="Dataset quality" size="lg">
       <Tabs defaultValue="judge">
         <Tabs.List mb="md">
           <Tabs.Tab value="judge">Judge entries</Tabs.Tab>
@@ -99,7 +70,7 @@ export function QualityModal({ datasetId, tasks, onClose }: { datasetId: string;
             </Text>
             {criterionSelect}
             <ErrorAlert error={judge.error} title="Not started" />
-            <Button onClick={() => criterionId && judge.mutate({ datasetId, criterionId })} disabled={!criterionId} loading={judge.isPending}>
+            <Button onClick={() => criterionId && judge.mutate({ datasetId, criterionId }, { onSuccess })} disabled={!criterionId} loading={judge.isPending}>
               Judge all entries
             </Button>
           </Stack>
@@ -114,7 +85,7 @@ export function QualityModal({ datasetId, tasks, onClose }: { datasetId: string;
             <TextInput label="Model that writes the new answers" value={model} onChange={(e) => setModel(e.currentTarget.value)} required />
             <ErrorAlert error={relabel.error} title="Not started" />
             <Button
-              onClick={() => criterionId && relabel.mutate({ datasetId, criterionId, model })}
+              onClick={() => criterionId && relabel.mutate({ datasetId, criterionId, model }, { onSuccess })}
               disabled={!criterionId || !model.trim()}
               loading={relabel.isPending}
             >
@@ -133,11 +104,11 @@ export function QualityModal({ datasetId, tasks, onClose }: { datasetId: string;
 }
 
 /** A relabelled entry awaiting review: the old answer against the new one, accept or revert. */
-export function RelabelReview({ entry, onDone }: { entry: Entry; onDone(): void }) {
-  const trpc = useTRPC();
+export function RelabelReview({ entry, onDone }: { entry: Entry; onDone?(): void }) {
   const onError = (err: unknown) => notifications.show({ color: "red", title: "Not done", message: errorMessageOf(err) });
-  const accept = useMutation(trpc.datasets.acceptRelabel.mutationOptions({ onSuccess: onDone, onError }));
-  const revert = useMutation(trpc.datasets.revertEntry.mutationOptions({ onSuccess: onDone, onError }));
+  const accept = useAcceptRelabel(entry.datasetId);
+  const revert = useRevertEntry(entry.datasetId);
+  const done = { onSuccess: () => onDone?.(), onError };
   const before = messageText(lastAssistant(entry.originalMessages));
   const after = messageText(lastAssistant(entry.messages));
   return (
@@ -145,10 +116,10 @@ export function RelabelReview({ entry, onDone }: { entry: Entry; onDone(): void 
       <Stack gap="xs">
         <TextDiff before={before} after={after} label="Original answer against the new one" />
         <Group gap="xs">
-          <Button size="xs" color="teal" onClick={() => accept.mutate({ entryId: entry.id })} loading={accept.isPending}>
+          <Button size="xs" color="teal" onClick={() => accept.mutate({ entryId: entry.id }, done)} loading={accept.isPending}>
             Accept new answer
           </Button>
-          <Button size="xs" variant="default" onClick={() => revert.mutate({ entryId: entry.id })} loading={revert.isPending}>
+          <Button size="xs" variant="default" onClick={() => revert.mutate({ entryId: entry.id }, done)} loading={revert.isPending}>
             Revert to original
           </Button>
         </Group>

@@ -11,6 +11,8 @@ export type EntriesSearch = {
   q?: string;
   /** Only relabelled entries awaiting review. */
   review?: boolean;
+  /** The dense table or full cards (the default: cards when reviewing relabelled entries, else the table). */
+  view?: "table" | "cards";
 };
 
 const oneOf = <T extends string>(values: readonly T[], v: unknown): T | undefined => (values.includes(v as T) ? (v as T) : undefined);
@@ -24,8 +26,12 @@ export function parseEntriesSearch(s: Record<string, unknown>): EntriesSearch {
     judgement: oneOf(JUDGEMENTS, s.judgement),
     q: text(s.q, 200),
     review: s.review === true || s.review === "true" ? true : undefined,
+    view: s.view === "cards" || s.view === "table" ? s.view : undefined,
   };
 }
+
+/** The list's view: as chosen, else cards when reviewing relabelled entries (each shows its diff), else the table. */
+export const viewOf = (s: EntriesSearch): "table" | "cards" => s.view ?? (s.review ? "cards" : "table");
 
 /** The API's entry filter for a search. */
 export function entryFilterOf(s: EntriesSearch) {

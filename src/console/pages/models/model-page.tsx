@@ -1,84 +1,74 @@
-import { Alert, Button, Code, Group, Paper, SimpleGrid, Stack, Tabs, Text, Timeline } from "@mantine/core";
+import { Alert, Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Tabs, Text, Title } from "@mantine/core";
+import { useInterval } from "@mantine/hooks";
 import { modals } from "@mantine/modals";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
+import { useEffect, useState } from "react";
 import { CopyButton } from "../../components/copy-button";
 import { ErrorAlert } from "../../components/error-alert";
-import { PageHeader } from "../../components/page-header";
 import { formatNumber, formatTime } from "../../lib/format";
-import { errorMessageOf, useTRPC } from "../../lib/trpc";
+import { errorMessageOf } from "../../lib/trpc";
 import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "../settings/snippets";
-import { ACTIVE, ModelStatus } from "./models-page";
-
-const STEPS = ["PENDING", "QUEUED", "TRAINING", "DEPLOYED"] as const;
-const STEP_LABELS: Record<string, string> = {
-  PENDING: "Uploading the training file",
-  QUEUED: "Queued at the backend",
-  TRAINING: "Training",
-  DEPLOYED: "Deployed",
-  ERROR: "Failed",
-};
+import { ModelStatus } from "./model-status";
+import { Hyperparameters, ModelTimeline } from "./model-timeline";
+import { ACTIVE, type Model, useBaseModels, useDatasetOf, useDeleteModel, useModel } from "./queries";
 
 function snippets(slug: string) {
   const base = gatewayBaseUrl();
   return { curl: curlSnippet(base, `hone:${slug}`), openai: openaiSnippet(base, `hone:${slug}`), openpipe: openpipeSnippet(base, `openpipe:${slug}`) };
 }
 
+/** Now, every second while the fine-tune is on its way (the timeline's "so far"). */
+function useNow(ticking: boolean): number {
+  const [now, setNow] = useState(Date.now);
+  const interval = useInterval(() => setNow(Date.now()), 1000);
+  useEffect(() => {
+    if (ticking) interval.start();
+    else interval.stop();
+    return interval.stop;
+  }, [ticking, interval]);
+  return now;
+}
+
 export function ModelPage() {
   const { slug } = useParams({ from: "/models/$slug" });
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const model = useQuery({
-    ...trpc.models.get.queryOptions({ slug }),
-    // Follows the fine-tune until it ends, without a reload.
-    refetchInterval: (q) => (q.state.data && ACTIVE.has(q.state.data.status) ? 1500 : false),
-  });
-  const dataset = useQuery({ ...trpc.datasets.get.queryOptions({ datasetId: model.data?.datasetId ?? "" }), enabled: Boolean(model.data?.datasetId) });
-  const remove = useMutation(
-    trpc.models.delete.mutationOptions({
-      onSuccess: async () => {
-        await queryClient.invalidateQueries({ queryKey: trpc.models.list.queryKey() });
-        void navigate({ to: "/models" });
-      },
-    }),
-  );
+  const model = useModel(slug);
+  const dataset = useDatasetOf(model.data?.datasetId);
+  const catalogue = useBaseModels();
+  const remove = useDeleteModel();
+  const now = useNow(Boolean(model.data && ACTIVE.has(model.data.status)));
   if (model.error) return <ErrorAlert error={model.error} title="Model not found" />;
   const m = model.data;
   if (!m) return null;
-  const failed = m.status === "ERROR";
   const code = snippets(m.slug);
+  const confirmDelete = () =>
+    modals.openConfirmModal({
+      title: `Delete ${m.slug}?`,
+      children: (
+        <Text size="sm">
+          hone:{m.slug} stops answering at once{ACTIVE.has(m.status) ? " and its training job is cancelled" : ""}. Its dataset is kept.
+        </Text>
+      ),
+      labels: { confirm: "Delete model", cancel: "Cancel" },
+      confirmProps: { color: "red" },
+      onConfirm: () => remove.mutate({ slug: m.slug }, { onSuccess: () => void navigate({ to: "/models" }) }),
+    });
   return (
     <>
-      <PageHeader
-        title={m.slug}
-        description={
-          <span>
-            Fine-tune of <code>{m.baseModel}</code> on {m.backend} · created {formatTime(m.createdAt)} · <Link to="/models">all models</Link>
-          </span>
-        }
-        actions={
-          <Button
-            color="red"
-            variant="light"
-            onClick={() =>
-              modals.openConfirmModal({
-                title: `Delete ${m.slug}?`,
-                children: (
-                  <Text size="sm">
-                    hone:{m.slug} stops answering at once{ACTIVE.has(m.status) ? " and its training job is cancelled" : ""}. Its dataset is kept.
-                  </Text>
-                ),
-                labels: { confirm: "Delete model", cancel: "Cancel" },
-                confirmProps: { color: "red" },
-                onConfirm: () => remove.mutate({ slug: m.slug }),
-              })
-            }
-          >
-            {ACTIVE.has(m.status) ? "Cancel and delete" : "Delete"}
-          </Button>
-        }
-      />
+      <Group justify="space-between" align="flex-start" mb="md" gap="sm" wrap="wrap">
+        <Stack gap={2} style={{ minWidth: 0 }}>
+          <Title order={2} style={{ overflowWrap: "anywhere" }}>
+            {m.slug}
+          </Title>
+          <Text c="dimmed" size="sm">
+            Fine-tune of <code>{m.baseModel}</code> on {m.backend} · created {formatTime(m.createdAt)} ·{" "}
+            <Anchor component={Link} to="/models" size="sm" underline="always">
+              all models
+            </Anchor>
+          </Text>
+        </Stack>
+        <ModelActions model={m} onDelete={confirmDelete} />
+      </Group>
       {remove.error ? <Alert color="red">{errorMessageOf(remove.error)}</Alert> : null}
       <Paper withBorder p="md" radius="md" mb="md">
         <Group justify="space-between" mb="md">
@@ -90,31 +80,8 @@ export function ModelPage() {
             updated {formatTime(m.updatedAt)}
           </Text>
         </Group>
-        <Timeline active={m.events.length - 1} bulletSize={18} lineWidth={2} color={failed ? "red" : undefined} aria-label="Fine-tune timeline">
-          {m.events.map((e, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: events are an append-only list
-            <Timeline.Item key={i} title={STEP_LABELS[e.status] ?? e.status} color={e.status === "ERROR" ? "red" : undefined} data-testid="model-event">
-              <Text size="xs" c="dimmed">
-                {formatTime(e.at)}
-              </Text>
-              {e.message ? (
-                <Text size="sm" c="red">
-                  {e.message}
-                </Text>
-              ) : null}
-            </Timeline.Item>
-          ))}
-          {ACTIVE.has(m.status)
-            ? STEPS.slice(STEPS.indexOf(m.status as (typeof STEPS)[number]) + 1).map((next) => (
-                <Timeline.Item key={next} title={STEP_LABELS[next]} lineVariant="dashed">
-                  <Text size="xs" c="dimmed">
-                    next
-                  </Text>
-                </Timeline.Item>
-              ))
-            : null}
-        </Timeline>
-        {failed ? (
+        <ModelTimeline model={m} now={now} />
+        {m.status === "ERROR" ? (
           <Alert color="red" title="Training failed" mt="md" role="alert" data-testid="model-error">
             {m.errorMessage ?? "The backend gave no reason."}
           </Alert>
@@ -134,9 +101,9 @@ export function ModelPage() {
             Dataset
           </Text>
           {m.datasetId ? (
-            <Link to="/datasets/$datasetId" params={{ datasetId: m.datasetId }}>
+            <Anchor renderRoot={(props) => <Link {...props} to="/datasets/$datasetId" params={{ datasetId: m.datasetId! }} />}>
               {dataset.data?.name ?? m.datasetId}
-            </Link>
+            </Anchor>
           ) : (
             <Text>deleted</Text>
           )}
@@ -150,6 +117,12 @@ export function ModelPage() {
           </Text>
         </Paper>
       </SimpleGrid>
+      <Paper withBorder p="md" radius="md" mb="md">
+        <Text fw={600} mb="xs">
+          Hyperparameters
+        </Text>
+        <Hyperparameters model={m} base={catalogue.data?.find((b) => b.id === m.baseModel)} />
+      </Paper>
       <Stack gap="xs">
         <Text fw={600}>Call it</Text>
         <Tabs defaultValue="curl">
@@ -161,7 +134,7 @@ export function ModelPage() {
           {(["curl", "openai", "openpipe"] as const).map((k) => (
             <Tabs.Panel key={k} value={k} pt="xs">
               <Group align="flex-start" wrap="nowrap" gap="xs">
-                <Code block style={{ flex: 1, whiteSpace: "pre-wrap" }} data-testid={`snippet-${k}`}>
+                <Code block style={{ flex: 1, whiteSpace: "pre-wrap", minWidth: 0 }} data-testid={`snippet-${k}`}>
                   {code[k]}
                 </Code>
                 <CopyButton value={code[k]} label={`Copy the ${k} snippet`} />
@@ -171,5 +144,33 @@ export function ModelPage() {
         </Tabs>
       </Stack>
     </>
+  );
+}
+
+/**
+ * Where to go from a model: the playground with it chosen, a new evaluation of it on its dataset
+ * (both once it answers), and delete.
+ */
+function ModelActions({ model: m, onDelete }: { model: Model; onDelete(): void }) {
+  const deployed = m.status === "DEPLOYED";
+  const why = deployed ? undefined : "Only a deployed model answers";
+  const evaluate = { new: 1, model: `hone:${m.slug}`, ...(m.datasetId ? { datasetId: m.datasetId } : {}) };
+  return (
+    <Group gap="xs" wrap="wrap">
+      <Button
+        variant="default"
+        disabled={!deployed}
+        title={why}
+        renderRoot={(props) => <Link {...props} to="/playground" search={{ model: `hone:${m.slug}` } as never} />}
+      >
+        Open in playground
+      </Button>
+      <Button variant="default" disabled={!deployed} title={why} renderRoot={(props) => <Link {...props} to="/evaluations" search={evaluate as never} />}>
+        Evaluate
+      </Button>
+      <Button color="red" variant="light" onClick={onDelete}>
+        {ACTIVE.has(m.status) ? "Cancel and delete" : "Delete"}
+      </Button>
+    </Group>
   );
 }

@@ -39,6 +39,8 @@ import {
   setDatasetEntriesSplit,
   ExportDatasetPageInput,
   exportDatasetPage,
+  ResplitDatasetEntriesInput,
+  resplitDatasetEntries,
 } from "../../../domain/datasets";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
@@ -82,10 +84,15 @@ export const datasetsRouter = router({
   countEntries: projectProcedure.input(CountDatasetEntriesInput).query(({ ctx, input }) => countDatasetEntries(ctx.project, input)),
   /** Edits one entry; checked as an added entry is, field-level issue paths; CONFLICT when it would duplicate another entry. */
   updateEntry: projectProcedure.input(UpdateDatasetEntryInput).mutation(async ({ ctx, input }) => entryOut(await updateDatasetEntry(ctx.project, input))),
-  /** Deletes up to 1,000 entries of the dataset; ids that are not its entries are skipped. */
+  /**
+   * Deletes entries of the dataset: up to 1,000 named by `entryIds` (ids that are not its entries are
+   * skipped), or every entry matching `filter` (listEntries' filter), 1,000 per transaction.
+   */
   deleteEntries: projectProcedure.input(DeleteDatasetEntriesInput).mutation(({ ctx, input }) => deleteDatasetEntries(ctx.project, input)),
-  /** Moves up to 1,000 entries of the dataset to TRAIN or TEST. */
+  /** Moves entries of the dataset to TRAIN or TEST: up to 1,000 named by `entryIds`, or every entry matching `filter`. */
   setSplit: projectProcedure.input(SetDatasetEntriesSplitInput).mutation(({ ctx, input }) => setDatasetEntriesSplit(ctx.project, input)),
+  /** Splits the entries matching `filter` at random: exactly round(testRatio x n) to TEST, the rest to TRAIN; answers the counts. */
+  resplit: projectProcedure.input(ResplitDatasetEntriesInput).mutation(({ ctx, input }) => resplitDatasetEntries(ctx.project, input)),
   /** A page of the JSONL export (the lines GET /datasets/{id}/export writes), for a browser download. */
   exportPage: projectProcedure.input(ExportDatasetPageInput).query(({ ctx, input }) => exportDatasetPage(ctx.project, input)),
   /** Gives a relabelled entry back its messages from before the first relabelling. */

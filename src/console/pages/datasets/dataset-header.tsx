@@ -1,0 +1,84 @@
+import { Anchor, Button, Group, Paper, Spoiler, Stack, Text, Title } from "@mantine/core";
+import { Link } from "@tanstack/react-router";
+import { formatNumber, plural } from "../../lib/format";
+import type { Dataset } from "./queries";
+
+export type DatasetDialog = "add" | "upload" | "import" | "quality";
+
+/** The dataset's name and counts, and what can be done to it; the actions wrap on a narrow window. */
+export function DatasetHeader({
+  dataset,
+  runningTasks,
+  exportProgress,
+  onDialog,
+  onExport,
+}: {
+  dataset: Dataset | undefined;
+  runningTasks: number;
+  exportProgress: number | null;
+  onDialog(d: DatasetDialog): void;
+  onExport(): void;
+}) {
+  const d = dataset;
+  return (
+    <Group justify="space-between" align="flex-start" mb="sm" gap="sm" wrap="wrap">
+      <Stack gap={2} style={{ minWidth: 0 }}>
+        <Title order={2} style={{ overflowWrap: "anywhere" }}>
+          {d?.name ?? "Dataset"}
+        </Title>
+        {d ? (
+          <Text c="dimmed" size="sm" data-testid="dataset-counts">
+            {plural(d.entryCount, "entry", "entries")} · {formatNumber(d.trainCount)} train · {formatNumber(d.testCount)} test ·{" "}
+            {plural(d.fineTuneCount, "fine-tune")} ·{" "}
+            <Anchor component={Link} to="/datasets" size="sm" underline="always">
+              all datasets
+            </Anchor>
+          </Text>
+        ) : null}
+      </Stack>
+      <Group gap="xs" wrap="wrap">
+        <Button variant="default" size="sm" onClick={() => onDialog("add")}>
+          Add entry
+        </Button>
+        <Button variant="default" size="sm" onClick={() => onDialog("upload")}>
+          Upload JSONL
+        </Button>
+        <Button variant="default" size="sm" onClick={() => onDialog("import")}>
+          Import from logs
+        </Button>
+        <Button variant="default" size="sm" onClick={() => onDialog("quality")}>
+          {runningTasks ? `Quality (${runningTasks} running)` : "Judge / relabel"}
+        </Button>
+        <Button variant="default" size="sm" onClick={onExport} loading={exportProgress !== null}>
+          {exportProgress !== null ? `Exporting ${formatNumber(exportProgress)}…` : "Export JSONL"}
+        </Button>
+        {d ? (
+          <Button
+            size="sm"
+            disabled={d.trainCount === 0}
+            title={d.trainCount === 0 ? "The dataset has no TRAIN entries to train on" : undefined}
+            renderRoot={(props) => <Link {...props} to="/models" search={{ new: 1, datasetId: d.id }} />}
+          >
+            Fine-tune
+          </Button>
+        ) : null}
+      </Group>
+    </Group>
+  );
+}
+
+/** The system prompt the listed (or selected) entries all start with, shown once. */
+export function SharedSystemPrompt({ prompt, of }: { prompt: string; of: string }) {
+  return (
+    <Paper withBorder p="xs" mb="sm" radius="md" data-testid="shared-system-prompt" role="region" aria-label="Shared system prompt">
+      <Text size="xs" fw={700} c="dimmed" mb={2}>
+        Shared system prompt · {of} all start with it (left out of the entries shown)
+      </Text>
+      <Spoiler maxHeight={44} showLabel="Show all" hideLabel="Show less">
+        <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
+          {prompt}
+        </Text>
+      </Spoiler>
+    </Paper>
+  );
+}

@@ -1,0 +1,317 @@
+import { type InfiniteData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCursorPages } from "../../lib/cursor-pages";
+import { errorMessageOf, type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+
+// The Datasets section's data layer: every query and mutation of its pages, their keys, and what
+// each change invalidates. Components call these hooks and handle only what the person sees.
+
+export type Dataset = RouterOutputs["datasets"]["list"][number];
+export type EntriesPage = RouterOutputs["datasets"]["listEntries"];
+export type Entry = EntriesPage["entries"][number];
+export type Task = RouterOutputs["datasets"]["tasks"][number];
+export type EntryFilter = NonNullable<RouterInputs["datasets"]["countEntries"]["filter"]>;
+
+/** Entries a page of the table loads (the server allows up to 200). */
+export const ENTRIES_PAGE = 100;
+/** Ids one bulk call may name: a larger hand-picked selection goes in several calls. */
+const IDS_PER_CALL = 1_000;
+const ACTIVE_TASK = new Set(["QUEUED", "RUNNING"]);
+
+/** What a bulk action applies to: the rows picked, or every entry matching the filter. */
+export type EntrySelection = { ids: Set<string>; allMatching: boolean };
+export const NO_SELECTION: EntrySelection = { ids: new Set(), allMatching: false };
+
+function useEntriesKey() {
+  const trpc = useTRPC();
+  return useCallback(
+    (datasetId: string, filter?: EntryFilter) => [...trpc.datasets.listEntries.pathKey(), "console-infinite", datasetId, filter ?? {}],
+    [trpc],
+  );
+}
+
+/**
+ * After a change to a dataset's entries: its loaded entry pages start again from the first (a
+ * 10,000-row list is not refetched page by page), and every other dataset query is asked again.
+ */
+export function useRefreshDataset() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const entriesKey = useEntriesKey();
+  return useCallback(
+    (datasetId: string) => {
+      void queryClient.resetQueries({ queryKey: entriesKey(datasetId).slice(0, 3) });
+      void queryClient.invalidateQueries({
+        queryKey: trpc.datasets.pathKey(),
+        predicate: (q) => q.queryKey[1] !== "console-infinite",
+      });
+    },
+    [queryClient, trpc, entriesKey],
+  );
+}
+
+// ---------------------------------------------------------------- queries
+
+export function useDatasets() {
+  const trpc = useTRPC();
+  return useQuery(trpc.datasets.list.queryOptions());
+}
+
+export function useDataset(datasetId: string) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.datasets.get.queryOptions({ datasetId }), enabled: Boolean(datasetId) });
+}
+
+/** The project's criteria (names for verdicts, choices for filters and judging). */
+export function useCriteria() {
+  const trpc = useTRPC();
+  const criteria = useQuery(trpc.criteria.list.queryOptions());
+  const names = useMemo(() => new Map((criteria.data ?? []).map((c) => [c.id, c.name])), [criteria.data]);
+  return { ...criteria, names };
+}
+
+export function useEntryCount(datasetId: string, filter: EntryFilter) {
+  const trpc = useTRPC();
+  return useQuery(trpc.datasets.countEntries.queryOptions({ datasetId, filter }));
+}
+
+/** The entries matching a filter, in insertion order, ENTRIES_PAGE at a time as the list scrolls. */
+export function useEntries(datasetId: string, filter: EntryFilter) {
+  const client = useTRPCClient();
+  const entriesKey = useEntriesKey();
+  return useCursorPages<EntriesPage, Entry>({
+    queryKey: entriesKey(datasetId, filter),
+    fetchPage: (after, signal) => client.datasets.listEntries.query({ datasetId, ...filter, first: ENTRIES_PAGE, after }, { signal }),
+    itemsOf: entriesOf,
+    staleTime: 30_000,
+  });
+}
+const entriesOf = (p: EntriesPage) => p.entries;
+
+/** The dataset's judge and relabel tasks, polled while one runs; `onSettled` fires when one ends. */
+export function useDatasetTasks(datasetId: string) {
+  const trpc = useTRPC();
+  const refresh = useRefreshDataset();
+  const tasks = useQuery({
+    ...trpc.datasets.tasks.queryOptions({ datasetId }),
+    refetchInterval: (q) => (q.state.data?.some((t) => ACTIVE_TASK.has(t.status)) ? 800 : false),
+  });
+  // A task that ends (or is first seen already ended, when it ran faster than a poll) changes the
+  // entries' verdicts or answers: the page reads them again.
+  const seen = useRef<Map<string, string> | null>(null);
+  const state = tasks.data?.map((t) => `${t.id}:${t.status}`).join(",") ?? null;
+  useEffect(() => {
+    if (state === null) return;
+    const now = new Map(state ? state.split(",").map((x) => x.split(":") as [string, string]) : []);
+    const before = seen.current;
+    seen.current = now;
+    if (before && [...now].some(([id, status]) => !ACTIVE_TASK.has(status) && before.get(id) !== status)) refresh(datasetId);
+  }, [state, refresh, datasetId]);
+  const running = tasks.data?.filter((t) => ACTIVE_TASK.has(t.status)) ?? [];
+  return { ...tasks, running };
+}
+
+/** How many logged calls an import would take (only successful calls become entries). */
+export function useImportPreview(filter: RouterInputs["logs"]["count"]["filter"]) {
+  const trpc = useTRPC();
+  return useQuery(trpc.logs.count.queryOptions({ filter: { ...filter, statusCode: 200 } }));
+}
+
+// ---------------------------------------------------------------- dataset mutations
+
+export function useCreateDataset() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return useMutation(trpc.datasets.create.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() }) }));
+}
+
+export function useRenameDataset() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return useMutation(trpc.datasets.rename.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.datasets.pathKey() }) }));
+}
+
+export function useDeleteDataset() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return useMutation(trpc.datasets.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() }) }));
+}
+
+// ---------------------------------------------------------------- entry mutations
+
+/** Ids in calls of at most IDS_PER_CALL. */
+const chunks = (ids: string[]) => Array.from({ length: Math.ceil(ids.length / IDS_PER_CALL) }, (_, i) => ids.slice(i * IDS_PER_CALL, (i + 1) * IDS_PER_CALL));
+
+type Target = { datasetId: string; selection: EntrySelection; filter: EntryFilter };
+
+/** Deletes the selection (ids, or every entry matching the filter on the server). */
+export function useDeleteEntries() {
+  const client = useTRPCClient();
+  const refresh = useRefreshDataset();
+  return useMutation({
+    mutationFn: async ({ datasetId, selection, filter }: Target) => {
+      if (selection.allMatching) return client.datasets.deleteEntries.mutate({ datasetId, filter });
+      let deleted = 0;
+      for (const entryIds of chunks([...selection.ids])) deleted += (await client.datasets.deleteEntries.mutate({ datasetId, entryIds })).deleted;
+      return { deleted };
+    },
+    onSettled: (_r, _e, v) => refresh(v.datasetId),
+  });
+}
+
+/** Moves the selection to TRAIN or TEST. */
+export function useSetSplit() {
+  const client = useTRPCClient();
+  const refresh = useRefreshDataset();
+  return useMutation({
+    mutationFn: async ({ datasetId, selection, filter, split }: Target & { split: "TRAIN" | "TEST" }) => {
+      if (selection.allMatching) return client.datasets.setSplit.mutate({ datasetId, filter, split });
+      let updated = 0;
+      for (const entryIds of chunks([...selection.ids])) updated += (await client.datasets.setSplit.mutate({ datasetId, entryIds, split })).updated;
+      return { updated };
+    },
+    onSettled: (_r, _e, v) => refresh(v.datasetId),
+  });
+}
+
+/** Splits the selection at random: round(testRatio x n) to TEST (the server draws them). */
+export function useResplit() {
+  const client = useTRPCClient();
+  const refresh = useRefreshDataset();
+  return useMutation({
+    mutationFn: async ({ datasetId, selection, filter, testRatio }: Target & { testRatio: number }) => {
+      if (selection.allMatching) return client.datasets.resplit.mutate({ datasetId, filter, testRatio });
+      // Over 1,000 picked rows: each call draws its own exact share, so the whole is within a row per call.
+      const total = { matched: 0, test: 0, train: 0 };
+      for (const entryIds of chunks([...selection.ids])) {
+        const r = await client.datasets.resplit.mutate({ datasetId, entryIds, testRatio });
+        total.matched += r.matched;
+        total.test += r.test;
+        total.train += r.train;
+      }
+      return total;
+    },
+    onSettled: (_r, _e, v) => refresh(v.datasetId),
+  });
+}
+
+/**
+ * Saves an edited entry. The loaded pages get the saved entry in place (no refetch, the list keeps
+ * its scroll); the dataset's counts are asked again.
+ */
+export function useUpdateEntry() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const entriesKey = useEntriesKey();
+  return useMutation(
+    trpc.datasets.updateEntry.mutationOptions({
+      onSuccess: (saved) => {
+        queryClient.setQueriesData<InfiniteData<EntriesPage>>({ queryKey: entriesKey(saved.datasetId).slice(0, 3) }, (old) =>
+          old ? { ...old, pages: old.pages.map((p) => ({ ...p, entries: p.entries.map((e) => (e.id === saved.id ? saved : e)) })) } : old,
+        );
+        void queryClient.invalidateQueries({ queryKey: trpc.datasets.pathKey(), predicate: (q) => q.queryKey[1] !== "console-infinite" });
+      },
+    }),
+  );
+}
+
+export function useAddEntries() {
+  const trpc = useTRPC();
+  const refresh = useRefreshDataset();
+  return useMutation(trpc.datasets.addEntries.mutationOptions({ onSuccess: (_r, v) => refresh(v.datasetId) }));
+}
+
+export function useImportLogs() {
+  const trpc = useTRPC();
+  const refresh = useRefreshDataset();
+  return useMutation(trpc.datasets.importLogs.mutationOptions({ onSuccess: (_r, v) => refresh(String(v.datasetId)) }));
+}
+
+export function useAcceptRelabel(datasetId: string) {
+  const trpc = useTRPC();
+  const refresh = useRefreshDataset();
+  return useMutation(trpc.datasets.acceptRelabel.mutationOptions({ onSuccess: () => refresh(datasetId) }));
+}
+
+export function useRevertEntry(datasetId: string) {
+  const trpc = useTRPC();
+  const refresh = useRefreshDataset();
+  return useMutation(trpc.datasets.revertEntry.mutationOptions({ onSuccess: () => refresh(datasetId) }));
+}
+
+/** Judge and relabel start tasks; the task list is asked again to show their progress. */
+export function useQualityTasks(datasetId: string) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const onSuccess = () => queryClient.invalidateQueries({ queryKey: trpc.datasets.tasks.queryKey({ datasetId }) });
+  const judge = useMutation(trpc.datasets.judgeEntries.mutationOptions({ onSuccess }));
+  const relabel = useMutation(trpc.datasets.relabelEntries.mutationOptions({ onSuccess }));
+  return { judge, relabel };
+}
+
+// ---------------------------------------------------------------- files
+
+export type UploadState = {
+  linesDone: number;
+  linesTotal: number;
+  created: number;
+  errors: { line: number; message: string }[];
+  done: boolean;
+  failed?: string;
+};
+/** Lines per importJsonl call: small enough for the body limit, large enough to be quick. */
+const CHUNK_LINES = 500;
+
+/** Uploads a JSONL file in chunks of lines; the state (progress, bad lines) as it goes. */
+export function useJsonlUpload(datasetId: string) {
+  const client = useTRPCClient();
+  const refresh = useRefreshDataset();
+  const [state, setState] = useState<UploadState | null>(null);
+  const upload = async (file: File) => {
+    const lines = (await file.text()).split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    const s: UploadState = { linesDone: 0, linesTotal: lines.length, created: 0, errors: [], done: false };
+    setState({ ...s });
+    try {
+      for (let start = 0; start < lines.length; start += CHUNK_LINES) {
+        const chunk = lines.slice(start, start + CHUNK_LINES);
+        const r = await client.datasets.importJsonl.mutate({ datasetId, jsonl: chunk.join("\n"), firstLine: start + 1 });
+        s.linesDone += chunk.length;
+        s.created += r.entriesCreated;
+        s.errors.push(...r.errors);
+        setState({ ...s });
+      }
+      s.done = true;
+    } catch (err) {
+      s.failed = errorMessageOf(err);
+    }
+    setState({ ...s });
+    refresh(datasetId);
+  };
+  return { state, upload };
+}
+
+/** Reads the JSONL export of the entries matching `filter`, page by page; `onProgress` gets the lines so far. */
+export function useExportLines(datasetId: string) {
+  const client = useTRPCClient();
+  return async (filter: EntryFilter, onProgress: (lines: number) => void): Promise<string[]> => {
+    const { split, source, verdict, search } = filter;
+    const lines: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page: { lines: string[]; endCursor: string | null; hasNextPage: boolean } = await client.datasets.exportPage.query({
+        datasetId,
+        split,
+        source,
+        verdict,
+        search,
+        after,
+        first: 500,
+      });
+      lines.push(...page.lines);
+      onProgress(lines.length);
+      if (!page.hasNextPage) return lines;
+      after = page.endCursor;
+    }
+  };
+}

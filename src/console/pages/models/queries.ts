@@ -1,0 +1,86 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
+
+// The Models section's data layer: its queries (polled while a fine-tune is on its way), its
+// mutations, and what each change invalidates. Components only show and ask.
+
+export type Model = RouterOutputs["models"]["list"][number];
+export type BaseModel = RouterOutputs["models"]["catalogue"][number];
+export type EstimateInput = RouterInputs["models"]["estimate"];
+
+/** Statuses of a fine-tune still on its way. */
+export const ACTIVE = new Set(["PENDING", "QUEUED", "TRAINING"]);
+
+export function useModels() {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.models.list.queryOptions(),
+    // Poll while any fine-tune is still on its way.
+    refetchInterval: (q) => ((q.state.data ?? []).some((m) => ACTIVE.has(m.status)) ? 2000 : false),
+  });
+}
+
+export function useModel(slug: string) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.models.get.queryOptions({ slug }),
+    // Follows the fine-tune until it ends, without a reload.
+    refetchInterval: (q) => (q.state.data && ACTIVE.has(q.state.data.status) ? 1500 : false),
+  });
+}
+
+export function useBaseModels() {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.models.catalogue.queryOptions(), staleTime: Number.POSITIVE_INFINITY });
+}
+
+/** Datasets to train on (the Datasets section's list, same cache). */
+export function useDatasetChoices() {
+  const trpc = useTRPC();
+  return useQuery(trpc.datasets.list.queryOptions());
+}
+
+/** One dataset's name and counts (a model's page names its dataset). */
+export function useDatasetOf(datasetId: string | null | undefined) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.datasets.get.queryOptions({ datasetId: datasetId ?? "" }), enabled: Boolean(datasetId) });
+}
+
+/** Criteria whose failures a fine-tune can leave out. */
+export function useCriterionChoices() {
+  const trpc = useTRPC();
+  return useQuery(trpc.criteria.list.queryOptions());
+}
+
+export function useEstimate(input: EstimateInput, enabled: boolean) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.models.estimate.queryOptions(input), enabled });
+}
+
+/** Starts a fine-tune: the models list, and the datasets' fine-tune counts, change. */
+export function useCreateModel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return useMutation(
+    trpc.models.create.mutationOptions({
+      onSuccess: async () => {
+        void queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.models.list.queryKey() });
+      },
+    }),
+  );
+}
+
+export function useDeleteModel() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return useMutation(
+    trpc.models.delete.mutationOptions({
+      onSuccess: async (_r, v) => {
+        queryClient.removeQueries({ queryKey: trpc.models.get.queryKey({ slug: v.slug }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.models.list.queryKey() });
+      },
+    }),
+  );
+}

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { BrowserContext, Page } from "playwright-core";
+import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+
+// A 10,000-entry dataset in the table: the page holds only the rows near the viewport however many
+// are loaded, the next 100 come as the last loaded rows come into view, and scrolling keeps its
+// frame rate (frames timed in the page while the wheel turns). "Select all 10,000" moves them all
+// in batches on the server.
+
+const N = 10_000;
+let hone: Hone;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let datasetId = "";
+
+beforeAll(async () => {
+  [hone, browser] = await Promise.all([startHone({ seed: 0 }), launchBrowser()]);
+  datasetId = (await hone.trpc<{ id: string }>("datasets.create", { name: "ten thousand" }, { mutation: true })).id;
+  const line = (i: number) =>
+    JSON.stringify({
+      messages: [
+        { role: "system", content: "You label tickets." },
+        { role: "user", content: `Ticket ${i}: the app crashes when I open settings number ${i % 97}` },
+        { role: "assistant", content: `Label ${i % 5}: crash report ${i}` },
+      ],
+      split: "TRAIN",
+    });
+  for (let start = 0; start < N; start += 500) {
+    const jsonl = Array.from({ length: 500 }, (_, k) => line(start + k)).join("\n");
+    await hone.trpc("datasets.importJsonl", { datasetId, jsonl, firstLine: start + 1 }, { mutation: true });
+  }
+  context = await browser.newContext();
+  page = await context.newPage();
+  await signIn(page, hone.url, hone.project.apiKey);
+}, 240_000);
+afterAll(async () => {
+  await browser?.close();
+  await hone?.stop();
+});
+
+const rows = () => page.getByTestId("entry-row");
+const lastRowIndex = () => rows().evaluateAll((els) => Math.max(...els.map((e) => Number(e.getAttribute("data-index")))));
+
+describe("a 10,000-entry dataset", () => {
+  test("scrolls smoothly: few rows in the page, the next pages loaded as it scrolls, frames on time", async () => {
+    await page.goto(`${hone.url}/datasets/${datasetId}`);
+    await page.getByTestId("entry-count").filter({ hasText: "10,000 entries match" }).waitFor();
+    await rows().first().waitFor();
+    await page.getByTestId("entries-scroll").hover();
+    // Frame times while the wheel turns, measured in the page.
+    await page.evaluate(() => {
+      const w = window as unknown as { frames_: number[]; stop_: boolean };
+      w.frames_ = [];
+      w.stop_ = false;
+      let last = performance.now();
+      const tick = (t: number) => {
+        w.frames_.push(t - last);
+        last = t;
+        if (!w.stop_) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    // The most rows the page held at once, watched in the page itself (no round trips while scrolling).
+    await page.evaluate(() => {
+      const w = window as unknown as { maxRows_: number };
+      w.maxRows_ = 0;
+      const watch = () => {
+        w.maxRows_ = Math.max(w.maxRows_, document.querySelectorAll('[data-testid="entry-row"]').length);
+        requestAnimationFrame(watch);
+      };
+      requestAnimationFrame(watch);
+    });
+    for (let i = 0; i < 40; i++) {
+      for (let k = 0; k < 5; k++) {
+        await page.mouse.wheel(0, 400);
+        await page.waitForTimeout(16);
+      }
+      if ((await lastRowIndex()) >= 1_050) break;
+    }
+    const maxRowsInPage = await page.evaluate(() => (window as unknown as { maxRows_: number }).maxRows_);
+    const frames = await page.evaluate(() => {
+      const w = window as unknown as { frames_: number[]; stop_: boolean };
+      w.stop_ = true;
+      return w.frames_.slice(1);
+    });
+    // Past row 1,050: eleven pages of 100 were loaded one after another as the list scrolled.
+    expect(await lastRowIndex()).toBeGreaterThanOrEqual(1_050);
+    await page.getByText("Ticket 1050:", { exact: false }).first().waitFor();
+    // However many are loaded, the page holds only the rows near the viewport.
+    expect(maxRowsInPage).toBeLessThan(80);
+    const sorted = [...frames].sort((a, b) => a - b);
+    const p95 = sorted[Math.floor(sorted.length * 0.95)]!;
+    console.log(
+      `frames: ${frames.length}, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`,
+    );
+    expect(p95).toBeLessThan(50);
+    await shot(page, "dataset-10000-scrolled");
+  }, 120_000);
+
+  test("select all 10,000 and move them to TEST: done by the server in batches, counts exact", async () => {
+    await page.getByRole("checkbox", { name: "Select all loaded entries" }).check();
+    await page.getByTestId("bulk-bar").getByRole("button", { name: "Select all 10,000 entries" }).click();
+    await page.getByTestId("selected-count").filter({ hasText: "All 10,000 entries of the dataset selected" }).waitFor();
+    await page.getByTestId("bulk-bar").getByRole("button", { name: "Move to TEST" }).click();
+    await page.getByTestId("dataset-counts").filter({ hasText: "10,000 entries · 0 train · 10,000 test" }).waitFor({ timeout: 30_000 });
+    expect((await hone.trpc<{ count: number }>("datasets.countEntries", { datasetId, filter: { split: "TEST" } })).count).toBe(N);
+  }, 60_000);
+});
