@@ -362,6 +362,10 @@ describe("the logs as a daily tool", () => {
     expect(await row(ids[1]!).getAttribute("aria-selected")).toBe("true");
     await page.keyboard.press("x");
     await page.getByTestId("selection-count").waitFor({ state: "detached" });
+    await page.keyboard.press("Space");
+    expect(await page.getByTestId("selection-count").textContent()).toBe("1 log selected");
+    await page.keyboard.press("Space");
+    await page.getByTestId("selection-count").waitFor({ state: "detached" });
     // One tab stop: the focused row.
     expect(await bodyRows().evaluateAll((rows) => rows.filter((r) => r.getAttribute("tabindex") === "0").length)).toBe(1);
     await page.keyboard.press("Enter");

@@ -5,7 +5,7 @@ import type { Selection } from "./logs-table";
 
 /**
  * The table's keyboard: one tab stop (the current row), and the Logs shortcuts (listed by `?`):
- * t focuses the table, j/k and the arrows move, Enter opens, x selects, f opens the row's filter
+ * t focuses the table, j/k and the arrows move, Enter opens, x or Space selects, f opens the row's filter
  * menu. Keys act only while a row has the focus (t: while no log is open).
  */
 export function useRowKeyboard(opts: {
@@ -29,12 +29,19 @@ export function useRowKeyboard(opts: {
       if (id === undefined) return;
       setCurrent(id);
       virtualizer.scrollToIndex(index, { align: "auto" });
-      // The row may be rendered only after the scroll: try for a few frames.
-      let tries = 0;
+      // The row may be rendered only after the scroll, and a closing drawer or menu may drop the
+      // focus to the page while it goes: for a few frames, put it (back) on the row, unless the
+      // person has moved it somewhere else meanwhile.
+      let frames = 0;
+      let focused = false;
       const attempt = () => {
-        const el = scrollRef.current?.querySelector<HTMLElement>(`tr[data-index="${index}"]`);
-        if (el) el.focus();
-        else if (tries++ < 10) requestAnimationFrame(attempt);
+        const el = scrollRef.current?.querySelector<HTMLElement>(`tr[data-log-id="${CSS.escape(id)}"]`);
+        const dropped = !document.activeElement || document.activeElement === document.body;
+        if (el && (!focused || dropped)) {
+          el.focus();
+          focused = true;
+        }
+        if (frames++ < 12) requestAnimationFrame(attempt);
       };
       requestAnimationFrame(attempt);
     },
@@ -80,6 +87,7 @@ export function useRowKeyboard(opts: {
       handler: onRow((i) => toggle(ids[i]!, !selection.ids.has(ids[i]!))),
       preventDefault: false,
     },
+    { keys: "space", label: "Select or unselect the focused row", handler: onRow((i) => toggle(ids[i]!, !selection.ids.has(ids[i]!))), preventDefault: false },
     { keys: "f", label: "Filter by a value of the focused row (is / is not)", handler: onRow((i) => setMenuFor(ids[i]!)), preventDefault: false },
   ]);
 
