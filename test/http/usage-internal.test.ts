@@ -26,7 +26,8 @@ describe("usage of the application's calls and of Hone's own, apart", () => {
     const now = Date.now();
     const start = Math.floor(now / HOUR) * HOUR - 20 * HOUR;
     const logs: SeedLog[] = Array.from({ length: 240 }, (_, i) => ({
-      at: new Date(start + (i % 22) * HOUR + i * 1000),
+      // Whole hours before the current one (closed, so in the rollups), none in the future.
+      at: new Date(start + (i % 20) * HOUR + i * 1000),
       model: i % 3 ? "gpt-4o" : "gpt-4o-mini",
       source: i % 4 === 0 ? "internal" : i % 4 === 1 ? "report" : "gateway",
       internalKind: i % 4 === 0 ? (i % 8 === 0 ? "judge" : "evaluation") : null,
