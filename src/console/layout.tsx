@@ -128,7 +128,7 @@ function ProjectSwitcher({ session }: { session: Session }) {
 export function AppLayout({ session }: { session: Session }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [opened, { toggle }] = useDisclosure();
+  const [opened, { toggle, close }] = useDisclosure();
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const signOut = useMutation(
     trpc.session.signOut.mutationOptions({
@@ -139,11 +139,11 @@ export function AppLayout({ session }: { session: Session }) {
     }),
   );
   return (
-    <AppShell header={{ height: 64 }} navbar={{ width: 210, breakpoint: "sm", collapsed: { mobile: !opened } }} padding="md">
+    <AppShell header={{ height: 64 }} navbar={{ width: 210, breakpoint: "md", collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Burger opened={opened} onClick={toggle} hiddenFrom="md" size="sm" aria-label="Toggle navigation" />
             <Title order={3}>Hone</Title>
             {session.admin ? (
               <ProjectSwitcher session={session} />
@@ -166,7 +166,15 @@ export function AppLayout({ session }: { session: Session }) {
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label="Sections">
         {SECTIONS.map((s) => (
-          <NavLink key={s.to} component={Link} to={s.to} label={s.label} active={pathname === s.to || pathname.startsWith(`${s.to}/`)} />
+          <NavLink
+            key={s.to}
+            component={Link}
+            to={s.to}
+            label={s.label}
+            active={pathname === s.to || pathname.startsWith(`${s.to}/`)}
+            // Below the breakpoint the menu covers the page: choosing a section closes it.
+            onClick={close}
+          />
         ))}
       </AppShell.Navbar>
       <AppShell.Main>

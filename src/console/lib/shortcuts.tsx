@@ -14,6 +14,8 @@ export type Shortcut = {
   handler: (event: KeyboardEvent) => void;
   /** Also while typing in a field (Ctrl/Cmd+Enter to run, say). */
   inFields?: boolean;
+  /** false: the key keeps its default action unless the handler prevents it (Enter on a button). */
+  preventDefault?: boolean;
 };
 
 type Registered = { scope: string; shortcuts: Shortcut[] };
@@ -113,11 +115,11 @@ export function useShortcuts(scope: string, shortcuts: Shortcut[]): void {
   }, [registry, id, scope, signature]);
   const run = useCallback((keys: string) => (e: KeyboardEvent) => latest.current.find((s) => s.keys === keys)?.handler(e), []);
   useHotkeys(
-    shortcuts.filter((s) => !s.inFields).map((s) => [s.keys, run(s.keys)]),
+    shortcuts.filter((s) => !s.inFields).map((s) => [s.keys, run(s.keys), { preventDefault: s.preventDefault ?? true }]),
     undefined,
   );
   useHotkeys(
-    shortcuts.filter((s) => s.inFields).map((s) => [s.keys, run(s.keys)]),
+    shortcuts.filter((s) => s.inFields).map((s) => [s.keys, run(s.keys), { preventDefault: s.preventDefault ?? true }]),
     [],
   );
 }

@@ -20,12 +20,13 @@ type Cell = {
 
 const OTHER: typeof OtherGroup = "other";
 const DAY_MS = 86_400_000;
-const MAIN_FILTERS = new Set(["model", "provider", "source", "statusClass"]);
+// `internal` is a condition on the source (internal or not), which the main rollups are split by.
+const MAIN_FILTERS = new Set(["model", "provider", "source", "statusClass", "internal"]);
 
 /**
  * Which rollup table can answer this usage question: the main one (usage_hourly) when the split
- * and every filter are model, provider, source or status class; the tag one when the split or the
- * only filter is the configured tag key. Anything else (text, completion id, other tags, cache
+ * and every filter are model, provider, source, status class or internal (Hone's own calls or
+ * not); the tag one when the split or the only filter is the configured tag key. Anything else (text, completion id, other tags, cache
  * hits, an exact status) needs the logs themselves: null.
  */
 function servable(input: Input, tagKey: string): "main" | "tags" | null {
@@ -84,6 +85,8 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     if (f.provider != null) dims.push(sql`provider = ${f.provider}`);
     if (f.source != null) dims.push(sql`source = ${f.source}`);
     if (f.statusClass != null) dims.push(sql`status_class = ${f.statusClass}`);
+    if (f.internal === true) dims.push(sql`source = 'internal'`);
+    if (f.internal === false) dims.push(sql`source <> 'internal'`);
     if (input.groupBy === "model" || input.groupBy === "provider" || input.groupBy === "source") rollGroup = sql.raw(input.groupBy);
   } else {
     const meta = (f.metadata ?? []) as { key: string; equals: string }[];

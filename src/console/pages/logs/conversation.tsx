@@ -1,7 +1,11 @@
 // Chat payloads as conversations: messages with role labels, tool calls and their results,
 // images, and the request's tools and response_format. Anything unexpected falls back to JSON.
-import { Anchor, Badge, Box, Button, Code, Group, Image, Paper, Stack, Table, Text } from "@mantine/core";
-import { type ReactNode, useState } from "react";
+import { Anchor, Badge, Box, Group, Paper, Stack, Table, Text } from "@mantine/core";
+import type { ReactNode } from "react";
+import { MessageText } from "./highlight";
+import { CutShort, DATA_IMAGE, isCutShort, JsonBlock, RemoteImage, ShownImage } from "./payload-parts";
+
+export { pretty } from "./payload-parts";
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -10,100 +14,13 @@ const str = (v: Json): string | null => (typeof v === "string" ? v : null);
 
 export const ROLE_COLORS: Record<string, string> = { system: "gray", developer: "grape", user: "blue", assistant: "teal", tool: "orange", function: "orange" };
 
-export function pretty(v: Json): string {
-  if (typeof v === "string") {
-    try {
-      return JSON.stringify(JSON.parse(v), null, 2);
-    } catch {
-      return v;
-    }
-  }
-  return JSON.stringify(v, null, 2) ?? String(v);
-}
-
 const toolCallAnchor = (scope: string, id: string) => `${scope}-toolcall-${id.replace(/[^A-Za-z0-9_-]/g, "_")}`;
 
-function JsonBlock({ value, label }: { value: Json; label?: string }) {
-  return (
-    <Code block aria-label={label} style={{ whiteSpace: "pre-wrap", wordBreak: "break-word", maxHeight: 360, overflow: "auto" }}>
-      {pretty(value)}
-    </Code>
-  );
-}
-
-function Text2({ children }: { children: string }) {
-  return (
-    <Text size="sm" style={{ whiteSpace: "pre-wrap", wordBreak: "break-word" }}>
-      {children}
-    </Text>
-  );
-}
-
-const DATA_IMAGE = /^data:image\/[a-z0-9.+-]+;base64,/i;
-
-/** A long URL cut in the middle: its host and the start of its path, and its end. */
-function shortUrl(url: string, max = 64): string {
-  return url.length <= max ? url : `${url.slice(0, max - 17)}…${url.slice(-16)}`;
-}
-
-function ShownImage({ src }: { src: string }) {
-  return (
-    <Anchor href={src} target="_blank" rel="noreferrer noopener" aria-label="Open image">
-      <Image
-        src={src}
-        alt="image in the message"
-        h={96}
-        w="auto"
-        fit="contain"
-        radius="sm"
-        referrerPolicy="no-referrer"
-        style={{ border: "1px solid var(--mantine-color-default-border)", imageRendering: "pixelated", minWidth: 48 }}
-      />
-    </Anchor>
-  );
-}
-
-/**
- * An image at a remote URL. Opening a log must not fetch it: the request would tell whoever wrote
- * the payload (and controls that host) the viewer's address and when the log was read. It is shown
- * as a link, and fetched only on "Load image" (https only; an http image stays a link).
- */
-function RemoteImage({ url }: { url: string }) {
-  // The URL that was asked for, not a flag: a part reused for another log's image (same place in
-  // the next conversation) must not fetch that one unasked.
-  const [loaded, setLoaded] = useState<string | null>(null);
-  const https = /^https:\/\//i.test(url);
-  if (loaded === url && https) return <ShownImage src={url} />;
-  return (
-    <Group gap="xs" wrap="nowrap" data-testid="remote-image">
-      <Text size="sm" c="dimmed">
-        image:
-      </Text>
-      <Anchor href={url} target="_blank" rel="noreferrer noopener" size="sm" ff="monospace" title={url} style={{ wordBreak: "break-all" }}>
-        {shortUrl(url)}
-      </Anchor>
-      {https ? (
-        <Button size="compact-xs" variant="light" onClick={() => setLoaded(url)} title={`Fetches the image from ${hostOf(url)}`}>
-          Load image
-        </Button>
-      ) : null}
-    </Group>
-  );
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "its host";
-  }
-}
-
 function ContentPart({ part }: { part: Json }) {
-  if (typeof part === "string") return <Text2>{part}</Text2>;
+  if (typeof part === "string") return <MessageText>{part}</MessageText>;
   if (!isObj(part)) return <JsonBlock value={part} />;
   const type = str(part.type);
-  if (type === "text" || type === "input_text" || type === "output_text") return <Text2>{str(part.text) ?? ""}</Text2>;
+  if (type === "text" || type === "input_text" || type === "output_text") return <MessageText>{str(part.text) ?? ""}</MessageText>;
   if (type === "image_url" || type === "image") {
     const url = isObj(part.image_url) ? str(part.image_url.url) : (str(part.image_url) ?? str(part.url));
     // data: images are in the payload itself: showing them fetches nothing.
@@ -115,7 +32,7 @@ function ContentPart({ part }: { part: Json }) {
       </Text>
     );
   }
-  if (type === "refusal") return <Text2>{`Refusal: ${str(part.refusal) ?? ""}`}</Text2>;
+  if (type === "refusal") return <MessageText>{`Refusal: ${str(part.refusal) ?? ""}`}</MessageText>;
   return (
     <Stack gap={2}>
       <Text size="xs" c="dimmed">
@@ -128,7 +45,7 @@ function ContentPart({ part }: { part: Json }) {
 
 function MessageContent({ content }: { content: Json }) {
   if (content == null) return null;
-  if (typeof content === "string") return content ? <Text2>{content}</Text2> : null;
+  if (typeof content === "string") return content ? <MessageText>{content}</MessageText> : null;
   if (Array.isArray(content))
     return (
       <Stack gap={6}>
@@ -184,11 +101,11 @@ export function Message({ message, scope, toolNames }: { message: Json; scope: s
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const extra: ReactNode[] = [];
   if (message.function_call) extra.push(<ToolCall key="fc" call={{ function: message.function_call }} scope={scope} />);
-  if (str(message.refusal)) extra.push(<Text2 key="refusal">{`Refusal: ${str(message.refusal)}`}</Text2>);
+  if (str(message.refusal)) extra.push(<MessageText key="refusal">{`Refusal: ${str(message.refusal)}`}</MessageText>);
   return (
     <Paper withBorder p="sm" radius="md" data-testid="message" data-role={role}>
       <Group gap="xs" mb={6}>
-        <Badge color={ROLE_COLORS[role] ?? "gray"} variant="light" tt="none" data-testid="role">
+        <Badge color={ROLE_COLORS[role] ?? "gray"} variant="light" c="bright" tt="none" data-testid="role">
           {role}
         </Badge>
         {str(message.name) ? (
@@ -281,29 +198,6 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
     </Box>
   );
 }
-
-/** Characters of a payload stored cut short that the view shows (the rest is in the export). */
-const CUT_PREVIEW_CHARS = 20_000;
-
-/** A payload larger than the server keeps (HONE_MAX_LOGGED_PAYLOAD_BYTES): its size and how it began. */
-function CutShort({ payload, what }: { payload: Json; what: string }) {
-  const cut = isObj(payload) && isObj(payload.hone_truncated_payload) ? payload.hone_truncated_payload : null;
-  if (!cut) return null;
-  const text = str(cut.text) ?? "";
-  const bytes = typeof cut.bytes === "number" ? cut.bytes.toLocaleString("en-US") : "?";
-  return (
-    <Stack gap={4} data-testid="payload-cut-short">
-      <Text size="sm" c="orange" fw={600}>
-        The {what} was {bytes} bytes, more than the server keeps: only its beginning is stored.
-      </Text>
-      <Code block style={{ maxHeight: 320, overflow: "auto", whiteSpace: "pre-wrap", wordBreak: "break-all" }}>
-        {text.length > CUT_PREVIEW_CHARS ? `${text.slice(0, CUT_PREVIEW_CHARS)}…` : text}
-      </Code>
-    </Stack>
-  );
-}
-
-const isCutShort = (payload: Json) => isObj(payload) && isObj(payload.hone_truncated_payload);
 
 /** A chat-completion request: its messages, tools, response_format and other parameters. */
 export function RequestView({ payload, scope = "req" }: { payload: Json; scope?: string }) {

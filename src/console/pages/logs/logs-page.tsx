@@ -1,17 +1,18 @@
 import { Button, Center, Group, Loader, Stack, Switch, Text, Tooltip } from "@mantine/core";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Outlet, useNavigate, useParams, useSearch } from "@tanstack/react-router";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { formatCompact, formatNumber } from "../../lib/format";
-import { useTRPC } from "../../lib/trpc";
-import { BulkActions, ExportProgress, useJsonlExport } from "./bulk-actions";
+import { BulkActions, ExportProgress } from "./bulk-actions";
+import type { OnFilter } from "./cell-filter";
+import { ColumnChooser, useColumnVisibility } from "./column-chooser";
 import { LogsEmptyState } from "./empty-state";
 import { FilterBar } from "./filter-bar";
-import { ColumnChooser, LogsTable, type Selection, TABLE_CSS, useColumnVisibility } from "./logs-table";
-import { hasFilters, type LogsSearch, toLogFilter } from "./search";
-import { useLogs } from "./use-logs";
+import { LogsTable, type LogsTableHandle, type Selection } from "./logs-table";
+import { useJsonlExport, useLogCount, useLogs } from "./queries";
+import { filterPatch, hasFilters, type LogsSearch, patchSearch, showsInternal, toLogFilter } from "./search";
+import { TABLE_CSS } from "./table-css";
 
 const NO_SELECTION: Selection = { ids: new Set(), allMatching: false };
 
@@ -21,61 +22,97 @@ export function countLabel(c: { count: number; exact: boolean }): string {
   return c.exact ? `${formatNumber(c.count)} ${noun}` : `about ${formatCompact(c.count)} ${noun}`;
 }
 
+/** Nothing to list: no calls at all, or none matching; says what to do next. */
+function NothingListed({
+  search,
+  projectEmpty,
+  onClear,
+  onShowInternal,
+}: {
+  search: LogsSearch;
+  projectEmpty: boolean;
+  onClear(): void;
+  onShowInternal(): void;
+}) {
+  const internal = useLogCount({ internal: true }, { enabled: !showsInternal(search) });
+  const hidden = internal.data?.count ?? 0;
+  const showOwn = hidden ? (
+    <Text size="sm">
+      Hone's own calls (judges, evaluations, playground) are not listed: {countLabel(internal.data!)}.{" "}
+      <Button size="compact-sm" variant="subtle" onClick={onShowInternal}>
+        Show Hone's own calls
+      </Button>
+    </Text>
+  ) : null;
+  if (projectEmpty) {
+    return (
+      <Stack>
+        <LogsEmptyState />
+        {showOwn}
+      </Stack>
+    );
+  }
+  return (
+    <Stack align="center" p="xl" gap="xs">
+      <Text fw={600}>No logs match these filters</Text>
+      <Button size="xs" variant="default" onClick={onClear}>
+        Clear all filters
+      </Button>
+      {showOwn}
+    </Stack>
+  );
+}
+
 export function LogsPage() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const search = useSearch({ from: "/logs" });
   const navigate = useNavigate({ from: "/logs" });
   const activeId = useParams({ strict: false }).logId ?? null;
   const [live, setLive] = useState(false);
   const [selection, setSelection] = useState<Selection>(NO_SELECTION);
   const [visibility, setVisibility] = useColumnVisibility();
+  const [dropped, setDropped] = useState<string[]>([]);
+  const tableRef = useRef<LogsTableHandle>(null);
 
   // Relative ranges ("last hour") are fixed when the filter changes, so pages agree with each other.
   const searchKey = JSON.stringify(search);
   // biome-ignore lint/correctness/useExhaustiveDependencies: searchKey is the search's value
   const filter = useMemo(() => toLogFilter(search), [searchKey]);
   const { query, rows, arrivedAt } = useLogs(filter, live);
-  const count = useQuery(trpc.logs.count.queryOptions({ filter }, { refetchInterval: live ? 5000 : false, staleTime: 5000 }));
+  const count = useLogCount(filter, { live });
   const jsonl = useJsonlExport();
 
   const setSearch = useCallback(
     (patch: Partial<LogsSearch>) => {
       setSelection(NO_SELECTION);
-      void navigate({
-        search: (prev: LogsSearch) => {
-          const next: Record<string, unknown> = { ...prev, ...patch };
-          for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
-          return next as LogsSearch;
-        },
-        replace: true,
-      });
+      void navigate({ search: (prev: LogsSearch) => patchSearch(prev, patch), replace: true });
     },
     [navigate],
   );
+  // Clearing the filters keeps the choice to list Hone's own calls (a view, not a filter).
   const clear = useCallback(() => {
     setSelection(NO_SELECTION);
-    void navigate({ search: {}, replace: true });
+    void navigate({ search: (prev: LogsSearch) => (prev.internal ? { internal: 1 as const } : {}), replace: true });
   }, [navigate]);
   const open = useCallback((logId: string) => void navigate({ to: "/logs/$logId", params: { logId }, search: (s: LogsSearch) => s }), [navigate]);
-  const refreshAfterChange = useCallback(() => {
-    void queryClient.invalidateQueries({ queryKey: trpc.logs.pathKey() });
-  }, [queryClient, trpc]);
-
-  const seenModels = useMemo(
-    () => [
-      ...new Set(
-        rows
-          .slice(0, 500)
-          .map((r) => r.model)
-          .filter((m): m is string => !!m),
-      ),
-    ],
-    [rows],
+  const onFilter = useCallback<OnFilter>(
+    (field, value, exclude) => {
+      setSelection(NO_SELECTION);
+      void navigate({ to: "/logs", search: (prev: LogsSearch) => patchSearch(prev, filterPatch(prev, field, value, exclude)), replace: true });
+    },
+    [navigate],
   );
+
+  // A drawer that closes gives the keyboard back to the row it showed.
+  const lastOpen = useRef<string | null>(null);
+  useEffect(() => {
+    if (lastOpen.current && !activeId) tableRef.current?.focusRow(lastOpen.current);
+    lastOpen.current = activeId;
+  }, [activeId]);
+
+  const seenModels = useMemo(() => [...new Set(rows.slice(0, 500).flatMap((r) => (r.model ? [r.model] : [])))], [rows]);
   const selectedCount = selection.allMatching ? (count.data ?? { count: 0, exact: false }) : { count: selection.ids.size, exact: true };
   const hasSelection = selection.allMatching || selection.ids.size > 0;
-  const projectEmpty = query.isSuccess && rows.length === 0 && !hasFilters(search);
+  const projectEmpty = query.isSuccess && rows.length === 0 && !hasFilters(search) && !showsInternal(search);
 
   return (
     // The page fills the window below the header; the table takes what the filters leave.
@@ -90,11 +127,11 @@ export function LogsPage() {
           </span>
         }
         actions={
-          <>
+          <Group gap="xs" justify="flex-end">
             <Tooltip label="Show new calls as they arrive (asks every 2 s)">
               <Switch label="Live" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} aria-label="Live" />
             </Tooltip>
-            <ColumnChooser visibility={visibility} onChange={setVisibility} />
+            <ColumnChooser visibility={visibility} onChange={setVisibility} dropped={dropped} />
             <Button
               size="xs"
               variant="default"
@@ -104,11 +141,11 @@ export function LogsPage() {
             >
               Export JSONL
             </Button>
-          </>
+          </Group>
         }
       />
       {!hasSelection ? <ExportProgress progress={jsonl.progress} /> : null}
-      {projectEmpty ? null : <FilterBar search={search} onChange={setSearch} onClear={clear} seenModels={seenModels} />}
+      {projectEmpty ? null : <FilterBar search={search} onChange={setSearch} onClear={clear} seenModels={seenModels} collapsible />}
       {hasSelection ? (
         <BulkActions
           selection={selection}
@@ -118,7 +155,6 @@ export function LogsPage() {
           filter={filter}
           onSelectAllMatching={() => setSelection({ ids: new Set(rows.map((r) => r.id)), allMatching: true })}
           onClear={() => setSelection(NO_SELECTION)}
-          onChanged={refreshAfterChange}
         />
       ) : null}
       <ErrorAlert error={query.error} title="Could not load the logs" />
@@ -126,29 +162,24 @@ export function LogsPage() {
         <Center p="xl">
           <Loader aria-label="Loading logs" />
         </Center>
-      ) : projectEmpty ? (
-        <LogsEmptyState />
       ) : rows.length === 0 && query.isSuccess ? (
-        <Stack align="center" p="xl" gap="xs">
-          <Text fw={600}>No logs match these filters</Text>
-          <Group gap="xs">
-            <Button size="xs" variant="default" onClick={clear}>
-              Clear all filters
-            </Button>
-          </Group>
-        </Stack>
+        <NothingListed search={search} projectEmpty={projectEmpty} onClear={clear} onShowInternal={() => setSearch({ internal: 1 })} />
       ) : (
         <LogsTable
+          ref={tableRef}
           rows={rows}
           activeId={activeId}
           arrivedAt={arrivedAt}
           selection={selection}
           onSelectionChange={setSelection}
           onOpen={open}
+          onFilter={onFilter}
+          q={search.q}
           hasNextPage={query.hasNextPage}
           isFetchingNextPage={query.isFetchingNextPage}
           fetchNextPage={() => void query.fetchNextPage()}
           visibility={visibility}
+          onDroppedChange={setDropped}
         />
       )}
       <Outlet />

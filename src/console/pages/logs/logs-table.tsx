@@ -1,88 +1,21 @@
-import { Badge, Box, Button, Checkbox, Group, Loader, Menu, Text, Tooltip } from "@mantine/core";
-import { useLocalStorage } from "@mantine/hooks";
-import { type ColumnDef, flexRender, getCoreRowModel, useReactTable, type VisibilityState } from "@tanstack/react-table";
+import { Box, Button, Checkbox, Group, Loader, Text, Tooltip, VisuallyHidden } from "@mantine/core";
+import { flexRender, getCoreRowModel, useReactTable, type VisibilityState } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef } from "react";
-import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
-import type { LogRow } from "./use-logs";
+import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { OnFilter } from "./cell-filter";
+import { COLUMNS, type ColumnMeta, fitColumns, type TableMeta } from "./columns";
+import { LogRowView, ROW_HEIGHT } from "./log-row";
+import { type LogRow, NEW_ROW_MS } from "./queries";
+import { useRowKeyboard } from "./use-row-keyboard";
 
-export const ROW_HEIGHT = 36;
-
-export function statusColor(code: number | null | undefined): string {
-  if (code == null || code === 0) return "gray";
-  if (code < 300) return "teal";
-  if (code < 400) return "blue";
-  if (code < 500) return "orange";
-  return "red";
-}
-
-/** A status as text and colour: "200", "429", or "—" when the call got no HTTP status. */
-export function StatusBadge({ code }: { code: number | null | undefined }) {
-  const none = code == null || code === 0;
-  return (
-    <Badge
-      color={statusColor(code)}
-      variant="light"
-      radius="sm"
-      tt="none"
-      aria-label={none ? "no status" : `status ${code}`}
-      styles={{ root: { minWidth: 44 } }}
-    >
-      {none ? "—" : code}
-    </Badge>
-  );
-}
-
-/** Cost in a narrow cell: tiny amounts as "<$0.0001", the exact figure on hover. */
-function CostCell({ usd }: { usd: number | null }) {
-  const exact = formatCost(usd);
-  const short = usd != null && usd > 0 && usd < 0.0001 ? "<$0.0001" : exact;
-  return <span title={usd != null ? `$${usd}` : undefined}>{short}</span>;
-}
-
-export const SOURCE_LABELS: Record<string, string> = { gateway: "gateway", report: "report", "report-anthropic": "report (Anthropic)" };
-
-const tagsText = (m: Record<string, string>) =>
-  Object.entries(m)
-    .map(([k, v]) => `${k}=${v}`)
-    .join("  ");
-
-type ColumnMeta = { width: number; align?: "right"; label: string; grow?: boolean };
-
-const COLUMNS: ColumnDef<LogRow>[] = [
-  { id: "time", header: "Time", meta: { width: 158, label: "Time" }, cell: ({ row }) => formatTime(row.original.createdAt) },
-  { id: "source", header: "Source", meta: { width: 126, label: "Source" }, cell: ({ row }) => row.original.source },
-  {
-    id: "model",
-    header: "Model",
-    meta: { width: 196, label: "Model" },
-    cell: ({ row }) => <span title={row.original.model ?? undefined}>{row.original.model ?? "–"}</span>,
-  },
-  { id: "provider", header: "Provider", meta: { width: 100, label: "Provider" }, cell: ({ row }) => row.original.provider ?? "–" },
-  { id: "status", header: "Status", meta: { width: 62, label: "Status" }, cell: ({ row }) => <StatusBadge code={row.original.statusCode} /> },
-  { id: "latency", header: "Latency", meta: { width: 70, align: "right", label: "Latency" }, cell: ({ row }) => formatMs(row.original.durationMs) },
-  { id: "tokensIn", header: "In", meta: { width: 54, align: "right", label: "Tokens in" }, cell: ({ row }) => formatNumber(row.original.inputTokens) },
-  { id: "tokensOut", header: "Out", meta: { width: 54, align: "right", label: "Tokens out" }, cell: ({ row }) => formatNumber(row.original.outputTokens) },
-  { id: "cost", header: "Cost", meta: { width: 88, align: "right", label: "Cost" }, cell: ({ row }) => <CostCell usd={row.original.costUsd} /> },
-  { id: "cache", header: "Cache", meta: { width: 50, label: "Cache hit" }, cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
-  {
-    id: "tags",
-    header: "Tags",
-    meta: { width: 120, label: "Tags", grow: true },
-    cell: ({ row }) => {
-      const t = tagsText(row.original.metadata);
-      return (
-        <Text size="xs" ff="monospace" truncate="end" title={t} c="dimmed">
-          {t}
-        </Text>
-      );
-    },
-  },
-];
-
-export const COLUMN_LABELS = COLUMNS.map((c) => ({ id: c.id!, label: (c.meta as ColumnMeta).label }));
+/** The checkbox and the row's filter menu, before the columns. */
+const LEAD = "34px 30px";
+const LEAD_PX = 64;
 
 export type Selection = { ids: Set<string>; allMatching: boolean };
+
+/** What the page can ask of the table: put the keyboard on a row (the one a drawer showed). */
+export type LogsTableHandle = { focusRow(id: string | null): void };
 
 type Props = {
   rows: LogRow[];
@@ -91,66 +24,61 @@ type Props = {
   selection: Selection;
   onSelectionChange(s: Selection): void;
   onOpen(id: string): void;
+  onFilter: OnFilter;
+  /** The text search, marked in the previews. */
+  q: string | undefined;
   hasNextPage: boolean;
   isFetchingNextPage: boolean;
   fetchNextPage(): void;
   visibility: VisibilityState;
+  /** Told which chosen columns were left out to fit the window. */
+  onDroppedChange(ids: string[]): void;
 };
 
-export function useColumnVisibility() {
-  return useLocalStorage<VisibilityState>({ key: "hone-logs-columns", defaultValue: { provider: false } });
+/** The width of the table's box without its scrollbar, followed as the window changes. */
+function useInnerWidth(ref: React.RefObject<HTMLDivElement | null>) {
+  const [width, setWidth] = useState(0);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const read = () => setWidth(el.clientWidth);
+    read();
+    const ro = new ResizeObserver(read);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [ref]);
+  return width;
 }
 
-/** The column chooser: a menu of checkboxes, remembered in localStorage. */
-export function ColumnChooser({ visibility, onChange }: { visibility: VisibilityState; onChange(v: VisibilityState): void }) {
-  return (
-    <Menu closeOnItemClick={false} position="bottom-end" withinPortal>
-      <Menu.Target>
-        <Button variant="default" size="xs">
-          Columns
-        </Button>
-      </Menu.Target>
-      <Menu.Dropdown aria-label="Visible columns">
-        {COLUMN_LABELS.map((c) => (
-          <Menu.Item key={c.id} component="div">
-            <Checkbox
-              label={c.label}
-              size="xs"
-              checked={visibility[c.id] !== false}
-              onChange={(e) => onChange({ ...visibility, [c.id]: e.currentTarget.checked })}
-            />
-          </Menu.Item>
-        ))}
-      </Menu.Dropdown>
-    </Menu>
-  );
-}
-
-export function LogsTable({
-  rows,
-  activeId,
-  arrivedAt,
-  selection,
-  onSelectionChange,
-  onOpen,
-  hasNextPage,
-  isFetchingNextPage,
-  fetchNextPage,
-  visibility,
-}: Props) {
+/**
+ * The logs, virtualised: only the rows on screen are in the page. One tab stop (the current row);
+ * the keyboard moves between rows, opens, selects and filters (useShortcuts lists the keys).
+ */
+export const LogsTable = forwardRef<LogsTableHandle, Props>(function LogsTable(props, ref) {
+  const { rows, activeId, arrivedAt, selection, onSelectionChange, onOpen, onFilter, q, hasNextPage, isFetchingNextPage, fetchNextPage, visibility } = props;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const width = useInnerWidth(scrollRef);
+  const chosen = useMemo(() => COLUMNS.map((c) => c.id!).filter((id) => visibility[id] !== false), [visibility]);
+  const fit = useMemo(() => fitColumns(chosen, width, LEAD_PX), [chosen, width]);
+  const droppedKey = fit.dropped.join(",");
+  const { onDroppedChange } = props;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: droppedKey is fit.dropped's value
+  useEffect(() => onDroppedChange(fit.dropped), [droppedKey, onDroppedChange]);
+  const columnVisibility = useMemo(() => Object.fromEntries(COLUMNS.map((c) => [c.id!, fit.shown.has(c.id!)])), [fit]);
+  const tableMeta = useMemo<TableMeta>(() => ({ onFilter, q }), [onFilter, q]);
   const table = useReactTable({
     data: rows,
     columns: COLUMNS,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (r) => r.id,
-    state: { columnVisibility: visibility },
+    state: { columnVisibility },
+    meta: tableMeta,
   });
   const columns = table.getVisibleLeafColumns();
-  const widths = columns.map((c) => (c.columnDef.meta as ColumnMeta).width);
-  const template = `36px ${columns.map((c, i) => ((c.columnDef.meta as ColumnMeta).grow ? `minmax(${widths[i]}px, 1fr)` : `${widths[i]}px`)).join(" ")}`;
-  const minWidth = 36 + widths.reduce((a, b) => a + b, 0);
+  const metas = columns.map((c) => c.columnDef.meta as ColumnMeta);
+  const template = `${LEAD} ${metas.map((m) => (m.grow ? `minmax(${m.width}px, 1fr)` : `${m.width}px`)).join(" ")}`;
+  const minWidth = LEAD_PX + metas.reduce((a, m) => a + m.width, 0);
 
-  const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const items = virtualizer.getVirtualItems();
 
@@ -171,26 +99,19 @@ export function LogsTable({
     if (last && last.index >= rows.length - 25 && hasNextPage && !isFetchingNextPage) fetchNextPage();
   }, [last, rows.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
 
+  const { tabStop, setCurrent, focusIndex, menuFor, setMenuFor, toggle } = useRowKeyboard({
+    ids,
+    activeId,
+    scrollRef,
+    virtualizer,
+    selection,
+    onSelectionChange,
+    onOpen,
+  });
+  useImperativeHandle(ref, () => ({ focusRow: (id) => focusIndex(Math.max(0, id ? ids.indexOf(id) : 0)) }), [focusIndex, ids]);
+
   const allLoadedSelected = selection.allMatching || (rows.length > 0 && rows.every((r) => selection.ids.has(r.id)));
   const someSelected = selection.ids.size > 0 && !allLoadedSelected;
-  const toggle = (id: string, on: boolean) => {
-    const next = new Set(selection.ids);
-    if (on) next.add(id);
-    else next.delete(id);
-    onSelectionChange({ ids: next, allMatching: false });
-  };
-  const onKey = (e: KeyboardEvent<HTMLDivElement>, id: string, index: number) => {
-    if (e.key === "Enter") onOpen(id);
-    else if (e.key === "ArrowDown" || e.key === "j" || e.key === "ArrowUp" || e.key === "k") {
-      e.preventDefault();
-      const to = Math.max(0, Math.min(rows.length - 1, index + (e.key === "ArrowDown" || e.key === "j" ? 1 : -1)));
-      virtualizer.scrollToIndex(to);
-      requestAnimationFrame(() => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${to}"]`)?.focus());
-    } else if (e.key === " " || e.key === "x") {
-      e.preventDefault();
-      toggle(id, !selection.ids.has(id));
-    }
-  };
   const now = Date.now();
 
   return (
@@ -215,6 +136,9 @@ export function LogsTable({
                 }
               />
             </th>
+            <th>
+              <VisuallyHidden>Filter menu</VisuallyHidden>
+            </th>
             {table.getHeaderGroups()[0]!.headers.map((h) => (
               <th key={h.id} style={{ padding: "0 8px", fontSize: 12, fontWeight: 600, textAlign: (h.column.columnDef.meta as ColumnMeta).align ?? "left" }}>
                 {flexRender(h.column.columnDef.header, h.getContext())}
@@ -226,59 +150,28 @@ export function LogsTable({
           {items.map((item) => {
             const row = table.getRowModel().rows[item.index];
             if (!row) return null;
-            const log = row.original;
-            const selected = selection.allMatching || selection.ids.has(log.id);
-            const arrived = arrivedAt.get(log.id);
-            const fresh = arrived !== undefined && now - arrived < 3000;
+            const arrived = arrivedAt.get(row.id);
             return (
-              <tr
-                key={log.id}
-                tabIndex={0}
-                data-index={item.index}
-                data-log-id={log.id}
-                aria-selected={selected}
-                aria-current={activeId === log.id ? "true" : undefined}
-                aria-rowindex={item.index + 2}
-                className={`hone-log-row${fresh ? " hone-log-row-new" : ""}${activeId === log.id ? " hone-log-row-active" : ""}${
-                  log.statusCode != null && log.statusCode >= 400 ? " hone-log-row-error" : ""
-                }`}
-                onClick={() => onOpen(log.id)}
-                onKeyDown={(e) => onKey(e, log.id, item.index)}
-                style={{
-                  position: "absolute",
-                  top: 0,
-                  left: 0,
-                  width: "100%",
-                  height: ROW_HEIGHT,
-                  transform: `translateY(${item.start}px)`,
-                  display: "grid",
-                  gridTemplateColumns: template,
-                  alignItems: "center",
-                  cursor: "pointer",
+              <LogRowView
+                key={row.id}
+                row={row}
+                index={item.index}
+                start={item.start}
+                template={template}
+                tabStop={row.id === tabStop}
+                active={activeId === row.id}
+                fresh={arrived !== undefined && now - arrived < NEW_ROW_MS}
+                selected={selection.allMatching || selection.ids.has(row.id)}
+                menuOpened={menuFor === row.id}
+                onMenuChange={(opened) => {
+                  setMenuFor(opened ? row.id : null);
+                  if (!opened && menuFor === row.id) focusIndex(item.index);
                 }}
-              >
-                {/* biome-ignore lint/a11y/useKeyWithClickEvents: the checkbox inside takes the keyboard */}
-                <td style={{ paddingLeft: 10, display: "flex" }} onClick={(e) => e.stopPropagation()}>
-                  <Checkbox size="xs" aria-label={`Select log ${log.id}`} checked={selected} onChange={(e) => toggle(log.id, e.currentTarget.checked)} />
-                </td>
-                {row.getVisibleCells().map((cell) => (
-                  <td
-                    key={cell.id}
-                    data-column={cell.column.id}
-                    style={{
-                      padding: "0 8px",
-                      fontSize: 13,
-                      whiteSpace: "nowrap",
-                      overflow: "hidden",
-                      textOverflow: "ellipsis",
-                      textAlign: (cell.column.columnDef.meta as ColumnMeta).align ?? "left",
-                      fontVariantNumeric: "tabular-nums",
-                    }}
-                  >
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </td>
-                ))}
-              </tr>
+                onFocus={() => setCurrent(row.id)}
+                onOpen={onOpen}
+                onToggle={toggle}
+                onFilter={onFilter}
+              />
             );
           })}
         </tbody>
@@ -299,15 +192,4 @@ export function LogsTable({
       ) : null}
     </Box>
   );
-}
-
-/** Row styles (hover, selection, the live tail's highlight), both themes. */
-export const TABLE_CSS = `
-.hone-logs-head { background: var(--mantine-color-body); border-bottom: 1px solid var(--mantine-color-default-border); }
-.hone-log-row { border-bottom: 1px solid var(--mantine-color-default-border); outline-offset: -2px; }
-.hone-log-row:hover { background: var(--mantine-color-default-hover); }
-.hone-log-row[aria-selected="true"] { background: var(--mantine-primary-color-light); }
-.hone-log-row-active { box-shadow: inset 3px 0 0 var(--mantine-primary-color-filled); background: var(--mantine-color-default-hover); }
-.hone-log-row-new { animation: hone-log-new 3s ease-out; }
-@keyframes hone-log-new { from { background: var(--mantine-color-yellow-light); } to { background: transparent; } }
-`;
+});

@@ -6,8 +6,14 @@ export type LogFilterInput = NonNullable<RouterInputs["logs"]["list"]["filter"]>
 
 export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
-export const SOURCES = ["gateway", "report", "report-anthropic"] as const;
+export const SOURCES = ["gateway", "report", "report-anthropic", "internal"] as const;
 export type Source = (typeof SOURCES)[number];
+export const SOURCE_LABELS: Record<string, string> = {
+  gateway: "gateway",
+  report: "report",
+  "report-anthropic": "report (Anthropic)",
+  internal: "internal (Hone's own)",
+};
 export const RANGES = ["1h", "24h", "7d", "30d", "custom"] as const;
 export type Range = (typeof RANGES)[number];
 export const RANGE_LABELS: Record<Range, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", custom: "Custom" };
@@ -28,7 +34,22 @@ export type LogsSearch = {
   tag?: string[];
   completionId?: string;
   q?: string;
+  /** 1: Hone's own calls (judges, evaluations, playground...) are listed too; absent: only the application's. */
+  internal?: 1;
+  /** "Is not" filters (one value each, as the API takes them). */
+  notModel?: string;
+  notStatus?: number;
+  notStatusClass?: StatusClass;
+  notSource?: Source;
+  notProvider?: string;
+  /** Tag pairs a log must not have, each "key=value". */
+  notTag?: string[];
+  /** Tag keys a log must not have at all. */
+  noTag?: string[];
 };
+
+/** The fields a value in a row can filter by (and exclude). */
+export type FilterField = "model" | "status" | "source" | "provider" | "tag";
 
 const MAX_TEXT = 500;
 const text = (v: unknown): string | undefined => {
@@ -45,14 +66,24 @@ const isoDate = (v: unknown): string | undefined => {
   const d = new Date(s);
   return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 };
+const statusCode = (v: unknown): number | undefined => {
+  const n = typeof v === "string" ? Number(v) : v;
+  return typeof n === "number" && Number.isInteger(n) && n >= 0 && n <= 999 ? n : undefined;
+};
+const list = (v: unknown): string[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(text).filter((t): t is string => !!t);
+/** "key=value" pairs with a non-empty key, at most 20, each once. */
+const pairs = (v: unknown): string[] | undefined => {
+  const out = [...new Set(list(v).filter((t) => t.indexOf("=") > 0))].slice(0, 20);
+  return out.length ? out : undefined;
+};
 
 /** The route's `validateSearch`: anything unknown or malformed is dropped, never an error. */
 export function parseLogsSearch(raw: Record<string, unknown>): LogsSearch {
   const out: LogsSearch = {};
   const model = text(raw.model);
   if (model) out.model = model;
-  const status = typeof raw.status === "string" ? Number(raw.status) : raw.status;
-  if (typeof status === "number" && Number.isInteger(status) && status >= 0 && status <= 999) out.status = status;
+  const status = statusCode(raw.status);
+  if (status !== undefined) out.status = status;
   const statusClass = oneOf(STATUS_CLASSES, raw.statusClass);
   if (statusClass) out.statusClass = statusClass;
   const source = oneOf(SOURCES, raw.source);
@@ -69,15 +100,27 @@ export function parseLogsSearch(raw: Record<string, unknown>): LogsSearch {
     if (from) out.from = from;
     if (to) out.to = to;
   }
-  const tags = (Array.isArray(raw.tag) ? raw.tag : raw.tag === undefined ? [] : [raw.tag])
-    .map(text)
-    .filter((t): t is string => !!t && t.includes("=") && t.indexOf("=") > 0)
-    .slice(0, 20);
-  if (tags.length) out.tag = [...new Set(tags)];
+  const tags = pairs(raw.tag);
+  if (tags) out.tag = tags;
   const completionId = text(raw.completionId);
   if (completionId) out.completionId = completionId;
   const q = text(raw.q);
   if (q) out.q = q;
+  if (raw.internal === 1 || raw.internal === "1" || raw.internal === true || raw.internal === "true") out.internal = 1;
+  const notModel = text(raw.notModel);
+  if (notModel) out.notModel = notModel;
+  const notStatus = statusCode(raw.notStatus);
+  if (notStatus !== undefined) out.notStatus = notStatus;
+  const notStatusClass = oneOf(STATUS_CLASSES, raw.notStatusClass);
+  if (notStatusClass) out.notStatusClass = notStatusClass;
+  const notSource = oneOf(SOURCES, raw.notSource);
+  if (notSource) out.notSource = notSource;
+  const notProvider = text(raw.notProvider);
+  if (notProvider) out.notProvider = notProvider.slice(0, 100);
+  const notTag = pairs(raw.notTag);
+  if (notTag) out.notTag = notTag;
+  const noTag = [...new Set(list(raw.noTag).map((k) => k.slice(0, 200)))].slice(0, 20);
+  if (noTag.length) out.noTag = noTag;
   return out;
 }
 
@@ -86,7 +129,11 @@ export function splitTag(tag: string): { key: string; value: string } {
   return { key: tag.slice(0, i), value: tag.slice(i + 1) };
 }
 
-export const hasFilters = (s: LogsSearch) => Object.keys(s).length > 0;
+/** Whether anything narrows the list (showing Hone's own calls widens it: not a filter). */
+export const hasFilters = (s: LogsSearch) => Object.keys(s).some((k) => k !== "internal");
+
+/** Whether Hone's own calls are listed: asked for, or a filter that can only match them. */
+export const showsInternal = (s: LogsSearch) => s.internal === 1 || s.source === "internal";
 
 /** The API filter for a search; relative ranges end at `now`. */
 export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterInput {
@@ -105,5 +152,53 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
   if (s.tag?.length) f.metadata = s.tag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
   if (s.completionId) f.completionId = s.completionId;
   if (s.q) f.search = s.q;
+  // The application's calls only, unless Hone's own are asked for.
+  if (!showsInternal(s)) f.internal = false;
+  const not: NonNullable<LogFilterInput["not"]> = {};
+  if (s.notModel) not.model = s.notModel;
+  if (s.notStatus !== undefined) not.statusCode = s.notStatus;
+  if (s.notStatusClass) not.statusClass = s.notStatusClass;
+  if (s.notSource) not.source = s.notSource;
+  if (s.notProvider) not.provider = s.notProvider;
+  if (Object.keys(not).length) f.not = not;
+  if (s.notTag?.length) f.metadataNot = s.notTag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
+  if (s.noTag?.length) f.tagsAbsent = s.noTag;
   return f;
+}
+
+/** The search patch that filters by a value ("is"), or excludes it ("is not"). */
+export function filterPatch(s: LogsSearch, field: FilterField, value: string, exclude: boolean): Partial<LogsSearch> {
+  switch (field) {
+    case "model":
+      return exclude ? { notModel: value, model: s.model === value ? undefined : s.model } : { model: value, notModel: undefined };
+    case "status": {
+      const code = statusCode(value);
+      if (code === undefined) return exclude ? { notStatusClass: "none" } : { statusClass: "none", status: undefined };
+      return exclude ? { notStatus: code, status: s.status === code ? undefined : s.status } : { status: code, notStatus: undefined };
+    }
+    case "source": {
+      const src = oneOf(SOURCES, value);
+      if (!src) return {};
+      return exclude ? { notSource: src, source: s.source === src ? undefined : s.source } : { source: src, notSource: undefined };
+    }
+    case "provider":
+      return exclude ? { notProvider: value, provider: s.provider === value ? undefined : s.provider } : { provider: value, notProvider: undefined };
+    case "tag": {
+      const tags = s.tag ?? [];
+      const notTags = s.notTag ?? [];
+      if (exclude) {
+        const rest = tags.filter((t) => t !== value);
+        return { notTag: [...new Set([...notTags, value])].slice(0, 20), tag: rest.length ? rest : undefined };
+      }
+      const rest = notTags.filter((t) => t !== value);
+      return { tag: [...new Set([...tags, value])].slice(0, 20), notTag: rest.length ? rest : undefined };
+    }
+  }
+}
+
+/** A search with a patch applied: undefined values are dropped (they leave the URL). */
+export function patchSearch(prev: LogsSearch, patch: Partial<LogsSearch>): LogsSearch {
+  const next: Record<string, unknown> = { ...prev, ...patch };
+  for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
+  return next as LogsSearch;
 }

@@ -1,18 +1,16 @@
 import "@mantine/charts/styles.css";
-import { Anchor, Autocomplete, Button, Code, Group, Loader, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, TextInput, Title } from "@mantine/core";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { Link, useNavigate, useSearch } from "@tanstack/react-router";
-import { useEffect, useState } from "react";
-import { CopyTextButton } from "../settings/copy-text-button";
+import { Button, Group, Loader, SegmentedControl, Select, Stack, Text, TextInput } from "@mantine/core";
+import { useNavigate, useSearch } from "@tanstack/react-router";
+import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { formatCost, formatMs, formatNumber } from "../../lib/format";
-import { useTRPC } from "../../lib/trpc";
-import { curlSnippet, gatewayBaseUrl } from "../settings/snippets";
+import { type UsageInput, useUsage } from "./queries";
+import { TagKeyPicker } from "./tag-key-picker";
 import { UsageCharts } from "./usage-charts";
-import type { Figures } from "./usage-groups";
-import { UsageTable } from "./usage-table";
+import { UsageEmptyState } from "./usage-empty";
 import { RANGE_PRESETS, resolveRange, type UsageSearch, type UsageSplit } from "./usage-search";
+import { UsageTable } from "./usage-table";
+import { OwnCallsCard, Totals } from "./usage-totals";
 
 const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
   { value: "none", label: "None" },
@@ -22,98 +20,7 @@ const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
   { value: "tag", label: "Tag" },
 ];
 
-function Stat({ label, value, testId, exact, hint }: { label: string; value: string; testId: string; exact: number | null; hint?: string }) {
-  return (
-    <Paper withBorder p="sm" radius="md">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700} style={{ whiteSpace: "nowrap" }}>
-        {label}
-      </Text>
-      <Text fz={24} fw={700} data-testid={testId} data-value={exact ?? ""} title={exact == null ? undefined : String(exact)}>
-        {value}
-      </Text>
-      {hint ? (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      ) : null}
-    </Paper>
-  );
-}
-
-function Totals({ totals }: { totals: Figures }) {
-  const rate = totals.requests ? totals.errors / totals.requests : null;
-  return (
-    <SimpleGrid cols={{ base: 2, sm: 4, lg: 7 }} spacing="sm">
-      <Stat label="Requests" testId="total-requests" value={formatNumber(totals.requests)} exact={totals.requests} />
-      <Stat label="Input tokens" testId="total-input-tokens" value={formatNumber(totals.inputTokens)} exact={totals.inputTokens} />
-      <Stat label="Output tokens" testId="total-output-tokens" value={formatNumber(totals.outputTokens)} exact={totals.outputTokens} />
-      <Stat label="Cost" testId="total-cost" value={formatCost(totals.costUsd)} exact={totals.costUsd} />
-      <Stat
-        label="Error rate"
-        testId="total-error-rate"
-        value={rate == null ? "–" : `${(rate * 100).toFixed(1)}%`}
-        exact={rate}
-        hint={`${formatNumber(totals.errors)} errors`}
-      />
-      <Stat label="p50 latency" testId="total-p50" value={formatMs(totals.p50Ms)} exact={totals.p50Ms} />
-      <Stat label="p95 latency" testId="total-p95" value={formatMs(totals.p95Ms)} exact={totals.p95Ms} />
-    </SimpleGrid>
-  );
-}
-
-function EmptyState() {
-  const base = gatewayBaseUrl();
-  const snippet = curlSnippet(base);
-  return (
-    <Paper withBorder p="lg" radius="md" data-testid="usage-empty">
-      <Stack gap="sm">
-        <Title order={3}>No calls in this range</Title>
-        <Text c="dimmed" size="sm">
-          Send a call through Hone (or report one) and it shows up here. Choose a longer range above, or start with this call; more snippets are in{" "}
-          <Anchor renderRoot={(props) => <Link {...props} to="/settings" search={{ tab: "get-started" }} />}>Settings → Get started</Anchor>.
-        </Text>
-        <Group align="flex-start" wrap="nowrap" gap="xs">
-          <Code block style={{ flex: 1, overflowX: "auto" }}>
-            {snippet}
-          </Code>
-          <CopyTextButton value={snippet} label="Copy curl snippet" />
-        </Group>
-      </Stack>
-    </Paper>
-  );
-}
-
-/** The tag key to split by: suggested from the newest logs' tags, committed on pick, Enter or blur. */
-function TagKeyPicker({ value, onCommit }: { value: string; onCommit: (key: string) => void }) {
-  const trpc = useTRPC();
-  const keys = useQuery(trpc.logs.tagKeys.queryOptions(undefined, { staleTime: 60_000 }));
-  const [text, setText] = useState(value);
-  useEffect(() => setText(value), [value]);
-  const commit = (v: string) => {
-    const key = v.trim();
-    if (key && key !== value) onCommit(key);
-  };
-  return (
-    <Autocomplete
-      label="Tag key"
-      placeholder="e.g. prompt_id"
-      w={200}
-      data={(keys.data ?? []).map((k) => k.key)}
-      value={text}
-      onChange={setText}
-      onOptionSubmit={commit}
-      onBlur={() => commit(text)}
-      onKeyDown={(e) => {
-        if (e.key === "Enter") commit(text);
-      }}
-      rightSection={keys.isFetching ? <Loader size="xs" /> : null}
-      comboboxProps={{ withinPortal: true }}
-    />
-  );
-}
-
 export function UsagePage() {
-  const trpc = useTRPC();
   const search = useSearch({ from: "/usage" }) as UsageSearch;
   const navigate = useNavigate({ from: "/usage" });
   const [now, setNow] = useState(() => Date.now());
@@ -122,23 +29,29 @@ export function UsagePage() {
   const tagKey = split === "tag" ? (search.tag ?? "") : "";
   const set = (patch: Partial<UsageSearch>) => navigate({ search: (prev: UsageSearch) => ({ ...prev, ...patch }), replace: false });
 
-  const input = {
-    from: r.from.toISOString(),
-    to: r.to.toISOString(),
-    bucket: r.bucket,
-    groupBy: split === "tag" && !tagKey ? ("none" as const) : split,
-    ...(split === "tag" && tagKey ? { tagKey } : {}),
-  };
-  const usage = useQuery(trpc.logs.usage.queryOptions(input, { enabled: !r.problem, placeholderData: keepPreviousData }));
+  const range = { from: r.from.toISOString(), to: r.to.toISOString(), bucket: r.bucket };
+  const groupBy = split === "tag" && !tagKey ? ("none" as const) : split;
+  // The main figures are the application's calls; Hone's own (judges, evaluations, ...) are summed
+  // apart. Split by source, the charts and the table show every call, Hone's own as `internal`.
+  const bySource = groupBy === "source";
+  const app: UsageInput = { ...range, groupBy: bySource ? "none" : groupBy, ...(groupBy === "tag" ? { tagKey } : {}), filter: { internal: false } };
+  const own: UsageInput = { ...range, groupBy: "none", filter: { internal: true } };
+  const all: UsageInput = { ...range, groupBy: "source" };
+  const enabled = !r.problem;
+  const usage = useUsage(app, { enabled });
+  const ownUsage = useUsage(own, { enabled });
+  const sourceUsage = useUsage(all, { enabled: enabled && bySource });
   const data = usage.data;
+  const splitUsage = bySource ? sourceUsage.data : data;
+  const fetching = usage.isFetching || ownUsage.isFetching || sourceUsage.isFetching;
 
   return (
     <Stack gap="md">
       <PageHeader
         title="Usage"
-        description="Requests, tokens, cost, errors and latency over time. Buckets are UTC hours or days; every figure is summed from the logs."
+        description="Your application's requests, tokens, cost, errors and latency over time, with Hone's own calls apart. Buckets are UTC hours or days; every figure is summed from the logs."
         actions={
-          <Button variant="default" onClick={() => setNow(Date.now())} loading={usage.isFetching && !usage.isPending}>
+          <Button variant="default" onClick={() => setNow(Date.now())} loading={fetching && !usage.isPending}>
             Refresh
           </Button>
         }
@@ -196,19 +109,27 @@ export function UsagePage() {
           Choose a tag key to split by; until then the calls are not split.
         </Text>
       ) : null}
+      {bySource ? (
+        <Text size="sm" c="dimmed">
+          Split by source, the charts and the table count every call, Hone's own calls as the group "internal".
+        </Text>
+      ) : null}
       {r.problem ? <ErrorAlert error={new Error(r.problem)} title="Choose another range" /> : null}
-      <ErrorAlert error={usage.error} title="Usage could not be loaded" />
+      <ErrorAlert error={usage.error ?? ownUsage.error ?? sourceUsage.error} title="Usage could not be loaded" />
       {usage.isPending && !r.problem ? <Loader aria-label="Loading usage" /> : null}
       {data ? (
-        <Stack gap="md" style={{ opacity: usage.isPlaceholderData ? 0.6 : 1 }} aria-busy={usage.isFetching}>
+        <Stack gap="md" style={{ opacity: usage.isPlaceholderData ? 0.6 : 1 }} aria-busy={fetching}>
           <Totals totals={data.totals} />
-          {data.totals.requests === 0 ? (
-            <EmptyState />
-          ) : (
+          {ownUsage.data ? <OwnCallsCard totals={ownUsage.data.totals} /> : null}
+          {data.totals.requests === 0 && !(bySource && splitUsage?.totals.requests) ? (
+            <UsageEmptyState />
+          ) : splitUsage ? (
             <>
-              <UsageCharts usage={data} split={input.groupBy} tagKey={tagKey} />
-              <UsageTable usage={data} split={input.groupBy} tagKey={tagKey} />
+              <UsageCharts usage={splitUsage} split={groupBy} tagKey={tagKey} />
+              <UsageTable usage={splitUsage} split={groupBy} tagKey={tagKey} totalLabel={bySource ? "Total (Hone's own calls included)" : "Total"} />
             </>
+          ) : (
+            <Loader aria-label="Loading usage by source" />
           )}
         </Stack>
       ) : null}

@@ -35,14 +35,14 @@ function Cells({ f }: { f: Figures }) {
 }
 
 /** One row per group over the whole range, and the totals. */
-export function UsageTable({ usage, split, tagKey }: { usage: Usage; split: GroupBy; tagKey: string }) {
+export function UsageTable({ usage, split, tagKey, totalLabel = "Total" }: { usage: Usage; split: GroupBy; tagKey: string; totalLabel?: string }) {
   const title = split === "tag" ? `Tag ${tagKey}` : SPLIT_TITLE[split];
   return (
     <Paper withBorder radius="md" p="md">
       <Title order={4} mb="sm">
         {split === "none" ? "Totals" : `By ${title.toLowerCase()}`}
       </Title>
-      <Table.ScrollContainer minWidth={760}>
+      <Table.ScrollContainer minWidth={600}>
         <Table striped highlightOnHover data-testid="usage-table" aria-label={split === "none" ? "Usage totals" : `Usage by ${title.toLowerCase()}`}>
           <Table.Thead>
             <Table.Tr>
@@ -73,7 +73,7 @@ export function UsageTable({ usage, split, tagKey }: { usage: Usage; split: Grou
           </Table.Tbody>
           <Table.Tfoot>
             <Table.Tr data-group="total" fw={700}>
-              <Table.Td>Total</Table.Td>
+              <Table.Td>{totalLabel}</Table.Td>
               <Cells f={usage.totals} />
             </Table.Tr>
           </Table.Tfoot>

@@ -1,0 +1,195 @@
+import { Highlight, Text } from "@mantine/core";
+import type { CellContext, ColumnDef } from "@tanstack/react-table";
+import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
+import { FilterValue, type OnFilter } from "./cell-filter";
+import type { LogRow } from "./queries";
+import { SOURCE_LABELS } from "./search";
+import { StatusBadge } from "./status-badge";
+
+/**
+ * A column's layout: its width (the least it takes when it grows), and its priority when the
+ * window is too narrow for every chosen column (the lowest goes first; KEEP never goes).
+ */
+export type ColumnMeta = { width: number; align?: "right"; label: string; grow?: boolean; priority: number };
+export const KEEP = Number.POSITIVE_INFINITY;
+
+/** What cells need from the page: the filter action and the search term to highlight. */
+export type TableMeta = { onFilter: OnFilter; q: string | undefined };
+const metaOf = (c: CellContext<LogRow, unknown>) => c.table.options.meta as TableMeta;
+
+/** A source as the table names it: "gateway", or "internal · judge" for Hone's own calls. */
+export function sourceLabel(log: Pick<LogRow, "source" | "internalKind">): string {
+  if (log.source === "internal") return log.internalKind ? `internal · ${log.internalKind}` : "internal";
+  return SOURCE_LABELS[log.source] ?? log.source;
+}
+
+/** Month, day and time (the year is in the tooltip): narrow enough for small windows. */
+function shortTime(iso: string): string {
+  return formatTime(iso).slice(5);
+}
+
+function CostCell({ usd }: { usd: number | null }) {
+  const exact = formatCost(usd);
+  const short = usd != null && usd > 0 && usd < 0.0001 ? "<$0.0001" : exact;
+  return <span title={usd != null ? `$${usd}` : undefined}>{short}</span>;
+}
+
+/** A preview (the last user message, the first answer), cut to the cell; the search term marked. */
+function PreviewCell({ text, q }: { text: string | null; q: string | undefined }) {
+  if (!text) return <span title="none">–</span>;
+  const common = { component: "span" as const, size: "sm", truncate: "end" as const, title: text, style: { display: "block" } };
+  return q ? (
+    <Highlight {...common} highlight={q}>
+      {text}
+    </Highlight>
+  ) : (
+    <Text {...common}>{text}</Text>
+  );
+}
+
+const meta = (m: ColumnMeta) => m;
+
+export const COLUMNS: ColumnDef<LogRow>[] = [
+  {
+    id: "time",
+    header: "Requested",
+    meta: meta({ width: 120, label: "Requested (time)", priority: KEEP }),
+    cell: ({ row }) => {
+      const at = row.original.requestedAt ?? row.original.createdAt;
+      return <span title={`Requested ${formatTime(at)}, logged ${formatTime(row.original.createdAt)}`}>{shortTime(at)}</span>;
+    },
+  },
+  {
+    id: "status",
+    header: "Status",
+    meta: meta({ width: 60, label: "Status", priority: KEEP }),
+    cell: (c) => {
+      const code = c.row.original.statusCode;
+      return (
+        <FilterValue field="status" value={code == null || code === 0 ? "none" : String(code)} onFilter={metaOf(c).onFilter}>
+          <StatusBadge code={code} />
+        </FilterValue>
+      );
+    },
+  },
+  {
+    id: "model",
+    header: "Model",
+    meta: meta({ width: 140, label: "Model", priority: KEEP }),
+    cell: (c) => {
+      const model = c.row.original.model;
+      return model ? (
+        <FilterValue field="model" value={model} onFilter={metaOf(c).onFilter}>
+          {model}
+        </FilterValue>
+      ) : (
+        "–"
+      );
+    },
+  },
+  {
+    id: "input",
+    header: "Input",
+    meta: meta({ width: 120, label: "Input (preview)", grow: true, priority: 6 }),
+    cell: (c) => <PreviewCell text={c.row.original.inputPreview} q={metaOf(c).q} />,
+  },
+  {
+    id: "output",
+    header: "Output",
+    meta: meta({ width: 120, label: "Output (preview)", grow: true, priority: 5 }),
+    cell: (c) => <PreviewCell text={c.row.original.outputPreview} q={metaOf(c).q} />,
+  },
+  {
+    id: "latency",
+    header: "Latency",
+    meta: meta({ width: 70, align: "right", label: "Latency", priority: KEEP }),
+    cell: ({ row }) => formatMs(row.original.durationMs),
+  },
+  {
+    id: "cost",
+    header: "Cost",
+    meta: meta({ width: 86, align: "right", label: "Cost", priority: KEEP }),
+    cell: ({ row }) => <CostCell usd={row.original.costUsd} />,
+  },
+  {
+    id: "source",
+    header: "Source",
+    meta: meta({ width: 124, label: "Source", priority: 4 }),
+    cell: (c) => (
+      <FilterValue field="source" value={c.row.original.source} onFilter={metaOf(c).onFilter}>
+        {sourceLabel(c.row.original)}
+      </FilterValue>
+    ),
+  },
+  {
+    id: "tags",
+    header: "Tags",
+    meta: meta({ width: 110, label: "Tags", grow: true, priority: 3 }),
+    cell: (c) => {
+      const entries = Object.entries(c.row.original.metadata);
+      if (!entries.length) return null;
+      const all = entries.map(([k, v]) => `${k}=${v}`);
+      return (
+        <Text size="xs" component="span" truncate="end" title={all.join("  ")} style={{ display: "block" }}>
+          {all.map((pair) => (
+            <FilterValue key={pair} field="tag" value={pair} onFilter={metaOf(c).onFilter} className="hone-tag-value">
+              {pair}
+            </FilterValue>
+          ))}
+        </Text>
+      );
+    },
+  },
+  {
+    id: "tokensIn",
+    header: "In",
+    meta: meta({ width: 56, align: "right", label: "Tokens in", priority: 2 }),
+    cell: ({ row }) => formatNumber(row.original.inputTokens),
+  },
+  {
+    id: "tokensOut",
+    header: "Out",
+    meta: meta({ width: 56, align: "right", label: "Tokens out", priority: 2 }),
+    cell: ({ row }) => formatNumber(row.original.outputTokens),
+  },
+  {
+    id: "provider",
+    header: "Provider",
+    meta: meta({ width: 96, label: "Provider", priority: 1 }),
+    cell: (c) => {
+      const p = c.row.original.provider;
+      return p ? (
+        <FilterValue field="provider" value={p} onFilter={metaOf(c).onFilter}>
+          {p}
+        </FilterValue>
+      ) : (
+        "–"
+      );
+    },
+  },
+  { id: "cache", header: "Cache", meta: meta({ width: 56, label: "Cache hit", priority: 1 }), cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
+];
+
+export const COLUMN_META = new Map(COLUMNS.map((c) => [c.id!, c.meta as ColumnMeta]));
+export const COLUMN_LABELS = COLUMNS.map((c) => ({ id: c.id!, label: (c.meta as ColumnMeta).label }));
+
+/**
+ * The columns that fit `width` px: the chosen ones, less the lowest-priority ones (the last of
+ * equals first) until the rest fit. `fixed` is what the row takes besides the columns.
+ */
+export function fitColumns(chosen: string[], width: number, fixed: number): { shown: Set<string>; dropped: string[] } {
+  const shown = [...chosen];
+  const dropped: string[] = [];
+  const need = () => fixed + shown.reduce((s, id) => s + (COLUMN_META.get(id)?.width ?? 0), 0);
+  while (width > 0 && need() > width) {
+    let victim = -1;
+    for (let i = 0; i < shown.length; i++) {
+      const p = COLUMN_META.get(shown[i]!)?.priority ?? KEEP;
+      if (p !== KEEP && (victim < 0 || p <= (COLUMN_META.get(shown[victim]!)?.priority ?? KEEP))) victim = i;
+    }
+    if (victim < 0) break;
+    dropped.push(shown[victim]!);
+    shown.splice(victim, 1);
+  }
+  return { shown: new Set(shown), dropped };
+}

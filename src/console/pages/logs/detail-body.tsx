@@ -1,0 +1,166 @@
+import { Alert, Anchor, Badge, Group, SimpleGrid, Stack, Tabs, Text, Title } from "@mantine/core";
+import { Link } from "@tanstack/react-router";
+import type { ReactNode } from "react";
+import { CopyButton } from "../../components/copy-button";
+import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
+import { sourceLabel } from "./columns";
+import { RequestView, ResponseView } from "./conversation";
+import { CriteriaResults } from "./criteria-results";
+import type { LogDetailData } from "./queries";
+import { RawView } from "./raw-view";
+import { StatusBadge } from "./status-badge";
+import { TagsEditor } from "./tags-editor";
+
+function Fact({ label, hint, children }: { label: string; hint?: string; children: ReactNode }) {
+  return (
+    <Stack gap={0}>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text
+        size="sm"
+        fw={500}
+        style={{ fontVariantNumeric: "tabular-nums", wordBreak: "break-all" }}
+        data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}
+      >
+        {children}
+      </Text>
+      {hint ? (
+        <Text size="xs" c="dimmed">
+          {hint}
+        </Text>
+      ) : null}
+    </Stack>
+  );
+}
+
+function errorOf(log: LogDetailData): string | null {
+  if (log.errorMessage) return log.errorMessage;
+  const resp = log.respPayload as { error?: { message?: unknown } } | null;
+  if (resp && typeof resp === "object" && resp.error && typeof resp.error.message === "string") return resp.error.message;
+  return null;
+}
+
+/** A log's figures, conversation, raw JSON, tags, criteria results and dataset entries. */
+export function DetailBody({ log }: { log: LogDetailData }) {
+  const failed = (log.statusCode ?? 0) >= 400 || log.statusCode === 0 || log.statusCode == null;
+  const error = errorOf(log);
+  const hasOriginal = log.reqPayloadOriginal != null || log.respPayloadOriginal != null;
+  return (
+    <Stack gap="md">
+      <Group gap="xs">
+        <StatusBadge code={log.statusCode} />
+        <Title order={4} ff="monospace">
+          {log.model ?? "(no model)"}
+        </Title>
+        <Badge variant="default" tt="none" data-testid="detail-source">
+          {sourceLabel(log)}
+        </Badge>
+        {log.cacheHit ? (
+          <Badge variant="default" tt="none">
+            cache hit
+          </Badge>
+        ) : null}
+      </Group>
+      {failed && (error || (log.statusCode ?? 0) >= 400) ? (
+        <Alert color="red" title={log.statusCode ? `Failed with status ${log.statusCode}` : "Failed without a response"} role="alert">
+          <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
+            {error ?? "No error message was logged."}
+          </Text>
+        </Alert>
+      ) : null}
+      {log.warning ? (
+        <Alert color="yellow" title="Not everything about this call was kept" data-testid="log-warning">
+          <Text size="sm">{log.warning}</Text>
+        </Alert>
+      ) : null}
+      <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="sm" verticalSpacing="xs">
+        <Fact label="Requested" hint="when the call was made">
+          {formatTime(log.requestedAt)}
+        </Fact>
+        <Fact label="Received" hint="when its answer came">
+          {formatTime(log.receivedAt)}
+        </Fact>
+        <Fact label="Duration">{formatMs(log.durationMs)}</Fact>
+        <Fact label="Logged" hint="when Hone stored it">
+          {formatTime(log.createdAt)}
+        </Fact>
+        <Fact label="Tokens in">{formatNumber(log.inputTokens)}</Fact>
+        <Fact label="Tokens out">{formatNumber(log.outputTokens)}</Fact>
+        <Fact label="Cost">{formatCost(log.costUsd)}</Fact>
+        <Fact label="Cache">{log.cacheHit ? "hit" : "miss"}</Fact>
+        <Fact label="Provider">{log.provider ?? "–"}</Fact>
+        <Fact label="Completion id">{log.completionId ?? "–"}</Fact>
+        <Fact label="Log id">
+          <Group gap={2} wrap="nowrap" component="span">
+            <span>{log.id}</span>
+            <CopyButton value={log.id} label="Copy log id" />
+          </Group>
+        </Fact>
+      </SimpleGrid>
+
+      <Tabs defaultValue="conversation" keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="conversation">Conversation</Tabs.Tab>
+          <Tabs.Tab value="raw">Raw JSON</Tabs.Tab>
+          {hasOriginal ? <Tabs.Tab value="original">Original payloads</Tabs.Tab> : null}
+        </Tabs.List>
+        <Tabs.Panel value="conversation" pt="sm">
+          <Stack gap="md">
+            <Stack gap={6}>
+              <Title order={5}>Request</Title>
+              <RequestView payload={log.reqPayload} />
+            </Stack>
+            <Stack gap={6}>
+              <Title order={5}>Response</Title>
+              <ResponseView payload={log.respPayload} />
+            </Stack>
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="raw" pt="sm">
+          <RawView request={log.reqPayload} response={log.respPayload} label="Raw" />
+        </Tabs.Panel>
+        {hasOriginal ? (
+          <Tabs.Panel value="original" pt="sm">
+            <Text size="sm" c="dimmed" mb="xs">
+              What the client reported (Anthropic Messages format), before Hone converted it to the chat-completion form shown elsewhere.
+            </Text>
+            <RawView request={log.reqPayloadOriginal} response={log.respPayloadOriginal} label="Original" />
+          </Tabs.Panel>
+        ) : null}
+      </Tabs>
+
+      <Stack gap={6}>
+        <Title order={5}>Tags</Title>
+        <TagsEditor log={log} />
+      </Stack>
+
+      {log.criteriaResults?.length ? (
+        <Stack gap={6}>
+          <Title order={5}>Criteria results</Title>
+          <CriteriaResults results={log.criteriaResults} />
+        </Stack>
+      ) : null}
+
+      <Stack gap={6}>
+        <Title order={5}>Dataset entries</Title>
+        {log.datasetEntries.length ? (
+          <Stack gap={2} data-testid="dataset-entries">
+            {log.datasetEntries.map((e) => (
+              <Text size="sm" key={e.entryId}>
+                <Anchor renderRoot={(props) => <Link {...props} to="/datasets/$datasetId" params={{ datasetId: e.datasetId }} />}>{e.datasetName}</Anchor>{" "}
+                <Text span size="xs" c="dimmed" ff="monospace">
+                  {e.entryId}
+                </Text>
+              </Text>
+            ))}
+          </Stack>
+        ) : (
+          <Text size="sm" c="dimmed">
+            This call has not been added to a dataset.
+          </Text>
+        )}
+      </Stack>
+    </Stack>
+  );
+}

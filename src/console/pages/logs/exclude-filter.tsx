@@ -1,0 +1,80 @@
+import { Autocomplete, Button, Group, Select } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { type LogsSearch, SOURCE_LABELS, SOURCES, STATUS_CLASSES, type Source, type StatusClass } from "./search";
+
+type Field = "model" | "statusClass" | "status" | "source" | "provider";
+const FIELDS: { value: Field; label: string }[] = [
+  { value: "model", label: "Model" },
+  { value: "statusClass", label: "Status class" },
+  { value: "status", label: "Status code" },
+  { value: "source", label: "Source" },
+  { value: "provider", label: "Provider" },
+];
+
+/** Adds an "is not" filter on a model, a status class or code, a source or a provider. */
+export function ExcludeFilter({ onChange, models, providers }: { onChange(patch: Partial<LogsSearch>): void; models: string[]; providers: string[] }) {
+  const form = useForm<{ field: Field; value: string }>({ mode: "controlled", initialValues: { field: "model", value: "" } });
+  const { field, value } = form.values;
+  const add = form.onSubmit(({ field: f, value: raw }) => {
+    const v = raw.trim();
+    if (!v) return;
+    if (f === "model") onChange({ notModel: v });
+    else if (f === "provider") onChange({ notProvider: v });
+    else if (f === "statusClass") onChange({ notStatusClass: v as StatusClass });
+    else if (f === "source") onChange({ notSource: v as Source });
+    else if (/^\d{1,3}$/.test(v)) onChange({ notStatus: Number(v) });
+    else return;
+    form.setFieldValue("value", "");
+  });
+  const valueProps = { label: "Value to exclude", size: "xs" as const, w: 150, comboboxProps: { withinPortal: true }, ...form.getInputProps("value") };
+  return (
+    <Group
+      gap={6}
+      align="flex-end"
+      wrap="nowrap"
+      component="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        add();
+      }}
+    >
+      <Select
+        label="Exclude"
+        size="xs"
+        w={120}
+        data={FIELDS}
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: true }}
+        {...form.getInputProps("field")}
+        onChange={(v) => {
+          form.setValues({ field: (v as Field) ?? "model", value: "" });
+        }}
+      />
+      {field === "statusClass" ? (
+        <Select
+          {...valueProps}
+          onChange={(v) => form.setFieldValue("value", v ?? "")}
+          data={STATUS_CLASSES.map((c) => ({ value: c, label: c === "none" ? "no status" : c }))}
+          placeholder="class"
+        />
+      ) : field === "source" ? (
+        <Select
+          {...valueProps}
+          onChange={(v) => form.setFieldValue("value", v ?? "")}
+          data={SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] ?? s }))}
+          placeholder="source"
+        />
+      ) : (
+        <Autocomplete
+          {...valueProps}
+          data={field === "model" ? models : field === "provider" ? providers : []}
+          placeholder={field === "status" ? "e.g. 429" : "value"}
+          limit={30}
+        />
+      )}
+      <Button size="xs" variant="default" type="submit" disabled={!value.trim()}>
+        Exclude
+      </Button>
+    </Group>
+  );
+}

@@ -1,0 +1,69 @@
+import { Autocomplete, Button, Group, Select } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { useMemo } from "react";
+import { useTagKeys, useTagValues } from "./queries";
+import type { LogsSearch } from "./search";
+
+type Op = "is" | "not" | "absent";
+const OPS: { value: Op; label: string }[] = [
+  { value: "is", label: "is" },
+  { value: "not", label: "is not" },
+  { value: "absent", label: "is absent" },
+];
+
+/** Adds a tag filter: a key that is (or is not) a value, or a key a log must not have. */
+export function TagFilter({ search, onChange }: { search: LogsSearch; onChange(patch: Partial<LogsSearch>): void }) {
+  const form = useForm<{ key: string; op: Op; value: string }>({ mode: "controlled", initialValues: { key: "", op: "is", value: "" } });
+  const { key, op } = form.values;
+  const keys = useTagKeys();
+  const values = useTagValues(op === "absent" ? "" : key.trim());
+  const keyData = useMemo(() => (keys.data ?? []).map((k) => (typeof k === "string" ? k : k.key)), [keys.data]);
+  const add = form.onSubmit(({ key: k, op: o, value }) => {
+    const name = k.trim();
+    if (!name) return;
+    const add = (list: string[] | undefined, item: string) => [...new Set([...(list ?? []), item])].slice(0, 20);
+    if (o === "absent") onChange({ noTag: add(search.noTag, name) });
+    else if (o === "not") onChange({ notTag: add(search.notTag, `${name}=${value}`) });
+    else onChange({ tag: add(search.tag, `${name}=${value}`) });
+    form.setFieldValue("value", "");
+  });
+  return (
+    <Group
+      gap={6}
+      align="flex-end"
+      wrap="nowrap"
+      component="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        add();
+      }}
+    >
+      <Autocomplete
+        label="Tag key"
+        size="xs"
+        w={120}
+        data={keyData}
+        placeholder="prompt_id"
+        limit={50}
+        comboboxProps={{ withinPortal: true }}
+        {...form.getInputProps("key")}
+      />
+      <Select label="Tag match" size="xs" w={96} data={OPS} allowDeselect={false} comboboxProps={{ withinPortal: true }} {...form.getInputProps("op")} />
+      {op === "absent" ? null : (
+        <Autocomplete
+          label="Tag value"
+          size="xs"
+          w={120}
+          data={(values.data ?? []).map((v) => v.value)}
+          placeholder={key ? "value" : "choose a key"}
+          limit={50}
+          comboboxProps={{ withinPortal: true }}
+          {...form.getInputProps("value")}
+        />
+      )}
+      <Button size="xs" variant="default" type="submit" disabled={!key.trim()}>
+        Add tag filter
+      </Button>
+    </Group>
+  );
+}
