@@ -44,7 +44,7 @@ export function LogDetail() {
   const close = () => void navigate({ to: "/logs", search: (s) => s as LogsSearch });
   const onFilter: OnFilter = (field, value, exclude) =>
     void navigate({ to: "/logs", search: (s) => patchSearch(s as LogsSearch, filterPatch(s as LogsSearch, field, value, exclude)) });
-  const openPlayground = () => void navigate({ to: "/playground", search: { fromLog: logId } as never });
+  const openPlayground = () => void navigate({ to: "/playground", search: { fromLog: logId } });
 
   useShortcuts("Log", [
     {
