@@ -74,7 +74,7 @@ try {
       () => listLogs(ctx, { first: 50, filter: { metadata: [{ key: "user_id", equals: "user-42" }] } }),
       (r) => `${r.logs.length} rows`,
     ],
-    ["logs.list, model + 5xx", () => listLogs(ctx, { first: 50, filter: { model: "model-7", statusClass: "5xx" } }), (r) => `${r.logs.length} rows`],
+    ["logs.list, model + 5xx", () => listLogs(ctx, { first: 50, filter: { model: "openai:model-7", statusClass: "5xx" } }), (r) => `${r.logs.length} rows`],
     ["logs.list, text search 'refund' (1%)", () => listLogs(ctx, { first: 50, filter: { search: "refund" } }), (r) => `${r.logs.length} rows`],
     [
       "logs.count, tag prompt_id=prompt-250",

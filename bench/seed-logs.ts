@@ -23,7 +23,9 @@ export async function seedLogs(sql: postgres.Sql, projectId: string, N: number):
           floor(random() * 10000)::int as u, random() as r
         from generate_series($1::int, $2::int) g
       ), t as (
-        select *, 'log_' || lpad(to_hex(ms), 12, '0') || lpad(to_hex(g), 20, '0') as id, 'model-' || m as model,
+        select *, 'log_' || lpad(to_hex(ms), 12, '0') || lpad(to_hex(g), 20, '0') as id,
+          case when m < 12 then 'openai' when m < 18 then 'anthropic' else 'gemini' end as provider,
+          case when m < 12 then 'openai' when m < 18 then 'anthropic' else 'gemini' end || ':model-' || m as model,
           'You are the support assistant of an online shop. Answer politely, in two or three sentences, and never invent order details you were not given.' as sys,
           'Hello, this is user-' || u || '. About order #' || g || ': '
             || case when g % 100 = 0 then 'I would like a refund, the parcel arrived damaged. ' else 'where is it? It should have arrived by now. ' end
@@ -36,8 +38,7 @@ export async function seedLogs(sql: postgres.Sql, projectId: string, N: number):
           requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata, created_at,
           input_preview, output_preview)
         select id, $6, case when r < 0.8 then 'gateway' else 'report' end,
-          case when m < 12 then 'openai' when m < 18 then 'anthropic' else 'gemini' end,
-          model, 'chatcmpl-' || g,
+          provider, model, 'chatcmpl-' || g,
           case when r < 0.03 then 400 + (g % 30) when r < 0.05 then 500 + (g % 4) else 200 end,
           case when r < 0.05 then 'upstream error' end,
           to_timestamp(ms / 1000.0), to_timestamp((ms + 300 + (r * 3000)::int) / 1000.0), 300 + (r * 3000)::int,

@@ -564,6 +564,10 @@ export async function a11yViolations(page: Page): Promise<A11yViolation[]> {
   // Evaluated through the debugging protocol, which the console's CSP (no inline scripts) does not govern.
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(await Bun.file(AXE_SOURCE).text());
   return page.evaluate(async () => {
+    // Colours are measured once transitions (a dialog fading in, a button's hover) have ended: a
+    // half-faded button fails contrast it passes when shown. Infinite ones (loaders) are not waited for.
+    const finite = document.getAnimations().filter((a) => a.effect?.getComputedTiming().endTime !== Number.POSITIVE_INFINITY);
+    await Promise.race([Promise.allSettled(finite.map((a) => a.finished)), new Promise((r) => setTimeout(r, 3000))]);
     const axe = (
       window as unknown as {
         axe: {

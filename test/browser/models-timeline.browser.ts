@@ -129,7 +129,11 @@ describe("a model's page", () => {
     await page.getByRole("link", { name: "Evaluate" }).click();
     await page.waitForURL((u) => u.pathname === "/evaluations");
     const params = new URL(page.url()).searchParams;
-    expect([params.get("new"), params.get("model"), params.get("datasetId")]).toEqual(["1", "hone:steady-v1", datasetId]);
+    expect([params.get("model"), params.get("datasetId")]).toEqual(["hone:steady-v1", datasetId]);
+    // The form opens with the model chosen (the router writes `new=1` back as `new=true`).
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("heading", { name: "New evaluation" }).waitFor();
+    expect(await dialog.locator(".mantine-TagsInput-pill").allTextContents()).toEqual(["hone:steady-v1"]);
   });
 
   test("a failed model: its message on the timeline, no links to call it", async () => {
