@@ -13,6 +13,8 @@ export const requestLogs = pgTable(
     source: text("source").notNull(),
     /** For source internal: judge | evaluation | alignment | relabel | playground | monitor */
     internalKind: text("internal_kind"),
+    /** The protocol the client spoke: chat | responses | messages | embeddings. */
+    api: text("api").notNull().default("chat"),
     /** openai | anthropic | gemini | custom | hone, or null for reports */
     provider: text("provider"),
     model: text("model"),

@@ -30,6 +30,7 @@ export const CSV_COLUMNS = [
   "created_at",
   "source",
   "internal_kind",
+  "api",
   "provider",
   "model",
   "status_code",
@@ -88,6 +89,7 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
     : // Concatenated as text: the payloads are serialised once, never copied into a new jsonb.
       sql.raw(`request_logs.id, '{"id":' || to_json(request_logs.id)
         || ',"source":' || to_json(request_logs.source) || ',"internalKind":' || coalesce(to_json(request_logs.internal_kind)::text, 'null')
+        || ',"api":' || to_json(request_logs.api)
         || ',"provider":' || coalesce(to_json(request_logs.provider)::text, 'null')
         || ',"model":' || coalesce(to_json(request_logs.model)::text, 'null') || ',"completionId":' || coalesce(to_json(request_logs.completion_id)::text, 'null')
         || ',"statusCode":' || coalesce(request_logs.status_code::text, 'null') || ',"errorMessage":' || coalesce(to_json(request_logs.error_message)::text, 'null')

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { DomainError } from "../../errors";
 import { INTERNAL_KINDS } from "../../internal-kinds";
+/** The protocols a logged call can come in by. */
+export const LOG_APIS = ["chat", "responses", "messages", "embeddings"] as const;
+export type LogApi = (typeof LOG_APIS)[number];
+
 import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
 
 // A report's times are Date.now() of the client: anything before 2000 or after 2100 is a mistake
@@ -104,6 +108,7 @@ export const LogFilterNot = z.object({
   source: z.enum(LOG_SOURCES).nullish(),
   provider: z.string().max(100).nullish(),
   internalKind: z.enum(INTERNAL_KINDS).nullish(),
+  api: z.enum(LOG_APIS).nullish(),
 });
 
 export const LogFilter = z.object({
@@ -119,6 +124,8 @@ export const LogFilter = z.object({
   /** true: only Hone's own calls (judges, evaluations, ...); false: only the application's; absent: both. */
   internal: z.boolean().nullish(),
   internalKind: z.enum(INTERNAL_KINDS, { error: `internalKind must be one of ${INTERNAL_KINDS.join(", ")}` }).nullish(),
+  /** The protocol the client spoke: chat, responses, messages or embeddings. */
+  api: z.enum(LOG_APIS, { error: `api must be one of ${LOG_APIS.join(", ")}` }).nullish(),
   /** Logged at or after / at or before (ISO 8601 times, or Dates). */
   from: FilterDate.nullish(),
   to: FilterDate.nullish(),
@@ -148,6 +155,8 @@ export type RequestLog = {
   source: string;
   /** For source `internal`: what Hone made the call for. */
   internalKind: string | null;
+  /** The protocol the client spoke: chat | responses | messages | embeddings. */
+  api: string;
   provider: string | null;
   model: string | null;
   completionId: string | null;

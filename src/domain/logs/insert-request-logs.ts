@@ -87,6 +87,7 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     project_id: r.projectId,
     source: r.source,
     internal_kind: r.internalKind ?? null,
+    api: r.api ?? "chat",
     provider: r.provider,
     model: capped(r.model, MAX_MODEL_LENGTH),
     completion_id: capped(r.completionId, MAX_ID_LENGTH),
@@ -122,17 +123,17 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
   await db.execute(sql`
     with data as (
       select * from jsonb_to_recordset(${json}::text::jsonb) as x(
-        id text, project_id text, source text, internal_kind text, provider text, model text, completion_id text,
+        id text, project_id text, source text, internal_kind text, api text, provider text, model text, completion_id text,
         status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
         duration_ms integer, input_tokens integer, output_tokens integer, cost_usd double precision,
         cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
         req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text)
     ), logs as (
-      insert into request_logs (id, project_id, source, internal_kind, provider, model, completion_id, status_code, error_message,
+      insert into request_logs (id, project_id, source, internal_kind, api, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata,
         req_bytes, resp_bytes, warning, input_preview, output_preview)
-      select id, project_id, source, internal_kind, provider, model, completion_id, status_code, error_message,
+      select id, project_id, source, internal_kind, coalesce(api, 'chat'), provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
         req_bytes, resp_bytes, warning, input_preview, output_preview
       from data

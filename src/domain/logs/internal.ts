@@ -13,6 +13,7 @@ export const logColumns = {
   id: requestLogs.id,
   source: requestLogs.source,
   internalKind: requestLogs.internalKind,
+  api: requestLogs.api,
   provider: requestLogs.provider,
   model: requestLogs.model,
   completionId: requestLogs.completionId,
@@ -59,6 +60,7 @@ export function logConditions(
   if (f.internal === true) where.push(eq(requestLogs.source, "internal"));
   if (f.internal === false) where.push(ne(requestLogs.source, "internal"));
   if (f.internalKind != null) where.push(eq(requestLogs.internalKind, String(f.internalKind)));
+  if (f.api != null) where.push(eq(requestLogs.api, String(f.api)));
   const not = f.not as Record<string, unknown> | null | undefined;
   if (not) {
     // "is not": a log whose column is null differs from every value.
@@ -70,6 +72,7 @@ export function logConditions(
     if (not.source != null) where.push(differs(requestLogs.source, String(not.source)));
     if (not.provider != null) where.push(differs(requestLogs.provider, String(not.provider)));
     if (not.internalKind != null) where.push(differs(requestLogs.internalKind, String(not.internalKind)));
+    if (not.api != null) where.push(differs(requestLogs.api, String(not.api)));
   }
   if (f.from instanceof Date) where.push(gte(requestLogs.id, logIdAt(f.from)));
   if (f.to instanceof Date) where.push(lt(requestLogs.id, logIdAt(new Date(f.to.getTime() + 1))));

@@ -1,15 +1,17 @@
 import type { InternalKind } from "../../internal-kinds";
-import type { RequestLog } from "./inputs";
+import type { LogApi, RequestLog } from "./inputs";
 
 /** A call to be logged, as the gateway and the report endpoints produce it: a log's row plus its bodies. */
 export type NewRequestLog = Omit<
   RequestLog,
-  "source" | "internalKind" | "createdAt" | "warning" | "reqBytes" | "respBytes" | "inputPreview" | "outputPreview"
+  "source" | "internalKind" | "api" | "createdAt" | "warning" | "reqBytes" | "respBytes" | "inputPreview" | "outputPreview"
 > & {
   projectId: string;
   warning?: string | null;
   source: "gateway" | "report" | "report-anthropic" | "internal";
   internalKind?: InternalKind | null;
+  /** The protocol the client spoke (default chat). */
+  api?: LogApi;
   reqPayload: unknown;
   respPayload: unknown;
   /** Set when the payloads above are converted (Anthropic reports): what was reported. */

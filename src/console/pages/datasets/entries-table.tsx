@@ -1,8 +1,9 @@
-import { Box, Button, Checkbox, Group, Loader, Text } from "@mantine/core";
+import { Box, Checkbox, Group, Text } from "@mantine/core";
 import { useElementSize } from "@mantine/hooks";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type KeyboardEvent, memo, type ReactNode, useEffect, useRef, useState } from "react";
+import { ListFooter } from "../../components/list-footer";
 import { useShortcuts } from "../../lib/shortcuts";
 import { SOURCE_LABELS, VerdictBadges } from "./entry-card";
 import { inputPreview, outputPreview } from "./entry-preview";
@@ -86,7 +87,7 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
   const minWidth = 36 + metas.reduce((n, m) => n + m.width, 0);
 
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 5 });
   const items = virtualizer.getVirtualItems();
   const last = items.at(-1)?.index ?? -1;
   useEffect(() => {
@@ -176,18 +177,7 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
           })}
         </tbody>
       </table>
-      {isFetchingNextPage || hasNextPage ? (
-        <Group justify="center" p="xs">
-          {isFetchingNextPage ? <Loader size="xs" aria-label="Loading more entries" /> : null}
-          <Button size="compact-xs" variant="subtle" onClick={fetchNextPage} disabled={isFetchingNextPage}>
-            Load more
-          </Button>
-        </Group>
-      ) : rows.length ? (
-        <Text size="xs" c="dimmed" ta="center" p="xs">
-          End of the list
-        </Text>
-      ) : null}
+      <ListFooter what="entries" count={rows.length} hasNextPage={hasNextPage} isFetchingNextPage={isFetchingNextPage} fetchNextPage={fetchNextPage} />
     </Box>
   );
 }
@@ -227,30 +217,20 @@ const EntryRow = memo(function EntryRow({ entry, index, start, selected, active,
       onKeyDown={(e: KeyboardEvent<HTMLTableRowElement>) => {
         if (e.key === "Enter" && e.target === e.currentTarget) handlers.current.onOpen(entry);
       }}
-      style={{
-        position: "absolute",
-        top: 0,
-        left: 0,
-        width: "100%",
-        height: ROW_HEIGHT,
-        transform: `translateY(${start}px)`,
-        display: "grid",
-        gridTemplateColumns: template,
-        alignItems: "center",
-        cursor: "pointer",
-      }}
+      style={{ transform: `translateY(${start}px)`, gridTemplateColumns: template }}
     >
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the checkbox inside takes the keyboard */}
-      <td style={{ paddingLeft: 10, display: "flex" }} onClick={(e) => e.stopPropagation()}>
-        <Checkbox
-          size="xs"
+      <td className="hone-entry-check" onClick={(e) => e.stopPropagation()}>
+        {/* A native checkbox: a row mounts while scrolling, so it stays a single cheap element. */}
+        <input
+          type="checkbox"
           aria-label={`Select entry ${index + 1}`}
           checked={selected}
           onChange={(e) => handlers.current.setRange(index, e.currentTarget.checked, (e.nativeEvent as MouseEvent).shiftKey)}
         />
       </td>
       {columnIds.split(",").map((id) => (
-        <td key={id} data-column={id} style={{ padding: "0 8px", fontSize: 13, whiteSpace: "nowrap", overflow: "hidden", textOverflow: "ellipsis" }}>
+        <td key={id} data-column={id} className="hone-entry-cell">
           {CELLS[id]?.(entry, names)}
         </td>
       ))}
@@ -260,7 +240,14 @@ const EntryRow = memo(function EntryRow({ entry, index, start, selected, active,
 
 const TABLE_CSS = `
 .hone-entries-head { background: var(--mantine-color-body); border-bottom: 1px solid var(--mantine-color-default-border); }
-.hone-entry-row { border-bottom: 1px solid var(--mantine-color-default-border); outline-offset: -2px; }
+.hone-entry-row {
+  position: absolute; top: 0; left: 0; width: 100%; height: ${ROW_HEIGHT}px; display: grid; align-items: center; cursor: pointer;
+  border-bottom: 1px solid var(--mantine-color-default-border); outline-offset: -2px;
+  contain: strict; /* a row's layout and paint never reach past its own box */
+}
+.hone-entry-check { padding-left: 10px; display: flex; }
+.hone-entry-check input { width: 16px; height: 16px; margin: 0; cursor: pointer; accent-color: var(--mantine-primary-color-filled); }
+.hone-entry-cell { padding: 0 8px; font-size: 13px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .hone-entry-row:hover { background: var(--mantine-color-default-hover); }
 .hone-entry-row[aria-selected="true"] { background: var(--mantine-primary-color-light); }
 .hone-entry-row-active { box-shadow: inset 3px 0 0 var(--mantine-primary-color-filled); }

@@ -1,7 +1,8 @@
-import { Box, Button, Checkbox, Group, Loader, Text, Tooltip, VisuallyHidden } from "@mantine/core";
+import { Box, Checkbox, VisuallyHidden } from "@mantine/core";
 import { flexRender, getCoreRowModel, useReactTable, type VisibilityState } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { ListFooter } from "../../components/list-footer";
 import type { OnFilter } from "./cell-filter";
 import { COLUMNS, type ColumnMeta, fitColumns, type TableMeta } from "./columns";
 import { LogRowView, ROW_HEIGHT } from "./log-row";
@@ -176,20 +177,14 @@ export const LogsTable = forwardRef<LogsTableHandle, Props>(function LogsTable(p
           })}
         </tbody>
       </table>
-      {isFetchingNextPage || hasNextPage ? (
-        <Group justify="center" p="xs">
-          {isFetchingNextPage ? <Loader size="xs" aria-label="Loading more logs" /> : null}
-          <Tooltip label="Scroll down or press to load the next 100">
-            <Button size="compact-xs" variant="subtle" onClick={fetchNextPage} disabled={isFetchingNextPage}>
-              Load more
-            </Button>
-          </Tooltip>
-        </Group>
-      ) : rows.length ? (
-        <Text size="xs" c="dimmed" ta="center" p="xs">
-          End of the list
-        </Text>
-      ) : null}
+      <ListFooter
+        what="logs"
+        count={rows.length}
+        hasNextPage={hasNextPage}
+        isFetchingNextPage={isFetchingNextPage}
+        fetchNextPage={fetchNextPage}
+        hint="Scroll down or press to load the next 100"
+      />
     </Box>
   );
 });

@@ -12,6 +12,7 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
       nullable: true,
       description: "For internal calls: judge, evaluation, alignment, relabel, playground or monitor",
     }),
+    api: t.exposeString("api", { description: "The protocol the client spoke: chat, responses, messages or embeddings" }),
     inputPreview: t.exposeString("inputPreview", { nullable: true, description: "The last user message, short" }),
     outputPreview: t.exposeString("outputPreview", { nullable: true, description: "The first answer (text, tool calls or refusal), short" }),
     provider: t.exposeString("provider", { nullable: true }),
@@ -74,6 +75,7 @@ const LogFilterNotInput = builder.inputType("LogFilterNotInput", {
     source: t.string({ required: false }),
     provider: t.string({ required: false }),
     internalKind: t.string({ required: false }),
+    api: t.string({ required: false }),
   }),
 });
 
@@ -92,6 +94,7 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
       description: "true: only Hone's own calls (judges, evaluations, ...); false: only the application's; absent: both",
     }),
     internalKind: t.string({ required: false, description: "judge, evaluation, alignment, relabel, playground or monitor" }),
+    api: t.string({ required: false, description: "chat, responses, messages or embeddings" }),
     from: t.string({ required: false, description: "logged at or after (ISO 8601)" }),
     to: t.string({ required: false, description: "logged at or before (ISO 8601)" }),
     metadata: t.field({ type: [MetadataEqualsInput], required: false, description: "every pair must match" }),
