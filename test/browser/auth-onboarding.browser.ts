@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { expectAccessible } from "./a11y";
-import { a11yViolations, type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { a11yViolations, type Browser, type Hone, launchBrowser, shot, signIn, startHone, closeAll } from "./harness";
 
 // Signed out: the sign-in page says what works to get a key (Settings -> API keys, or the CLI,
 // which works while the server runs). Any address the console does not have answers a 404
@@ -17,10 +17,7 @@ beforeAll(async () => {
   context = await browser.newContext();
   page = await context.newPage();
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("onboarding and not found", () => {
   test("the sign-in page points to Settings -> API keys, and to the CLI", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
-import { ADMIN_TOKEN, type Browser, type Hone, launchBrowser, PROJECT2_NAME, pageQuery, shot, signIn, startHone } from "./harness";
+import { ADMIN_TOKEN, type Browser, type Hone, launchBrowser, PROJECT2_NAME, pageQuery, shot, signIn, startHone, closeAll } from "./harness";
 
 // Signing in to the console, signing out, sessions that end, and what the browser keeps.
 const SECTIONS = ["Logs", "Usage", "Datasets", "Models", "Criteria", "Evaluations", "Playground", "Settings"];
@@ -12,10 +12,7 @@ let browser: Browser;
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone(), launchBrowser()]);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 /** A page in a context of its own (own cookies), closed with the context. */
 async function freshPage(): Promise<{ context: BrowserContext; page: Page }> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { expectAccessible } from "./a11y";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // The criterion page after a new version (it shows the version just saved), the labeller's keys in
@@ -14,7 +14,6 @@ import { installJudges, prompt } from "./judges";
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let criterionId = "";
 
@@ -37,15 +36,9 @@ beforeAll(async () => {
   criterionId = c.id;
   // 12 rows: 0-9 labelled, 10-11 not.
   await hone.trpc("criteria.importAlignmentSet", { criterionId, jsonl: Array.from({ length: 12 }, (_, i) => line(i, i < 10)).join("\n") }, { mutation: true });
-  context = await browser.newContext();
-  page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone, { width: 1440, height: 900 }));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("criteria", () => {
   test("after Save as v2 the page shows v2 (and says 2 versions); the list says so too", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import type { Page } from "playwright-core";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
 import { waitFor } from "../helpers/wait-for";
 import { installJudges, prompt } from "./judges";
 
@@ -20,7 +20,6 @@ import { installJudges, prompt } from "./judges";
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 const kind = (i: number) => (i % 4 === 0 ? "bad" : i % 4 === 1 ? "meh" : "fine");
@@ -37,14 +36,9 @@ const rowLine = (i: number, labelled: boolean) =>
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 0, env: { HONE_JOB_POLL_MS: "50" } }), launchBrowser()]);
   installJudges(hone.openai);
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 const dialog = () => page.getByRole("dialog");
 const labelOf = async (rowId: string) => (await hone.trpc<any[]>("criteria.alignmentRows", { criterionId })).find((r) => r.id === rowId).judgement;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import type { Page } from "playwright-core";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
 
 // A 10,000-entry dataset in the table: the page holds only the rows near the viewport however many
 // are loaded, the next 100 come as the last loaded rows come into view, and scrolling keeps its
@@ -10,7 +10,6 @@ import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from 
 const N = 10_000;
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let datasetId = "";
 
@@ -30,14 +29,9 @@ beforeAll(async () => {
     const jsonl = Array.from({ length: 500 }, (_, k) => line(start + k)).join("\n");
     await hone.trpc("datasets.importJsonl", { datasetId, jsonl, firstLine: start + 1 }, { mutation: true });
   }
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 240_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 const rows = () => page.getByTestId("entry-row");
 const lastRowIndex = () => rows().evaluateAll((els) => Math.max(...els.map((e) => Number(e.getAttribute("data-index")))));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { waitFor } from "../helpers/wait-for";
-import { type Browser, type Hone, a11yViolations, launchBrowser, setColorScheme, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, a11yViolations, launchBrowser, setColorScheme, shot, startHone, signedInPage, closeAll } from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // The dataset page's dense table: previews, verdicts by name, the shared system prompt shown once,
@@ -33,7 +33,6 @@ const entry = (i: number) => ({
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let datasetId = "";
 
@@ -72,14 +71,9 @@ beforeAll(async () => {
   );
   const task = await hone.trpc<{ id: string }>("datasets.judgeEntries", { datasetId, criterionId: criterion.id }, { mutation: true });
   await waitFor(async () => (await hone.trpc<{ status: string }>("datasets.task", { id: task.id })).status === "DONE", { timeoutMs: 60_000 });
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("the dataset table", () => {
   test("rows: last user message, final answer or its tool calls, split, source, verdicts by criterion name; the system prompt once", async () => {

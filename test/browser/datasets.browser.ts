@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import type { Page } from "playwright-core";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage } from "./harness";
 
 // The Datasets section: create, upload with bad lines, edit (as JSON) with a field error, delete
 // and re-split, import logs by a tag with the preview count, export equal to the API's export.
@@ -11,15 +11,12 @@ import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from 
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const dir = mkdtempSync(join(tmpdir(), "hone-datasets-browser-"));
 
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 120 }), launchBrowser()]);
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { waitFor } from "../helpers/wait-for";
 import { expectAccessible } from "./a11y";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // Evaluations: "New evaluation" opened and filled in from the URL, a name given and shown, the
@@ -16,7 +16,6 @@ import { installJudges, prompt } from "./judges";
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let datasetId = "";
 let criterionId = "";
@@ -43,15 +42,9 @@ beforeAll(async () => {
   );
   criterionId = (await hone.trpc<{ id: string }>("criteria.create", { name: "Not meh", judgeModel: "gpt-4o-mini", prompt: prompt("v2") }, { mutation: true }))
     .id;
-  context = await browser.newContext();
-  page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone, { width: 1440, height: 900 }));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("evaluations", () => {
   test("/evaluations?new=1&model=&datasetId= opens New evaluation with that model and dataset chosen", async () => {

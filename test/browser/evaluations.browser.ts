@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
 import { waitFor } from "../helpers/wait-for";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage } from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // Evaluations and dataset quality in the console, with the deterministic judges of judges.ts.
@@ -15,7 +15,6 @@ import { installJudges, prompt } from "./judges";
 let trainer: FakeTrainer;
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const dialog = () => page.getByRole("dialog");
 
@@ -27,9 +26,7 @@ beforeAll(async () => {
   ]);
   installJudges(hone.openai);
   await hone.trpc("providerKeys.set", { provider: "together", apiKey: "tg-browser-test-key" }, { mutation: true });
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

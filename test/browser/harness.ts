@@ -587,3 +587,22 @@ export async function setColorScheme(page: Page, scheme: "light" | "dark"): Prom
   await page.evaluate((s) => localStorage.setItem("hone-color-scheme", s), scheme);
   await page.reload();
 }
+
+/** A page in a new browser context, signed in with the project's key (at `viewport` when given). */
+export async function signedInPage(
+  browser: Browser,
+  hone: Hone,
+  viewport?: { width: number; height: number },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  await signIn(page, hone.url, hone.project.apiKey);
+  return { context, page };
+}
+
+/** For afterAll: closes the browser and stops Hone; either is unset when beforeAll failed early. */
+export async function closeAll(browser: Browser | undefined, hone: Hone | undefined): Promise<void> {
+  await browser?.close();
+  await hone?.stop();
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startHone, closeAll } from "./harness";
 
 // A call whose payload was larger than the server keeps: the drawer says so (the log's warning),
 // shows how the payload began and its full size, instead of a JSON dump of the marker.
@@ -25,10 +25,7 @@ beforeAll(async () => {
   });
   page = await browser.newPage();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("a log whose payload was cut short", () => {
   test("the drawer shows the warning, the size and the beginning; the response is whole", async () => {

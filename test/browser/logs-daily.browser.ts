@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { a11yViolations, type Browser, type Hone, launchBrowser, setColorScheme, shot, signIn, startHone } from "./harness";
+import { a11yViolations, type Browser, type Hone, launchBrowser, setColorScheme, shot, signIn, startHone, closeAll } from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // The logs as a daily tool: Hone's own calls kept apart, calls dated by when they were made,
@@ -74,10 +74,7 @@ beforeAll(async () => {
   page = await browser.newPage();
   await signIn(page, hone.url, hone.project.apiKey);
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 const table = () => page.getByRole("table", { name: "Request logs" });
 const bodyRows = () => table().locator("tbody tr");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Locator, Page } from "playwright-core";
-import { ADMIN_TOKEN, type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { ADMIN_TOKEN, type Browser, type Hone, launchBrowser, shot, signIn, startHone, closeAll } from "./harness";
 
 // The Request logs section: the table, its filters (in the URL), a log's detail with its tags,
 // bulk add to a dataset, JSONL export, the live tail and the empty state, against seeded calls.
@@ -82,10 +82,7 @@ beforeAll(async () => {
   page = await browser.newPage();
   await signIn(page, hone.url, hone.project.apiKey);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 async function waitForCount(n: number) {

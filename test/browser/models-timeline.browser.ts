@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { formatDuration } from "../../src/console/pages/models/durations";
 import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
 import { waitFor } from "../helpers/wait-for";
-import { type Browser, type Hone, a11yViolations, launchBrowser, setColorScheme, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, a11yViolations, launchBrowser, setColorScheme, shot, startHone, signedInPage } from "./harness";
 
 // A model's page against the fake training backend, polled every 1.2 s so each state lasts a
 // while: the timeline's durations are those of models.get's events; a job that ran between two
@@ -14,7 +14,6 @@ import { type Browser, type Hone, a11yViolations, launchBrowser, setColorScheme,
 let trainer: FakeTrainer;
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let datasetId = "";
 
@@ -52,9 +51,7 @@ beforeAll(async () => {
   await start("quick-v1");
   await start("stall-v1");
   await start("broken-fail");
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage } from "./harness";
 
 // The Models section against the fake training backend (Together's protocol): start a fine-tune
 // in the UI, watch it reach DEPLOYED without a reload, call it as the snippet says; a failing job
@@ -10,7 +10,6 @@ import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from 
 let trainer: FakeTrainer;
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let datasetId = "";
 
@@ -31,9 +30,7 @@ beforeAll(async () => {
     split: i < 10 ? "TRAIN" : "TEST",
   }));
   await hone.trpc("datasets.addEntries", { datasetId, entries }, { mutation: true });
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startHone, closeAll } from "./harness";
 
 // What the browser pages let through: a remote image in a logged payload is not fetched until the
 // viewer asks for it, and GraphiQL and the REST docs page work under their Content-Security-Policy
@@ -60,10 +60,7 @@ beforeAll(async () => {
   });
   page = await browser.newPage();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("a remote image in a logged payload", () => {
   test("is not fetched when the log is opened; Load image fetches it (https only)", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { expectAccessible } from "./a11y";
-import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, reportLog, shot, startHone, signedInPage, closeAll } from "./harness";
 
 // The playground's keyboard and links: Ctrl+Enter runs (also while typing in a message), the Run
 // button stays in reach on a long form, `?fromLog=` fills the model and the conversation of a
@@ -10,20 +10,13 @@ import { type Browser, type Hone, launchBrowser, reportLog, shot, signIn, startH
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 0 }), launchBrowser()]);
-  context = await browser.newContext();
-  page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone, { width: 1440, height: 900 }));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 const messageBox = (n: number) => page.getByRole("textbox", { name: `Message ${n}`, exact: true });
 const inViewport = async (name: string) => {

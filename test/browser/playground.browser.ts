@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import type { Page } from "playwright-core";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
 
 // The playground: two models side by side, streamed; then judged by two criteria (the fake judge
 // fails a prompt that says "wrong"); the calls are logged with the playground tag; an output is
@@ -8,7 +8,6 @@ import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from 
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let datasetId = "";
 let criteria: { id: string; name: string }[] = [];
@@ -20,14 +19,9 @@ beforeAll(async () => {
     await hone.trpc("criteria.create", { name: "never wrong", judgeModel: "openai:judge", prompt: "Is anything wrong here? {{output}}" }, { mutation: true }),
   ];
   datasetId = (await hone.trpc<{ id: string }>("datasets.create", { name: "playground picks" }, { mutation: true })).id;
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("playground", () => {
   test("two models side by side, streamed into their columns", async () => {

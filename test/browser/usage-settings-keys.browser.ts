@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { expectAccessible } from "./a11y";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
 
 // Settings: the Python snippets of "Get started" (what they call works), the bootstrap key named
 // "bootstrap", renaming a key (the list, the header and the API agree), and no serious axe
@@ -9,21 +9,14 @@ import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from 
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 const dialog = () => page.getByRole("dialog");
 
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 0 }), launchBrowser()]);
-  context = await browser.newContext();
-  page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone, { width: 1440, height: 900 }));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 describe("settings", () => {
   test("get started shows the openai and openpipe Python snippets, pointed at this server; the call they make works", async () => {

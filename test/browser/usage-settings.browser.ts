@@ -2,27 +2,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { type Browser, type Hone, launchBrowser, shot, signIn, startHone } from "./harness";
+import type { Page } from "playwright-core";
+import { type Browser, type Hone, launchBrowser, shot, signIn, startHone, signedInPage, closeAll } from "./harness";
 
 // The usage page against the seeded logs, and the settings tabs: API keys (create, use, revoke),
 // provider keys, custom providers (with the URL guard), and the get-started snippets.
 
 let hone: Hone;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone(), launchBrowser()]);
-  context = await browser.newContext();
-  page = await context.newPage();
-  await signIn(page, hone.url, hone.project.apiKey);
+  ({ page } = await signedInPage(browser, hone));
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-  await hone?.stop();
-});
+afterAll(() => closeAll(browser, hone));
 
 type Log = { model: string | null; inputTokens: number | null; outputTokens: number | null; costUsd: number | null; statusCode: number | null };
 
