@@ -13,8 +13,10 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * Bearer project key -> a project-scoped context. Throws UNAUTHORIZED (missing, malformed,
  * unknown), or RATE_LIMITED while the client's wrong keys are throttled.
  */
-export async function authenticateRequest(deps: Deps, request: Request): Promise<Ctx> {
-  const authorization = request.headers.get("authorization");
+export async function authenticateRequest(deps: Deps, request: Request, opts: { xApiKey?: boolean } = {}): Promise<Ctx> {
+  // Anthropic's clients send the key as x-api-key (the Anthropic-protocol routes accept it).
+  const xApiKey = opts.xApiKey ? request.headers.get("x-api-key") : null;
+  const authorization = request.headers.get("authorization") ?? (xApiKey ? `Bearer ${xApiKey}` : null);
   const token = bearerTokenOf(authorization);
   // A missing or malformed header guesses nothing: it is answered without the throttle.
   if (token === null) return projectCtx(deps, request, await authenticateApiKey(deps, authorization));

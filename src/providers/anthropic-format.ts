@@ -300,6 +300,15 @@ export function fromAnthropicRequest(req: Json): Json {
     if (text) messages.push({ role: "system", content: text });
   }
   for (const m of (Array.isArray(req.messages) ? req.messages : []) as Json[]) {
+    // Claude Code sends system turns inside messages too.
+    if (m.role === "system") {
+      const text =
+        typeof m.content === "string"
+          ? m.content
+          : ((Array.isArray(m.content) ? m.content : []) as Json[]).map((b) => (typeof b.text === "string" ? b.text : "")).join("\n");
+      if (text) messages.push({ role: "system", content: text });
+      continue;
+    }
     if (typeof m.content === "string") {
       messages.push({ role: m.role, content: m.content });
       continue;
@@ -336,10 +345,17 @@ export function fromAnthropicRequest(req: Json): Json {
   if (typeof req.max_tokens === "number") out.max_tokens = req.max_tokens;
   if (typeof req.temperature === "number") out.temperature = req.temperature;
   if (typeof req.top_p === "number") out.top_p = req.top_p;
+  // Anthropic's own sampling and thinking settings ride along: the Anthropic upstream reads them back.
+  if (typeof req.top_k === "number") out.top_k = req.top_k;
+  if (req.thinking && typeof req.thinking === "object") out.thinking = req.thinking;
+  const userId = (req.metadata as Json | undefined)?.user_id;
+  if (typeof userId === "string") out.user = userId;
   if (Array.isArray(req.stop_sequences)) out.stop = req.stop_sequences;
   if (typeof req.stream === "boolean") out.stream = req.stream;
-  if (Array.isArray(req.tools)) {
-    out.tools = (req.tools as Json[]).map((t) => ({
+  // Anthropic's server tools (web search, code execution: they have a `type`) run at Anthropic only.
+  const tools = Array.isArray(req.tools) ? (req.tools as Json[]).filter((t) => t.type === undefined || t.type === "custom") : [];
+  if (tools.length) {
+    out.tools = tools.map((t) => ({
       type: "function",
       function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema ?? { type: "object", properties: {} } },
     }));

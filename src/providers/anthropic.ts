@@ -1,7 +1,7 @@
 import { DomainError } from "../errors";
 import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
 import { postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
-import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Usage, UpstreamTarget } from "./types";
+import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeOptions, Usage, UpstreamTarget } from "./types";
 
 const ANTHROPIC_VERSION = "2023-06-01";
 
@@ -25,7 +25,30 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
     return fromAnthropicMessage(parsed as Record<string, unknown>, now());
   }
 
+  const nativeHeaders = (beta: string | null | undefined) => (beta ? { ...headers, "anthropic-beta": beta } : headers);
+  const nativeJson = async (path: string, body: Record<string, unknown>, { signal, beta }: NativeOptions, what: string) => {
+    const call = await postJson(`${target.baseUrl}${path}`, nativeHeaders(beta), body, target.label, signal, http);
+    const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
+    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not ${what}`, {
+        upstreamStatus: 502,
+        upstreamBody: storableBody(target.label, call.response.status, parsed),
+      });
+    }
+    return parsed as Record<string, unknown>;
+  };
+
   return {
+    anthropic: {
+      message: (body, opts) => nativeJson("/v1/messages", { ...body, stream: false }, opts, "a message"),
+      countTokens: (body, opts) => nativeJson("/v1/messages/count_tokens", body, opts, "a token count"),
+      async stream(body, { signal, beta }) {
+        const call = await postJson(url, { ...nativeHeaders(beta), accept: "text/event-stream" }, { ...body, stream: true }, target.label, signal, http);
+        if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+        return nativeEvents(readSse(call, target.label, http.timeoutMs), target.label);
+      },
+    },
     // Anthropic's answers are converted, so never passed through as they are; a message is never
     // near Hone's limit (output tokens are capped far below it).
     completeOrPass(body, opts) {
@@ -63,6 +86,26 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
       return translate(readSse(call, target.label, http.timeoutMs), target.label, now());
     },
   };
+}
+
+/** Anthropic's events as they are, parsed; an `error` event is thrown, a stream cut before message_stop too. */
+async function* nativeEvents(
+  events: AsyncGenerator<{ event?: string; data: string }>,
+  label: string,
+): AsyncGenerator<{ event: string; data: Record<string, unknown> }> {
+  for await (const e of events) {
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(e.data) as Record<string, unknown>;
+    } catch {
+      throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
+    }
+    const event = e.event ?? String(data.type ?? "");
+    if (event === "error") throw upstreamHttpError(label, 502, data);
+    yield { event, data };
+    if (event === "message_stop") return;
+  }
+  throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before the message was finished`, { upstreamStatus: 502 });
 }
 
 async function* translate(events: AsyncGenerator<{ event?: string; data: string }>, label: string, created: number): AsyncGenerator<ChatCompletionChunk> {

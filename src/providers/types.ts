@@ -87,6 +87,21 @@ export interface ChatUpstream {
    * (so HTTP errors are thrown before any byte reaches the client); the last chunk carries usage.
    */
   stream(body: Record<string, unknown>, opts: CallOptions): Promise<AsyncIterable<ChatCompletionChunk>>;
+  /** Anthropic upstreams only: the Messages API without translation. */
+  anthropic?: AnthropicNative;
 }
+
+/** Anthropic's own Messages API, for clients that speak it: bodies and events as they are. */
+export interface AnthropicNative {
+  /** POST /v1/messages, not streamed: Anthropic's Message. */
+  message(body: Record<string, unknown>, opts: NativeOptions): Promise<Record<string, unknown>>;
+  /** POST /v1/messages streamed: its events (name and parsed data), once the upstream accepted. */
+  stream(body: Record<string, unknown>, opts: NativeOptions): Promise<AsyncGenerator<{ event: string; data: Record<string, unknown> }>>;
+  /** POST /v1/messages/count_tokens. */
+  countTokens(body: Record<string, unknown>, opts: NativeOptions): Promise<Record<string, unknown>>;
+}
+
+/** A native call's options: the client's anthropic-beta flags are forwarded. */
+export type NativeOptions = CallOptions & { beta?: string | null };
 
 export type UpstreamFactory = (target: UpstreamTarget) => ChatUpstream;

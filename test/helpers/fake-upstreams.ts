@@ -209,6 +209,9 @@ export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
 
 export function startFakeAnthropic(opts: { apiKey?: string } = {}): FakeUpstream {
   return startServer(async (req, rec) => {
+    if (req.method === "POST" && rec.path === "/v1/messages/count_tokens") {
+      return Response.json({ input_tokens: JSON.stringify(rec.body.messages ?? []).length });
+    }
     if (req.method !== "POST" || rec.path !== "/v1/messages") {
       return Response.json({ type: "error", error: { type: "not_found_error", message: `Unknown path ${rec.path}` } }, { status: 404 });
     }
@@ -230,7 +233,9 @@ export function startFakeAnthropic(opts: { apiKey?: string } = {}): FakeUpstream
     const text = useTool ? "Let me check." : `echo: ${lastUserText(body.messages)}`;
     const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
     const toolInput = { q: lastUserText(body.messages) };
-    const content: any[] = [{ type: "text", text }];
+    // With thinking on, a thinking block (and its signature) comes first.
+    const thinking = body.thinking?.type === "enabled" ? { type: "thinking", thinking: "Let me think.", signature: "sig-abc123" } : null;
+    const content: any[] = [...(thinking ? [thinking] : []), { type: "text", text }];
     if (useTool) content.push({ type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: toolInput });
     const usage = { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 3, cache_creation_input_tokens: 0 };
     const stopReason = useTool ? "tool_use" : "end_turn";
@@ -243,21 +248,28 @@ export function startFakeAnthropic(opts: { apiKey?: string } = {}): FakeUpstream
       yield ev("message_start", {
         message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
       });
-      yield ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+      const t0 = thinking ? 1 : 0;
+      if (thinking) {
+        yield ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "", signature: "" } });
+        yield ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: thinking.thinking } });
+        yield ev("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: thinking.signature } });
+        yield ev("content_block_stop", { index: 0 });
+      }
+      yield ev("content_block_start", { index: t0, content_block: { type: "text", text: "" } });
       yield ev("ping", {});
-      for (const word of text.split(/(?<= )/)) yield ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: word } });
+      for (const word of text.split(/(?<= )/)) yield ev("content_block_delta", { index: t0, delta: { type: "text_delta", text: word } });
       if (model === "error-mid") {
         yield ev("error", { error: { type: "overloaded_error", message: "Overloaded" } });
         return;
       }
-      yield ev("content_block_stop", { index: 0 });
+      yield ev("content_block_stop", { index: t0 });
       if (useTool) {
-        yield ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: {} } });
+        yield ev("content_block_start", { index: t0 + 1, content_block: { type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: {} } });
         const json = JSON.stringify(toolInput);
         for (const piece of [json.slice(0, 4), json.slice(4)]) {
-          yield ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: piece } });
+          yield ev("content_block_delta", { index: t0 + 1, delta: { type: "input_json_delta", partial_json: piece } });
         }
-        yield ev("content_block_stop", { index: 1 });
+        yield ev("content_block_stop", { index: t0 + 1 });
       }
       yield ev("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
       yield ev("message_stop", {});

@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, type Usage } from "../../providers";
-import { checkedUsage, mergeMetadata, type NewRequestLog } from "../logs";
+import { checkedUsage, type LogApi, mergeMetadata, type NewRequestLog } from "../logs";
 import { catalogueCost } from "../models/catalogue";
 import { costOf } from "./cost";
 import { canonicalModel } from "./resolve-model";
@@ -18,6 +18,20 @@ type CallOutcome = {
   cacheHit?: boolean;
   /** Something the log could not keep whole (an answer larger than Hone holds). */
   warning?: string | null;
+  /** For another protocol (Messages, Responses): the answer as the client received it. */
+  respPayloadOriginal?: unknown;
+};
+
+/**
+ * A call that came in by another protocol than chat completions: the log keeps the chat form as its
+ * payloads (datasets, previews and search read those) and the client's own form beside them.
+ */
+export type ProtocolCall = {
+  api: LogApi;
+  /** The request as the client sent it. */
+  request: unknown;
+  /** The answer as the client received it, from the chat form logged (when the outcome does not carry it). */
+  response?: (chat: unknown) => unknown;
 };
 
 /** A closed stream or request: the status recorded for calls the client abandoned. */
@@ -47,7 +61,7 @@ type CallLog = {
  */
 export function createCallLog(
   ctx: Ctx,
-  call: { request: ChatCompletionRequest; rawBody: unknown; tags: Record<string, unknown>; shouldLog: () => boolean },
+  call: { request: ChatCompletionRequest; rawBody: unknown; tags: Record<string, unknown>; shouldLog: () => boolean; protocol?: ProtocolCall },
 ): CallLog {
   const requestedAt = ctx.deps.clock();
   const started = performance.now();
@@ -88,6 +102,13 @@ export function createCallLog(
       reqPayload: call.rawBody,
       respPayload: o.respPayload,
     };
+    const p = call.protocol;
+    if (p) {
+      row.api = p.api;
+      row.reqPayloadOriginal = p.request;
+      row.respPayloadOriginal =
+        o.respPayloadOriginal !== undefined ? o.respPayloadOriginal : o.statusCode < 400 && p.response ? p.response(o.respPayload) : o.respPayload;
+    }
     ctx.deps.logWriter.enqueue(row);
   };
   return {

@@ -7,7 +7,7 @@ import { replayAsChunks } from "../cache/replay";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
 import { checkTagShapes, truncatedPayload } from "../logs";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog } from "./call-log";
+import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog, type ProtocolCall } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
 import { parseControls } from "./parse-controls";
 import { resolveModel } from "./resolve-model";
@@ -22,6 +22,8 @@ type CreateChatCompletionInput = {
   headers: ControlHeaders;
   /** Aborted when the client goes away: the upstream call is aborted with it. */
   signal: AbortSignal;
+  /** Set when the client spoke another protocol, translated to this body (Messages, Responses). */
+  protocol?: ProtocolCall;
 };
 
 /** HIT or MISS when a cache mode was requested, else null. */
@@ -53,6 +55,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     request,
     rawBody: input.body,
     tags: controls.tags,
+    protocol: input.protocol,
     shouldLog: () => {
       if (controls.logRequest !== undefined) return controls.logRequest;
       if (!fineTune || request.store === true) return true;

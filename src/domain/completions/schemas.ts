@@ -7,7 +7,7 @@ export const CacheMode = z.enum(["readWrite", "readOnly", "writeOnly"]);
 export type CacheMode = z.infer<typeof CacheMode>;
 
 /** The `hone` body member: the same controls as the op-* headers, stripped before the upstream call. */
-const HoneControls = z.strictObject({
+export const HoneControls = z.strictObject({
   cache: z.union([CacheMode, z.boolean()]).optional(),
   criteria: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_CRITERIA_PER_REQUEST, `at most ${MAX_CRITERIA_PER_REQUEST} criteria per request`).optional(),
   tags: Tags.optional(),

@@ -47,3 +47,41 @@ export function openAiError(err: DomainError): OpenAiError {
 export function openAiErrorResponse(err: DomainError): Response {
   return Response.json({ ...errorEnvelope(err), error: openAiError(err) }, { status: statusOf(err), headers: errorHeaders(err) });
 }
+
+const ANTHROPIC_TYPES: Record<ErrorCode, string> = {
+  VALIDATION: "invalid_request_error",
+  UNAUTHORIZED: "authentication_error",
+  FORBIDDEN: "permission_error",
+  NOT_FOUND: "not_found_error",
+  CONFLICT: "invalid_request_error",
+  PAYLOAD_TOO_LARGE: "request_too_large",
+  REQUEST_TIMEOUT: "timeout_error",
+  RATE_LIMITED: "rate_limit_error",
+  UPSTREAM_ERROR: "api_error",
+  UPSTREAM_TIMEOUT: "timeout_error",
+  UNAVAILABLE: "overloaded_error",
+  INTERNAL: "api_error",
+};
+const ANTHROPIC_TYPE_NAMES = new Set(Object.values(ANTHROPIC_TYPES));
+
+/**
+ * Anthropic's error body, `{"type":"error","error":{"type","message"}}`, which the Anthropic SDK and
+ * Claude Code read: on /messages, and as its stream's `error` event. The message names the fields
+ * at fault; an error Anthropic itself answered keeps Anthropic's type.
+ */
+export function anthropicError(err: DomainError): { type: "error"; error: { type: string; message: string } } {
+  const upstreamType = (err.details.upstreamError as { type?: unknown } | undefined)?.type;
+  const type = typeof upstreamType === "string" && ANTHROPIC_TYPE_NAMES.has(upstreamType) ? upstreamType : ANTHROPIC_TYPES[err.code];
+  const issues = err.issues.map((i) => i.message).join("; ");
+  const message = issues && !err.message.includes(issues) ? `${err.message}: ${issues}` : err.message;
+  return { type: "error", error: { type, message } };
+}
+
+export function anthropicErrorResponse(err: DomainError): Response {
+  return Response.json(anthropicError(err), { status: statusOf(err), headers: errorHeaders(err) });
+}
+
+/** The Responses API's error object (OpenAI's), for /responses and /embeddings. */
+export function openAiOnlyErrorResponse(err: DomainError): Response {
+  return Response.json({ error: openAiError(err) }, { status: statusOf(err), headers: errorHeaders(err) });
+}

@@ -7,7 +7,7 @@ import { authenticateRequest } from "../auth";
 import { requestMeta } from "../request-meta";
 import { readJsonBody } from "./body";
 import { docsPageResponse } from "./docs-page";
-import { openAiErrorResponse } from "./errors";
+import { anthropicErrorResponse, openAiErrorResponse } from "./errors";
 import { buildOpenApiDocument } from "./openapi";
 import { checkResponse } from "./response-check";
 import type { RestRoute } from "./route";
@@ -40,26 +40,26 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const read = r.body?.read;
   const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
-    const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request);
+    const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request, { xApiKey: r.errorFormat === "anthropic" });
     const limits = { maxBytes: max, maxDepth: deps.config.maxJsonDepth, idleMs: deps.config.bodyIdleTimeoutMs };
     const body = read === "object" ? asObject(await readJsonBody(request, limits)) : read === "json" ? await readJsonBody(request, limits) : undefined;
     const result = await r.handler({ ctx, deps, request, params, query, body } as never);
     return opts.checkResponses ? checkResponse(r, result) : result;
   };
-  const guarded =
-    r.errorFormat === "openai"
-      ? async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
-          try {
-            return await run(request, params, query);
-          } catch (err) {
-            // Verbs hand back DomainErrors only (and log their own bugs); anything else failed here.
-            if (!(err instanceof DomainError)) {
-              deps.logger.error("chat completion failed", { requestId: requestMeta(request).requestId, ...errorFields(err) });
-            }
-            return openAiErrorResponse(toDomainError(err));
+  const errorAnswer = r.errorFormat === "anthropic" ? anthropicErrorResponse : openAiErrorResponse;
+  const guarded = r.errorFormat
+    ? async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
+        try {
+          return await run(request, params, query);
+        } catch (err) {
+          // Verbs hand back DomainErrors only (and log their own bugs); anything else failed here.
+          if (!(err instanceof DomainError)) {
+            deps.logger.error("chat completion failed", { requestId: requestMeta(request).requestId, ...errorFields(err) });
           }
+          return errorAnswer(toDomainError(err));
         }
-      : run;
+      }
+    : run;
   // Elysia reads a handler's source to decide what to parse: only routes that declare query
   // parameters name `query`, so the others (the gateway's hot path among them) never parse one.
   return r.query

@@ -60,8 +60,11 @@ export type RestRoute<
   response: { schema: z.ZodType; contentType?: string };
   /** The error statuses the route can answer, for the document. */
   errors: number[];
-  /** "openai": every failure, authentication included, also carries OpenAI's `error` object. */
-  errorFormat?: "openai";
+  /**
+   * "openai": every failure, authentication included, also carries OpenAI's `error` object.
+   * "anthropic": every failure is Anthropic's error body, and the key may come as `x-api-key`.
+   */
+  errorFormat?: "openai" | "anthropic";
   deprecated?: boolean;
   /** The route's own body limit, in place of HONE_MAX_BODY_BYTES (checked before routing). */
   maxBodyBytes?: (config: Config) => number;

@@ -1,4 +1,4 @@
-import { toDomainError } from "../../errors";
+import { type DomainError, toDomainError } from "../../errors";
 import { openAiError } from "./errors";
 
 const encoder = new TextEncoder();
@@ -8,13 +8,29 @@ const encoder = new TextEncoder();
 // to the client, its proxies, or the server's own idle timeout. Every SSE client ignores comments.
 const KEEPALIVE = encoder.encode(": keep-alive\n\n");
 
+/** How a protocol writes its events: each value, the end of the stream, and a failure mid-stream. */
+export type SseWire = { event(value: unknown): string; done: string | null; error(err: DomainError): string };
+
+/** OpenAI's chat stream: `data:` events, `[DONE]` at the end, an `error` object on failure. */
+export const OPENAI_SSE: SseWire = {
+  event: (value) => `data: ${JSON.stringify(value)}\n\n`,
+  done: "data: [DONE]\n\n",
+  error: (err) => `data: ${JSON.stringify({ error: openAiError(err) })}\n\n`,
+};
+
+/** Named events (`event:` then `data:`), as Anthropic's and the Responses API's streams are written. */
+export function namedEvents(error: (err: DomainError) => { event: string; data: unknown }): SseWire {
+  const write = (e: { event: string; data: unknown }) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+  return { event: (value) => write(value as { event: string; data: unknown }), done: null, error: (err) => write(error(err)) };
+}
+
 /**
  * An OpenAI-style SSE response: one `data:` event per chunk, written as soon as it is produced,
  * ending with `data: [DONE]`. A failure mid-stream becomes an `error` event (which the openai SDK
  * raises as an APIError) and the stream ends; it never hangs. When the client goes away the
  * generator is stopped, which stops the upstream request too.
  */
-export function sseResponse(chunks: AsyncGenerator<unknown>, keepAliveMs: number, headers: Record<string, string> = {}): Response {
+export function sseResponse(chunks: AsyncGenerator<unknown>, keepAliveMs: number, headers: Record<string, string> = {}, wire: SseWire = OPENAI_SSE): Response {
   let finished = false;
   /** The chunk being waited for, kept across pulls that only sent a keep-alive. */
   let next: Promise<IteratorResult<unknown>> | null = null;
@@ -35,14 +51,14 @@ export function sseResponse(chunks: AsyncGenerator<unknown>, keepAliveMs: number
         const { done, value } = first;
         if (done) {
           finished = true;
-          controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+          if (wire.done) controller.enqueue(encoder.encode(wire.done));
           controller.close();
           return;
         }
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify(value)}\n\n`));
+        controller.enqueue(encoder.encode(wire.event(value)));
       } catch (err) {
         finished = true;
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ error: openAiError(toDomainError(err)) })}\n\n`));
+        controller.enqueue(encoder.encode(wire.error(toDomainError(err))));
         controller.close();
       }
     },

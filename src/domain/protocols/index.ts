@@ -1,0 +1,1 @@
+export { anthropicModel, countMessageTokens, CountTokensRequest, createMessage, type MessageResult, MessagesRequest } from "./create-message";
