@@ -16,6 +16,7 @@ const ID_PREFIXES = {
   alignmentTask: "atask",
   session: "ses",
   datasetImport: "imp",
+  response: "resp",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

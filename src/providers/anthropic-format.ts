@@ -41,6 +41,12 @@ function userBlocks(content: unknown): Block[] {
     if (part.type === "text") out.push(...textBlocks([part]));
     else if (part.type === "image_url") out.push(imageBlock(String((part.image_url as Json).url)));
     else if (part.type === "input_audio") throw unsupported("audio input");
+    else if (part.type === "file") {
+      const data = (part.file as Json | undefined)?.file_data;
+      const m = typeof data === "string" ? /^data:([^;,]+);base64,(.*)$/s.exec(data) : null;
+      if (!m) throw unsupported("a file without file_data (a data: URL)");
+      out.push({ type: "document", source: { type: "base64", media_type: m[1], data: m[2] } });
+    }
   }
   return out;
 }

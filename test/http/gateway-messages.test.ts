@@ -120,7 +120,7 @@ describe("to Anthropic: passed through as it is", () => {
       (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
     );
     expect(err?.status).toBe(529);
-    expect((err?.error as { error: { type: string } }).error.type).toBe("overloaded_error");
+    expect((err!.error as { error: { type: string } }).error.type).toBe("overloaded_error");
   });
 });
 
@@ -204,8 +204,8 @@ describe("to other providers: translated", () => {
         (e: unknown) => e as InstanceType<typeof Anthropic.APIError>,
       );
     expect(err?.status).toBe(400);
-    expect((err?.error as { error: { type: string; message: string } }).error).toMatchObject({ type: "invalid_request_error" });
-    expect((err?.error as { error: { message: string } }).error.message).toContain("document block can only be sent to an anthropic model");
+    expect((err!.error as { error: { type: string; message: string } }).error).toMatchObject({ type: "invalid_request_error" });
+    expect((err!.error as { error: { message: string } }).error.message).toContain("document block can only be sent to an anthropic model");
   });
 
   test("countTokens for a model other than Anthropic's is an estimate", async () => {

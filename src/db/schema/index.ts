@@ -6,3 +6,4 @@ export * from "./cache";
 export * from "./criteria";
 export * from "./models";
 export * from "./evaluations";
+export * from "./responses";

@@ -40,9 +40,14 @@ const DeveloperMessage = z.strictObject({
   content: TextContent.default(""),
   name: z.string().optional(),
 });
+/** A file (a PDF, say) as OpenAI takes it: its data as a data: URL, or an id of OpenAI's files. */
+const FilePart = z.strictObject({
+  type: z.literal("file"),
+  file: z.strictObject({ file_data: z.string().optional(), file_id: z.string().optional(), filename: z.string().optional() }),
+});
 const UserMessage = z.strictObject({
   role: z.literal("user"),
-  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextPart, ImagePart, AudioPart]))]).default(""),
+  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [TextPart, ImagePart, AudioPart, FilePart]))]).default(""),
   name: z.string().optional(),
 });
 

@@ -32,6 +32,8 @@ export type ProtocolCall = {
   request: unknown;
   /** The answer as the client received it, from the chat form logged (when the outcome does not carry it). */
   response?: (chat: unknown) => unknown;
+  /** What the translation left out (a hosted tool the upstream cannot run). */
+  warning?: string | null;
 };
 
 /** A closed stream or request: the status recorded for calls the client abandoned. */
@@ -106,6 +108,7 @@ export function createCallLog(
     if (p) {
       row.api = p.api;
       row.reqPayloadOriginal = p.request;
+      if (p.warning) row.warning = [row.warning, p.warning].filter(Boolean).join("; ");
       row.respPayloadOriginal =
         o.respPayloadOriginal !== undefined ? o.respPayloadOriginal : o.statusCode < 400 && p.response ? p.response(o.respPayload) : o.respPayload;
     }

@@ -4,12 +4,14 @@ import { datasetsRoutes } from "./datasets.routes";
 import { logsRoutes } from "./logs.routes";
 import { messagesRoutes } from "./messages.routes";
 import { modelsRoutes } from "./models.routes";
+import { responsesRoutes } from "./responses.routes";
 import type { RestRoute } from "./route";
 
 /** Every REST route under /api/v1, in the order the OpenAPI document lists them. */
 export const REST_ROUTES: readonly RestRoute[] = [
   ...completionsRoutes,
   ...messagesRoutes,
+  ...responsesRoutes,
   ...logsRoutes,
   ...datasetsRoutes,
   ...modelsRoutes,

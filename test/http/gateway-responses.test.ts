@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import OpenAI from "openai";
+import { createProject } from "../../src/domain/projects";
+import { systemCtx } from "../../src/context";
+import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
+import { type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
+import { latestLog } from "../helpers/logs";
+
+// POST /api/v1/responses, driven by the official openai SDK: translated to chat completions for
+// every provider, its state (previous_response_id) kept by Hone, streamed as the Responses events.
+
+let t: TestApp;
+let openaiFake: FakeUpstream;
+let anthropicFake: FakeUpstream;
+let server: { url: string; stop(): Promise<void> };
+let sdk: OpenAI;
+
+beforeAll(async () => {
+  openaiFake = startFakeOpenAI({ apiKey: "sk-openai-responses" });
+  anthropicFake = startFakeAnthropic({ apiKey: "sk-ant-responses" });
+  t = await createTestApp({ env: { OPENAI_BASE_URL: `${openaiFake.url}/v1`, ANTHROPIC_BASE_URL: anthropicFake.url } });
+  await storeProviderKey(t, "openai", "sk-openai-responses");
+  await storeProviderKey(t, "anthropic", "sk-ant-responses");
+  server = serve(t.app);
+  sdk = new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: t.project.apiKey, maxRetries: 0 });
+});
+afterAll(async () => {
+  await server.stop();
+  await openaiFake.stop();
+  await anthropicFake.stop();
+  await t.close();
+});
+
+const weather = {
+  type: "function" as const,
+  name: "get_weather",
+  description: "Weather for a city",
+  parameters: { type: "object", properties: { q: { type: "string" } } },
+  strict: false,
+};
+
+describe("responses.create", () => {
+  test("a string input: answered, logged with api=responses, stored, readable, its input items listed, deletable", async () => {
+    const r = await sdk.responses.create({ model: "openai:gpt-4o-mini", instructions: "Be brief.", input: "Hello Hone", metadata: { team: "core" } });
+    expect(r.object).toBe("response");
+    expect(r.status).toBe("completed");
+    expect(r.output_text).toBe("echo: Hello Hone");
+    expect(r.usage).toMatchObject({ input_tokens: 11, output_tokens: 7, total_tokens: 18, input_tokens_details: { cached_tokens: 0 } });
+    const sent = openaiFake.requests.at(-1)!.body;
+    expect(sent.messages).toEqual([
+      { role: "developer", content: "Be brief." },
+      { role: "user", content: "Hello Hone" },
+    ]);
+
+    const log = await latestLog(t);
+    expect(log.api).toBe("responses");
+    expect(log.provider).toBe("openai");
+    expect(log.metadata).toMatchObject({ team: "core" });
+    expect(log.body.reqPayloadOriginal).toMatchObject({ model: "openai:gpt-4o-mini", input: "Hello Hone", instructions: "Be brief." });
+    expect((log.body.respPayloadOriginal as { id: string }).id).toBe(r.id);
+    expect(log.inputPreview).toBe("Hello Hone");
+
+    const again = await sdk.responses.retrieve(r.id);
+    expect(again.output_text).toBe("echo: Hello Hone");
+    const items = await sdk.responses.inputItems.list(r.id);
+    expect(items.data).toHaveLength(1);
+    expect(items.data[0]).toMatchObject({ type: "message", role: "user", content: [{ type: "input_text", text: "Hello Hone" }] });
+
+    await sdk.responses.delete(r.id);
+    const gone = await sdk.responses.retrieve(r.id).then(
+      () => null,
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(gone?.status).toBe(404);
+  });
+
+  test("previous_response_id continues the conversation, across providers (Hone keeps the state)", async () => {
+    const first = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "My name is Ada." });
+    const second = await sdk.responses.create({ model: "anthropic:claude-sonnet-4-5", previous_response_id: first.id, input: "What is my name?" });
+    const sent = anthropicFake.requests.at(-1)!.body;
+    expect(sent.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "My name is Ada." }] },
+      { role: "assistant", content: [{ type: "text", text: "echo: My name is Ada." }] },
+      { role: "user", content: [{ type: "text", text: "What is my name?" }] },
+    ]);
+    expect(second.output_text).toBe("echo: What is my name?");
+    expect(second.previous_response_id).toBe(first.id);
+    // A third link reads the whole chain.
+    await sdk.responses.create({ model: "openai:gpt-4o-mini", previous_response_id: second.id, input: "And again?" });
+    expect(openaiFake.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+  });
+
+  test("store: false is not kept; an unknown or another project's previous_response_id is a 404", async () => {
+    const r = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "ephemeral", store: false });
+    const missing = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "x", previous_response_id: r.id }).then(
+      () => null,
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(missing?.status).toBe(404);
+    expect(missing?.message).toContain(r.id);
+
+    const kept = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "mine" });
+    const other = await createProject(systemCtx(t.deps, "test"), { name: "other" });
+    const otherSdk = new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: other.apiKey, maxRetries: 0 });
+    const invisible = await otherSdk.responses.retrieve(kept.id).then(
+      () => null,
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(invisible?.status).toBe(404);
+  });
+
+  test("a function-calling loop: function_call out, function_call_output in, text back", async () => {
+    const first = await sdk.responses.create({ model: "openai:gpt-4o-mini", tools: [weather], input: "Weather in Oslo?" });
+    const call = first.output.find((i) => i.type === "function_call");
+    expect(call).toMatchObject({ type: "function_call", name: "get_weather", arguments: JSON.stringify({ q: "Weather in Oslo?" }) });
+    const sent = openaiFake.requests.at(-1)!.body;
+    expect(sent.tools).toEqual([
+      { type: "function", function: { name: "get_weather", description: "Weather for a city", parameters: weather.parameters, strict: false } },
+    ]);
+    const second = await sdk.responses.create({
+      model: "openai:gpt-4o-mini",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: "Snowing" }],
+    });
+    const sent2 = openaiFake.requests.at(-1)!.body;
+    expect(sent2.messages.at(-2)).toMatchObject({ role: "assistant", tool_calls: [{ id: "call_abc", function: { name: "get_weather" } }] });
+    expect(sent2.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_abc", content: "Snowing" });
+    expect(second.output_text).toBe("echo: Weather in Oslo?");
+  });
+
+  test("text.format json_schema, max_output_tokens and reasoning.effort map to the chat request", async () => {
+    await sdk.responses.create({
+      model: "openai:gpt-4o-mini",
+      input: "json please",
+      max_output_tokens: 99,
+      reasoning: { effort: "low" },
+      text: { format: { type: "json_schema", name: "answer", schema: { type: "object", properties: { a: { type: "string" } } }, strict: true } },
+    });
+    const sent = openaiFake.requests.at(-1)!.body;
+    expect(sent.max_completion_tokens).toBe(99);
+    expect(sent.reasoning_effort).toBe("low");
+    expect(sent.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "answer", schema: { type: "object", properties: { a: { type: "string" } } }, strict: true },
+    });
+  });
+
+  test("hosted tools are left out for other providers, with a warning; required by tool_choice they are a 400", async () => {
+    const res = await fetch(`${server.url}/api/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "anthropic:claude-sonnet-4-5", input: "hi", tools: [{ type: "web_search" }, weather] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-hone-warning")).toContain("tool web_search");
+    expect(anthropicFake.requests.at(-1)!.body.tools.map((x: { name: string }) => x.name)).toEqual(["get_weather"]);
+    expect((await latestLog(t)).warning).toContain("tool web_search");
+
+    const refused = await sdk.responses
+      .create({ model: "anthropic:claude-sonnet-4-5", input: "hi", tools: [{ type: "web_search" }], tool_choice: { type: "web_search" } } as never)
+      .then(
+        () => null,
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(refused?.status).toBe(400);
+    expect(refused?.message).toContain("web_search");
+  });
+
+  test("a custom (freeform) tool's call comes back as a custom_tool_call", async () => {
+    const r = await sdk.responses.create({
+      model: "openai:gpt-4o-mini",
+      input: "patch it",
+      tools: [{ type: "custom", name: "apply_patch", description: "Apply a patch" }],
+    });
+    const call = r.output.find((i) => i.type === "custom_tool_call");
+    expect(call).toMatchObject({ type: "custom_tool_call", name: "apply_patch" });
+    expect(openaiFake.requests.at(-1)!.body.tools[0].function.parameters.required).toEqual(["input"]);
+  });
+
+  test("bad input is a 400 in OpenAI's error shape naming the field", async () => {
+    const res = await fetch(`${server.url}/api/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "openai:gpt-4o-mini", input: [{ type: "message", role: "user", content: [{ type: "input_video", url: "x" }] }] }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toContain("input_video");
+    const noInput = await fetch(`${server.url}/api/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "openai:gpt-4o-mini" }),
+    });
+    expect(noInput.status).toBe(400);
+    expect(JSON.stringify(await noInput.json())).toContain("input");
+  });
+});
+
+describe("responses.stream", () => {
+  test("text: the events in order, one item id across its deltas; the final response; the log", async () => {
+    const types: string[] = [];
+    const ids = new Set<string>();
+    const stream = sdk.responses.stream({ model: "openai:gpt-4o-mini", input: "stream me please" });
+    stream.on("event", (e) => {
+      types.push(e.type);
+      if (e.type === "response.output_text.delta") ids.add(e.item_id);
+    });
+    const final = await stream.finalResponse();
+    expect(final.output_text).toBe("echo: stream me please");
+    expect(types.slice(0, 4)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added"]);
+    expect(types.slice(-4)).toEqual(["response.output_text.done", "response.content_part.done", "response.output_item.done", "response.completed"]);
+    expect(ids.size).toBe(1);
+    expect(final.usage?.output_tokens).toBe(7);
+    const log = await latestLog(t);
+    expect(log.api).toBe("responses");
+    expect((log.body.respPayloadOriginal as { id: string; output: unknown[] }).id).toBe(final.id);
+    expect(await sdk.responses.retrieve(final.id).then((r) => r.output_text)).toBe("echo: stream me please");
+  });
+
+  test("a function call through Anthropic: arguments streamed in pieces", async () => {
+    const types: string[] = [];
+    const stream = sdk.responses.stream({ model: "anthropic:claude-sonnet-4-5", tools: [weather], input: "Rome?" });
+    stream.on("event", (e) => types.push(e.type));
+    const final = await stream.finalResponse();
+    const call = final.output.find((i) => i.type === "function_call");
+    expect(call).toMatchObject({ name: "get_weather", arguments: JSON.stringify({ q: "Rome?" }), call_id: "toolu_01" });
+    expect(types.filter((x) => x === "response.function_call_arguments.delta").length).toBe(2);
+    expect(types).toContain("response.function_call_arguments.done");
+  });
+
+  test("an upstream failure mid-stream is a response.failed event", async () => {
+    const types: string[] = [];
+    const stream = sdk.responses.stream({ model: "openai:broken", input: "x" });
+    stream.on("event", (e) => types.push(e.type));
+    const failed = await stream.finalResponse();
+    expect(types.at(-1)).toBe("response.failed");
+    expect(failed.status).toBe("failed");
+    expect(failed.error?.message).toContain("stream broke");
+    const log = await latestLog(t);
+    expect(log.statusCode).toBe(502);
+  });
+});
