@@ -1,9 +1,17 @@
 import { completionsRoutes } from "./completions.routes";
 import { criteriaRoutes } from "./criteria.routes";
 import { datasetsRoutes } from "./datasets.routes";
+import { embeddingsRoutes } from "./embeddings.routes";
 import { logsRoutes } from "./logs.routes";
 import { modelsRoutes } from "./models.routes";
 import type { RestRoute } from "./route";
 
 /** Every REST route under /api/v1, in the order the OpenAPI document lists them. */
-export const REST_ROUTES: readonly RestRoute[] = [...completionsRoutes, ...logsRoutes, ...datasetsRoutes, ...modelsRoutes, ...criteriaRoutes];
+export const REST_ROUTES: readonly RestRoute[] = [
+  ...completionsRoutes,
+  ...embeddingsRoutes,
+  ...logsRoutes,
+  ...datasetsRoutes,
+  ...modelsRoutes,
+  ...criteriaRoutes,
+];
