@@ -17,6 +17,14 @@ export const MAX_API_KEY_NAME_LENGTH = 100;
 export const MAX_CRITERIA_PER_REQUEST = 10;
 /** Choices one completion may ask for (`n`). */
 export const MAX_CHOICES = 16;
+/**
+ * One embeddings request (`POST /embeddings`): inputs it may carry (OpenAI's own cap), characters in
+ * one input string, token ids in one token array, and the largest `dimensions` it may ask for.
+ */
+export const MAX_EMBEDDING_INPUTS = 2_048;
+export const MAX_EMBEDDING_INPUT_CHARS = 100_000;
+export const MAX_EMBEDDING_INPUT_TOKENS = 100_000;
+export const MAX_EMBEDDING_DIMENSIONS = 65_536;
 /** Ids one request may list (`logIds` and the like). */
 export const MAX_IDS_PER_REQUEST = 1_000;
 /** Tag keys on one call, and the length of a tag key and of a tag value. */

@@ -3,7 +3,7 @@ import type { HttpOptions, UpstreamGuard } from "./http";
 import { openAiUpstream } from "./openai";
 import type { UpstreamFactory } from "./types";
 
-export type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Choice, UpstreamFactory, UpstreamTarget, Usage } from "./types";
+export type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Choice, Embedding, EmbeddingList, UpstreamFactory, UpstreamTarget, Usage } from "./types";
 export { ClientAborted, isPassThrough, type PassThroughAnswer, type PassThroughOutcome } from "./http";
 export { fromAnthropicMessage, fromAnthropicRequest } from "./anthropic-format";
 

@@ -1,18 +1,17 @@
 import { DomainError } from "../errors";
 import { isPassThrough, type PassThroughAnswer, postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
-import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, UpstreamTarget } from "./types";
+import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, EmbeddingList, UpstreamTarget } from "./types";
 
 type OpenAiLike = Extract<UpstreamTarget, { kind: "openai" | "azure" }>;
 
-function endpoint(target: OpenAiLike): { url: string; headers: Record<string, string> } {
+function endpoint(target: OpenAiLike, path = "chat/completions"): { url: string; headers: Record<string, string> } {
   if (target.kind === "azure") {
     const url =
-      `${target.baseUrl}/openai/deployments/${encodeURIComponent(target.deployment)}/chat/completions` +
-      `?api-version=${encodeURIComponent(target.apiVersion)}`;
+      `${target.baseUrl}/openai/deployments/${encodeURIComponent(target.deployment)}/${path}` + `?api-version=${encodeURIComponent(target.apiVersion)}`;
     return { url, headers: target.apiKey ? { "api-key": target.apiKey } : {} };
   }
   return {
-    url: `${target.baseUrl}/chat/completions`,
+    url: `${target.baseUrl}/${path}`,
     headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {},
   };
 }
@@ -50,7 +49,36 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
       if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
       return chunksOf(readSse(call, target.label, http.timeoutMs), target.label);
     },
+
+    async embed(body, { signal }) {
+      // Same deadline, SSRF pinning and error mapping as chat; only the path differs.
+      const call = await postJson(endpoint(target, "embeddings").url, headers, body, target.label, signal, http);
+      // An embeddings answer is rewritten before it goes out (vectors re-encoded, left out of the
+      // log), so one larger than Hone holds is refused rather than passed through.
+      const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
+      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+      if (!isEmbeddingList(parsed)) {
+        throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not an embedding list`, {
+          upstreamStatus: 502,
+          upstreamBody: storableBody(target.label, call.response.status, parsed),
+        });
+      }
+      return parsed;
+    },
   };
+}
+
+function isEmbeddingList(v: unknown): v is EmbeddingList {
+  if (typeof v !== "object" || v === null) return false;
+  const data = (v as { data?: unknown }).data;
+  return (
+    Array.isArray(data) &&
+    data.every((d) => {
+      if (typeof d !== "object" || d === null) return false;
+      const { index, embedding } = d as { index?: unknown; embedding?: unknown };
+      return Number.isInteger(index) && (typeof embedding === "string" || (Array.isArray(embedding) && embedding.every((x) => typeof x === "number")));
+    })
+  );
 }
 
 async function* chunksOf(events: AsyncGenerator<{ data: string }>, label: string): AsyncGenerator<ChatCompletionChunk> {

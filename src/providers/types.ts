@@ -63,6 +63,18 @@ export type ChatCompletionChunk = {
   [k: string]: unknown;
 };
 
+/** One vector of an embeddings answer: numbers, or base64 of little-endian float32 (`encoding_format: base64`). */
+export type Embedding = { object: "embedding"; index: number; embedding: number[] | string; [k: string]: unknown };
+
+/** OpenAI's Embeddings API answer. */
+export type EmbeddingList = {
+  object: "list";
+  data: Embedding[];
+  model: string;
+  usage?: { prompt_tokens: number; total_tokens: number; [k: string]: unknown } | null;
+  [k: string]: unknown;
+};
+
 /**
  * Where and how to call one upstream. `tenantChosen` marks a base URL a tenant chose (a custom
  * provider) rather than the operator: it is held to the SSRF policy on every call.
@@ -89,6 +101,11 @@ export interface ChatUpstream {
   stream(body: Record<string, unknown>, opts: CallOptions): Promise<AsyncIterable<ChatCompletionChunk>>;
   /** Anthropic upstreams only: the Messages API without translation. */
   anthropic?: AnthropicNative;
+  /**
+   * An Embeddings API call (`POST <base>/embeddings`), for upstreams that have one (not Anthropic).
+   * Throws DomainError UPSTREAM_* on failure, and for an answer larger than Hone holds.
+   */
+  embed?(body: Record<string, unknown>, opts: CallOptions): Promise<EmbeddingList>;
 }
 
 /** Anthropic's own Messages API, for clients that speak it: bodies and events as they are. */

@@ -5,6 +5,7 @@
 //   broken          streams two chunks, then drops the connection
 //   stall           streams one chunk, then goes silent
 //   slow-<ms>       waits before answering / between stream chunks
+//   not-a-list      (embeddings) answers 200 with a body that is not an embedding list
 //   anything else   answers "echo: <last user text>", or a tool call when tools are offered
 
 type Recorded = { path: string; url: string; headers: Record<string, string>; body: any };
@@ -107,9 +108,40 @@ function parseSlow(model: string): number {
 
 // ---------------------------------------------------------------- OpenAI (and Azure, Gemini, custom)
 
+/**
+ * The fake's vector for one embeddings input: deterministic, and made of multiples of 1/256 so that
+ * float32 (base64) and JSON numbers carry exactly the same values.
+ */
+export function fakeEmbedding(input: string | number[], dimensions = 8): number[] {
+  let h = 2166136261;
+  for (const ch of JSON.stringify(input)) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  return Array.from({ length: dimensions }, (_, j) => ((((h >>> (j % 24)) + j * 37) % 512) - 256) / 256);
+}
+
+/** Tokens the fake counts for one embeddings input: words of a string, ids of a token array. */
+export const fakeEmbeddingTokens = (input: string | number[]) => (typeof input === "string" ? input.split(/\s+/).filter(Boolean).length : input.length);
+
+/** OpenAI's `POST /embeddings`: float vectors, or base64 of little-endian float32 when asked. */
+function fakeEmbeddings(body: any, model: string): Response {
+  const raw = body.input;
+  const inputs: (string | number[])[] = typeof raw === "string" ? [raw] : Array.isArray(raw) && typeof raw[0] === "number" ? [raw] : raw;
+  const base64 = body.encoding_format === "base64";
+  const tokens = inputs.reduce((n, x) => n + fakeEmbeddingTokens(x), 0);
+  return Response.json({
+    object: "list",
+    data: inputs.map((x, index) => {
+      const v = fakeEmbedding(x, body.dimensions ?? 8);
+      return { object: "embedding", index, embedding: base64 ? Buffer.from(new Float32Array(v).buffer).toString("base64") : v };
+    }),
+    model,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+}
+
 export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
   return startServer(async (req, rec, fake) => {
-    if (req.method !== "POST" || !rec.path.endsWith("/chat/completions")) {
+    const embeddings = req.method === "POST" && rec.path.endsWith("/embeddings");
+    if (!embeddings && (req.method !== "POST" || !rec.path.endsWith("/chat/completions"))) {
       return Response.json({ error: { message: `Unknown path ${rec.path}`, type: "invalid_request_error" } }, { status: 404 });
     }
     const presented = rec.headers.authorization?.replace(/^Bearer /, "") ?? rec.headers["api-key"];
@@ -130,6 +162,11 @@ export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
     }
     if (model === "hang") return hang(req);
     const slow = parseSlow(model);
+    if (embeddings) {
+      if (slow) await sleep(slow);
+      if (model === "not-a-list") return Response.json({ object: "list", data: "nope", model });
+      return fakeEmbeddings(body, model);
+    }
     const n: number = body.n ?? 1;
     const useTool = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== "none";
     const text = `echo: ${lastUserText(body.messages)}`;

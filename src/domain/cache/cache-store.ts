@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, lt } from "drizzle-orm";
 import { dbOf, type BaseCtx, type Ctx } from "../../context";
 import { cacheEntries } from "../../db/schema";
 import type { Deps } from "../../deps";
-import type { ChatCompletion } from "../../providers";
+import type { ChatCompletion, EmbeddingList } from "../../providers";
 
 const CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -12,7 +12,9 @@ const CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const MEMORY_MAX_ENTRIES = 10_000;
 const MEMORY_MAX_BYTES = 64 * 1024 * 1024;
 const MEMORY_MAX_ENTRY_BYTES = 256 * 1024;
-type Remembered = { response: ChatCompletion; createdAt: Date; expiresAt: Date; bytes: number };
+/** What an entry holds: a chat completion, or an embeddings answer (keys of the two never meet). */
+type CachedAnswer = ChatCompletion | EmbeddingList;
+type Remembered = { response: CachedAnswer; createdAt: Date; expiresAt: Date; bytes: number };
 type Memory = { entries: Map<string, Remembered>; bytes: number };
 const memories = new WeakMap<Deps, Memory>();
 
@@ -44,7 +46,7 @@ function forget(m: Memory, key: string): void {
   }
 }
 
-export async function readCacheEntry(ctx: Ctx, key: string): Promise<{ response: ChatCompletion; createdAt: Date } | null> {
+export async function readCacheEntry<T extends CachedAnswer = ChatCompletion>(ctx: Ctx, key: string): Promise<{ response: T; createdAt: Date } | null> {
   const memKey = `${ctx.projectId}:${key}`;
   const m = memoryOf(ctx.deps);
   const held = m.entries.get(memKey);
@@ -52,7 +54,7 @@ export async function readCacheEntry(ctx: Ctx, key: string): Promise<{ response:
     if (held.expiresAt > ctx.deps.clock()) {
       m.entries.delete(memKey);
       m.entries.set(memKey, held);
-      return { response: held.response, createdAt: held.createdAt };
+      return { response: held.response as T, createdAt: held.createdAt };
     }
     forget(m, memKey);
   }
@@ -61,11 +63,11 @@ export async function readCacheEntry(ctx: Ctx, key: string): Promise<{ response:
     .from(cacheEntries)
     .where(and(eq(cacheEntries.projectId, ctx.projectId), eq(cacheEntries.key, key), gt(cacheEntries.expiresAt, ctx.deps.clock())));
   if (!row) return null;
-  remember(ctx.deps, memKey, { response: row.response as ChatCompletion, createdAt: row.createdAt, expiresAt: row.expiresAt });
-  return { response: row.response as ChatCompletion, createdAt: row.createdAt };
+  remember(ctx.deps, memKey, { response: row.response as T, createdAt: row.createdAt, expiresAt: row.expiresAt });
+  return { response: row.response as T, createdAt: row.createdAt };
 }
 
-export async function writeCacheEntry(ctx: Ctx, key: string, response: ChatCompletion): Promise<void> {
+export async function writeCacheEntry(ctx: Ctx, key: string, response: CachedAnswer): Promise<void> {
   const now = ctx.deps.clock();
   const expiresAt = new Date(now.getTime() + CACHE_TTL_MS);
   await dbOf(ctx)

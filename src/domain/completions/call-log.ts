@@ -6,7 +6,6 @@ import { catalogueCost } from "../models/catalogue";
 import { costOf } from "./cost";
 import { canonicalModel } from "./resolve-model";
 import type { Upstream } from "./resolve-upstream";
-import type { ChatCompletionRequest } from "./schemas";
 
 /** How a call ended, as its log records it. */
 type CallOutcome = {
@@ -63,7 +62,17 @@ type CallLog = {
  */
 export function createCallLog(
   ctx: Ctx,
-  call: { request: ChatCompletionRequest; rawBody: unknown; tags: Record<string, unknown>; shouldLog: () => boolean; protocol?: ProtocolCall },
+  call: {
+    /** The parsed request: its model names the log's model, its metadata joins the tags. */
+    request: { model: string; metadata?: Record<string, unknown> | null };
+    rawBody: unknown;
+    tags: Record<string, unknown>;
+    shouldLog: () => boolean;
+    /** The protocol the client spoke (default chat). */
+    api?: LogApi;
+    /** A call translated from another protocol (Messages, Responses). */
+    protocol?: ProtocolCall;
+  },
 ): CallLog {
   const requestedAt = ctx.deps.clock();
   const started = performance.now();
@@ -85,6 +94,7 @@ export function createCallLog(
       // Hone's own calls (a judge, an evaluation, the playground) are kept apart from the application's.
       source: ctx.internal ? "internal" : "gateway",
       internalKind: ctx.internal ?? null,
+      api: call.api ?? "chat",
       provider: up?.provider ?? null,
       // One spelling per model (`gpt-4o-mini` is `openai:gpt-4o-mini`), so filters and usage count it once.
       model: canonicalModel(call.request.model, ctx.deps.config.modelPrefixes),

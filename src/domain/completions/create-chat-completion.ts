@@ -6,10 +6,10 @@ import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
 import { replayAsChunks } from "../cache/replay";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
-import { checkTagShapes, truncatedPayload } from "../logs";
+import { truncatedPayload } from "../logs";
 import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog, type ProtocolCall } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
-import { parseControls } from "./parse-controls";
+import { checkBodyTags, parseControls } from "./parse-controls";
 import { resolveModel } from "./resolve-model";
 import { answeredAs, resolveUpstream, upstreamBody, type Upstream } from "./resolve-upstream";
 import { CompiledChatCompletionRequest, type ControlHeaders } from "./schemas";
@@ -251,14 +251,6 @@ function toDomainErrorOutcome(err: PassThroughOutcome["error"]): { statusCode: n
 function withoutUsage(chunk: ChatCompletionChunk): ChatCompletionChunk {
   const { usage: _usage, ...rest } = chunk;
   return rest as ChatCompletionChunk;
-}
-
-/** Tags in the body (`metadata`, `hone.tags`) must be flat before the schema says anything else. */
-function checkBodyTags(body: unknown): void {
-  if (!body || typeof body !== "object") return;
-  const b = body as { metadata?: unknown; hone?: unknown };
-  checkTagShapes(b.metadata, ["metadata"]);
-  if (b.hone && typeof b.hone === "object") checkTagShapes((b.hone as { tags?: unknown }).tags, ["hone", "tags"]);
 }
 
 /** Only whole, successful answers are cached: every choice finished. */

@@ -3,7 +3,10 @@ import { MAX_EMBEDDED_JSON_DEPTH } from "../../limits";
 import { DomainError } from "../../errors";
 import { MAX_CRITERIA_PER_REQUEST, MAX_ID_LENGTH } from "../../limits";
 import { checkTagShapes, Tags } from "../logs/inputs";
-import { CacheMode, type ChatCompletionRequest, type ControlHeaders, type Controls } from "./schemas";
+import { CacheMode, type ControlHeaders, type Controls } from "./schemas";
+
+/** The `hone` body member of a chat completion or an embeddings request, as its schema parsed it. */
+type BodyControls = { cache?: CacheMode | boolean; criteria?: string[]; tags?: Record<string, unknown>; logRequest?: boolean } | undefined;
 
 function bad(header: string, message: string): DomainError {
   return new DomainError("VALIDATION", `Invalid ${header} header: ${message}`, { issues: [{ message, path: [header] }] });
@@ -28,7 +31,7 @@ function parseJsonHeader(name: string, text: string): unknown {
 }
 
 /** Request controls from op-* headers and the `hone` body member; headers take precedence. */
-export function parseControls(headers: ControlHeaders, body: ChatCompletionRequest["hone"]): Controls {
+export function parseControls(headers: ControlHeaders, body: BodyControls): Controls {
   let logRequest = body?.logRequest;
   if (headers.logRequest != null && headers.logRequest !== "") {
     const v = headers.logRequest.trim().toLowerCase();
@@ -69,4 +72,20 @@ export function parseControls(headers: ControlHeaders, body: ChatCompletionReque
   const checked = Tags.safeParse(tags);
   if (!checked.success) throw bad("op-tags", checked.error.issues.map((i) => i.message).join("; "));
   return { logRequest, cache, criteria, tags };
+}
+
+/** Whether an embeddings call's log keeps the vectors: `op-log-vectors`, else `hone.logVectors`; default no. */
+export function parseLogVectors(header: string | null | undefined, body: boolean | undefined): boolean {
+  if (header == null || header === "") return body ?? false;
+  const v = header.trim().toLowerCase();
+  if (v !== "true" && v !== "false") throw bad("op-log-vectors", "expected true or false");
+  return v === "true";
+}
+
+/** Tags in the body (`metadata`, `hone.tags`) must be flat before the schema says anything else. */
+export function checkBodyTags(body: unknown): void {
+  if (!body || typeof body !== "object") return;
+  const b = body as { metadata?: unknown; hone?: unknown };
+  checkTagShapes(b.metadata, ["metadata"]);
+  if (b.hone && typeof b.hone === "object") checkTagShapes((b.hone as { tags?: unknown }).tags, ["hone", "tags"]);
 }

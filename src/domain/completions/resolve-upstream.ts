@@ -18,6 +18,11 @@ export type Upstream = {
   upstreamModel: string;
   pricing?: { chatIn: number; chatOut: number };
   echoModel?: string;
+  /**
+   * OpenAI's own API or Azure OpenAI: asked for embeddings in base64 (a quarter of the bytes of
+   * JSON numbers). Other compatible servers (Gemini's, vLLM, llama.cpp, ...) get their default, float.
+   */
+  base64Embeddings?: boolean;
 };
 
 /** The client, target and pricing of the upstream a resolved model string names. */
@@ -31,7 +36,13 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute): Promise<Upst
         route.provider === "openai"
           ? { kind: "openai", label: "OpenAI", baseUrl: config.openaiBaseUrl, apiKey }
           : { kind: "openai", label: "Gemini", baseUrl: config.geminiBaseUrl, apiKey };
-      return { client: upstreams(target), provider: route.provider, target: route.provider, upstreamModel: route.upstreamModel };
+      return {
+        client: upstreams(target),
+        provider: route.provider,
+        target: route.provider,
+        upstreamModel: route.upstreamModel,
+        base64Embeddings: route.provider === "openai",
+      };
     }
     case "anthropic": {
       const apiKey = await getProviderApiKey(ctx, "anthropic");
@@ -57,7 +68,13 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute): Promise<Upst
               tenantChosen: true,
             }
           : { kind: "openai", label, baseUrl: cp.baseUrl, apiKey: cp.apiKey, tenantChosen: true };
-      return { client: upstreams(target), provider: "custom", target: `custom:${cp.id}`, upstreamModel: route.upstreamModel };
+      return {
+        client: upstreams(target),
+        provider: "custom",
+        target: `custom:${cp.id}`,
+        upstreamModel: route.upstreamModel,
+        base64Embeddings: cp.kind === "azure",
+      };
     }
     case "hone": {
       const name = `${route.prefix}:${route.slug}`;

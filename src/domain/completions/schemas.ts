@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { MAX_CHOICES, MAX_CRITERIA_PER_REQUEST, MAX_ID_LENGTH } from "../../limits";
+import {
+  MAX_CHOICES,
+  MAX_CRITERIA_PER_REQUEST,
+  MAX_EMBEDDING_DIMENSIONS,
+  MAX_EMBEDDING_INPUT_CHARS,
+  MAX_EMBEDDING_INPUT_TOKENS,
+  MAX_EMBEDDING_INPUTS,
+  MAX_ID_LENGTH,
+} from "../../limits";
 import { ChatMessage, FunctionDefinition, Tool, ToolChoice, modelName } from "../chat/schemas";
 import { Tags } from "../logs/inputs";
 
@@ -50,12 +58,69 @@ export type ChatCompletionRequest = z.output<typeof ChatCompletionRequest>;
  */
 export const CompiledChatCompletionRequest = z.compile(ChatCompletionRequest, { strict: true });
 
+const INPUT_SHAPES = "input must be a string, an array of strings, an array of token ids (integers), or an array of token-id arrays";
+const TokenId = z.number().int().min(0);
+
+/** OpenAI's four input shapes; the caps are checked once the shape is known, so each names its limit. */
+const EmbeddingInput = z
+  .union([z.string(), z.array(z.string()), z.array(TokenId), z.array(z.array(TokenId))], { error: INPUT_SHAPES })
+  .superRefine((input, ctx) => {
+    const issue = (message: string, path: (string | number)[] = []) => ctx.addIssue({ code: "custom", message, path });
+    if (typeof input === "string") {
+      if (input.length === 0) issue("input must not be empty");
+      else if (input.length > MAX_EMBEDDING_INPUT_CHARS) issue(`input may be at most ${MAX_EMBEDDING_INPUT_CHARS} characters`);
+      return;
+    }
+    if (input.length === 0) return issue("input must not be an empty array");
+    const first = input[0];
+    if (typeof first === "number") {
+      if (input.length > MAX_EMBEDDING_INPUT_TOKENS) issue(`a token array may hold at most ${MAX_EMBEDDING_INPUT_TOKENS} token ids`);
+      return;
+    }
+    if (input.length > MAX_EMBEDDING_INPUTS) return issue(`at most ${MAX_EMBEDDING_INPUTS} inputs per request`);
+    input.forEach((item, i) => {
+      if (typeof item === "string") {
+        if (item.length === 0) issue("input must not be empty", [i]);
+        else if (item.length > MAX_EMBEDDING_INPUT_CHARS) issue(`input may be at most ${MAX_EMBEDDING_INPUT_CHARS} characters`, [i]);
+      } else if (Array.isArray(item)) {
+        if (item.length === 0) issue("a token array must not be empty", [i]);
+        else if (item.length > MAX_EMBEDDING_INPUT_TOKENS) issue(`a token array may hold at most ${MAX_EMBEDDING_INPUT_TOKENS} token ids`, [i]);
+      }
+    });
+  })
+  .describe(
+    `${INPUT_SHAPES}; at most ${MAX_EMBEDDING_INPUTS} inputs, each of at most ${MAX_EMBEDDING_INPUT_CHARS} characters or ${MAX_EMBEDDING_INPUT_TOKENS} token ids`,
+  );
+
+/** The `hone` member of an embeddings request: chat's controls but criteria, plus whether the log keeps the vectors. */
+const EmbeddingHoneControls = z.strictObject({
+  cache: z.union([CacheMode, z.boolean()]).optional(),
+  tags: Tags.optional(),
+  logRequest: z.boolean().optional(),
+  logVectors: z.boolean().optional(),
+});
+
+// OpenAI's Embeddings API request; other members (provider-specific options such as `input_type`)
+// pass through untouched, as on chat completions.
+export const EmbeddingsRequest = z.looseObject({
+  model: modelName("model"),
+  input: EmbeddingInput,
+  dimensions: z.number().int().min(1).max(MAX_EMBEDDING_DIMENSIONS, `dimensions may be at most ${MAX_EMBEDDING_DIMENSIONS}`).optional(),
+  encoding_format: z.enum(["float", "base64"], { error: "encoding_format must be float or base64" }).optional(),
+  user: z.string().max(MAX_ID_LENGTH, `user may be at most ${MAX_ID_LENGTH} characters`).optional(),
+  metadata: Tags.nullish(),
+  hone: EmbeddingHoneControls.optional(),
+});
+export type EmbeddingsRequest = z.output<typeof EmbeddingsRequest>;
+
 /** Raw op-* header values, as the transport received them. */
 export type ControlHeaders = {
   logRequest?: string | null;
   cache?: string | null;
   criteria?: string | null;
   tags?: string | null;
+  /** Embeddings only: `op-log-vectors`. */
+  logVectors?: string | null;
 };
 
 export type Controls = {

@@ -25,8 +25,12 @@ function textOf(content: unknown): string | null {
   return parts.length ? parts.join(" ") : null;
 }
 
-/** The last user message of a chat request, as text. */
+/** The last user message of a chat request, as text (an embeddings request: its first input string). */
 export function inputPreviewOf(req: unknown): string | null {
+  if (isObj(req) && !("messages" in req) && "input" in req) {
+    const first = Array.isArray(req.input) ? req.input[0] : req.input;
+    return typeof first === "string" ? folded(first) : null;
+  }
   const messages = isObj(req) && Array.isArray(req.messages) ? req.messages : [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];

@@ -1,6 +1,7 @@
 import { completionsRoutes } from "./completions.routes";
 import { criteriaRoutes } from "./criteria.routes";
 import { datasetsRoutes } from "./datasets.routes";
+import { embeddingsRoutes } from "./embeddings.routes";
 import { logsRoutes } from "./logs.routes";
 import { messagesRoutes } from "./messages.routes";
 import { modelsRoutes } from "./models.routes";
@@ -12,6 +13,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...completionsRoutes,
   ...messagesRoutes,
   ...responsesRoutes,
+  ...embeddingsRoutes,
   ...logsRoutes,
   ...datasetsRoutes,
   ...modelsRoutes,

@@ -107,6 +107,18 @@ export const ChatCompletionWire = z.looseObject({
   ),
   usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullish(),
 });
+export const EmbeddingListWire = z.looseObject({
+  object: z.literal("list"),
+  data: z.array(
+    z.looseObject({
+      object: z.literal("embedding"),
+      index: z.number().int(),
+      embedding: z.union([z.array(z.number()), z.string()]).describe("numbers, or base64 of little-endian float32 with encoding_format: base64"),
+    }),
+  ),
+  model: z.string(),
+  usage: z.looseObject({ prompt_tokens: z.number(), total_tokens: z.number() }).nullish(),
+});
 export const ModelWire = z.object({
   id: z.string().describe("the model's slug"),
   name: z.string(),

@@ -1,0 +1,110 @@
+import type { Ctx } from "../../context";
+import { DomainError, parseInput } from "../../errors";
+import type { EmbeddingList } from "../../providers";
+import { cacheKey } from "../cache/cache-key";
+import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
+import { createCallLog } from "./call-log";
+import { encodedAs, usageOf, withoutVectors } from "./embedding-vectors";
+import { checkBodyTags, parseControls, parseLogVectors } from "./parse-controls";
+import { resolveModel } from "./resolve-model";
+import { resolveUpstream, type Upstream } from "./resolve-upstream";
+import { type ControlHeaders, EmbeddingsRequest } from "./schemas";
+
+type CreateEmbeddingsInput = {
+  /** The JSON body as the client sent it (validated here). */
+  body: unknown;
+  headers: Omit<ControlHeaders, "criteria">;
+  /** Aborted when the client goes away: the upstream call is aborted with it. */
+  signal: AbortSignal;
+};
+
+type EmbeddingsResult = { response: EmbeddingList; cache: "HIT" | "MISS" | null };
+
+/**
+ * The gateway's embeddings verb: OpenAI's Embeddings API on any provider that has one, with the
+ * chat gateway's controls (logging, tags, caching). The log keeps the request as sent and the
+ * answer without its vectors (each replaced by its size) unless the client asks for them.
+ */
+export async function createEmbeddings(ctx: Ctx, input: CreateEmbeddingsInput): Promise<EmbeddingsResult> {
+  checkBodyTags(input.body);
+  const request = parseInput(EmbeddingsRequest, input.body);
+  const controls = parseControls(input.headers, request.hone);
+  const logVectors = parseLogVectors(input.headers.logVectors, request.hone?.logVectors);
+  const encoding = request.encoding_format ?? "float";
+
+  // As on chat: a call naming one of the project's fine-tunes is logged only when asked.
+  let fineTune = false;
+  const call = createCallLog(ctx, {
+    request,
+    rawBody: input.body,
+    tags: controls.tags,
+    api: "embeddings",
+    shouldLog: () => controls.logRequest ?? (!fineTune || ctx.deps.config.logFinetuneCalls === "always"),
+  });
+  const logged = (list: EmbeddingList) => (logVectors ? list : withoutVectors(list));
+
+  let up: Upstream;
+  try {
+    const route = resolveModel(request.model, ctx.deps.config.modelPrefixes);
+    fineTune = route.provider === "hone";
+    if (route.provider === "anthropic") {
+      throw cannotEmbed(`Anthropic has no embeddings API: \`${request.model}\` cannot create embeddings; use an openai:, gemini: or custom provider model`);
+    }
+    if (route.provider === "hone") {
+      throw cannotEmbed(`\`${request.model}\` is a fine-tuned chat model: it cannot create embeddings; use an openai:, gemini: or custom provider model`);
+    }
+    up = await resolveUpstream(ctx, route);
+    if (!up.client.embed) throw cannotEmbed(`The provider of \`${request.model}\` has no embeddings API`);
+  } catch (err) {
+    throw call.failure(err);
+  }
+  call.useUpstream(up);
+  const embed = up.client.embed.bind(up.client);
+
+  const mode = controls.cache;
+  const key = mode ? cacheKey({ projectId: ctx.projectId, target: up.target, upstreamModel: up.upstreamModel, body: request, api: "embeddings" }) : null;
+  if (key && (mode === "readWrite" || mode === "readOnly")) {
+    const hit = await readCacheEntry<EmbeddingList>(ctx, key);
+    ctx.deps.metrics.cacheLookup(hit ? "hit" : "miss");
+    if (hit) {
+      try {
+        const response = encodedAs(hit.response, encoding);
+        call.log({ statusCode: 200, errorMessage: null, respPayload: logged(response), usage: usageOf(hit.response), cacheHit: true });
+        return { response, cache: "HIT" };
+      } catch (err) {
+        throw call.failure(err);
+      }
+    }
+  }
+
+  try {
+    const answer = await embed(upstreamBody(request, up), { signal: input.signal });
+    const response = encodedAs(answer, encoding);
+    if (key && (mode === "readWrite" || mode === "writeOnly") && answer.data.length > 0) {
+      try {
+        // Stored as the upstream sent it: each hit re-encodes it for its own client.
+        await writeCacheEntry(ctx, key, answer);
+      } catch (err) {
+        // The caller already has its answer; a cache that cannot be written only costs a miss later.
+        ctx.deps.logger.warn("cache write failed", { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    call.log({ statusCode: 200, errorMessage: null, respPayload: logged(response), usage: usageOf(answer) });
+    return { response, cache: mode ? "MISS" : null };
+  } catch (err) {
+    throw call.failure(err);
+  }
+}
+
+function cannotEmbed(message: string): DomainError {
+  return new DomainError("VALIDATION", message, { issues: [{ message, path: ["model"] }] });
+}
+
+/**
+ * The body sent upstream: Hone's member and the log's metadata removed, and the encoding the
+ * upstream answers best in (the client's own is applied to the answer).
+ */
+function upstreamBody(request: EmbeddingsRequest, up: Upstream): Record<string, unknown> {
+  const { hone: _controls, metadata: _metadata, encoding_format: _encoding, ...rest } = request;
+  return { ...rest, model: up.upstreamModel, ...(up.base64Embeddings ? { encoding_format: "base64" } : {}) };
+}
