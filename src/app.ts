@@ -6,7 +6,7 @@ import { notFoundPage, wantsHtmlPage } from "./http/console/not-found-page";
 import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
 import { bodyIdle, guardBodyStream, payloadTooLarge } from "./http/rest/body";
-import { errorResponse } from "./http/rest/errors";
+import { anthropicErrorResponse, errorResponse, openAiErrorResponse } from "./http/rest/errors";
 import { bodyLimitOf, readsOwnJsonBody, restApi, type RestOptions } from "./http/rest/mount";
 import { checkMetricsToken } from "./http/auth";
 import { controlResponse } from "./http/control";
@@ -77,14 +77,16 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
       const hasBody = request.method !== "GET" && request.method !== "HEAD" && request.headers.get("content-length") !== "0";
       const declared = Number(request.headers.get("content-length") ?? 0);
       const limit = bodyLimit(path);
+      // Refused before routing, yet in the shape of the protocol the path speaks.
+      const refuse = path.startsWith("/api/v1/messages") ? anthropicErrorResponse : PROVIDER_SHAPED.test(path) ? openAiErrorResponse : errorResponse;
       if (!wellEncoded(path)) {
-        response = errorResponse(
+        response = refuse(
           new DomainError("VALIDATION", "Malformed URL: the path has an invalid percent-encoding", {
             issues: [{ message: "invalid percent-encoding in the path" }],
           }),
         );
       } else if (declared > limit) {
-        response = errorResponse(payloadTooLarge(limit));
+        response = refuse(payloadTooLarge(limit));
       } else {
         // A declared length was checked above and the server reads no more than it; a body of
         // undeclared length (chunked) is counted while it streams. A body that stops arriving is
@@ -140,6 +142,8 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
 
 /** Paths whose 404 is the API's JSON, whatever the client accepts (the console's missing assets too). */
 const API_PATH = /^\/(api|graphql|trpc|console|health|metrics)(\/|$)/;
+/** Routes that mimic OpenAI: their errors also carry OpenAI's `error` object. */
+const PROVIDER_SHAPED = /^\/api\/v1\/(chat\/completions|responses|embeddings)(\/|$)/;
 
 function tooLargeResponse(err: DomainError): Response {
   return errorResponse(err, { errors: [{ message: err.message, extensions: { code: err.code } }] });

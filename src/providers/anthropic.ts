@@ -1,6 +1,6 @@
 import { DomainError } from "../errors";
 import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
-import { postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
+import { nativeJsonEvents, postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeOptions, Usage, UpstreamTarget } from "./types";
 
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -46,7 +46,7 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
       async stream(body, { signal, beta }) {
         const call = await postJson(url, { ...nativeHeaders(beta), accept: "text/event-stream" }, { ...body, stream: true }, target.label, signal, http);
         if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
-        return nativeEvents(readSse(call, target.label, http.timeoutMs), target.label);
+        return nativeJsonEvents(readSse(call, target.label, http.timeoutMs), target.label, (event) => event === "message_stop");
       },
     },
     // Anthropic's answers are converted, so never passed through as they are; a message is never
@@ -86,26 +86,6 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
       return translate(readSse(call, target.label, http.timeoutMs), target.label, now());
     },
   };
-}
-
-/** Anthropic's events as they are, parsed; an `error` event is thrown, a stream cut before message_stop too. */
-async function* nativeEvents(
-  events: AsyncGenerator<{ event?: string; data: string }>,
-  label: string,
-): AsyncGenerator<{ event: string; data: Record<string, unknown> }> {
-  for await (const e of events) {
-    let data: Record<string, unknown>;
-    try {
-      data = JSON.parse(e.data) as Record<string, unknown>;
-    } catch {
-      throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
-    }
-    const event = e.event ?? String(data.type ?? "");
-    if (event === "error") throw upstreamHttpError(label, 502, data);
-    yield { event, data };
-    if (event === "message_stop") return;
-  }
-  throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before the message was finished`, { upstreamStatus: 502 });
 }
 
 async function* translate(events: AsyncGenerator<{ event?: string; data: string }>, label: string, created: number): AsyncGenerator<ChatCompletionChunk> {

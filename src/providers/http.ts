@@ -425,3 +425,28 @@ async function* sseEvents(call: UpstreamCall, label: string, timeoutMs: number):
     }
   }
 }
+
+/**
+ * A provider's own named stream events, parsed, for clients that speak that provider's protocol:
+ * each yielded as it is; an `error` event is thrown; a stream that stops before `isEnd` saw its
+ * last event is a broken one.
+ */
+export async function* nativeJsonEvents(
+  events: AsyncGenerator<{ event?: string; data: string }>,
+  label: string,
+  isEnd: (event: string) => boolean,
+): AsyncGenerator<{ event: string; data: Record<string, unknown> }> {
+  for await (const e of events) {
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(e.data) as Record<string, unknown>;
+    } catch {
+      throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
+    }
+    const event = e.event ?? String(data.type ?? "");
+    if (event === "error") throw upstreamHttpError(label, 502, "error" in data ? data : { error: data });
+    yield { event, data };
+    if (isEnd(event)) return;
+  }
+  throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before it was finished`, { upstreamStatus: 502 });
+}

@@ -1,6 +1,20 @@
 import { DomainError } from "../errors";
-import { isPassThrough, type PassThroughAnswer, postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
+import {
+  isPassThrough,
+  nativeJsonEvents,
+  type PassThroughAnswer,
+  postJson,
+  readAnswer,
+  readCallBody,
+  readSse,
+  storableBody,
+  upstreamHttpError,
+  type HttpOptions,
+} from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, EmbeddingList, UpstreamTarget } from "./types";
+
+/** The events that end a Responses stream (each carries the whole Response). */
+const RESPONSE_ENDS = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
 type OpenAiLike = Extract<UpstreamTarget, { kind: "openai" | "azure" }>;
 
@@ -49,6 +63,36 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
       if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
       return chunksOf(readSse(call, target.label, http.timeoutMs), target.label);
     },
+
+    responses:
+      target.kind === "openai"
+        ? {
+            async create(body, { signal }) {
+              const call = await postJson(endpoint(target, "responses").url, headers, { ...body, stream: false }, target.label, signal, http);
+              const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
+              if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+              if (typeof parsed !== "object" || parsed === null || (parsed as { object?: unknown }).object !== "response") {
+                throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a response`, {
+                  upstreamStatus: 502,
+                  upstreamBody: storableBody(target.label, call.response.status, parsed),
+                });
+              }
+              return parsed as Record<string, unknown>;
+            },
+            async stream(body, { signal }) {
+              const call = await postJson(
+                endpoint(target, "responses").url,
+                { ...headers, accept: "text/event-stream" },
+                { ...body, stream: true },
+                target.label,
+                signal,
+                http,
+              );
+              if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+              return nativeJsonEvents(readSse(call, target.label, http.timeoutMs), target.label, (event) => RESPONSE_ENDS.has(event));
+            },
+          }
+        : undefined,
 
     async embed(body, { signal }) {
       // Same deadline, SSRF pinning and error mapping as chat; only the path differs.

@@ -101,6 +101,8 @@ export interface ChatUpstream {
   stream(body: Record<string, unknown>, opts: CallOptions): Promise<AsyncIterable<ChatCompletionChunk>>;
   /** Anthropic upstreams only: the Messages API without translation. */
   anthropic?: AnthropicNative;
+  /** OpenAI upstreams only: the Responses API without translation. */
+  responses?: ResponsesNative;
   /**
    * An Embeddings API call (`POST <base>/embeddings`), for upstreams that have one (not Anthropic).
    * Throws DomainError UPSTREAM_* on failure, and for an answer larger than Hone holds.
@@ -116,6 +118,14 @@ export interface AnthropicNative {
   stream(body: Record<string, unknown>, opts: NativeOptions): Promise<AsyncGenerator<{ event: string; data: Record<string, unknown> }>>;
   /** POST /v1/messages/count_tokens. */
   countTokens(body: Record<string, unknown>, opts: NativeOptions): Promise<Record<string, unknown>>;
+}
+
+/** OpenAI's own Responses API, for clients that speak it: bodies and events as they are. */
+export interface ResponsesNative {
+  /** POST /responses, not streamed: the Response. */
+  create(body: Record<string, unknown>, opts: CallOptions): Promise<Record<string, unknown>>;
+  /** POST /responses streamed: its events, once the upstream accepted; ends with the Response's last event. */
+  stream(body: Record<string, unknown>, opts: CallOptions): Promise<AsyncGenerator<{ event: string; data: Record<string, unknown> }>>;
 }
 
 /** A native call's options: the client's anthropic-beta flags are forwarded. */

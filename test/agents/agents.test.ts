@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { logsOf } from "../helpers/logs";
-import { type FakeServer, startFakeAnthropic, startFakeChat } from "./agent-fakes";
+import { type FakeServer, startFakeAnthropic, startFakeChat, startFakeResponses } from "./agent-fakes";
 import { runClaudeCode, runCodex } from "./run-agents";
 
 // The real Claude Code and Codex command-line agents (pinned in this folder's package.json, npm
@@ -25,6 +25,9 @@ function ensureAgents() {
 let t: TestApp;
 let anthropic: FakeServer;
 let chat: FakeServer;
+let responses: FakeServer;
+/** OpenAI: /responses to the Responses fake (Hone passes Codex's calls through), the rest to the chat fake. */
+let openai: ReturnType<typeof Bun.serve>;
 let server: { url: string; stop(): Promise<void> };
 let cwd: string;
 let secret: string;
@@ -36,7 +39,18 @@ beforeAll(async () => {
   writeFileSync(join(cwd, "secret.txt"), `${secret}\n`);
   anthropic = startFakeAnthropic({ file: "secret.txt" });
   chat = startFakeChat({ file: "secret.txt", command: "cat secret.txt" });
-  t = await createTestApp({ env: { ANTHROPIC_BASE_URL: anthropic.url, OPENAI_BASE_URL: `${chat.url}/v1` } });
+  responses = startFakeResponses({ file: "secret.txt", command: "cat secret.txt" });
+  openai = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 120,
+    async fetch(req) {
+      const u = new URL(req.url);
+      const to = u.pathname.endsWith("/responses") ? responses.url : chat.url;
+      return fetch(`${to}${u.pathname}${u.search}`, { method: req.method, headers: req.headers, body: await req.arrayBuffer() });
+    },
+  });
+  t = await createTestApp({ env: { ANTHROPIC_BASE_URL: anthropic.url, OPENAI_BASE_URL: `http://127.0.0.1:${openai.port}/v1` } });
   await storeProviderKey(t, "anthropic", "sk-ant-agents-test");
   await storeProviderKey(t, "openai", "sk-openai-agents-test");
   server = serve(t.app);
@@ -45,6 +59,8 @@ afterAll(async () => {
   await server?.stop();
   anthropic?.stop();
   chat?.stop();
+  responses?.stop();
+  openai?.stop(true);
   await t?.close();
   if (cwd) rmSync(cwd, { recursive: true, force: true });
 });
@@ -114,9 +130,9 @@ describe("Claude Code through Hone's /messages", () => {
 });
 
 describe("Codex through Hone's /responses", () => {
-  test("to an OpenAI model: it runs a shell command and answers from its output", async () => {
+  test("to OpenAI (passed through): it runs a shell command and answers from its output", async () => {
     const before = (await logsOf(t)).length;
-    const calls = chat.requests.length;
+    const calls = responses.requests.length;
     const res = await runCodex({
       baseUrl: `${server.url}/api/v1`,
       apiKey: t.project.apiKey,
@@ -125,14 +141,17 @@ describe("Codex through Hone's /responses", () => {
       prompt: "Run `cat secret.txt` in the current directory and tell me its output.",
       timeoutMs: 120_000,
     });
-    if (!res.stdout.includes(secret)) throw new Error(explain("Codex did not answer from the command", res, chat));
+    if (!res.stdout.includes(secret)) throw new Error(explain("Codex did not answer from the command", res, responses));
     expect(res.exitCode).toBe(0);
-    const upstream = chat.requests.slice(calls);
+    const upstream = responses.requests.slice(calls);
+    // Codex's own request reached OpenAI: its tools (hosted ones included), its include and store.
+    expect(upstream[0]!.body.tools.some((x: { name?: string }) => x.name === "exec_command")).toBe(true);
+    expect(upstream[0]!.body.store).toBe(false);
     const logs = await logsSince(before, "responses");
     expect(logs.length).toBe(upstream.length);
     expect(logs.length).toBeGreaterThanOrEqual(2);
-    // The command's output went back to the model as a tool result.
-    expect(JSON.stringify(upstream.at(-1)!.body.messages.at(-1))).toContain(secret);
+    // The command's output went back to the model as a function_call_output.
+    expect(JSON.stringify(upstream.at(-1)!.body.input.at(-1))).toContain(secret);
   }, 180_000);
 
   test("to an Anthropic model (translated): the same task works", async () => {

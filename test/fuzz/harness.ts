@@ -207,6 +207,14 @@ export function violation(req: FuzzRequest, o: Outcome): string | null {
     } catch {
       return `status ${o.status} without a JSON body: ${excerpt(o.text, 200)}`;
     }
+    // The Anthropic-protocol routes answer in Anthropic's own error shape.
+    if (path.startsWith("/api/v1/messages")) {
+      const e = body?.error;
+      if (body?.type !== "error" || typeof e?.type !== "string" || typeof e?.message !== "string" || !e.message) {
+        return `status ${o.status} outside Anthropic's error shape: ${excerpt(o.text, 300)}`;
+      }
+      return e.type === "api_error" ? `status ${o.status} with type api_error` : null;
+    }
     if (typeof body?.message !== "string" || typeof body?.code !== "string" || !Array.isArray(body?.issues)) {
       return `status ${o.status} outside the error envelope: ${excerpt(o.text, 300)}`;
     }

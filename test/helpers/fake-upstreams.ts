@@ -141,7 +141,8 @@ function fakeEmbeddings(body: any, model: string): Response {
 export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
   return startServer(async (req, rec, fake) => {
     const embeddings = req.method === "POST" && rec.path.endsWith("/embeddings");
-    if (!embeddings && (req.method !== "POST" || !rec.path.endsWith("/chat/completions"))) {
+    const responses = req.method === "POST" && rec.path.endsWith("/responses");
+    if (!embeddings && !responses && (req.method !== "POST" || !rec.path.endsWith("/chat/completions"))) {
       return Response.json({ error: { message: `Unknown path ${rec.path}`, type: "invalid_request_error" } }, { status: 404 });
     }
     const presented = rec.headers.authorization?.replace(/^Bearer /, "") ?? rec.headers["api-key"];
@@ -161,6 +162,7 @@ export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
       );
     }
     if (model === "hang") return hang(req);
+    if (responses) return fakeResponse(body, model);
     const slow = parseSlow(model);
     if (embeddings) {
       if (slow) await sleep(slow);
@@ -240,6 +242,84 @@ export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
     }
     return sse(events(), model === "broken" ? { breakAfter: 2 } : model === "stall" ? {} : {});
   });
+}
+
+/** The last user text of a Responses input (a string, or its last user message's text parts). */
+function lastInputText(input: any): string {
+  if (typeof input === "string") return input;
+  const m = [...(input ?? [])].reverse().find((x: any) => (x.type === "message" || !x.type) && x.role === "user");
+  if (!m) return "";
+  return typeof m.content === "string" ? m.content : (m.content ?? []).map((p: any) => p.text ?? "").join(" ");
+}
+
+/**
+ * OpenAI's `POST /responses`: a reasoning item (with encrypted content) when reasoning is asked
+ * for, then a function call when function tools are offered, else a message echoing the input.
+ */
+function fakeResponse(body: any, model: string): Response {
+  const id = `resp_fake${crypto.randomUUID().replaceAll("-", "")}`;
+  const text = `echo: ${lastInputText(body.input)}`;
+  const fn = (body.tools ?? []).find((t: any) => t.type === "function");
+  const answered = (body.input ?? []).some?.((i: any) => i.type === "function_call_output");
+  const reasoning = body.reasoning
+    ? { id: "rs_fake1", type: "reasoning", summary: [{ type: "summary_text", text: "Thinking." }], encrypted_content: "enc-xyz" }
+    : null;
+  const last =
+    fn && !answered
+      ? {
+          id: "fc_fake1",
+          type: "function_call",
+          status: "completed",
+          call_id: "call_resp1",
+          name: fn.name,
+          arguments: JSON.stringify({ q: lastInputText(body.input) }),
+        }
+      : { id: "msg_fake1", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] };
+  const usage = {
+    input_tokens: 13,
+    input_tokens_details: { cached_tokens: 4 },
+    output_tokens: 9,
+    output_tokens_details: { reasoning_tokens: reasoning ? 5 : 0 },
+    total_tokens: 22,
+  };
+  const base = {
+    id,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+    tools: body.tools ?? [],
+    store: body.store ?? true,
+    error: null,
+    incomplete_details: null,
+  };
+  const output = [...(reasoning ? [reasoning] : []), last];
+  if (!body.stream) return Response.json({ ...base, status: "completed", output, usage });
+  let seq = 0;
+  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
+  const events: string[] = [ev("response.created", { response: { ...base, status: "in_progress", output: [], usage: null } })];
+  output.forEach((item: any, output_index) => {
+    if (item.type === "message") {
+      events.push(ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } }));
+      events.push(
+        ev("response.content_part.added", { item_id: item.id, output_index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }),
+      );
+      for (const word of text.split(/(?<= )/))
+        events.push(ev("response.output_text.delta", { item_id: item.id, output_index, content_index: 0, delta: word, logprobs: [] }));
+      events.push(ev("response.output_text.done", { item_id: item.id, output_index, content_index: 0, text, logprobs: [] }));
+      events.push(ev("response.content_part.done", { item_id: item.id, output_index, content_index: 0, part: item.content[0] }));
+    } else {
+      events.push(ev("response.output_item.added", { output_index, item }));
+    }
+    events.push(ev("response.output_item.done", { output_index, item }));
+  });
+  if (model === "error-mid")
+    events.push(
+      ev("response.failed", {
+        response: { ...base, status: "failed", error: { code: "server_error", message: "Simulated failure" }, output: [], usage: null },
+      }),
+    );
+  else events.push(ev("response.completed", { response: { ...base, status: "completed", output, usage } }));
+  return sse(events);
 }
 
 // ---------------------------------------------------------------- Anthropic Messages API

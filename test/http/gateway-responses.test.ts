@@ -18,9 +18,12 @@ let sdk: OpenAI;
 beforeAll(async () => {
   openaiFake = startFakeOpenAI({ apiKey: "sk-openai-responses" });
   anthropicFake = startFakeAnthropic({ apiKey: "sk-ant-responses" });
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${openaiFake.url}/v1`, ANTHROPIC_BASE_URL: anthropicFake.url } });
+  t = await createTestApp({
+    env: { OPENAI_BASE_URL: `${openaiFake.url}/v1`, GEMINI_BASE_URL: `${openaiFake.url}/gemini`, ANTHROPIC_BASE_URL: anthropicFake.url },
+  });
   await storeProviderKey(t, "openai", "sk-openai-responses");
   await storeProviderKey(t, "anthropic", "sk-ant-responses");
+  await storeProviderKey(t, "gemini", "sk-openai-responses");
   server = serve(t.app);
   sdk = new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: t.project.apiKey, maxRetries: 0 });
 });
@@ -30,6 +33,9 @@ afterAll(async () => {
   await anthropicFake.stop();
   await t.close();
 });
+
+// Gemini is reached through its chat-completions endpoint: the Responses API is translated for it.
+const GEMINI = "gemini:gemini-2.5-flash";
 
 const weather = {
   type: "function" as const,
@@ -41,22 +47,22 @@ const weather = {
 
 describe("responses.create", () => {
   test("a string input: answered, logged with api=responses, stored, readable, its input items listed, deletable", async () => {
-    const r = await sdk.responses.create({ model: "openai:gpt-4o-mini", instructions: "Be brief.", input: "Hello Hone", metadata: { team: "core" } });
+    const r = await sdk.responses.create({ model: GEMINI, instructions: "Be brief.", input: "Hello Hone", metadata: { team: "core" } });
     expect(r.object).toBe("response");
     expect(r.status).toBe("completed");
     expect(r.output_text).toBe("echo: Hello Hone");
     expect(r.usage).toMatchObject({ input_tokens: 11, output_tokens: 7, total_tokens: 18, input_tokens_details: { cached_tokens: 0 } });
     const sent = openaiFake.requests.at(-1)!.body;
     expect(sent.messages).toEqual([
-      { role: "developer", content: "Be brief." },
+      { role: "system", content: "Be brief." },
       { role: "user", content: "Hello Hone" },
     ]);
 
     const log = await latestLog(t);
     expect(log.api).toBe("responses");
-    expect(log.provider).toBe("openai");
+    expect(log.provider).toBe("gemini");
     expect(log.metadata).toMatchObject({ team: "core" });
-    expect(log.body.reqPayloadOriginal).toMatchObject({ model: "openai:gpt-4o-mini", input: "Hello Hone", instructions: "Be brief." });
+    expect(log.body.reqPayloadOriginal).toMatchObject({ model: GEMINI, input: "Hello Hone", instructions: "Be brief." });
     expect((log.body.respPayloadOriginal as { id: string }).id).toBe(r.id);
     expect(log.inputPreview).toBe("Hello Hone");
 
@@ -75,7 +81,7 @@ describe("responses.create", () => {
   });
 
   test("previous_response_id continues the conversation, across providers (Hone keeps the state)", async () => {
-    const first = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "My name is Ada." });
+    const first = await sdk.responses.create({ model: GEMINI, input: "My name is Ada." });
     const second = await sdk.responses.create({ model: "anthropic:claude-sonnet-4-5", previous_response_id: first.id, input: "What is my name?" });
     const sent = anthropicFake.requests.at(-1)!.body;
     expect(sent.messages).toEqual([
@@ -86,20 +92,20 @@ describe("responses.create", () => {
     expect(second.output_text).toBe("echo: What is my name?");
     expect(second.previous_response_id).toBe(first.id);
     // A third link reads the whole chain.
-    await sdk.responses.create({ model: "openai:gpt-4o-mini", previous_response_id: second.id, input: "And again?" });
+    await sdk.responses.create({ model: GEMINI, previous_response_id: second.id, input: "And again?" });
     expect(openaiFake.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
   });
 
   test("store: false is not kept; an unknown or another project's previous_response_id is a 404", async () => {
-    const r = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "ephemeral", store: false });
-    const missing = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "x", previous_response_id: r.id }).then(
+    const r = await sdk.responses.create({ model: GEMINI, input: "ephemeral", store: false });
+    const missing = await sdk.responses.create({ model: GEMINI, input: "x", previous_response_id: r.id }).then(
       () => null,
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
     );
     expect(missing?.status).toBe(404);
     expect(missing?.message).toContain(r.id);
 
-    const kept = await sdk.responses.create({ model: "openai:gpt-4o-mini", input: "mine" });
+    const kept = await sdk.responses.create({ model: GEMINI, input: "mine" });
     const other = await createProject(systemCtx(t.deps, "test"), { name: "other" });
     const otherSdk = new OpenAI({ baseURL: `${server.url}/api/v1`, apiKey: other.apiKey, maxRetries: 0 });
     const invisible = await otherSdk.responses.retrieve(kept.id).then(
@@ -110,7 +116,7 @@ describe("responses.create", () => {
   });
 
   test("a function-calling loop: function_call out, function_call_output in, text back", async () => {
-    const first = await sdk.responses.create({ model: "openai:gpt-4o-mini", tools: [weather], input: "Weather in Oslo?" });
+    const first = await sdk.responses.create({ model: GEMINI, tools: [weather], input: "Weather in Oslo?" });
     const call = first.output.find((i) => i.type === "function_call");
     expect(call).toMatchObject({ type: "function_call", name: "get_weather", arguments: JSON.stringify({ q: "Weather in Oslo?" }) });
     const sent = openaiFake.requests.at(-1)!.body;
@@ -118,7 +124,7 @@ describe("responses.create", () => {
       { type: "function", function: { name: "get_weather", description: "Weather for a city", parameters: weather.parameters, strict: false } },
     ]);
     const second = await sdk.responses.create({
-      model: "openai:gpt-4o-mini",
+      model: GEMINI,
       previous_response_id: first.id,
       input: [{ type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: "Snowing" }],
     });
@@ -128,9 +134,9 @@ describe("responses.create", () => {
     expect(second.output_text).toBe("echo: Weather in Oslo?");
   });
 
-  test("text.format json_schema, max_output_tokens and reasoning.effort map to the chat request", async () => {
+  test("text.format json_schema and max_output_tokens map to the chat request; reasoning.effort is OpenAI's only", async () => {
     await sdk.responses.create({
-      model: "openai:gpt-4o-mini",
+      model: GEMINI,
       input: "json please",
       max_output_tokens: 99,
       reasoning: { effort: "low" },
@@ -138,7 +144,7 @@ describe("responses.create", () => {
     });
     const sent = openaiFake.requests.at(-1)!.body;
     expect(sent.max_completion_tokens).toBe(99);
-    expect(sent.reasoning_effort).toBe("low");
+    expect(sent.reasoning_effort).toBeUndefined();
     expect(sent.response_format).toEqual({
       type: "json_schema",
       json_schema: { name: "answer", schema: { type: "object", properties: { a: { type: "string" } } }, strict: true },
@@ -168,7 +174,7 @@ describe("responses.create", () => {
 
   test("a custom (freeform) tool's call comes back as a custom_tool_call", async () => {
     const r = await sdk.responses.create({
-      model: "openai:gpt-4o-mini",
+      model: GEMINI,
       input: "patch it",
       tools: [{ type: "custom", name: "apply_patch", description: "Apply a patch" }],
     });
@@ -181,7 +187,7 @@ describe("responses.create", () => {
     const res = await fetch(`${server.url}/api/v1/responses`, {
       method: "POST",
       headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "openai:gpt-4o-mini", input: [{ type: "message", role: "user", content: [{ type: "input_video", url: "x" }] }] }),
+      body: JSON.stringify({ model: GEMINI, input: [{ type: "message", role: "user", content: [{ type: "input_video", url: "x" }] }] }),
     });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { message: string } };
@@ -189,7 +195,7 @@ describe("responses.create", () => {
     const noInput = await fetch(`${server.url}/api/v1/responses`, {
       method: "POST",
       headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "openai:gpt-4o-mini" }),
+      body: JSON.stringify({ model: GEMINI }),
     });
     expect(noInput.status).toBe(400);
     expect(JSON.stringify(await noInput.json())).toContain("input");
@@ -200,7 +206,7 @@ describe("responses.stream", () => {
   test("text: the events in order, one item id across its deltas; the final response; the log", async () => {
     const types: string[] = [];
     const ids = new Set<string>();
-    const stream = sdk.responses.stream({ model: "openai:gpt-4o-mini", input: "stream me please" });
+    const stream = sdk.responses.stream({ model: GEMINI, input: "stream me please" });
     stream.on("event", (e) => {
       types.push(e.type);
       if (e.type === "response.output_text.delta") ids.add(e.item_id);
@@ -230,7 +236,7 @@ describe("responses.stream", () => {
 
   test("an upstream failure mid-stream is a response.failed event", async () => {
     const types: string[] = [];
-    const stream = sdk.responses.stream({ model: "openai:broken", input: "x" });
+    const stream = sdk.responses.stream({ model: "gemini:broken", input: "x" });
     stream.on("event", (e) => types.push(e.type));
     const failed = await stream.finalResponse();
     expect(types.at(-1)).toBe("response.failed");
@@ -238,5 +244,81 @@ describe("responses.stream", () => {
     expect(failed.error?.message).toContain("stream broke");
     const log = await latestLog(t);
     expect(log.statusCode).toBe(502);
+  });
+});
+
+describe("to OpenAI: passed through as it is", () => {
+  test("the body reaches OpenAI unchanged (hosted tools, include, reasoning); OpenAI's Response comes back whole; logged and stored", async () => {
+    const request = {
+      model: "openai:gpt-5.5",
+      input: [{ type: "message" as const, role: "user" as const, content: [{ type: "input_text" as const, text: "Search the news" }] }],
+      tools: [{ type: "web_search" as const }],
+      include: ["reasoning.encrypted_content" as const],
+      reasoning: { effort: "medium" as const },
+      store: true,
+      prompt_cache_key: "k1",
+    };
+    const r = await sdk.responses.create(request);
+    const sent = openaiFake.requests.at(-1)!;
+    expect(sent.path).toBe("/v1/responses");
+    expect(sent.body).toEqual({ ...request, model: "gpt-5.5", stream: false });
+    expect(r.id.startsWith("resp_fake")).toBe(true);
+    expect(r.output[0]).toMatchObject({ type: "reasoning", encrypted_content: "enc-xyz" });
+    expect(r.output_text).toBe("echo: Search the news");
+
+    const log = await latestLog(t);
+    expect(log.api).toBe("responses");
+    expect(log.provider).toBe("openai");
+    expect(log.inputTokens).toBe(13);
+    expect(log.outputTokens).toBe(9);
+    expect(log.costUsd === null || log.costUsd > 0).toBe(true);
+    expect((log.body.respPayloadOriginal as { id: string }).id).toBe(r.id);
+    expect((log.body.respPayload as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("echo: Search the news");
+    expect((await sdk.responses.retrieve(r.id)).id).toBe(r.id);
+  });
+
+  test("previous_response_id from another provider: Hone writes the conversation into OpenAI's input", async () => {
+    const first = await sdk.responses.create({ model: GEMINI, input: "Remember 42." });
+    await sdk.responses.create({ model: "openai:gpt-5.5", previous_response_id: first.id, input: "What number?" });
+    const sent = openaiFake.requests.at(-1)!.body;
+    expect(sent.previous_response_id).toBeUndefined();
+    expect(sent.input.map((i: { type: string; role?: string }) => `${i.type}:${i.role ?? ""}`)).toEqual(["message:user", "message:assistant", "message:user"]);
+    expect(JSON.stringify(sent.input[1])).toContain("echo: Remember 42.");
+  });
+
+  test("streamed: OpenAI's events are relayed as they are; the log and the store hold the final Response", async () => {
+    const types: string[] = [];
+    const stream = sdk.responses.stream({ model: "openai:gpt-5.5", input: "stream natively", reasoning: { effort: "low" } });
+    stream.on("event", (e) => types.push(e.type));
+    const final = await stream.finalResponse();
+    expect(final.output_text).toBe("echo: stream natively");
+    expect(types[0]).toBe("response.created");
+    expect(types.at(-1)).toBe("response.completed");
+    expect(openaiFake.requests.at(-1)!.body.stream).toBe(true);
+    const log = await latestLog(t);
+    expect(log.statusCode).toBe(200);
+    expect((log.body.respPayloadOriginal as { id: string }).id).toBe(final.id);
+    expect((await sdk.responses.retrieve(final.id)).output_text).toBe("echo: stream natively");
+  });
+
+  test("a response.failed from OpenAI reaches the client; the log records the failure", async () => {
+    const types: string[] = [];
+    const stream = sdk.responses.stream({ model: "openai:error-mid", input: "x" });
+    stream.on("event", (e) => types.push(e.type));
+    const failed = await stream.finalResponse();
+    expect(types.at(-1)).toBe("response.failed");
+    expect(failed.status).toBe("failed");
+    const log = await latestLog(t);
+    expect(log.statusCode).toBe(502);
+    expect(log.errorMessage).toContain("Simulated failure");
+  });
+
+  test("an OpenAI error status comes back in OpenAI's shape with its status", async () => {
+    const err = await sdk.responses.create({ model: "openai:error-429", input: "x" }).then(
+      () => null,
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(err?.status).toBe(429);
+    expect(err?.message).toContain("Simulated upstream error 429");
   });
 });

@@ -1,9 +1,12 @@
 import type { Ctx } from "../../context";
-import { DomainError, parseInput, toDomainError } from "../../errors";
-import type { ChatCompletion, ChatCompletionChunk } from "../../providers";
+import { DomainError, parseInput, statusOf, toDomainError } from "../../errors";
+import { type ChatCompletion, type ChatCompletionChunk, type ChatUpstream, ClientAborted } from "../../providers";
 import { createChatCompletion } from "../completions";
-import { resolveModel } from "../completions/resolve-model";
-import type { ControlHeaders } from "../completions/schemas";
+import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog } from "../completions/call-log";
+import { parseControls } from "../completions/parse-controls";
+import { type ModelRoute, resolveModel } from "../completions/resolve-model";
+import { resolveUpstream } from "../completions/resolve-upstream";
+import { CompiledChatCompletionRequest, type ControlHeaders } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import {
   createResponseEventWriter,
@@ -12,6 +15,7 @@ import {
   normalizeInput,
   ResponsesRequest,
   responseEnvelope,
+  responseToChat,
   toChatRequest,
   toResponse,
 } from "./responses-format";
@@ -35,6 +39,7 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   const route = resolveModel(req.model, ctx.deps.config.modelPrefixes);
   const history = req.previous_response_id ? await conversationOf(ctx, req.previous_response_id) : [];
   const items = normalizeInput(req.input);
+  if (route.provider === "openai") return native(ctx, input, req, route, history, items);
   const { body, customTools, dropped } = toChatRequest(req, req.model, history, items, route.provider);
   const warning = dropped.length ? `left out for ${req.model}, which OpenAI's hosted tools do not reach: ${dropped.join(", ")}` : null;
 
@@ -92,6 +97,102 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
     }
   }
   return { kind: "stream", events: events(), cache: result.cache, warning };
+}
+
+/**
+ * To OpenAI the request goes as it is (reasoning items, hosted tools, includes: nothing lost), with
+ * the conversation Hone keeps written into its input when it continues one; the Response and its
+ * events come back as OpenAI sent them. Logged like the others, and kept (store) under OpenAI's id.
+ */
+async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: ModelRoute, history: Item[], items: Item[]): Promise<ResponseResult> {
+  const { hone, previous_response_id: _p, ...rest } = req;
+  const controls = parseControls(input.headers, hone);
+  if (controls.criteria.length) {
+    const why = "op-criteria is not supported on /responses to OpenAI models (the answer is passed through as it is); use /chat/completions";
+    throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: ["op-criteria"] }] });
+  }
+  // The log's chat form is a translation: it never stands in the way of the call itself.
+  let chatBody: Record<string, unknown> | null = null;
+  try {
+    chatBody = toChatRequest({ ...req, stream: false, hone: undefined }, req.model, history, items, "openai").body;
+  } catch {
+    chatBody = null;
+  }
+  const checked = chatBody ? CompiledChatCompletionRequest.safeParse(chatBody) : null;
+  const call = createCallLog(ctx, {
+    request: checked?.success ? checked.data : { model: req.model, metadata: req.metadata ?? null },
+    rawBody: chatBody,
+    tags: controls.tags,
+    protocol: { api: "responses", request: { ...rest, ...(req.previous_response_id ? { previous_response_id: req.previous_response_id } : {}) } },
+    shouldLog: () => controls.logRequest ?? true,
+  });
+  let api: NonNullable<ChatUpstream["responses"]>;
+  let body: Record<string, unknown>;
+  try {
+    const up = await resolveUpstream(ctx, route);
+    call.useUpstream(up);
+    if (!up.client.responses) throw new DomainError("VALIDATION", `${req.model} has no Responses API`);
+    api = up.client.responses;
+    // Reasoning items without their encrypted content can only be found where they were stored.
+    const carried = history.filter((i) => i.type !== "reasoning" || typeof i.encrypted_content === "string");
+    body = { ...rest, model: up.upstreamModel, ...(history.length ? { input: [...carried, ...items] } : {}) };
+  } catch (err) {
+    throw call.failure(err);
+  }
+  const keep = async (response: Record<string, unknown>) => {
+    if (req.store !== false && (response.status === "completed" || response.status === "incomplete")) {
+      await saveResponse(ctx, { id: String(response.id), previousResponseId: req.previous_response_id ?? null, input: items, response });
+    }
+  };
+  const logAnswer = (response: Record<string, unknown>, outcome = { statusCode: 200, errorMessage: null as string | null }) => {
+    const chat = responseToChat(response);
+    call.log({ ...outcome, respPayload: chat, respPayloadOriginal: response, usage: chat.usage, completionId: String(response.id ?? "") });
+  };
+  const opts = { signal: input.signal };
+  if (!req.stream) {
+    try {
+      const response = await api.create(body, opts);
+      logAnswer(response);
+      await keep(response);
+      return { kind: "response", response, cache: null, warning: null };
+    } catch (err) {
+      throw call.failure(err);
+    }
+  }
+  let upstream: AsyncGenerator<{ event: string; data: Record<string, unknown> }>;
+  try {
+    upstream = await api.stream(body, opts);
+  } catch (err) {
+    throw call.failure(err);
+  }
+  async function* relay(): AsyncGenerator<{ event: string; data: unknown }> {
+    let last: Record<string, unknown> | null = null;
+    let outcome = { statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE as string | null };
+    try {
+      for await (const e of upstream) {
+        const response = e.data.response as Record<string, unknown> | undefined;
+        if (response && typeof response === "object") last = response;
+        if (e.event === "response.failed") {
+          const error = (response?.error ?? {}) as { message?: unknown };
+          outcome = { statusCode: 502, errorMessage: typeof error.message === "string" ? error.message : "the response failed" };
+        } else if (e.event === "response.completed" || e.event === "response.incomplete") {
+          outcome = { statusCode: 200, errorMessage: null };
+          await keep(response ?? {});
+        }
+        yield e;
+      }
+    } catch (err) {
+      if (!(err instanceof ClientAborted)) {
+        const e = asDomainError(ctx, err);
+        outcome = { statusCode: statusOf(e), errorMessage: e.message };
+        throw e;
+      }
+    } finally {
+      if (last) logAnswer(last, outcome);
+      else call.log({ ...outcome, respPayload: null });
+    }
+  }
+  return { kind: "stream", events: relay(), cache: null, warning: null };
 }
 
 export type { Item };
