@@ -18,7 +18,9 @@ export const UsageInput = z
     from: FilterDate,
     to: FilterDate,
     bucket: z.enum(["hour", "day"], { error: "bucket must be hour or day" }),
-    groupBy: z.enum(["none", "model", "provider", "source", "tag"], { error: "groupBy must be none, model, provider, source or tag" }).default("none"),
+    groupBy: z
+      .enum(["none", "model", "provider", "source", "api", "tag"], { error: "groupBy must be none, model, provider, source, api or tag" })
+      .default("none"),
     /** The metadata key to split by, with groupBy: "tag" (e.g. prompt_id). */
     tagKey: z.string().min(1).max(MAX_TAG_KEY_LENGTH).nullish(),
     filter: LogFilter.nullish(),
@@ -170,6 +172,8 @@ function groupExpression(input: z.output<typeof UsageInput>): SQL | null {
       return sql`${requestLogs.provider}`;
     case "source":
       return sql`${requestLogs.source}`;
+    case "api":
+      return sql`${requestLogs.api}`;
     case "tag":
       return sql`(${requestLogs.metadata} ->> ${input.tagKey ?? ""}::text)`;
     default:

@@ -1,12 +1,12 @@
 import { ActionIcon, Button, Menu } from "@mantine/core";
 import type { MouseEvent, ReactNode } from "react";
 import type { LogRow } from "./queries";
-import { type FilterField, SOURCE_LABELS } from "./search";
+import { API_LABELS, type FilterField, SOURCE_LABELS } from "./search";
 
 /** Filters the list by a value ("is"), or excludes it ("is not"). */
 export type OnFilter = (field: FilterField, value: string, exclude: boolean) => void;
 
-const FIELD_NAMES: Record<FilterField, string> = { model: "model", status: "status", source: "source", provider: "provider", tag: "tag" };
+const FIELD_NAMES: Record<FilterField, string> = { model: "model", status: "status", source: "source", api: "API", provider: "provider", tag: "tag" };
 
 /** How a value is named in labels: `model gpt-4o`, `tag prompt_id=p1`. */
 export const describeValue = (field: FilterField, value: string) => `${FIELD_NAMES[field]} ${value}`;
@@ -49,7 +49,7 @@ export function FilterValue({
 }
 
 /** What a log needs for its values to filter by. */
-export type FilterableLog = Pick<LogRow, "id" | "model" | "statusCode" | "source" | "provider" | "metadata">;
+export type FilterableLog = Pick<LogRow, "id" | "model" | "statusCode" | "source" | "provider" | "metadata"> & { api?: string };
 
 /** The values of a row a filter can take: [field, value, how it reads]. */
 export function filterableValues(log: FilterableLog): { field: FilterField; value: string; label: string }[] {
@@ -58,6 +58,7 @@ export function filterableValues(log: FilterableLog): { field: FilterField; valu
   const code = log.statusCode;
   out.push({ field: "status", value: code == null || code === 0 ? "none" : String(code), label: code == null || code === 0 ? "No status" : `Status ${code}` });
   out.push({ field: "source", value: log.source, label: `Source ${SOURCE_LABELS[log.source] ?? log.source}` });
+  if (log.api) out.push({ field: "api", value: log.api, label: `API ${API_LABELS[log.api] ?? log.api}` });
   if (log.provider) out.push({ field: "provider", value: log.provider, label: `Provider ${log.provider}` });
   for (const [k, v] of Object.entries(log.metadata).sort(([a], [b]) => a.localeCompare(b)))
     out.push({ field: "tag", value: `${k}=${v}`, label: `Tag ${k} = ${v}` });

@@ -5,7 +5,7 @@ import { COLUMN_LABELS } from "./columns";
 
 /** The columns a person chose, remembered in localStorage (provider hidden at first). */
 export function useColumnVisibility() {
-  return useLocalStorage<VisibilityState>({ key: "hone-logs-columns", defaultValue: { provider: false } });
+  return useLocalStorage<VisibilityState>({ key: "hone-logs-columns", defaultValue: { provider: false, api: false } });
 }
 
 /** The column chooser: a menu of checkboxes; columns left out to fit a narrow window say so. */

@@ -122,6 +122,16 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     ),
   },
   {
+    id: "api",
+    header: "API",
+    meta: meta({ width: 96, label: "API (protocol)", priority: 1 }),
+    cell: (c) => (
+      <FilterValue field="api" value={c.row.original.api} onFilter={metaOf(c).onFilter}>
+        {c.row.original.api}
+      </FilterValue>
+    ),
+  },
+  {
     id: "tags",
     header: "Tags",
     meta: meta({ width: 110, label: "Tags", grow: true, priority: 3 }),

@@ -5,8 +5,10 @@ import { CopyButton } from "../../components/copy-button";
 import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
 import { sourceLabel } from "./columns";
 import { RequestView, ResponseView } from "./conversation";
+import { ProtocolView } from "./protocol-view";
 import { CriteriaResults } from "./criteria-results";
 import type { LogDetailData } from "./queries";
+import { API_LABELS } from "./search";
 import { RawView } from "./raw-view";
 import { StatusBadge } from "./status-badge";
 import { TagsEditor } from "./tags-editor";
@@ -56,6 +58,11 @@ export function DetailBody({ log }: { log: LogDetailData }) {
         <Badge variant="default" tt="none" data-testid="detail-source">
           {sourceLabel(log)}
         </Badge>
+        {log.api && log.api !== "chat" ? (
+          <Badge variant="light" tt="none" data-testid="detail-api">
+            {API_LABELS[log.api] ?? log.api}
+          </Badge>
+        ) : null}
         {log.cacheHit ? (
           <Badge variant="default" tt="none">
             cache hit
@@ -103,7 +110,9 @@ export function DetailBody({ log }: { log: LogDetailData }) {
         <Tabs.List>
           <Tabs.Tab value="conversation">Conversation</Tabs.Tab>
           <Tabs.Tab value="raw">Raw JSON</Tabs.Tab>
-          {hasOriginal ? <Tabs.Tab value="original">Original payloads</Tabs.Tab> : null}
+          {hasOriginal ? (
+            <Tabs.Tab value="original">{log.api === "messages" || log.api === "responses" ? "As the client saw it" : "Original payloads"}</Tabs.Tab>
+          ) : null}
         </Tabs.List>
         <Tabs.Panel value="conversation" pt="sm">
           <Stack gap="md">
@@ -123,8 +132,13 @@ export function DetailBody({ log }: { log: LogDetailData }) {
         {hasOriginal ? (
           <Tabs.Panel value="original" pt="sm">
             <Text size="sm" c="dimmed" mb="xs">
-              What the client reported (Anthropic Messages format), before Hone converted it to the chat-completion form shown elsewhere.
+              {log.api === "messages"
+                ? "The request and answer in Anthropic's Messages format, as the client sent and received them; the other tabs show their chat-completion form."
+                : log.api === "responses"
+                  ? "The request and answer in OpenAI's Responses format, as the client sent and received them; the other tabs show their chat-completion form."
+                  : "What the client reported (Anthropic Messages format), before Hone converted it to the chat-completion form shown elsewhere."}
             </Text>
+            <ProtocolView api={log.api} request={log.reqPayloadOriginal} response={log.respPayloadOriginal} />
             <RawView request={log.reqPayloadOriginal} response={log.respPayloadOriginal} label="Original" />
           </Tabs.Panel>
         ) : null}

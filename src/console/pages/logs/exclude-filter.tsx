@@ -1,13 +1,14 @@
 import { Autocomplete, Button, Group, Select } from "@mantine/core";
 import { useForm } from "@mantine/form";
-import { type LogsSearch, SOURCE_LABELS, SOURCES, STATUS_CLASSES, type Source, type StatusClass } from "./search";
+import { API_LABELS, type Api, APIS, type LogsSearch, SOURCE_LABELS, SOURCES, STATUS_CLASSES, type Source, type StatusClass } from "./search";
 
-type Field = "model" | "statusClass" | "status" | "source" | "provider";
+type Field = "model" | "statusClass" | "status" | "source" | "api" | "provider";
 const FIELDS: { value: Field; label: string }[] = [
   { value: "model", label: "Model" },
   { value: "statusClass", label: "Status class" },
   { value: "status", label: "Status code" },
   { value: "source", label: "Source" },
+  { value: "api", label: "API" },
   { value: "provider", label: "Provider" },
 ];
 
@@ -22,6 +23,7 @@ export function ExcludeFilter({ onChange, models, providers }: { onChange(patch:
     else if (f === "provider") onChange({ notProvider: v });
     else if (f === "statusClass") onChange({ notStatusClass: v as StatusClass });
     else if (f === "source") onChange({ notSource: v as Source });
+    else if (f === "api") onChange({ notApi: v as Api });
     else if (/^\d{1,3}$/.test(v)) onChange({ notStatus: Number(v) });
     else return;
     form.setFieldValue("value", "");
@@ -56,6 +58,13 @@ export function ExcludeFilter({ onChange, models, providers }: { onChange(patch:
           onChange={(v) => form.setFieldValue("value", v ?? "")}
           data={STATUS_CLASSES.map((c) => ({ value: c, label: c === "none" ? "no status" : c }))}
           placeholder="class"
+        />
+      ) : field === "api" ? (
+        <Select
+          {...valueProps}
+          onChange={(v) => form.setFieldValue("value", v ?? "")}
+          data={APIS.map((a) => ({ value: a, label: API_LABELS[a] ?? a }))}
+          placeholder="API"
         />
       ) : field === "source" ? (
         <Select

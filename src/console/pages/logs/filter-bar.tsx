@@ -5,7 +5,7 @@ import { DebouncedInput } from "./debounced-input";
 import { ExcludeFilter } from "./exclude-filter";
 import { FilterChips } from "./filter-chips";
 import { useLogFacets } from "./queries";
-import { hasFilters, type LogsSearch, RANGE_LABELS, RANGES, type Range, SOURCE_LABELS, SOURCES, STATUS_CLASSES } from "./search";
+import { API_LABELS, APIS, hasFilters, type LogsSearch, RANGE_LABELS, RANGES, type Range, SOURCE_LABELS, SOURCES, STATUS_CLASSES } from "./search";
 import { TagFilter } from "./tag-filter";
 
 type Props = {
@@ -41,6 +41,7 @@ const MORE: (keyof LogsSearch)[] = [
   "notStatus",
   "notStatusClass",
   "notSource",
+  "notApi",
   "notProvider",
 ];
 
@@ -75,6 +76,14 @@ export function FilterBar({ search, onChange, onClear, seenModels, collapsible =
           value={search.source ?? null}
           onChange={(v) => onChange({ source: (v as LogsSearch["source"]) ?? undefined })}
           data={SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] ?? s }))}
+        />
+        <Select
+          {...select}
+          label="API"
+          w={150}
+          value={search.api ?? null}
+          onChange={(v) => onChange({ api: (v as LogsSearch["api"]) ?? undefined })}
+          data={APIS.map((a) => ({ value: a, label: API_LABELS[a] ?? a }))}
         />
         <Select
           {...select}

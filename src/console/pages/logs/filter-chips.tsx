@@ -1,5 +1,5 @@
 import { ActionIcon, Badge, Group } from "@mantine/core";
-import { type LogsSearch, SOURCE_LABELS, splitTag } from "./search";
+import { API_LABELS, type LogsSearch, SOURCE_LABELS, splitTag } from "./search";
 
 type Chip = { key: string; text: string; remove: string; patch: Partial<LogsSearch> };
 
@@ -34,6 +34,7 @@ export function filterChips(s: LogsSearch): Chip[] {
   not("status", s.notStatus, { notStatus: undefined });
   not("status class", s.notStatusClass === "none" ? "no status" : s.notStatusClass, { notStatusClass: undefined });
   not("source", s.notSource ? (SOURCE_LABELS[s.notSource] ?? s.notSource) : undefined, { notSource: undefined });
+  not("API", s.notApi ? (API_LABELS[s.notApi] ?? s.notApi) : undefined, { notApi: undefined });
   not("provider", s.notProvider, { notProvider: undefined });
   return chips;
 }

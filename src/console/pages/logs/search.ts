@@ -14,6 +14,14 @@ export const SOURCE_LABELS: Record<string, string> = {
   "report-anthropic": "report (Anthropic)",
   internal: "internal (Hone's own)",
 };
+export const APIS = ["chat", "responses", "messages", "embeddings"] as const;
+export type Api = (typeof APIS)[number];
+export const API_LABELS: Record<string, string> = {
+  chat: "chat completions",
+  responses: "responses",
+  messages: "messages (Anthropic)",
+  embeddings: "embeddings",
+};
 export const RANGES = ["1h", "24h", "7d", "30d", "custom"] as const;
 export type Range = (typeof RANGES)[number];
 export const RANGE_LABELS: Record<Range, string> = { "1h": "Last hour", "24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days", custom: "Custom" };
@@ -24,6 +32,8 @@ export type LogsSearch = {
   status?: number;
   statusClass?: StatusClass;
   source?: Source;
+  /** The protocol the client spoke. */
+  api?: Api;
   provider?: string;
   cache?: "hit" | "miss";
   range?: Range;
@@ -41,6 +51,7 @@ export type LogsSearch = {
   notStatus?: number;
   notStatusClass?: StatusClass;
   notSource?: Source;
+  notApi?: Api;
   notProvider?: string;
   /** Tag pairs a log must not have, each "key=value". */
   notTag?: string[];
@@ -49,7 +60,7 @@ export type LogsSearch = {
 };
 
 /** The fields a value in a row can filter by (and exclude). */
-export type FilterField = "model" | "status" | "source" | "provider" | "tag";
+export type FilterField = "model" | "status" | "source" | "api" | "provider" | "tag";
 
 const MAX_TEXT = 500;
 const text = (v: unknown): string | undefined => {
@@ -88,6 +99,8 @@ export function parseLogsSearch(raw: Record<string, unknown>): LogsSearch {
   if (statusClass) out.statusClass = statusClass;
   const source = oneOf(SOURCES, raw.source);
   if (source) out.source = source;
+  const api = oneOf(APIS, raw.api);
+  if (api) out.api = api;
   const provider = text(raw.provider);
   if (provider) out.provider = provider.slice(0, 100);
   const cache = oneOf(["hit", "miss"] as const, raw.cache);
@@ -115,6 +128,8 @@ export function parseLogsSearch(raw: Record<string, unknown>): LogsSearch {
   if (notStatusClass) out.notStatusClass = notStatusClass;
   const notSource = oneOf(SOURCES, raw.notSource);
   if (notSource) out.notSource = notSource;
+  const notApi = oneOf(APIS, raw.notApi);
+  if (notApi) out.notApi = notApi;
   const notProvider = text(raw.notProvider);
   if (notProvider) out.notProvider = notProvider.slice(0, 100);
   const notTag = pairs(raw.notTag);
@@ -142,6 +157,7 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
   if (s.status !== undefined) f.statusCode = s.status;
   if (s.statusClass) f.statusClass = s.statusClass;
   if (s.source) f.source = s.source;
+  if (s.api) f.api = s.api;
   if (s.provider) f.provider = s.provider;
   if (s.cache) f.cacheHit = s.cache === "hit";
   if (s.range && s.range !== "custom") f.from = new Date(now - RANGE_MS[s.range]).toISOString();
@@ -159,6 +175,7 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
   if (s.notStatus !== undefined) not.statusCode = s.notStatus;
   if (s.notStatusClass) not.statusClass = s.notStatusClass;
   if (s.notSource) not.source = s.notSource;
+  if (s.notApi) not.api = s.notApi;
   if (s.notProvider) not.provider = s.notProvider;
   if (Object.keys(not).length) f.not = not;
   if (s.notTag?.length) f.metadataNot = s.notTag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
@@ -180,6 +197,11 @@ export function filterPatch(s: LogsSearch, field: FilterField, value: string, ex
       const src = oneOf(SOURCES, value);
       if (!src) return {};
       return exclude ? { notSource: src, source: s.source === src ? undefined : s.source } : { source: src, notSource: undefined };
+    }
+    case "api": {
+      const api = oneOf(APIS, value);
+      if (!api) return {};
+      return exclude ? { notApi: api, api: s.api === api ? undefined : s.api } : { api, notApi: undefined };
     }
     case "provider":
       return exclude ? { notProvider: value, provider: s.provider === value ? undefined : s.provider } : { provider: value, notProvider: undefined };

@@ -3,7 +3,7 @@ import type { RouterOutputs } from "../../lib/trpc";
 export type Usage = RouterOutputs["logs"]["usage"];
 export type UsageGroupRow = Usage["groups"][number];
 export type Figures = Usage["totals"];
-export type GroupBy = "none" | "model" | "provider" | "source" | "tag";
+export type GroupBy = "none" | "model" | "provider" | "source" | "api" | "tag";
 
 /** Series colours, distinct in both themes; cycled past the 21 groups a split can have. */
 export const PALETTE = [

@@ -17,6 +17,7 @@ const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
   { value: "model", label: "Model" },
   { value: "provider", label: "Provider" },
   { value: "source", label: "Source" },
+  { value: "api", label: "API" },
   { value: "tag", label: "Tag" },
 ];
 
