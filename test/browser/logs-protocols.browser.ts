@@ -24,7 +24,11 @@ async function logOf(api: string): Promise<string> {
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 3 }), launchBrowser()]);
   const post = async (path: string, body: unknown, headers: Record<string, string>) => {
-    const res = await fetch(`${hone.url}/api/v1${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`${hone.url}/api/v1${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
   };
   await post(

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
+import { gqlData } from "../helpers/gql";
 import { latestLog, logsOf } from "../helpers/logs";
 
 // POST /api/v1/messages, driven by the official Anthropic SDK: passed as it is to Anthropic,
@@ -255,5 +256,61 @@ describe("errors in Anthropic's shape", () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { type: string }).type).toBe("error");
+  });
+});
+
+describe("datasets from /messages and /responses logs", () => {
+  test("a tool-use conversation on each becomes a chat training entry (tools and calls kept); an embeddings log is listed with its reason", async () => {
+    const first = await sdk.messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 64,
+      tools: [weather],
+      messages: [{ role: "user", content: "Weather in Nice?" }],
+    });
+    const use = first.content.find((b) => b.type === "tool_use") as { id: string };
+    await sdk.messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 64,
+      tools: [weather],
+      messages: [
+        { role: "user", content: "Weather in Nice?" },
+        { role: "assistant", content: first.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "Sunny" }] },
+      ],
+    });
+    const messagesLog = (await latestLog(t)).id;
+    const res = await fetch(`${server.url}/api/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "anthropic:claude-sonnet-4-5", instructions: "Be brief.", input: "Hello" }),
+    });
+    expect(res.status).toBe(200);
+    const responsesLog = (await latestLog(t)).id;
+    const emb = await fetch(`${server.url}/api/v1/embeddings`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "openai:text-embedding-3-small", input: "vectors" }),
+    });
+    expect(emb.status).toBe(200);
+    const embeddingsLog = (await latestLog(t)).id;
+
+    const r = await gqlData(
+      t,
+      `mutation($ids: [ID!]) { importLogsToDataset(input: {newDatasetName: "from protocols", filter: {ids: $ids}}) { datasetId entriesCreated invalidLogs errors { logId message } } }`,
+      { ids: [messagesLog, responsesLog, embeddingsLog] },
+    );
+    const out = r.importLogsToDataset as { datasetId: string; entriesCreated: number; invalidLogs: number; errors: { logId: string; message: string }[] };
+    expect(out.entriesCreated).toBe(2);
+    expect(out.invalidLogs).toBe(1);
+    expect(out.errors.map((e) => e.logId)).toEqual([embeddingsLog]);
+    expect(out.errors[0]!.message.length).toBeGreaterThan(10);
+    const entries = await t.deps.database.db.query.datasetEntries.findMany({ where: { datasetId: out.datasetId } });
+    const fromMessages = entries.find((e) => e.sourceLogId === messagesLog)!;
+    const roles = (fromMessages.messages as { role: string }[]).map((m) => m.role);
+    expect(roles).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect((fromMessages.messages as { tool_calls?: unknown[] }[])[1]!.tool_calls).toHaveLength(1);
+    expect(fromMessages.tools).toHaveLength(1);
+    const fromResponses = entries.find((e) => e.sourceLogId === responsesLog)!;
+    expect((fromResponses.messages as { role: string; content: string }[]).map((m) => m.role)).toEqual(["system", "user", "assistant"]);
   });
 });
