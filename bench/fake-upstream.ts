@@ -29,6 +29,73 @@ const verdict = JSON.stringify({
   ],
   usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 },
 });
+// Streamed answers of the Responses API and of Anthropic's Messages API, for the protocol bench.
+const sse = (events: [string, object][]) => events.map(([type, data]) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`).join("");
+const words = ["Paris ", "is the ", "capital."];
+const response = {
+  id: "resp_bench",
+  object: "response",
+  created_at: 1_700_000_000,
+  model: "gpt-4o-mini",
+  status: "in_progress",
+  output: [] as object[],
+  usage: null as object | null,
+};
+const message = {
+  id: "msg_bench",
+  type: "message",
+  role: "assistant",
+  content: [{ type: "output_text", text: words.join(""), annotations: [] }],
+  status: "completed",
+};
+const responsesStream = sse([
+  ["response.created", { sequence_number: 0, response }],
+  ["response.output_item.added", { sequence_number: 1, output_index: 0, item: { ...message, content: [], status: "in_progress" } }],
+  [
+    "response.content_part.added",
+    { sequence_number: 2, item_id: "msg_bench", output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
+  ],
+  ...words.map((delta, i): [string, object] => [
+    "response.output_text.delta",
+    { sequence_number: 3 + i, item_id: "msg_bench", output_index: 0, content_index: 0, delta },
+  ]),
+  ["response.output_item.done", { sequence_number: 6, output_index: 0, item: message }],
+  [
+    "response.completed",
+    {
+      sequence_number: 7,
+      response: {
+        ...response,
+        status: "completed",
+        output: [message],
+        usage: { input_tokens: 24, output_tokens: 8, total_tokens: 32, input_tokens_details: { cached_tokens: 0 } },
+      },
+    },
+  ],
+]);
+const messagesStream = sse([
+  [
+    "message_start",
+    {
+      message: {
+        id: "msg_bench",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: 24, output_tokens: 1 },
+      },
+    },
+  ],
+  ["content_block_start", { index: 0, content_block: { type: "text", text: "" } }],
+  ...words.map((text): [string, object] => ["content_block_delta", { index: 0, delta: { type: "text_delta", text } }]),
+  ["content_block_stop", { index: 0 }],
+  ["message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 8 } }],
+  ["message_stop", {}],
+]);
+const stream = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } });
+
 const server = Bun.serve({
   port,
   hostname: "127.0.0.1",
@@ -37,6 +104,9 @@ const server = Bun.serve({
     if (latencyMs > 0) await Bun.sleep(latencyMs);
     // A judge call (Hone's forced record_verdict tool) gets a verdict.
     if (text.includes('"record_verdict"')) return new Response(verdict, { headers: { "content-type": "application/json" } });
+    const path = new URL(req.url).pathname;
+    if (path.endsWith("/responses")) return stream(responsesStream);
+    if (path.endsWith("/messages")) return stream(messagesStream);
     return new Response(body, { headers: { "content-type": "application/json" } });
   },
 });

@@ -86,11 +86,11 @@ export async function benchDatabase(kind: "pglite" | "postgres"): Promise<Db> {
 export const BENCH_KEY = "hone_sk_benchbenchbenchbenchbenchbench01";
 
 /** Stores the bench's OpenAI key in the bench project (through GraphQL, as a user would). */
-export async function setBenchProviderKey(honeUrl: string): Promise<void> {
+export async function setBenchProviderKey(honeUrl: string, provider: "openai" | "anthropic" = "openai"): Promise<void> {
   const res = await fetch(`${honeUrl}/graphql`, {
     method: "POST",
     headers: { Authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ query: `mutation { setProviderKey(input: {provider: "openai", apiKey: "sk-bench-upstream"}) { last4 } }` }),
+    body: JSON.stringify({ query: `mutation { setProviderKey(input: {provider: "${provider}", apiKey: "sk-bench-upstream"}) { last4 } }` }),
   });
   const text = await res.text();
   if (!res.ok || text.includes('"errors"')) throw new Error(`setProviderKey failed: ${text}`);

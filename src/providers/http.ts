@@ -426,6 +426,9 @@ async function* sseEvents(call: UpstreamCall, label: string, timeoutMs: number):
   }
 }
 
+/** A provider's stream event: its name, its data parsed, and the data's text as it came (relayed as it is). */
+export type NativeEvent = { event: string; data: Record<string, unknown>; raw: string };
+
 /**
  * A provider's own named stream events, parsed, for clients that speak that provider's protocol:
  * each yielded as it is; an `error` event is thrown; a stream that stops before `isEnd` saw its
@@ -435,7 +438,7 @@ export async function* nativeJsonEvents(
   events: AsyncGenerator<{ event?: string; data: string }>,
   label: string,
   isEnd: (event: string) => boolean,
-): AsyncGenerator<{ event: string; data: Record<string, unknown> }> {
+): AsyncGenerator<NativeEvent> {
   for await (const e of events) {
     let data: Record<string, unknown>;
     try {
@@ -445,7 +448,7 @@ export async function* nativeJsonEvents(
     }
     const event = e.event ?? String(data.type ?? "");
     if (event === "error") throw upstreamHttpError(label, 502, "error" in data ? data : { error: data });
-    yield { event, data };
+    yield { event, data, raw: e.data };
     if (isEnd(event)) return;
   }
   throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before it was finished`, { upstreamStatus: 502 });

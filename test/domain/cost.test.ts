@@ -16,6 +16,16 @@ const cases: [string, string, string, Parameters<typeof costOf>[2]][] = [
   ["anthropic", "anthropic", "claude-3-5-haiku-20241022", { prompt_tokens: 100, completion_tokens: 100, total_tokens: 200 }],
   ["gemini", "google", "gemini-2.0-flash", { prompt_tokens: 800, completion_tokens: 200, total_tokens: 1000 }],
   ["gemini", "google", "gemini-2.5-pro", { prompt_tokens: 300_000, completion_tokens: 1000, total_tokens: 301_000 }],
+  // A long-context surcharge (tiers from 200k input tokens): its base below, the tier above, either side of the line.
+  ["anthropic", "anthropic", "claude-sonnet-4-5", { prompt_tokens: 200_000, completion_tokens: 50, total_tokens: 200_050 }],
+  ["anthropic", "anthropic", "claude-sonnet-4-5", { prompt_tokens: 200_001, completion_tokens: 50, total_tokens: 200_051 }],
+  [
+    "anthropic",
+    "anthropic",
+    "claude-sonnet-4-5",
+    { prompt_tokens: 180_000, completion_tokens: 9, total_tokens: 180_009, prompt_tokens_details: { cached_tokens: 170_000 } },
+  ],
+  ["gemini", "google", "gemini-2.5-pro", { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 }],
 ];
 
 test("remembered prices equal the price table's answer, first call and later calls", () => {

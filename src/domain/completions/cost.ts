@@ -8,7 +8,8 @@ const PROVIDER_IDS: Record<string, string> = { openai: "openai", anthropic: "ant
 type PriceUsage = { input_tokens: number; output_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number };
 /** $ per million tokens of a model priced per token, flat (no tiers). */
 type Linear = { input_mtok: number; output_mtok: number; cache_read_mtok?: number; cache_write_mtok?: number };
-type Remembered = { expires: number; linear: Linear | null; provider: Provider } | { expires: number; unknown: true };
+/** `upTo`: the flat rates hold while input tokens stay at or below it (tiered prices: their base). */
+type Remembered = { expires: number; linear: Linear | null; upTo: number; provider: Provider } | { expires: number; unknown: true };
 
 // Matching a model against the whole table costs tens of µs a call (~12% of the gateway's CPU under
 // load). The match is remembered per model for an hour (prices can change on a date); a flat
@@ -30,18 +31,36 @@ function toUsage(usage: Usage): PriceUsage {
 }
 
 /**
- * The flat rates of the four token kinds Hone reports, or null when any of them is tiered. Rates
- * of units Hone never reports (audio, web searches) play no part in its prices either way.
+ * The flat rates of the four token kinds Hone reports, and up to how many input tokens they hold:
+ * a tiered rate (`{base, tiers: [{start, price}]}`, a long-context surcharge) is its base while the
+ * request's input tokens stay at or below its first tier's start, which is how the library picks a
+ * tier. Null when a rate has any other shape. Rates of units Hone never reports (audio, web
+ * searches) play no part in its prices either way.
  */
-function linearOf(modelPrice: Record<string, unknown>): Linear | null {
+function linearOf(modelPrice: Record<string, unknown>): { linear: Linear; upTo: number } | null {
   const out: Record<string, number> = {};
+  let upTo = Number.POSITIVE_INFINITY;
   for (const k of LINEAR_KEYS) {
-    const v = modelPrice[k];
+    const v = modelPrice[k] as unknown;
     if (v === undefined) continue;
-    if (typeof v !== "number") return null;
-    out[k] = v;
+    if (typeof v === "number") out[k] = v;
+    else if (isTiered(v)) {
+      out[k] = v.base;
+      for (const t of v.tiers) upTo = Math.min(upTo, t.start);
+    } else return null;
   }
-  return typeof out.input_mtok === "number" && typeof out.output_mtok === "number" ? (out as Linear) : null;
+  return typeof out.input_mtok === "number" && typeof out.output_mtok === "number" ? { linear: out as Linear, upTo } : null;
+}
+
+function isTiered(v: unknown): v is { base: number; tiers: { start: number; price: number }[] } {
+  const t = v as { base?: unknown; tiers?: unknown } | null;
+  return (
+    typeof t === "object" &&
+    t !== null &&
+    typeof t.base === "number" &&
+    Array.isArray(t.tiers) &&
+    t.tiers.every((x: { start?: unknown }) => typeof x?.start === "number")
+  );
 }
 
 /** A flat price applied to usage; input tokens include cache reads and writes, priced at their own rates. */
@@ -64,19 +83,21 @@ export function costOf(provider: string, model: string, usage: Usage | null | un
     const known = remembered.get(key);
     if (known && known.expires > Date.now()) {
       if ("unknown" in known) return null;
-      if (known.linear) return linearCost(known.linear, u);
+      if (known.linear && u.input_tokens <= known.upTo) return linearCost(known.linear, u);
       const price = calcPrice(u, model, { provider: known.provider });
       return price ? Number(price.total_price) : null;
     }
     const price = calcPrice(u, model, { providerId });
     if (remembered.size > 5_000) remembered.clear();
     const expires = Date.now() + REMEMBER_MS;
+    const flat = price ? linearOf(price.model_price as Record<string, unknown>) : null;
     remembered.set(
       key,
       price
         ? {
             expires,
-            linear: linearOf(price.model_price as Record<string, unknown>),
+            linear: flat?.linear ?? null,
+            upTo: flat?.upTo ?? Number.POSITIVE_INFINITY,
             provider: { ...price.provider, models: [price.model], fallback_model_providers: [] },
           }
         : { expires, unknown: true },

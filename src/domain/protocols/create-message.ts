@@ -2,7 +2,7 @@ import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import type { Ctx } from "../../context";
 import { DomainError, parseInput, statusOf } from "../../errors";
-import { ClientAborted, fromAnthropicMessage, fromAnthropicRequest } from "../../providers";
+import { ClientAborted, fromAnthropicMessage, fromAnthropicRequest, type NativeEvent } from "../../providers";
 import type { ChatCompletionChunk } from "../../providers";
 import { modelName } from "../chat/schemas";
 import { createChatCompletion } from "../completions";
@@ -100,7 +100,8 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
     request: checked.success ? checked.data : ({ model, messages: [] } as never),
     rawBody: { ...chatBody, hone: undefined },
     tags: controls.tags,
-    protocol: { api: "messages", request: original },
+    // The body as it came (its JSON text is reused when the log is written), unless Hone's own member is to come out.
+    protocol: { api: "messages", request: hone ? original : input.body },
     shouldLog: () => controls.logRequest ?? true,
   });
   if (controls.criteria.length) throw call.failure(criteriaRefused());
@@ -132,7 +133,7 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
       throw call.failure(err);
     }
   }
-  let upstream: AsyncGenerator<{ event: string; data: Record<string, unknown> }>;
+  let upstream: AsyncGenerator<NativeEvent>;
   try {
     upstream = await native.stream(body, opts);
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context";
 import { DomainError, parseInput, statusOf, toDomainError } from "../../errors";
-import { type ChatCompletion, type ChatCompletionChunk, type ChatUpstream, ClientAborted } from "../../providers";
+import { type ChatCompletion, type ChatCompletionChunk, type ChatUpstream, ClientAborted, type NativeEvent } from "../../providers";
 import { createChatCompletion } from "../completions";
 import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
@@ -123,7 +123,10 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     request: checked?.success ? checked.data : { model: req.model, metadata: req.metadata ?? null },
     rawBody: chatBody,
     tags: controls.tags,
-    protocol: { api: "responses", request: { ...rest, ...(req.previous_response_id ? { previous_response_id: req.previous_response_id } : {}) } },
+    protocol: {
+      api: "responses",
+      request: hone ? { ...rest, ...(req.previous_response_id ? { previous_response_id: req.previous_response_id } : {}) } : input.body,
+    },
     shouldLog: () => controls.logRequest ?? true,
   });
   let api: NonNullable<ChatUpstream["responses"]>;
@@ -159,7 +162,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
       throw call.failure(err);
     }
   }
-  let upstream: AsyncGenerator<{ event: string; data: Record<string, unknown> }>;
+  let upstream: AsyncGenerator<NativeEvent>;
   try {
     upstream = await api.stream(body, opts);
   } catch (err) {

@@ -8,6 +8,12 @@ const encoder = new TextEncoder();
 // to the client, its proxies, or the server's own idle timeout. Every SSE client ignores comments.
 const KEEPALIVE = encoder.encode(": keep-alive\n\n");
 
+/** At most this many ready events are written at once. */
+const MAX_EVENTS_PER_WRITE = 64;
+const TURN = Symbol("turn");
+/** Resolves on the event loop's next turn: whatever is ready before it is ready now. */
+const nextTurn = () => new Promise<typeof TURN>((resolve) => setImmediate(() => resolve(TURN)));
+
 /** How a protocol writes its events: each value, the end of the stream, and a failure mid-stream. */
 export type SseWire = { event(value: unknown): string; done: string | null; error(err: DomainError): string };
 
@@ -20,7 +26,8 @@ export const OPENAI_SSE: SseWire = {
 
 /** Named events (`event:` then `data:`), as Anthropic's and the Responses API's streams are written. */
 export function namedEvents(error: (err: DomainError) => { event: string; data: unknown }): SseWire {
-  const write = (e: { event: string; data: unknown }) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+  // An event relayed from a provider carries its data's text as it came: written as it is.
+  const write = (e: { event: string; data: unknown; raw?: string }) => `event: ${e.event}\ndata: ${e.raw ?? JSON.stringify(e.data)}\n\n`;
   return { event: (value) => write(value as { event: string; data: unknown }), done: null, error: (err) => write(error(err)) };
 }
 
@@ -36,6 +43,8 @@ export function sseResponse(chunks: AsyncGenerator<unknown>, keepAliveMs: number
   let next: Promise<IteratorResult<unknown>> | null = null;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      /** What this pull writes: events already produced go out together, in one write. */
+      let text = "";
       try {
         next ??= chunks.next();
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -48,17 +57,29 @@ export function sseResponse(chunks: AsyncGenerator<unknown>, keepAliveMs: number
           return;
         }
         next = null;
-        const { done, value } = first;
-        if (done) {
+        let result: IteratorResult<unknown> = first;
+        // Events that are ready now (an upstream often sends several in one packet) join this write;
+        // the first that is not is left for the next pull, so nothing waits for anything.
+        for (let n = 0; !result.done && n < MAX_EVENTS_PER_WRITE; n++) {
+          text += wire.event(result.value);
+          const more = chunks.next();
+          const ready = await Promise.race([more, nextTurn()]);
+          if (ready === TURN) {
+            next = more;
+            break;
+          }
+          result = ready;
+        }
+        if (result.done) {
           finished = true;
-          if (wire.done) controller.enqueue(encoder.encode(wire.done));
+          controller.enqueue(encoder.encode(text + (wire.done ?? "")));
           controller.close();
           return;
         }
-        controller.enqueue(encoder.encode(wire.event(value)));
+        controller.enqueue(encoder.encode(text));
       } catch (err) {
         finished = true;
-        controller.enqueue(encoder.encode(wire.error(toDomainError(err))));
+        controller.enqueue(encoder.encode(text + wire.error(toDomainError(err))));
         controller.close();
       }
     },
