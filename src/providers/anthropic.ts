@@ -90,17 +90,8 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
 
 async function* translate(events: AsyncGenerator<{ event?: string; data: string }>, label: string, created: number): AsyncGenerator<ChatCompletionChunk> {
   const t = createStreamTranslator(created);
-  for await (const e of events) {
-    let data: Record<string, unknown>;
-    try {
-      data = JSON.parse(e.data) as Record<string, unknown>;
-    } catch {
-      throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
-    }
-    const type = e.event ?? String(data.type ?? "");
-    if (type === "error") throw upstreamHttpError(label, 502, data);
-    yield* t.translate(type, data);
+  for await (const e of nativeJsonEvents(events, label, (event) => event === "message_stop")) {
+    yield* t.translate(e.event, e.data);
     if (t.done) return;
   }
-  throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before the message was finished`, { upstreamStatus: 502 });
 }

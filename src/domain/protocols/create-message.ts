@@ -1,17 +1,17 @@
 import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import type { Ctx } from "../../context";
-import { DomainError, parseInput, statusOf } from "../../errors";
-import { ClientAborted, fromAnthropicMessage, fromAnthropicRequest, type NativeEvent } from "../../providers";
-import type { ChatCompletionChunk } from "../../providers";
+import { DomainError, parseInput } from "../../errors";
+import { type ChatCompletionChunk, fromAnthropicMessage, fromAnthropicRequest, type NativeEvent } from "../../providers";
 import { modelName } from "../chat/schemas";
 import { createChatCompletion } from "../completions";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog } from "../completions/call-log";
+import { createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
 import { resolveModel } from "../completions/resolve-model";
 import { resolveUpstream } from "../completions/resolve-upstream";
 import { CompiledChatCompletionRequest, type ControlHeaders, HoneControls } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
+import { relayEvents } from "./relay";
 import { type AnthropicEvent, createAnthropicEventWriter, createMessageAccumulator, toAnthropicMessage } from "./messages-format";
 
 // POST /api/v1/messages: Anthropic's Messages API. To an Anthropic model the request goes as it is
@@ -139,28 +139,21 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   } catch (err) {
     throw call.failure(err);
   }
-  async function* relay(): AsyncGenerator<AnthropicEvent> {
-    const received = createMessageAccumulator();
-    let outcome = { statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE as string | null };
-    try {
-      for await (const e of upstream) {
-        received.add(e.event, e.data);
-        yield e;
-      }
-      outcome = { statusCode: 200, errorMessage: null };
-    } catch (err) {
-      if (!(err instanceof ClientAborted)) {
-        const e = asDomainError(ctx, err);
-        outcome = { statusCode: statusOf(e), errorMessage: e.message };
-        throw e;
-      }
-    } finally {
+  const received = createMessageAccumulator();
+  const events = relayEvents(
+    ctx,
+    upstream,
+    (e) => {
+      received.add(e.event, e.data);
+      return undefined;
+    },
+    (outcome) => {
       const message = received.result();
       const chat = message ? fromAnthropicMessage(message, Math.floor(Date.now() / 1000)) : null;
       call.log({ ...outcome, respPayload: chat, respPayloadOriginal: message, usage: chat?.usage, completionId: message ? String(message.id ?? "") : null });
-    }
-  }
-  return { kind: "stream", events: relay(), cache: null };
+    },
+  );
+  return { kind: "stream", events, cache: null };
 }
 
 /** To any other provider: through the chat gateway (cache, criteria and all), the answer translated back. */

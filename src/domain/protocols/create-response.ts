@@ -1,13 +1,14 @@
 import type { Ctx } from "../../context";
-import { DomainError, parseInput, statusOf, toDomainError } from "../../errors";
-import { type ChatCompletion, type ChatCompletionChunk, type ChatUpstream, ClientAborted, type NativeEvent } from "../../providers";
+import { DomainError, parseInput, toDomainError } from "../../errors";
+import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeEvent } from "../../providers";
 import { createChatCompletion } from "../completions";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog } from "../completions/call-log";
+import { createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
 import { type ModelRoute, resolveModel } from "../completions/resolve-model";
 import { resolveUpstream } from "../completions/resolve-upstream";
 import { CompiledChatCompletionRequest, type ControlHeaders } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
+import { relayEvents } from "./relay";
 import {
   createResponseEventWriter,
   type Item,
@@ -168,34 +169,24 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   } catch (err) {
     throw call.failure(err);
   }
-  async function* relay(): AsyncGenerator<{ event: string; data: unknown }> {
-    let last: Record<string, unknown> | null = null;
-    let outcome = { statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE as string | null };
-    try {
-      for await (const e of upstream) {
-        const response = e.data.response as Record<string, unknown> | undefined;
-        if (response && typeof response === "object") last = response;
-        if (e.event === "response.failed") {
-          const error = (response?.error ?? {}) as { message?: unknown };
-          outcome = { statusCode: 502, errorMessage: typeof error.message === "string" ? error.message : "the response failed" };
-        } else if (e.event === "response.completed" || e.event === "response.incomplete") {
-          outcome = { statusCode: 200, errorMessage: null };
-          await keep(response ?? {});
-        }
-        yield e;
+  let last: Record<string, unknown> | null = null;
+  const events = relayEvents(
+    ctx,
+    upstream,
+    async (e) => {
+      const response = e.data.response as Record<string, unknown> | undefined;
+      if (!response || typeof response !== "object") return undefined;
+      last = response;
+      if (e.event === "response.failed") {
+        const error = (response.error ?? {}) as { message?: unknown };
+        return { statusCode: 502, errorMessage: typeof error.message === "string" ? error.message : "the response failed" };
       }
-    } catch (err) {
-      if (!(err instanceof ClientAborted)) {
-        const e = asDomainError(ctx, err);
-        outcome = { statusCode: statusOf(e), errorMessage: e.message };
-        throw e;
-      }
-    } finally {
-      if (last) logAnswer(last, outcome);
-      else call.log({ ...outcome, respPayload: null });
-    }
-  }
-  return { kind: "stream", events: relay(), cache: null, warning: null };
+      if (e.event === "response.completed" || e.event === "response.incomplete") await keep(response);
+      return undefined;
+    },
+    (outcome) => (last ? logAnswer(last, outcome) : call.log({ ...outcome, respPayload: null })),
+  );
+  return { kind: "stream", events, cache: null, warning: null };
 }
 
 export type { Item };
