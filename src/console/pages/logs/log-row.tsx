@@ -1,4 +1,3 @@
-import { Checkbox } from "@mantine/core";
 import { flexRender, type Row } from "@tanstack/react-table";
 import { type OnFilter, RowFilterMenu } from "./cell-filter";
 import type { ColumnMeta } from "./columns";
@@ -50,22 +49,18 @@ export function LogRowView(props: {
       onFocus={(e) => {
         if (e.target === e.currentTarget) onFocus();
       }}
-      style={{
-        position: "absolute",
-        top: 0,
-        left: 0,
-        width: "100%",
-        height: ROW_HEIGHT,
-        transform: `translateY(${start}px)`,
-        display: "grid",
-        gridTemplateColumns: template,
-        alignItems: "center",
-        cursor: "pointer",
-      }}
+      style={{ transform: `translateY(${start}px)`, gridTemplateColumns: template }}
     >
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the row's x key selects; the checkbox is for the mouse */}
-      <td style={{ paddingLeft: 10, display: "flex" }} onClick={(e) => e.stopPropagation()}>
-        <Checkbox size="xs" tabIndex={-1} aria-label={`Select log ${log.id}`} checked={selected} onChange={(e) => onToggle(log.id, e.currentTarget.checked)} />
+      <td className="hone-log-check" onClick={(e) => e.stopPropagation()}>
+        {/* A native checkbox: rows mount as they scroll into view, so each stays a single cheap element. */}
+        <input
+          type="checkbox"
+          tabIndex={-1}
+          aria-label={`Select log ${log.id}`}
+          checked={selected}
+          onChange={(e) => onToggle(log.id, e.currentTarget.checked)}
+        />
       </td>
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: clicks in the menu (a portal) must not open the row */}
       <td style={{ display: "flex" }} onClick={(e) => e.stopPropagation()}>

@@ -5,7 +5,13 @@
  */
 export const TABLE_CSS = `
 .hone-logs-head { background: var(--mantine-color-body); border-bottom: 1px solid var(--mantine-color-default-border); }
-.hone-log-row { border-bottom: 1px solid var(--mantine-color-default-border); outline-offset: -2px; }
+.hone-log-row {
+  position: absolute; top: 0; left: 0; width: 100%; height: 36px; display: grid; align-items: center; cursor: pointer;
+  border-bottom: 1px solid var(--mantine-color-default-border); outline-offset: -2px;
+  contain: layout paint style; /* a row's layout and paint never reach past its own box */
+}
+.hone-log-check { padding-left: 10px; display: flex; }
+.hone-log-check input { width: 16px; height: 16px; margin: 0; cursor: pointer; accent-color: var(--mantine-primary-color-filled); }
 .hone-log-row:hover { background: var(--mantine-color-default-hover); }
 .hone-log-row[aria-selected="true"] { background: var(--mantine-primary-color-light); }
 .hone-log-row-active { box-shadow: inset 3px 0 0 var(--mantine-primary-color-filled); background: var(--mantine-color-default-hover); }
