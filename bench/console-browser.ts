@@ -1,6 +1,7 @@
 // The console in Chromium on a large project (Postgres): how soon the Logs page shows its first
-// rows, how long a filter change takes, and whether a 10,000-entry dataset table scrolls without
-// long tasks. A real server process, a fresh database, Debian's Chromium through playwright-core.
+// rows, how long a filter change takes (from the click to the matching rows, timed in the page),
+// and whether a 10,000-entry dataset table scrolls without long tasks. A real server process, a
+// fresh database, Debian's Chromium through playwright-core.
 //
 //   bun bench/console-browser.ts [--logs 1000000] [--entries 10000] [--runs 10] [--filters 30]
 //
@@ -103,37 +104,49 @@ try {
   await hone.stop();
 }
 
-/** Clicks the model value of the i-th row (filtering by it) and waits until every row shown has that model. */
+/**
+ * Clicks the model value of the i-th row (filtering by it) and returns the time, measured in the
+ * page, from the click until every row shown has that model: what a person waits for, without
+ * the driver's own checks before and after a click.
+ */
 async function filterByAModel(page: Page, i: number): Promise<number> {
   const cells = page.locator(`${ROWS} [data-filter-field="model"]`);
-  const cell = cells.nth(i % Math.min(20, await cells.count()));
-  const model = (await cell.getAttribute("data-filter-value"))!;
-  const t0 = performance.now();
-  await cell.click();
-  await page.waitForFunction(
-    ([rows, m]) => {
-      const shown = [...document.querySelectorAll(`${rows} [data-filter-field="model"]`)];
-      return shown.length > 0 && shown.every((c) => c.getAttribute("data-filter-value") === m);
-    },
-    [ROWS, model] as const,
-    { polling: "raf", timeout: 30_000 },
+  const index = i % Math.min(20, await cells.count());
+  return page.evaluate(
+    ([rows, n]) =>
+      new Promise<number>((resolve) => {
+        const cell = document.querySelectorAll<HTMLElement>(`${rows} [data-filter-field="model"]`)[n]!;
+        const model = cell.getAttribute("data-filter-value");
+        const t0 = performance.now();
+        cell.click();
+        const check = () => {
+          const shown = [...document.querySelectorAll(`${rows} [data-filter-field="model"]`)];
+          if (shown.length > 0 && shown.every((c) => c.getAttribute("data-filter-value") === model)) resolve(performance.now() - t0);
+          else requestAnimationFrame(check);
+        };
+        requestAnimationFrame(check);
+      }),
+    [ROWS, index] as const,
   );
-  return performance.now() - t0;
 }
 
-/** Clears the filters and waits until rows of more than one model are shown again. */
+/** Clicks "Clear all" and returns the time, in the page, until rows of more than one model are shown. */
 async function clearFilters(page: Page): Promise<number> {
-  const t0 = performance.now();
-  await page
-    .getByRole("button", { name: /^clear all$/i })
-    .first()
-    .click();
-  await page.waitForFunction(
-    (rows) => new Set([...document.querySelectorAll(`${rows} [data-filter-field="model"]`)].map((c) => c.getAttribute("data-filter-value"))).size > 1,
+  return page.evaluate(
+    (rows) =>
+      new Promise<number>((resolve) => {
+        const button = [...document.querySelectorAll<HTMLButtonElement>("button")].find((b) => b.textContent?.trim() === "Clear all")!;
+        const t0 = performance.now();
+        button.click();
+        const check = () => {
+          const models = new Set([...document.querySelectorAll(`${rows} [data-filter-field="model"]`)].map((c) => c.getAttribute("data-filter-value")));
+          if (models.size > 1) resolve(performance.now() - t0);
+          else requestAnimationFrame(check);
+        };
+        requestAnimationFrame(check);
+      }),
     ROWS,
-    { polling: "raf", timeout: 30_000 },
   );
-  return performance.now() - t0;
 }
 
 /** Scrolls the entries table with the mouse wheel until its last row is loaded and shown. */
