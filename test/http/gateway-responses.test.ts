@@ -322,3 +322,28 @@ describe("to OpenAI: passed through as it is", () => {
     expect(err?.message).toContain("Simulated upstream error 429");
   });
 });
+
+describe("the stored conversation has a cap", () => {
+  test("a chain larger than a request body may be is a 400 naming previous_response_id, not loaded", async () => {
+    const small = await createTestApp({
+      env: { OPENAI_BASE_URL: `${openaiFake.url}/v1`, GEMINI_BASE_URL: `${openaiFake.url}/gemini`, HONE_MAX_BODY_BYTES: "20000" },
+    });
+    try {
+      await storeProviderKey(small, "gemini", "sk-openai-responses");
+      const s = serve(small.app);
+      const c = new OpenAI({ baseURL: `${s.url}/api/v1`, apiKey: small.project.apiKey, maxRetries: 0 });
+      let prev: string | undefined;
+      for (let i = 0; i < 2; i++)
+        prev = (await c.responses.create({ model: GEMINI, input: "x".repeat(6000), ...(prev ? { previous_response_id: prev } : {}) })).id;
+      const err = await c.responses.create({ model: GEMINI, input: "next", previous_response_id: prev }).then(
+        () => null,
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+      expect(err?.status).toBe(400);
+      expect(err?.message).toContain("HONE_MAX_BODY_BYTES");
+      await s.stop();
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -26,22 +26,43 @@ const notFound = (id: string) =>
 
 /**
  * The conversation a response ends: every input and output item from the first response of its
- * chain to it, in order (404 when the project has no such response).
+ * chain to it, in order (404 when the project has no such response). The chain is measured in the
+ * database first: a conversation larger than a request body may be (HONE_MAX_BODY_BYTES) is a 400,
+ * never loaded.
  */
 export async function conversationOf(ctx: Ctx, id: string): Promise<Item[]> {
-  const list = resultRows<{ input: Item[]; output: Item[] | null }>(
-    await dbOf(ctx).execute(sql`
-    with recursive chain(id, previous_response_id, input, output, depth) as (
-      select id, previous_response_id, input, response -> 'output', 0 from ${storedResponses} where project_id = ${ctx.projectId} and id = ${id}
+  const db = dbOf(ctx);
+  const links = resultRows<{ id: string; bytes: number }>(
+    await db.execute(sql`
+    with recursive chain(id, previous_response_id, bytes, depth) as (
+      select id, previous_response_id, octet_length(input::text) + octet_length(coalesce(response -> 'output', '[]'::jsonb)::text), 0
+      from ${storedResponses} where project_id = ${ctx.projectId} and id = ${id}
       union all
-      select s.id, s.previous_response_id, s.input, s.response -> 'output', c.depth + 1
+      select s.id, s.previous_response_id, octet_length(s.input::text) + octet_length(coalesce(s.response -> 'output', '[]'::jsonb)::text), c.depth + 1
       from ${storedResponses} s join chain c on s.id = c.previous_response_id
       where s.project_id = ${ctx.projectId} and c.depth < ${MAX_CHAIN}
     )
-    select input, output from chain order by depth desc`),
+    select id, bytes::float8 as bytes from chain order by depth desc`),
   );
-  if (list.length === 0) throw notFound(id);
-  return list.flatMap((r) => [...r.input, ...(r.output ?? [])]);
+  if (links.length === 0) throw notFound(id);
+  const total = links.reduce((n, l) => n + Number(l.bytes), 0);
+  const max = ctx.deps.config.maxBodyBytes;
+  if (total > max) {
+    const why = `the conversation previous_response_id continues is ${total.toLocaleString("en-US")} bytes, more than a request may carry (HONE_MAX_BODY_BYTES is ${max.toLocaleString("en-US")}); start a new one`;
+    throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: ["previous_response_id"] }] });
+  }
+  const rows = resultRows<{ id: string; input: Item[]; output: Item[] | null }>(
+    await db.execute(sql`select id, input, response -> 'output' as output from ${storedResponses}
+      where project_id = ${ctx.projectId} and id in (${sql.join(
+        links.map((l) => sql`${l.id}`),
+        sql`, `,
+      )})`),
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return links.flatMap((l) => {
+    const r = byId.get(l.id);
+    return r ? [...r.input, ...(r.output ?? [])] : [];
+  });
 }
 
 export async function getStoredResponse(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
