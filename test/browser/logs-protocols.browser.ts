@@ -59,6 +59,9 @@ describe("logs of other protocols", () => {
     expect(await rows.first().getAttribute("data-log-id")).toBe(messagesId);
     await rows.first().click();
     await expect(page.getByTestId("detail-api").textContent()).resolves.toBe("messages (Anthropic)");
+    // Tokens by class: of the 15 input tokens, 3 came from Anthropic's prompt cache.
+    await expect(page.getByTestId("fact-tokens-in").textContent()).resolves.toBe("15");
+    await expect(page.getByTestId("fact-cached-input").textContent()).resolves.toBe("3");
     await page.getByRole("tab", { name: "As the client saw it" }).click();
     const view = page.getByTestId("protocol-view");
     await view.waitFor();

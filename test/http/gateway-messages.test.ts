@@ -61,6 +61,8 @@ describe("to Anthropic: passed through as it is", () => {
     expect(log.statusCode).toBe(200);
     expect(log.inputTokens).toBe(15);
     expect(log.outputTokens).toBe(6);
+    // Of the 15 input tokens, 3 were read from Anthropic's prompt cache.
+    expect(log.cachedInputTokens).toBe(3);
     expect(log.body.reqPayloadOriginal).toEqual(request);
     expect((log.body.respPayloadOriginal as { id: string }).id).toBe(msg.id);
     // The chat form, for datasets: the system prompt and the user's text, and the answer.

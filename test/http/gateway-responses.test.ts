@@ -271,6 +271,8 @@ describe("to OpenAI: passed through as it is", () => {
     expect(log.provider).toBe("openai");
     expect(log.inputTokens).toBe(13);
     expect(log.outputTokens).toBe(9);
+    // Tokens by class, from the Response's usage details: part of the input and output counts.
+    expect(log).toMatchObject({ cachedInputTokens: 4, reasoningTokens: 5, cacheWriteTokens: null });
     expect(log.costUsd === null || log.costUsd > 0).toBe(true);
     expect((log.body.respPayloadOriginal as { id: string }).id).toBe(r.id);
     expect((log.body.respPayload as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("echo: Search the news");
@@ -297,6 +299,7 @@ describe("to OpenAI: passed through as it is", () => {
     expect(openaiFake.requests.at(-1)!.body.stream).toBe(true);
     const log = await latestLog(t);
     expect(log.statusCode).toBe(200);
+    expect(log).toMatchObject({ inputTokens: 13, cachedInputTokens: 4, outputTokens: 9, reasoningTokens: 5 });
     expect((log.body.respPayloadOriginal as { id: string }).id).toBe(final.id);
     expect((await sdk.responses.retrieve(final.id)).output_text).toBe("echo: stream natively");
   });

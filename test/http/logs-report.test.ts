@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { gqlData } from "../helpers/gql";
 import { latestLog, logsOf } from "../helpers/logs";
 
 let t: TestApp;
@@ -140,7 +141,7 @@ describe("POST /report-anthropic", () => {
       ],
       stop_reason: "tool_use",
       stop_sequence: null,
-      usage: { input_tokens: 50, output_tokens: 10, cache_read_input_tokens: 5 },
+      usage: { input_tokens: 50, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 7 },
     };
     const r = await post("/report-anthropic", {
       requestedAt: Date.now() - 500,
@@ -158,11 +159,25 @@ describe("POST /report-anthropic", () => {
       provider: "anthropic",
       model: "anthropic:claude-3-5-haiku-20241022",
       completionId: "msg_01abc",
-      inputTokens: 55,
+      // Anthropic's input tokens leave out its cache reads and writes; Hone's count them in, by class.
+      inputTokens: 62,
+      cachedInputTokens: 5,
+      cacheWriteTokens: 7,
       outputTokens: 10,
+      reasoningTokens: null,
       metadata: { feature: "weather", legacy: "yes" },
     });
     expect(log.costUsd).toBeGreaterThan(0);
+    // The classes reach GraphQL and the export as they are stored.
+    const { log: viaGraph } = await gqlData(t, "query($id: ID!) { log(id: $id) { inputTokens cachedInputTokens cacheWriteTokens reasoningTokens } }", {
+      id: log.id,
+    });
+    expect(viaGraph).toEqual({ inputTokens: 62, cachedInputTokens: 5, cacheWriteTokens: 7, reasoningTokens: null });
+    const exported = await t.request("GET", `/api/v1/logs/export?format=csv`);
+    const [header, ...lines] = (await exported.text()).trim().split("\n");
+    const cols = header!.split(",");
+    const mine = lines.find((l) => l.startsWith(`${log.id},`))!.split(",");
+    expect(["cached_input_tokens", "cache_write_tokens", "reasoning_tokens"].map((c) => mine[cols.indexOf(c)])).toEqual(["5", "7", ""]);
     const resp = log.body.respPayload as any;
     expect(resp.object).toBe("chat.completion");
     expect(resp.choices[0].message.content).toBe(respPayload.content[0]!.text);

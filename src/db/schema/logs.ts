@@ -26,6 +26,14 @@ export const requestLogs = pgTable(
     durationMs: integer("duration_ms"),
     inputTokens: integer("input_tokens"),
     outputTokens: integer("output_tokens"),
+    /**
+     * Tokens by class, as the provider reported them: input read from its prompt cache, input
+     * written to it (Anthropic bills writes apart), and output spent on reasoning. Each is part of
+     * input_tokens or output_tokens, not added to them. Null: the answer did not say.
+     */
+    cachedInputTokens: integer("cached_input_tokens"),
+    cacheWriteTokens: integer("cache_write_tokens"),
+    reasoningTokens: integer("reasoning_tokens"),
     costUsd: doublePrecision("cost_usd"),
     cacheHit: boolean("cache_hit").notNull().default(false),
     /**

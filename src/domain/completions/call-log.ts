@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, type Usage } from "../../providers";
-import { checkedUsage, type LogApi, mergeMetadata, type NewRequestLog } from "../logs";
+import { checkedUsage, tokenClasses, type LogApi, mergeMetadata, type NewRequestLog } from "../logs";
 import { catalogueCost } from "../models/catalogue";
 import { costOf } from "./cost";
 import { canonicalModel } from "./resolve-model";
@@ -104,8 +104,7 @@ export function createCallLog(
       requestedAt,
       receivedAt: ctx.deps.clock(),
       durationMs: Math.round(performance.now() - started),
-      inputTokens: usage?.prompt_tokens ?? null,
-      outputTokens: usage?.completion_tokens ?? null,
+      ...tokenClasses(usage),
       // A cache hit costs nothing; it keeps the usage of the response it replays.
       costUsd: o.cacheHit ? 0 : priceOf(usage),
       warning: [o.warning, warning].filter(Boolean).join("; ") || null,

@@ -40,3 +40,20 @@ export function checkedUsage(usage: Usage | null | undefined): { usage: Usage | 
   }
   return { usage, warning: null };
 }
+
+const countOrNull = (v: unknown) => (typeof v === "number" ? v : null);
+
+/**
+ * A checked usage's tokens by class, as a log keeps them: cached input and cache writes are part of
+ * the input tokens, reasoning part of the output tokens (OpenAI's and Anthropic's usage, once in
+ * chat terms, both count them that way). A class the answer did not report is null.
+ */
+export function tokenClasses(usage: Usage | null | undefined) {
+  return {
+    inputTokens: countOrNull(usage?.prompt_tokens),
+    outputTokens: countOrNull(usage?.completion_tokens),
+    cachedInputTokens: countOrNull(usage?.prompt_tokens_details?.cached_tokens),
+    cacheWriteTokens: countOrNull(usage?.cache_creation_input_tokens),
+    reasoningTokens: countOrNull(usage?.completion_tokens_details?.reasoning_tokens),
+  };
+}

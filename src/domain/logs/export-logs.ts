@@ -37,6 +37,9 @@ export const CSV_COLUMNS = [
   "duration_ms",
   "input_tokens",
   "output_tokens",
+  "cached_input_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
   "cost_usd",
   "cache_hit",
   "completion_id",
@@ -96,7 +99,10 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || ',"requestedAt":' || coalesce(to_json(${isoText("request_logs.requested_at")})::text, 'null')
         || ',"receivedAt":' || coalesce(to_json(${isoText("request_logs.received_at")})::text, 'null')
         || ',"durationMs":' || coalesce(request_logs.duration_ms::text, 'null') || ',"inputTokens":' || coalesce(request_logs.input_tokens::text, 'null')
-        || ',"outputTokens":' || coalesce(request_logs.output_tokens::text, 'null') || ',"costUsd":' || coalesce(to_json(request_logs.cost_usd)::text, 'null')
+        || ',"outputTokens":' || coalesce(request_logs.output_tokens::text, 'null')
+        || ',"cachedInputTokens":' || coalesce(request_logs.cached_input_tokens::text, 'null')
+        || ',"cacheWriteTokens":' || coalesce(request_logs.cache_write_tokens::text, 'null')
+        || ',"reasoningTokens":' || coalesce(request_logs.reasoning_tokens::text, 'null') || ',"costUsd":' || coalesce(to_json(request_logs.cost_usd)::text, 'null')
         || ',"cacheHit":' || request_logs.cache_hit::text || ',"metadata":' || request_logs.metadata::text
         || ',"createdAt":' || to_json(${isoText("request_logs.created_at")})::text
         || ',"warning":' || coalesce(to_json(request_logs.warning)::text, 'null')

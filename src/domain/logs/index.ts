@@ -15,7 +15,7 @@ export { listTagKeys } from "./list-tag-keys";
 export { listLogFacets, type LogFacets } from "./list-log-facets";
 export { listTagValues, ListTagValuesInput } from "./list-tag-values";
 export { logUsage, OTHER_GROUP, UsageInput, type Usage, type UsageFigures, type UsageGroup, type UsagePoint } from "./log-usage";
-export { checkedUsage } from "./checked-usage";
+export { checkedUsage, tokenClasses } from "./checked-usage";
 export { mergeMetadata } from "./metadata";
 export { payloadSizes, type PayloadSizes } from "./payload-sizes";
 export { isTruncatedPayload, TRUNCATED_PAYLOAD_KEY, truncatedPayload } from "./insert-request-logs";

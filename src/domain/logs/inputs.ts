@@ -167,6 +167,11 @@ export type RequestLog = {
   durationMs: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Of inputTokens: read from the provider's prompt cache, and written to it. */
+  cachedInputTokens: number | null;
+  cacheWriteTokens: number | null;
+  /** Of outputTokens: spent on reasoning. */
+  reasoningTokens: number | null;
   costUsd: number | null;
   cacheHit: boolean;
   metadata: Record<string, string>;

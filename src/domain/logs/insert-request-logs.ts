@@ -98,6 +98,9 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     duration_ms: int4(r.durationMs),
     input_tokens: int4(r.inputTokens),
     output_tokens: int4(r.outputTokens),
+    cached_input_tokens: int4(r.cachedInputTokens ?? null),
+    cache_write_tokens: int4(r.cacheWriteTokens ?? null),
+    reasoning_tokens: int4(r.reasoningTokens ?? null),
     cost_usd: r.costUsd,
     cache_hit: r.cacheHit,
     metadata: r.metadata,
@@ -125,16 +128,18 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
       select * from jsonb_to_recordset(${json}::text::jsonb) as x(
         id text, project_id text, source text, internal_kind text, api text, provider text, model text, completion_id text,
         status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
-        duration_ms integer, input_tokens integer, output_tokens integer, cost_usd double precision,
+        duration_ms integer, input_tokens integer, output_tokens integer,
+        cached_input_tokens integer, cache_write_tokens integer, reasoning_tokens integer, cost_usd double precision,
         cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
         req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text)
     ), logs as (
       insert into request_logs (id, project_id, source, internal_kind, api, provider, model, completion_id, status_code, error_message,
-        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata,
-        req_bytes, resp_bytes, warning, input_preview, output_preview)
+        requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
+        cost_usd, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview)
       select id, project_id, source, internal_kind, coalesce(api, 'chat'), provider, model, completion_id, status_code, error_message,
-        requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
+        requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
+        cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
         req_bytes, resp_bytes, warning, input_preview, output_preview
       from data
     )

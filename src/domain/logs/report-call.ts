@@ -15,7 +15,7 @@ import {
   ReportedModel,
   ReportInput,
 } from "./inputs";
-import { checkedUsage } from "./checked-usage";
+import { checkedUsage, tokenClasses } from "./checked-usage";
 import { markUsageHourStale } from "./usage-rollups";
 import { mergeMetadata } from "./metadata";
 import type { NewRequestLog } from "./schemas";
@@ -97,8 +97,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     requestedAt,
     receivedAt,
     durationMs: requestedAt && receivedAt ? Math.max(0, Math.round(receivedAt.getTime() - requestedAt.getTime())) : null,
-    inputTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : null,
-    outputTokens: typeof usage?.completion_tokens === "number" ? usage.completion_tokens : null,
+    ...tokenClasses(usage),
     costUsd: priceOf(model, usage, format),
     warning,
     cacheHit: false,

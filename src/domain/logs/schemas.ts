@@ -4,8 +4,23 @@ import type { LogApi, RequestLog } from "./inputs";
 /** A call to be logged, as the gateway and the report endpoints produce it: a log's row plus its bodies. */
 export type NewRequestLog = Omit<
   RequestLog,
-  "source" | "internalKind" | "api" | "createdAt" | "warning" | "reqBytes" | "respBytes" | "inputPreview" | "outputPreview"
+  | "source"
+  | "internalKind"
+  | "api"
+  | "createdAt"
+  | "warning"
+  | "reqBytes"
+  | "respBytes"
+  | "inputPreview"
+  | "outputPreview"
+  | "cachedInputTokens"
+  | "cacheWriteTokens"
+  | "reasoningTokens"
 > & {
+  /** Tokens by class (absent: not reported). */
+  cachedInputTokens?: number | null;
+  cacheWriteTokens?: number | null;
+  reasoningTokens?: number | null;
   projectId: string;
   warning?: string | null;
   source: "gateway" | "report" | "report-anthropic" | "internal";

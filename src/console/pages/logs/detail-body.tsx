@@ -93,7 +93,22 @@ export function DetailBody({ log }: { log: LogDetailData }) {
           {formatTime(log.createdAt)}
         </Fact>
         <Fact label="Tokens in">{formatNumber(log.inputTokens)}</Fact>
+        {log.cachedInputTokens ? (
+          <Fact label="Cached input" hint="of tokens in, read from the cache">
+            {formatNumber(log.cachedInputTokens)}
+          </Fact>
+        ) : null}
+        {log.cacheWriteTokens ? (
+          <Fact label="Cache writes" hint="of tokens in, written to the cache">
+            {formatNumber(log.cacheWriteTokens)}
+          </Fact>
+        ) : null}
         <Fact label="Tokens out">{formatNumber(log.outputTokens)}</Fact>
+        {log.reasoningTokens ? (
+          <Fact label="Reasoning" hint="of tokens out">
+            {formatNumber(log.reasoningTokens)}
+          </Fact>
+        ) : null}
         <Fact label="Cost">{formatCost(log.costUsd)}</Fact>
         <Fact label="Cache">{log.cacheHit ? "hit" : "miss"}</Fact>
         <Fact label="Provider">{log.provider ?? "–"}</Fact>
