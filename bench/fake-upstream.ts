@@ -94,6 +94,7 @@ const messagesStream = sse([
   ["message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 8 } }],
   ["message_stop", {}],
 ]);
+let served = 0;
 const stream = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } });
 
 const server = Bun.serve({
@@ -105,7 +106,8 @@ const server = Bun.serve({
     // A judge call (Hone's forced record_verdict tool) gets a verdict.
     if (text.includes('"record_verdict"')) return new Response(verdict, { headers: { "content-type": "application/json" } });
     const path = new URL(req.url).pathname;
-    if (path.endsWith("/responses")) return stream(responsesStream);
+    // Each Response has its own id, as OpenAI's do (Hone stores them by id).
+    if (path.endsWith("/responses")) return stream(responsesStream.replaceAll('"resp_bench"', `"resp_bench_${++served}"`));
     if (path.endsWith("/messages")) return stream(messagesStream);
     return new Response(body, { headers: { "content-type": "application/json" } });
   },

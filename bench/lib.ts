@@ -100,7 +100,11 @@ export async function startHone(
   env: Record<string, string>,
   opts: { onLine?: (line: string) => void; onStderr?: (text: string) => void } = {},
 ): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const proc = Bun.spawn(["bun", join(ROOT, "src/index.ts")], {
+  // HONE_BENCH_CPU_PROF=DIR: Hone runs under Bun's CPU profiler, which writes its profile (and a
+  // Markdown summary) into DIR when Hone stops.
+  const prof = process.env.HONE_BENCH_CPU_PROF;
+  const flags = prof ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${prof}`] : [];
+  const proc = Bun.spawn(["bun", ...flags, join(ROOT, "src/index.ts")], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", PORT: "0", HONE_LOG_LEVEL: "warn", HONE_BOOTSTRAP_API_KEY: BENCH_KEY, ...env },
     stdout: "pipe",

@@ -4,6 +4,7 @@ import { newControlToken, writeControlFile } from "./control-file";
 import { DataDirLockedError, isMemoryDataDir, openDatabase } from "./db/client";
 import { createDeps } from "./deps";
 import { bootstrapProjects } from "./domain/projects";
+import { settleResponseSaves } from "./domain/protocols";
 import { createLogger, errorFields } from "./logger";
 import { resolveSecretKey } from "./secrets";
 import { systemCtx } from "./context";
@@ -87,6 +88,8 @@ async function main() {
     await worker?.stop();
     removeControlFile();
     await server.stop(false);
+    // Responses stored off the answer's path: written before the database closes.
+    await settleResponseSaves(deps);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.close();
     await database.close();

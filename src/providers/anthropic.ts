@@ -1,6 +1,17 @@
 import { DomainError } from "../errors";
 import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
-import { nativeJsonEvents, postJson, readAnswer, readCallBody, readSse, storableBody, upstreamHttpError, type HttpOptions } from "./http";
+import {
+  nativeJsonBatches,
+  nativeJsonEvents,
+  postJson,
+  readAnswer,
+  readCallBody,
+  readSse,
+  readSseBatches,
+  storableBody,
+  upstreamHttpError,
+  type HttpOptions,
+} from "./http";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeOptions, Usage, UpstreamTarget } from "./types";
 
 const ANTHROPIC_VERSION = "2023-06-01";
@@ -46,7 +57,7 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
       async stream(body, { signal, beta }) {
         const call = await postJson(url, { ...nativeHeaders(beta), accept: "text/event-stream" }, { ...body, stream: true }, target.label, signal, http);
         if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
-        return nativeJsonEvents(readSse(call, target.label, http.timeoutMs), target.label, (event) => event === "message_stop");
+        return nativeJsonBatches(readSseBatches(call, target.label, http.timeoutMs), target.label, (event) => event === "message_stop");
       },
     },
     // Anthropic's answers are converted, so never passed through as they are; a message is never

@@ -347,6 +347,13 @@ export function upstreamHttpError(label: string, status: number, body: unknown):
   });
 }
 
+/** Values a chunk of a stream at a time: each read gives what the next bytes completed; `done` with the last. */
+export type Batches<T> = {
+  next(): Promise<{ events: T[]; done: boolean }>;
+  /** Stops reading (and the upstream request) early; idempotent. */
+  close(): void;
+};
+
 /**
  * Server-sent events from a call's body. A stream has no total deadline (a long answer that keeps
  * arriving is progress); instead an idle gap longer than timeoutMs between bytes ends it with
@@ -354,80 +361,129 @@ export function upstreamHttpError(label: string, status: number, body: unknown):
  * with UPSTREAM_ERROR.
  */
 export function readSse(call: UpstreamCall, label: string, timeoutMs: number): AsyncGenerator<EventSourceMessage> {
-  // At once, not on the first read: the total deadline must not fire between headers and iteration.
-  call.endDeadline();
-  return sseEvents(call, label, timeoutMs);
+  return eventsOf(readSseBatches(call, label, timeoutMs));
 }
 
-async function* sseEvents(call: UpstreamCall, label: string, timeoutMs: number): AsyncGenerator<EventSourceMessage> {
-  const { response, controller } = call;
-  if (!response.body) {
-    call.release();
-    return;
+async function* eventsOf<T>(batches: Batches<T>): AsyncGenerator<T> {
+  try {
+    for (;;) {
+      const { events, done } = await batches.next();
+      yield* events;
+      if (done) return;
+    }
+  } finally {
+    batches.close();
   }
-  const reader = response.body.getReader();
-  const queue: EventSourceMessage[] = [];
+}
+
+/**
+ * The same, a read of the upstream at a time: each `next()` reads until at least one event is
+ * whole (an upstream often sends several in one packet, which come back together), so relaying a
+ * stream costs one wait per packet, not several per event.
+ */
+export function readSseBatches(call: UpstreamCall, label: string, timeoutMs: number): Batches<EventSourceMessage> {
+  // At once, not on the first read: the total deadline must not fire between headers and reading.
+  call.endDeadline();
+  const { response, controller } = call;
+  let closed = false;
+  const reader = response.body?.getReader() ?? null;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    // Stopping early (client gone, error) must also stop the upstream request.
+    controller.abort();
+    call.release();
+    try {
+      reader?.releaseLock();
+    } catch {
+      // already released by the abort
+    }
+  };
+  let queue: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => queue.push(e) });
   const decoder = new TextDecoder();
   /** Bytes fed since the last whole event. */
   let pending = 0;
-  function* drain(): Generator<EventSourceMessage> {
-    if (queue.length) pending = 0;
-    while (queue.length) {
-      const e = queue.shift()!;
-      // Nothing downstream walks JSON deeper than any real event nests.
+  const take = (): EventSourceMessage[] => {
+    const events = queue;
+    queue = [];
+    if (events.length) pending = 0;
+    // Nothing downstream walks JSON deeper than any real event nests.
+    for (const e of events) {
       if (jsonTextTooDeep(e.data, MAX_EMBEDDED_JSON_DEPTH)) {
         throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event nested more than ${MAX_EMBEDDED_JSON_DEPTH} levels deep`, {
           upstreamStatus: 502,
         });
       }
-      yield e;
     }
-  }
-  try {
-    for (;;) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new DomainError("UPSTREAM_TIMEOUT", `${label} sent nothing for ${timeoutMs} ms in the middle of a stream`)), timeoutMs);
-      });
-      let result: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        result = await Promise.race([reader.read(), idle]);
-      } catch (err) {
-        if (err instanceof DomainError) throw err;
-        if (controller.signal.aborted) throw new ClientAborted("the client closed the request");
-        throw new DomainError("UPSTREAM_ERROR", `${label} stream broke: ${err instanceof Error ? err.message : String(err)}`, {
-          upstreamStatus: 502,
-        });
-      } finally {
-        clearTimeout(timer);
-      }
-      if (result.done) break;
-      // One event is buffered whole by the parser: an upstream that never ends its event would
-      // make Hone hold an unbounded line.
-      pending += result.value.byteLength;
-      if (pending > MAX_SSE_EVENT_BYTES) {
-        throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event larger than ${MAX_SSE_EVENT_BYTES} bytes`, { upstreamStatus: 502 });
-      }
-      parser.feed(decoder.decode(result.value, { stream: true }));
-      yield* drain();
-    }
-    parser.feed(decoder.decode());
-    yield* drain();
-  } finally {
-    // Stopping early (client gone, error) must also stop the upstream request.
-    controller.abort();
-    call.release();
+    return events;
+  };
+  const read = async (r: ReadableStreamDefaultReader<Uint8Array>) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DomainError("UPSTREAM_TIMEOUT", `${label} sent nothing for ${timeoutMs} ms in the middle of a stream`)), timeoutMs);
+    });
     try {
-      reader.releaseLock();
-    } catch {
-      // already released by the abort
+      return await Promise.race([r.read(), idle]);
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      if (controller.signal.aborted) throw new ClientAborted("the client closed the request");
+      throw new DomainError("UPSTREAM_ERROR", `${label} stream broke: ${err instanceof Error ? err.message : String(err)}`, { upstreamStatus: 502 });
+    } finally {
+      clearTimeout(timer);
     }
-  }
+  };
+  return {
+    async next() {
+      if (closed || !reader) {
+        close();
+        return { events: [], done: true };
+      }
+      try {
+        for (;;) {
+          const result = await read(reader);
+          if (result.done) {
+            parser.feed(decoder.decode());
+            const events = take();
+            close();
+            return { events, done: true };
+          }
+          // One event is buffered whole by the parser: an upstream that never ends its event would
+          // make Hone hold an unbounded line.
+          pending += result.value.byteLength;
+          if (pending > MAX_SSE_EVENT_BYTES) {
+            throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event larger than ${MAX_SSE_EVENT_BYTES} bytes`, { upstreamStatus: 502 });
+          }
+          parser.feed(decoder.decode(result.value, { stream: true }));
+          const events = take();
+          if (events.length) return { events, done: false };
+        }
+      } catch (err) {
+        close();
+        throw err;
+      }
+    },
+    close,
+  };
 }
 
 /** A provider's stream event: its name, its data parsed, and the data's text as it came (relayed as it is). */
 export type NativeEvent = { event: string; data: Record<string, unknown>; raw: string };
+
+/** One of a provider's own named stream events, parsed; an `error` event is thrown. */
+function nativeEvent(e: { event?: string; data: string }, label: string): NativeEvent {
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(e.data) as Record<string, unknown>;
+  } catch {
+    throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
+  }
+  const event = e.event ?? String(data.type ?? "");
+  if (event === "error") throw upstreamHttpError(label, 502, "error" in data ? data : { error: data });
+  return { event, data, raw: e.data };
+}
+
+const unfinished = (label: string) => new DomainError("UPSTREAM_ERROR", `${label} stream ended before it was finished`, { upstreamStatus: 502 });
 
 /**
  * A provider's own named stream events, parsed, for clients that speak that provider's protocol:
@@ -440,16 +496,33 @@ export async function* nativeJsonEvents(
   isEnd: (event: string) => boolean,
 ): AsyncGenerator<NativeEvent> {
   for await (const e of events) {
-    let data: Record<string, unknown>;
-    try {
-      data = JSON.parse(e.data) as Record<string, unknown>;
-    } catch {
-      throw new DomainError("UPSTREAM_ERROR", `${label} sent a stream event that is not JSON`, { upstreamStatus: 502 });
-    }
-    const event = e.event ?? String(data.type ?? "");
-    if (event === "error") throw upstreamHttpError(label, 502, "error" in data ? data : { error: data });
-    yield { event, data, raw: e.data };
-    if (isEnd(event)) return;
+    const n = nativeEvent(e, label);
+    yield n;
+    if (isEnd(n.event)) return;
   }
-  throw new DomainError("UPSTREAM_ERROR", `${label} stream ended before it was finished`, { upstreamStatus: 502 });
+  throw unfinished(label);
+}
+
+/** The same, a batch at a time (relayed as they come: see readSseBatches); the batch with `isEnd`'s event is the last. */
+export function nativeJsonBatches(batches: Batches<EventSourceMessage>, label: string, isEnd: (event: string) => boolean): Batches<NativeEvent> {
+  let ended = false;
+  return {
+    async next() {
+      if (ended) return { events: [], done: true };
+      const { events, done } = await batches.next();
+      const out: NativeEvent[] = [];
+      for (const e of events) {
+        const n = nativeEvent(e, label);
+        out.push(n);
+        if (isEnd(n.event)) {
+          ended = true;
+          batches.close();
+          return { events: out, done: true };
+        }
+      }
+      if (done) throw unfinished(label);
+      return { events: out, done: false };
+    },
+    close: () => batches.close(),
+  };
 }

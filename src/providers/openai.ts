@@ -1,12 +1,13 @@
 import { DomainError } from "../errors";
 import {
   isPassThrough,
-  nativeJsonEvents,
+  nativeJsonBatches,
   type PassThroughAnswer,
   postJson,
   readAnswer,
   readCallBody,
   readSse,
+  readSseBatches,
   storableBody,
   upstreamHttpError,
   type HttpOptions,
@@ -89,7 +90,7 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
                 http,
               );
               if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
-              return nativeJsonEvents(readSse(call, target.label, http.timeoutMs), target.label, (event) => RESPONSE_ENDS.has(event));
+              return nativeJsonBatches(readSseBatches(call, target.label, http.timeoutMs), target.label, (event) => RESPONSE_ENDS.has(event));
             },
           }
         : undefined,

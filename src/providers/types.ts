@@ -1,4 +1,4 @@
-import type { NativeEvent, PassThroughAnswer } from "./http";
+import type { Batches, NativeEvent, PassThroughAnswer } from "./http";
 // The OpenAI chat-completions wire format, which Hone speaks to clients whatever the upstream.
 // Loose on purpose: members Hone does not interpret are passed through untouched.
 
@@ -115,7 +115,7 @@ export interface AnthropicNative {
   /** POST /v1/messages, not streamed: Anthropic's Message. */
   message(body: Record<string, unknown>, opts: NativeOptions): Promise<Record<string, unknown>>;
   /** POST /v1/messages streamed: its events (name and parsed data), once the upstream accepted. */
-  stream(body: Record<string, unknown>, opts: NativeOptions): Promise<AsyncGenerator<NativeEvent>>;
+  stream(body: Record<string, unknown>, opts: NativeOptions): Promise<Batches<NativeEvent>>;
   /** POST /v1/messages/count_tokens. */
   countTokens(body: Record<string, unknown>, opts: NativeOptions): Promise<Record<string, unknown>>;
 }
@@ -125,7 +125,7 @@ export interface ResponsesNative {
   /** POST /responses, not streamed: the Response. */
   create(body: Record<string, unknown>, opts: CallOptions): Promise<Record<string, unknown>>;
   /** POST /responses streamed: its events, once the upstream accepted; ends with the Response's last event. */
-  stream(body: Record<string, unknown>, opts: CallOptions): Promise<AsyncGenerator<NativeEvent>>;
+  stream(body: Record<string, unknown>, opts: CallOptions): Promise<Batches<NativeEvent>>;
 }
 
 /** A native call's options: the client's anthropic-beta flags are forwarded. */

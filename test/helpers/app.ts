@@ -1,3 +1,4 @@
+import { settleResponseSaves } from "../../src/domain/protocols";
 import { createApp, type App } from "../../src/app";
 import { loadConfig, type Config } from "../../src/config";
 import { systemCtx } from "../../src/context";
@@ -62,7 +63,10 @@ export async function createTestApp(opts: { env?: Record<string, string>; deps?:
     project,
     createProject: makeProject,
     request,
-    close: () => db.drop(),
+    close: async () => {
+      await settleResponseSaves(deps);
+      await db.drop();
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { createProject } from "../../src/domain/projects";
 import { systemCtx } from "../../src/context";
+import { storedResponses } from "../../src/db/schema";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
@@ -113,6 +114,25 @@ describe("responses.create", () => {
       (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
     );
     expect(invisible?.status).toBe(404);
+  });
+
+  test("a response another process stored a moment after the read began is found; an unknown one is a 404 after a brief retry", async () => {
+    // Hone stores a Response off the answer's path; a client continuing it at once on another
+    // process may read before that write commits: the miss is retried briefly.
+    const id = "resp_from_another_process";
+    const response = { id, object: "response", created_at: 1, status: "completed", model: "gpt-5.5", output: [], usage: null };
+    const read = sdk.responses.retrieve(id);
+    await Bun.sleep(40);
+    await t.deps.database.db.insert(storedResponses).values({ id, projectId: t.project.projectId, previousResponseId: null, input: [], response });
+    expect((await read).id).toBe(id);
+
+    const started = performance.now();
+    const unknown = await sdk.responses.retrieve("resp_never_stored").then(
+      () => null,
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(unknown?.status).toBe(404);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   test("a function-calling loop: function_call out, function_call_output in, text back", async () => {

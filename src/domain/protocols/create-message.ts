@@ -2,7 +2,7 @@ import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import type { Ctx } from "../../context";
 import { DomainError, parseInput } from "../../errors";
-import { type ChatCompletionChunk, fromAnthropicMessage, fromAnthropicRequest, type NativeEvent } from "../../providers";
+import { type ChatCompletionChunk, fromAnthropicMessage, fromAnthropicRequest, type NativeEvent, type Batches } from "../../providers";
 import { modelName } from "../chat/schemas";
 import { createChatCompletion } from "../completions";
 import { createCallLog } from "../completions/call-log";
@@ -65,7 +65,7 @@ type Input = {
 export type MessageResult =
   | { kind: "message"; message: Record<string, unknown>; cache: "HIT" | "MISS" | null }
   /** Iterating drives the upstream; stopping early aborts it and logs what arrived. */
-  | { kind: "stream"; events: AsyncGenerator<AnthropicEvent>; cache: "HIT" | "MISS" | null };
+  | { kind: "stream"; events: AsyncGenerator<AnthropicEvent> | Batches<NativeEvent>; cache: "HIT" | "MISS" | null };
 
 /** On this endpoint a bare model name is Anthropic's. */
 export const anthropicModel = (model: string) => (model.includes(":") ? model : `anthropic:${model}`);
@@ -133,7 +133,7 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
       throw call.failure(err);
     }
   }
-  let upstream: AsyncGenerator<NativeEvent>;
+  let upstream: Batches<NativeEvent>;
   try {
     upstream = await native.stream(body, opts);
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context";
 import { DomainError, parseInput, toDomainError } from "../../errors";
-import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeEvent } from "../../providers";
+import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeEvent, Batches } from "../../providers";
 import { createChatCompletion } from "../completions";
 import { createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
@@ -32,7 +32,7 @@ type Input = { body: unknown; headers: ControlHeaders; signal: AbortSignal };
 
 export type ResponseResult =
   | { kind: "response"; response: Record<string, unknown>; cache: "HIT" | "MISS" | null; warning: string | null }
-  | { kind: "stream"; events: AsyncGenerator<{ event: string; data: unknown }>; cache: "HIT" | "MISS" | null; warning: string | null };
+  | { kind: "stream"; events: AsyncGenerator<{ event: string; data: unknown }> | Batches<NativeEvent>; cache: "HIT" | "MISS" | null; warning: string | null };
 
 export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseResult> {
   const req = parseInput(ResponsesRequest, input.body);
@@ -48,8 +48,8 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   const envelope = responseEnvelope(req, id, req.model, Math.floor(Date.now() / 1000));
   const { hone: _h, ...original } = req;
   const store = req.store !== false;
-  const keep = async (response: Record<string, unknown>) => {
-    if (store) await saveResponse(ctx, { id, previousResponseId: req.previous_response_id ?? null, input: items, response });
+  const keep = (response: Record<string, unknown>) => {
+    if (store) saveResponse(ctx, { id, previousResponseId: req.previous_response_id ?? null, input: items, response });
   };
 
   // The Response is built once: what the client receives is what the log keeps.
@@ -68,7 +68,7 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   });
   if (result.kind === "completion") {
     const response = built ?? toResponse(envelope, result.completion, customTools);
-    await keep(response);
+    keep(response);
     return { kind: "response", response, cache: result.cache, warning };
   }
   if (result.kind === "pass-through") {
@@ -87,7 +87,7 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
       for (const e of writer.begin()) yield named(e);
       for await (const chunk of chunks as AsyncGenerator<ChatCompletionChunk>) for (const e of writer.add(chunk)) yield named(e);
       ended ??= writer.end();
-      await keep(ended.response);
+      keep(ended.response);
       for (const e of ended.events) yield named(e);
     } catch (err) {
       const e = toDomainError(err);
@@ -143,9 +143,9 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   } catch (err) {
     throw call.failure(err);
   }
-  const keep = async (response: Record<string, unknown>) => {
+  const keep = (response: Record<string, unknown>) => {
     if (req.store !== false && (response.status === "completed" || response.status === "incomplete")) {
-      await saveResponse(ctx, { id: String(response.id), previousResponseId: req.previous_response_id ?? null, input: items, response });
+      saveResponse(ctx, { id: String(response.id), previousResponseId: req.previous_response_id ?? null, input: items, response });
     }
   };
   const logAnswer = (response: Record<string, unknown>, outcome = { statusCode: 200, errorMessage: null as string | null }) => {
@@ -157,13 +157,13 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     try {
       const response = await api.create(body, opts);
       logAnswer(response);
-      await keep(response);
+      keep(response);
       return { kind: "response", response, cache: null, warning: null };
     } catch (err) {
       throw call.failure(err);
     }
   }
-  let upstream: AsyncGenerator<NativeEvent>;
+  let upstream: Batches<NativeEvent>;
   try {
     upstream = await api.stream(body, opts);
   } catch (err) {
@@ -173,7 +173,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   const events = relayEvents(
     ctx,
     upstream,
-    async (e) => {
+    (e) => {
       const response = e.data.response as Record<string, unknown> | undefined;
       if (!response || typeof response !== "object") return undefined;
       last = response;
@@ -181,7 +181,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
         const error = (response.error ?? {}) as { message?: unknown };
         return { statusCode: 502, errorMessage: typeof error.message === "string" ? error.message : "the response failed" };
       }
-      if (e.event === "response.completed" || e.event === "response.incomplete") await keep(response);
+      if (e.event === "response.completed" || e.event === "response.incomplete") keep(response);
       return undefined;
     },
     (outcome) => (last ? logAnswer(last, outcome) : call.log({ ...outcome, respPayload: null })),

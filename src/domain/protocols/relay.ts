@@ -1,36 +1,52 @@
 import type { Ctx } from "../../context";
 import { statusOf } from "../../errors";
-import { ClientAborted, type NativeEvent } from "../../providers";
+import { type Batches, ClientAborted, type NativeEvent } from "../../providers";
 import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS } from "../completions/call-log";
 
 export type Outcome = { statusCode: number; errorMessage: string | null };
 
 /**
- * A provider's events relayed as they are, each shown to `watch` first (which may settle how the
- * call ended: a failed Response is a failure though its stream ends well). `done` gets the outcome
- * once the stream ends, fails, or the client leaves (499), whichever comes first.
+ * A provider's events relayed as they are, a batch (what one packet completed) at a time, each shown
+ * to `watch` first (which may settle how the call ended: a failed Response is a failure though its
+ * stream ends well). `done` gets the outcome once, when the stream ends, fails, or the client
+ * leaves (499), whichever comes first. No generator sits between the upstream and the client: one
+ * wait per packet, whatever the number of events in it.
  */
-export async function* relayEvents(
+export function relayEvents(
   ctx: Ctx,
-  upstream: AsyncGenerator<NativeEvent>,
-  watch: (e: NativeEvent) => Outcome | undefined | Promise<Outcome | undefined>,
+  upstream: Batches<NativeEvent>,
+  watch: (e: NativeEvent) => Outcome | undefined,
   done: (outcome: Outcome) => void,
-): AsyncGenerator<NativeEvent> {
+): Batches<NativeEvent> {
   let settled: Outcome | undefined;
-  let outcome: Outcome = { statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE };
-  try {
-    for await (const e of upstream) {
-      settled = (await watch(e)) ?? settled;
-      yield e;
-    }
-    outcome = settled ?? { statusCode: 200, errorMessage: null };
-  } catch (err) {
-    if (!(err instanceof ClientAborted)) {
-      const e = asDomainError(ctx, err);
-      outcome = { statusCode: statusOf(e), errorMessage: e.message };
-      throw e;
-    }
-  } finally {
+  let finished = false;
+  const finish = (outcome: Outcome) => {
+    if (finished) return;
+    finished = true;
     done(outcome);
-  }
+  };
+  return {
+    async next() {
+      if (finished) return { events: [], done: true };
+      try {
+        const batch = await upstream.next();
+        for (const e of batch.events) settled = watch(e) ?? settled;
+        if (batch.done) finish(settled ?? { statusCode: 200, errorMessage: null });
+        return batch;
+      } catch (err) {
+        upstream.close();
+        if (err instanceof ClientAborted) {
+          finish({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE });
+          return { events: [], done: true };
+        }
+        const e = asDomainError(ctx, err);
+        finish({ statusCode: statusOf(e), errorMessage: e.message });
+        throw e;
+      }
+    },
+    close() {
+      upstream.close();
+      finish({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE });
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { storedResponses } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { resultRows } from "../logs/internal";
+import { sanitizeJsonText } from "../logs/sanitize-json-text";
 import type { Item } from "./responses-format";
 
 // Hone keeps the state of the Responses API itself, per project: previous_response_id continues a
@@ -12,13 +13,100 @@ import type { Item } from "./responses-format";
 /** How far back previous_response_id is followed. */
 const MAX_CHAIN = 1_000;
 
-export async function saveResponse(
-  ctx: Ctx,
-  r: { id: string; previousResponseId: string | null; input: Item[]; response: Record<string, unknown> },
-): Promise<void> {
-  await dbOf(ctx)
-    .insert(storedResponses)
-    .values({ id: r.id, projectId: ctx.projectId, previousResponseId: r.previousResponseId, input: r.input, response: r.response });
+type Save = { projectId: string; id: string; previousResponseId: string | null; input: Item[]; response: Record<string, unknown> };
+
+/** Per process: saves still in flight (a read of their id waits for them), and those not yet sent. */
+type Saves = { inFlight: Map<string, Promise<void>>; queued: { save: Save; resolve(): void; reject(err: unknown): void }[] };
+const savesByDeps = new WeakMap<Ctx["deps"], Saves>();
+const savesOf = (ctx: Ctx): Saves => {
+  let s = savesByDeps.get(ctx.deps);
+  if (!s) savesByDeps.set(ctx.deps, (s = { inFlight: new Map(), queued: [] }));
+  return s;
+};
+
+/**
+ * How long a save waits for others to join its INSERT. Nobody waits for it meanwhile (a read of the
+ * id on this process waits for the write; another process retries its miss for longer).
+ */
+const SAVE_DELAY_MS = 10;
+/** At most this many responses go in one INSERT. */
+const MAX_SAVES_PER_INSERT = 100;
+
+/** Sends the queued saves, many per INSERT (under load, one statement stores the responses of many calls). */
+function flushSaves(ctx: Ctx, saves: Saves): void {
+  while (saves.queued.length) {
+    const batch = saves.queued.splice(0, MAX_SAVES_PER_INSERT);
+    // Not a request's transaction: the batch holds the saves of many requests. One JSON parameter
+    // whatever the batch's size, so the statement is prepared once; its text is cleaned of what
+    // Postgres cannot store (NUL, lone surrogates) as log rows are.
+    const rows = sanitizeJsonText(
+      JSON.stringify(
+        batch.map(({ save: r }) => ({ id: r.id, project_id: r.projectId, previous_response_id: r.previousResponseId, input: r.input, response: r.response })),
+      ),
+    );
+    ctx.deps.database.db
+      .execute(sql`insert into ${storedResponses} (id, project_id, previous_response_id, input, response)
+        select id, project_id, previous_response_id, input, response
+        from jsonb_to_recordset(${rows}::text::jsonb) as x(id text, project_id text, previous_response_id text, input jsonb, response jsonb)
+        -- An id stored already (an upstream that repeats its ids) keeps its first response.
+        on conflict do nothing`)
+      .then(
+        () => {
+          for (const b of batch) b.resolve();
+        },
+        (err: unknown) => {
+          for (const b of batch) b.reject(err);
+        },
+      );
+  }
+}
+
+/**
+ * Stores a response, off the answer's path: the client gets its last event without waiting for the
+ * write, and the writes of SAVE_DELAY_MS go in one INSERT. A read of the id on this
+ * process (previous_response_id, GET, DELETE) waits for the write; on another process a miss is
+ * retried briefly (findStored) before it is a 404. A write that fails is logged: the response is
+ * then not stored, as if `store` had been false.
+ */
+export function saveResponse(ctx: Ctx, r: { id: string; previousResponseId: string | null; input: Item[]; response: Record<string, unknown> }): void {
+  const saves = savesOf(ctx);
+  const written = new Promise<void>((resolve, reject) => {
+    if (saves.queued.length === 0) setTimeout(() => flushSaves(ctx, saves), SAVE_DELAY_MS);
+    saves.queued.push({ save: { projectId: ctx.projectId, ...r }, resolve, reject });
+  });
+  const done = written
+    .catch((err: unknown) => {
+      ctx.deps.logger.error("a Responses API response could not be stored", {
+        requestId: ctx.requestId,
+        responseId: r.id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    })
+    .finally(() => {
+      if (saves.inFlight.get(r.id) === done) saves.inFlight.delete(r.id);
+    });
+  saves.inFlight.set(r.id, done);
+}
+
+/** Waits for every save still in flight on this process (shutdown, tests). */
+export async function settleResponseSaves(deps: Ctx["deps"]): Promise<void> {
+  const s = savesByDeps.get(deps);
+  if (s) await Promise.all(s.inFlight.values());
+}
+
+/** After a miss, how long (ms) each retry waits: a response just finished on another process may not be committed yet. */
+const MISS_RETRIES_MS = [25, 75, 150];
+
+/** A read of a stored response: after this process's own write of it, retried briefly on a miss. */
+async function findStored<T>(ctx: Ctx, id: string, read: () => Promise<T | undefined>): Promise<T> {
+  await savesOf(ctx).inFlight.get(id);
+  for (let attempt = 0; ; attempt++) {
+    const found = await read();
+    if (found !== undefined) return found;
+    const wait = MISS_RETRIES_MS[attempt];
+    if (wait === undefined) throw notFound(id);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 }
 
 const notFound = (id: string) =>
@@ -32,8 +120,9 @@ const notFound = (id: string) =>
  */
 export async function conversationOf(ctx: Ctx, id: string): Promise<Item[]> {
   const db = dbOf(ctx);
-  const links = resultRows<{ id: string; bytes: number }>(
-    await db.execute(sql`
+  const links = await findStored(ctx, id, async () => {
+    const found = resultRows<{ id: string; bytes: number }>(
+      await db.execute(sql`
     with recursive chain(id, previous_response_id, bytes, depth) as (
       select id, previous_response_id, octet_length(input::text) + octet_length(coalesce(response -> 'output', '[]'::jsonb)::text), 0
       from ${storedResponses} where project_id = ${ctx.projectId} and id = ${id}
@@ -43,8 +132,9 @@ export async function conversationOf(ctx: Ctx, id: string): Promise<Item[]> {
       where s.project_id = ${ctx.projectId} and c.depth < ${MAX_CHAIN}
     )
     select id, bytes::float8 as bytes from chain order by depth desc`),
-  );
-  if (links.length === 0) throw notFound(id);
+    );
+    return found.length ? found : undefined;
+  });
   const total = links.reduce((n, l) => n + Number(l.bytes), 0);
   const max = ctx.deps.config.maxBodyBytes;
   if (total > max) {
@@ -66,20 +156,24 @@ export async function conversationOf(ctx: Ctx, id: string): Promise<Item[]> {
 }
 
 export async function getStoredResponse(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
-  const [row] = await dbOf(ctx)
-    .select({ response: storedResponses.response })
-    .from(storedResponses)
-    .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)));
-  if (!row) throw notFound(id);
+  const row = await findStored(ctx, id, async () => {
+    const [found] = await dbOf(ctx)
+      .select({ response: storedResponses.response })
+      .from(storedResponses)
+      .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)));
+    return found;
+  });
   return row.response;
 }
 
 export async function deleteStoredResponse(ctx: Ctx, id: string): Promise<{ id: string; object: "response"; deleted: true }> {
-  const gone = await dbOf(ctx)
-    .delete(storedResponses)
-    .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)))
-    .returning({ id: storedResponses.id });
-  if (gone.length === 0) throw notFound(id);
+  await findStored(ctx, id, async () => {
+    const gone = await dbOf(ctx)
+      .delete(storedResponses)
+      .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)))
+      .returning({ id: storedResponses.id });
+    return gone.length ? true : undefined;
+  });
   return { id, object: "response", deleted: true };
 }
 
@@ -92,11 +186,13 @@ export const InputItemsQuery = z.object({
 /** GET /responses/{id}/input_items: the response's own input items, a page at a time. */
 export async function listInputItems(ctx: Ctx, id: string, query: unknown) {
   const q = parseInput(InputItemsQuery, query);
-  const [row] = await dbOf(ctx)
-    .select({ input: storedResponses.input })
-    .from(storedResponses)
-    .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)));
-  if (!row) throw notFound(id);
+  const row = await findStored(ctx, id, async () => {
+    const [found] = await dbOf(ctx)
+      .select({ input: storedResponses.input })
+      .from(storedResponses)
+      .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)));
+    return found;
+  });
   const items = q.order === "asc" ? row.input : [...row.input].reverse();
   const from = q.after ? items.findIndex((i) => i.id === q.after) + 1 : 0;
   const data = items.slice(from, from + q.limit);

@@ -31,46 +31,78 @@ export function namedEvents(error: (err: DomainError) => { event: string; data: 
   return { event: (value) => write(value as { event: string; data: unknown }), done: null, error: (err) => write(error(err)) };
 }
 
+/** Events a read at a time (a relayed provider stream gives what each packet completed); `done` with the last. */
+export type EventBatches = { next(): Promise<{ events: unknown[]; done: boolean }>; close(): void };
+
+const FAILED = Symbol("failed");
+
 /**
- * An OpenAI-style SSE response: one `data:` event per chunk, written as soon as it is produced,
- * ending with `data: [DONE]`. A failure mid-stream becomes an `error` event (which the openai SDK
- * raises as an APIError) and the stream ends; it never hangs. When the client goes away the
- * generator is stopped, which stops the upstream request too.
+ * A generator's values as batches: the first awaited, then those already produced (an upstream
+ * often sends several in one packet) up to MAX_EVENTS_PER_WRITE; the first value that is not ready
+ * is left for the next batch, so nothing waits for anything. A failure after some values comes
+ * with the next batch, after them.
  */
-export function sseResponse(chunks: AsyncGenerator<unknown>, keepAliveMs: number, headers: Record<string, string> = {}, wire: SseWire = OPENAI_SSE): Response {
+function batchesOf(chunks: AsyncGenerator<unknown>): EventBatches {
+  let held: Promise<IteratorResult<unknown>> | null = null;
+  return {
+    async next() {
+      const first = await (held ?? chunks.next());
+      held = null;
+      if (first.done) return { events: [], done: true };
+      const events = [first.value];
+      while (events.length < MAX_EVENTS_PER_WRITE) {
+        const more = chunks.next();
+        const ready = await Promise.race([more, nextTurn()]).catch(() => FAILED);
+        if (ready === TURN || ready === FAILED) {
+          held = more;
+          break;
+        }
+        const r = ready as IteratorResult<unknown>;
+        if (r.done) return { events, done: true };
+        events.push(r.value);
+      }
+      return { events, done: false };
+    },
+    close: () => {
+      // A generator's own cleanup failing has no one left to tell: the client is gone.
+      chunks.return(undefined).catch(() => {});
+    },
+  };
+}
+
+/**
+ * An SSE response: the events of each batch written together, as soon as they are produced,
+ * ending with the wire's end marker (`data: [DONE]` for OpenAI's chat stream). A failure mid-stream
+ * becomes the wire's error event (which the SDKs raise as an error) and the stream ends; it never
+ * hangs. When the client goes away the source is stopped, which stops the upstream request too.
+ */
+export function sseResponse(
+  source: AsyncGenerator<unknown> | EventBatches,
+  keepAliveMs: number,
+  headers: Record<string, string> = {},
+  wire: SseWire = OPENAI_SSE,
+): Response {
+  const batches = Symbol.asyncIterator in source ? batchesOf(source) : source;
   let finished = false;
-  /** The chunk being waited for, kept across pulls that only sent a keep-alive. */
-  let next: Promise<IteratorResult<unknown>> | null = null;
+  /** The batch being waited for, kept across pulls that only sent a keep-alive. */
+  let next: Promise<{ events: unknown[]; done: boolean }> | null = null;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      /** What this pull writes: events already produced go out together, in one write. */
-      let text = "";
       try {
-        next ??= chunks.next();
+        next ??= batches.next();
         let timer: ReturnType<typeof setTimeout> | undefined;
         const quiet = new Promise<"quiet">((resolve) => {
           timer = setTimeout(() => resolve("quiet"), keepAliveMs);
         });
-        const first = await Promise.race([next, quiet]).finally(() => clearTimeout(timer));
-        if (first === "quiet") {
+        const batch = await Promise.race([next, quiet]).finally(() => clearTimeout(timer));
+        if (batch === "quiet") {
           controller.enqueue(KEEPALIVE);
           return;
         }
         next = null;
-        let result: IteratorResult<unknown> = first;
-        // Events that are ready now (an upstream often sends several in one packet) join this write;
-        // the first that is not is left for the next pull, so nothing waits for anything.
-        for (let n = 0; !result.done && n < MAX_EVENTS_PER_WRITE; n++) {
-          text += wire.event(result.value);
-          const more = chunks.next();
-          const ready = await Promise.race([more, nextTurn()]);
-          if (ready === TURN) {
-            next = more;
-            break;
-          }
-          result = ready;
-        }
-        if (result.done) {
+        let text = "";
+        for (const e of batch.events) text += wire.event(e);
+        if (batch.done) {
           finished = true;
           controller.enqueue(encoder.encode(text + (wire.done ?? "")));
           controller.close();
@@ -79,13 +111,13 @@ export function sseResponse(chunks: AsyncGenerator<unknown>, keepAliveMs: number
         controller.enqueue(encoder.encode(text));
       } catch (err) {
         finished = true;
-        controller.enqueue(encoder.encode(text + wire.error(toDomainError(err))));
+        controller.enqueue(encoder.encode(wire.error(toDomainError(err))));
         controller.close();
       }
     },
-    async cancel() {
+    cancel() {
       if (finished) return;
-      await chunks.return(undefined);
+      batches.close();
     },
   });
   return new Response(stream, {
