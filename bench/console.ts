@@ -13,7 +13,7 @@ import postgres from "postgres";
 import { loadConfig } from "../src/config";
 import { systemCtx, type Ctx } from "../src/context";
 import { openDatabase } from "../src/db/client";
-import { createDeps } from "../src/deps";
+import { createDeps } from "../src/compose";
 import { countLogs, listLogs, logUsage } from "../src/domain/logs";
 import { createProject } from "../src/domain/projects";
 import { createLogger } from "../src/logger";

@@ -19,7 +19,7 @@ import postgres from "postgres";
 import { loadConfig } from "../src/config";
 import { systemCtx, type Ctx } from "../src/context";
 import { openDatabase } from "../src/db/client";
-import { createDeps } from "../src/deps";
+import { createDeps } from "../src/compose";
 import {
   closeUsageHours,
   countLogs,

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config";
 import { systemCtx } from "./context";
 import { DataDirLockedError, openDatabase } from "./db/client";
-import { createDeps } from "./deps";
+import { createDeps } from "./compose";
 import { type ControlFile, readControlFile } from "./control-file";
 import { DomainError } from "./errors";
 import { createLogger } from "./logger";

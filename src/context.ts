@@ -31,6 +31,14 @@ export type Ctx = BaseCtx & { projectId: string };
 /** The connection a verb should use: the caller's transaction, or the pool. */
 export const dbOf = (ctx: { deps: Deps; tx?: Queryable }): Queryable => ctx.tx ?? ctx.deps.database.db;
 
+/**
+ * Runs `fn` in a transaction on the context's connection: `inTx` is the context whose verbs run
+ * their queries in it, `tx` the transaction itself (a nested call opens a savepoint).
+ */
+export function withTx<C extends { deps: Deps; tx?: Queryable }, T>(ctx: C, fn: (inTx: C & { tx: Queryable }, tx: Queryable) => Promise<T>): Promise<T> {
+  return dbOf(ctx).transaction((tx) => fn({ ...ctx, tx }, tx));
+}
+
 export function systemCtx(deps: Deps, job: string): BaseCtx {
   return { deps, actor: { type: "system", job }, requestId: `${job}-${Date.now()}` };
 }

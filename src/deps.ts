@@ -1,14 +1,13 @@
-import { createMetrics, type Metrics } from "./metrics";
+import type { Metrics } from "./metrics";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
-import { newId, type IdGenerator } from "./ids";
-import type { LogWriter } from "./domain/logs";
-import { createLogWriter } from "./log-writer/log-writer";
+import type { IdGenerator } from "./ids";
+import type { LogWriter } from "./domain/logs/log-writer";
 import type { Logger } from "./logger";
-import { createUpstreamFactory, systemResolveHost, upstreamPolicy, type ResolveHost, type UpstreamFactory } from "./providers";
-import { createTrainerFactory, type TrainerFactory } from "./providers/trainers";
+import type { ResolveHost, UpstreamFactory } from "./providers";
+import type { TrainerFactory } from "./providers/trainers";
 
-/** Everything a domain verb may reach outside itself. Tests build their own. */
+/** Everything a domain verb may reach outside itself: a type only, built by createDeps (src/compose.ts). Tests build their own. */
 export type Deps = {
   config: Config;
   database: Database;
@@ -28,31 +27,15 @@ export type Deps = {
   logWriter: LogWriter;
   /** Clients for fine-tuning backends (real HTTP; tests point them at fake servers). */
   trainers: TrainerFactory;
-  /** Wakes this process's job worker after a job was enqueued (no-op without a worker). */
-  nudgeJobs: () => void;
+  /** Wakes this process's job worker after a job was enqueued (nothing happens without a worker). */
+  jobs: JobSignal;
   /** Prometheus counters and histograms, served at GET /metrics. */
   metrics: Metrics;
 };
 
-export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | "secretKey"> & Partial<Deps>): Deps {
-  const resolveHost = parts.resolveHost ?? systemResolveHost;
-  const deps: Deps = {
-    clock: () => new Date(),
-    ids: newId,
-    random: Math.random,
-    resolveHost,
-    upstreams: createUpstreamFactory(
-      { timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch, maxAnswerBytes: parts.config.maxLoggedPayloadBytes },
-      { policy: upstreamPolicy(parts.config), resolve: resolveHost },
-    ),
-    logWriter: createLogWriter(
-      { database: parts.database, logger: parts.logger },
-      { maxDelayMs: parts.config.logFlushMs, maxPayloadBytes: parts.config.maxLoggedPayloadBytes },
-    ),
-    trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
-    nudgeJobs: () => {},
-    metrics: createMetrics({ database: parts.database, logWriter: () => deps.logWriter, dbPoolSize: parts.config.dbPoolSize }),
-    ...parts,
-  };
-  return deps;
-}
+/** How verbs wake the job worker: built with Deps, connected by the worker once it runs (src/background). */
+export type JobSignal = {
+  nudge(): void;
+  /** The worker that `nudge` wakes from now on. */
+  connect(wake: () => void): void;
+};

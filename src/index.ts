@@ -2,7 +2,7 @@ import { createApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { newControlToken, writeControlFile } from "./control-file";
 import { DataDirLockedError, isMemoryDataDir, openDatabase } from "./db/client";
-import { createDeps } from "./deps";
+import { createDeps } from "./compose";
 import { bootstrapProjects } from "./domain/projects";
 import { settleResponseSaves } from "./domain/protocols";
 import { createLogger, errorFields } from "./logger";

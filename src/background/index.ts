@@ -3,9 +3,9 @@ import { evaluationJobs } from "./evaluation.job";
 import { fineTuneJob } from "./fine-tune.job";
 import { startWorker, type Worker } from "./worker";
 
-/** Starts this process's job worker (all job kinds) and wires deps.nudgeJobs to it. */
+/** Starts this process's job worker (all job kinds) and connects deps.jobs to it. */
 export function startJobs(deps: Deps, opts: { pollMs?: number } = {}): Worker {
   const worker = startWorker(deps, { ...fineTuneJob, ...evaluationJobs }, opts);
-  deps.nudgeJobs = () => worker.nudge();
+  deps.jobs.connect(() => worker.nudge());
   return worker;
 }

@@ -4,7 +4,8 @@
 // and its connections are closed).
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
-import { createDeps, type Deps } from "../deps";
+import { createDeps } from "../compose";
+import type { Deps } from "../deps";
 import { createLogger } from "../logger";
 import { resolveSecretKey } from "../secrets";
 import { startJobs } from "./index";

@@ -39,7 +39,7 @@ export function startJobsThread(deps: Deps, env: Record<string, string | undefin
   thread.postMessage({ t: "init", env: { ...env } } satisfies JobsThreadMessage);
 
   const nudge = () => (inThread ? inThread.nudge() : thread.postMessage({ t: "nudge" } satisfies JobsThreadMessage));
-  deps.nudgeJobs = nudge;
+  deps.jobs.connect(nudge);
   return {
     id: "jobs-thread",
     nudge,

@@ -1,6 +1,8 @@
 import type { Database } from "../db/client";
 import { isConnectionError, sqlStateOf } from "../db/errors";
-import { insertLogRows, logRow, type LogWriter, type NewRequestLog } from "../domain/logs";
+import { insertLogRows, logRow } from "../domain/logs/insert-request-logs";
+import type { LogWriter } from "../domain/logs/log-writer";
+import type { NewRequestLog } from "../domain/logs/schemas";
 import type { LogWriterStats } from "../domain/logs/log-writer";
 import { errorFields, type Logger } from "../logger";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { systemCtx } from "../../src/context";
 import { evaluationResults, jobs } from "../../src/db/schema";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { claimJob, enqueueJob, failAbandonedJobs, renewJobLease } from "../../src/domain/jobs";
 import { startJobs } from "../../src/background";
 import { startWorker, type JobHandler, type Worker } from "../../src/background/worker";

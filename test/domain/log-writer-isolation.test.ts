@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { systemCtx } from "../../src/context";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { insertLogRows, logRow, type NewRequestLog } from "../../src/domain/logs";
 import { sanitizeJsonText } from "../../src/domain/logs/sanitize-json-text";
 import { newId } from "../../src/ids";

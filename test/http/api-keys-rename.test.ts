@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { systemCtx } from "../../src/context";
 import { apiKeys } from "../../src/db/schema";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { bootstrapProjects, listApiKeys } from "../../src/domain/projects";
 import { createLogger } from "../../src/logger";
 import { createTestApp, type TestApp, testConfig } from "../helpers/app";

@@ -3,7 +3,7 @@ import { TRPCClientError } from "@trpc/client";
 import { eq } from "drizzle-orm";
 import { createApp, type App } from "../../src/app";
 import { apiKeys } from "../../src/db/schema";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { createLogger } from "../../src/logger";
 import { MAX_ACTIVE_API_KEYS } from "../../src/limits";
 import { createTestApp, testConfig, type TestApp } from "../helpers/app";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { systemCtx } from "../../src/context";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { insertRequestLogs, logIdAt, type NewRequestLog } from "../../src/domain/logs";
 import { startLogRetention } from "../../src/background/retention";
 import { createLogger } from "../../src/logger";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createApp } from "../../src/app";
 import { migrateDatabase, openDatabase } from "../../src/db/client";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import type { LogWriter, NewRequestLog } from "../../src/domain/logs";
 import { REST_ROUTES } from "../../src/http/rest/routes";
 import { newId } from "../../src/ids";

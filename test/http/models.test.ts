@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { claimJob, enqueueJob } from "../../src/domain/jobs";
 import { canTransition, MODEL_STATUSES, type ModelStatus } from "../../src/domain/models";
 import { setProviderKey } from "../../src/domain/projects";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TRPCClientError } from "@trpc/client";
 import type OpenAI from "openai";
 import { createApp } from "../../src/app";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { createLogger } from "../../src/logger";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";

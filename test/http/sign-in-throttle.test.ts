@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
 import { ConfigError, loadConfig } from "../../src/config";
-import { createDeps } from "../../src/deps";
+import { createDeps } from "../../src/compose";
 import { createSignInThrottle, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from "../../src/domain/sessions/sign-in-throttle";
 import { LOCAL_CLIENT, resolveClientAddress } from "../../src/http/client-address";
 import { parseIpRange } from "../../src/ip-address";

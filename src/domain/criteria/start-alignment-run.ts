@@ -1,4 +1,4 @@
-import { dbOf, type Ctx } from "../../context";
+import { type Ctx, withTx } from "../../context";
 import { alignmentTasks } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { enqueueJob } from "../jobs";
@@ -19,7 +19,7 @@ export async function startAlignmentRun(ctx: Ctx, raw: RunAlignmentInput): Promi
   const total = await countAlignmentRows(ctx, criterion.criterionId);
   const id = ctx.deps.ids("alignmentTask");
   const now = ctx.deps.clock();
-  const [row] = await dbOf(ctx).transaction(async (tx) => {
+  const [row] = await withTx(ctx, async (inTx, tx) => {
     const inserted = await tx
       .insert(alignmentTasks)
       .values({
@@ -33,9 +33,9 @@ export async function startAlignmentRun(ctx: Ctx, raw: RunAlignmentInput): Promi
         updatedAt: now,
       })
       .returning();
-    await enqueueJob({ ...ctx, tx }, { kind: ALIGNMENT_RUN_JOB, payload: { taskId: id }, maxAttempts: 10 });
+    await enqueueJob(inTx, { kind: ALIGNMENT_RUN_JOB, payload: { taskId: id }, maxAttempts: 10 });
     return inserted;
   });
-  ctx.deps.nudgeJobs();
+  ctx.deps.jobs.nudge();
   return toAlignmentTask(row!);
 }

@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx, withTx } from "../../context";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
 import { resolveModel } from "../completions/resolve-model";
 import { resolveCriterion } from "../criteria";
@@ -34,7 +34,7 @@ export async function startDatasetTask(
               .where(and(eq(datasetEntries.datasetId, dataset.id), eq(entryVerdicts.criterionId, criterion.criterionId), eq(entryVerdicts.judgement, "PASS")))
           )[0]!.n,
         );
-  const [row] = await dbOf(ctx).transaction(async (tx) => {
+  const [row] = await withTx(ctx, async (inTx, tx) => {
     const inserted = await tx
       .insert(datasetTasks)
       .values({
@@ -51,9 +51,9 @@ export async function startDatasetTask(
         updatedAt: now,
       })
       .returning();
-    await enqueueJob({ ...ctx, tx }, { kind: DATASET_TASK_JOB, payload: { taskId: id }, maxAttempts: 10 });
+    await enqueueJob(inTx, { kind: DATASET_TASK_JOB, payload: { taskId: id }, maxAttempts: 10 });
     return inserted;
   });
-  ctx.deps.nudgeJobs();
+  ctx.deps.jobs.nudge();
   return toDatasetTask(row!);
 }

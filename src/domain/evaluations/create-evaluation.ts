@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx, withTx } from "../../context";
 import { datasetEntries, evaluations } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { resolveModel } from "../completions/resolve-model";
@@ -33,7 +33,7 @@ export async function createEvaluation(ctx: Ctx, raw: CreateEvaluationInput): Pr
   }
   const id = ctx.deps.ids("evaluation");
   const now = ctx.deps.clock();
-  const [row] = await dbOf(ctx).transaction(async (tx) => {
+  const [row] = await withTx(ctx, async (inTx, tx) => {
     const inserted = await tx
       .insert(evaluations)
       .values({
@@ -49,9 +49,9 @@ export async function createEvaluation(ctx: Ctx, raw: CreateEvaluationInput): Pr
         updatedAt: now,
       })
       .returning();
-    await enqueueJob({ ...ctx, tx }, { kind: EVALUATION_JOB, payload: { evaluationId: id }, maxAttempts: 10 });
+    await enqueueJob(inTx, { kind: EVALUATION_JOB, payload: { evaluationId: id }, maxAttempts: 10 });
     return inserted;
   });
-  ctx.deps.nudgeJobs();
+  ctx.deps.jobs.nudge();
   return toEvaluation(row!, 0);
 }

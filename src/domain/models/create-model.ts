@@ -1,4 +1,4 @@
-import { dbOf, type Ctx } from "../../context";
+import { type Ctx, withTx } from "../../context";
 import { models } from "../../db/schema";
 import { isUniqueViolation } from "../../db/errors";
 import { DomainError, parseInput, validationError } from "../../errors";
@@ -51,7 +51,7 @@ async function startFineTune(
   const now = ctx.deps.clock();
   const id = ctx.deps.ids("model");
   try {
-    const [row] = await dbOf(ctx).transaction(async (tx) => {
+    const [row] = await withTx(ctx, async (inTx, tx) => {
       const inserted = await tx
         .insert(models)
         .values({
@@ -70,10 +70,10 @@ async function startFineTune(
           updatedAt: now,
         })
         .returning();
-      await enqueueJob({ ...ctx, tx }, { kind: FINE_TUNE_JOB, payload: { modelId: id }, maxAttempts: 8 });
+      await enqueueJob(inTx, { kind: FINE_TUNE_JOB, payload: { modelId: id }, maxAttempts: 8 });
       return inserted;
     });
-    ctx.deps.nudgeJobs();
+    ctx.deps.jobs.nudge();
     return toModel(row!);
   } catch (err) {
     if (isUniqueViolation(err)) throw new DomainError("CONFLICT", `A model with slug ${input.slug} already exists in this project`);

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { BaseCtx } from "../../context";
-import { dbOf } from "../../context";
+import { withTx } from "../../context";
 import { apiKeys, projects } from "../../db/schema";
 import { createApiKey } from "./create-api-key";
 import { createProject } from "./create-project";
@@ -17,7 +17,7 @@ const BOOTSTRAP_KEY_NAME = "bootstrap";
  * "bootstrap" (one registered unnamed by an older version gets the name; a rename is kept).
  */
 export async function bootstrapProjects(ctx: BaseCtx, input: { bootstrapApiKey?: string }): Promise<{ createdProjectId?: string; newApiKey?: string }> {
-  return dbOf(ctx).transaction(async (tx) => {
+  return withTx(ctx, async (inTx, tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7263845002)`);
     const [defaultProject] = await tx
       .select({ id: projects.id })
@@ -25,10 +25,9 @@ export async function bootstrapProjects(ctx: BaseCtx, input: { bootstrapApiKey?:
       .where(sql`${projects.name} = ${DEFAULT_PROJECT_NAME}`)
       .orderBy(projects.id)
       .limit(1);
-    const inner = { ...ctx, tx };
     if (input.bootstrapApiKey) {
       if (defaultProject) {
-        const key = await createApiKey(inner, { projectId: defaultProject.id, apiKey: input.bootstrapApiKey, name: BOOTSTRAP_KEY_NAME });
+        const key = await createApiKey(inTx, { projectId: defaultProject.id, apiKey: input.bootstrapApiKey, name: BOOTSTRAP_KEY_NAME });
         if (key.key.name === null) {
           await tx
             .update(apiKeys)
@@ -37,12 +36,12 @@ export async function bootstrapProjects(ctx: BaseCtx, input: { bootstrapApiKey?:
         }
         return {};
       }
-      const created = await createProject(inner, { name: DEFAULT_PROJECT_NAME, apiKey: input.bootstrapApiKey, keyName: BOOTSTRAP_KEY_NAME });
+      const created = await createProject(inTx, { name: DEFAULT_PROJECT_NAME, apiKey: input.bootstrapApiKey, keyName: BOOTSTRAP_KEY_NAME });
       return { createdProjectId: created.projectId };
     }
     const [anyProject] = await tx.select({ id: projects.id }).from(projects).limit(1);
     if (anyProject) return {};
-    const created = await createProject(inner, { name: DEFAULT_PROJECT_NAME, keyName: BOOTSTRAP_KEY_NAME });
+    const created = await createProject(inTx, { name: DEFAULT_PROJECT_NAME, keyName: BOOTSTRAP_KEY_NAME });
     return { createdProjectId: created.projectId, newApiKey: created.apiKey };
   });
 }

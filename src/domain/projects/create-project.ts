@@ -1,5 +1,5 @@
 import type { BaseCtx } from "../../context";
-import { dbOf } from "../../context";
+import { withTx } from "../../context";
 import { projects } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { createApiKey } from "./create-api-key";
@@ -11,10 +11,10 @@ export async function createProject(
   raw: CreateProjectInput & { apiKey?: string; projectId?: string; keyName?: string },
 ): Promise<CreatedProject> {
   const input = parseInput(CreateProjectInput, raw);
-  return dbOf(ctx).transaction(async (tx) => {
+  return withTx(ctx, async (inTx, tx) => {
     const projectId = raw.projectId ?? ctx.deps.ids("project");
     await tx.insert(projects).values({ id: projectId, name: input.name });
-    const key = await createApiKey({ ...ctx, tx }, { projectId, apiKey: raw.apiKey, name: raw.keyName });
+    const key = await createApiKey(inTx, { projectId, apiKey: raw.apiKey, name: raw.keyName });
     return { projectId, name: input.name, apiKey: key.apiKey };
   });
 }

@@ -2,7 +2,7 @@ import { Button, Group, Paper, Progress, Text } from "@mantine/core";
 import { useState } from "react";
 import { formatNumber } from "../../lib/format";
 import { AddToDatasetModal } from "./add-to-dataset-modal";
-import type { Selection } from "./logs-table";
+import type { Selection } from "./queries";
 import { IDS_PER_CALL, useJsonlExport } from "./queries";
 import type { LogFilterInput } from "./search";
 import { TagModal } from "./tag-modal";

@@ -9,8 +9,8 @@ import type { OnFilter } from "./cell-filter";
 import { ColumnChooser, useColumnVisibility } from "./column-chooser";
 import { LogsEmptyState } from "./empty-state";
 import { FilterBar } from "./filter-bar";
-import { LogsTable, type LogsTableHandle, type Selection } from "./logs-table";
-import { useJsonlExport, useLogCount, useLogs } from "./queries";
+import { LogsTable, type LogsTableHandle } from "./logs-table";
+import { type Selection, useJsonlExport, useLogCount, useLogs } from "./queries";
 import { filterPatch, hasFilters, type LogsSearch, patchSearch, showsInternal, toLogFilter } from "./search";
 import { TABLE_CSS } from "./table-css";
 

@@ -6,14 +6,12 @@ import { ListFooter } from "../../components/list-footer";
 import type { OnFilter } from "./cell-filter";
 import { COLUMNS, type ColumnMeta, fitColumns, type TableMeta } from "./columns";
 import { LogRowView, ROW_HEIGHT } from "./log-row";
-import { type LogRow, NEW_ROW_MS } from "./queries";
+import { type LogRow, NEW_ROW_MS, type Selection } from "./queries";
 import { useRowKeyboard } from "./use-row-keyboard";
 
 /** The checkbox and the row's filter menu, before the columns. */
 const LEAD = "34px 30px";
 const LEAD_PX = 64;
-
-export type Selection = { ids: Set<string>; allMatching: boolean };
 
 /** What the page can ask of the table: put the keyboard on a row (the one a drawer showed). */
 export type LogsTableHandle = { focusRow(id: string | null): void };

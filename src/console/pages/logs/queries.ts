@@ -11,6 +11,8 @@ import type { LogFilterInput } from "./search";
 
 export type LogRow = RouterOutputs["logs"]["list"]["logs"][number];
 export type LogDetailData = RouterOutputs["logs"]["get"];
+/** The logs chosen in the table: these ids, or every log matching the filter. */
+export type Selection = { ids: Set<string>; allMatching: boolean };
 type Page = RouterOutputs["logs"]["list"];
 type ImportResult = RouterOutputs["datasets"]["importLogs"];
 

@@ -1,7 +1,7 @@
 import type { Virtualizer } from "@tanstack/react-virtual";
 import { type RefObject, useCallback, useState } from "react";
 import { useShortcuts } from "../../lib/shortcuts";
-import type { Selection } from "./logs-table";
+import type { Selection } from "./queries";
 
 /**
  * The table's keyboard: one tab stop (the current row), and the Logs shortcuts (listed by `?`):

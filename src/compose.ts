@@ -1,0 +1,42 @@
+import type { Deps, JobSignal } from "./deps";
+import { newId } from "./ids";
+import { createLogWriter } from "./log-writer/log-writer";
+import { createMetrics } from "./metrics";
+import { createUpstreamFactory, systemResolveHost, upstreamPolicy } from "./providers";
+import { createTrainerFactory } from "./providers/trainers";
+
+// The composition root: where the process's Deps are built from its configuration and database.
+// Entry points (server, CLI, job thread) and tests call createDeps; everything else takes a Deps.
+
+export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | "secretKey"> & Partial<Deps>): Deps {
+  const resolveHost = parts.resolveHost ?? systemResolveHost;
+  const deps: Deps = {
+    clock: () => new Date(),
+    ids: newId,
+    random: Math.random,
+    resolveHost,
+    upstreams: createUpstreamFactory(
+      { timeoutMs: parts.config.upstreamTimeoutMs, fetch: globalThis.fetch, maxAnswerBytes: parts.config.maxLoggedPayloadBytes },
+      { policy: upstreamPolicy(parts.config), resolve: resolveHost },
+    ),
+    logWriter: createLogWriter(
+      { database: parts.database, logger: parts.logger },
+      { maxDelayMs: parts.config.logFlushMs, maxPayloadBytes: parts.config.maxLoggedPayloadBytes },
+    ),
+    trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
+    jobs: jobSignal(),
+    metrics: createMetrics({ database: parts.database, logWriter: () => deps.logWriter, dbPoolSize: parts.config.dbPoolSize }),
+    ...parts,
+  };
+  return deps;
+}
+
+function jobSignal(): JobSignal {
+  let wake: () => void = () => {};
+  return {
+    nudge: () => wake(),
+    connect(w) {
+      wake = w;
+    },
+  };
+}
