@@ -6,7 +6,7 @@ import { systemCtx } from "./context";
 import { DataDirLockedError, openDatabase } from "./db/client";
 import { createDeps } from "./compose";
 import { type ControlFile, readControlFile } from "./control-file";
-import { DomainError } from "./errors";
+import { DomainError, ERROR_CODES } from "./errors";
 import { createLogger } from "./logger";
 import { OPERATOR_COMMANDS, type OperatorCommand, runOperatorCommand, UsageError } from "./operator-commands";
 import { resolveSecretKey } from "./secrets";
@@ -87,7 +87,8 @@ async function viaServer(control: ControlFile, command: OperatorCommand, options
   const body = (await res.json()) as Record<string, unknown>;
   if (res.ok) return body;
   const issues = Array.isArray(body.issues) ? (body.issues as { message: string; path?: (string | number)[] }[]) : [];
-  throw new DomainError((body.code as never) ?? "INTERNAL", String(body.message ?? `the server answered ${res.status}`), { issues });
+  const code = ERROR_CODES.find((c) => c === body.code) ?? "INTERNAL";
+  throw new DomainError(code, String(body.message ?? `the server answered ${res.status}`), { issues });
 }
 
 run(process.argv.slice(2)).then(

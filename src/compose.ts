@@ -1,3 +1,4 @@
+import { createCaches } from "./caches";
 import type { Deps, JobSignal } from "./deps";
 import { newId } from "./ids";
 import { createLogWriter } from "./log-writer/log-writer";
@@ -10,8 +11,9 @@ import { createTrainerFactory } from "./providers/trainers";
 
 export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | "secretKey"> & Partial<Deps>): Deps {
   const resolveHost = parts.resolveHost ?? systemResolveHost;
+  const clock = parts.clock ?? (() => new Date());
   const deps: Deps = {
-    clock: () => new Date(),
+    clock,
     ids: newId,
     random: Math.random,
     resolveHost,
@@ -25,6 +27,7 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     ),
     trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
     jobs: jobSignal(),
+    caches: createCaches(clock),
     metrics: createMetrics({ database: parts.database, logWriter: () => deps.logWriter, dbPoolSize: parts.config.dbPoolSize }),
     ...parts,
   };

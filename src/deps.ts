@@ -1,8 +1,9 @@
+import type { Caches } from "./caches";
 import type { Metrics } from "./metrics";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
 import type { IdGenerator } from "./ids";
-import type { LogWriter } from "./domain/logs/log-writer";
+import type { LogWriter } from "./domain/logs/store/writer";
 import type { Logger } from "./logger";
 import type { ResolveHost, UpstreamFactory } from "./providers";
 import type { TrainerFactory } from "./providers/trainers";
@@ -29,6 +30,8 @@ export type Deps = {
   trainers: TrainerFactory;
   /** Wakes this process's job worker after a job was enqueued (nothing happens without a worker). */
   jobs: JobSignal;
+  /** What verbs keep in process memory between calls (src/caches.ts). */
+  caches: Caches;
   /** Prometheus counters and histograms, served at GET /metrics. */
   metrics: Metrics;
 };

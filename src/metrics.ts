@@ -1,7 +1,7 @@
 import client from "prom-client";
 import { sql } from "drizzle-orm";
 import type { Database } from "./db/client";
-import type { LogWriter } from "./domain/logs/log-writer";
+import type { LogWriter } from "./domain/logs/store/writer";
 import { resultRows } from "./domain/logs/internal";
 
 // Prometheus metrics (GET /metrics), one registry per app (tests run several in a process).

@@ -2,7 +2,8 @@
 // server holds the embedded database (one process at a time), by that server on the CLI's behalf
 // (POST /internal/control, authorised by the token it wrote into its data directory).
 import type { BaseCtx } from "./context";
-import { createApiKey, createProject, getProject, listApiKeys, revokeApiKey, setProviderKey } from "./domain/projects";
+import { createApiKey, createProject, getProject, listApiKeys, revokeApiKey, SetProviderKeyInput, setProviderKey } from "./domain/projects";
+import { asInputOf } from "./verb-input";
 
 export const OPERATOR_COMMANDS = ["projects create", "keys list", "keys create", "keys revoke", "provider-keys set", "migrate"] as const;
 export type OperatorCommand = (typeof OPERATOR_COMMANDS)[number];
@@ -40,7 +41,10 @@ export async function runOperatorCommand(ctx: BaseCtx, command: OperatorCommand,
     case "provider-keys set": {
       const projectId = option(values, "project");
       await getProject({ ...ctx }, projectId);
-      const set = await setProviderKey({ ...ctx, projectId }, { provider: option(values, "provider") as never, apiKey: option(values, "key") });
+      const set = await setProviderKey(
+        { ...ctx, projectId },
+        asInputOf(SetProviderKeyInput, { provider: option(values, "provider"), apiKey: option(values, "key") }),
+      );
       return { provider: set.provider, last4: set.last4 };
     }
     case "migrate":

@@ -5,7 +5,7 @@
 // flush is done, {stored} (rows committed, per batch), {dropped} (rows given up on), {fatal} when it
 // cannot start.
 import { openDatabase } from "../db/client";
-import { insertLogRows } from "../domain/logs/insert-request-logs";
+import { insertLogRows } from "../domain/logs/store";
 import { createLogger } from "../logger";
 import { createRowWriter, type RowWriter } from "./log-writer";
 import type { ThreadMessage, ThreadReply } from "./threaded-log-writer";

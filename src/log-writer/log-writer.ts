@@ -1,9 +1,6 @@
 import type { Database } from "../db/client";
 import { isConnectionError, sqlStateOf } from "../db/errors";
-import { insertLogRows, logRow } from "../domain/logs/insert-request-logs";
-import type { LogWriter } from "../domain/logs/log-writer";
-import type { NewRequestLog } from "../domain/logs/schemas";
-import type { LogWriterStats } from "../domain/logs/log-writer";
+import { insertLogRows, type LogWriter, type LogWriterStats, logRow, type NewRequestLog } from "../domain/logs/store";
 import { errorFields, type Logger } from "../logger";
 
 /** The same, for logs already serialised by logRow (what crosses to the log-writer thread). */

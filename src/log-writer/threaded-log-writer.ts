@@ -1,6 +1,6 @@
 import type { Config } from "../config";
 import { errorFields, type Logger } from "../logger";
-import type { LogWriter } from "../domain/logs";
+import type { LogWriter } from "../domain/logs/store";
 import { recordWriter, type RowWriter } from "./log-writer";
 
 export type ThreadMessage = string[] | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number } | { t: "flush"; ack: number };

@@ -9,6 +9,7 @@ import pLimit from "p-limit";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { type RunningServer, startServer } from "../helpers/process";
+import { waitFor } from "../helpers/wait-for";
 
 export const CHROMIUM = process.env.HONE_CHROMIUM ?? "/usr/bin/chromium";
 /** Exactly CONSOLE.md's flags: without the background-networking ones Chromium floods the closed network. */
@@ -543,13 +544,18 @@ export async function reportLog(hone: Hone, call: { reqPayload: unknown; respPay
     body: JSON.stringify({ requestedAt: now - 500, receivedAt: now, statusCode: 200, ...call }),
   });
   if (res.status !== 200) throw new Error(`report answered ${res.status}: ${await res.text()}`);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = await hone.trpc<{ logs: { id: string }[] }>("logs.list", { filter: { completionId: call.respPayload.id }, first: 1 });
-    if (found.logs[0]) return found.logs[0].id;
-    if (Date.now() > deadline) throw new Error("the reported log never appeared");
-    await Bun.sleep(100);
-  }
+  const [found] = await waitForLogs(hone, { completionId: call.respPayload.id }, 1);
+  return found.id;
+}
+
+/** The project's logs matching `filter` (up to 200), once there are at least `n`: the log writer stores them a moment after the call. */
+export async function waitForLogs(hone: Hone, filter: Record<string, unknown>, n: number, timeoutMs = 15_000): Promise<any[]> {
+  const page = await waitFor(() => hone.trpc<{ logs: any[] }>("logs.list", { filter, first: 200 }), {
+    until: (p) => p.logs.length >= n,
+    timeoutMs,
+    message: (p) => `expected ${n} logs for ${JSON.stringify(filter)}, got ${p?.logs.length ?? "none"}`,
+  });
+  return page.logs;
 }
 
 const AXE_SOURCE = resolve(import.meta.dir, "../../node_modules/axe-core/axe.min.js");

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { a11yViolations, type Browser, type Hone, launchBrowser, setColorScheme, shot, signIn, startHone, closeAll } from "./harness";
+import {
+  a11yViolations,
+  type Browser,
+  type Hone,
+  launchBrowser,
+  setColorScheme,
+  shot,
+  signIn,
+  startHone,
+  closeAll,
+  waitForLogs as waitForLogsOf,
+} from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // The logs as a daily tool: Hone's own calls kept apart, calls dated by when they were made,
@@ -17,15 +28,7 @@ let oldId: string;
 let oldAt: number;
 const DAY = 86_400_000;
 
-async function waitForLogs(filter: Record<string, unknown>, n: number): Promise<any[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await hone.trpc<{ logs: any[] }>("logs.list", { filter, first: 200 });
-    if (res.logs.length >= n) return res.logs;
-    if (Date.now() > deadline) throw new Error(`expected ${n} logs for ${JSON.stringify(filter)}, got ${res.logs.length}`);
-    await Bun.sleep(100);
-  }
-}
+const waitForLogs = (filter: Record<string, unknown>, n: number) => waitForLogsOf(hone, filter, n);
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${hone.url}/api/v1${path}`, {

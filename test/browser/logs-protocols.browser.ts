@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type Browser, closeAll, type Hone, launchBrowser, shot, signedInPage, startHone } from "./harness";
+import { waitFor } from "../helpers/wait-for";
 
 // Calls on /messages and /responses in the console: the API filter and split, and the drawer
 // showing each call in its own protocol's terms (thinking with its signature kept, tool use,
@@ -12,13 +13,12 @@ let messagesId: string;
 let responsesId: string;
 
 async function logOf(api: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await hone.trpc<{ logs: { id: string }[] }>("logs.list", { filter: { api }, first: 5 });
-    if (res.logs[0]) return res.logs[0].id;
-    if (Date.now() > deadline) throw new Error(`no ${api} log`);
-    await Bun.sleep(100);
-  }
+  const res = await waitFor(() => hone.trpc<{ logs: { id: string }[] }>("logs.list", { filter: { api }, first: 5 }), {
+    until: (r) => r.logs.length > 0,
+    timeoutMs: 15_000,
+    message: `no ${api} log`,
+  });
+  return res.logs[0]!.id;
 }
 
 beforeAll(async () => {

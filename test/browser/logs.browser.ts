@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Locator, Page } from "playwright-core";
-import { ADMIN_TOKEN, type Browser, type Hone, launchBrowser, shot, signIn, startHone, closeAll } from "./harness";
+import { ADMIN_TOKEN, type Browser, type Hone, launchBrowser, shot, signIn, startHone, closeAll, waitForLogs as waitForLogsOf } from "./harness";
 
 // The Request logs section: the table, its filters (in the URL), a log's detail with its tags,
 // bulk add to a dataset, JSONL export, the live tail and the empty state, against seeded calls.
@@ -66,15 +66,7 @@ async function reportToolConversation(): Promise<string> {
   return found[0].id;
 }
 
-async function waitForLogs(filter: Record<string, unknown>, n: number): Promise<any[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const page = await hone.trpc<{ logs: any[] }>("logs.list", { filter, first: 200 });
-    if (page.logs.length >= n) return page.logs;
-    if (Date.now() > deadline) throw new Error(`expected ${n} logs for ${JSON.stringify(filter)}, got ${page.logs.length}`);
-    await Bun.sleep(100);
-  }
-}
+const waitForLogs = (filter: Record<string, unknown>, n: number) => waitForLogsOf(hone, filter, n);
 
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone(), launchBrowser()]);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { systemCtx } from "../../src/context";
 import { createDeps } from "../../src/compose";
 import { insertLogRows, logRow, type NewRequestLog } from "../../src/domain/logs";
-import { sanitizeJsonText } from "../../src/domain/logs/sanitize-json-text";
+import { sanitizeJsonText } from "../../src/domain/logs/store/sanitize-json-text";
 import { newId } from "../../src/ids";
 import { createRowWriter } from "../../src/log-writer/log-writer";
 import { createLogger } from "../../src/logger";

@@ -65,13 +65,13 @@ describe("several Hone processes", () => {
 
       // Logs written by both are visible through either.
       await post(a, "/api/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "from a" }] });
-      let contents: string[] = [];
-      for (let i = 0; i < 50; i++) {
-        const logs = await post(b, "/graphql", { query: `{ logs(first: 50) { edges { node { reqPayload } } } }` });
-        contents = logs.body.data.logs.edges.map((e: any) => e.node.reqPayload.messages[0].content);
-        if (contents.includes("from a") && contents.includes("from b")) break;
-        await Bun.sleep(50);
-      }
+      const contents = await waitFor(
+        async () => {
+          const logs = await post(b, "/graphql", { query: `{ logs(first: 50) { edges { node { reqPayload } } } }` });
+          return logs.body.data.logs.edges.map((e: any) => e.node.reqPayload.messages[0].content) as string[];
+        },
+        { until: (c) => c.includes("from a") && c.includes("from b"), message: (c) => `logs seen through B: ${JSON.stringify(c)}` },
+      );
       expect(contents).toEqual(expect.arrayContaining(["from a", "from b", "shared cache"]));
 
       // Jobs: fine-tunes created through A are trained once each, by whichever worker claims them.
@@ -97,11 +97,10 @@ describe("several Hone processes", () => {
         expect(m.res.status).toBe(200);
       }
       for (const slug of slugs) {
-        let status = "";
-        for (let i = 0; i < 200 && status !== "DEPLOYED"; i++) {
-          status = ((await (await fetch(`${b.url}/api/v1/models/${slug}`, { headers })).json()) as any).hone.status;
-          if (status !== "DEPLOYED") await Bun.sleep(50);
-        }
+        const status = await waitFor(async () => ((await (await fetch(`${b.url}/api/v1/models/${slug}`, { headers })).json()) as any).hone.status as string, {
+          until: (s) => s === "DEPLOYED",
+          message: (s) => `model ${slug} is ${s}`,
+        });
         expect(status).toBe("DEPLOYED");
         expect([...fake.jobs.values()].filter((j) => j.suffix === slug)).toHaveLength(1);
       }

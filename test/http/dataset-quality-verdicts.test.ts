@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TRPCClientError } from "@trpc/client";
 import { loadEntryVerdicts } from "../../src/domain/datasets";
-import { startJobs } from "../../src/background";
-import type { Worker } from "../../src/background/worker";
-import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
-import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import type { TestApp } from "../helpers/app";
+import type { FakeUpstream } from "../helpers/fake-upstreams";
+import { type JobApp, startJobApp } from "../helpers/job-app";
 import { captureQueries } from "../helpers/queries";
 import { addEntries as addDatasetEntries, createDataset, type EntryInput, qa, waitForDatasetTask } from "../helpers/factories";
 import { gql } from "../helpers/gql";
@@ -13,24 +12,16 @@ import { trpcClient } from "../helpers/trpc";
 // Dataset quality you can read: verdicts on entries (GraphQL, tRPC, export), one relabel call that
 // judges, relabels and judges again, originals, revert. The fake OpenAI upstream's judge fails an
 // output containing "wrong" and passes any other; gpt-4o-mini answers "echo: <question>".
+let app: JobApp;
 let t: TestApp;
 let fake: FakeUpstream;
-let server: { url: string; stop(): Promise<void> };
-let worker: Worker;
+let server: JobApp["server"];
 
 beforeAll(async () => {
-  fake = startFakeOpenAI();
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_EVAL_CONCURRENCY: "4" } });
-  await storeProviderKey(t, "openai", "sk-quality-0001");
-  worker = startJobs(t.deps);
-  server = serve(t.app);
+  app = await startJobApp({ providerKey: "sk-quality-0001" });
+  ({ t, fake, server } = app);
 });
-afterAll(async () => {
-  await worker.stop();
-  await server.stop();
-  await fake.stop();
-  await t.close();
-});
+afterAll(() => app.close());
 
 const json = async (res: Response) => (await res.json()) as any;
 const pair = (q: string, a: string) => qa(q, a);

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { jobs } from "../../src/db/schema";
-import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
-import { createTestApp, serve, type TestApp, storeProviderKey } from "../helpers/app";
-import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import { startJobs } from "../../src/background";
+import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
+import type { FakeUpstream } from "../helpers/fake-upstreams";
+import { type JobApp, startJobApp } from "../helpers/job-app";
 import { startFakeTrainer } from "../helpers/fake-trainer";
 import { createCriterion, createDataset, qa, waitForDatasetTask, waitForModelStatus } from "../helpers/factories";
 import { gql as sharedGql } from "../helpers/gql";
@@ -12,24 +13,17 @@ import { waitFor } from "../helpers/wait-for";
 
 // Evaluations and dataset quality against the fake OpenAI upstream (answers "echo: <q>"; its judge
 // fails outputs containing "wrong").
+let app: JobApp;
 let t: TestApp;
 let fake: FakeUpstream;
-let server: { url: string; stop(): Promise<void> };
+let server: JobApp["server"];
 let worker: Worker;
 
 beforeAll(async () => {
-  fake = startFakeOpenAI();
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_EVAL_CONCURRENCY: "4" } });
-  await storeProviderKey(t, "openai", "sk-eval-000001");
-  worker = startJobs(t.deps);
-  server = serve(t.app);
+  app = await startJobApp({ providerKey: "sk-eval-000001" });
+  ({ t, fake, server, worker } = app);
 });
-afterAll(async () => {
-  await worker.stop();
-  await server.stop();
-  await fake.stop();
-  await t.close();
-});
+afterAll(() => app.close());
 
 const json = async (res: Response) => (await res.json()) as any;
 const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => sharedGql(t, query, variables, { key });

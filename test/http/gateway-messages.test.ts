@@ -98,6 +98,41 @@ describe("to Anthropic: passed through as it is", () => {
     expect(chat.choices[0]!.message.tool_calls[0]!.function.name).toBe("get_weather");
   });
 
+  test("op-cache on Anthropic: a Message is answered from the cache, whole and streamed as Anthropic's events; the beta flags are in the key", async () => {
+    const body = {
+      model: "claude-sonnet-4-5",
+      max_tokens: 512,
+      thinking: { type: "enabled" as const, budget_tokens: 1024 },
+      tools: [weather],
+      messages: [{ role: "user" as const, content: "Cached weather in Rome?" }],
+    };
+    const first = await sdk.messages.create(body, { headers: { "op-cache": "readWrite" } });
+    const before = anthropicFake.requests.length;
+    await t.deps.logWriter.flush();
+
+    const again = await sdk.messages.create(body, { headers: { "op-cache": "readOnly" } }).withResponse();
+    expect(again.response.headers.get("x-hone-cache")).toBe("HIT");
+    expect(again.data).toEqual(first);
+    // Streamed, the cached Message comes back as the events Anthropic sends: the SDK rebuilds it whole.
+    const stream = sdk.messages.stream({ ...body, stream: true } as never, { headers: { "op-cache": "readOnly" } });
+    const types: string[] = [];
+    stream.on("streamEvent", (e) => types.push(e.type));
+    const final = await stream.finalMessage();
+    expect(final.content as unknown).toEqual(first.content);
+    expect(final.content[0]).toMatchObject({ type: "thinking", signature: "sig-abc123" });
+    expect(final.stop_reason).toBe(first.stop_reason);
+    expect(types[0]).toBe("message_start");
+    expect(types.at(-1)).toBe("message_stop");
+    expect(anthropicFake.requests.length).toBe(before);
+    const log = await latestLog(t);
+    expect(log).toMatchObject({ api: "messages", cacheHit: true, costUsd: 0, statusCode: 200 });
+
+    // Other beta flags can change the answer: not the same entry.
+    const other = await sdk.messages.create(body, { headers: { "op-cache": "readWrite", "anthropic-beta": "interleaved-thinking-2025-05-14" } }).withResponse();
+    expect(other.response.headers.get("x-hone-cache")).toBe("MISS");
+    expect(anthropicFake.requests.length).toBe(before + 1);
+  });
+
   test("countTokens is Anthropic's own count", async () => {
     const count = await sdk.messages.countTokens({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }] });
     expect(anthropicFake.requests.at(-1)!.path).toBe("/v1/messages/count_tokens");

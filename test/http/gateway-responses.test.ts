@@ -299,6 +299,30 @@ describe("to OpenAI: passed through as it is", () => {
     expect((await sdk.responses.retrieve(r.id)).id).toBe(r.id);
   });
 
+  test("op-cache on OpenAI: a Response is answered from the cache, whole and streamed as the Responses events", async () => {
+    const body = { model: "openai:gpt-5.5", input: "Cache this answer", reasoning: { effort: "low" as const } };
+    const first = await sdk.responses.create(body, { headers: { "op-cache": "readWrite" } });
+    const before = openaiFake.requests.length;
+    await t.deps.logWriter.flush();
+
+    const again = await sdk.responses.create(body, { headers: { "op-cache": "readOnly" } }).withResponse();
+    expect(again.response.headers.get("x-hone-cache")).toBe("HIT");
+    expect(again.data.output).toEqual(first.output);
+    const stream = sdk.responses.stream(body, { headers: { "op-cache": "readOnly" } });
+    const types: string[] = [];
+    stream.on("event", (e) => types.push(e.type));
+    const final = await stream.finalResponse();
+    expect(final.output_text).toBe("echo: Cache this answer");
+    // The same items (the SDK adds its own `parsed` member to text parts it streams).
+    expect(final.output.map((i) => [i.type, i.id])).toEqual(first.output.map((i) => [i.type, i.id]));
+    expect(types.slice(0, 2)).toEqual(["response.created", "response.in_progress"]);
+    expect(types).toContain("response.output_text.delta");
+    expect(types.at(-1)).toBe("response.completed");
+    expect(openaiFake.requests.length).toBe(before);
+    const log = await latestLog(t);
+    expect(log).toMatchObject({ api: "responses", cacheHit: true, costUsd: 0, statusCode: 200 });
+  });
+
   test("previous_response_id from another provider: Hone writes the conversation into OpenAI's input", async () => {
     const first = await sdk.responses.create({ model: GEMINI, input: "Remember 42." });
     await sdk.responses.create({ model: "openai:gpt-5.5", previous_response_id: first.id, input: "What number?" });

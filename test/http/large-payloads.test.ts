@@ -5,6 +5,7 @@ import { createTestApp, serve, type TestApp } from "../helpers/app";
 import { createDataset } from "../helpers/factories";
 import { gqlData } from "../helpers/gql";
 import { latestLog } from "../helpers/logs";
+import { waitFor } from "../helpers/wait-for";
 
 // Every call is logged whatever its size: a payload past HONE_MAX_LOGGED_PAYLOAD_BYTES is stored
 // cut short with a marker giving its size, the row (status, tokens, cost, tags) always.
@@ -142,8 +143,8 @@ describe("answers larger than Hone holds", () => {
     expect(r.status).toBe(200);
     const text = await r.text();
     expect(text).toBe(bigAnswer);
-    await Bun.sleep(50);
-    const log = await latestLog(t);
+    // The log is written once the answer has passed through.
+    const log = await waitFor(() => latestLog(t), { until: (l) => l.completionId === "chatcmpl-big" });
     expect(log.statusCode).toBe(200);
     expect(log.completionId).toBe("chatcmpl-big");
     expect([log.inputTokens, log.outputTokens]).toEqual([12, 750_000]);

@@ -385,9 +385,9 @@ describe("delete by filter", () => {
     const p = await t.createProject("days");
     const DAY = 86_400_000;
     await ensureLogPartitions(systemCtx(t.deps, "test"), new Date(), { since: new Date(Date.now() - 6 * DAY) });
-    // A new key for the cached list of day slices, so this ctx sees the partitions just made.
-    const ctx = { ...ctxOf(p.projectId), deps: { ...t.deps, database: { ...t.deps.database } } };
-    expect((await timeSlices(ctx.deps.database.db, ctx.deps.database)).length).toBeGreaterThan(6);
+    // The cached list of day slices forgotten, so this ctx sees the partitions just made.
+    const ctx = { ...ctxOf(p.projectId), deps: { ...t.deps, caches: { ...t.deps.caches, logSlices: null } } };
+    expect((await timeSlices(ctx.deps.database.db, ctx.deps)).length).toBeGreaterThan(6);
     const logs = await seedLogs(
       t,
       [4, 3, 2, 1, 0].map((d) => user(d === 2 ? "u1" : "u42", d, { at: new Date(Date.now() - d * DAY - 1_000) })),

@@ -1,6 +1,7 @@
 import { and, eq, gt, inArray, lt } from "drizzle-orm";
 import { dbOf, type BaseCtx, type Ctx } from "../../context";
 import { cacheEntries } from "../../db/schema";
+import type { Caches, RememberedAnswer } from "../../caches";
 import type { Deps } from "../../deps";
 import type { ChatCompletion, EmbeddingList } from "../../providers";
 
@@ -12,17 +13,16 @@ const CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const MEMORY_MAX_ENTRIES = 10_000;
 const MEMORY_MAX_BYTES = 64 * 1024 * 1024;
 const MEMORY_MAX_ENTRY_BYTES = 256 * 1024;
-/** What an entry holds: a chat completion, or an embeddings answer (keys of the two never meet). */
-type CachedAnswer = ChatCompletion | EmbeddingList;
-type Remembered = { response: CachedAnswer; createdAt: Date; expiresAt: Date; bytes: number };
-type Memory = { entries: Map<string, Remembered>; bytes: number };
-const memories = new WeakMap<Deps, Memory>();
+/**
+ * What an entry holds: a chat completion, an embeddings answer, or a provider's own answer passed
+ * through (an Anthropic Message, an OpenAI Response); the keys of each kind never meet (cache-key.ts).
+ */
+type CachedAnswer = ChatCompletion | EmbeddingList | Record<string, unknown>;
+type Remembered = RememberedAnswer;
+type Memory = Caches["answers"];
 
-function memoryOf(deps: Deps): Memory {
-  let m = memories.get(deps);
-  if (!m) memories.set(deps, (m = { entries: new Map(), bytes: 0 }));
-  return m;
-}
+/** This process's answers in memory (deps.caches.answers). */
+const memoryOf = (deps: Deps): Memory => deps.caches.answers;
 
 function remember(deps: Deps, key: string, entry: Omit<Remembered, "bytes">): void {
   const bytes = JSON.stringify(entry.response).length;

@@ -6,7 +6,7 @@ import { DomainError, parseInput } from "../../errors";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
 import { timeSlices } from "./list-logs";
-import { subtractFromRollups } from "./usage-rollups";
+import { subtractFromRollups } from "./store/rollups";
 
 export const DeleteLogsInput = z.object({
   filter: LogFilter.nullish(),
@@ -58,7 +58,7 @@ export async function deleteLogs(
   let deleted = 0;
   // Day partition by day partition, newest first (as the export walks): a batch of a broad tag or
   // text filter then reads one day's matches, not every match left in the project.
-  const slices = await timeSlices(db, ctx.deps.database);
+  const slices = await timeSlices(db, ctx.deps);
   for (const [i, slice] of slices.entries()) {
     const within = logConditions(ctx.projectId, input.filter, slice);
     let before: string | null = null;

@@ -7,7 +7,7 @@ import { loadLogBodies } from "./get-log";
 import { LogFilter, type RequestLog } from "./inputs";
 import { encodeLogCursor } from "./internal";
 import { listLogs } from "./list-logs";
-import { payloadSizes } from "./payload-sizes";
+import { payloadSizes } from "./store/payload-sizes";
 
 export const ExportLogsPageInput = z.object({
   filter: LogFilter.nullish(),

@@ -110,7 +110,7 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || case when b.req_payload_original is not null or b.resp_payload_original is not null
           then ',"reqPayloadOriginal":' || coalesce(b.req_payload_original::text, 'null') || ',"respPayloadOriginal":' || coalesce(b.resp_payload_original::text, 'null')
           else '' end || '}' as line`);
-  for (const slice of await timeSlices(db, ctx.deps.database)) {
+  for (const slice of await timeSlices(db, ctx.deps)) {
     let cursor: string | null = null;
     for (;;) {
       await yieldTurn();

@@ -5,7 +5,7 @@ import { notFound, parseInput } from "../../errors";
 import { LogIdInput, type RequestLog, type RequestLogBody } from "./inputs";
 import { chargeEach, LOGS_INSTEAD } from "../answer-budget";
 import { logColumns } from "./internal";
-import { payloadSizes } from "./payload-sizes";
+import { payloadSizes } from "./store/payload-sizes";
 
 export async function getLog(ctx: Ctx, raw: { id: string }): Promise<RequestLog> {
   const { id } = parseInput(LogIdInput, raw);

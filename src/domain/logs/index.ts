@@ -2,13 +2,10 @@ export { countLogs, CountLogsInput } from "./count-logs";
 export { deleteExpiredLogs } from "./delete-expired-logs";
 export { DELETE_BATCH, deleteLogs, DeleteLogsInput } from "./delete-logs";
 export { CSV_COLUMNS, exportLogs, ExportLogsInput } from "./export-logs";
-export { dropExpiredLogPartitions, ensureLogPartitions, listLogPartitions, PARTITION_DAYS_AHEAD } from "./partitions";
-export { closeUsageHours, dropExpiredUsageRollups, readRollupState, refreshRollupsForLogs } from "./usage-rollups";
 export { exportLogsPage, ExportLogsPageInput } from "./export-logs-page";
 export { criteriaResultsOf, getLogDetail, type LogDetail } from "./get-log-detail";
 export { getLatestLog, getLog, loadLogBodies, loadLogs } from "./get-log";
 export * from "./inputs";
-export { insertLogRows, insertRequestLogs, logRow } from "./insert-request-logs";
 export { logIdAt } from "./internal";
 export { listLogs } from "./list-logs";
 export { listTagKeys } from "./list-tag-keys";
@@ -17,10 +14,28 @@ export { listTagValues, ListTagValuesInput } from "./list-tag-values";
 export { logUsage, OTHER_GROUP, UsageInput, type Usage, type UsageFigures, type UsageGroup, type UsagePoint } from "./log-usage";
 export { checkedUsage, tokenClasses } from "./checked-usage";
 export { mergeMetadata } from "./metadata";
-export { payloadSizes, type PayloadSizes } from "./payload-sizes";
-export { isTruncatedPayload, TRUNCATED_PAYLOAD_KEY, truncatedPayload } from "./insert-request-logs";
 export { reportCall } from "./report-call";
 export { setLogTags, SetLogTagsInput } from "./set-log-tags";
 export type { NewRequestLog } from "./schemas";
 export { updateLogMetadata } from "./update-log-metadata";
-export type { LogWriter } from "./log-writer";
+// The storage below the verbs (rows, partitions, rollups, payload sizes), for the background
+// sweeps, the log writer and tests.
+export {
+  closeUsageHours,
+  dropExpiredLogPartitions,
+  dropExpiredUsageRollups,
+  ensureLogPartitions,
+  insertLogRows,
+  insertRequestLogs,
+  isTruncatedPayload,
+  listLogPartitions,
+  type LogWriter,
+  logRow,
+  PARTITION_DAYS_AHEAD,
+  payloadSizes,
+  type PayloadSizes,
+  readRollupState,
+  refreshRollupsForLogs,
+  TRUNCATED_PAYLOAD_KEY,
+  truncatedPayload,
+} from "./store";

@@ -1,12 +1,13 @@
 import { desc, lt } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
+import type { Deps } from "../../deps";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { checkPageSize } from "../../limits";
 import { ListLogsInput, type RequestLogPage } from "./inputs";
 import { decodeLogCursor, encodeLogCursor, logColumns, logConditions, whereAll } from "./internal";
-import { listLogPartitions } from "./partitions";
+import { listLogPartitions } from "./store/partitions";
 
 /** Id ranges, newest first, that together cover every log: one per day partition (null: open end). */
 export type Slice = { lo: string | null; hi: string | null };
@@ -14,12 +15,11 @@ export type Slice = { lo: string | null; hi: string | null };
 /** Day partitions read at once by a filtered page. */
 const SLICES_AT_ONCE = 4;
 
-const slicesCache = new WeakMap<object, { at: number; slices: Slice[] }>();
-
-/** The partitions' ranges, newest first, read at most once a minute per database. */
-export async function timeSlices(db: Queryable, key: object): Promise<Slice[]> {
-  const cached = slicesCache.get(key);
-  if (cached && Date.now() - cached.at < 60_000) return cached.slices;
+/** The partitions' ranges, newest first, read at most once a minute (deps.caches.logSlices). */
+export async function timeSlices(db: Queryable, deps: Deps): Promise<Slice[]> {
+  const now = deps.clock().getTime();
+  const cached = deps.caches.logSlices;
+  if (cached && now - cached.at < 60_000) return cached.slices;
   const ranged = (await listLogPartitions(db)).filter((p) => !p.isDefault).sort((a, b) => (b.to ?? "\uffff").localeCompare(a.to ?? "\uffff"));
   const slices: Slice[] = [];
   // Above the newest range and below the oldest, only the default partition holds logs.
@@ -28,7 +28,7 @@ export async function timeSlices(db: Queryable, key: object): Promise<Slice[]> {
   const oldest = ranged.at(-1);
   if (oldest?.from) slices.push({ lo: null, hi: oldest.from });
   if (!slices.length) slices.push({ lo: null, hi: null });
-  slicesCache.set(key, { at: Date.now(), slices });
+  deps.caches.logSlices = { at: now, slices };
   return slices;
 }
 
@@ -53,7 +53,7 @@ export async function listLogs(ctx: Ctx, raw: ListLogsInput): Promise<RequestLog
   let rows: Awaited<ReturnType<typeof page>>;
   if (input.filter?.search || input.filter?.metadata?.length) {
     rows = [];
-    const slices = (await timeSlices(db, ctx.deps.database)).filter((s) => !(cursor && s.lo !== null && s.lo >= cursor));
+    const slices = (await timeSlices(db, ctx.deps)).filter((s) => !(cursor && s.lo !== null && s.lo >= cursor));
     // A few days at once (each its own statement; on Postgres, its own connection), kept in order:
     // a rare match costs a quarter of the round trips, a common one is done with the first group.
     for (let i = 0; i < slices.length && rows.length <= first; i += SLICES_AT_ONCE) {

@@ -16,7 +16,7 @@ import {
   ReportInput,
 } from "./inputs";
 import { checkedUsage, tokenClasses } from "./checked-usage";
-import { markUsageHourStale } from "./usage-rollups";
+import { markUsageHourStale } from "./store/rollups";
 import { mergeMetadata } from "./metadata";
 import type { NewRequestLog } from "./schemas";
 

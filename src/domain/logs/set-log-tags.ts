@@ -6,7 +6,7 @@ import { DomainError, parseInput } from "../../errors";
 import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS, TAG_UPDATE_BATCH } from "../../limits";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
-import { refreshRollupsForLogs } from "./usage-rollups";
+import { refreshRollupsForLogs } from "./store/rollups";
 
 const TagKey = z.string().min(1).max(MAX_TAG_KEY_LENGTH, `a tag key may be at most ${MAX_TAG_KEY_LENGTH} characters`);
 

@@ -4,7 +4,7 @@ import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { UpdateMetadataInput } from "./inputs";
 import { modelSpellings } from "./internal";
-import { refreshRollupsForLogs } from "./usage-rollups";
+import { refreshRollupsForLogs } from "./store/rollups";
 
 /**
  * Merges metadata into every log of the project matching all filters (an empty list matches

@@ -4,7 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { MAX_USAGE_GROUPS } from "../../limits";
 import { logConditions, logIdAt, resultRows, whereAll } from "./internal";
 import type { OTHER_GROUP as OtherGroup, Usage, UsageFigures, UsageInput } from "./usage-types";
-import { binBounds, HOUR_MS, LATENCY_BIN, readRollupState } from "./usage-rollups";
+import { binBounds, HOUR_MS, LATENCY_BIN, readRollupState } from "./store/rollups";
 
 type Input = z.output<typeof UsageInput>;
 type Cell = {

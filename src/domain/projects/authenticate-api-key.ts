@@ -12,14 +12,13 @@ import type { Authenticated } from "./schemas";
 const CACHE_MAX = 10_000;
 // last_used_at is coarse on purpose: one write per key a minute at most, not one per request.
 const LAST_USED_RESOLUTION_MS = 60_000;
-const cache = new WeakMap<Deps, Map<string, { value: Authenticated; expires: number }>>();
-// Bumped by every revocation here: a lookup that began before it must not cache what it read.
-const generations = new WeakMap<Deps, number>();
+// deps.caches.apiKeys: its generation is bumped by every revocation here, so a lookup that began
+// before one does not cache what it read.
 
 /** Drops a key from this process's cache, so a revocation applies here on the next request. */
 export function forgetApiKey(deps: Deps, keyHash: string): void {
-  generations.set(deps, (generations.get(deps) ?? 0) + 1);
-  cache.get(deps)?.delete(keyHash);
+  deps.caches.apiKeys.generation++;
+  deps.caches.apiKeys.entries.delete(keyHash);
 }
 
 /** Resolves a bearer token to its project, or throws UNAUTHORIZED with a message saying why. */
@@ -33,12 +32,11 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   }
   const token = match[1]!;
   const keyHash = hashApiKey(token);
-  let byHash = cache.get(deps);
-  if (!byHash) cache.set(deps, (byHash = new Map()));
-  const now = Date.now();
+  const byHash = deps.caches.apiKeys.entries;
+  const now = deps.clock().getTime();
   const hit = byHash.get(keyHash);
   if (hit && hit.expires > now) return hit.value;
-  const generation = generations.get(deps) ?? 0;
+  const generation = deps.caches.apiKeys.generation;
 
   const [row] = await deps.database.db
     .select({ id: apiKeys.id, projectId: apiKeys.projectId, lastUsedAt: apiKeys.lastUsedAt })
@@ -50,7 +48,7 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   }
   await touchLastUsed(deps, row);
   const value = { projectId: row.projectId, keyId: row.id };
-  if (deps.config.apiKeyCacheMs > 0 && generation === (generations.get(deps) ?? 0)) {
+  if (deps.config.apiKeyCacheMs > 0 && generation === deps.caches.apiKeys.generation) {
     if (byHash.size >= CACHE_MAX) byHash.clear();
     byHash.set(keyHash, { value, expires: now + deps.config.apiKeyCacheMs });
   }

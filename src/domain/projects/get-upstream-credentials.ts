@@ -18,12 +18,8 @@ type CustomProviderTarget = {
 // Decrypted credentials are kept in process memory for a few seconds: the gateway needs them on
 // every call, and a key set in another Hone process becomes visible within the TTL.
 const TTL_MS = 10_000;
-type Entry = { value: unknown; expires: number };
-const caches = new WeakMap<Deps, Map<string, Map<string, Entry>>>();
-
-function projectCache(deps: Deps, projectId: string): Map<string, Entry> {
-  let byProject = caches.get(deps);
-  if (!byProject) caches.set(deps, (byProject = new Map()));
+function projectCache(deps: Deps, projectId: string): Map<string, { value: unknown; expires: number }> {
+  const byProject = deps.caches.credentials;
   let m = byProject.get(projectId);
   if (!m) {
     if (byProject.size > 10_000) byProject.clear();
@@ -33,13 +29,13 @@ function projectCache(deps: Deps, projectId: string): Map<string, Entry> {
 }
 
 export function forgetCredentials(deps: Deps, projectId: string): void {
-  caches.get(deps)?.delete(projectId);
+  deps.caches.credentials.delete(projectId);
 }
 
 async function cached<T>(ctx: Ctx, key: string, load: () => Promise<T>): Promise<T> {
   const m = projectCache(ctx.deps, ctx.projectId);
   const hit = m.get(key);
-  const now = Date.now();
+  const now = ctx.deps.clock().getTime();
   if (hit && hit.expires > now) return hit.value as T;
   const value = await load();
   m.set(key, { value, expires: now + TTL_MS });

@@ -8,10 +8,12 @@ import { createChatCompletion } from "../completions";
 import { createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
 import { resolveModel } from "../completions/resolve-model";
-import { resolveUpstream } from "../completions/resolve-upstream";
+import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
 import { CompiledChatCompletionRequest, type ControlHeaders, HoneControls } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
+import { nativeCache } from "./native-cache";
 import { relayEvents } from "./relay";
+import { batchOf, messageEvents } from "./replay";
 import { type AnthropicEvent, createAnthropicEventWriter, createMessageAccumulator, toAnthropicMessage } from "./messages-format";
 
 // POST /api/v1/messages: Anthropic's Messages API. To an Anthropic model the request goes as it is
@@ -105,30 +107,47 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
     shouldLog: () => controls.logRequest ?? true,
   });
   if (controls.criteria.length) throw call.failure(criteriaRefused());
-  let native: NonNullable<Awaited<ReturnType<typeof resolveUpstream>>["client"]["anthropic"]>;
+  let up: Upstream;
   let body: Record<string, unknown>;
   try {
-    const up = await resolveUpstream(ctx, route);
+    up = await resolveUpstream(ctx, route);
     call.useUpstream(up);
-    native = up.client.anthropic!;
     body = { ...original, model: up.upstreamModel };
   } catch (err) {
     throw call.failure(err);
   }
+  const native = up.client.anthropic!;
   const opts = { signal: input.signal, beta: input.headers.beta };
+  const logMessage = (message: Record<string, unknown>, extra: { cacheHit?: boolean } = {}) => {
+    const chat = fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000));
+    call.log({
+      statusCode: 200,
+      errorMessage: null,
+      respPayload: chat,
+      respPayloadOriginal: message,
+      usage: chat.usage,
+      completionId: String(message.id ?? ""),
+      ...extra,
+    });
+  };
+  // The completion cache, as on every endpoint: keyed by the body Anthropic gets and its beta flags.
+  const cache = nativeCache(ctx, controls.cache, { up, body: { ...body, beta: input.headers.beta ?? null }, api: "messages" });
+  const hit = await cache.read();
+  if (hit) {
+    logMessage(hit, { cacheHit: true });
+    if (!req.stream) return { kind: "message", message: hit, cache: "HIT" };
+    return { kind: "stream", events: batchOf(messageEvents(hit)), cache: "HIT" };
+  }
+  // A Message that ended (a stop reason) is whole; one cut short by an error never is.
+  const keep = (message: Record<string, unknown> | null) => {
+    if (message?.stop_reason) cache.write(message);
+  };
   if (!req.stream) {
     try {
       const message = await native.message(body, opts);
-      const chat = fromAnthropicMessage(message, Math.floor(Date.now() / 1000));
-      call.log({
-        statusCode: 200,
-        errorMessage: null,
-        respPayload: chat,
-        respPayloadOriginal: message,
-        usage: chat.usage,
-        completionId: String(message.id ?? ""),
-      });
-      return { kind: "message", message, cache: null };
+      logMessage(message);
+      keep(message);
+      return { kind: "message", message, cache: cache.status };
     } catch (err) {
       throw call.failure(err);
     }
@@ -149,11 +168,12 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
     },
     (outcome) => {
       const message = received.result();
-      const chat = message ? fromAnthropicMessage(message, Math.floor(Date.now() / 1000)) : null;
+      const chat = message ? fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000)) : null;
       call.log({ ...outcome, respPayload: chat, respPayloadOriginal: message, usage: chat?.usage, completionId: message ? String(message.id ?? "") : null });
+      if (outcome.statusCode === 200) keep(message);
     },
   );
-  return { kind: "stream", events, cache: null };
+  return { kind: "stream", events, cache: cache.status };
 }
 
 /** To any other provider: through the chat gateway (cache, criteria and all), the answer translated back. */

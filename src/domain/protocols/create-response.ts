@@ -5,10 +5,12 @@ import { createChatCompletion } from "../completions";
 import { createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
 import { type ModelRoute, resolveModel } from "../completions/resolve-model";
-import { resolveUpstream } from "../completions/resolve-upstream";
+import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
 import { CompiledChatCompletionRequest, type ControlHeaders } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
+import { nativeCache } from "./native-cache";
 import { relayEvents } from "./relay";
+import { batchOf, responseEvents } from "./replay";
 import {
   createResponseEventWriter,
   type Item,
@@ -45,7 +47,7 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   const warning = dropped.length ? `left out for ${req.model}, which OpenAI's hosted tools do not reach: ${dropped.join(", ")}` : null;
 
   const id = newResponseId();
-  const envelope = responseEnvelope(req, id, req.model, Math.floor(Date.now() / 1000));
+  const envelope = responseEnvelope(req, id, req.model, Math.floor(ctx.deps.clock().getTime() / 1000));
   const { hone: _h, ...original } = req;
   const store = req.store !== false;
   const keep = (response: Record<string, unknown>) => {
@@ -132,8 +134,10 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   });
   let api: NonNullable<ChatUpstream["responses"]>;
   let body: Record<string, unknown>;
+  let resolved: Upstream;
   try {
     const up = await resolveUpstream(ctx, route);
+    resolved = up;
     call.useUpstream(up);
     if (!up.client.responses) throw new DomainError("VALIDATION", `${req.model} has no Responses API`);
     api = up.client.responses;
@@ -148,17 +152,31 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
       saveResponse(ctx, { id: String(response.id), previousResponseId: req.previous_response_id ?? null, input: items, response });
     }
   };
-  const logAnswer = (response: Record<string, unknown>, outcome = { statusCode: 200, errorMessage: null as string | null }) => {
+  const logAnswer = (response: Record<string, unknown>, outcome = { statusCode: 200, errorMessage: null as string | null }, cacheHit = false) => {
     const chat = responseToChat(response);
-    call.log({ ...outcome, respPayload: chat, respPayloadOriginal: response, usage: chat.usage, completionId: String(response.id ?? "") });
+    call.log({ ...outcome, respPayload: chat, respPayloadOriginal: response, usage: chat.usage, completionId: String(response.id ?? ""), cacheHit });
   };
   const opts = { signal: input.signal };
+  // The completion cache, as on every endpoint: keyed by the body OpenAI gets (the conversation
+  // Hone keeps written into its input).
+  const cache = nativeCache(ctx, controls.cache, { up: resolved, body, api: "responses" });
+  const hit = await cache.read();
+  if (hit) {
+    logAnswer(hit, { statusCode: 200, errorMessage: null }, true);
+    keep(hit);
+    if (!req.stream) return { kind: "response", response: hit, cache: "HIT", warning: null };
+    return { kind: "stream", events: batchOf(responseEvents(hit)), cache: "HIT", warning: null };
+  }
+  const cacheWhole = (response: Record<string, unknown> | null) => {
+    if (response?.status === "completed") cache.write(response);
+  };
   if (!req.stream) {
     try {
       const response = await api.create(body, opts);
       logAnswer(response);
       keep(response);
-      return { kind: "response", response, cache: null, warning: null };
+      cacheWhole(response);
+      return { kind: "response", response, cache: cache.status, warning: null };
     } catch (err) {
       throw call.failure(err);
     }
@@ -184,9 +202,13 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
       if (e.event === "response.completed" || e.event === "response.incomplete") keep(response);
       return undefined;
     },
-    (outcome) => (last ? logAnswer(last, outcome) : call.log({ ...outcome, respPayload: null })),
+    (outcome) => {
+      if (!last) return call.log({ ...outcome, respPayload: null });
+      logAnswer(last, outcome);
+      if (outcome.statusCode === 200) cacheWhole(last);
+    },
   );
-  return { kind: "stream", events, cache: null, warning: null };
+  return { kind: "stream", events, cache: cache.status, warning: null };
 }
 
 export type { Item };

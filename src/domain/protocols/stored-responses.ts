@@ -1,10 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
+import type { Caches } from "../../caches";
 import { dbOf, type Ctx } from "../../context";
 import { storedResponses } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { resultRows } from "../logs/internal";
-import { sanitizeJsonText } from "../logs/sanitize-json-text";
+import { sanitizeJsonText } from "../logs/store/sanitize-json-text";
 import type { Item } from "./responses-format";
 
 // Hone keeps the state of the Responses API itself, per project: previous_response_id continues a
@@ -13,16 +14,9 @@ import type { Item } from "./responses-format";
 /** How far back previous_response_id is followed. */
 const MAX_CHAIN = 1_000;
 
-type Save = { projectId: string; id: string; previousResponseId: string | null; input: Item[]; response: Record<string, unknown> };
-
-/** Per process: saves still in flight (a read of their id waits for them), and those not yet sent. */
-type Saves = { inFlight: Map<string, Promise<void>>; queued: { save: Save; resolve(): void; reject(err: unknown): void }[] };
-const savesByDeps = new WeakMap<Ctx["deps"], Saves>();
-const savesOf = (ctx: Ctx): Saves => {
-  let s = savesByDeps.get(ctx.deps);
-  if (!s) savesByDeps.set(ctx.deps, (s = { inFlight: new Map(), queued: [] }));
-  return s;
-};
+/** Per process (deps.caches.responseSaves): saves still in flight (a read of their id waits for them), and those not yet sent. */
+type Saves = Caches["responseSaves"];
+const savesOf = (ctx: Ctx): Saves => ctx.deps.caches.responseSaves;
 
 /**
  * How long a save waits for others to join its INSERT. Nobody waits for it meanwhile (a read of the
@@ -90,8 +84,7 @@ export function saveResponse(ctx: Ctx, r: { id: string; previousResponseId: stri
 
 /** Waits for every save still in flight on this process (shutdown, tests). */
 export async function settleResponseSaves(deps: Ctx["deps"]): Promise<void> {
-  const s = savesByDeps.get(deps);
-  if (s) await Promise.all(s.inFlight.values());
+  await Promise.all(deps.caches.responseSaves.inFlight.values());
 }
 
 /** After a miss, how long (ms) each retry waits: a response just finished on another process may not be committed yet. */

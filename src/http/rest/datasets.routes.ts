@@ -71,7 +71,7 @@ export const datasetsRoutes = [
     },
     response: { schema: W.EntriesCreationWire },
     errors: [400, 401, 404],
-    handler: async ({ ctx, params, body }) => entriesCreationToWire(await addDatasetEntries(ctx, { ...body, datasetId: params.datasetId } as never)),
+    handler: async ({ ctx, params, body }) => entriesCreationToWire(await addDatasetEntries(ctx, { ...body, datasetId: params.datasetId })),
   }),
   route({
     method: "post",

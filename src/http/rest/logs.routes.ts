@@ -70,7 +70,7 @@ export const logsRoutes = [
     body: { schema: UpdateMetadataInput, read: "object" },
     response: { schema: W.MatchedLogs },
     errors: [400, 401],
-    handler: ({ ctx, body }) => updateLogMetadata(ctx, body as never),
+    handler: ({ ctx, body }) => updateLogMetadata(ctx, body),
   }),
   route({
     method: "post",
@@ -82,7 +82,7 @@ export const logsRoutes = [
     body: { schema: z.object({ filters: UpdateMetadataInput.shape.filters, tags: UpdateMetadataInput.shape.metadata }), read: "object" },
     response: { schema: W.MatchedLogs },
     errors: [400, 401],
-    handler: ({ ctx, body }) => updateLogMetadata(ctx, { filters: body.filters, metadata: body.tags } as never),
+    handler: ({ ctx, body }) => updateLogMetadata(ctx, { filters: body.filters, metadata: body.tags }),
   }),
   route({
     method: "get",
@@ -98,7 +98,7 @@ export const logsRoutes = [
     errors: [400, 401],
     handler: async ({ ctx, deps, request, query }) => {
       // The verb checks both before the first row is read: a bad value is a 400, not a broken file.
-      const chunks = exportLogs(ctx, { format: (query.format || undefined) as never, filter: parseFilterParam(query.filter) as never });
+      const chunks = exportLogs(ctx, { format: query.format || undefined, filter: parseFilterParam(query.filter) });
       const format = query.format === "csv" ? "csv" : "jsonl";
       const encoder = new TextEncoder();
       const pacer = createPacer();
@@ -138,7 +138,7 @@ export const logsRoutes = [
     body: { schema: DeleteLogsInput, read: "object" },
     response: { schema: W.LogsDeletionWire },
     errors: [400, 401],
-    handler: ({ ctx, body }) => deleteLogs(ctx, body as never),
+    handler: ({ ctx, body }) => deleteLogs(ctx, body),
   }),
   route({
     method: "get",
@@ -167,7 +167,8 @@ export const logsRoutes = [
 ];
 
 /** ?filter= is a LogFilter as JSON; anything else is a 400 that says so. */
-function parseFilterParam(text: string | undefined): unknown {
+/** The `filter` parameter: JSON of a LogFilter (a 400 names what is wrong). */
+function parseFilterParam(text: string | undefined): z.output<typeof LogFilter> | null {
   if (text === undefined || text === "") return null;
   let value: unknown;
   try {

@@ -53,7 +53,7 @@ export const modelsRoutes = [
     body: { schema: CreateModelInput, read: "object" },
     response: { schema: W.ModelWire },
     errors: [400, 401, 404, 409],
-    handler: async ({ ctx, body }) => modelToWire(await createModel(ctx, body as never)),
+    handler: async ({ ctx, body }) => modelToWire(await createModel(ctx, body)),
   }),
   route({
     method: "get",
@@ -84,6 +84,6 @@ export const modelsRoutes = [
     body: { schema: CreateFineTuneInput, read: "object" },
     response: { schema: W.FineTuneCreated },
     errors: [400, 401, 404, 409],
-    handler: ({ ctx, body }) => createFineTune(ctx, body as never),
+    handler: ({ ctx, body }) => createFineTune(ctx, body),
   }),
 ];

@@ -24,17 +24,25 @@ type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Res
     ? { [K in Name]: string }
     : Record<never, string>;
 
-type BodyOf<R extends BodyRead | undefined> = R extends "object" ? Record<string, unknown> : R extends "json" ? unknown : undefined;
+/**
+ * The body as the handler sees it: typed as the input of the route's own schema, which the verb
+ * it is handed to parses (so a handler calls its verb without a cast). Not yet checked against it:
+ * "object" guarantees a JSON object, "json" any JSON value.
+ */
+type BodyOf<R extends BodyRead | undefined, S extends z.ZodType> = R extends "object" | "json" ? z.input<S> : undefined;
 
-export type RouteInput<P extends string, Q, R extends BodyRead | undefined, A extends Auth> = {
+export type RouteInput<P extends string, Q, R extends BodyRead | undefined, A extends Auth, S extends z.ZodType = z.ZodType> = {
   /** The authenticated caller; public routes have none. */
   ctx: A extends "public" ? null : Ctx;
   deps: Deps;
   request: Request;
   params: ParamsOf<P>;
-  /** The declared query parameters as they arrived (strings); the verb parses them. */
-  query: { [K in keyof Q]?: string };
-  body: BodyOf<R>;
+  /**
+   * The declared query parameters as they arrived (strings, unchecked), typed as their schemas'
+   * input: the verb they are handed to parses them.
+   */
+  query: { [K in keyof Q]?: Q[K] extends QueryParam ? z.input<Q[K]["schema"]> & string : string };
+  body: BodyOf<R, S>;
 };
 
 /** "project": a project API key (`Authorization: Bearer …`) is required; "public": no key. */
@@ -45,6 +53,7 @@ export type RestRoute<
   Q extends Record<string, QueryParam> = Record<string, QueryParam>,
   R extends BodyRead | undefined = BodyRead | undefined,
   A extends Auth = Auth,
+  S extends z.ZodType = z.ZodType,
 > = {
   method: "get" | "post" | "delete";
   /** Elysia syntax (`/models/:modelSlug`), relative to /api/v1; the document shows `{modelSlug}`. */
@@ -52,7 +61,7 @@ export type RestRoute<
   summary: string;
   tag: string;
   auth: A;
-  body?: { schema: z.ZodType; read: R & BodyRead; contentType?: string };
+  body?: { schema: S; read: R & BodyRead; contentType?: string };
   query?: Q;
   /** Request headers the route reads, for the document: name -> description. */
   headers?: Record<string, string>;
@@ -71,7 +80,7 @@ export type RestRoute<
   /** A route that only answers when the config enables it; otherwise a 404 with `reason`. */
   enabledIf?: { enabled: (config: Config) => boolean; reason: string };
   /** A plain value is sent as JSON; a Response (streams, raw text) is sent as it is. */
-  handler: (input: RouteInput<P, Q, R, A>) => unknown;
+  handler: (input: RouteInput<P, Q, R, A, S>) => unknown;
 };
 
 /** Declares a route; the identity, so the handler's params, query and body are typed from the declaration. */
@@ -80,7 +89,8 @@ export function route<
   const Q extends Record<string, QueryParam> = Record<never, QueryParam>,
   const R extends BodyRead | undefined = undefined,
   const A extends Auth = "project",
->(r: RestRoute<P, Q, R, A>): RestRoute {
+  S extends z.ZodType = z.ZodType,
+>(r: RestRoute<P, Q, R, A, S>): RestRoute {
   return r as unknown as RestRoute;
 }
 

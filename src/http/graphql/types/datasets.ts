@@ -1,3 +1,4 @@
+import { asInputOf } from "../../../verb-input";
 import {
   addDatasetEntries,
   createDataset,
@@ -14,6 +15,7 @@ import {
   setDatasetEntriesSplit,
   exportDatasetPage,
   importDatasetJsonl,
+  AddDatasetEntriesInput,
   type EntryFilter,
   type Dataset,
   type DatasetEntry,
@@ -326,7 +328,7 @@ builder.mutationFields((t) => ({
     resolve: (_, args, context) =>
       addDatasetEntries(projectCtx(context), {
         datasetId: String(args.input.datasetId),
-        entries: args.input.entries as never,
+        entries: asInputOf(AddDatasetEntriesInput.shape.entries, args.input.entries),
       }),
   }),
 }));

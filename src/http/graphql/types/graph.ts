@@ -1,5 +1,7 @@
 // The fields that join logs, entries and datasets, each resolved through a batch loader.
+import { asInputOf } from "../../../verb-input";
 import { importLogsToDataset, type ImportLogsResult } from "../../../domain/datasets";
+import { LogFilter } from "../../../domain/logs";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 import { DatasetEntryRef, DatasetRef } from "./datasets";
@@ -56,7 +58,7 @@ builder.mutationFields((t) => ({
       importLogsToDataset(projectCtx(c), {
         datasetId: a.input.datasetId == null ? a.input.datasetId : String(a.input.datasetId),
         newDatasetName: a.input.newDatasetName,
-        filter: a.input.filter as never,
+        filter: asInputOf(LogFilter, a.input.filter),
         logIds: a.input.logIds?.map(String),
         limit: a.input.limit,
       }),

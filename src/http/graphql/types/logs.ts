@@ -1,4 +1,5 @@
-import { deleteLogs, exportLogsPage, getLog, listLogs, type RequestLog } from "../../../domain/logs";
+import { deleteLogs, exportLogsPage, getLog, listLogs, LogFilter, type RequestLog } from "../../../domain/logs";
+import { asInputOf } from "../../../verb-input";
 import { DomainError } from "../../../errors";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
@@ -126,7 +127,7 @@ builder.queryFields((t) => ({
       first: t.arg.int({ required: false }),
       after: t.arg.string({ required: false }),
     },
-    resolve: (_, a, c) => exportLogsPage(projectCtx(c), { filter: a.filter as never, first: a.first, after: a.after }),
+    resolve: (_, a, c) => exportLogsPage(projectCtx(c), { filter: asInputOf(LogFilter, a.filter), first: a.first, after: a.after }),
   }),
   logs: t.connection({
     type: RequestLogRef,
@@ -136,7 +137,7 @@ builder.queryFields((t) => ({
       if (args.last != null || args.before != null) {
         throw new DomainError("VALIDATION", "Input validation failed", { issues: [{ message: "logs page forward only: use first and after" }] });
       }
-      const page = await listLogs(projectCtx(c), { filter: args.filter as never, first: args.first, after: args.after });
+      const page = await listLogs(projectCtx(c), { filter: asInputOf(LogFilter, args.filter), first: args.first, after: args.after });
       return {
         edges: page.logs.map((node) => ({ cursor: Buffer.from(node.id).toString("base64url"), node })),
         pageInfo: {
@@ -171,6 +172,6 @@ builder.mutationFields((t) => ({
       dryRun: t.arg.boolean({ required: false }),
       all: t.arg.boolean({ required: false }),
     },
-    resolve: (_, args, c) => deleteLogs(projectCtx(c), { filter: args.filter as never, dryRun: args.dryRun, all: args.all }),
+    resolve: (_, args, c) => deleteLogs(projectCtx(c), { filter: asInputOf(LogFilter, args.filter), dryRun: args.dryRun, all: args.all }),
   }),
 }));

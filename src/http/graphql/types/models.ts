@@ -1,4 +1,5 @@
-import { createModel, deleteModel, getModel, listModels, type Model } from "../../../domain/models";
+import { CreateModelInput, createModel, deleteModel, getModel, listModels, type Model } from "../../../domain/models";
+import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 import { DatasetRef } from "./datasets";
@@ -44,7 +45,12 @@ builder.mutationFields((t) => ({
   createModel: t.field({
     type: ModelRef,
     args: { input: t.arg({ type: CreateModelInputRef }) },
-    resolve: (_, a, c) => createModel(projectCtx(c), { ...a.input, datasetId: String(a.input.datasetId), trainingConfig: a.input.trainingConfig as never }),
+    resolve: (_, a, c) =>
+      createModel(projectCtx(c), {
+        ...a.input,
+        datasetId: String(a.input.datasetId),
+        trainingConfig: asInputOf(CreateModelInput.shape.trainingConfig, a.input.trainingConfig),
+      }),
   }),
   deleteModel: t.field({
     type: "String",

@@ -1,4 +1,5 @@
-import { logUsage, type Usage, type UsageFigures, type UsageGroup, type UsagePoint } from "../../../domain/logs";
+import { logUsage, type Usage, type UsageFigures, type UsageGroup, type UsagePoint, UsageInput } from "../../../domain/logs";
+import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
 import { LogFilterInput } from "./logs";
 
@@ -58,6 +59,6 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: LogFilterInput, required: false }),
     },
     // The verb parses its input: GraphQL strings go in as they are.
-    resolve: (_, args, c) => logUsage(projectCtx(c), { ...args, groupBy: args.groupBy ?? undefined } as never),
+    resolve: (_, args, c) => logUsage(projectCtx(c), asInputOf(UsageInput, { ...args, groupBy: args.groupBy ?? undefined })),
   }),
 }));

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Queryable } from "../../db/client";
-import { resultRows } from "./internal";
+import type { Queryable } from "../../../db/client";
+import { resultRows } from "../internal";
 
 export type PayloadSizes = { req: number; resp: number };
 

@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../context";
-import type { Queryable } from "../../db/client";
-import { jsonText } from "../../json-text";
-import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
+import { dbOf, type BaseCtx } from "../../../context";
+import type { Queryable } from "../../../db/client";
+import { jsonText } from "../../../json-text";
+import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../../limits";
 import { sanitizeJsonText } from "./sanitize-json-text";
 import { inputPreviewOf, outputPreviewOf } from "./previews";
 import { searchTextOf } from "./search-text";
-import type { NewRequestLog } from "./schemas";
+import type { NewRequestLog } from "../schemas";
 
 const INT4_MAX = 2_147_483_647;
 

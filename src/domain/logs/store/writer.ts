@@ -1,4 +1,4 @@
-import type { NewRequestLog } from "./schemas";
+import type { NewRequestLog } from "../schemas";
 
 /** Where the gateway and the report verbs hand their logs; src/log-writer/ holds the implementations. */
 export type LogWriter = {

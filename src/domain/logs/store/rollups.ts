@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
-import { type BaseCtx, type Ctx, dbOf } from "../../context";
-import type { Queryable } from "../../db/client";
-import { logIdAt, resultRows } from "./internal";
+import { type BaseCtx, type Ctx, dbOf } from "../../../context";
+import type { Queryable } from "../../../db/client";
+import { logIdAt, resultRows } from "../internal";
 
 // Usage rollups: per project and closed UTC hour, the requests, errors, tokens, cost and a latency
 // histogram of the logs, per model / provider / source / status class (usage_hourly) and per value

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../context";
-import type { Queryable } from "../../db/client";
-import { logIdAt, resultRows } from "./internal";
+import { dbOf, type BaseCtx } from "../../../context";
+import type { Queryable } from "../../../db/client";
+import { logIdAt, resultRows } from "../internal";
 
 // request_logs and request_log_bodies are partitioned by range of id, one partition per UTC day
 // (migration 20261124040306_partition_logs). Days, not months: retention then frees disk a day at

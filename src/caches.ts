@@ -1,0 +1,42 @@
+import { createSignInThrottle, type SignInThrottle } from "./domain/sessions/throttle";
+import type { ChatCompletion, EmbeddingList } from "./providers/types";
+
+// What verbs keep in process memory between calls, one set per Deps (so the tests, each with their
+// own Deps, never share any), built whole with them in src/compose.ts. Each is read and written by
+// the verb file named beside it, on deps.clock.
+
+/** An answer of the completion cache kept in memory. */
+export type RememberedAnswer = { response: ChatCompletion | EmbeddingList | Record<string, unknown>; createdAt: Date; expiresAt: Date; bytes: number };
+
+/** A Responses API response being written to the database (domain/protocols/stored-responses.ts). */
+export type PendingResponseSave = {
+  save: { projectId: string; id: string; previousResponseId: string | null; input: Record<string, unknown>[]; response: Record<string, unknown> };
+  resolve(): void;
+  reject(err: unknown): void;
+};
+
+export type Caches = {
+  /** Authenticated API keys by hash (domain/projects/authenticate-api-key.ts); each revocation bumps `generation`. */
+  apiKeys: { entries: Map<string, { value: { projectId: string; keyId: string }; expires: number }>; generation: number };
+  /** Decrypted provider credentials, per project then per kind (domain/projects/get-upstream-credentials.ts). */
+  credentials: Map<string, Map<string, { value: unknown; expires: number }>>;
+  /** Completion-cache answers served from memory, least recently used first (domain/cache/cache-store.ts). */
+  answers: { entries: Map<string, RememberedAnswer>; bytes: number };
+  /** Failed sign-ins per address and token prefix (domain/sessions/sign-in-throttle.ts). */
+  signIns: SignInThrottle;
+  /** The log partitions' id ranges, newest first, and when they were read (domain/logs/list-logs.ts). */
+  logSlices: { at: number; slices: { lo: string | null; hi: string | null }[] } | null;
+  /** Stored Responses being written: by id, and those not yet sent (domain/protocols/stored-responses.ts). */
+  responseSaves: { inFlight: Map<string, Promise<void>>; queued: PendingResponseSave[] };
+};
+
+export function createCaches(clock: () => Date): Caches {
+  return {
+    apiKeys: { entries: new Map(), generation: 0 },
+    credentials: new Map(),
+    answers: { entries: new Map(), bytes: 0 },
+    signIns: createSignInThrottle(() => clock().getTime()),
+    responseSaves: { inFlight: new Map(), queued: [] },
+    logSlices: null,
+  };
+}

@@ -1,0 +1,37 @@
+import type { Ctx } from "../../context";
+import { cacheKey } from "../cache/cache-key";
+import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
+import type { CacheMode } from "../completions/schemas";
+import type { Upstream } from "../completions/resolve-upstream";
+
+/**
+ * The completion cache for an answer passed through as the provider gave it (a Message from
+ * Anthropic, a Response from OpenAI), with the same modes as the chat gateway (op-cache or
+ * hone.cache): read before the call, written once the answer is whole. `status` is what the
+ * x-hone-cache header says on a call that is not a hit (MISS when a mode was asked for).
+ */
+export function nativeCache(
+  ctx: Ctx,
+  mode: CacheMode | null | undefined,
+  request: { up: Upstream; body: Record<string, unknown>; api: "messages" | "responses" },
+) {
+  const key = mode
+    ? cacheKey({ projectId: ctx.projectId, target: request.up.target, upstreamModel: request.up.upstreamModel, body: request.body, api: request.api })
+    : null;
+  return {
+    status: mode ? ("MISS" as const) : null,
+    async read(): Promise<Record<string, unknown> | null> {
+      if (!key || (mode !== "readWrite" && mode !== "readOnly")) return null;
+      const hit = await readCacheEntry<Record<string, unknown>>(ctx, key);
+      ctx.deps.metrics.cacheLookup(hit ? "hit" : "miss");
+      return hit?.response ?? null;
+    },
+    /** Off the answer's path: a cache that cannot be written only costs a miss later. */
+    write(answer: Record<string, unknown>): void {
+      if (!key || (mode !== "readWrite" && mode !== "writeOnly")) return;
+      writeCacheEntry(ctx, key, answer).catch((err: unknown) => {
+        ctx.deps.logger.warn("cache write failed", { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
+      });
+    },
+  };
+}
