@@ -1,6 +1,7 @@
 import { systemCtx } from "../context";
 import type { Deps } from "../deps";
 import { deleteExpiredLogs, dropExpiredLogPartitions, dropExpiredUsageRollups, ensureLogPartitions } from "../domain/logs";
+import { deleteExpiredResponses } from "../domain/protocols";
 import { startPeriodic, type Periodic } from "./periodic";
 
 const HOUR = 60 * 60 * 1000;
@@ -8,8 +9,8 @@ const HOUR = 60 * 60 * 1000;
 /**
  * Keeps the log partitions: shortly after start and then hourly, creates the day partitions ahead
  * and enforces HONE_LOG_RETENTION_DAYS by dropping the days wholly past the limit (hour-aligned),
- * then deleting in small batches what is past it in the day it falls in, and the usage rollups of
- * the hours that are gone. Several processes may run it at once: an advisory lock gives partition
+ * then deleting in small batches what is past it in the day it falls in, the usage rollups of the
+ * hours that are gone, and the stored Responses API conversations as old. Several processes may run it at once: an advisory lock gives partition
  * work to one of them, and their batched deletes do not conflict.
  */
 export function startLogRetention(deps: Deps, opts: { intervalMs?: number; firstRunMs?: number } = {}): Periodic {
@@ -28,6 +29,8 @@ export function startLogRetention(deps: Deps, opts: { intervalMs?: number; first
       await dropExpiredLogPartitions(ctx, before);
       const deleted = await deleteExpiredLogs(ctx, { before });
       await dropExpiredUsageRollups(ctx, before);
+      // The Responses API's stored conversations hold what the logs hold: kept as long.
+      await deleteExpiredResponses(ctx, { before });
       return deleted;
     },
   });

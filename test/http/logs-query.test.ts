@@ -7,8 +7,8 @@ import { createLogger } from "../../src/logger";
 import { createTestApp, testConfig, type TestApp } from "../helpers/app";
 import { logsOf } from "../helpers/logs";
 import { captureQueries } from "../helpers/queries";
-import { inArray } from "drizzle-orm";
-import { requestLogBodies } from "../../src/db/schema";
+import { eq, inArray } from "drizzle-orm";
+import { requestLogBodies, storedResponses } from "../../src/db/schema";
 import { gql } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
 
@@ -169,6 +169,9 @@ describe("retention (HONE_LOG_RETENTION_DAYS)", () => {
     };
     await insertRequestLogs(systemCtx(t.deps, "test"), [young]);
 
+    const stored = (id: string, createdAt: Date) => ({ id, projectId: proj.projectId, previousResponseId: null, input: [], response: { id }, createdAt });
+    await t.deps.database.db.insert(storedResponses).values([stored("resp_old", new Date()), stored("resp_young", future)]);
+
     // The clock says 30 days and 1 hour have passed.
     const later = new Date(Date.now() + 30 * 24 * 3600_000 + 3600_000);
     const deps = createDeps({
@@ -187,6 +190,9 @@ describe("retention (HONE_LOG_RETENTION_DAYS)", () => {
     }
     const left = await logsOf(t, proj.projectId);
     expect(left.map((l) => l.completionId)).toEqual(["young"]);
+    // Stored Responses API conversations are kept as long as the logs: the old one went, the young one stayed.
+    const kept = await t.deps.database.db.select({ id: storedResponses.id }).from(storedResponses).where(eq(storedResponses.projectId, proj.projectId));
+    expect(kept.map((r) => r.id)).toEqual(["resp_young"]);
     const orphanBodies = await t.deps.database.db.select().from(requestLogBodies).where(inArray(requestLogBodies.logId, oldIds));
     expect(orphanBodies).toHaveLength(0);
   });

@@ -18,5 +18,6 @@ export const storedResponses = pgTable(
     response: jsonb("response").$type<Record<string, unknown>>().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index().on(t.projectId, t.id)],
+  // created_at: retention deletes the oldest first (HONE_LOG_RETENTION_DAYS).
+  (t) => [index().on(t.projectId, t.id), index().on(t.createdAt)],
 );

@@ -1,4 +1,4 @@
 export { anthropicModel, countMessageTokens, CountTokensRequest, createMessage, type MessageResult, MessagesRequest } from "./create-message";
 export { createResponse, type ResponseResult } from "./create-response";
 export { ResponsesRequest } from "./responses-format";
-export { deleteStoredResponse, getStoredResponse, listInputItems, settleResponseSaves } from "./stored-responses";
+export { deleteExpiredResponses, deleteStoredResponse, getStoredResponse, listInputItems, settleResponseSaves } from "./stored-responses";

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Caches } from "../../caches";
-import { dbOf, type Ctx } from "../../context";
+import { type BaseCtx, dbOf, type Ctx } from "../../context";
 import { storedResponses } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { resultRows } from "../logs/internal";
@@ -168,6 +168,24 @@ export async function deleteStoredResponse(ctx: Ctx, id: string): Promise<{ id: 
     return gone.length ? true : undefined;
   });
   return { id, object: "response", deleted: true };
+}
+
+/**
+ * Deletes the stored Responses older than `before` (HONE_LOG_RETENTION_DAYS: they hold what the
+ * logs hold), across projects, in batches so no statement holds locks for long. Returns how many.
+ */
+export async function deleteExpiredResponses(ctx: BaseCtx, input: { before: Date; batchSize?: number }): Promise<number> {
+  const batchSize = input.batchSize ?? 2_000;
+  let deleted = 0;
+  for (;;) {
+    const gone = resultRows<{ id: string }>(
+      await dbOf(ctx).execute(sql`delete from ${storedResponses} where id in (
+        select id from ${storedResponses} where created_at < ${input.before.toISOString()}::timestamptz order by created_at limit ${batchSize} for update skip locked)
+        returning id`),
+    );
+    deleted += gone.length;
+    if (gone.length < batchSize) return deleted;
+  }
 }
 
 export const InputItemsQuery = z.object({

@@ -1,0 +1,1 @@
+CREATE INDEX "stored_responses_created_at_index" ON "stored_responses" ("created_at");
