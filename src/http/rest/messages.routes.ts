@@ -21,7 +21,7 @@ const HEADERS = {
   "x-api-key": "the project API key (or Authorization: Bearer)",
   "anthropic-beta": "forwarded to Anthropic",
   "op-log-request": "true | false (default true)",
-  "op-cache": "readWrite | readOnly | writeOnly (models other than Anthropic's)",
+  "op-cache": "readWrite | readOnly | writeOnly | true | false",
   "op-tags": "JSON object of metadata tags",
 };
 
