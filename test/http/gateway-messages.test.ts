@@ -133,6 +133,30 @@ describe("to Anthropic: passed through as it is", () => {
     expect(anthropicFake.requests.length).toBe(before + 1);
   });
 
+  test("op-cache on Anthropic: a streamed Message larger than Hone holds is answered but not cached", async () => {
+    const small = await createTestApp({ env: { ANTHROPIC_BASE_URL: anthropicFake.url, HONE_MAX_LOGGED_PAYLOAD_BYTES: String(64 * 1024) } });
+    const smallServer = serve(small.app);
+    try {
+      await storeProviderKey(small, "anthropic", ANTHROPIC_KEY);
+      const client = new Anthropic({ baseURL: `${smallServer.url}/api`, apiKey: small.project.apiKey, maxRetries: 0 });
+      const body = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user" as const, content: "x".repeat(70_000) }] };
+      const streamed = await client.messages.stream(body, { headers: { "op-cache": "readWrite" } }).finalMessage();
+      expect((streamed.content[0] as { text: string }).text.length).toBeGreaterThan(70_000);
+      const before = anthropicFake.requests.length;
+      const again = await fetch(`${smallServer.url}/api/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": small.project.apiKey, "content-type": "application/json", "op-cache": "readOnly" },
+        body: JSON.stringify({ ...body, stream: true }),
+      });
+      expect(again.headers.get("x-hone-cache")).toBe("MISS");
+      expect(await again.text()).toContain("message_stop");
+      expect(anthropicFake.requests.length).toBe(before + 1);
+    } finally {
+      await smallServer.stop();
+      await small.close();
+    }
+  });
+
   test("countTokens is Anthropic's own count", async () => {
     const count = await sdk.messages.countTokens({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }] });
     expect(anthropicFake.requests.at(-1)!.path).toBe("/v1/messages/count_tokens");

@@ -26,9 +26,13 @@ export function nativeCache(
       ctx.deps.metrics.cacheLookup(hit ? "hit" : "miss");
       return hit?.response ?? null;
     },
-    /** Off the answer's path: a cache that cannot be written only costs a miss later. */
+    /**
+     * Off the answer's path: a cache that cannot be written only costs a miss later. An answer
+     * larger than Hone holds (HONE_MAX_LOGGED_PAYLOAD_BYTES: a long stream, put together) is not kept.
+     */
     write(answer: Record<string, unknown>): void {
       if (!key || (mode !== "readWrite" && mode !== "writeOnly")) return;
+      if (JSON.stringify(answer).length > ctx.deps.config.maxLoggedPayloadBytes) return;
       writeCacheEntry(ctx, key, answer).catch((err: unknown) => {
         ctx.deps.logger.warn("cache write failed", { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
       });

@@ -148,15 +148,19 @@ export async function conversationOf(ctx: Ctx, id: string): Promise<Item[]> {
   });
 }
 
-export async function getStoredResponse(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
-  const row = await findStored(ctx, id, async () => {
+/** A stored response of the project, its input items and the Response (404 when there is none). */
+function storedRow(ctx: Ctx, id: string): Promise<{ input: Item[]; response: Record<string, unknown> }> {
+  return findStored(ctx, id, async () => {
     const [found] = await dbOf(ctx)
-      .select({ response: storedResponses.response })
+      .select({ input: storedResponses.input, response: storedResponses.response })
       .from(storedResponses)
       .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)));
     return found;
   });
-  return row.response;
+}
+
+export async function getStoredResponse(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
+  return (await storedRow(ctx, id)).response;
 }
 
 export async function deleteStoredResponse(ctx: Ctx, id: string): Promise<{ id: string; object: "response"; deleted: true }> {
@@ -197,13 +201,7 @@ export const InputItemsQuery = z.object({
 /** GET /responses/{id}/input_items: the response's own input items, a page at a time. */
 export async function listInputItems(ctx: Ctx, id: string, query: unknown) {
   const q = parseInput(InputItemsQuery, query);
-  const row = await findStored(ctx, id, async () => {
-    const [found] = await dbOf(ctx)
-      .select({ input: storedResponses.input })
-      .from(storedResponses)
-      .where(and(eq(storedResponses.projectId, ctx.projectId), eq(storedResponses.id, id)));
-    return found;
-  });
+  const row = await storedRow(ctx, id);
   const items = q.order === "asc" ? row.input : [...row.input].reverse();
   const from = q.after ? items.findIndex((i) => i.id === q.after) + 1 : 0;
   const data = items.slice(from, from + q.limit);
