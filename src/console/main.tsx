@@ -3,14 +3,17 @@ import "@mantine/notifications/styles.css";
 import { type CSSVariablesResolver, Center, createTheme, darken, Loader, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
 import { ModalsProvider } from "@mantine/modals";
 import { Notifications } from "@mantine/notifications";
-import { QueryClientProvider, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, QueryClientProvider, useQuery, useQueryClient } from "@tanstack/react-query";
+import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { RouterProvider } from "@tanstack/react-router";
 import { StrictMode, useEffect, useState } from "react";
+import type { AppRouter } from "../http/trpc/router";
 import { createRoot } from "react-dom/client";
 import { ErrorAlert } from "./components/error-alert";
 import { SessionContext } from "./lib/session";
 import { ShortcutsProvider } from "./lib/shortcuts";
-import { createClient, createQueryClient, errorCodeOf, onSessionEnded, replaceSession, TRPCProvider, useTRPC } from "./lib/trpc";
+import { type Client, createClient, createQueryClient, errorCodeOf, onSessionEnded, replaceSession, TRPCProvider, useTRPC } from "./lib/trpc";
+import { prefetchLogsPage } from "./pages/logs/first-page";
 import { SignInPage } from "./pages/sign-in";
 import { router } from "./router";
 
@@ -75,9 +78,18 @@ function Gate() {
   );
 }
 
-function App() {
-  const [queryClient] = useState(createQueryClient);
-  const [trpcClient] = useState(createClient);
+/**
+ * A first load of the Logs page asks for its rows now, alongside the session check and the page's
+ * modules (preloaded by the HTML), rather than once both are done.
+ */
+function prefetchForLocation(queryClient: QueryClient, client: Client) {
+  const location = router.parseLocation(router.history.location);
+  if (location.pathname !== "/" && location.pathname !== "/logs" && !location.pathname.startsWith("/logs/")) return;
+  const trpc = createTRPCOptionsProxy<AppRouter>({ client, queryClient });
+  prefetchLogsPage(queryClient, trpc, client, location.pathname === "/" ? {} : location.search);
+}
+
+function App({ queryClient, trpcClient }: { queryClient: QueryClient; trpcClient: Client }) {
   return (
     <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager} cssVariablesResolver={cssVariablesResolver}>
       <Notifications position="top-right" autoClose={3000} limit={3} />
@@ -94,8 +106,11 @@ function App() {
   );
 }
 
+const queryClient = createQueryClient();
+const trpcClient = createClient();
+prefetchForLocation(queryClient, trpcClient);
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <App />
+    <App queryClient={queryClient} trpcClient={trpcClient} />
   </StrictMode>,
 );

@@ -47,10 +47,15 @@ describe("console sign-in", () => {
   test("signed out, / shows the sign-in form", async () => {
     const { context, page } = await freshPage();
     try {
+      // A first load asks for the logs before the session is known: refused, quietly.
+      const logsRefused = page.waitForResponse((r) => r.url().includes("/trpc/logs.list"));
       await page.goto(hone.url);
+      expect((await logsRefused).status()).toBe(401);
       await expect(page.getByLabel("API key").getAttribute("type")).resolves.toBe("password");
       expect(await page.getByRole("button", { name: "Sign in" }).isVisible()).toBe(true);
       expect(await page.getByRole("link", { name: "Logs" }).count()).toBe(0);
+      // Nobody was signed in: no "session ended", just the form.
+      expect(await page.getByText(ENDED).count()).toBe(0);
       await shot(page, "sign-in");
     } finally {
       await context.close();

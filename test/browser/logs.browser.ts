@@ -152,6 +152,39 @@ describe("request logs", () => {
     await shot(page, "logs-list");
   });
 
+  test("a first load asks for the rows alongside the session check, once, with the page's chunks preloaded", async () => {
+    const events: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith("/trpc/")) events.push(`request ${path.slice(6)}`);
+    };
+    const onResponse = (r: { url(): string }) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith("/trpc/")) events.push(`response ${path.slice(6)}`);
+    };
+    page.on("request", onRequest);
+    page.on("response", onResponse);
+    try {
+      await page.goto(`${hone.url}/logs?model=gpt-4o`);
+      await bodyRows().first().waitFor();
+      expect(new Set(await column("model"))).toEqual(new Set(["openai:gpt-4o"]));
+      await page.waitForTimeout(300);
+    } finally {
+      page.off("request", onRequest);
+      page.off("response", onResponse);
+    }
+    const lists = events.filter((e) => e.startsWith("request ") && e.includes("logs.list"));
+    // The page found the prefetched rows: it did not ask again.
+    expect(lists).toHaveLength(1);
+    // Asked before the session check answered, not after it.
+    const sessionAnswered = events.findIndex((e) => e.startsWith("response ") && e.includes("session.me"));
+    expect(sessionAnswered).toBeGreaterThan(-1);
+    expect(events.indexOf(lists[0]!)).toBeLessThan(sessionAnswered);
+    // The page's own chunk was asked for by the HTML, not after the shell ran.
+    const html = await (await fetch(`${hone.url}/logs`)).text();
+    expect(html).toContain('rel="modulepreload"');
+  });
+
   test("filter by model, status class, status code, source: the rows match the seed", async () => {
     const s = hone.seeded!;
     await openLogs();

@@ -40,6 +40,43 @@ describe("the console is served by Hone itself", () => {
     expect((await get("/console/assets/nope.js")).status).toBe(404);
   });
 
+  test("a page's HTML preloads that page's chunks alongside the shell, and every one is served", async () => {
+    const preloads = async (path: string) => {
+      const html = await (await get(path)).text();
+      return [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]!);
+    };
+    // Which page components the preloaded chunks export (the router imports each by its name).
+    const pagesIn = async (hrefs: string[]) => {
+      const names = new Set<string>();
+      for (const href of hrefs) {
+        expect(href).not.toMatch(/\/main-/);
+        const res = await get(href);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toContain("javascript");
+        for (const clause of (await res.text()).matchAll(/export\s*\{([^}]*)\}/g)) {
+          for (const part of clause[1]!.split(",")) {
+            const name = part
+              .trim()
+              .split(/\s+as\s+/)
+              .pop()!;
+            if (/Page$|^LogDetail$/.test(name)) names.add(name);
+          }
+        }
+      }
+      return [...names].sort();
+    };
+    const logs = await preloads("/logs");
+    expect(await pagesIn(logs)).toEqual(["LogsPage"]);
+    // "/" goes on to the logs; a log's own path also needs its drawer.
+    expect(await preloads("/")).toEqual(logs);
+    const detail = await preloads("/logs/log_0123");
+    expect(detail).toEqual(expect.arrayContaining(logs));
+    expect(await pagesIn(detail)).toEqual(["LogDetail", "LogsPage"]);
+    expect(await pagesIn(await preloads("/usage"))).toEqual(["UsagePage"]);
+    expect(await pagesIn(await preloads("/datasets/ds_1"))).toEqual(["DatasetPage"]);
+    expect(await pagesIn(await preloads("/datasets"))).toEqual(["DatasetsPage"]);
+  }, 30_000);
+
   test("the API keeps its paths and its JSON errors", async () => {
     expect((await get("/health")).status).toBe(200);
     const unknown = await get("/not-a-page");

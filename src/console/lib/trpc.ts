@@ -38,7 +38,13 @@ const reportEnded = (error: unknown) => {
 
 export function createQueryClient(): QueryClient {
   return new QueryClient({
-    queryCache: new QueryCache({ onError: reportEnded }),
+    // A prefetch sent before the session was checked (meta.beforeSession) fails quietly when
+    // nobody is signed in: the sign-in page is the answer, not "your session ended".
+    queryCache: new QueryCache({
+      onError: (error, query) => {
+        if (!query.meta?.beforeSession) reportEnded(error);
+      },
+    }),
     mutationCache: new MutationCache({
       // A refused sign-in is the sign-in form's own error (a bad key), not a session that ended.
       onError: (error, _variables, _result, mutation) => {
@@ -87,6 +93,8 @@ export function createClient() {
 }
 
 export type Client = ReturnType<typeof createClient>;
+/** The typed query options and keys of every procedure (what `useTRPC()` answers). */
+export type Trpc = ReturnType<typeof useTRPC>;
 
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 export type RouterInputs = inferRouterInputs<AppRouter>;

@@ -7,8 +7,30 @@ export const ASSETS_PATH = "/console/assets/";
 const ENTRY = fileURLToPath(new URL("../../console/main.tsx", import.meta.url));
 
 type Asset = { body: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer>; type: string };
+
+/**
+ * The console's pages (src/console/router.tsx): per section, the page components a path shows at
+ * each depth (`/logs`: the list; `/logs/<logId>`: the list and its drawer), by the name their lazy
+ * chunk exports. A reload or a shared link of any of them gets the console, with its page's chunks
+ * preloaded alongside the shell; any other path is not a page (a browser gets the not-found page,
+ * see app.ts).
+ */
+const PAGES: Record<string, string[][]> = {
+  logs: [["LogsPage"], ["LogsPage", "LogDetail"]],
+  usage: [["UsagePage"]],
+  settings: [["SettingsPage"]],
+  datasets: [["DatasetsPage"], ["DatasetPage"]],
+  models: [["ModelsPage"], ["ModelPage"]],
+  criteria: [["CriteriaPage"], ["CriterionPage"]],
+  evaluations: [["EvaluationsPage"], ["EvaluationPage"]],
+  playground: [["PlaygroundPage"]],
+};
+/** "/" sends the browser on to the logs. */
+const HOME = "logs";
+
 export type ConsoleBundle = {
-  html: string;
+  /** The page for a console path: the shell, with the modules of that path's page preloaded. */
+  htmlFor(path: string): string;
   assets: Map<string, Asset>;
   /** Gzipped bytes a first page load fetches: the entry script, the chunks it imports statically, the style sheet. */
   initialGzipBytes: number;
@@ -16,10 +38,12 @@ export type ConsoleBundle = {
   buildMs: number;
 };
 
-function pageHtml(script: string, styles: string[]): string {
+function pageHtml(script: string, styles: string[], preload: string[]): string {
+  // The shell's script first (it is asked for first), then the page's modules.
   const links = styles.map((href) => `<link rel="stylesheet" href="${href}">`).join("");
+  const preloads = preload.map((href) => `<link rel="modulepreload" href="${href}">`).join("");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Hone</title><link rel="icon" href="data:,"><meta name="color-scheme" content="light dark">${links}<script type="module" src="${script}"></script></head>
+<title>Hone</title><link rel="icon" href="data:,"><meta name="color-scheme" content="light dark">${links}<script type="module" src="${script}"></script>${preloads}</head>
 <body><div id="root"></div><noscript>The Hone console needs JavaScript. The API works without it: see /api/v1/docs.</noscript></body></html>`;
 }
 
@@ -31,10 +55,45 @@ function staticImportsOf(code: string): string[] {
   return out;
 }
 
+/** The names a chunk exports (`export { a as LogsPage, b }`): minifying keeps them. */
+function exportsOf(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(/export\s*\{([^}]*)\}/g)) {
+    for (const part of m[1]!.split(",")) {
+      const name = part
+        .trim()
+        .split(/\s+as\s+/)
+        .pop();
+      if (name) out.push(name);
+    }
+  }
+  return out;
+}
+
+/** The files `names` import statically, themselves included, transitively. */
+function closureOf(assets: Map<string, Asset>, names: string[]): Set<string> {
+  const out = new Set<string>();
+  const queue = [...names];
+  while (queue.length) {
+    const name = queue.pop()!;
+    if (out.has(name)) continue;
+    out.add(name);
+    const asset = assets.get(name);
+    if (!asset || !name.endsWith(".js")) continue;
+    for (const spec of staticImportsOf(new TextDecoder().decode(asset.body))) {
+      const dep = spec.replace(ASSETS_PATH, "").replace(/^\.\//, "");
+      if (assets.has(dep)) queue.push(dep);
+    }
+  }
+  return out;
+}
+
 /**
  * Bundles the console with Bun's bundler, in memory: minified, split per page (each section's page
- * is its own chunk), hashed names so the files can be cached forever. Takes about half a second;
- * `bun run start` does it once at start, so the user runs no build step.
+ * is its own chunk, loaded when first opened), hashed names so the files can be cached forever.
+ * The HTML of a path preloads that path's page chunks (`<link rel="modulepreload">`) while the
+ * shell loads, rather than after it ran. Takes about half a second; `bun run start` does it once
+ * at start, so the user runs no build step.
  */
 export async function buildConsole(): Promise<ConsoleBundle> {
   const started = performance.now();
@@ -42,7 +101,7 @@ export async function buildConsole(): Promise<ConsoleBundle> {
     entrypoints: [ENTRY],
     target: "browser",
     splitting: true,
-    minify: true,
+    minify: process.env.HONE_NO_MINIFY !== "1",
     publicPath: ASSETS_PATH,
     naming: { entry: "[name]-[hash].[ext]", chunk: "chunk-[hash].[ext]", asset: "[name]-[hash].[ext]" },
     define: { "process.env.NODE_ENV": '"production"' },
@@ -64,26 +123,40 @@ export async function buildConsole(): Promise<ConsoleBundle> {
     if (out.kind === "entry-point") entry = name;
     else if (name.endsWith(".css")) styles.push(name);
   }
-  // What the first page costs: the entry, what it imports statically (transitively), the styles.
-  const initial = new Set<string>(styles);
-  const queue = [entry];
-  while (queue.length) {
-    const name = queue.pop()!;
-    if (initial.has(name)) continue;
-    initial.add(name);
-    const asset = assets.get(name);
-    if (!asset) continue;
-    for (const spec of staticImportsOf(new TextDecoder().decode(asset.body))) {
-      const dep = spec.replace(ASSETS_PATH, "").replace(/^\.\//, "");
-      if (assets.has(dep)) queue.push(dep);
-    }
+  // Which chunk holds each page component (the router imports it by that name).
+  const chunkOf = new Map<string, string>();
+  for (const [name, asset] of assets) {
+    if (name.endsWith(".js") && name !== entry) for (const e of exportsOf(new TextDecoder().decode(asset.body))) chunkOf.set(e, name);
   }
-  const initialGzipBytes = [...initial].reduce((sum, n) => sum + (assets.get(n)?.gzip.byteLength ?? 0), 0);
+  const shell = closureOf(assets, [entry]);
+  // What the first page costs: the entry, what it imports statically (transitively), the styles.
+  const initialGzipBytes = [...shell, ...styles].reduce((sum, n) => sum + (assets.get(n)?.gzip.byteLength ?? 0), 0);
+  const html = new Map<string, string>();
+  for (const [section, depths] of Object.entries(PAGES)) {
+    depths.forEach((modules, depth) => {
+      const outputs = modules.map((m) => chunkOf.get(m));
+      if (outputs.some((o) => !o)) throw new Error(`The console's bundle has no chunk exporting ${modules.join(", ")}`);
+      const preload = [...closureOf(assets, outputs as string[])].filter((n) => !shell.has(n));
+      html.set(
+        `${section}/${depth}`,
+        pageHtml(
+          ASSETS_PATH + entry,
+          styles.map((s) => ASSETS_PATH + s),
+          preload.map((n) => ASSETS_PATH + n),
+        ),
+      );
+    });
+  }
+  const shellOnly = pageHtml(
+    ASSETS_PATH + entry,
+    styles.map((s) => ASSETS_PATH + s),
+    [],
+  );
   return {
-    html: pageHtml(
-      ASSETS_PATH + entry,
-      styles.map((s) => ASSETS_PATH + s),
-    ),
+    htmlFor(path) {
+      const where = pageOf(path);
+      return (where && html.get(`${where.section || HOME}/${where.depth}`)) ?? shellOnly;
+    },
     assets,
     initialGzipBytes,
     totalGzipBytes,
@@ -91,20 +164,19 @@ export async function buildConsole(): Promise<ConsoleBundle> {
   };
 }
 
-/**
- * The console's pages (src/console/router.tsx): each section, and how many path segments may
- * follow it (`/logs/<logId>`: 1). A reload or a shared link of any of them gets the console; any
- * other path is not a page (a browser gets the not-found page, see app.ts).
- */
-const PAGE_DEPTH: Record<string, number> = { logs: 1, usage: 0, datasets: 1, models: 1, criteria: 1, evaluations: 1, playground: 0, settings: 0 };
+/** The section and depth of a console page's path ("/": section ""), or null when it is not one. */
+function pageOf(path: string): { section: string; depth: number } | null {
+  const parts = path.split("/").slice(1);
+  if (parts.at(-1) === "") parts.pop();
+  if (parts.length === 0) return { section: "", depth: 0 };
+  const depths = PAGES[parts[0]!];
+  const depth = parts.length - 1;
+  return depths && depth < depths.length && parts.every((p) => p !== "") ? { section: parts[0]!, depth } : null;
+}
 
 /** Whether `path` is one of the console's pages ("/" included; one trailing slash allowed). */
 export function isConsolePage(path: string): boolean {
-  const parts = path.split("/").slice(1);
-  if (parts.at(-1) === "") parts.pop();
-  if (parts.length === 0) return true;
-  const depth = PAGE_DEPTH[parts[0]!];
-  return depth !== undefined && parts.length - 1 <= depth && parts.every((p) => p !== "");
+  return pageOf(path) !== null;
 }
 
 // Mantine sets styles at run time (its style props and CSS variables): 'unsafe-inline' styles.
@@ -156,7 +228,7 @@ export function createConsoleServer(logger: Logger): ConsoleServer {
         });
       }
       if (!isAsset) {
-        return new Response(b.html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", ...SECURITY_HEADERS } });
+        return new Response(b.htmlFor(path), { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache", ...SECURITY_HEADERS } });
       }
       const asset = b.assets.get(path.slice(ASSETS_PATH.length));
       if (!asset) return new Response("Not found", { status: 404, headers: { "content-type": "text/plain" } });

@@ -65,9 +65,34 @@ export function filterableValues(log: FilterableLog): { field: FilterField; valu
   return out;
 }
 
+/** A row's ⋯ button: what its menu opens from. */
+function RowMenuButton({ logId, onClick, ...rest }: { logId: string; onClick?: () => void }) {
+  return (
+    <ActionIcon
+      size="sm"
+      variant="subtle"
+      color="gray"
+      aria-label={`Filter by this log's values (${logId})`}
+      data-row-menu
+      {...rest}
+      onClick={(e) => {
+        e.stopPropagation();
+        onClick?.();
+      }}
+      onKeyDown={(e) => e.stopPropagation()}
+    >
+      ⋯
+    </ActionIcon>
+  );
+}
+
 /**
  * Every filterable value of a row, each with "is" and "is not": the keyboard's and touch's way to
  * what a click and an Alt+click on a value do. `opened`/`onChange` let the `f` shortcut open it.
+ * With `buttonOnly`, a closed menu is only its button (a click opens it through `onChange`): a
+ * Menu is a floating element that measures itself when mounted, and one in every row cost the
+ * table's first render more than the rows themselves. The table mounts the whole menu only in the
+ * keyboard's current row (where `f` opens it) and in the row whose menu is open.
  */
 export function RowFilterMenu({
   log,
@@ -75,6 +100,7 @@ export function RowFilterMenu({
   opened,
   onChange,
   label,
+  buttonOnly,
 }: {
   log: FilterableLog;
   onFilter: OnFilter;
@@ -82,7 +108,9 @@ export function RowFilterMenu({
   onChange?: (opened: boolean) => void;
   /** A labelled button (the drawer's) instead of the row's ⋯. */
   label?: string;
+  buttonOnly?: boolean;
 }) {
+  if (buttonOnly && onChange && !opened) return <RowMenuButton logId={log.id} onClick={() => onChange(true)} />;
   const values = filterableValues(log);
   return (
     <Menu position="bottom-start" withinPortal opened={opened} onChange={onChange} shadow="md" withInitialFocusPlaceholder={false}>
@@ -92,17 +120,7 @@ export function RowFilterMenu({
             {label}
           </Button>
         ) : (
-          <ActionIcon
-            size="sm"
-            variant="subtle"
-            color="gray"
-            aria-label={`Filter by this log's values (${log.id})`}
-            data-row-menu
-            onClick={(e) => e.stopPropagation()}
-            onKeyDown={(e) => e.stopPropagation()}
-          >
-            ⋯
-          </ActionIcon>
+          <RowMenuButton logId={log.id} />
         )}
       </Menu.Target>
       <Menu.Dropdown aria-label="Filter the list by a value of this log" style={{ maxHeight: 420, overflowY: "auto" }}>

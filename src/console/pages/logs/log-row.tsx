@@ -64,7 +64,7 @@ export function LogRowView(props: {
       </td>
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: clicks in the menu (a portal) must not open the row */}
       <td style={{ display: "flex" }} onClick={(e) => e.stopPropagation()}>
-        <RowFilterMenu log={log} onFilter={onFilter} opened={menuOpened} onChange={onMenuChange} />
+        <RowFilterMenu log={log} onFilter={onFilter} opened={menuOpened} onChange={onMenuChange} buttonOnly={!tabStop} />
       </td>
       {row.getVisibleCells().map((cell) => (
         <td key={cell.id} data-column={cell.column.id} style={{ ...CELL_STYLE, textAlign: (cell.column.columnDef.meta as ColumnMeta).align ?? "left" }}>

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useCursorPages } from "../../lib/cursor-pages";
 import { formatNumber } from "../../lib/format";
 import { errorMessageOf, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { fetchLogsPage, logCountOptions, logFacetsOptions, logsListKey, PAGE_SIZE } from "./first-page";
 import type { LogFilterInput } from "./search";
 
 export type LogRow = RouterOutputs["logs"]["list"]["logs"][number];
@@ -16,7 +17,6 @@ export type Selection = { ids: Set<string>; allMatching: boolean };
 type Page = RouterOutputs["logs"]["list"];
 type ImportResult = RouterOutputs["datasets"]["importLogs"];
 
-export const PAGE_SIZE = 100;
 /** Live tail: how often to ask, and how far behind the newest shown log to look (late writes). */
 const LIVE_INTERVAL_MS = 2000;
 const LIVE_LOOKBACK_MS = 5000;
@@ -54,10 +54,10 @@ export function useInvalidateLogs() {
 export function useLogs(filter: LogFilterInput, live: boolean) {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  const queryKey = useMemo(() => [...trpc.logs.list.pathKey(), "console-infinite", filter] as const, [trpc, filter]);
+  const queryKey = useMemo(() => logsListKey(trpc, filter), [trpc, filter]);
   const { query, items: loaded } = useCursorPages<Page, LogRow>({
     queryKey,
-    fetchPage: (after, signal) => client.logs.list.query({ filter, first: PAGE_SIZE, after }, { signal }),
+    fetchPage: (after, signal) => fetchLogsPage(client, filter, after, signal),
     itemsOf: logsOfPage,
     staleTime: Number.POSITIVE_INFINITY,
   });
@@ -120,13 +120,13 @@ export function useLogs(filter: LogFilterInput, live: boolean) {
 /** How many logs match: exact up to 10,000, an estimate beyond. */
 export function useLogCount(filter: LogFilterInput, opts: { live?: boolean; enabled?: boolean } = {}) {
   const trpc = useTRPC();
-  return useQuery(trpc.logs.count.queryOptions({ filter }, { refetchInterval: opts.live ? 5000 : false, staleTime: 5000, enabled: opts.enabled }));
+  return useQuery({ ...logCountOptions(trpc, filter), refetchInterval: opts.live ? 5000 : false, enabled: opts.enabled });
 }
 
 /** Models and providers of the newest logs (filter suggestions). */
 export function useLogFacets() {
   const trpc = useTRPC();
-  return useQuery(trpc.logs.facets.queryOptions(undefined, { staleTime: 300_000 }));
+  return useQuery(logFacetsOptions(trpc));
 }
 
 /** Tag keys of the newest logs, most frequent first. */
