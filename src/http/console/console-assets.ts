@@ -101,7 +101,7 @@ export async function buildConsole(): Promise<ConsoleBundle> {
     entrypoints: [ENTRY],
     target: "browser",
     splitting: true,
-    minify: process.env.HONE_NO_MINIFY !== "1",
+    minify: true,
     publicPath: ASSETS_PATH,
     naming: { entry: "[name]-[hash].[ext]", chunk: "chunk-[hash].[ext]", asset: "[name]-[hash].[ext]" },
     define: { "process.env.NODE_ENV": '"production"' },
