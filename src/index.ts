@@ -70,12 +70,6 @@ async function main() {
   const removeControlFile = controlToken
     ? writeControlFile(config.dataDir, { url: `http://${localHost(server.hostname ?? "127.0.0.1")}:${server.port}`, token: controlToken, pid: process.pid })
     : () => {};
-  logger.info("listening", {
-    url: `http://${server.hostname}:${server.port}`,
-    database: database.kind,
-    startMs: Math.round(performance.now() - started),
-  });
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -98,6 +92,13 @@ async function main() {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Said once a signal would be handled: a supervisor that stops the server as soon as it is up
+  // gets a clean shutdown, not the default kill.
+  logger.info("listening", {
+    url: `http://${server.hostname}:${server.port}`,
+    database: database.kind,
+    startMs: Math.round(performance.now() - started),
+  });
 }
 
 /** How this machine reaches the listening address (a wildcard is reached on loopback). */

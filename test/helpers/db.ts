@@ -85,6 +85,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** A fresh migrated database on the suite's Postgres server (from the template), for a real process. */
+export async function createMigratedPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error("needs DATABASE_URL");
+  return createDatabaseOn(TEST_DATABASE_URL, await postgresTemplate(TEST_DATABASE_URL));
+}
+
 /** A fresh empty database on the server (not migrated), for tests that start real processes on it. */
 export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error("needs DATABASE_URL");
