@@ -2,7 +2,7 @@ import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import type { Ctx } from "../../context";
 import { DomainError, parseInput } from "../../errors";
-import { type ChatCompletionChunk, fromAnthropicMessage, fromAnthropicRequest, type NativeEvent, type Batches } from "../../providers";
+import { type ChatCompletion, type ChatCompletionChunk, fromAnthropicMessage, fromAnthropicRequest, type NativeEvent, type Batches } from "../../providers";
 import { modelName } from "../chat/schemas";
 import { createChatCompletion } from "../completions";
 import { createCallLog } from "../completions/call-log";
@@ -12,6 +12,7 @@ import { resolveUpstream, type Upstream } from "../completions/resolve-upstream"
 import { CompiledChatCompletionRequest, type ControlHeaders, HoneControls } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
+import { type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
 import { relayEvents } from "./relay";
 import { batchOf, messageEvents } from "./replay";
 import { type AnthropicEvent, createAnthropicEventWriter, createMessageAccumulator, toAnthropicMessage } from "./messages-format";
@@ -106,10 +107,11 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
     protocol: { api: "messages", request: hone ? original : input.body },
     shouldLog: () => controls.logRequest ?? true,
   });
-  if (controls.criteria.length) throw call.failure(criteriaRefused());
   let up: Upstream;
   let body: Record<string, unknown>;
+  let judge: NativeJudge | null;
   try {
+    judge = await nativeJudge(ctx, controls.criteria, { stream: req.stream === true, request: checked.success ? checked.data : null, endpoint: "/messages" });
     up = await resolveUpstream(ctx, route);
     call.useUpstream(up);
     body = { ...original, model: up.upstreamModel };
@@ -118,24 +120,28 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   }
   const native = up.client.anthropic!;
   const opts = { signal: input.signal, beta: input.headers.beta };
-  const logMessage = (message: Record<string, unknown>, extra: { cacheHit?: boolean } = {}) => {
-    const chat = fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000));
+  // The Message as the client receives it (judged, with op-criteria), logged.
+  const answer = async (message: Record<string, unknown>, extra: { cacheHit?: boolean } = {}) => {
+    let chat = fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000));
+    if (judge) chat = await judge(chat);
+    const out = withCriteriaResults(message, chat);
     call.log({
       statusCode: 200,
       errorMessage: null,
       respPayload: chat,
-      respPayloadOriginal: message,
+      respPayloadOriginal: out,
       usage: chat.usage,
       completionId: String(message.id ?? ""),
       ...extra,
     });
+    return out;
   };
   // The completion cache, as on every endpoint: keyed by the body Anthropic gets and its beta flags.
   const cache = nativeCache(ctx, controls.cache, { up, body: { ...body, beta: input.headers.beta ?? null }, api: "messages" });
   const hit = await cache.read();
   if (hit) {
-    logMessage(hit, { cacheHit: true });
-    if (!req.stream) return { kind: "message", message: hit, cache: "HIT" };
+    const message = await answer(hit, { cacheHit: true });
+    if (!req.stream) return { kind: "message", message, cache: "HIT" };
     return { kind: "stream", events: batchOf(messageEvents(hit)), cache: "HIT" };
   }
   // A Message that ended (a stop reason) is whole; one cut short by an error never is.
@@ -145,9 +151,8 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   if (!req.stream) {
     try {
       const message = await native.message(body, opts);
-      logMessage(message);
       keep(message);
-      return { kind: "message", message, cache: cache.status };
+      return { kind: "message", message: await answer(message), cache: cache.status };
     } catch (err) {
       throw call.failure(err);
     }
@@ -197,10 +202,12 @@ async function translated(ctx: Ctx, input: Input, req: MessagesRequest, chatBody
     protocol: {
       api: "messages",
       request: original,
-      response: (chat) => (chat && typeof chat === "object" && "choices" in chat ? toAnthropicMessage(chat as never) : chat),
+      response: (chat) =>
+        chat && typeof chat === "object" && "choices" in chat ? withCriteriaResults(toAnthropicMessage(chat as never), chat as ChatCompletion) : chat,
     },
   });
-  if (result.kind === "completion") return { kind: "message", message: toAnthropicMessage(result.completion), cache: result.cache };
+  if (result.kind === "completion")
+    return { kind: "message", message: withCriteriaResults(toAnthropicMessage(result.completion), result.completion), cache: result.cache };
   if (result.kind === "pass-through") {
     await result.body.cancel();
     throw new DomainError("UPSTREAM_ERROR", "The answer is larger than Hone holds (HONE_MAX_LOGGED_PAYLOAD_BYTES) and cannot be translated to a Message", {
@@ -218,11 +225,6 @@ async function translated(ctx: Ctx, input: Input, req: MessagesRequest, chatBody
     }
   }
   return { kind: "stream", events: events(), cache: result.cache };
-}
-
-function criteriaRefused(): DomainError {
-  const why = "op-criteria is not supported on /messages to anthropic models (the answer is passed through as it is); use /chat/completions";
-  return new DomainError("VALIDATION", why, { issues: [{ message: why, path: ["op-criteria"] }] });
 }
 
 /**

@@ -9,6 +9,7 @@ import { resolveUpstream, type Upstream } from "../completions/resolve-upstream"
 import { CompiledChatCompletionRequest, type ControlHeaders } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
+import { type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
 import { relayEvents } from "./relay";
 import { batchOf, responseEvents } from "./replay";
 import {
@@ -65,11 +66,12 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
       api: "responses",
       request: original,
       warning,
-      response: (chat) => (finish ? finish() : (built ??= toResponse(envelope, chat as ChatCompletion, customTools))),
+      response: (chat) =>
+        finish ? finish() : (built ??= withCriteriaResults(toResponse(envelope, chat as ChatCompletion, customTools), chat as ChatCompletion)),
     },
   });
   if (result.kind === "completion") {
-    const response = built ?? toResponse(envelope, result.completion, customTools);
+    const response = built ?? withCriteriaResults(toResponse(envelope, result.completion, customTools), result.completion);
     keep(response);
     return { kind: "response", response, cache: result.cache, warning };
   }
@@ -110,10 +112,6 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
 async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: ModelRoute, history: Item[], items: Item[]): Promise<ResponseResult> {
   const { hone, previous_response_id: _p, ...rest } = req;
   const controls = parseControls(input.headers, hone);
-  if (controls.criteria.length) {
-    const why = "op-criteria is not supported on /responses to OpenAI models (the answer is passed through as it is); use /chat/completions";
-    throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: ["op-criteria"] }] });
-  }
   // The log's chat form is a translation: it never stands in the way of the call itself.
   let chatBody: Record<string, unknown> | null = null;
   try {
@@ -135,7 +133,9 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   let api: NonNullable<ChatUpstream["responses"]>;
   let body: Record<string, unknown>;
   let resolved: Upstream;
+  let judge: NativeJudge | null;
   try {
+    judge = await nativeJudge(ctx, controls.criteria, { stream: req.stream === true, request: checked?.success ? checked.data : null, endpoint: "/responses" });
     const up = await resolveUpstream(ctx, route);
     resolved = up;
     call.useUpstream(up);
@@ -152,9 +152,26 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
       saveResponse(ctx, { id: String(response.id), previousResponseId: req.previous_response_id ?? null, input: items, response });
     }
   };
-  const logAnswer = (response: Record<string, unknown>, outcome = { statusCode: 200, errorMessage: null as string | null }, cacheHit = false) => {
+  // A streamed Response, as it ended (whole or cut short), logged.
+  const logStreamed = (response: Record<string, unknown>, outcome: { statusCode: number; errorMessage: string | null }) => {
     const chat = responseToChat(response);
-    call.log({ ...outcome, respPayload: chat, respPayloadOriginal: response, usage: chat.usage, completionId: String(response.id ?? ""), cacheHit });
+    call.log({ ...outcome, respPayload: chat, respPayloadOriginal: response, usage: chat.usage, completionId: String(response.id ?? "") });
+  };
+  // A whole Response as the client receives it (judged, with op-criteria), logged.
+  const answer = async (response: Record<string, unknown>, cacheHit = false) => {
+    let chat = responseToChat(response);
+    if (judge) chat = await judge(chat);
+    const out = withCriteriaResults(response, chat);
+    call.log({
+      statusCode: 200,
+      errorMessage: null,
+      respPayload: chat,
+      respPayloadOriginal: out,
+      usage: chat.usage,
+      completionId: String(response.id ?? ""),
+      cacheHit,
+    });
+    return out;
   };
   const opts = { signal: input.signal };
   // The completion cache, as on every endpoint: keyed by the body OpenAI gets (the conversation
@@ -162,9 +179,9 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   const cache = nativeCache(ctx, controls.cache, { up: resolved, body, api: "responses" });
   const hit = await cache.read();
   if (hit) {
-    logAnswer(hit, { statusCode: 200, errorMessage: null }, true);
+    const response = await answer(hit, true);
     keep(hit);
-    if (!req.stream) return { kind: "response", response: hit, cache: "HIT", warning: null };
+    if (!req.stream) return { kind: "response", response, cache: "HIT", warning: null };
     return { kind: "stream", events: batchOf(responseEvents(hit)), cache: "HIT", warning: null };
   }
   const cacheWhole = (response: Record<string, unknown> | null) => {
@@ -173,10 +190,9 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   if (!req.stream) {
     try {
       const response = await api.create(body, opts);
-      logAnswer(response);
       keep(response);
       cacheWhole(response);
-      return { kind: "response", response, cache: cache.status, warning: null };
+      return { kind: "response", response: await answer(response), cache: cache.status, warning: null };
     } catch (err) {
       throw call.failure(err);
     }
@@ -204,7 +220,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     },
     (outcome) => {
       if (!last) return call.log({ ...outcome, respPayload: null });
-      logAnswer(last, outcome);
+      logStreamed(last, outcome);
       if (outcome.statusCode === 200) cacheWhole(last);
     },
   );

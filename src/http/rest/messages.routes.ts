@@ -4,6 +4,7 @@ import { requestMeta } from "../request-meta";
 import { anthropicError } from "./errors";
 import { route } from "./route";
 import { namedEvents, sseResponse } from "./sse";
+import { CriteriaResultsWire } from "./wire-schemas";
 
 const MessageWire = z.looseObject({
   id: z.string(),
@@ -13,6 +14,8 @@ const MessageWire = z.looseObject({
   content: z.array(z.looseObject({ type: z.string() })),
   stop_reason: z.string().nullable(),
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
+  /** With op-criteria: the Message judged as a chat choice is. */
+  criteria_results: CriteriaResultsWire.optional(),
 });
 
 const ANTHROPIC_STREAM = namedEvents((err) => ({ event: "error", data: anthropicError(err) }));
@@ -22,6 +25,7 @@ const HEADERS = {
   "anthropic-beta": "forwarded to Anthropic",
   "op-log-request": "true | false (default true)",
   "op-cache": "readWrite | readOnly | writeOnly | true | false",
+  "op-criteria": "JSON array of criterion ids (not with stream): the results come as the Message's criteria_results",
   "op-tags": "JSON object of metadata tags",
 };
 

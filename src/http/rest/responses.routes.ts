@@ -4,6 +4,7 @@ import { requestMeta } from "../request-meta";
 import { openAiError } from "./errors";
 import { route } from "./route";
 import { namedEvents, sseResponse } from "./sse";
+import { CriteriaResultsWire } from "./wire-schemas";
 
 const ResponseWire = z.looseObject({
   id: z.string(),
@@ -11,6 +12,8 @@ const ResponseWire = z.looseObject({
   status: z.string(),
   model: z.string(),
   output: z.array(z.looseObject({ type: z.string() })),
+  /** With op-criteria: the Response judged as a chat choice is. */
+  criteria_results: CriteriaResultsWire.optional(),
 });
 
 /** A failure before the first event is an HTTP error; after it, an `error` event (OpenAI's shape). */
@@ -30,7 +33,7 @@ export const responsesRoutes = [
     headers: {
       "op-log-request": "true | false (default true)",
       "op-cache": "readWrite | readOnly | writeOnly | true | false",
-      "op-criteria": "JSON array of criterion ids (not with stream)",
+      "op-criteria": "JSON array of criterion ids (not with stream): the results come as the Response's criteria_results",
       "op-tags": "JSON object of metadata tags",
     },
     response: { schema: ResponseWire },

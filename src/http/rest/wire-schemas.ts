@@ -83,6 +83,15 @@ export const JudgeWire = z.object({
   explanation: z.string(),
   usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
 });
+/** op-criteria's results, keyed by criterion id (without @vN): a chat choice's, a Message's, a Response's. */
+export const CriteriaResultsWire = z.record(
+  z.string(),
+  z.union([
+    z.object({ status: z.literal("success"), score: z.number(), explanation: z.string() }),
+    z.object({ status: z.literal("error"), errorCode: z.string(), errorMessage: z.string() }),
+  ]),
+);
+
 export const ChatCompletionWire = z.looseObject({
   id: z.string(),
   object: z.literal("chat.completion"),
@@ -94,15 +103,7 @@ export const ChatCompletionWire = z.looseObject({
       finish_reason: z.string().nullable(),
       message: z.looseObject({ role: z.literal("assistant"), content: z.string().nullable(), refusal: z.string().nullable().optional() }),
       logprobs: z.unknown().optional(),
-      criteria_results: z
-        .record(
-          z.string(),
-          z.union([
-            z.object({ status: z.literal("success"), score: z.number(), explanation: z.string() }),
-            z.object({ status: z.literal("error"), errorCode: z.string(), errorMessage: z.string() }),
-          ]),
-        )
-        .optional(),
+      criteria_results: CriteriaResultsWire.optional(),
     }),
   ),
   usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullish(),
