@@ -61,7 +61,7 @@ describe("op-criteria on /messages", () => {
     const logs = await logsOf(t);
     const log = logs.findLast((l) => l.api === "messages")!;
     expect(log.completionId).toBe(msg.id);
-    expect((log.body?.respPayloadOriginal as Judged).criteria_results).toEqual(msg.criteria_results);
+    expect((log.body!.respPayloadOriginal as Judged).criteria_results).toEqual(msg.criteria_results);
     expect(logs.findLast((l) => l.source === "internal")?.internalKind).toBe("judge");
   });
 
