@@ -66,24 +66,24 @@ try {
     ["logs.list, newest 50", () => listLogs(ctx, { first: 50 }), (r) => `${r.logs.length} rows`],
     [
       "logs.list, tag prompt_id=prompt-250",
-      () => listLogs(ctx, { first: 50, filter: { metadata: [{ key: "prompt_id", equals: "prompt-250" }] } }),
+      () => listLogs(ctx, { first: 50, filter: { tags: [{ key: "prompt_id", equals: "prompt-250" }] } }),
       (r) => `${r.logs.length} rows`,
     ],
     [
       "logs.list, tag user_id=user-42",
-      () => listLogs(ctx, { first: 50, filter: { metadata: [{ key: "user_id", equals: "user-42" }] } }),
+      () => listLogs(ctx, { first: 50, filter: { tags: [{ key: "user_id", equals: "user-42" }] } }),
       (r) => `${r.logs.length} rows`,
     ],
     ["logs.list, model + 5xx", () => listLogs(ctx, { first: 50, filter: { model: "openai:model-7", statusClass: "5xx" } }), (r) => `${r.logs.length} rows`],
     ["logs.list, text search 'refund' (1%)", () => listLogs(ctx, { first: 50, filter: { search: "refund" } }), (r) => `${r.logs.length} rows`],
     [
       "logs.count, tag prompt_id=prompt-250",
-      () => countLogs(ctx, { filter: { metadata: [{ key: "prompt_id", equals: "prompt-250" }] } }),
+      () => countLogs(ctx, { filter: { tags: [{ key: "prompt_id", equals: "prompt-250" }] } }),
       (r) => `${r.count} (${r.exact ? "exact" : "estimate"})`,
     ],
     [
       "logs.count, tag prompt_id=prompt-0",
-      () => countLogs(ctx, { filter: { metadata: [{ key: "prompt_id", equals: "prompt-0" }] } }),
+      () => countLogs(ctx, { filter: { tags: [{ key: "prompt_id", equals: "prompt-0" }] } }),
       (r) => `${r.count} (${r.exact ? "exact" : "estimate"})`,
     ],
     [

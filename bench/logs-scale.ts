@@ -181,12 +181,12 @@ try {
     ["model filter", () => listLogs(ctx, { first: 50, filter: { model: "model-7" } }), (r) => `${r.logs.length} rows`],
     [
       "tag filter prompt_id=prompt-250",
-      () => listLogs(ctx, { first: 50, filter: { metadata: [{ key: "prompt_id", equals: "prompt-250" }] } }),
+      () => listLogs(ctx, { first: 50, filter: { tags: [{ key: "prompt_id", equals: "prompt-250" }] } }),
       (r) => `${r.logs.length} rows`,
     ],
     [
       "tag filter user_id=user-42",
-      () => listLogs(ctx, { first: 50, filter: { metadata: [{ key: "user_id", equals: "user-42" }] } }),
+      () => listLogs(ctx, { first: 50, filter: { tags: [{ key: "user_id", equals: "user-42" }] } }),
       (r) => `${r.logs.length} rows`,
     ],
     [
@@ -200,7 +200,7 @@ try {
     ["text search, no match", () => listLogs(ctx, { first: 50, filter: { search: "xylophone" } }), (r) => `${r.logs.length} rows`],
     [
       "count, tag prompt_id=prompt-250",
-      () => countLogs(ctx, { filter: { metadata: [{ key: "prompt_id", equals: "prompt-250" }] } }),
+      () => countLogs(ctx, { filter: { tags: [{ key: "prompt_id", equals: "prompt-250" }] } }),
       (r) => `${r.count} (${r.exact ? "exact" : "estimate"})`,
     ],
     ["count, everything", () => countLogs(ctx, {}), (r) => `${r.count} (${r.exact ? "exact" : "estimate"})`],
@@ -247,9 +247,9 @@ try {
 
   // ---- delete by filter: a privacy request for one user, then a large one (a prompt id) ----
   for (const [label, filter] of [
-    ["user_id=user-42", { metadata: [{ key: "user_id", equals: "user-42" }] }],
-    ["prompt_id=prompt-1", { metadata: [{ key: "prompt_id", equals: "prompt-1" }] }],
-  ] as [string, { metadata: { key: string; equals: string }[] }][]) {
+    ["user_id=user-42", { tags: [{ key: "user_id", equals: "user-42" }] }],
+    ["prompt_id=prompt-1", { tags: [{ key: "prompt_id", equals: "prompt-1" }] }],
+  ] as [string, { tags: { key: string; equals: string }[] }][]) {
     const s = performance.now();
     let deleted = 0;
     for (;;) {
@@ -270,7 +270,7 @@ try {
     const until = s + 10_000;
     const reader = (async () => {
       while (performance.now() < until) {
-        await listLogs(ctx, { first: 50, filter: { metadata: [{ key: "prompt_id", equals: "prompt-7" }] } });
+        await listLogs(ctx, { first: 50, filter: { tags: [{ key: "prompt_id", equals: "prompt-7" }] } });
         queries++;
       }
     })();
@@ -294,7 +294,7 @@ try {
           outputTokens: 80,
           costUsd: 0.0001,
           cacheHit: false,
-          metadata: { prompt_id: "prompt-7", user_id: "user-1" },
+          tags: { prompt_id: "prompt-7", user_id: "user-1" },
           reqPayload: {
             model: "model-1",
             messages: [{ role: "user", content: `Where is order ${written + i}? ${"The tracking page is blank. ".repeat(10)}` }],

@@ -141,7 +141,7 @@ describe("datasets", () => {
     await dialog().getByLabel("Tag value", { exact: true }).first().fill("p2");
     await page.keyboard.press("Escape");
     await dialog().getByRole("button", { name: "Add tag filter" }).click();
-    const expected: { count: number } = await hone.trpc("logs.count", { filter: { metadata: [{ key: "prompt_id", equals: "p2" }], statusCode: 200 } });
+    const expected: { count: number } = await hone.trpc("logs.count", { filter: { tags: [{ key: "prompt_id", equals: "p2" }], statusCode: 200 } });
     expect(expected.count).toBeGreaterThan(0);
     await dialog()
       .getByTestId("import-preview")

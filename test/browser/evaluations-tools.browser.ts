@@ -118,7 +118,7 @@ describe("evaluations", () => {
     // The calls it points at exist: the models' answers and the judges' verdicts, internal and tagged.
     await waitFor(async () => {
       const logs = await hone.trpc<{ logs: { internalKind: string | null }[] }>("logs.list", {
-        filter: { internal: true, metadata: [{ key: "hone.evaluation", equals: evaluationId }] },
+        filter: { internal: true, tags: [{ key: "hone.evaluation", equals: evaluationId }] },
         first: 50,
       });
       return logs.logs.length >= 4;

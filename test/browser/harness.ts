@@ -394,8 +394,8 @@ export async function seed(h: Hone, count: number): Promise<Seeded> {
     byModel: tally((l) => l.model),
     byStatus: tally((l) => String(l.statusCode)),
     bySource: tally((l) => l.source),
-    byPromptId: tally((l) => l.metadata?.prompt_id),
-    byUser: tally((l) => l.metadata?.user),
+    byPromptId: tally((l) => l.tags?.prompt_id),
+    byUser: tally((l) => l.tags?.user),
     cacheHits: logs.filter((l) => l.cacheHit).length,
     toolCalls: toolRequests,
     withImages,
@@ -406,7 +406,7 @@ export async function seed(h: Hone, count: number): Promise<Seeded> {
     project2: {
       logs: p2Logs.length,
       models: [...new Set(p2Logs.map((l) => l.model as string))],
-      tags: [...new Set(p2Logs.map((l) => l.metadata?.prompt_id as string))],
+      tags: [...new Set(p2Logs.map((l) => l.tags?.prompt_id as string))],
     },
   };
 }

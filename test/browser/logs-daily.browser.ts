@@ -275,12 +275,12 @@ describe("the logs as a daily tool", () => {
     const pair = (await tag.getAttribute("data-filter-value"))!;
     await tag.click();
     const [k, v] = pair.split("=");
-    await waitForCount(await apiCount({ model, not: { source: "gateway" }, metadata: [{ key: k, equals: v }], internal: false }));
+    await waitForCount(await apiCount({ model, not: { source: "gateway" }, tags: [{ key: k, equals: v }], internal: false }));
     expect(await chips.allTextContents()).toContain(`tag ${k} is ${v}`);
     // The link reproduces the view.
     const shared = page.url();
     await page.goto(shared);
-    await waitForCount(await apiCount({ model, not: { source: "gateway" }, metadata: [{ key: k, equals: v }], internal: false }));
+    await waitForCount(await apiCount({ model, not: { source: "gateway" }, tags: [{ key: k, equals: v }], internal: false }));
     await page.getByRole("button", { name: "Clear all" }).click();
     await waitForCount(APP());
   });
@@ -293,7 +293,7 @@ describe("the logs as a daily tool", () => {
     await page.getByRole("combobox", { name: "Tag value" }).fill("p1");
     await page.getByRole("button", { name: "Add tag filter" }).click();
     await page.waitForURL(/notTag=/);
-    const notP1 = { metadataNot: [{ key: "prompt_id", equals: "p1" }], internal: false };
+    const notP1 = { tagsNot: [{ key: "prompt_id", equals: "p1" }], internal: false };
     await waitForCount(await apiCount(notP1));
     for (const tags of await column("tags")) expect(tags).not.toContain("prompt_id=p1");
     await page.getByRole("combobox", { name: "Tag key" }).fill("user");

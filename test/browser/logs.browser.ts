@@ -246,7 +246,7 @@ describe("request logs", () => {
     await page.getByRole("button", { name: "Add tag filter" }).click();
     const both = await hone.trpc<{ count: number }>("logs.count", {
       filter: {
-        metadata: [
+        tags: [
           { key: "prompt_id", equals: "p3" },
           { key: "user", equals: "u4" },
         ],
@@ -299,14 +299,14 @@ describe("request logs", () => {
     await tags.getByLabel("New value of user").fill("u-edited");
     await tags.getByRole("button", { name: "Save" }).click();
     await tags.locator('tr[data-tag-key="user"]').filter({ hasText: "u-edited" }).waitFor();
-    expect((await hone.trpc("logs.get", { id: toolLogId })).metadata.user).toBe("u-edited");
+    expect((await hone.trpc("logs.get", { id: toolLogId })).tags.user).toBe("u-edited");
     await tags.getByLabel("New tag key").fill("reviewed");
     await tags.getByLabel("New tag value").fill("yes");
     await tags.getByRole("button", { name: "Add tag" }).click();
     await tags.locator('tr[data-tag-key="reviewed"]').waitFor();
     await tags.getByRole("button", { name: "Remove tag prompt_id" }).click();
     await tags.locator('tr[data-tag-key="prompt_id"]').waitFor({ state: "detached" });
-    const after = (await hone.trpc("logs.get", { id: toolLogId })).metadata;
+    const after = (await hone.trpc("logs.get", { id: toolLogId })).tags;
     expect(after).toEqual({ user: "u-edited", reviewed: "yes" });
 
     await drawer.getByRole("button", { name: "Close log" }).click();
@@ -372,7 +372,7 @@ describe("request logs", () => {
     await tagModal.getByLabel("Tag value").fill("b1");
     await tagModal.getByRole("button", { name: "Set tag" }).click();
     await page.getByText(`${fmt(p5)} logs updated`).waitFor();
-    const tagged = await hone.trpc<{ count: number }>("logs.count", { filter: { metadata: [{ key: "batch", equals: "b1" }] } });
+    const tagged = await hone.trpc<{ count: number }>("logs.count", { filter: { tags: [{ key: "batch", equals: "b1" }] } });
     expect(tagged.count).toBe(p5);
   });
 

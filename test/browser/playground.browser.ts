@@ -50,8 +50,8 @@ describe("playground", () => {
     }
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "playground-judged");
-    const logged: { logs: { metadata: Record<string, string>; model: string }[] } = await hone.trpc("logs.list", {
-      filter: { metadata: [{ key: "hone.source", equals: "playground" }] },
+    const logged: { logs: { tags: Record<string, string>; model: string }[] } = await hone.trpc("logs.list", {
+      filter: { tags: [{ key: "hone.source", equals: "playground" }] },
       first: 50,
     });
     // Models are stored as provider:model (a bare name is openai:).

@@ -32,7 +32,7 @@ const record = (id: string): NewRequestLog => ({
   outputTokens: 5,
   costUsd: 0.0001,
   cacheHit: false,
-  metadata: { env: "test" },
+  tags: { env: "test" },
   reqPayload: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hello\nthere" }] },
   respPayload: { id: `chatcmpl-${id}`, choices: [{ index: 0, message: { role: "assistant", content: "hi" } }] },
 });

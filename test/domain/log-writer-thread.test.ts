@@ -47,7 +47,7 @@ function record(i: number, reqPayload: unknown = { model: "m", messages: [{ role
     outputTokens: 2,
     costUsd: 0.001,
     cacheHit: false,
-    metadata: { i: String(i) },
+    tags: { i: String(i) },
     reqPayload,
     respPayload: { id: `c${i}` },
   };
@@ -83,7 +83,7 @@ describe("log writer thread", () => {
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const [i, r] of queued.entries()) {
       const row = byId.get(r.id)!;
-      expect(row.metadata).toEqual({ i: String(i) });
+      expect(row.tags).toEqual({ i: String(i) });
       expect(row.body?.reqPayload).toEqual(r.reqPayload);
       expect(row.costUsd).toBe(0.001);
     }

@@ -53,7 +53,7 @@ export async function seedLogs(t: TestApp, logs: SeedLog[], projectId = t.projec
       outputTokens: null,
       costUsd: null,
       cacheHit: false,
-      metadata: {},
+      tags: {},
       reqPayload: { model: l.model ?? "m", messages: [{ role: "user", content: "hi" }] },
       respPayload: { choices: [{ index: 0, message: { role: "assistant", content: "hello" } }] },
       ...rest,

@@ -316,11 +316,11 @@ describe("bulk delete and re-split keep counts and dedupe exact", () => {
       Array.from({ length: 12 }, (_, i) => ({
         reqPayload: { messages: [{ role: "user", content: `q${i}` }] },
         respPayload: answer(`a${i}`),
-        metadata: { batch: "bulk" },
+        tags: { batch: "bulk" },
       })),
       p.projectId,
     );
-    const imported = await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: { metadata: [{ key: "batch", equals: "bulk" }] } });
+    const imported = await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: { tags: [{ key: "batch", equals: "bulk" }] } });
     expect(imported.entriesCreated).toBe(12);
     await trpc.datasets.addEntries.mutate({ datasetId: ds.id, entries: Array.from({ length: 8 }, (_, i) => qa(`manual ${i}`, "m")) });
     let { entries } = await expectExactCounts(trpc, ds.id);
@@ -388,12 +388,12 @@ describe("filling a dataset", () => {
       Array.from({ length: 40 }, (_, i) => ({
         reqPayload: { messages: [{ role: "user", content: `s${i}` }] },
         respPayload: answer(`r${i}`),
-        metadata: { pick: i % 2 ? "yes" : "no" },
+        tags: { pick: i % 2 ? "yes" : "no" },
         statusCode: i === 1 ? 500 : 200,
       })),
       p.projectId,
     );
-    const filter = { metadata: [{ key: "pick", equals: "yes" }] };
+    const filter = { tags: [{ key: "pick", equals: "yes" }] };
     // What the console previews: the filter's logs with status 200 (the import's condition).
     const preview = await trpc.logs.count.query({ filter: { ...filter, statusCode: 200 } });
     expect(preview).toEqual({ count: 19, exact: true });

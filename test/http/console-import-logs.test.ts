@@ -26,8 +26,8 @@ describe("datasets.importLogs from the console", () => {
       [
         { reqPayload: { messages: [{ role: "user", content: "q1" }] }, respPayload: answer("a1") },
         { reqPayload: { messages: [{ role: "user", content: "q1" }] }, respPayload: answer("a1") }, // duplicate of the first
-        { reqPayload: { messages: [{ role: "user", content: "q2" }] }, respPayload: answer("a2"), metadata: { pick: "yes" } },
-        { reqPayload: { nothing: true }, respPayload: answer("a3"), metadata: { pick: "yes" } }, // invalid: no messages
+        { reqPayload: { messages: [{ role: "user", content: "q2" }] }, respPayload: answer("a2"), tags: { pick: "yes" } },
+        { reqPayload: { nothing: true }, respPayload: answer("a3"), tags: { pick: "yes" } }, // invalid: no messages
         { reqPayload: { messages: [{ role: "user", content: "q4" }] }, respPayload: answer("a4"), statusCode: 500 }, // not a success
       ],
       p.projectId,
@@ -43,7 +43,7 @@ describe("datasets.importLogs from the console", () => {
     expect(JSON.stringify(entries)).not.toContain("secret");
 
     // A filter into the existing dataset: the q2 log is there already.
-    const again = await trpc.datasets.importLogs.mutate({ datasetId: r.datasetId, filter: { metadata: [{ key: "pick", equals: "yes" }] } });
+    const again = await trpc.datasets.importLogs.mutate({ datasetId: r.datasetId, filter: { tags: [{ key: "pick", equals: "yes" }] } });
     expect(again).toEqual({ datasetId: r.datasetId, entriesCreated: 0, duplicatesSkipped: 1, invalidLogs: 1, errors: [expect.any(Object)] });
     // The detail view finds the entries the log fed.
     expect((await trpc.logs.get.query({ id: logs[2]!.id })).datasetEntries).toEqual([

@@ -72,14 +72,14 @@ describe("logs.count", () => {
     const p = await t.createProject("count");
     await seedLogs(
       t,
-      Array.from({ length: 30 }, (_, i) => ({ model: i % 3 === 0 ? "a" : "b", statusCode: i % 5 === 0 ? 500 : 200, metadata: { k: `v${i % 2}` } })),
+      Array.from({ length: 30 }, (_, i) => ({ model: i % 3 === 0 ? "a" : "b", statusCode: i % 5 === 0 ? 500 : 200, tags: { k: `v${i % 2}` } })),
       p.projectId,
     );
     const trpc = trpcClient(t, p.apiKey);
     expect(await trpc.logs.count.query({})).toEqual({ count: 30, exact: true });
     expect(await trpc.logs.count.query({ filter: { model: "a" } })).toEqual({ count: 10, exact: true });
     expect(await trpc.logs.count.query({ filter: { statusClass: "5xx" } })).toEqual({ count: 6, exact: true });
-    expect(await trpc.logs.count.query({ filter: { metadata: [{ key: "k", equals: "v1" }] } })).toEqual({ count: 15, exact: true });
+    expect(await trpc.logs.count.query({ filter: { tags: [{ key: "k", equals: "v1" }] } })).toEqual({ count: 15, exact: true });
     expect(await trpc.logs.count.query({ filter: { search: "hello" } })).toEqual({ count: 30, exact: true });
     expect(await trpc.logs.count.query({ filter: { model: "nope" } })).toEqual({ count: 0, exact: true });
     const other = await t.createProject("count-other");
@@ -100,7 +100,7 @@ describe("logs.count", () => {
     const all = await trpc.logs.count.query({});
     expect(all.exact).toBe(false);
     expect(all.count).toBeGreaterThan(LOG_COUNT_EXACT_LIMIT);
-    const few = await trpc.logs.count.query({ filter: { model: "bulk", metadata: [{ key: "g", equals: "1" }] } });
+    const few = await trpc.logs.count.query({ filter: { model: "bulk", tags: [{ key: "g", equals: "1" }] } });
     expect(few.count).toBe(n / 2);
     expect(few.exact).toBe(true);
   });
@@ -117,11 +117,11 @@ describe("logs.tagKeys and logs.tagValues", () => {
     await seedLogs(
       t,
       Array.from({ length: 20 }, (_, i) => ({
-        metadata: { prompt_id: i < 12 ? "greet" : i < 18 ? "Goodbye" : "other", ...(i % 4 === 0 ? { user: `u${i}` } : {}), ...(i === 0 ? { rare: "x" } : {}) },
+        tags: { prompt_id: i < 12 ? "greet" : i < 18 ? "Goodbye" : "other", ...(i % 4 === 0 ? { user: `u${i}` } : {}), ...(i === 0 ? { rare: "x" } : {}) },
       })),
       p.projectId,
     );
-    await seedLogs(t, [{ metadata: { secret_key_of_another_project: "x" } }]);
+    await seedLogs(t, [{ tags: { secret_key_of_another_project: "x" } }]);
     const trpc = trpcClient(t, p.apiKey);
     expect(await trpc.logs.tagKeys.query()).toEqual([
       { key: "prompt_id", count: 20 },
@@ -170,24 +170,24 @@ describe("logs.setTags", () => {
     const p = await t.createProject("set-tags");
     const logs = await seedLogs(
       t,
-      Array.from({ length: 12 }, (_, i) => ({ model: i < 8 ? "a" : "b", metadata: { keep: "1", drop: "x", env: i % 2 ? "dev" : "prod" } })),
+      Array.from({ length: 12 }, (_, i) => ({ model: i < 8 ? "a" : "b", tags: { keep: "1", drop: "x", env: i % 2 ? "dev" : "prod" } })),
       p.projectId,
     );
-    const theirs = await seedLogs(t, [{ model: "a", metadata: { drop: "x" } }]);
+    const theirs = await seedLogs(t, [{ model: "a", tags: { drop: "x" } }]);
     const trpc = trpcClient(t, p.apiKey);
     expect(await trpc.logs.setTags.mutate({ filter: { model: "a" }, set: { reviewed: "yes", env: "staging" }, remove: ["drop"] })).toEqual({ updated: 8 });
     const all = (await trpc.logs.list.query({})).logs;
     for (const l of all) {
-      if (l.model === "a") expect(l.metadata).toEqual({ keep: "1", env: "staging", reviewed: "yes" });
-      else expect(l.metadata).toEqual({ keep: "1", drop: "x", env: expect.any(String) });
+      if (l.model === "a") expect(l.tags).toEqual({ keep: "1", env: "staging", reviewed: "yes" });
+      else expect(l.tags).toEqual({ keep: "1", drop: "x", env: expect.any(String) });
     }
     expect(await trpc.logs.setTags.mutate({ filter: { ids: [logs[9]!.id, logs[10]!.id, theirs[0]!.id] }, remove: ["keep"] })).toEqual({ updated: 2 });
-    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "keep", equals: "1" }] } })).count).toBe(10);
+    expect((await trpc.logs.count.query({ filter: { tags: [{ key: "keep", equals: "1" }] } })).count).toBe(10);
     const mine = (await trpcClient(t).logs.list.query({ filter: { ids: [theirs[0]!.id] } })).logs[0]!;
-    expect(mine.metadata).toEqual({ drop: "x" });
+    expect(mine.tags).toEqual({ drop: "x" });
     // A filter on the very tag being changed still visits every matching log once.
-    expect(await trpc.logs.setTags.mutate({ filter: { metadata: [{ key: "keep", equals: "1" }] }, set: { keep: "2" } })).toEqual({ updated: 10 });
-    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "keep", equals: "2" }] } })).count).toBe(10);
+    expect(await trpc.logs.setTags.mutate({ filter: { tags: [{ key: "keep", equals: "1" }] }, set: { keep: "2" } })).toEqual({ updated: 10 });
+    expect((await trpc.logs.count.query({ filter: { tags: [{ key: "keep", equals: "2" }] } })).count).toBe(10);
   });
 
   test("more logs than one batch: every one updated", async () => {
@@ -198,18 +198,18 @@ describe("logs.setTags", () => {
       from generate_series(1, 2345) g`);
     const trpc = trpcClient(t, p.apiKey);
     expect(await trpc.logs.setTags.mutate({ filter: {}, set: { batch: "done" } })).toEqual({ updated: 2345 });
-    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "batch", equals: "done" }] } })).count).toBe(2345);
+    expect((await trpc.logs.count.query({ filter: { tags: [{ key: "batch", equals: "done" }] } })).count).toBe(2345);
   });
 
   test("the tag cap and bad inputs are VALIDATION, and nothing changes", async () => {
     const p = await t.createProject("set-tags-cap");
     const full = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, "v"]));
-    await seedLogs(t, [{ metadata: full }, { metadata: {} }], p.projectId);
+    await seedLogs(t, [{ tags: full }, { tags: {} }], p.projectId);
     const trpc = trpcClient(t, p.apiKey);
     const over = await trpcFailure(trpc.logs.setTags.mutate({ filter: {}, set: { a: "1", b: "2" } }));
     expect(over.data?.code).toBe("VALIDATION");
     expect(over.message).toContain("more than 50 tags");
-    expect((await trpc.logs.count.query({ filter: { metadata: [{ key: "a", equals: "1" }] } })).count).toBe(0);
+    expect((await trpc.logs.count.query({ filter: { tags: [{ key: "a", equals: "1" }] } })).count).toBe(0);
     // Replacing a key the log has, or adding one to reach exactly 50, is fine.
     expect(await trpc.logs.setTags.mutate({ filter: {}, set: { k0: "w", a: "1" } })).toEqual({ updated: 2 });
     const bad = async (input: object) => expect((await trpcFailure(trpc.logs.setTags.mutate(input as never))).data?.code).toBe("VALIDATION");
@@ -232,7 +232,7 @@ describe("logs.exportPage", () => {
       Array.from({ length: 7 }, (_, i) => ({
         completionId: `e${i}`,
         model: i < 5 ? "a" : "b",
-        metadata: { i: String(i) },
+        tags: { i: String(i) },
         reqPayload: { model: "a", messages: [{ role: "user", content: `question ${i}` }] },
         respPayload: { id: `e${i}`, choices: [{ message: { role: "assistant", content: `answer ${i}` } }] },
       })),

@@ -85,7 +85,7 @@ describe("logs.usage", () => {
         // Multiples of 1/1024 add up exactly in any order.
         costUsd: r() < 0.1 ? null : Math.floor(r() * 4096) / 1024,
         // 25 prompt ids (more than the 20 groups kept), unevenly spread, and some logs without.
-        metadata: i % 9 === 0 ? {} : { prompt_id: `p${Math.floor(r() * r() * 25)}` },
+        tags: i % 9 === 0 ? {} : { prompt_id: `p${Math.floor(r() * r() * 25)}` },
       });
     }
     logs = (await seedLogs(t, seeds, p.projectId)).filter((l) => l.requestedAt!.getTime() >= FROM && l.requestedAt!.getTime() < TO);
@@ -136,7 +136,7 @@ describe("logs.usage", () => {
       groupBy: "tag",
       tagKey: "prompt_id",
     });
-    const tagOf = (l: NewRequestLog) => l.metadata.prompt_id ?? null;
+    const tagOf = (l: NewRequestLog) => l.tags.prompt_id ?? null;
     const counts = new Map<string | null, number>();
     for (const l of logs) counts.set(tagOf(l), (counts.get(tagOf(l)) ?? 0) + 1);
     expect(counts.size).toBeGreaterThan(20);

@@ -249,7 +249,7 @@ describe("logging controls", () => {
       { model: "text-embedding-3-small", input: "tagged", metadata: { doc: "d-1", page: 3 }, hone: { tags: { team: "search" } } },
       { "op-tags": JSON.stringify({ env: "test" }) },
     );
-    expect((await latestLog(t)).metadata).toEqual({ doc: "d-1", page: "3", team: "search", env: "test" });
+    expect((await latestLog(t)).tags).toEqual({ doc: "d-1", page: "3", team: "search", env: "test" });
     const sent = openai.requests.at(-1)!.body;
     expect(sent.metadata).toBeUndefined();
     expect(sent.hone).toBeUndefined();

@@ -62,7 +62,7 @@ describe("responses.create", () => {
     const log = await latestLog(t);
     expect(log.api).toBe("responses");
     expect(log.provider).toBe("gemini");
-    expect(log.metadata).toMatchObject({ team: "core" });
+    expect(log.tags).toMatchObject({ team: "core" });
     expect(log.body.reqPayloadOriginal).toMatchObject({ model: GEMINI, input: "Hello Hone", instructions: "Be brief." });
     expect((log.body.respPayloadOriginal as { id: string }).id).toBe(r.id);
     expect(log.inputPreview).toBe("Hello Hone");

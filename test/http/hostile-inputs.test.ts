@@ -102,7 +102,7 @@ describe("/report: stored sanitised or clamped", () => {
     expect(log.model).toBe("openai:gpt\uFFFD-4o");
     expect(log.completionId).toBe("chatcmpl-\uFFFD");
     expect(log.errorMessage).toBe("bad\uFFFD\uFFFD");
-    expect(log.metadata).toEqual({ "t\uFFFD": "v\uFFFD" });
+    expect(log.tags).toEqual({ "t\uFFFD": "v\uFFFD" });
     const req = log.body.reqPayload as any;
     expect(req.messages[0].content).toBe("a\uFFFDb\uFFFDc\uFFFDd 😀");
     expect(req["k\uFFFD"]).toBe(1);

@@ -97,7 +97,7 @@ describe("logged payload sizes", () => {
     const log = await latestLog(t);
     expect(log.inputTokens).toBe(50_000);
     expect(log.costUsd).toBeGreaterThan(0);
-    expect(log.metadata).toEqual({ user: "big" });
+    expect(log.tags).toEqual({ user: "big" });
     expect(log.warning).toMatch(/the request payload of 300,\d{3} bytes is stored cut short \(HONE_MAX_LOGGED_PAYLOAD_BYTES is 65,536\)/);
     const marker = (log.body.reqPayload as any).hone_truncated_payload;
     expect(marker.bytes).toBeGreaterThan(300_000);
@@ -123,7 +123,7 @@ describe("logged payload sizes", () => {
     const ds = await createDataset(t, { name: "from logs" });
     const d = await gqlData(t, `mutation($ds: ID!) { importLogsToDataset(input: {datasetId: $ds, filter: {}}) { entriesCreated } }`, { ds });
     expect(d.importLogsToDataset.entriesCreated).toBe(1); // the small one
-    const r = await t.request("POST", `/trpc/datasets.importLogs`, { body: { datasetId: ds, filter: { metadata: [{ key: "user", equals: "big" }] } } });
+    const r = await t.request("POST", `/trpc/datasets.importLogs`, { body: { datasetId: ds, filter: { tags: [{ key: "user", equals: "big" }] } } });
     const out = ((await r.json()) as any).result?.data;
     expect(out.invalidLogs).toBeGreaterThanOrEqual(1);
     expect(out.errors.some((e: any) => /stored cut short \(HONE_MAX_LOGGED_PAYLOAD_BYTES\), so it cannot become an entry/.test(e.message))).toBe(true);

@@ -24,12 +24,14 @@ afterAll(() => t.close());
 
 const user = (u: string, i: number, extra: object = {}) => ({
   model: i % 2 ? "gpt-4o" : "claude",
-  metadata: { user: u, n: String(i) },
+  tags: { user: u, n: String(i) },
   reqPayload: { model: "m", messages: [{ role: "user", content: `question ${i} from ${u}` }] },
   respPayload: { choices: [{ index: 0, message: { role: "assistant", content: `answer ${i}` } }] },
   ...extra,
 });
-const u42 = { metadata: [{ key: "user", equals: "u42" }] };
+/** The same filter in the domain's words (tRPC, the verbs) and in the REST wire's (metadata). */
+const u42 = { tags: [{ key: "user", equals: "u42" }] };
+const u42Wire = { metadata: [{ key: "user", equals: "u42" }] };
 
 /** A tiny RFC 4180 reader: quoted cells (commas, CR, LF and doubled quotes inside), CRLF rows. */
 function parseCsv(text: string): string[][] {
@@ -82,24 +84,24 @@ describe("export by filter", () => {
       Array.from({ length: 10 }, (_, i) => user("u42", i)),
       other.projectId,
     );
-    const r = await exportOf({ filter: JSON.stringify(u42) });
+    const r = await exportOf({ filter: JSON.stringify(u42Wire) });
     expect(r.status).toBe(200);
     expect(r.type).toContain("application/x-ndjson");
     expect(r.disposition).toBe('attachment; filename="logs.jsonl"');
     const lines = jsonl(r.text);
-    const expected = mine.filter((l) => l.metadata.user === "u42").reverse();
+    const expected = mine.filter((l) => l.tags.user === "u42").reverse();
     expect(lines.map((l) => l.id)).toEqual(expected.map((l) => l.id));
     // Every line carries its own log's bodies.
     for (const [i, line] of lines.entries()) {
-      expect(line.metadata).toEqual(expected[i]!.metadata);
+      expect(line.metadata).toEqual(expected[i]!.tags);
       expect(line.reqPayload).toEqual(expected[i]!.reqPayload);
       expect(line.respPayload).toEqual(expected[i]!.respPayload);
     }
     expect(lines[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     // Combined filters, and the other project sees only its own.
-    const claude = await exportOf({ filter: JSON.stringify({ model: "claude", ...u42 }) });
+    const claude = await exportOf({ filter: JSON.stringify({ model: "claude", ...u42Wire }) });
     expect(jsonl(claude.text)).toHaveLength(15);
-    const theirs = await exportOf({ filter: JSON.stringify(u42) }, other.apiKey);
+    const theirs = await exportOf({ filter: JSON.stringify(u42Wire) }, other.apiKey);
     expect(jsonl(theirs.text)).toHaveLength(10);
     expect(jsonl(theirs.text).every((l) => !mine.some((m) => m.id === l.id))).toBe(true);
   });
@@ -168,7 +170,7 @@ describe("export by filter", () => {
         user("u1", 1, { errorMessage: '=HYPERLINK("http://evil")', completionId: "a,b", provider: "+cmd", durationMs: 5, costUsd: 0.5, cacheHit: true }),
         user("u1", 2, { errorMessage: "line one\nline two", completionId: "-2+3", model: "@SUM(A1)" }),
         user("u2", 3, { errorMessage: "\tTAB", model: "plain" }),
-        user("u1", 4, { metadata: { user: "u1", note: '=1+1, "quoted"' } }),
+        user("u1", 4, { tags: { user: "u1", note: '=1+1, "quoted"' } }),
       ],
       p.projectId,
     );
@@ -223,7 +225,7 @@ describe("streaming 20,000 logs", () => {
     many = await t.createProject("many");
     await seedLogs(
       t,
-      Array.from({ length: 20_000 }, (_, i) => ({ metadata: { i: String(i) } })),
+      Array.from({ length: 20_000 }, (_, i) => ({ tags: { i: String(i) } })),
       many.projectId,
     );
   }, 60_000);
@@ -354,9 +356,9 @@ describe("delete by filter", () => {
     const { entries } = await trpc.datasets.listEntries.query({ datasetId: ds.id });
     expect(entries.map((e) => e.sourceLogId).sort()).toEqual([logs[29]!.id, null].sort());
     // Gone from the export; the other project's logs with the same tag are untouched.
-    expect((await exportOf({ filter: JSON.stringify(u42) }, p.apiKey)).text).toBe("");
+    expect((await exportOf({ filter: JSON.stringify(u42Wire) }, p.apiKey)).text).toBe("");
     expect(await countOf(other.projectId)).toBe(otherBefore);
-    expect(jsonl((await exportOf({ filter: JSON.stringify(u42) }, other.apiKey)).text).length).toBeGreaterThanOrEqual(4);
+    expect(jsonl((await exportOf({ filter: JSON.stringify(u42Wire) }, other.apiKey)).text).length).toBeGreaterThanOrEqual(4);
     // Nothing left to delete: a count of 0, done.
     expect(await trpc.logs.deleteByFilter.mutate({ filter: u42 })).toEqual({ deleted: 0, done: true });
   });

@@ -99,7 +99,7 @@ describe("log queries", () => {
 
   test("tRPC logs.list and logs.get take the same filter", async () => {
     const trpc = trpcClient(t);
-    const page = await trpc.logs.list.query({ filter: { model: "alpha", metadata: [{ key: "env", equals: "dev" }] } });
+    const page = await trpc.logs.list.query({ filter: { model: "alpha", tags: [{ key: "env", equals: "dev" }] } });
     expect(page.logs.map((l) => l.completionId)).toEqual(["cmp-2"]);
     expect(page.logs[0]!.errorMessage).toBe("boom");
     const log = await trpc.logs.get.query({ id: page.logs[0]!.id });
@@ -163,7 +163,7 @@ describe("retention (HONE_LOG_RETENTION_DAYS)", () => {
       outputTokens: null,
       costUsd: null,
       cacheHit: false,
-      metadata: {},
+      tags: {},
       reqPayload: { model: "young" },
       respPayload: null,
     };

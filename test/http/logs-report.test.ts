@@ -50,7 +50,7 @@ describe("POST /report", () => {
       durationMs: 1250,
       inputTokens: 100,
       outputTokens: 20,
-      metadata: { prompt_id: "p1", $sdk: "python", n: "3", ok: "true" },
+      tags: { prompt_id: "p1", $sdk: "python", n: "3", ok: "true" },
     });
     expect(log.requestedAt!.getTime()).toBe(1_700_000_000_000);
     expect(log.receivedAt!.getTime()).toBe(1_700_000_001_250);
@@ -70,7 +70,7 @@ describe("POST /report", () => {
     }
     expect((await post("/report", {})).body).toEqual({ status: "ok" });
     const empty = await latestLog(t);
-    expect(empty).toMatchObject({ model: null, completionId: null, statusCode: null, requestedAt: null, metadata: {} });
+    expect(empty).toMatchObject({ model: null, completionId: null, statusCode: null, requestedAt: null, tags: {} });
   });
 
   test("a NUL character, which jsonb cannot hold, does not lose the log", async () => {
@@ -165,7 +165,7 @@ describe("POST /report-anthropic", () => {
       cacheWriteTokens: 7,
       outputTokens: 10,
       reasoningTokens: null,
-      metadata: { feature: "weather", legacy: "yes" },
+      tags: { feature: "weather", legacy: "yes" },
     });
     expect(log.costUsd).toBeGreaterThan(0);
     // The classes reach GraphQL and the export as they are stored.
@@ -281,14 +281,14 @@ describe("POST /logs/update-metadata", () => {
     expect((await upd({ filters: [{ field: "metadata.env", equals: "nowhere" }], metadata: { a: "b" } })).body).toEqual({ matchedLogs: 0 });
 
     const logs = await logsOf(t, proj.projectId);
-    const byCompletion = Object.fromEntries(logs.map((l) => [l.completionId, l.metadata]));
+    const byCompletion = Object.fromEntries(logs.map((l) => [l.completionId, l.tags]));
     expect(byCompletion).toEqual({
       c1: { env: "prod", team: "a", reviewed: "yes", hot: "1", legacy: "true", all: "x" },
       c2: { env: "dev", team: "a", reviewed: "yes", legacy: "true", all: "x" },
       c3: { env: "prod", score: "5", all: "x" },
     });
     const untouched = await logsOf(t, other.projectId);
-    expect(untouched[0]!.metadata).toEqual({ env: "prod", team: "a" });
+    expect(untouched[0]!.tags).toEqual({ env: "prod", team: "a" });
 
     // The deprecated spelling.
     expect((await post("/logs/update-tags", { filters: [{ field: "tags.env", equals: "dev" }], tags: { old: "api" } }, proj.apiKey)).body).toEqual({

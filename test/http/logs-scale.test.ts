@@ -90,14 +90,14 @@ describe("day partitions", () => {
     const p = await t.createProject("paging");
     const tagged = await seedLogs(
       t,
-      [d30 + 2 * DAY + 13 * HOUR, d30 + 3 * DAY + HOUR, d30 + 3 * DAY + 2 * HOUR, d30 + 5 * DAY].map((at) => ({ at: new Date(at), metadata: { k: "v" } })),
+      [d30 + 2 * DAY + 13 * HOUR, d30 + 3 * DAY + HOUR, d30 + 3 * DAY + 2 * HOUR, d30 + 5 * DAY].map((at) => ({ at: new Date(at), tags: { k: "v" } })),
       p.projectId,
     );
     const seen: string[] = [];
     let after: string | null = null;
     do {
       const page: { logs: { id: string }[]; hasNextPage: boolean; endCursor: string | null } = await trpcClient(t, p.apiKey).logs.list.query({
-        filter: { metadata: [{ key: "k", equals: "v" }] },
+        filter: { tags: [{ key: "k", equals: "v" }] },
         first: 1,
         after,
       });
@@ -198,7 +198,7 @@ describe("usage rollups", () => {
       inputTokens: i % 11 === 0 ? null : Math.floor(rand() * 1000),
       outputTokens: Math.floor(rand() * 500),
       costUsd: i % 13 === 0 ? null : rand() / 100,
-      metadata: i % 6 === 0 ? ({} as Record<string, string>) : { prompt_id: `p${i % 7}`, user: `u${i % 10}` },
+      tags: i % 6 === 0 ? ({} as Record<string, string>) : { prompt_id: `p${i % 7}`, user: `u${i % 10}` },
     }));
     const seeded = await seedLogs(t, logs, p.projectId);
     const ctx = { ...systemCtx(t.deps, "test"), projectId: p.projectId };
@@ -234,7 +234,7 @@ describe("usage rollups", () => {
     let expired = 0;
     const seededCount = () => seeded.length + 1 - deleted - expired;
     // A late log: a writer's batch that commits after its hour (two hours ago) was closed.
-    await seedLogs(t, [{ at: new Date(Math.floor(now / HOUR) * HOUR - 2 * HOUR + 5), model: "late", metadata: { prompt_id: "p1" } }], p.projectId);
+    await seedLogs(t, [{ at: new Date(Math.floor(now / HOUR) * HOUR - 2 * HOUR + 5), model: "late", tags: { prompt_id: "p1" } }], p.projectId);
     await closeUsageHours(ctx, new Date(now));
     const byModel = await check("model", "model");
     expect(byModel.totals.p50Ms).not.toBeNull();
@@ -252,7 +252,7 @@ describe("usage rollups", () => {
     await trpcClient(t, p.apiKey).logs.setTags.mutate({ filter: { model: "claude" }, remove: ["prompt_id"] });
     await check("tag", "metadata ->> 'prompt_id'");
     // Deleting by filter (a privacy request) takes the logs out of their hours' rollups.
-    const gone = await deleteLogs(ctx, { filter: { metadata: [{ key: "user", equals: "u3" }] } });
+    const gone = await deleteLogs(ctx, { filter: { tags: [{ key: "user", equals: "u3" }] } });
     expect(gone.deleted).toBeGreaterThan(50);
     deleted += gone.deleted;
     await check("model", "model");

@@ -274,7 +274,7 @@ function logRecord(projectId: string, id = newId("log")): NewRequestLog {
     outputTokens: 1,
     costUsd: 0,
     cacheHit: false,
-    metadata: {},
+    tags: {},
     reqPayload: { messages: [{ role: "user", content: "q" }] },
     respPayload: { id: "c" },
   };

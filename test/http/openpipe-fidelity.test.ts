@@ -161,7 +161,7 @@ describe("OpenPipe's logging defaults", () => {
     } as never);
     const logs = await logsOf(t);
     expect(logs.length).toBe(before + 1);
-    expect(logs.at(-1)!.metadata).toMatchObject({ via: "sdk" });
+    expect(logs.at(-1)!.tags).toMatchObject({ via: "sdk" });
   });
 });
 
@@ -209,7 +209,7 @@ describe("invalid tags are an error, before anything goes upstream", () => {
       headers: { "op-tags": JSON.stringify({ n: 3, b: true, gone: null, s: "x" }) },
     });
     expect(res.status).toBe(200);
-    expect((await latestLog(t)).metadata).toEqual({ n: "3", b: "true", s: "x" });
+    expect((await latestLog(t)).tags).toEqual({ n: "3", b: "true", s: "x" });
   });
 
   test("the openpipe SDK gets the 400 for tags that are not flat", async () => {

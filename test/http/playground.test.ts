@@ -56,7 +56,7 @@ describe("playground.run", () => {
     expect(text).toContain("hello playground");
     expect(done.usage?.completionTokens).toBeGreaterThan(0);
     const log = await waitFor(() => latestLog(t), { until: (l) => l?.completionId === done.completionId, message: "the playground call is logged" });
-    expect(log!.metadata["hone.source"]).toBe("playground");
+    expect(log!.tags["hone.source"]).toBe("playground");
     // Hone's own call, kept apart from the application's traffic.
     expect([log!.source, log!.internalKind]).toEqual(["internal", "playground"]);
   });

@@ -48,14 +48,15 @@ export const requestLogs = pgTable(
     /** The last user message and the first answer, short (domain/logs/previews.ts): listed without the bodies. */
     inputPreview: text("input_preview"),
     outputPreview: text("output_preview"),
-    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
+    /** The log's tags (its column keeps the wire's older word, metadata). */
+    tags: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [
     index().on(t.projectId, t.id),
     index().on(t.projectId, t.completionId),
     index().on(t.projectId, t.model, t.id),
-    index("request_logs_metadata_gin").using("gin", sql`${t.metadata} jsonb_path_ops`),
+    index("request_logs_metadata_gin").using("gin", sql`${t.tags} jsonb_path_ops`),
   ],
 );
 

@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, type Usage } from "../../providers";
-import { checkedUsage, tokenClasses, type LogApi, mergeMetadata, type NewRequestLog } from "../logs";
+import { checkedUsage, tokenClasses, type LogApi, mergeTags, type NewRequestLog } from "../logs";
 import { catalogueCost } from "../models/catalogue";
 import { costOf } from "./cost";
 import { canonicalModel } from "./resolve-model";
@@ -109,7 +109,7 @@ export function createCallLog(
       costUsd: o.cacheHit ? 0 : priceOf(usage),
       warning: [o.warning, warning].filter(Boolean).join("; ") || null,
       cacheHit: o.cacheHit ?? false,
-      metadata: mergeMetadata(call.request.metadata, call.tags),
+      tags: mergeTags(call.request.metadata, call.tags),
       reqPayload: call.rawBody,
       respPayload: o.respPayload,
     };

@@ -39,7 +39,7 @@ export async function importAlignmentRows(ctx: Ctx, raw: ImportAlignmentRowsInpu
   const logIds = [...new Set(input.logIds ?? [])];
   if (logIds.length) {
     const owned = await db
-      .select({ id: requestLogs.id, metadata: requestLogs.metadata })
+      .select({ id: requestLogs.id })
       .from(requestLogs)
       .where(and(eq(requestLogs.projectId, ctx.projectId), inArray(requestLogs.id, logIds)));
     const bodies = await loadLogBodies(ctx, logIds);

@@ -159,13 +159,13 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
     picked.map((p) => p.id),
   )) {
     const rows = await db
-      .select({ id: requestLogs.id, metadata: requestLogs.metadata, req: requestLogBodies.reqPayload, resp: requestLogBodies.respPayload })
+      .select({ id: requestLogs.id, tags: requestLogs.tags, req: requestLogBodies.reqPayload, resp: requestLogBodies.respPayload })
       .from(requestLogs)
       .innerJoin(requestLogBodies, eq(requestLogBodies.logId, requestLogs.id))
       .where(inArray(requestLogs.id, ids));
     const candidates: { entry: DatasetEntryInput; hash: string; logId: string }[] = [];
     for (const row of rows) {
-      const entry = logToEntry(row.req, row.resp, row.metadata);
+      const entry = logToEntry(row.req, row.resp, row.tags);
       if (typeof entry === "string") {
         result.invalidLogs++;
         if (result.errors.length < 100) result.errors.push({ logId: row.id, message: entry });

@@ -22,10 +22,10 @@ export const DELETE_BATCH = 1_000;
 /** A call stops starting batches after this long and answers done: false (call again). */
 const DELETE_BUDGET_MS = 20_000;
 
-// An empty list of ids matches nothing, so it is not an empty filter; an empty list of metadata
+// An empty list of ids matches nothing, so it is not an empty filter; an empty list of tag
 // pairs matches everything, so it is.
 const isEmptyFilter = (f: Record<string, unknown> | null | undefined) =>
-  !f || Object.entries(f).every(([k, v]) => v === null || v === undefined || (k === "metadata" && Array.isArray(v) && !v.length));
+  !f || Object.entries(f).every(([k, v]) => v === null || v === undefined || (k === "tags" && Array.isArray(v) && !v.length));
 
 /**
  * Deletes the project's logs matching a filter (a privacy request: "everything tagged user=u42"),

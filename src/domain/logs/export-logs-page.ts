@@ -60,8 +60,10 @@ export async function exportLogsPage(ctx: Ctx, raw: ExportLogsPageInput): Promis
   // The line is the log's columns and payloads (previews and sizes are derived from the payloads).
   const lines = taken.map(({ reqBytes: _r, respBytes: _s, inputPreview: _i, outputPreview: _o, ...log }) => {
     const b = bodies.get(log.id);
+    // A line is the export file's format: the tags keep its name, metadata, in their place.
+    const columns = Object.fromEntries(Object.entries(log).map(([k, v]) => [k === "tags" ? "metadata" : k, v]));
     return JSON.stringify({
-      ...log,
+      ...columns,
       reqPayload: b?.reqPayload ?? null,
       respPayload: b?.respPayload ?? null,
       ...(b?.reqPayloadOriginal != null || b?.respPayloadOriginal != null

@@ -13,11 +13,11 @@ export { listLogFacets, type LogFacets } from "./list-log-facets";
 export { listTagValues, ListTagValuesInput } from "./list-tag-values";
 export { logUsage, OTHER_GROUP, UsageInput, type Usage, type UsageFigures, type UsageGroup, type UsagePoint } from "./log-usage";
 export { checkedUsage, tokenClasses } from "./checked-usage";
-export { mergeMetadata } from "./metadata";
+export { mergeTags } from "./merge-tags";
 export { reportCall } from "./report-call";
 export { setLogTags, SetLogTagsInput } from "./set-log-tags";
 export type { NewRequestLog } from "./schemas";
-export { updateLogMetadata } from "./update-log-metadata";
+export { updateLogTags } from "./update-log-tags";
 // The storage below the verbs (rows, partitions, rollups, payload sizes), for the background
 // sweeps, the log writer and tests.
 export {

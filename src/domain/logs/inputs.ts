@@ -65,7 +65,8 @@ export type ReportInput = z.input<typeof ReportInput>;
 export const AnthropicReportInput = ReportInput.extend({ metadata: Tags.nullish() });
 export type AnthropicReportInput = z.input<typeof AnthropicReportInput>;
 
-const MetadataFilter = z.object({
+/** Which logs an update of tags applies to: `model`, `completionId`, or a tag (`metadata.<key>` or `tags.<key>`, as the wire spells it). */
+const TagUpdateFilter = z.object({
   field: z
     .string()
     .max(MAX_TAG_KEY_LENGTH + 9)
@@ -73,11 +74,11 @@ const MetadataFilter = z.object({
   equals: z.union([z.string().max(MAX_TAG_VALUE_LENGTH), z.number(), z.boolean()]),
 });
 
-export const UpdateMetadataInput = z.object({
-  filters: z.array(MetadataFilter).max(50),
-  metadata: z.record(TagKey.min(1), TagValue).refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
+export const UpdateTagsInput = z.object({
+  filters: z.array(TagUpdateFilter).max(50),
+  tags: z.record(TagKey.min(1), TagValue).refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
 });
-export type UpdateMetadataInput = z.input<typeof UpdateMetadataInput>;
+export type UpdateTagsInput = z.input<typeof UpdateTagsInput>;
 
 export const CheckCacheInput = z.looseObject({
   requestedAt: UnixMs,
@@ -129,9 +130,10 @@ export const LogFilter = z.object({
   /** Logged at or after / at or before (ISO 8601 times, or Dates). */
   from: FilterDate.nullish(),
   to: FilterDate.nullish(),
-  metadata: z.array(TagPair).max(20).nullish(),
+  /** Tag pairs a log must have, every one. */
+  tags: z.array(TagPair).max(20).nullish(),
   /** Tag pairs a log must not have (a log without the key matches). */
-  metadataNot: z.array(TagPair).max(20).nullish(),
+  tagsNot: z.array(TagPair).max(20).nullish(),
   /** Tag keys a log must not have at all. */
   tagsAbsent: z.array(z.string().min(1).max(MAX_TAG_KEY_LENGTH)).max(20).nullish(),
   /** Field values a log must differ from ("is not"). */
@@ -174,7 +176,7 @@ export type RequestLog = {
   reasoningTokens: number | null;
   costUsd: number | null;
   cacheHit: boolean;
-  metadata: Record<string, string>;
+  tags: Record<string, string>;
   createdAt: Date;
   /** Why some of the call's figures were not kept (impossible token counts, a payload cut short). */
   warning: string | null;

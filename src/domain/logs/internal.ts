@@ -29,7 +29,7 @@ export const logColumns = {
   reasoningTokens: requestLogs.reasoningTokens,
   costUsd: requestLogs.costUsd,
   cacheHit: requestLogs.cacheHit,
-  metadata: requestLogs.metadata,
+  tags: requestLogs.tags,
   createdAt: requestLogs.createdAt,
   warning: requestLogs.warning,
   inputPreview: requestLogs.inputPreview,
@@ -79,16 +79,16 @@ export function logConditions(
   }
   if (f.from instanceof Date) where.push(gte(requestLogs.id, logIdAt(f.from)));
   if (f.to instanceof Date) where.push(lt(requestLogs.id, logIdAt(new Date(f.to.getTime() + 1))));
-  const meta = f.metadata as { key: string; equals: string }[] | null | undefined;
+  const meta = f.tags as { key: string; equals: string }[] | null | undefined;
   if (meta?.length) {
     // One containment test, served by the GIN index on metadata.
     const wanted = Object.fromEntries(meta.map((m) => [m.key, m.equals]));
-    where.push(sql`${requestLogs.metadata} @> ${JSON.stringify(wanted)}::text::jsonb`);
+    where.push(sql`${requestLogs.tags} @> ${JSON.stringify(wanted)}::text::jsonb`);
   }
-  const metaNot = f.metadataNot as { key: string; equals: string }[] | null | undefined;
-  for (const m of metaNot ?? []) where.push(sql`not (${requestLogs.metadata} @> ${JSON.stringify({ [m.key]: m.equals })}::text::jsonb)`);
+  const metaNot = f.tagsNot as { key: string; equals: string }[] | null | undefined;
+  for (const m of metaNot ?? []) where.push(sql`not (${requestLogs.tags} @> ${JSON.stringify({ [m.key]: m.equals })}::text::jsonb)`);
   const absent = f.tagsAbsent as string[] | null | undefined;
-  for (const key of absent ?? []) where.push(sql`not (${requestLogs.metadata} ? ${key})`);
+  for (const key of absent ?? []) where.push(sql`not (${requestLogs.tags} ? ${key})`);
   if (typeof f.search === "string") {
     // search_text is stored lowercased: a LIKE on it is case-insensitive and cheap.
     const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

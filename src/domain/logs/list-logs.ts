@@ -51,7 +51,7 @@ export async function listLogs(ctx: Ctx, raw: ListLogsInput): Promise<RequestLog
     return db.select(logColumns).from(requestLogs).where(whereAll(where)).orderBy(desc(requestLogs.id)).limit(limit);
   };
   let rows: Awaited<ReturnType<typeof page>>;
-  if (input.filter?.search || input.filter?.metadata?.length) {
+  if (input.filter?.search || input.filter?.tags?.length) {
     rows = [];
     const slices = (await timeSlices(db, ctx.deps)).filter((s) => !(cursor && s.lo !== null && s.lo >= cursor));
     // A few days at once (each its own statement; on Postgres, its own connection), kept in order:

@@ -11,7 +11,7 @@ import { MAX_TAG_KEY_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../limits";
 export async function listTagKeys(ctx: Ctx): Promise<{ key: string; count: number }[]> {
   const db = dbOf(ctx);
   const recent = db
-    .select({ metadata: requestLogs.metadata })
+    .select({ metadata: requestLogs.tags })
     .from(requestLogs)
     .where(eq(requestLogs.projectId, ctx.projectId))
     .orderBy(desc(requestLogs.id))

@@ -20,7 +20,7 @@ export async function listTagValues(ctx: Ctx, raw: ListTagValuesInput): Promise<
   const input = parseInput(ListTagValuesInput, raw);
   const db = dbOf(ctx);
   const recent = db
-    .select({ value: sql<string | null>`${requestLogs.metadata} ->> ${input.key}`.as("value") })
+    .select({ value: sql<string | null>`${requestLogs.tags} ->> ${input.key}`.as("value") })
     .from(requestLogs)
     .where(eq(requestLogs.projectId, ctx.projectId))
     .orderBy(desc(requestLogs.id))

@@ -125,7 +125,7 @@ function groupExpression(input: z.output<typeof UsageInput>): SQL | null {
     case "api":
       return sql`${requestLogs.api}`;
     case "tag":
-      return sql`(${requestLogs.metadata} ->> ${input.tagKey ?? ""}::text)`;
+      return sql`(${requestLogs.tags} ->> ${input.tagKey ?? ""}::text)`;
     default:
       return null;
   }

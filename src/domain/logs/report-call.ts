@@ -17,7 +17,7 @@ import {
 } from "./inputs";
 import { checkedUsage, tokenClasses } from "./checked-usage";
 import { markUsageHourStale } from "./store/rollups";
-import { mergeMetadata } from "./metadata";
+import { mergeTags } from "./merge-tags";
 import type { NewRequestLog } from "./schemas";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -82,9 +82,10 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   const { usage, warning } = checkedUsage(isObject(respPayload) && isObject(respPayload.usage) ? (respPayload.usage as Usage) : null);
   if (model !== null) check(ReportedModel, model, ["reqPayload", "model"]);
   if (completionId !== null) check(ReportedCompletionId, completionId, ["respPayload", "id"]);
-  const reqMetadata = format === "openai" && isObject(reqPayload) ? reqPayload.metadata : undefined;
-  const metadata = mergeMetadata(reqMetadata, input.tags, "metadata" in input ? input.metadata : undefined);
-  check(MergedTags, metadata, ["tags"]);
+  // The request's own metadata (OpenAI's), the report's tags, and /report-anthropic's metadata.
+  const requestMetadata = format === "openai" && isObject(reqPayload) ? reqPayload.metadata : undefined;
+  const tags = mergeTags(requestMetadata, input.tags, "metadata" in input ? input.metadata : undefined);
+  check(MergedTags, tags, ["tags"]);
   const record: NewRequestLog = {
     id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
@@ -101,7 +102,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     costUsd: priceOf(model, usage, format),
     warning,
     cacheHit: false,
-    metadata,
+    tags,
     reqPayload: reqPayload ?? null,
     respPayload: respPayload ?? null,
     ...original,

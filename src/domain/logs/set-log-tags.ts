@@ -31,7 +31,7 @@ export const SetLogTagsInput = z
 export type SetLogTagsInput = z.input<typeof SetLogTagsInput>;
 
 /**
- * Adds, replaces and removes tags (metadata) on every log of the project matching the filter, as
+ * Adds, replaces and removes tags on every log of the project matching the filter, as
  * update-metadata does (values are strings, a removed key is gone). Logs are changed
  * TAG_UPDATE_BATCH at a time, newest first, each batch its own statement, so a filter matching
  * millions of logs never holds one long transaction. Refused whole (VALIDATION, nothing changed)
@@ -42,7 +42,7 @@ export async function setLogTags(ctx: Ctx, raw: SetLogTagsInput): Promise<{ upda
   await ctx.deps.logWriter.flush(); // logs of calls that already returned are included
   const db = dbOf(ctx);
   const where = logConditions(ctx.projectId, input.filter);
-  const merged: SQL = sql`((${requestLogs.metadata}${sql.join((input.remove ?? []).map((k) => sql` - ${k}::text`))}) || ${JSON.stringify(input.set ?? {})}::text::jsonb)`;
+  const merged: SQL = sql`((${requestLogs.tags}${sql.join((input.remove ?? []).map((k) => sql` - ${k}::text`))}) || ${JSON.stringify(input.set ?? {})}::text::jsonb)`;
 
   if (Object.keys(input.set ?? {}).length) {
     const [over] = resultRows<{ id: string }>(

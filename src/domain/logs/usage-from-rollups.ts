@@ -33,8 +33,8 @@ function servable(input: Input, tagKey: string): "main" | "tags" | null {
   // The rollups are not split by protocol: a split by api reads the logs.
   if (input.groupBy === "api") return null;
   const f = Object.entries(input.filter ?? {}).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0));
-  const meta = (input.filter?.metadata ?? []) as { key: string; equals: string }[];
-  const onlyTagFilter = f.length === 1 && f[0]![0] === "metadata" && meta.length === 1 && meta[0]!.key === tagKey;
+  const meta = (input.filter?.tags ?? []) as { key: string; equals: string }[];
+  const onlyTagFilter = f.length === 1 && f[0]![0] === "tags" && meta.length === 1 && meta[0]!.key === tagKey;
   if (input.groupBy === "tag") return input.tagKey === tagKey && (f.length === 0 || onlyTagFilter) ? "tags" : null;
   if (onlyTagFilter && input.groupBy === "none") return "tags";
   return f.every(([k]) => MAIN_FILTERS.has(k)) ? "main" : null;
@@ -91,7 +91,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     if (f.internal === false) dims.push(sql`source <> 'internal'`);
     if (input.groupBy === "model" || input.groupBy === "provider" || input.groupBy === "source") rollGroup = sql.raw(input.groupBy);
   } else {
-    const meta = (f.metadata ?? []) as { key: string; equals: string }[];
+    const meta = (f.tags ?? []) as { key: string; equals: string }[];
     if (meta[0]) dims.push(sql`tag = ${meta[0].equals}`);
     if (input.groupBy === "tag") rollGroup = sql`tag`;
   }

@@ -17,7 +17,7 @@ export const UsageInput = z
     groupBy: z
       .enum(["none", "model", "provider", "source", "api", "tag"], { error: "groupBy must be none, model, provider, source, api or tag" })
       .default("none"),
-    /** The metadata key to split by, with groupBy: "tag" (e.g. prompt_id). */
+    /** The tag key to split by, with groupBy: "tag" (e.g. prompt_id). */
     tagKey: z.string().min(1).max(MAX_TAG_KEY_LENGTH).nullish(),
     filter: LogFilter.nullish(),
   })

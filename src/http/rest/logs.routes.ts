@@ -7,18 +7,25 @@ import {
   deleteLogs,
   exportLogs,
   getLatestLog,
-  LogFilter,
+  type LogFilter,
   ReportInput,
   reportCall,
-  UpdateMetadataInput,
-  updateLogMetadata,
+  UpdateTagsInput,
+  updateLogTags,
 } from "../../domain/logs";
-import { DomainError } from "../../errors";
+import { DomainError, parseInput } from "../../errors";
 import { errorFields } from "../../logger";
+import { domainLogFilter, LogFilterWire } from "../log-filter-wire";
 import { requestMeta } from "../request-meta";
 import { createPacer } from "./pacing";
 import { route } from "./route";
 import * as W from "./wire-schemas";
+
+/** The body of /logs/delete: the domain's, with the wire's LogFilter. */
+const DeleteLogsWire = DeleteLogsInput.extend({ filter: LogFilterWire.nullish() });
+
+/** OpenPipe's spelling: the tags are `metadata` on this route (the domain's word is tags). */
+const UpdateMetadataWire = z.object({ filters: UpdateTagsInput.shape.filters, metadata: UpdateTagsInput.shape.tags });
 
 export const logsRoutes = [
   route({
@@ -67,10 +74,14 @@ export const logsRoutes = [
     summary: "Merge metadata into the logs matching all filters (null deletes a key)",
     tag: "Logs",
     auth: "project",
-    body: { schema: UpdateMetadataInput, read: "object" },
+    body: { schema: UpdateMetadataWire, read: "object" },
     response: { schema: W.MatchedLogs },
     errors: [400, 401],
-    handler: ({ ctx, body }) => updateLogMetadata(ctx, body),
+    handler: ({ ctx, body }) => {
+      // Parsed here, so a bad field is named as the client spelled it.
+      const { filters, metadata } = parseInput(UpdateMetadataWire, body);
+      return updateLogTags(ctx, { filters, tags: metadata });
+    },
   }),
   route({
     method: "post",
@@ -79,10 +90,10 @@ export const logsRoutes = [
     tag: "Logs",
     auth: "project",
     deprecated: true,
-    body: { schema: z.object({ filters: UpdateMetadataInput.shape.filters, tags: UpdateMetadataInput.shape.metadata }), read: "object" },
+    body: { schema: UpdateTagsInput, read: "object" },
     response: { schema: W.MatchedLogs },
     errors: [400, 401],
-    handler: ({ ctx, body }) => updateLogMetadata(ctx, { filters: body.filters, metadata: body.tags }),
+    handler: ({ ctx, body }) => updateLogTags(ctx, body),
   }),
   route({
     method: "get",
@@ -135,10 +146,14 @@ export const logsRoutes = [
     summary: "Delete the logs matching a filter, in batches (done: false means call again); dryRun counts",
     tag: "Logs",
     auth: "project",
-    body: { schema: DeleteLogsInput, read: "object" },
+    body: { schema: DeleteLogsWire, read: "object" },
     response: { schema: W.LogsDeletionWire },
     errors: [400, 401],
-    handler: ({ ctx, body }) => deleteLogs(ctx, body),
+    handler: ({ ctx, body }) => {
+      // Parsed here, so a bad field is named as the client spelled it.
+      const { filter, ...rest } = parseInput(DeleteLogsWire, body);
+      return deleteLogs(ctx, { ...rest, filter: domainLogFilter(filter) as z.input<typeof LogFilter> });
+    },
   }),
   route({
     method: "get",
@@ -159,16 +174,15 @@ export const logsRoutes = [
         errorMessage: log.errorMessage,
         reqPayload: log.reqPayload,
         respPayload: log.respPayload,
-        tags: log.metadata,
-        metadata: log.metadata,
+        tags: log.tags,
+        metadata: log.tags,
       };
     },
   }),
 ];
 
-/** ?filter= is a LogFilter as JSON; anything else is a 400 that says so. */
-/** The `filter` parameter: JSON of a LogFilter (a 400 names what is wrong). */
-function parseFilterParam(text: string | undefined): z.output<typeof LogFilter> | null {
+/** The `filter` parameter: JSON of a LogFilter, as the wire spells it (a 400 names what is wrong). */
+function parseFilterParam(text: string | undefined): z.input<typeof LogFilter> | null {
   if (text === undefined || text === "") return null;
   let value: unknown;
   try {
@@ -176,10 +190,10 @@ function parseFilterParam(text: string | undefined): z.output<typeof LogFilter> 
   } catch {
     throw new DomainError("VALIDATION", "filter must be a LogFilter as JSON", { issues: [{ message: "filter is not valid JSON", path: ["filter"] }] });
   }
-  const r = LogFilter.safeParse(value);
+  const r = LogFilterWire.safeParse(value);
   if (!r.success)
     throw new DomainError("VALIDATION", "filter must be a LogFilter as JSON", {
       issues: r.error.issues.map((i) => ({ message: i.message, path: ["filter", ...i.path.map(String)] })),
     });
-  return r.data;
+  return domainLogFilter(r.data) as z.input<typeof LogFilter>;
 }

@@ -49,7 +49,7 @@ export function FilterValue({
 }
 
 /** What a log needs for its values to filter by. */
-export type FilterableLog = Pick<LogRow, "id" | "model" | "statusCode" | "source" | "provider" | "metadata"> & { api?: string };
+export type FilterableLog = Pick<LogRow, "id" | "model" | "statusCode" | "source" | "provider" | "tags"> & { api?: string };
 
 /** The values of a row a filter can take: [field, value, how it reads]. */
 export function filterableValues(log: FilterableLog): { field: FilterField; value: string; label: string }[] {
@@ -60,7 +60,7 @@ export function filterableValues(log: FilterableLog): { field: FilterField; valu
   out.push({ field: "source", value: log.source, label: `Source ${SOURCE_LABELS[log.source] ?? log.source}` });
   if (log.api) out.push({ field: "api", value: log.api, label: `API ${API_LABELS[log.api] ?? log.api}` });
   if (log.provider) out.push({ field: "provider", value: log.provider, label: `Provider ${log.provider}` });
-  for (const [k, v] of Object.entries(log.metadata).sort(([a], [b]) => a.localeCompare(b)))
+  for (const [k, v] of Object.entries(log.tags).sort(([a], [b]) => a.localeCompare(b)))
     out.push({ field: "tag", value: `${k}=${v}`, label: `Tag ${k} = ${v}` });
   return out;
 }

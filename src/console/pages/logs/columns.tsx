@@ -136,7 +136,7 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     header: "Tags",
     meta: meta({ width: 110, label: "Tags", grow: true, priority: 3 }),
     cell: (c) => {
-      const entries = Object.entries(c.row.original.metadata);
+      const entries = Object.entries(c.row.original.tags);
       if (!entries.length) return null;
       const all = entries.map(([k, v]) => `${k}=${v}`);
       return (

@@ -165,7 +165,7 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
     if (s.from) f.from = s.from;
     if (s.to) f.to = s.to;
   }
-  if (s.tag?.length) f.metadata = s.tag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
+  if (s.tag?.length) f.tags = s.tag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
   if (s.completionId) f.completionId = s.completionId;
   if (s.q) f.search = s.q;
   // The application's calls only, unless Hone's own are asked for.
@@ -178,7 +178,7 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
   if (s.notApi) not.api = s.notApi;
   if (s.notProvider) not.provider = s.notProvider;
   if (Object.keys(not).length) f.not = not;
-  if (s.notTag?.length) f.metadataNot = s.notTag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
+  if (s.notTag?.length) f.tagsNot = s.notTag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
   if (s.noTag?.length) f.tagsAbsent = s.noTag;
   return f;
 }

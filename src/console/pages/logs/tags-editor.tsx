@@ -10,7 +10,7 @@ export function TagsEditor({ log }: { log: LogDetailData }) {
   const setTags = useSetLogTags({ onSuccess: () => setEditing(null) });
   const form = useForm({ mode: "controlled", initialValues: { key: "", value: "" }, validate: { key: (v) => (v.trim() ? null : "A key is required") } });
   const filter = { ids: [log.id] };
-  const entries = Object.entries(log.metadata).sort(([a], [b]) => a.localeCompare(b));
+  const entries = Object.entries(log.tags).sort(([a], [b]) => a.localeCompare(b));
   const save = (key: string) => setTags.mutate({ filter, set: { [key]: draft } });
   return (
     <Stack gap="xs" data-testid="tags-editor">

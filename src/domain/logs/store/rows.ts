@@ -103,7 +103,7 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     reasoning_tokens: int4(r.reasoningTokens ?? null),
     cost_usd: r.costUsd,
     cache_hit: r.cacheHit,
-    metadata: r.metadata,
+    metadata: r.tags,
     req_bytes: req.bytes + (reqOriginal?.bytes ?? 0),
     resp_bytes: resp.bytes + (respOriginal?.bytes ?? 0),
     warning: warnings.length ? warnings.join("; ") : null,

@@ -1,4 +1,5 @@
 // The fields that join logs, entries and datasets, each resolved through a batch loader.
+import { domainLogFilter } from "../../log-filter-wire";
 import { asInputOf } from "../../../verb-input";
 import { importLogsToDataset, type ImportLogsResult } from "../../../domain/datasets";
 import { LogFilter } from "../../../domain/logs";
@@ -58,7 +59,7 @@ builder.mutationFields((t) => ({
       importLogsToDataset(projectCtx(c), {
         datasetId: a.input.datasetId == null ? a.input.datasetId : String(a.input.datasetId),
         newDatasetName: a.input.newDatasetName,
-        filter: asInputOf(LogFilter, a.input.filter),
+        filter: asInputOf(LogFilter, domainLogFilter(a.input.filter)),
         logIds: a.input.logIds?.map(String),
         limit: a.input.limit,
       }),

@@ -1,3 +1,4 @@
+import { domainLogFilter } from "../../log-filter-wire";
 import { deleteLogs, exportLogsPage, getLog, listLogs, LogFilter, type RequestLog } from "../../../domain/logs";
 import { asInputOf } from "../../../verb-input";
 import { DomainError } from "../../../errors";
@@ -31,7 +32,7 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
     outputTokens: t.exposeInt("outputTokens", { nullable: true }),
     costUsd: t.exposeFloat("costUsd", { nullable: true }),
     cacheHit: t.exposeBoolean("cacheHit"),
-    metadata: t.field({ type: "JSON", resolve: (l) => l.metadata }),
+    metadata: t.field({ type: "JSON", resolve: (l) => l.tags }),
     warning: t.exposeString("warning", {
       nullable: true,
       description: "Why some of the call's figures were not kept: impossible token counts (tokens and cost left empty), a payload stored cut short",
@@ -127,7 +128,7 @@ builder.queryFields((t) => ({
       first: t.arg.int({ required: false }),
       after: t.arg.string({ required: false }),
     },
-    resolve: (_, a, c) => exportLogsPage(projectCtx(c), { filter: asInputOf(LogFilter, a.filter), first: a.first, after: a.after }),
+    resolve: (_, a, c) => exportLogsPage(projectCtx(c), { filter: asInputOf(LogFilter, domainLogFilter(a.filter)), first: a.first, after: a.after }),
   }),
   logs: t.connection({
     type: RequestLogRef,
@@ -137,7 +138,7 @@ builder.queryFields((t) => ({
       if (args.last != null || args.before != null) {
         throw new DomainError("VALIDATION", "Input validation failed", { issues: [{ message: "logs page forward only: use first and after" }] });
       }
-      const page = await listLogs(projectCtx(c), { filter: asInputOf(LogFilter, args.filter), first: args.first, after: args.after });
+      const page = await listLogs(projectCtx(c), { filter: asInputOf(LogFilter, domainLogFilter(args.filter)), first: args.first, after: args.after });
       return {
         edges: page.logs.map((node) => ({ cursor: Buffer.from(node.id).toString("base64url"), node })),
         pageInfo: {
@@ -172,6 +173,6 @@ builder.mutationFields((t) => ({
       dryRun: t.arg.boolean({ required: false }),
       all: t.arg.boolean({ required: false }),
     },
-    resolve: (_, args, c) => deleteLogs(projectCtx(c), { filter: asInputOf(LogFilter, args.filter), dryRun: args.dryRun, all: args.all }),
+    resolve: (_, args, c) => deleteLogs(projectCtx(c), { filter: asInputOf(LogFilter, domainLogFilter(args.filter)), dryRun: args.dryRun, all: args.all }),
   }),
 }));

@@ -1,3 +1,4 @@
+import { domainLogFilter } from "../../log-filter-wire";
 import { logUsage, type Usage, type UsageFigures, type UsageGroup, type UsagePoint, UsageInput } from "../../../domain/logs";
 import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
@@ -59,6 +60,7 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: LogFilterInput, required: false }),
     },
     // The verb parses its input: GraphQL strings go in as they are.
-    resolve: (_, args, c) => logUsage(projectCtx(c), asInputOf(UsageInput, { ...args, groupBy: args.groupBy ?? undefined })),
+    resolve: (_, args, c) =>
+      logUsage(projectCtx(c), asInputOf(UsageInput, { ...args, groupBy: args.groupBy ?? undefined, filter: domainLogFilter(args.filter) })),
   }),
 }));

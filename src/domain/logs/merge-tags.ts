@@ -2,7 +2,7 @@
  * Merges tag sources into one string-to-string map: later sources win, numbers and booleans
  * become strings, null drops the key (CONTRACT.md). Anything that is not an object is ignored.
  */
-export function mergeMetadata(...sources: unknown[]): Record<string, string> {
+export function mergeTags(...sources: unknown[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const source of sources) {
     if (!source || typeof source !== "object" || Array.isArray(source)) continue;

@@ -2,16 +2,16 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { UpdateMetadataInput } from "./inputs";
+import { UpdateTagsInput } from "./inputs";
 import { modelSpellings } from "./internal";
 import { refreshRollupsForLogs } from "./store/rollups";
 
 /**
- * Merges metadata into every log of the project matching all filters (an empty list matches
- * all); a null value deletes the key. Returns how many logs matched.
+ * Merges tags into every log of the project matching all filters (an empty list matches all); a
+ * null value deletes the key. Returns how many logs matched. (REST's update-metadata.)
  */
-export async function updateLogMetadata(ctx: Ctx, raw: UpdateMetadataInput): Promise<{ matchedLogs: number }> {
-  const input = parseInput(UpdateMetadataInput, raw);
+export async function updateLogTags(ctx: Ctx, raw: UpdateTagsInput): Promise<{ matchedLogs: number }> {
+  const input = parseInput(UpdateTagsInput, raw);
   await ctx.deps.logWriter.flush(); // logs of calls that already returned are included
   const where: SQL[] = [eq(requestLogs.projectId, ctx.projectId)];
   const contains: Record<string, string> = {};
@@ -21,18 +21,18 @@ export async function updateLogMetadata(ctx: Ctx, raw: UpdateMetadataInput): Pro
     else if (f.field === "completionId") where.push(eq(requestLogs.completionId, value));
     else contains[f.field.slice(f.field.indexOf(".") + 1)] = value;
   }
-  if (Object.keys(contains).length) where.push(sql`${requestLogs.metadata} @> ${JSON.stringify(contains)}::text::jsonb`);
+  if (Object.keys(contains).length) where.push(sql`${requestLogs.tags} @> ${JSON.stringify(contains)}::text::jsonb`);
   const set: Record<string, string> = {};
   const remove: string[] = [];
-  for (const [k, v] of Object.entries(input.metadata)) {
+  for (const [k, v] of Object.entries(input.tags)) {
     if (v === null) remove.push(k);
     else set[k] = String(v);
   }
-  const rollupTag = ctx.deps.config.usageTagKey in input.metadata;
+  const rollupTag = ctx.deps.config.usageTagKey in input.tags;
   const rows = await dbOf(ctx).transaction(async (tx) => {
     const changed = await tx
       .update(requestLogs)
-      .set({ metadata: sql`(${requestLogs.metadata} || ${JSON.stringify(set)}::text::jsonb)${sql.join(remove.map((k) => sql` - ${k}::text`))}` })
+      .set({ tags: sql`(${requestLogs.tags} || ${JSON.stringify(set)}::text::jsonb)${sql.join(remove.map((k) => sql` - ${k}::text`))}` })
       .where(and(...where))
       .returning({ id: requestLogs.id });
     // The usage rollups are split by this key: the closed hours of these logs are summed again.

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { LogFilter } from "../domain/logs";
+
+// The public wire (REST and GraphQL) spells a log's tags as OpenPipe does, `metadata`; the domain's
+// word is tags. A filter's tag pairs are `metadata` / `metadataNot` on the wire and `tags` /
+// `tagsNot` in the domain (tRPC, an internal interface, speaks the domain's words).
+
+const WIRE_NAMES: Record<string, string> = { tags: "metadata", tagsNot: "metadataNot" };
+type Shape = typeof LogFilter.shape;
+type WireShape = Omit<Shape, "tags" | "tagsNot"> & { metadata: Shape["tags"]; metadataNot: Shape["tagsNot"] };
+
+/** The REST wire's LogFilter: the domain's, each tag field renamed in its place (the document's order kept). */
+export const LogFilterWire = z.object(Object.fromEntries(Object.entries(LogFilter.shape).map(([k, v]) => [WIRE_NAMES[k] ?? k, v])) as WireShape);
+
+type WireTagPairs = { metadata?: unknown; metadataNot?: unknown };
+
+/** A wire filter (REST's or GraphQL's) as the domain's LogFilter input: its tag pairs renamed. */
+export function domainLogFilter<F extends WireTagPairs>(
+  filter: F | null | undefined,
+): (Omit<F, "metadata" | "metadataNot"> & { tags?: unknown; tagsNot?: unknown }) | null | undefined {
+  if (!filter) return filter;
+  const { metadata, metadataNot, ...rest } = filter;
+  return { ...rest, ...(metadata !== undefined ? { tags: metadata } : {}), ...(metadataNot !== undefined ? { tagsNot: metadataNot } : {}) };
+}
