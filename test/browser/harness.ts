@@ -442,7 +442,8 @@ function pgliteTemplateDir(): Promise<string> {
   g[pgliteTemplateKey] ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), "hone-browser-template-"));
     process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-    const server = await startServer({ HONE_DATA_DIR: dir, HONE_SECRET_KEY: SECRET_KEY });
+    // With the files' own bootstrap key: without one, a first start makes a random key of its own.
+    const server = await startServer({ HONE_DATA_DIR: dir, HONE_SECRET_KEY: SECRET_KEY, HONE_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, HONE_ADMIN_TOKEN: ADMIN_TOKEN });
     const code = await server.stop("SIGTERM");
     if (code !== 0) throw new Error(`the template server exited with ${code}`);
     return dir;
