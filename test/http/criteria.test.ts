@@ -92,7 +92,7 @@ describe("POST /criteria/judge", () => {
     expect(fail.body).toMatchObject({ score: 0, explanation: "The output is wrong." });
     expect(fake.requests.at(-1)!.body.model).toBe("judge-a");
     const log = (await logsOf(t)).at(-1)!;
-    expect(log).toMatchObject({ model: "openai:judge-a", statusCode: 200, metadata: { "hone.criterion": `${c.id}@v1` } });
+    expect(log).toMatchObject({ model: "openai:judge-a", statusCode: 200, tags: { "hone.criterion": `${c.id}@v1` } });
 
     const noInput = await judge({
       criterion_id: c.id,

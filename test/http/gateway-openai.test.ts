@@ -63,7 +63,7 @@ describe("gateway to OpenAI", () => {
       inputTokens: 11,
       outputTokens: 7,
       cacheHit: false,
-      metadata: { prompt_id: "greeting", attempt: "2", team: "core", $sdk: "typescript", env: "test" },
+      tags: { prompt_id: "greeting", attempt: "2", team: "core", $sdk: "typescript", env: "test" },
     });
     expect(log.costUsd).toBeCloseTo(costOf("openai", "gpt-4o-mini", completion.usage as never)!, 12);
     expect(log.costUsd).toBeGreaterThan(0);

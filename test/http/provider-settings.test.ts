@@ -74,7 +74,7 @@ describe("provider keys", () => {
     expect(sent.body.metadata).toBeUndefined();
     expect(sent.body.store).toBeUndefined();
     const log = await latestLog(t);
-    expect(log).toMatchObject({ provider: "gemini", statusCode: 200, metadata: { k: "v" } });
+    expect(log).toMatchObject({ provider: "gemini", statusCode: 200, tags: { k: "v" } });
     expect(log.costUsd).toBeGreaterThan(0);
   });
 
