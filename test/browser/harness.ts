@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import pLimit from "p-limit";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
-import { createMigratedPostgresDatabase } from "../helpers/db";
+import { createMigratedPostgresDatabase, removeAtEnd } from "../helpers/db";
 import { type RunningServer, startServer } from "../helpers/process";
 import { waitFor } from "../helpers/wait-for";
 
@@ -433,7 +433,7 @@ async function readAllLogs(h: Hone, key: string, expected: number): Promise<any[
 
 // Every file's server starts on a migrated database: on Postgres a copy of the suite's migrated
 // template (test/helpers/db.ts); on PGlite a copy of a data directory a first server migrated (it
-// then starts in under half the time a fresh directory takes). Removed when the process exits.
+// then starts in under half the time a fresh directory takes). Removed after the last file.
 const pgliteTemplateKey = Symbol.for("hone.browser.pgliteTemplateDir");
 type WithPgliteTemplate = typeof globalThis & { [pgliteTemplateKey]?: Promise<string> };
 
@@ -441,7 +441,7 @@ function pgliteTemplateDir(): Promise<string> {
   const g = globalThis as WithPgliteTemplate;
   g[pgliteTemplateKey] ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), "hone-browser-template-"));
-    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    removeAtEnd(dir);
     // With the files' own bootstrap key: without one, a first start makes a random key of its own.
     const server = await startServer({ HONE_DATA_DIR: dir, HONE_SECRET_KEY: SECRET_KEY, HONE_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, HONE_ADMIN_TOKEN: ADMIN_TOKEN });
     const code = await server.stop("SIGTERM");

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
 import { migrateDatabase, openDatabase, pgliteOptions, wrapPglite, type Database } from "../../src/db/client";
@@ -46,6 +47,24 @@ async function postgresTemplate(server: string): Promise<string> {
     return name;
   })();
   return g[pgTemplateKey];
+}
+
+// Paths a test run made for all its files (the browser tests' migrated data directory): removed
+// after the last file (test/helpers/preload.ts). A process "exit" handler does not run under bun test.
+const leftoversKey = Symbol.for("hone.test.removeAtEnd");
+type WithLeftovers = typeof globalThis & { [leftoversKey]?: Set<string> };
+
+/** Removes `path` after the run's last test file. */
+export function removeAtEnd(path: string): void {
+  const g = globalThis as WithLeftovers;
+  (g[leftoversKey] ??= new Set()).add(path);
+}
+
+/** Removes what removeAtEnd was given. */
+export function removeLeftovers(): void {
+  const g = globalThis as WithLeftovers;
+  for (const path of g[leftoversKey] ?? []) rmSync(path, { recursive: true, force: true });
+  g[leftoversKey]?.clear();
 }
 
 /** Drops this process's migrated Postgres template, if it made one. */

@@ -1,8 +1,9 @@
 import { afterAll } from "bun:test";
-import { dropPostgresTemplate } from "./db";
+import { dropPostgresTemplate, removeLeftovers } from "./db";
 
 // Loaded before every test file (bunfig.toml): after the last one, the migrated Postgres template
-// that test databases were created from is dropped.
+// that test databases were created from is dropped, and what removeAtEnd was given is removed.
 afterAll(async () => {
+  removeLeftovers();
   await dropPostgresTemplate();
 });
