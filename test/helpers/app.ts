@@ -79,8 +79,8 @@ export function serve(app: App): { url: string; stop(): Promise<void> } {
 
 export const userAssistant = (q = "What is 2+2?", a = "4") => ({
   messages: [
-    { role: "user", content: q },
-    { role: "assistant", content: a },
+    { role: "user" as const, content: q },
+    { role: "assistant" as const, content: a },
   ],
 });
 

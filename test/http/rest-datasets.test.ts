@@ -1,19 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { z } from "zod";
+import type { DatasetEntryInput } from "../../src/domain/datasets";
 import { createTestApp, userAssistant, type TestApp } from "../helpers/app";
+import { rest, type Rest } from "../helpers/rest";
 
 let t: TestApp;
+let api: Rest;
 beforeAll(async () => {
   t = await createTestApp();
+  api = rest(t);
 });
 afterAll(() => t.close());
 
-const json = async (res: Response) => (await res.json()) as any;
-
-async function newDataset(name = "ds", key?: string) {
-  const res = await t.request("POST", "/api/v1/datasets", { body: { name }, key });
-  expect(res.status).toBe(200);
-  return json(res);
-}
+const newDataset = (name = "ds", key?: string) => api.ok("POST /datasets", { body: { name }, key });
 
 describe("REST datasets", () => {
   test("create, list, add entries, counts and delete", async () => {
@@ -23,37 +22,37 @@ describe("REST datasets", () => {
     expect(new Date(created.created).toISOString()).toBe(created.created);
     expect(new Date(created.updated).toISOString()).toBe(created.updated);
 
-    const add = await t.request("POST", `/api/v1/datasets/${created.id}/entries`, {
+    const add = await api.ok("POST /datasets/:datasetId/entries", {
+      params: { datasetId: created.id },
       body: { entries: [userAssistant("a", "1"), userAssistant("b", "2"), userAssistant("c", "3")] },
     });
-    expect(add.status).toBe(200);
-    expect(await json(add)).toEqual({
+    expect(add).toEqual({
       object: "dataset.entries.creation",
       entries_created: 3,
       errors: { object: "list", data: [] },
     });
 
-    const list = await json(await t.request("GET", "/api/v1/datasets"));
+    const list = await api.ok("GET /datasets");
     expect(list.object).toBe("list");
-    const row = list.data.find((d: any) => d.id === created.id);
+    const row = list.data.find((d) => d.id === created.id);
     expect(row).toMatchObject({ object: "dataset", dataset_entry_count: 3, fine_tune_count: 0 });
-    expect(row.updated >= created.updated).toBe(true);
+    expect(row!.updated >= created.updated).toBe(true);
 
-    const del = await t.request("DELETE", `/api/v1/datasets/${created.id}`);
-    expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ id: created.id, object: "dataset", deleted: true });
-    const after = await json(await t.request("GET", "/api/v1/datasets"));
-    expect(after.data.some((d: any) => d.id === created.id)).toBe(false);
+    const del = await api.ok("DELETE /datasets/:datasetId", { params: { datasetId: created.id } });
+    expect(del).toEqual({ id: created.id, object: "dataset", deleted: true });
+    const after = await api.ok("GET /datasets");
+    expect(after.data.some((d) => d.id === created.id)).toBe(false);
     // Its entries went with it.
     const rows = await t.deps.database.db.query.datasetEntries.findMany({ where: { datasetId: created.id } });
     expect(rows).toHaveLength(0);
     // Deleting again: gone.
-    expect((await t.request("DELETE", `/api/v1/datasets/${created.id}`)).status).toBe(404);
+    expect((await api.fail("DELETE /datasets/:datasetId", { params: { datasetId: created.id } })).status).toBe(404);
   });
 
   test("entries keep what was sent, with the spec's defaults filled in", async () => {
     const ds = await newDataset();
-    const entry = {
+    const toolCalls = [{ id: "call_1", type: "function" as const, function: { name: "lookup", arguments: "{}" } }];
+    const entry: z.input<typeof DatasetEntryInput> = {
       messages: [
         { role: "system" },
         { role: "developer", content: [{ type: "text", text: "be brief" }], name: "dev" },
@@ -64,7 +63,7 @@ describe("REST datasets", () => {
             { type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } },
           ],
         },
-        { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: "{}" } }] },
+        { role: "assistant", tool_calls: toolCalls },
         { role: "tool", tool_call_id: "call_1", content: "found" },
         { role: "assistant", content: "done" },
       ],
@@ -74,23 +73,24 @@ describe("REST datasets", () => {
       metadata: { prompt_id: "p1" },
       split: "TEST",
     };
-    const res = await json(await t.request("POST", `/api/v1/datasets/${ds.id}/entries`, { body: { entries: [entry] } }));
+    const res = await api.ok("POST /datasets/:datasetId/entries", { params: { datasetId: ds.id }, body: { entries: [entry] } });
     expect(res.entries_created).toBe(1);
     const [row] = await t.deps.database.db.query.datasetEntries.findMany({ where: { datasetId: ds.id } });
     expect(row!.split).toBe("TEST");
     expect(row!.metadata).toEqual({ prompt_id: "p1" });
     expect(row!.toolChoice).toBe("none");
     expect(row!.responseFormat).toEqual({ type: "text" });
-    expect(row!.tools).toEqual(entry.tools);
-    const msgs = row!.messages as any[];
+    expect(row!.tools).toEqual(entry.tools!);
+    const msgs = row!.messages as unknown[];
     expect(msgs[0]).toEqual({ role: "system", content: "" });
-    expect(msgs[3]).toEqual({ role: "assistant", content: null, tool_calls: entry.messages[3]!.tool_calls });
+    expect(msgs[3]).toEqual({ role: "assistant", content: null, tool_calls: toolCalls });
     expect(msgs[5]).toEqual({ role: "assistant", content: "done" });
   });
 
   test("a bad entry among good ones: the good ones are stored, the bad one is reported by index", async () => {
     const ds = await newDataset();
-    const res = await t.request("POST", `/api/v1/datasets/${ds.id}/entries`, {
+    const body = await api.ok("POST /datasets/:datasetId/entries", {
+      params: { datasetId: ds.id },
       body: {
         entries: [
           userAssistant(),
@@ -112,35 +112,33 @@ describe("REST datasets", () => {
           { ...userAssistant(), tool_choice: "sometimes" },
           { ...userAssistant(), split: "VALIDATION" },
           { ...userAssistant(), unknown_member: 1 },
-        ],
+        ] as never,
       },
     });
-    expect(res.status).toBe(200);
-    const body = await json(res);
     expect(body.entries_created).toBe(2);
-    expect(body.errors.data.map((e: any) => e.entry_index)).toEqual([1, 3, 4, 5, 6, 7, 8]);
+    expect(body.errors.data.map((e) => e.entry_index)).toEqual([1, 3, 4, 5, 6, 7, 8]);
     for (const e of body.errors.data) {
       expect(e.object).toBe("dataset.entries.creation.error");
       expect(e.message.length).toBeGreaterThan(0);
     }
-    expect(body.errors.data[0].message).toContain("extra");
-    expect(body.errors.data[2].message).toContain("assistant");
-    expect(body.errors.data[3].message).toContain("tool_call_id");
-    const listed = await json(await t.request("GET", "/api/v1/datasets"));
-    expect(listed.data.find((d: any) => d.id === ds.id).dataset_entry_count).toBe(2);
+    expect(body.errors.data[0]!.message).toContain("extra");
+    expect(body.errors.data[2]!.message).toContain("assistant");
+    expect(body.errors.data[3]!.message).toContain("tool_call_id");
+    const listed = await api.ok("GET /datasets");
+    expect(listed.data.find((d) => d.id === ds.id)!.dataset_entry_count).toBe(2);
   });
 
   test("entries without a split get 20% TEST at random; given splits are kept", async () => {
     const ds = await newDataset();
     const entries = Array.from({ length: 100 }, (_, i) => userAssistant(`q${i}`, `a${i}`));
-    const res = await json(await t.request("POST", `/api/v1/datasets/${ds.id}/entries`, { body: { entries } }));
+    const res = await api.ok("POST /datasets/:datasetId/entries", { params: { datasetId: ds.id }, body: { entries } });
     expect(res.entries_created).toBe(100);
     const rows = await t.deps.database.db.query.datasetEntries.findMany({ where: { datasetId: ds.id } });
     expect(rows.filter((r) => r.split === "TEST")).toHaveLength(20);
 
     const ds2 = await newDataset();
-    const fixed = Array.from({ length: 10 }, () => ({ ...userAssistant(), split: "TRAIN" }));
-    const added = await json(await t.request("POST", `/api/v1/datasets/${ds2.id}/entries`, { body: { entries: fixed } }));
+    const fixed = Array.from({ length: 10 }, () => ({ ...userAssistant(), split: "TRAIN" as const }));
+    const added = await api.ok("POST /datasets/:datasetId/entries", { params: { datasetId: ds2.id }, body: { entries: fixed } });
     expect(added.entries_created).toBe(10);
     const rows2 = await t.deps.database.db.query.datasetEntries.findMany({ where: { datasetId: ds2.id } });
     expect(rows2).toHaveLength(10);
@@ -150,98 +148,96 @@ describe("REST datasets", () => {
   test("0 and 101 entries are rejected whole with 400 and nothing is stored", async () => {
     const ds = await newDataset();
     for (const n of [0, 101]) {
-      const res = await t.request("POST", `/api/v1/datasets/${ds.id}/entries`, {
+      const { status, body } = await api.fail("POST /datasets/:datasetId/entries", {
+        params: { datasetId: ds.id },
         body: { entries: Array.from({ length: n }, () => userAssistant()) },
       });
-      expect(res.status).toBe(400);
-      const body = await json(res);
+      expect(status).toBe(400);
       expect(body.message).toBe("Input validation failed");
       expect(body.code).toBe("VALIDATION");
-      expect(body.issues[0].message).toContain(n === 0 ? "at least 1" : "at most 100");
+      expect(body.issues[0]!.message).toContain(n === 0 ? "at least 1" : "at most 100");
     }
-    const listed = await json(await t.request("GET", "/api/v1/datasets"));
-    expect(listed.data.find((d: any) => d.id === ds.id).dataset_entry_count).toBe(0);
+    const listed = await api.ok("GET /datasets");
+    expect(listed.data.find((d) => d.id === ds.id)!.dataset_entry_count).toBe(0);
   });
 
   test("non-string metadata values reject the request with 400, like the reference SDK tests expect", async () => {
     const ds = await newDataset();
-    const res = await t.request("POST", `/api/v1/datasets/${ds.id}/entries`, {
+    const { status, body } = await api.fail("POST /datasets/:datasetId/entries", {
+      params: { datasetId: ds.id },
       body: { entries: [{ ...userAssistant(), metadata: { n: 1 } }] },
     });
-    expect(res.status).toBe(400);
-    const body = await json(res);
+    expect(status).toBe(400);
     expect(body.message).toBe("Input validation failed");
-    expect(body.issues[0].message).toContain("entries.0.metadata.n");
+    expect(body.issues[0]!.message).toContain("entries.0.metadata.n");
   });
 
   test("malformed JSON, wrong types and a missing body get 400 in the error envelope", async () => {
-    const bad = await t.request("POST", "/api/v1/datasets", { body: '{"name": "x"' });
+    const bad = await api.fail("POST /datasets", { body: '{"name": "x"' });
     expect(bad.status).toBe(400);
-    expect(await json(bad)).toMatchObject({ code: "VALIDATION", message: "Malformed JSON in request body" });
+    expect(bad.body).toMatchObject({ code: "VALIDATION", message: "Malformed JSON in request body" });
 
     for (const body of [{ name: 5 }, { name: "" }, {}, [1, 2], "null"]) {
-      const res = await t.request("POST", "/api/v1/datasets", { body });
+      const res = await api.fail("POST /datasets", { body });
       expect(res.status).toBe(400);
-      const b = await json(res);
-      expect(b.message).toBe("Input validation failed");
-      expect(Array.isArray(b.issues)).toBe(true);
-      expect(b.issues.length).toBeGreaterThan(0);
+      expect(res.body.message).toBe("Input validation failed");
+      expect(res.body.issues.length).toBeGreaterThan(0);
     }
-    const empty = await t.request("POST", "/api/v1/datasets", {});
-    expect(empty.status).toBe(400);
+    expect((await api.fail("POST /datasets")).status).toBe(400);
 
     const ds = await newDataset();
-    const entriesNotArray = await t.request("POST", `/api/v1/datasets/${ds.id}/entries`, { body: { entries: "x" } });
-    expect(entriesNotArray.status).toBe(400);
-    const malformed = await t.request("POST", `/api/v1/datasets/${ds.id}/entries`, { body: "{entries" });
-    expect(malformed.status).toBe(400);
+    const datasetId = ds.id;
+    expect((await api.fail("POST /datasets/:datasetId/entries", { params: { datasetId }, body: { entries: "x" } })).status).toBe(400);
+    expect((await api.fail("POST /datasets/:datasetId/entries", { params: { datasetId }, body: "{entries" })).status).toBe(400);
   });
 
   test("unknown datasets are 404", async () => {
-    const del = await t.request("DELETE", "/api/v1/datasets/ds_doesnotexist");
+    const params = { datasetId: "ds_doesnotexist" };
+    const del = await api.fail("DELETE /datasets/:datasetId", { params });
     expect(del.status).toBe(404);
-    expect(await json(del)).toEqual({ message: "Dataset ds_doesnotexist not found", code: "NOT_FOUND", issues: [] });
-    const add = await t.request("POST", "/api/v1/datasets/ds_doesnotexist/entries", { body: { entries: [userAssistant()] } });
-    expect(add.status).toBe(404);
+    expect(del.body).toEqual({ message: "Dataset ds_doesnotexist not found", code: "NOT_FOUND", issues: [] });
+    expect((await api.fail("POST /datasets/:datasetId/entries", { params, body: { entries: [userAssistant()] } })).status).toBe(404);
   });
 
   test("another project's dataset is invisible: 404, never listed, untouched", async () => {
     const other = await t.createProject("other");
     const theirs = await newDataset("theirs", other.apiKey);
-    await t.request("POST", `/api/v1/datasets/${theirs.id}/entries`, { key: other.apiKey, body: { entries: [userAssistant()] } });
+    const params = { datasetId: theirs.id };
+    await api.ok("POST /datasets/:datasetId/entries", { params, key: other.apiKey, body: { entries: [userAssistant()] } });
 
-    const mine = await json(await t.request("GET", "/api/v1/datasets"));
-    expect(mine.data.some((d: any) => d.id === theirs.id)).toBe(false);
-    expect((await t.request("DELETE", `/api/v1/datasets/${theirs.id}`)).status).toBe(404);
-    const add = await t.request("POST", `/api/v1/datasets/${theirs.id}/entries`, { body: { entries: [userAssistant()] } });
-    expect(add.status).toBe(404);
+    const mine = await api.ok("GET /datasets");
+    expect(mine.data.some((d) => d.id === theirs.id)).toBe(false);
+    expect((await api.fail("DELETE /datasets/:datasetId", { params })).status).toBe(404);
+    expect((await api.fail("POST /datasets/:datasetId/entries", { params, body: { entries: [userAssistant()] } })).status).toBe(404);
 
-    const theirList = await json(await t.request("GET", "/api/v1/datasets", { key: other.apiKey }));
+    const theirList = await api.ok("GET /datasets", { key: other.apiKey });
     expect(theirList.data).toHaveLength(1);
     expect(theirList.data[0]).toMatchObject({ id: theirs.id, dataset_entry_count: 1 });
   });
 
   test("missing, malformed and wrong keys get 401 on every route", async () => {
     const ds = await newDataset();
-    const routes: [string, string, unknown?][] = [
-      ["GET", "/api/v1/datasets"],
-      ["POST", "/api/v1/datasets", { name: "x" }],
-      ["DELETE", `/api/v1/datasets/${ds.id}`],
-      ["POST", `/api/v1/datasets/${ds.id}/entries`, { entries: [userAssistant()] }],
+    const params = { datasetId: ds.id };
+    const calls = [
+      (o: { key: string | null; headers?: Record<string, string> }) => api.fail("GET /datasets", o),
+      (o: { key: string | null; headers?: Record<string, string> }) => api.fail("POST /datasets", { ...o, body: { name: "x" } }),
+      (o: { key: string | null; headers?: Record<string, string> }) => api.fail("DELETE /datasets/:datasetId", { ...o, params }),
+      (o: { key: string | null; headers?: Record<string, string> }) =>
+        api.fail("POST /datasets/:datasetId/entries", { ...o, params, body: { entries: [userAssistant()] } }),
     ];
-    for (const [method, path, body] of routes) {
-      const missing = await t.request(method, path, { body, key: null });
+    for (const call of calls) {
+      const missing = await call({ key: null });
       expect(missing.status).toBe(401);
-      expect(await json(missing)).toMatchObject({ code: "UNAUTHORIZED", issues: [] });
-      const wrong = await t.request(method, path, { body, key: "hone_sk_0000000000000000000000000000000000000000" });
+      expect(missing.body).toMatchObject({ code: "UNAUTHORIZED", issues: [] });
+      const wrong = await call({ key: "hone_sk_0000000000000000000000000000000000000000" });
       expect(wrong.status).toBe(401);
-      expect((await json(wrong)).message).toBe("Invalid API key");
-      const malformed = await t.request(method, path, { body, key: null, headers: { authorization: "Token abc" } });
+      expect(wrong.body.message).toBe("Invalid API key");
+      const malformed = await call({ key: null, headers: { authorization: "Token abc" } });
       expect(malformed.status).toBe(401);
-      expect((await json(malformed)).message).toContain("Malformed Authorization header");
+      expect(malformed.body.message).toContain("Malformed Authorization header");
     }
     // Nothing was changed by the rejected calls.
-    const listed = await json(await t.request("GET", "/api/v1/datasets"));
-    expect(listed.data.find((d: any) => d.id === ds.id).dataset_entry_count).toBe(0);
+    const listed = await api.ok("GET /datasets");
+    expect(listed.data.find((d) => d.id === ds.id)!.dataset_entry_count).toBe(0);
   });
 });

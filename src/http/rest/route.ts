@@ -18,7 +18,7 @@ export type BodyRead = "object" | "json" | "stream";
 export type QueryParam = { schema: z.ZodType; description: string };
 
 /** `/datasets/:datasetId/export` -> `{ datasetId: string }`. */
-type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+export type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
   ? { [K in Name]: string } & ParamsOf<`/${Rest}`>
   : P extends `${string}:${infer Name}`
     ? { [K in Name]: string }
@@ -83,15 +83,28 @@ export type RestRoute<
   handler: (input: RouteInput<P, Q, R, A, S>) => unknown;
 };
 
+/**
+ * What a declared route keeps of its declaration at the type level: its method, path, query,
+ * body schema and response schema (so a typed client, such as the tests' REST helper, can name a
+ * route by `"POST /datasets"` and get its body's and answer's types).
+ */
+export type DeclaredRoute<M extends RestRoute["method"], P extends string, Q, S extends z.ZodType, RS extends z.ZodType, E> = RestRoute & {
+  /** Types only: never set at run time. */
+  readonly declared?: { method: M; path: P; query: Q; body: S; response: RS; errorFormat: E };
+};
+
 /** Declares a route; the identity, so the handler's params, query and body are typed from the declaration. */
 export function route<
+  const M extends RestRoute["method"],
   const P extends string,
   const Q extends Record<string, QueryParam> = Record<never, QueryParam>,
   const R extends BodyRead | undefined = undefined,
   const A extends Auth = "project",
   S extends z.ZodType = z.ZodType,
->(r: RestRoute<P, Q, R, A, S>): RestRoute {
-  return r as unknown as RestRoute;
+  RS extends z.ZodType = z.ZodType,
+  const E extends RestRoute["errorFormat"] = undefined,
+>(r: RestRoute<P, Q, R, A, S> & { method: M; response: { schema: RS }; errorFormat?: E }): DeclaredRoute<M, P, Q, S, RS, E> {
+  return r as unknown as DeclaredRoute<M, P, Q, S, RS, E>;
 }
 
 /** `/models/:modelSlug` -> `/models/{modelSlug}` (OpenAPI's template syntax). */

@@ -19,3 +19,14 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...modelsRoutes,
   ...criteriaRoutes,
 ];
+
+/** Every route with its declared types: a union keyed by method and path (see DeclaredRoute). */
+export type DeclaredRestRoute =
+  | (typeof completionsRoutes)[number]
+  | (typeof messagesRoutes)[number]
+  | (typeof responsesRoutes)[number]
+  | (typeof embeddingsRoutes)[number]
+  | (typeof logsRoutes)[number]
+  | (typeof datasetsRoutes)[number]
+  | (typeof modelsRoutes)[number]
+  | (typeof criteriaRoutes)[number];
