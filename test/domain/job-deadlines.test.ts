@@ -10,6 +10,7 @@ import { createLogger } from "../../src/logger";
 import { createTestApp, storeProviderKey, testConfig, type TestApp } from "../helpers/app";
 import { createCriterion, createDataset, qa } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import { waitFor } from "../helpers/wait-for";
 import { gqlData } from "../helpers/gql";
 
 /** An evaluation of `model` over one TEST entry, judged by one criterion. */
@@ -43,15 +44,9 @@ const jobRow = async (id: string) => (await t.deps.database.db.select().from(job
 let kindSeq = 0;
 const newKind = (name: string) => `test-${name}-${Date.now()}-${kindSeq++}`;
 
-async function until<T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
-    await Bun.sleep(15);
-  }
-}
+/** waitFor with the awaited thing named first (5 s by default). */
+const until = <T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 5000) =>
+  waitFor(check, { message: what, timeoutMs }) as Promise<T>;
 
 async function withWorkers<T>(workers: Worker[], body: () => Promise<T>): Promise<T> {
   try {

@@ -48,7 +48,7 @@ export function asDomainError(ctx: Ctx, err: unknown): DomainError {
   return e;
 }
 
-type CallLog = {
+export type CallLog = {
   /** The upstream, once resolved: it prices the call and names its provider. */
   useUpstream(up: Upstream): void;
   log(outcome: CallOutcome): void;

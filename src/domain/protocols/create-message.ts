@@ -12,7 +12,7 @@ import { resolveUpstream, type Upstream } from "../completions/resolve-upstream"
 import { CompiledChatCompletionRequest, type ControlHeaders, HoneControls } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
-import { type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
+import { judgedAnswer, type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
 import { relayEvents } from "./relay";
 import { batchOf, messageEvents } from "./replay";
 import { type AnthropicEvent, createAnthropicEventWriter, createMessageAccumulator, toAnthropicMessage } from "./messages-format";
@@ -121,26 +121,13 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   const native = up.client.anthropic!;
   const opts = { signal: input.signal, beta: input.headers.beta };
   // The Message as the client receives it (judged, with op-criteria), logged.
-  const answer = async (message: Record<string, unknown>, extra: { cacheHit?: boolean } = {}) => {
-    let chat = fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000));
-    if (judge) chat = await judge(chat);
-    const out = withCriteriaResults(message, chat);
-    call.log({
-      statusCode: 200,
-      errorMessage: null,
-      respPayload: chat,
-      respPayloadOriginal: out,
-      usage: chat.usage,
-      completionId: String(message.id ?? ""),
-      ...extra,
-    });
-    return out;
-  };
+  const answer = (message: Record<string, unknown>, cacheHit = false) =>
+    judgedAnswer(call, judge, { native: message, chat: fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000)), cacheHit });
   // The completion cache, as on every endpoint: keyed by the body Anthropic gets and its beta flags.
   const cache = nativeCache(ctx, controls.cache, { up, body: { ...body, beta: input.headers.beta ?? null }, api: "messages" });
   const hit = await cache.read();
   if (hit) {
-    const message = await answer(hit, { cacheHit: true });
+    const message = await answer(hit, true);
     if (!req.stream) return { kind: "message", message, cache: "HIT" };
     return { kind: "stream", events: batchOf(messageEvents(hit)), cache: "HIT" };
   }

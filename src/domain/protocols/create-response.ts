@@ -9,7 +9,7 @@ import { resolveUpstream, type Upstream } from "../completions/resolve-upstream"
 import { CompiledChatCompletionRequest, type ControlHeaders } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
-import { type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
+import { judgedAnswer, type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
 import { relayEvents } from "./relay";
 import { batchOf, responseEvents } from "./replay";
 import {
@@ -158,21 +158,8 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     call.log({ ...outcome, respPayload: chat, respPayloadOriginal: response, usage: chat.usage, completionId: String(response.id ?? "") });
   };
   // A whole Response as the client receives it (judged, with op-criteria), logged.
-  const answer = async (response: Record<string, unknown>, cacheHit = false) => {
-    let chat = responseToChat(response);
-    if (judge) chat = await judge(chat);
-    const out = withCriteriaResults(response, chat);
-    call.log({
-      statusCode: 200,
-      errorMessage: null,
-      respPayload: chat,
-      respPayloadOriginal: out,
-      usage: chat.usage,
-      completionId: String(response.id ?? ""),
-      cacheHit,
-    });
-    return out;
-  };
+  const answer = (response: Record<string, unknown>, cacheHit = false) =>
+    judgedAnswer(call, judge, { native: response, chat: responseToChat(response), cacheHit });
   const opts = { signal: input.signal };
   // The completion cache, as on every endpoint: keyed by the body OpenAI gets (the conversation
   // Hone keeps written into its input).

@@ -1,6 +1,7 @@
 import type { Ctx } from "../../context";
 import { DomainError } from "../../errors";
 import type { ChatCompletion } from "../../providers";
+import type { CallLog } from "../completions/call-log";
 import type { ChatCompletionRequest } from "../completions/schemas";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 
@@ -44,4 +45,27 @@ export async function nativeJudge(
   const request = opts.request;
   const criteria = await resolveCriteriaRefs(ctx, refs);
   return (chat) => judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, chat);
+}
+
+/**
+ * A whole native answer (a Message, a Response) as the client receives it: judged in its chat form
+ * when the call has op-criteria, the results on it, and logged with the chat form beside it.
+ */
+export async function judgedAnswer<T extends Record<string, unknown>>(
+  call: CallLog,
+  judge: NativeJudge | null,
+  answer: { native: T; chat: ChatCompletion; cacheHit: boolean },
+): Promise<T> {
+  const chat = judge ? await judge(answer.chat) : answer.chat;
+  const out = withCriteriaResults(answer.native, chat);
+  call.log({
+    statusCode: 200,
+    errorMessage: null,
+    respPayload: chat,
+    respPayloadOriginal: out,
+    usage: chat.usage,
+    completionId: String(answer.native.id ?? ""),
+    cacheHit: answer.cacheHit,
+  });
+  return out;
 }
