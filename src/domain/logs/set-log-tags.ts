@@ -40,23 +40,32 @@ export type SetLogTagsInput = z.input<typeof SetLogTagsInput>;
 export async function setLogTags(ctx: Ctx, raw: SetLogTagsInput): Promise<{ updated: number }> {
   const input = parseInput(SetLogTagsInput, raw);
   await ctx.deps.logWriter.flush(); // logs of calls that already returned are included
-  const db = dbOf(ctx);
-  const where = logConditions(ctx.projectId, input.filter);
-  const merged: SQL = sql`((${requestLogs.tags}${sql.join((input.remove ?? []).map((k) => sql` - ${k}::text`))}) || ${JSON.stringify(input.set ?? {})}::text::jsonb)`;
+  return { updated: await changeTags(ctx, logConditions(ctx.projectId, input.filter), input.set ?? {}, input.remove ?? [], ["set"]) };
+}
 
-  if (Object.keys(input.set ?? {}).length) {
+/**
+ * Sets and removes tags on every log of the project matching `where`, TAG_UPDATE_BATCH logs at a
+ * time (newest first, each batch its own transaction), after checking no log would end up with
+ * more than MAX_TAGS tags (a VALIDATION error at `path`, nothing changed). The usage rollups follow
+ * when the usage tag key changes. Returns how many logs matched.
+ */
+export async function changeTags(ctx: Ctx, where: SQL[], set: Record<string, string>, remove: string[], path: string[]): Promise<number> {
+  const db = dbOf(ctx);
+  const merged: SQL = sql`((${requestLogs.tags}${sql.join(remove.map((k) => sql` - ${k}::text`))}) || ${JSON.stringify(set)}::text::jsonb)`;
+
+  if (Object.keys(set).length) {
     const [over] = resultRows<{ id: string }>(
       await db.execute(sql`select ${requestLogs.id} as id from ${requestLogs}
         where ${whereAll(where)} and (select count(*) from jsonb_object_keys(${merged})) > ${MAX_TAGS} limit 1`),
     );
     if (over) {
       const message = `log ${over.id} would have more than ${MAX_TAGS} tags (MAX_TAGS); remove some first`;
-      throw new DomainError("VALIDATION", message, { issues: [{ message, path: ["set"] }] });
+      throw new DomainError("VALIDATION", message, { issues: [{ message, path }] });
     }
   }
 
   const tagKey = ctx.deps.config.usageTagKey;
-  const rollupTag = tagKey in (input.set ?? {}) || (input.remove ?? []).includes(tagKey);
+  const rollupTag = tagKey in set || remove.includes(tagKey);
   let updated = 0;
   let before: string | null = null;
   for (;;) {
@@ -81,7 +90,7 @@ export async function setLogTags(ctx: Ctx, raw: SetLogTagsInput): Promise<{ upda
       return changed;
     });
     updated += rows.length;
-    if (rows.length < TAG_UPDATE_BATCH) return { updated };
+    if (rows.length < TAG_UPDATE_BATCH) return updated;
     before = rows.map((r) => r.id).sort()[0]!; // the oldest of the batch
   }
 }

@@ -1,14 +1,15 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { UpdateTagsInput } from "./inputs";
 import { modelSpellings } from "./internal";
-import { refreshRollupsForLogs } from "./store/rollups";
+import { changeTags } from "./set-log-tags";
 
 /**
  * Merges tags into every log of the project matching all filters (an empty list matches all); a
- * null value deletes the key. Returns how many logs matched. (REST's update-metadata.)
+ * null value deletes the key. Returns how many logs matched. (REST's update-metadata.) Batched and
+ * capped as setLogTags is: no log ends up with more than MAX_TAGS tags.
  */
 export async function updateLogTags(ctx: Ctx, raw: UpdateTagsInput): Promise<{ matchedLogs: number }> {
   const input = parseInput(UpdateTagsInput, raw);
@@ -28,21 +29,5 @@ export async function updateLogTags(ctx: Ctx, raw: UpdateTagsInput): Promise<{ m
     if (v === null) remove.push(k);
     else set[k] = String(v);
   }
-  const rollupTag = ctx.deps.config.usageTagKey in input.tags;
-  const rows = await dbOf(ctx).transaction(async (tx) => {
-    const changed = await tx
-      .update(requestLogs)
-      .set({ tags: sql`(${requestLogs.tags} || ${JSON.stringify(set)}::text::jsonb)${sql.join(remove.map((k) => sql` - ${k}::text`))}` })
-      .where(and(...where))
-      .returning({ id: requestLogs.id });
-    // The usage rollups are split by this key: the closed hours of these logs are summed again.
-    if (rollupTag)
-      await refreshRollupsForLogs(
-        tx,
-        ctx.projectId,
-        changed.map((r) => r.id),
-      );
-    return changed;
-  });
-  return { matchedLogs: rows.length };
+  return { matchedLogs: await changeTags(ctx, where, set, remove, ["metadata"]) };
 }
