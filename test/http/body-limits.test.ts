@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
+import { ErrorEnvelope, ImportWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { rest, type Rest } from "../helpers/rest";
 
 // Small limits, so "over the limit by a megabyte" stays cheap to send.
 const LIMIT = 64 * 1024;
 const IMPORT_LIMIT = 256 * 1024;
 
 let t: TestApp;
+let api: Rest;
 let server: { url: string; stop(): Promise<void> };
 
 beforeAll(async () => {
   t = await createTestApp({ env: { HONE_MAX_BODY_BYTES: String(LIMIT), HONE_MAX_IMPORT_BYTES: String(IMPORT_LIMIT) } });
   server = serve(t.app);
+  api = rest(t);
 }, 60_000);
 afterAll(async () => {
   await server.stop();
@@ -59,19 +63,19 @@ describe("chunked bodies over HONE_MAX_BODY_BYTES", () => {
   test("/trpc answers 413 in tRPC's error format, which its clients read", async () => {
     const res = await post("/trpc/datasets.create", chunked(JSON.stringify({ name: "x".repeat(LIMIT + 1) })));
     expect(res.status).toBe(413);
-    expect(((await res.json()) as any).error.data).toMatchObject({ code: "PAYLOAD_TOO_LARGE", httpStatus: 413 });
+    expect(await res.json()).toMatchObject({ error: { data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413 } } });
   });
 
   test("REST routes answer 413", async () => {
     const res = await post("/api/v1/datasets", chunked(JSON.stringify({ name: "x".repeat(LIMIT + 1) })));
     expect(res.status).toBe(413);
-    expect(((await res.json()) as any).code).toBe("PAYLOAD_TOO_LARGE");
+    expect(ErrorEnvelope.parse(await res.json()).code).toBe("PAYLOAD_TOO_LARGE");
   });
 
   test("bodies under the limit still work on every route", async () => {
     const g = await post("/graphql", chunked(bigGraphql(LIMIT - 1024)));
     expect(g.status).toBe(200);
-    expect(((await g.json()) as any).data).toEqual({ __typename: "Query" });
+    expect(((await g.json()) as { data: unknown }).data).toEqual({ __typename: "Query" });
     const r = await post("/trpc/datasets.create", chunked(JSON.stringify({ name: "small" })));
     expect(r.status).toBe(200);
     const d = await post("/api/v1/datasets", chunked(JSON.stringify({ name: "small" })));
@@ -79,7 +83,7 @@ describe("chunked bodies over HONE_MAX_BODY_BYTES", () => {
   });
 
   test("the dataset import keeps its own, larger limit (HONE_MAX_IMPORT_BYTES)", async () => {
-    const ds = (await (await t.request("POST", "/api/v1/datasets", { body: { name: "imp" } })).json()) as any;
+    const ds = await api.ok("POST /datasets", { body: { name: "imp" } });
     const line = `${JSON.stringify({
       messages: [
         { role: "user", content: "y".repeat(1000) },
@@ -90,7 +94,7 @@ describe("chunked bodies over HONE_MAX_BODY_BYTES", () => {
     expect(lines.length).toBeGreaterThan(LIMIT);
     const ok = await post(`/api/v1/datasets/${ds.id}/import`, chunked(lines), { "content-type": "application/jsonl" });
     expect(ok.status).toBe(200);
-    expect(((await ok.json()) as any).error_count).toBe(0);
+    expect(ImportWire.parse(await ok.json()).error_count).toBe(0);
     const tooBig = await post(`/api/v1/datasets/${ds.id}/import`, chunked(line.repeat(Math.ceil((IMPORT_LIMIT + 1) / line.length))), {
       "content-type": "application/jsonl",
     });
@@ -148,8 +152,8 @@ describe("over a real socket, the server stops reading at the limit", () => {
     test(`${path}: 413 arrives before the client has sent the rest`, async () => {
       const r = await streamOverSocket(path);
       expect(r.status).toBe(413);
-      const body = JSON.parse(r.body);
-      expect(path.startsWith("/trpc") ? body.error.data.code : body.code).toBe("PAYLOAD_TOO_LARGE");
+      const body: unknown = JSON.parse(r.body);
+      expect(body).toMatchObject(path.startsWith("/trpc") ? { error: { data: { code: "PAYLOAD_TOO_LARGE" } } } : { code: "PAYLOAD_TOO_LARGE" });
       expect(r.sentWhenAnswered).toBeGreaterThan(LIMIT);
       expect(r.sentWhenAnswered).toBeLessThan(r.total);
     });

@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
+import { z } from "zod";
 import { systemCtx } from "../../src/context";
 import { alignmentStats, importAlignmentSet } from "../../src/domain/criteria";
+import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { logsOf } from "../helpers/logs";
 import { createCriterion } from "../helpers/factories";
-import { gql } from "../helpers/gql";
+import { gql, gqlData } from "../helpers/gql";
+import { rest, type Rest } from "../helpers/rest";
 import { trpcClient } from "../helpers/trpc";
 
 let t: TestApp;
+let api: Rest;
 let fake: FakeUpstream;
 let server: { url: string; stop(): Promise<void> };
 let client: OpenAI;
@@ -17,6 +21,7 @@ let client: OpenAI;
 beforeAll(async () => {
   fake = startFakeOpenAI();
   t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JUDGE_TIMEOUT_MS: "800", HONE_JUDGE_CONCURRENCY: "4" } });
+  api = rest(t);
   await storeProviderKey(t, "openai", "sk-judge-test-01");
   server = serve(t.app);
   client = openAiClient(server.url, t.project.apiKey);
@@ -31,10 +36,8 @@ const CREATE = `mutation($name: String!, $model: String!, $prompt: String!) {
   createCriterion(input: {name: $name, judgeModel: $model, prompt: $prompt}) { id name latestVersion } }`;
 const newCriterion = (judgeModel = "openai:judge-1", prompt = "Pass if the answer is right.\nInput: {{messages}}\nOutput: {{output}}", key?: string) =>
   createCriterion(t, { name: "correct", judgeModel, prompt, key });
-const judge = async (body: unknown, key?: string) => {
-  const res = await t.request("POST", "/api/v1/criteria/judge", { body, key });
-  return { status: res.status, body: (await res.json()) as any };
-};
+/** The criteria tokens a judged completion adds to its usage, keyed by criterion id (without @vN). */
+const JudgedUsage = z.object({ criteria: z.record(z.string(), z.object({ total_tokens: z.number() })) });
 
 describe("criteria and versions", () => {
   test("create, add versions (carrying over what is not given), read, delete", async () => {
@@ -48,10 +51,12 @@ describe("criteria and versions", () => {
     );
     expect(v2.data.createCriterionVersion).toMatchObject({ version: 2, judgeModel: "openai:judge-2" });
     expect(v2.data.createCriterionVersion.prompt).toContain("{{output}}");
-    const read = await gql(t, `query($id: ID!) { criterion(id: $id) { id name latestVersion versions { version judgeModel prompt } } }`, { id: c.id });
-    expect(read.data.criterion.latestVersion).toBe(2);
-    expect(read.data.criterion.versions.map((v: any) => v.judgeModel)).toEqual(["openai:judge-1", "openai:judge-2"]);
-    expect((await gql(t, `{ criteria { id } }`)).data.criteria.some((x: any) => x.id === c.id)).toBe(true);
+    const read = await gqlData<{
+      criterion: { id: string; name: string; latestVersion: number; versions: { version: number; judgeModel: string; prompt: string }[] };
+    }>(t, `query($id: ID!) { criterion(id: $id) { id name latestVersion versions { version judgeModel prompt } } }`, { id: c.id });
+    expect(read.criterion.latestVersion).toBe(2);
+    expect(read.criterion.versions.map((v) => v.judgeModel)).toEqual(["openai:judge-1", "openai:judge-2"]);
+    expect((await gqlData<{ criteria: { id: string }[] }>(t, `{ criteria { id } }`)).criteria.some((x) => x.id === c.id)).toBe(true);
     expect((await gql(t, `mutation($id: ID!) { deleteCriterion(id: $id) }`, { id: c.id })).data.deleteCriterion).toBe(c.id);
     expect((await gql(t, `query($id: ID!) { criterion(id: $id) { id } }`, { id: c.id })).errors[0].message).toBe(`Criterion ${c.id} not found`);
   });
@@ -75,12 +80,9 @@ describe("POST /criteria/judge", () => {
   test("PASS scores 1 and FAIL 0, explanation and usage returned; pinned and latest versions; the judge call is logged", async () => {
     const c = await newCriterion("openai:judge-a");
     await gql(t, `mutation($id: ID!) { createCriterionVersion(input: {criterionId: $id, judgeModel: "openai:judge-b"}) { version } }`, { id: c.id });
-    const input = { messages: [{ role: "user", content: "2+2?" }] };
-    const pass = await judge({ criterion_id: c.id, input, output: { role: "assistant", content: "4" } });
-    expect(pass).toEqual({
-      status: 200,
-      body: { score: 1, explanation: "The output is fine.", usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } },
-    });
+    const input = { messages: [{ role: "user" as const, content: "2+2?" }] };
+    const pass = await api.ok("POST /criteria/judge", { body: { criterion_id: c.id, input, output: { role: "assistant", content: "4" } } });
+    expect(pass).toEqual({ score: 1, explanation: "The output is fine.", usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
     expect(fake.requests.at(-1)!.body.model).toBe("judge-b");
     const sent = fake.requests.at(-1)!.body;
     expect(sent.tool_choice).toEqual({ type: "function", function: { name: "record_verdict" } });
@@ -88,43 +90,45 @@ describe("POST /criteria/judge", () => {
     expect(sent.messages[1].content).toContain('"content": "2+2?"');
     expect(sent.messages[1].content).toContain("Output: 4");
 
-    const fail = await judge({ criterion_id: `${c.id}@v1`, input, output: { role: "assistant", content: "that is wrong" } });
-    expect(fail.body).toMatchObject({ score: 0, explanation: "The output is wrong." });
+    const fail = await api.ok("POST /criteria/judge", { body: { criterion_id: `${c.id}@v1`, input, output: { role: "assistant", content: "that is wrong" } } });
+    expect(fail).toMatchObject({ score: 0, explanation: "The output is wrong." });
     expect(fake.requests.at(-1)!.body.model).toBe("judge-a");
     const log = (await logsOf(t)).at(-1)!;
     expect(log).toMatchObject({ model: "openai:judge-a", statusCode: 200, tags: { "hone.criterion": `${c.id}@v1` } });
 
-    const noInput = await judge({
-      criterion_id: c.id,
-      output: { role: "assistant", content: "ok", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+    const noInput = await api.ok("POST /criteria/judge", {
+      body: {
+        criterion_id: c.id,
+        output: { role: "assistant", content: "ok", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      },
     });
-    expect(noInput.body.score).toBe(1);
+    expect(noInput.score).toBe(1);
     expect(fake.requests.at(-1)!.body.messages[1].content).toContain('"tool_calls"');
   });
 
   test("exact not-found messages; other projects' criteria are not found; bad bodies are 400", async () => {
     const c = await newCriterion();
-    expect(await judge({ criterion_id: "crit_missing", output: { role: "assistant", content: "x" } })).toEqual({
-      status: 404,
-      body: { message: "Criterion crit_missing not found", code: "NOT_FOUND", issues: [] },
-    });
-    const v = await judge({ criterion_id: `${c.id}@v9`, output: { role: "assistant", content: "x" } });
+    const missing = await api.fail("POST /criteria/judge", { body: { criterion_id: "crit_missing", output: { role: "assistant", content: "x" } } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: "Criterion crit_missing not found", code: "NOT_FOUND", issues: [] });
+    const v = await api.fail("POST /criteria/judge", { body: { criterion_id: `${c.id}@v9`, output: { role: "assistant", content: "x" } } });
     expect(v.status).toBe(404);
     expect(v.body.message).toBe(`Criterion version 9 not found for criterion ${c.id}`);
     const other = await t.createProject("other");
-    expect((await judge({ criterion_id: c.id, output: { role: "assistant", content: "x" } }, other.apiKey)).status).toBe(404);
-    expect((await judge({ output: { role: "assistant", content: "x" } })).status).toBe(400);
-    expect((await judge({ criterion_id: c.id, output: { role: "user", content: "x" } })).status).toBe(400);
+    const theirs = await api.fail("POST /criteria/judge", { body: { criterion_id: c.id, output: { role: "assistant", content: "x" } }, key: other.apiKey });
+    expect(theirs.status).toBe(404);
+    expect((await api.fail("POST /criteria/judge", { body: { output: { role: "assistant", content: "x" } } })).status).toBe(400);
+    expect((await api.fail("POST /criteria/judge", { body: { criterion_id: c.id, output: { role: "user", content: "x" } } })).status).toBe(400);
   });
 
   test("a judge that fails or times out is an error with its status", async () => {
     const broken = await newCriterion("openai:error-500");
-    const r = await judge({ criterion_id: broken.id, output: { role: "assistant", content: "x" } });
+    const r = await api.fail("POST /criteria/judge", { body: { criterion_id: broken.id, output: { role: "assistant", content: "x" } } });
     expect(r.status).toBe(500);
     expect(r.body.code).toBe("UPSTREAM_ERROR");
     const hanging = await newCriterion("openai:hang");
     const started = performance.now();
-    const h = await judge({ criterion_id: hanging.id, output: { role: "assistant", content: "x" } });
+    const h = await api.fail("POST /criteria/judge", { body: { criterion_id: hanging.id, output: { role: "assistant", content: "x" } } });
     expect(h.status).toBe(504);
     expect(h.body.message).toContain("did not answer within 800 ms");
     expect(performance.now() - started).toBeLessThan(3000);
@@ -146,19 +150,21 @@ describe("best of N with op-criteria", () => {
       id: prefersOne.id,
     });
     try {
-      const r = await client.chat.completions.create(
-        { model: "gpt-4o-mini", messages: [{ role: "user", content: "pick" }], n: 3 },
-        { headers: { "op-criteria": JSON.stringify([`${correct.id}@v1`, prefersOne.id]) } },
+      const r = ChatCompletionWire.parse(
+        await client.chat.completions.create(
+          { model: "gpt-4o-mini", messages: [{ role: "user", content: "pick" }], n: 3 },
+          { headers: { "op-criteria": JSON.stringify([`${correct.id}@v1`, prefersOne.id]) } },
+        ),
       );
-      const choices = r.choices as (OpenAI.ChatCompletion.Choice & { criteria_results: Record<string, any> })[];
+      const choices = r.choices;
       expect(choices.map((c) => c.message.content)).toEqual(["echo: pick #1", "echo: pick", "echo: pick #2"]);
       expect(choices.map((c) => c.index)).toEqual([1, 0, 2]);
       expect(choices[0]!.criteria_results).toEqual({
         [correct.id]: { status: "success", score: 1, explanation: "good" },
         [prefersOne.id]: { status: "success", score: 1, explanation: "good" },
       });
-      expect(choices[2]!.criteria_results[correct.id]).toEqual({ status: "success", score: 0, explanation: "wrong" });
-      expect((r.usage as any).criteria[correct.id].total_tokens).toBe(3 * 18);
+      expect(choices[2]!.criteria_results![correct.id]).toEqual({ status: "success", score: 0, explanation: "wrong" });
+      expect(JudgedUsage.parse(r.usage).criteria[correct.id]!.total_tokens).toBe(3 * 18);
       // The application's call (its judges' calls are logged apart, as internal).
       const main = (await logsOf(t)).filter((l) => l.model === "openai:gpt-4o-mini" && l.source === "gateway").at(-1)!;
       expect(main.inputTokens).toBe(11);
@@ -170,16 +176,21 @@ describe("best of N with op-criteria", () => {
   test("a failing judge gives an error result; the request still succeeds", async () => {
     const ok = await newCriterion();
     const broken = await newCriterion("openai:error-503");
-    const r = await client.chat.completions.create({
-      model: "gpt-4o-mini",
-      messages: [{ role: "user", content: "x" }],
-      n: 2,
-      hone: { criteria: [ok.id, broken.id] },
-    } as never);
-    for (const c of r.choices as any[]) {
-      expect(c.criteria_results[ok.id].status).toBe("success");
-      expect(c.criteria_results[broken.id]).toMatchObject({ status: "error", errorCode: "UPSTREAM_ERROR" });
-      expect(c.criteria_results[broken.id].errorMessage).toContain("Simulated upstream error 503");
+    const r = ChatCompletionWire.parse(
+      await client.chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "x" }],
+        n: 2,
+        hone: { criteria: [ok.id, broken.id] },
+      } as never),
+    );
+    for (const c of r.choices) {
+      expect(c.criteria_results![ok.id]!.status).toBe("success");
+      expect(c.criteria_results![broken.id]).toMatchObject({
+        status: "error",
+        errorCode: "UPSTREAM_ERROR",
+        errorMessage: expect.stringContaining("Simulated upstream error 503"),
+      });
     }
   });
 
@@ -187,23 +198,27 @@ describe("best of N with op-criteria", () => {
     const a = await newCriterion("openai:slow-400");
     const b = await newCriterion("openai:slow-400");
     const started = performance.now();
-    const r = await client.chat.completions.create(
-      { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], n: 3 },
-      { headers: { "op-criteria": JSON.stringify([a.id, b.id]) } },
+    const r = ChatCompletionWire.parse(
+      await client.chat.completions.create(
+        { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], n: 3 },
+        { headers: { "op-criteria": JSON.stringify([a.id, b.id]) } },
+      ),
     );
     const elapsed = performance.now() - started;
-    expect(r.choices.every((c: any) => c.criteria_results[a.id].status === "success" && c.criteria_results[b.id].status === "success")).toBe(true);
+    expect(r.choices.every((c) => c.criteria_results![a.id]!.status === "success" && c.criteria_results![b.id]!.status === "success")).toBe(true);
     expect(elapsed).toBeGreaterThan(400);
     expect(elapsed).toBeLessThan(1200); // one by one would take 2,400 ms
   });
 
   test("a judge that times out is an error result", async () => {
     const hang = await newCriterion("openai:hang");
-    const r = await client.chat.completions.create(
-      { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] },
-      { headers: { "op-criteria": JSON.stringify([hang.id]) } },
+    const r = ChatCompletionWire.parse(
+      await client.chat.completions.create(
+        { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }] },
+        { headers: { "op-criteria": JSON.stringify([hang.id]) } },
+      ),
     );
-    expect((r.choices[0] as any).criteria_results[hang.id]).toMatchObject({ status: "error", errorCode: "UPSTREAM_TIMEOUT" });
+    expect(r.choices[0]!.criteria_results![hang.id]).toMatchObject({ status: "error", errorCode: "UPSTREAM_TIMEOUT" });
   });
 
   test("bad op-criteria, unknown criteria and streaming are refused before any upstream call", async () => {
@@ -218,12 +233,12 @@ describe("best of N with op-criteria", () => {
       [{ "op-criteria": JSON.stringify([c.id]) }, { stream: true }, 400, "cannot be used with stream"],
     ];
     for (const [headers, extra, status, message] of cases) {
-      const res = await t.request("POST", "/api/v1/chat/completions", {
+      const res = await api.fail("POST /chat/completions", {
         body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "x" }], ...extra },
         headers,
       });
       expect(res.status).toBe(status);
-      expect(((await res.json()) as any).message).toContain(message);
+      expect(res.body.message).toContain(message);
     }
     expect(fake.requests.length).toBe(before);
   });
@@ -280,14 +295,14 @@ describe("alignment sets", () => {
 
   test("import, run, relabel, run again, compare versions (GraphQL), per-line errors", async () => {
     const c = await newCriterion();
-    const imported = await gql(
+    const imported = await gqlData<{ importAlignmentSet: { rowsImported: number; errors: { line: number; message: string }[] } }>(
       t,
       `mutation($id: ID!, $jsonl: String!) { importAlignmentSet(input: {criterionId: $id, jsonl: $jsonl}) { rowsImported errors { line message } } }`,
       { id: c.id, jsonl },
     );
-    expect(imported.data.importAlignmentSet.rowsImported).toBe(11);
-    expect(imported.data.importAlignmentSet.errors.map((e: any) => e.line)).toEqual([12, 13, 14]);
-    expect(imported.data.importAlignmentSet.errors[0].message).toBe("not valid JSON");
+    expect(imported.importAlignmentSet.rowsImported).toBe(11);
+    expect(imported.importAlignmentSet.errors.map((e) => e.line)).toEqual([12, 13, 14]);
+    expect(imported.importAlignmentSet.errors[0]!.message).toBe("not valid JSON");
 
     const RUN = `mutation($id: ID!, $v: Int) { runAlignment(input: {criterionId: $id, version: $v}) {
       version rows precision recall f1 truePositives falsePositives falseNegatives trueNegatives judgeErrors warning } }`;
@@ -299,9 +314,14 @@ describe("alignment sets", () => {
     expect(run1.warning).toContain("at least 30");
 
     // Relabel "wrong 4" (a false positive) as FAIL: it becomes a true positive.
-    const rows = (await gql(t, `query($id: ID!) { criterion(id: $id) { alignmentRows { id output judgement } } }`, { id: c.id })).data.criterion.alignmentRows;
-    const wrong4 = rows.find((r: any) => r.output.content === "wrong 4");
-    const relabel = await gql(t, `mutation($id: ID!) { labelAlignmentRow(rowId: $id, judgement: "FAIL") { id judgement } }`, { id: wrong4.id });
+    type AlignmentRow = { id: string; output: { content: unknown }; judgement: string | null };
+    const rows = (
+      await gqlData<{ criterion: { alignmentRows: AlignmentRow[] } }>(t, `query($id: ID!) { criterion(id: $id) { alignmentRows { id output judgement } } }`, {
+        id: c.id,
+      })
+    ).criterion.alignmentRows;
+    const wrong4 = rows.find((r) => r.output.content === "wrong 4");
+    const relabel = await gql(t, `mutation($id: ID!) { labelAlignmentRow(rowId: $id, judgement: "FAIL") { id judgement } }`, { id: wrong4!.id });
     expect(relabel.data.labelAlignmentRow.judgement).toBe("FAIL");
     const run1b = (await gql(t, RUN, { id: c.id, v: 1 })).data.runAlignment;
     expect(run1b).toMatchObject({ truePositives: 4, falsePositives: 0, precision: 1 });

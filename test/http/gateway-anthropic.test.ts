@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { z } from "zod";
 import { systemCtx } from "../../src/context";
 import { setProviderKey } from "../../src/domain/projects";
+import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeAnthropic, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
@@ -24,6 +26,9 @@ afterAll(async () => {
   await fake.stop();
   await t.close();
 });
+
+/** The tool calls of a logged chat completion's message. */
+const ToolCalls = z.array(z.looseObject({ function: z.looseObject({ arguments: z.string() }) }));
 
 const tools = [
   {
@@ -149,7 +154,7 @@ describe("gateway to Anthropic (native Messages API)", () => {
     });
     let text = "";
     let finish: string | null = null;
-    let usage: any = null;
+    let usage: OpenAI.CompletionUsage | null = null;
     for await (const chunk of s) {
       text += chunk.choices[0]?.delta.content ?? "";
       finish = chunk.choices[0]?.finish_reason ?? finish;
@@ -174,7 +179,8 @@ describe("gateway to Anthropic (native Messages API)", () => {
     expect(finish).toBe("tool_calls");
     const log = await latestLog(t);
     expect(log).toMatchObject({ statusCode: 200, inputTokens: 15, outputTokens: 6 });
-    expect((log.body.respPayload as any).choices[0].message.tool_calls[0].function.arguments).toBe(args);
+    const toolCalls = ToolCalls.parse(ChatCompletionWire.parse(log.body.respPayload).choices[0]!.message.tool_calls);
+    expect(toolCalls[0]!.function.arguments).toBe(args);
   });
 
   test("n > 1 samples n times", async () => {

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import { z } from "zod";
 import { systemCtx } from "../../src/context";
 import { costOf } from "../../src/domain/completions/cost";
 import { setProviderKey } from "../../src/domain/projects";
+import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";
+import { rest, type Rest } from "../helpers/rest";
 import { waitFor } from "../helpers/wait-for";
 
 const UPSTREAM_KEY = "sk-openai-test-key-9876";
@@ -13,6 +16,7 @@ let t: TestApp;
 let fake: FakeUpstream;
 let server: { url: string; stop(): Promise<void> };
 let client: OpenAI;
+let api: Rest;
 
 beforeAll(async () => {
   fake = startFakeOpenAI({ apiKey: UPSTREAM_KEY });
@@ -20,6 +24,7 @@ beforeAll(async () => {
   await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: UPSTREAM_KEY });
   server = serve(t.app);
   client = openAiClient(server.url, t.project.apiKey);
+  api = rest(t);
 });
 afterAll(async () => {
   await server.stop();
@@ -28,6 +33,10 @@ afterAll(async () => {
 });
 
 const ask = (content: string) => [{ role: "user" as const, content }];
+/** A logged request whose body carried Hone's own member. */
+const WithHone = z.looseObject({ hone: z.unknown() });
+/** A logged upstream error answer. */
+const UpstreamError = z.looseObject({ error: z.looseObject({ code: z.unknown() }) });
 
 describe("gateway to OpenAI", () => {
   test("a plain completion: routed with the stored key, prefix removed, Hone's members stripped, logged", async () => {
@@ -69,7 +78,7 @@ describe("gateway to OpenAI", () => {
     expect(log.costUsd).toBeGreaterThan(0);
     expect(log.durationMs).toBeGreaterThanOrEqual(0);
     expect(log.body.respPayload).toEqual(JSON.parse(JSON.stringify(completion)));
-    expect((log.body.reqPayload as any).hone).toEqual({ tags: { team: "core" } });
+    expect(WithHone.parse(log.body.reqPayload).hone).toEqual({ tags: { team: "core" } });
   });
 
   test("bare names go to OpenAI; metadata is forwarded when store is true", async () => {
@@ -120,10 +129,10 @@ describe("gateway to OpenAI", () => {
     expect(log.inputTokens).toBe(plainLog.inputTokens);
     expect(log.outputTokens).toBe(plainLog.outputTokens);
     expect(log.costUsd).toBe(plainLog.costUsd);
-    const merged = log.body.respPayload as any;
+    const merged = ChatCompletionWire.parse(log.body.respPayload);
     expect(merged.object).toBe("chat.completion");
-    expect(merged.choices[0].message.content).toBe(text);
-    expect(merged.choices[0].finish_reason).toBe("stop");
+    expect(merged.choices[0]!.message.content).toBe(text);
+    expect(merged.choices[0]!.finish_reason).toBe("stop");
     // The client did not ask for usage, so the logged response (what it received) has none.
     expect(merged).not.toHaveProperty("usage");
 
@@ -173,8 +182,9 @@ describe("gateway to OpenAI", () => {
     let args = "";
     for await (const chunk of s) args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? "";
     expect(JSON.parse(args)).toEqual({ q: "find dogs" });
-    const merged = (await latestLog(t)).body.respPayload as any;
-    expect(merged.choices[0].message.tool_calls[0]).toEqual({ id: "call_abc", type: "function", function: { name: "lookup", arguments: args } });
+    const merged = ChatCompletionWire.parse((await latestLog(t)).body.respPayload);
+    const toolCalls = z.array(z.unknown()).parse(merged.choices[0]!.message.tool_calls);
+    expect(toolCalls[0]).toEqual({ id: "call_abc", type: "function", function: { name: "lookup", arguments: args } });
 
     const three = await client.chat.completions.create({ model: "gpt-4o-mini", messages: ask("pick"), n: 3 });
     expect(three.choices.map((c) => c.index)).toEqual([0, 1, 2]);
@@ -182,7 +192,7 @@ describe("gateway to OpenAI", () => {
     const seen = new Set<number>();
     for await (const chunk of streamedThree) for (const c of chunk.choices) seen.add(c.index);
     expect([...seen].sort()).toEqual([0, 1, 2]);
-    expect(((await latestLog(t)).body.respPayload as any).choices).toHaveLength(3);
+    expect(ChatCompletionWire.parse((await latestLog(t)).body.respPayload).choices).toHaveLength(3);
   });
 
   test("upstream HTTP errors keep their status and message; the SDK reads them; they are logged", async () => {
@@ -198,7 +208,7 @@ describe("gateway to OpenAI", () => {
       expect(err.code).toBe(`simulated_${status}`);
       const log = await latestLog(t);
       expect(log).toMatchObject({ statusCode: status, model: `openai:${model}`, errorMessage: `Simulated upstream error ${status}` });
-      expect((log.body.respPayload as any).error.code).toBe(`simulated_${status}`);
+      expect(UpstreamError.parse(log.body.respPayload).error.code).toBe(`simulated_${status}`);
     }
     // The same for a stream: the error arrives before any byte, as a normal HTTP error.
     const err = await client.chat.completions.create({ model: "error-503", messages: ask("x"), stream: true }).catch((e) => e);
@@ -216,9 +226,8 @@ describe("gateway to OpenAI", () => {
     const dead = await createTestApp({ env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
     try {
       await setProviderKey({ ...systemCtx(dead.deps, "test"), projectId: dead.project.projectId }, { provider: "openai", apiKey: UPSTREAM_KEY });
-      const res = await dead.request("POST", "/api/v1/chat/completions", { body: { model: "gpt-4o-mini", messages: ask("x") } });
-      expect(res.status).toBe(502);
-      const body = (await res.json()) as any;
+      const { status, body } = await rest(dead).fail("POST /chat/completions", { body: { model: "gpt-4o-mini", messages: ask("x") } });
+      expect(status).toBe(502);
       expect(body.code).toBe("UPSTREAM_ERROR");
       expect(body.error.message).toContain("Could not reach OpenAI");
       expect((await latestLog(dead)).statusCode).toBe(502);
@@ -237,7 +246,7 @@ describe("gateway to OpenAI", () => {
     expect(err.message).toContain("stream");
     const log = await latestLog(t);
     expect(log.statusCode).toBe(502);
-    expect((log.body.respPayload as any).choices[0].message.content).toBe(got);
+    expect(ChatCompletionWire.parse(log.body.respPayload).choices[0]!.message.content).toBe(got);
 
     const started = performance.now();
     const stalled = await client.chat.completions.create({ model: "stall", messages: ask("x"), stream: true });
@@ -266,7 +275,7 @@ describe("gateway to OpenAI", () => {
     expect(fake.aborted).toBeGreaterThan(abortedBefore);
     expect(log.statusCode).toBe(499);
     expect(log.errorMessage).toContain("closed");
-    const partial = (log.body.respPayload as any)?.choices?.[0]?.message?.content ?? "";
+    const partial = ChatCompletionWire.nullable().parse(log.body.respPayload)?.choices[0]?.message.content ?? "";
     expect("echo: w1 w2 w3 w4 w5 w6 w7 w8".startsWith(partial)).toBe(true);
     expect(partial.length).toBeLessThan("echo: w1 w2 w3 w4 w5 w6 w7 w8".length);
   });
@@ -294,14 +303,13 @@ describe("gateway to OpenAI", () => {
       [{ model: "mystery:model-x", messages: ask("x") }, {}, "unknown provider prefix `mystery:`"],
     ];
     for (const [body, headers, message] of cases) {
-      const res = await t.request("POST", "/api/v1/chat/completions", { body, headers });
-      expect(res.status).toBe(400);
-      const b = (await res.json()) as any;
+      const { status, body: b } = await api.fail("POST /chat/completions", { body, headers });
+      expect(status).toBe(400);
       expect(b.message).toContain(message);
       expect(b.code).toBe("VALIDATION");
-      expect(b.error.message).toBe(b.message);
+      expect(b.message).toBe(b.error.message);
     }
-    const malformed = await t.request("POST", "/api/v1/chat/completions", { body: "{" });
+    const malformed = await api.fail("POST /chat/completions", { body: "{" });
     expect(malformed.status).toBe(400);
     expect(fake.requests.length).toBe(count);
   });

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { systemCtx } from "../../src/context";
 import { setProviderKey } from "../../src/domain/projects";
+import { ChatErrorEnvelope } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp } from "../helpers/app";
 import { createDataset } from "../helpers/factories";
 import { gqlData } from "../helpers/gql";
 import { latestLog } from "../helpers/logs";
+import { rest, type Rest } from "../helpers/rest";
 import { waitFor } from "../helpers/wait-for";
 
 // Every call is logged whatever its size: a payload past HONE_MAX_LOGGED_PAYLOAD_BYTES is stored
@@ -21,7 +23,10 @@ const bigAnswer = JSON.stringify({
   choices: [{ index: 0, message: { role: "assistant", content: BIG }, finish_reason: "stop" }],
   usage: { prompt_tokens: 12, completion_tokens: 750_000, total_tokens: 750_012 },
 });
+/** A payload stored cut short: its beginning and its full size. */
+type CutShort = { hone_truncated_payload: { bytes: number; text: string } };
 let t: TestApp;
+let api: Rest;
 let upstream: ReturnType<typeof Bun.serve>;
 let server: { url: string; stop(): Promise<void> };
 
@@ -68,6 +73,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { HONE_MAX_LOGGED_PAYLOAD_BYTES: String(CAP), OPENAI_BASE_URL: `http://127.0.0.1:${upstream.port}/v1` } });
   await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-upstream-test-0001" });
   server = serve(t.app);
+  api = rest(t);
 });
 afterAll(async () => {
   await server.stop();
@@ -76,7 +82,7 @@ afterAll(async () => {
 });
 
 const report = (content: string, answer = "a") =>
-  t.request("POST", "/api/v1/report", {
+  api.ok("POST /report", {
     body: {
       requestedAt: Date.now() - 100,
       receivedAt: Date.now(),
@@ -93,40 +99,46 @@ const report = (content: string, answer = "a") =>
 describe("logged payload sizes", () => {
   test("a payload past the cap is stored cut short with its full size; the row keeps tokens, cost and tags", async () => {
     const content = "ü".repeat(150_000); // 300,000 bytes of UTF-8
-    expect((await report(content)).status).toBe(200);
+    expect(await report(content)).toEqual({ status: "ok" });
     const log = await latestLog(t);
     expect(log.inputTokens).toBe(50_000);
     expect(log.costUsd).toBeGreaterThan(0);
     expect(log.tags).toEqual({ user: "big" });
     expect(log.warning).toMatch(/the request payload of 300,\d{3} bytes is stored cut short \(HONE_MAX_LOGGED_PAYLOAD_BYTES is 65,536\)/);
-    const marker = (log.body.reqPayload as any).hone_truncated_payload;
+    const marker = (log.body.reqPayload as CutShort).hone_truncated_payload;
     expect(marker.bytes).toBeGreaterThan(300_000);
     expect(marker.text.startsWith('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"üüü')).toBe(true);
     expect(log.reqBytes).toBeLessThanOrEqual(CAP);
     expect(Buffer.byteLength(JSON.stringify(log.body.reqPayload))).toBeLessThanOrEqual(CAP);
     // The response was small: stored whole, its size counted.
-    expect((log.body.respPayload as any).choices[0].message.content).toBe("a");
+    expect((log.body.respPayload as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("a");
     expect(log.respBytes).toBe(Buffer.byteLength(JSON.stringify(log.body.respPayload)));
   });
 
   test("sizes are kept for every log, and GraphQL shows them with the warning", async () => {
-    expect((await report("small")).status).toBe(200);
-    const d = await gqlData(t, `{ logs(first: 2) { edges { node { warning reqBytes respBytes } } } }`);
-    const [small, big] = d.logs.edges.map((e: any) => e.node);
-    expect(small.warning).toBeNull();
-    expect(small.reqBytes).toBeGreaterThan(50);
-    expect(small.reqBytes).toBeLessThan(500);
-    expect(big.warning).toContain("cut short");
+    expect(await report("small")).toEqual({ status: "ok" });
+    type Sizes = { warning: string | null; reqBytes: number; respBytes: number };
+    const d = await gqlData<{ logs: { edges: { node: Sizes }[] } }>(t, `{ logs(first: 2) { edges { node { warning reqBytes respBytes } } } }`);
+    const [small, big] = d.logs.edges.map((e) => e.node);
+    expect(small!.warning).toBeNull();
+    expect(small!.reqBytes).toBeGreaterThan(50);
+    expect(small!.reqBytes).toBeLessThan(500);
+    expect(big!.warning).toContain("cut short");
   });
 
   test("a log whose payload was cut short never becomes a dataset entry; importing says why", async () => {
     const ds = await createDataset(t, { name: "from logs" });
-    const d = await gqlData(t, `mutation($ds: ID!) { importLogsToDataset(input: {datasetId: $ds, filter: {}}) { entriesCreated } }`, { ds });
+    const d = await gqlData<{ importLogsToDataset: { entriesCreated: number } }>(
+      t,
+      `mutation($ds: ID!) { importLogsToDataset(input: {datasetId: $ds, filter: {}}) { entriesCreated } }`,
+      { ds },
+    );
     expect(d.importLogsToDataset.entriesCreated).toBe(1); // the small one
     const r = await t.request("POST", `/trpc/datasets.importLogs`, { body: { datasetId: ds, filter: { tags: [{ key: "user", equals: "big" }] } } });
-    const out = ((await r.json()) as any).result?.data;
-    expect(out.invalidLogs).toBeGreaterThanOrEqual(1);
-    expect(out.errors.some((e: any) => /stored cut short \(HONE_MAX_LOGGED_PAYLOAD_BYTES\), so it cannot become an entry/.test(e.message))).toBe(true);
+    type ImportOutcome = { result?: { data?: { invalidLogs: number; errors: { message: string }[] } } };
+    const out = ((await r.json()) as ImportOutcome).result?.data;
+    expect(out!.invalidLogs).toBeGreaterThanOrEqual(1);
+    expect(out!.errors.some((e) => /stored cut short \(HONE_MAX_LOGGED_PAYLOAD_BYTES\), so it cannot become an entry/.test(e.message))).toBe(true);
   });
 });
 
@@ -150,17 +162,20 @@ describe("answers larger than Hone holds", () => {
     expect([log.inputTokens, log.outputTokens]).toEqual([12, 750_000]);
     expect(log.costUsd).toBeGreaterThan(0);
     expect(log.warning).toContain("passed on whole and is stored cut short");
-    const marker = (log.body.respPayload as any).hone_truncated_payload;
+    const marker = (log.body.respPayload as CutShort).hone_truncated_payload;
     expect(marker.bytes).toBe(bigAnswer.length);
     expect(bigAnswer.startsWith(marker.text)).toBe(true);
     expect(log.respBytes).toBeLessThanOrEqual(CAP);
   });
 
   test("with criteria it cannot be judged: a 502 that says why, and the call is logged", async () => {
-    const c = await gqlData(t, `mutation { createCriterion(input: {name: "big", judgeModel: "openai:gpt-4o-mini", prompt: "{{output}}"}) { id } }`);
+    const c = await gqlData<{ createCriterion: { id: string } }>(
+      t,
+      `mutation { createCriterion(input: {name: "big", judgeModel: "openai:gpt-4o-mini", prompt: "{{output}}"}) { id } }`,
+    );
     const r = await call({}, { "op-criteria": JSON.stringify([c.createCriterion.id]) });
     expect(r.status).toBe(502);
-    const body = (await r.json()) as any;
+    const body = ChatErrorEnvelope.parse(await r.json());
     expect(body.error.message).toContain("criteria cannot judge it");
     const log = await latestLog(t);
     expect(log.statusCode).toBe(502);
@@ -176,7 +191,7 @@ describe("answers larger than Hone holds", () => {
     expect(log.statusCode).toBe(200);
     expect([log.inputTokens, log.outputTokens]).toEqual([5, 100_000]);
     expect(log.warning).toContain("stored cut short");
-    expect((log.body.respPayload as any).hone_truncated_payload.bytes).toBeGreaterThanOrEqual(400_000);
+    expect((log.body.respPayload as CutShort).hone_truncated_payload.bytes).toBeGreaterThanOrEqual(400_000);
     expect(log.respBytes).toBeLessThanOrEqual(CAP);
   });
 });

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gqlData } from "../helpers/gql";
 import { latestLog, logsOf } from "../helpers/logs";
+import { type OkOptions, rest, type Rest } from "../helpers/rest";
 
 let t: TestApp;
+let api: Rest;
 beforeAll(async () => {
   t = await createTestApp({ env: { HONE_TESTING_ROUTES: "true" } });
+  api = rest(t);
 });
 afterAll(() => t.close());
-
-const post = async (path: string, body: unknown, key?: string) => {
-  const res = await t.request("POST", `/api/v1${path}`, { body, key });
-  return { status: res.status, body: (await res.json()) as any };
-};
 
 const completion = (id: string, content: string) => ({
   id,
@@ -27,15 +26,17 @@ describe("POST /report", () => {
   test("a full report is stored as sent and answered only once committed", async () => {
     const reqPayload = { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], metadata: { prompt_id: "p1" } };
     const respPayload = completion("chatcmpl-r1", "hello");
-    const r = await post("/report", {
-      requestedAt: 1_700_000_000_000,
-      receivedAt: 1_700_000_001_250,
-      reqPayload,
-      respPayload,
-      statusCode: 200,
-      tags: { $sdk: "python", n: 3, ok: true, gone: null },
+    const r = await api.ok("POST /report", {
+      body: {
+        requestedAt: 1_700_000_000_000,
+        receivedAt: 1_700_000_001_250,
+        reqPayload,
+        respPayload,
+        statusCode: 200,
+        tags: { $sdk: "python", n: 3, ok: true, gone: null },
+      },
     });
-    expect(r).toEqual({ status: 200, body: { status: "ok" } });
+    expect(r).toEqual({ status: "ok" });
     // No flush: the answer came after the commit.
     const rows = await t.deps.database.db.query.requestLogs.findMany({ where: { completionId: "chatcmpl-r1" }, with: { body: true } });
     expect(rows).toHaveLength(1);
@@ -62,49 +63,49 @@ describe("POST /report", () => {
   test("null, missing and odd payloads are stored verbatim", async () => {
     const odd: unknown[] = [null, [1, "two", { three: 3 }], "just a string", 42, { deep: { a: [null, true, 1.5e-7] }, emoji: "héllo ✓ 🎉" }];
     for (const payload of odd) {
-      expect((await post("/report", { reqPayload: payload, respPayload: payload })).body).toEqual({ status: "ok" });
+      expect(await api.ok("POST /report", { body: { reqPayload: payload, respPayload: payload } })).toEqual({ status: "ok" });
       const log = await latestLog(t);
       expect(log.body.reqPayload).toEqual(payload);
       expect(log.body.respPayload).toEqual(payload);
       expect(log.model).toBeNull();
     }
-    expect((await post("/report", {})).body).toEqual({ status: "ok" });
+    expect(await api.ok("POST /report", { body: {} })).toEqual({ status: "ok" });
     const empty = await latestLog(t);
     expect(empty).toMatchObject({ model: null, completionId: null, statusCode: null, requestedAt: null, tags: {} });
   });
 
   test("a NUL character, which jsonb cannot hold, does not lose the log", async () => {
-    expect((await post("/report", { reqPayload: { model: "m", text: "a\u0000b" }, statusCode: 200 })).body).toEqual({ status: "ok" });
+    expect(await api.ok("POST /report", { body: { reqPayload: { model: "m", text: "a\u0000b" }, statusCode: 200 } })).toEqual({ status: "ok" });
     const log = await latestLog(t);
-    expect((log.body.reqPayload as any).text).toBe("a\uFFFDb");
+    expect((log.body.reqPayload as { text: string }).text).toBe("a\uFFFDb");
     expect(log.model).toBe("openai:m");
   });
 
   test("payloads near the size limit are stored; over it is 413", async () => {
     const big = "x".repeat(9 * 1024 * 1024);
-    expect((await post("/report", { reqPayload: { model: "big", big }, statusCode: 200 })).body).toEqual({ status: "ok" });
+    expect(await api.ok("POST /report", { body: { reqPayload: { model: "big", big }, statusCode: 200 } })).toEqual({ status: "ok" });
     const log = await latestLog(t);
-    expect(((log.body.reqPayload as any).big as string).length).toBe(big.length);
-    const tooBig = await post("/report", { reqPayload: { big: big + "x".repeat(2 * 1024 * 1024) } });
+    expect((log.body.reqPayload as { big: string }).big.length).toBe(big.length);
+    const tooBig = await api.fail("POST /report", { body: { reqPayload: { big: big + "x".repeat(2 * 1024 * 1024) } } });
     expect(tooBig.status).toBe(413);
   });
 
   test("bad timestamps and wrong types are 400 with the issues", async () => {
     for (const body of [{ requestedAt: "yesterday" }, { receivedAt: -5 }, { requestedAt: 1e20 }, { statusCode: "200" }, { errorMessage: 5 }]) {
-      const r = await post("/report", body);
+      const r = await api.fail("POST /report", { body });
       expect(r.status).toBe(400);
       expect(r.body.message).toBe("Input validation failed");
       expect(r.body.issues.length).toBeGreaterThan(0);
     }
     // Tags that are not flat get OpenPipe's own wording.
     for (const body of [{ tags: ["a"] }, { tags: { a: { nested: true } } }]) {
-      const r = await post("/report", body);
+      const r = await api.fail("POST /report", { body });
       expect(r.status).toBe(400);
       expect(r.body.message).toStartWith("Failed to parse tags:");
       expect(r.body.issues.length).toBeGreaterThan(0);
     }
-    expect((await post("/report", [1, 2])).status).toBe(400);
-    const malformed = await t.request("POST", "/api/v1/report", { body: "{" });
+    expect((await api.fail("POST /report", { body: [1, 2] })).status).toBe(400);
+    const malformed = await api.raw("POST /report", { body: "{" });
     expect(malformed.status).toBe(400);
   });
 
@@ -143,16 +144,18 @@ describe("POST /report-anthropic", () => {
       stop_sequence: null,
       usage: { input_tokens: 50, output_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 7 },
     };
-    const r = await post("/report-anthropic", {
-      requestedAt: Date.now() - 500,
-      receivedAt: Date.now(),
-      reqPayload,
-      respPayload,
-      statusCode: 200,
-      metadata: { feature: "weather" },
-      tags: { legacy: "yes" },
+    const r = await api.ok("POST /report-anthropic", {
+      body: {
+        requestedAt: Date.now() - 500,
+        receivedAt: Date.now(),
+        reqPayload,
+        respPayload,
+        statusCode: 200,
+        metadata: { feature: "weather" },
+        tags: { legacy: "yes" },
+      },
     });
-    expect(r.body).toEqual({ status: "ok" });
+    expect(r).toEqual({ status: "ok" });
     const log = await latestLog(t);
     expect(log).toMatchObject({
       source: "report-anthropic",
@@ -173,17 +176,17 @@ describe("POST /report-anthropic", () => {
       id: log.id,
     });
     expect(viaGraph).toEqual({ inputTokens: 62, cachedInputTokens: 5, cacheWriteTokens: 7, reasoningTokens: null });
-    const exported = await t.request("GET", `/api/v1/logs/export?format=csv`);
+    const exported = await api.raw("GET /logs/export", { query: { format: "csv" } });
     const [header, ...lines] = (await exported.text()).trim().split("\n");
     const cols = header!.split(",");
     const mine = lines.find((l) => l.startsWith(`${log.id},`))!.split(",");
     expect(["cached_input_tokens", "cache_write_tokens", "reasoning_tokens"].map((c) => mine[cols.indexOf(c)])).toEqual(["5", "7", ""]);
-    const resp = log.body.respPayload as any;
+    const resp = ChatCompletionWire.parse(log.body.respPayload);
     expect(resp.object).toBe("chat.completion");
-    expect(resp.choices[0].message.content).toBe(respPayload.content[0]!.text);
-    expect(resp.choices[0].message.tool_calls).toEqual([{ id: "toolu_2", type: "function", function: { name: "weather", arguments: '{"city":"Lyon"}' } }]);
-    expect(resp.choices[0].finish_reason).toBe("tool_calls");
-    const req = log.body.reqPayload as any;
+    expect(resp.choices[0]!.message.content).toBe(respPayload.content[0]!.text!);
+    expect(resp.choices[0]!.message.tool_calls).toEqual([{ id: "toolu_2", type: "function", function: { name: "weather", arguments: '{"city":"Lyon"}' } }]);
+    expect(resp.choices[0]!.finish_reason).toBe("tool_calls");
+    const req = log.body.reqPayload as { messages: unknown[]; tools: unknown[]; tool_choice: unknown; parallel_tool_calls: unknown };
     expect(req.messages).toEqual([
       { role: "system", content: "Be brief." },
       { role: "user", content: "Weather in Paris?" },
@@ -200,41 +203,42 @@ describe("POST /report-anthropic", () => {
     expect(log.body.reqPayloadOriginal).toEqual(reqPayload);
 
     // What the SDKs' own test reads back: content equal to Anthropic's first text block.
-    const latest = (await (await t.request("GET", "/api/v1/local-testing-only-get-latest-logged-call")).json()) as any;
-    expect(latest.respPayload.choices[0].message.content).toBe(respPayload.content[0]!.text);
+    const latest = await api.ok("GET /local-testing-only-get-latest-logged-call");
+    expect(ChatCompletionWire.parse(latest!.respPayload).choices[0]!.message.content).toBe(respPayload.content[0]!.text!);
   });
 
   test("a failed Anthropic call and a null payload are stored as they are", async () => {
     const err = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
-    expect((await post("/report-anthropic", { reqPayload: null, respPayload: err, statusCode: 529, errorMessage: "Overloaded" })).body).toEqual({
+    expect(await api.ok("POST /report-anthropic", { body: { reqPayload: null, respPayload: err, statusCode: 529, errorMessage: "Overloaded" } })).toEqual({
       status: "ok",
     });
     const log = await latestLog(t);
     expect(log).toMatchObject({ statusCode: 529, errorMessage: "Overloaded", model: null });
     expect(log.body.respPayload).toEqual(err);
-    expect((await post("/report-anthropic", { metadata: { a: 1 } })).status).toBe(200);
-    expect((await post("/report-anthropic", { metadata: "nope" })).status).toBe(400);
+    await api.ok("POST /report-anthropic", { body: { metadata: { a: 1 } } });
+    expect((await api.fail("POST /report-anthropic", { body: { metadata: "nope" } })).status).toBe(400);
   });
 });
 
 describe("the SDK test route and /check-cache", () => {
   test("GET /local-testing-only-get-latest-logged-call returns the newest log of the project", async () => {
-    await post("/report", { reqPayload: { model: "latest-model" }, respPayload: completion("chatcmpl-latest", "x"), statusCode: 200, tags: { t: "1" } });
-    const res = await t.request("GET", "/api/v1/local-testing-only-get-latest-logged-call");
-    const body = (await res.json()) as any;
+    await api.ok("POST /report", {
+      body: { reqPayload: { model: "latest-model" }, respPayload: completion("chatcmpl-latest", "x"), statusCode: 200, tags: { t: "1" } },
+    });
+    const body = await api.ok("GET /local-testing-only-get-latest-logged-call");
     expect(body).toMatchObject({ cacheHit: false, statusCode: 200, errorMessage: null, tags: { t: "1" }, metadata: { t: "1" } });
-    expect(body.reqPayload).toEqual({ model: "latest-model" });
-    expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
+    expect(body!.reqPayload).toEqual({ model: "latest-model" });
+    expect(new Date(body!.createdAt).toISOString()).toBe(body!.createdAt);
 
     const fresh = await t.createProject("empty");
-    const none = await t.request("GET", "/api/v1/local-testing-only-get-latest-logged-call", { key: fresh.apiKey });
-    expect(await none.json()).toBeNull();
+    const none = await api.ok("GET /local-testing-only-get-latest-logged-call", { key: fresh.apiKey });
+    expect(none).toBeNull();
   });
 
   test("the test route is 404 unless HONE_TESTING_ROUTES is on", async () => {
     const off = await createTestApp();
     try {
-      const res = await off.request("GET", "/api/v1/local-testing-only-get-latest-logged-call");
+      const res = await rest(off).fail("GET /local-testing-only-get-latest-logged-call");
       expect(res.status).toBe(404);
     } finally {
       await off.close();
@@ -242,12 +246,11 @@ describe("the SDK test route and /check-cache", () => {
   });
 
   test("/check-cache validates its body and answers {respPayload: null}", async () => {
-    expect(await post("/check-cache", { requestedAt: Date.now(), reqPayload: { model: "x" }, tags: { a: "b" } })).toEqual({
-      status: 200,
-      body: { respPayload: null },
+    expect(await api.ok("POST /check-cache", { body: { requestedAt: Date.now(), reqPayload: { model: "x" }, tags: { a: "b" } } })).toEqual({
+      respPayload: null,
     });
-    expect((await post("/check-cache", { reqPayload: {} })).status).toBe(400);
-    expect((await post("/check-cache", { requestedAt: "now" })).status).toBe(400);
+    expect((await api.fail("POST /check-cache", { body: { reqPayload: {} } })).status).toBe(400);
+    expect((await api.fail("POST /check-cache", { body: { requestedAt: "now" } })).status).toBe(400);
   });
 });
 
@@ -256,29 +259,27 @@ describe("POST /logs/update-metadata", () => {
     const proj = await t.createProject("meta");
     const other = await t.createProject("meta-other");
     const report = (key: string, model: string, id: string, tags: Record<string, string>) =>
-      post("/report", { reqPayload: { model }, respPayload: { id }, statusCode: 200, tags }, key);
+      api.ok("POST /report", { body: { reqPayload: { model }, respPayload: { id }, statusCode: 200, tags }, key });
     await report(proj.apiKey, "m1", "c1", { env: "prod", team: "a" });
     await report(proj.apiKey, "m1", "c2", { env: "dev", team: "a" });
     await report(proj.apiKey, "m2", "c3", { env: "prod", team: "b" });
     await report(other.apiKey, "m1", "c1", { env: "prod", team: "a" });
 
-    const upd = (body: unknown, key = proj.apiKey) => post("/logs/update-metadata", body, key);
-    expect((await upd({ filters: [{ field: "model", equals: "m1" }], metadata: { reviewed: "yes" } })).body).toEqual({ matchedLogs: 2 });
+    const upd = (body: NonNullable<OkOptions<"POST /logs/update-metadata">["body"]>, key = proj.apiKey) => api.ok("POST /logs/update-metadata", { body, key });
+    expect(await upd({ filters: [{ field: "model", equals: "m1" }], metadata: { reviewed: "yes" } })).toEqual({ matchedLogs: 2 });
     expect(
-      (
-        await upd({
-          filters: [
-            { field: "model", equals: "m1" },
-            { field: "metadata.env", equals: "prod" },
-          ],
-          metadata: { hot: "1" },
-        })
-      ).body,
+      await upd({
+        filters: [
+          { field: "model", equals: "m1" },
+          { field: "metadata.env", equals: "prod" },
+        ],
+        metadata: { hot: "1" },
+      }),
     ).toEqual({ matchedLogs: 1 });
-    expect((await upd({ filters: [{ field: "completionId", equals: "c3" }], metadata: { team: null, score: 5 } })).body).toEqual({ matchedLogs: 1 });
-    expect((await upd({ filters: [{ field: "tags.team", equals: "a" }], metadata: { legacy: true } })).body).toEqual({ matchedLogs: 2 });
-    expect((await upd({ filters: [], metadata: { all: "x" } })).body).toEqual({ matchedLogs: 3 });
-    expect((await upd({ filters: [{ field: "metadata.env", equals: "nowhere" }], metadata: { a: "b" } })).body).toEqual({ matchedLogs: 0 });
+    expect(await upd({ filters: [{ field: "completionId", equals: "c3" }], metadata: { team: null, score: 5 } })).toEqual({ matchedLogs: 1 });
+    expect(await upd({ filters: [{ field: "tags.team", equals: "a" }], metadata: { legacy: true } })).toEqual({ matchedLogs: 2 });
+    expect(await upd({ filters: [], metadata: { all: "x" } })).toEqual({ matchedLogs: 3 });
+    expect(await upd({ filters: [{ field: "metadata.env", equals: "nowhere" }], metadata: { a: "b" } })).toEqual({ matchedLogs: 0 });
 
     const logs = await logsOf(t, proj.projectId);
     const byCompletion = Object.fromEntries(logs.map((l) => [l.completionId, l.tags]));
@@ -291,7 +292,9 @@ describe("POST /logs/update-metadata", () => {
     expect(untouched[0]!.tags).toEqual({ env: "prod", team: "a" });
 
     // The deprecated spelling.
-    expect((await post("/logs/update-tags", { filters: [{ field: "tags.env", equals: "dev" }], tags: { old: "api" } }, proj.apiKey)).body).toEqual({
+    expect(
+      await api.ok("POST /logs/update-tags", { body: { filters: [{ field: "tags.env", equals: "dev" }], tags: { old: "api" } }, key: proj.apiKey }),
+    ).toEqual({
       matchedLogs: 1,
     });
   });
@@ -304,7 +307,7 @@ describe("POST /logs/update-metadata", () => {
       { filters: [] },
       { filters: [], metadata: { k: { nested: 1 } } },
     ]) {
-      const r = await post("/logs/update-metadata", body);
+      const r = await api.fail("POST /logs/update-metadata", { body });
       expect(r.status).toBe(400);
       expect(r.body.message).toBe("Input validation failed");
     }

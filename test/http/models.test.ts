@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
+import type { z } from "zod";
 import { systemCtx } from "../../src/context";
 import { openDatabase } from "../../src/db/client";
 import { createDeps } from "../../src/compose";
+import type { DatasetEntryInput } from "../../src/domain/datasets";
 import { claimJob, enqueueJob } from "../../src/domain/jobs";
 import { canTransition, MODEL_STATUSES, type ModelStatus } from "../../src/domain/models";
 import { setProviderKey } from "../../src/domain/projects";
@@ -12,9 +14,12 @@ import { createLogger } from "../../src/logger";
 import { createTestApp, serve, testConfig, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
 import { waitForModelStatus } from "../helpers/factories";
+import { gqlData } from "../helpers/gql";
 import { latestLog } from "../helpers/logs";
+import { rest, type Rest } from "../helpers/rest";
 
 let t: TestApp;
+let api: Rest;
 let fake: FakeTrainer;
 let server: { url: string; stop(): Promise<void> };
 let client: OpenAI;
@@ -24,6 +29,7 @@ const env = () => ({ OPENAI_BASE_URL: `${fake.url}/v1`, TOGETHER_BASE_URL: `${fa
 beforeAll(async () => {
   fake = startFakeTrainer();
   t = await createTestApp({ env: env() });
+  api = rest(t);
   const ctx = { ...systemCtx(t.deps, "test"), projectId: t.project.projectId };
   await setProviderKey(ctx, { provider: "openai", apiKey: "sk-openai-train-1" });
   await setProviderKey(ctx, { provider: "together", apiKey: "tg-together-key-1" });
@@ -38,14 +44,9 @@ afterAll(async () => {
   await t.close();
 });
 
-const json = async (res: Response) => (await res.json()) as any;
-const api = async (method: string, path: string, body?: unknown, key?: string) => {
-  const res = await t.request(method, `/api/v1${path}`, { body, key });
-  return { status: res.status, body: await json(res) };
-};
 async function datasetWithEntries(key?: string): Promise<string> {
-  const ds = (await api("POST", "/datasets", { name: "train" }, key)).body.id;
-  const entries = [
+  const ds = (await api.ok("POST /datasets", { body: { name: "train" }, key })).id;
+  const entries: z.input<typeof DatasetEntryInput>[] = [
     {
       messages: [
         { role: "user", content: "hi" },
@@ -69,7 +70,7 @@ async function datasetWithEntries(key?: string): Promise<string> {
       split: "TEST",
     },
   ];
-  expect((await api("POST", `/datasets/${ds}/entries`, { entries }, key)).body.entries_created).toBe(3);
+  expect((await api.ok("POST /datasets/:datasetId/entries", { params: { datasetId: ds }, body: { entries }, key })).entries_created).toBe(3);
   return ds;
 }
 const waitForStatus = (slug: string, wanted: string[], timeoutMs = 10_000) => waitForModelStatus(t, slug, wanted, { timeoutMs });
@@ -88,13 +89,10 @@ describe("the state machine", () => {
 describe("fine-tuning end to end", () => {
   test("OpenAI backend: dataset -> model -> DEPLOYED -> chat completion through hone:<slug>", async () => {
     const ds = await datasetWithEntries();
-    const created = await api("POST", "/models", {
-      datasetId: ds,
-      slug: "support-v1",
-      trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18", n_epochs: 3 },
+    const created = await api.ok("POST /models", {
+      body: { datasetId: ds, slug: "support-v1", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18", n_epochs: 3 } },
     });
-    expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({
+    expect(created).toMatchObject({
       id: "support-v1",
       object: "model",
       hone: { baseModel: "gpt-4o-mini-2024-07-18", hyperparameters: { n_epochs: 3 }, datasetId: ds, errorMessage: null },
@@ -102,7 +100,7 @@ describe("fine-tuning end to end", () => {
       capabilities: ["chat", "tools", "json"],
       pricing: { chatIn: 0.3, chatOut: 1.2 },
     });
-    expect(["PENDING", "QUEUED", "TRAINING"]).toContain(created.body.hone.status);
+    expect(["PENDING", "QUEUED", "TRAINING"]).toContain(created.hone.status);
     const deployed = await waitForStatus("support-v1", ["DEPLOYED", "ERROR"]);
     expect(deployed.hone.status).toBe("DEPLOYED");
 
@@ -139,43 +137,48 @@ describe("fine-tuning end to end", () => {
       text += chunk.choices[0]?.delta.content ?? "";
     }
     expect(text).toBe("tuned: stream");
-    const miss = await t.request("POST", "/api/v1/chat/completions", {
+    const miss = await api.raw("POST /chat/completions", {
       body: { model: "hone:support-v1", messages: [{ role: "user", content: "cache me" }] },
       headers: { "op-cache": "readWrite" },
     });
     expect(miss.headers.get("x-hone-cache")).toBe("MISS");
-    const hit = await t.request("POST", "/api/v1/chat/completions", {
+    const hit = await api.raw("POST /chat/completions", {
       body: { model: "hone:support-v1", messages: [{ role: "user", content: "cache me" }] },
       headers: { "op-cache": "readWrite" },
     });
     expect(hit.headers.get("x-hone-cache")).toBe("HIT");
 
-    const listed = (await api("GET", "/datasets")).body.data.find((d: any) => d.id === ds);
-    expect(listed.fine_tune_count).toBe(1);
-    const graph = await json(await t.request("POST", "/graphql", { body: { query: `{ models { id status baseModel datasetId dataset { id } } }` } }));
-    expect(graph.data.models.find((m: any) => m.id === "support-v1")).toEqual({
+    const listed = (await api.ok("GET /datasets")).data.find((d) => d.id === ds);
+    expect(listed!.fine_tune_count).toBe(1);
+    const graph = await gqlData<{
+      models: { id: string; status: string; baseModel: string; datasetId: string | null; dataset: { id: string } | null }[];
+    }>(t, `{ models { id status baseModel datasetId dataset { id } } }`);
+    expect(graph.models.find((m) => m.id === "support-v1")).toEqual({
       id: "support-v1",
       status: "DEPLOYED",
       baseModel: "gpt-4o-mini-2024-07-18",
       datasetId: ds,
       dataset: { id: ds },
     });
-    const dsGraph = await json(
-      await t.request("POST", "/graphql", { body: { query: `query($id: ID!) { dataset(id: $id) { fineTuneCount models { id } } }`, variables: { id: ds } } }),
+    const dsGraph = await gqlData<{ dataset: { fineTuneCount: number; models: { id: string }[] } }>(
+      t,
+      `query($id: ID!) { dataset(id: $id) { fineTuneCount models { id } } }`,
+      { id: ds },
     );
-    expect(dsGraph.data.dataset).toEqual({ fineTuneCount: 1, models: [{ id: "support-v1" }] });
+    expect(dsGraph.dataset).toEqual({ fineTuneCount: 1, models: [{ id: "support-v1" }] });
   });
 
   test("Together backend through POST /unstable/finetune/create, served from TOGETHER_BASE_URL", async () => {
     const ds = await datasetWithEntries();
-    const r = await api("POST", "/unstable/finetune/create", {
-      datasetId: ds,
-      slug: "llama-support",
-      baseModel: "meta-llama/Meta-Llama-3.1-8B-Instruct-Reference",
-      overrides: { n_epochs: 2, learning_rate: 0.0001 },
+    const r = await api.ok("POST /unstable/finetune/create", {
+      body: {
+        datasetId: ds,
+        slug: "llama-support",
+        baseModel: "meta-llama/Meta-Llama-3.1-8B-Instruct-Reference",
+        overrides: { n_epochs: 2, learning_rate: 0.0001 },
+      },
     });
-    expect(r.status).toBe(200);
-    expect(r.body.id).toMatch(/^ft_/);
+    expect(r.id).toMatch(/^ft_/);
     await waitForStatus("llama-support", ["DEPLOYED"]);
     const job = [...fake.jobs.values()].find((j) => j.suffix === "llama-support")!;
     expect(job.api).toBe("together");
@@ -197,14 +200,16 @@ describe("fine-tuning end to end", () => {
 
   test("a failing job ends in ERROR with the backend's reason; a model not deployed is a clear 409", async () => {
     const ds = await datasetWithEntries();
-    await api("POST", "/models", { datasetId: ds, slug: "will-fail", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } });
+    await api.ok("POST /models", { body: { datasetId: ds, slug: "will-fail", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } } });
     const failed = await waitForStatus("will-fail", ["ERROR"]);
     expect(failed.hone.errorMessage).toBe("Training file has too few examples");
     const err = await client.chat.completions.create({ model: "hone:will-fail", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
     expect(err.status).toBe(409);
     expect(err.message).toContain("is not deployed yet (status ERROR)");
 
-    await api("POST", "/models", { datasetId: ds, slug: "stall-train", trainingConfig: { provider: "together", baseModel: "Qwen/Qwen2.5-7B-Instruct" } });
+    await api.ok("POST /models", {
+      body: { datasetId: ds, slug: "stall-train", trainingConfig: { provider: "together", baseModel: "Qwen/Qwen2.5-7B-Instruct" } },
+    });
     await waitForStatus("stall-train", ["TRAINING"]);
     const busy = await client.chat.completions
       .create({ model: "hone:stall-train", messages: [{ role: "user", content: "x" }] }, { headers: { "op-log-request": "true" } })
@@ -215,10 +220,11 @@ describe("fine-tuning end to end", () => {
 
     // Deleting a model that is training cancels its upstream job.
     const jobId = [...fake.jobs.values()].find((j) => j.suffix === "stall-train")!.id;
-    expect(await api("DELETE", "/models/stall-train")).toEqual({ status: 200, body: { id: "stall-train", object: "model", deleted: true } });
+    const params = { modelSlug: "stall-train" };
+    expect(await api.ok("DELETE /models/:modelSlug", { params })).toEqual({ id: "stall-train", object: "model", deleted: true });
     expect(fake.cancelled).toContain(jobId);
-    expect((await api("GET", "/models/stall-train")).status).toBe(404);
-    expect((await api("DELETE", "/models/stall-train")).status).toBe(404);
+    expect((await api.fail("GET /models/:modelSlug", { params })).status).toBe(404);
+    expect((await api.fail("DELETE /models/:modelSlug", { params })).status).toBe(404);
   });
 
   test("bad requests are 400 with a clear message; duplicates 409; other projects' datasets 404", async () => {
@@ -243,21 +249,26 @@ describe("fine-tuning end to end", () => {
       [{ datasetId: ds, slug: "a6" }, 400, "Input validation failed"],
     ];
     for (const [body, status, message] of cases) {
-      const r = await api("POST", "/models", body);
+      const r = await api.fail("POST /models", { body });
       expect({ status: r.status, ok: r.body.message.includes(message) }).toEqual({ status, ok: true });
     }
-    const empty = (await api("POST", "/datasets", { name: "empty" })).body.id;
-    expect(
-      (await api("POST", "/models", { datasetId: empty, slug: "a7", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } })).body
-        .message,
-    ).toContain("no entries");
+    const empty = (await api.ok("POST /datasets", { body: { name: "empty" } })).id;
+    const noEntries = await api.fail("POST /models", {
+      body: { datasetId: empty, slug: "a7", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } },
+    });
+    expect(noEntries.body.message).toContain("no entries");
     const other = await t.createProject("other");
+    const key = other.apiKey;
     expect(
-      (await api("POST", "/models", { datasetId: ds, slug: "mine", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }, other.apiKey))
-        .status,
+      (
+        await api.fail("POST /models", {
+          body: { datasetId: ds, slug: "mine", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } },
+          key,
+        })
+      ).status,
     ).toBe(404);
-    expect((await api("GET", "/models/support-v1", undefined, other.apiKey)).status).toBe(404);
-    expect((await api("GET", "/models", undefined, other.apiKey)).body).toEqual({ object: "list", data: [] });
+    expect((await api.fail("GET /models/:modelSlug", { params: { modelSlug: "support-v1" }, key })).status).toBe(404);
+    expect(await api.ok("GET /models", { key })).toEqual({ object: "list", data: [] });
   });
 });
 
@@ -266,12 +277,14 @@ describe("the job queue", () => {
     const ds = await datasetWithEntries();
     await worker.stop();
     try {
-      await api("POST", "/models", { datasetId: ds, slug: "restart-me", trainingConfig: { provider: "openai", baseModel: "gpt-4.1-mini-2025-04-14" } });
+      await api.ok("POST /models", {
+        body: { datasetId: ds, slug: "restart-me", trainingConfig: { provider: "openai", baseModel: "gpt-4.1-mini-2025-04-14" } },
+      });
       // A first worker takes a step or two, then its process "stops".
       const first = startJobs(t.deps);
       await waitForStatus("restart-me", ["QUEUED", "TRAINING"]);
       await first.stop();
-      const status = (await api("GET", "/models/restart-me")).body.hone.status;
+      const status = (await api.ok("GET /models/:modelSlug", { params: { modelSlug: "restart-me" } })).hone.status;
       expect(["QUEUED", "TRAINING"]).toContain(status);
       // A new process on the same database (fresh deps) carries on.
       const deps2 = createDeps({ config: testConfig(env()), database: t.db.database, logger: createLogger("silent"), secretKey: t.deps.secretKey });
@@ -310,7 +323,7 @@ describe("the job queue", () => {
       const ds = await datasetWithEntries();
       const slugs = Array.from({ length: 6 }, (_, i) => `pair-${i}`);
       for (const slug of slugs)
-        await api("POST", "/models", { datasetId: ds, slug, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } });
+        await api.ok("POST /models", { body: { datasetId: ds, slug, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } } });
       // On Postgres the second worker gets its own pool to the same database, like a second process.
       other = t.db.url ? await openDatabase({ databaseUrl: t.db.url, dataDir: "", dbPoolSize: 3 }, { migrate: false }) : null;
       const deps2 = createDeps({ config: testConfig(env()), database: other ?? t.db.database, logger: createLogger("silent"), secretKey: t.deps.secretKey });

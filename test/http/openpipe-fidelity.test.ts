@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
 import OpenPipeOpenAI from "openpipe/openai";
+import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, openAiClient, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { createDeployedModel } from "../helpers/factories";
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";
+import { rest, type Rest } from "../helpers/rest";
 
 // OpenPipe drop-in fidelity, with the clients people use (the openai SDK, the unchanged openpipe
 // SDK): what a log holds, which calls are logged, how bad tags are answered, what a stream is made of.
@@ -14,6 +16,7 @@ let openai: FakeUpstream;
 let anthropic: FakeUpstream;
 let server: { url: string; stop(): Promise<void> };
 let client: OpenAI;
+let api: Rest;
 
 beforeAll(async () => {
   openai = startFakeOpenAI();
@@ -28,6 +31,7 @@ beforeAll(async () => {
   }
   server = serve(t.app);
   client = openAiClient(server.url, t.project.apiKey);
+  api = rest(t);
 });
 afterAll(async () => {
   await server.stop();
@@ -38,10 +42,11 @@ afterAll(async () => {
 });
 
 /** Merges the chunks exactly as the client received them, the way a client library would. */
-function mergeReceived(chunks: any[]) {
-  const first = chunks[0];
-  const choices: any[] = [];
-  let usage: unknown;
+type MergedChoice = { index: number; message: { role: "assistant"; content: string }; finish_reason: string | null };
+function mergeReceived(chunks: OpenAI.ChatCompletionChunk[]) {
+  const first = chunks[0]!;
+  const choices: MergedChoice[] = [];
+  let usage: OpenAI.CompletionUsage | undefined;
   for (const c of chunks) {
     if (c.usage) usage = c.usage;
     for (const ch of c.choices ?? []) {
@@ -56,20 +61,20 @@ function mergeReceived(chunks: any[]) {
 describe("a log holds what the client received", () => {
   test("a stream without include_usage: the logged response has no usage, the columns do", async () => {
     const stream = await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "stream me" }], stream: true });
-    const chunks: any[] = [];
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
     expect(chunks.some((c) => c.usage)).toBe(false);
     const received = mergeReceived(chunks);
     const log = await latestLog(t);
-    const logged = log.body.respPayload as any;
+    const logged = ChatCompletionWire.parse(log.body.respPayload);
     expect(logged).not.toHaveProperty("usage");
     expect(logged).toMatchObject(received);
-    expect({ ...received, choices: received.choices.map((c: any) => ({ ...c, message: { ...c.message } })) }).toMatchObject({
+    expect({ ...received, choices: received.choices.map((c) => ({ ...c, message: { ...c.message } })) }).toMatchObject({
       id: logged.id,
       object: logged.object,
       created: logged.created,
       model: logged.model,
-      choices: logged.choices.map((c: any) => ({
+      choices: logged.choices.map((c) => ({
         index: c.index,
         message: { role: c.message.role, content: c.message.content },
         finish_reason: c.finish_reason,
@@ -88,13 +93,14 @@ describe("a log holds what the client received", () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    const chunks: any[] = [];
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
     const received = mergeReceived(chunks);
     expect(received.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 7 });
     const log = await latestLog(t);
     expect(log.body.respPayload).toMatchObject(received);
-    expect((log.body.respPayload as any).usage).toEqual(received.usage);
+    const loggedUsage: unknown = ChatCompletionWire.parse(log.body.respPayload).usage;
+    expect(loggedUsage).toEqual(received.usage);
     expect(log).toMatchObject({ inputTokens: 11, outputTokens: 7 });
   });
 
@@ -102,7 +108,7 @@ describe("a log holds what the client received", () => {
     const body = { model: "gpt-4o-mini", messages: [{ role: "user" as const, content: `cached stream ${Date.now()}` }] };
     await client.chat.completions.create(body, { headers: { "op-cache": "readWrite" } });
     const stream = await client.chat.completions.create({ ...body, stream: true }, { headers: { "op-cache": "readWrite" } });
-    const chunks: any[] = [];
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const c of stream) chunks.push(c);
     const log = await latestLog(t);
     expect(log.cacheHit).toBe(true);
@@ -113,10 +119,9 @@ describe("a log holds what the client received", () => {
 });
 
 describe("OpenPipe's logging defaults", () => {
-  const ask = async (app: TestApp, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+  const ask = async (app: TestApp, body: { model: string; store?: boolean; hone?: { logRequest: boolean } }, headers: Record<string, string> = {}) => {
     const before = (await logsOf(app)).length;
-    const res = await app.request("POST", "/api/v1/chat/completions", { body: { messages: [{ role: "user", content: "hi" }], ...body }, headers });
-    expect(res.status).toBe(200);
+    await rest(app).ok("POST /chat/completions", { body: { messages: [{ role: "user" as const, content: "hi" }], ...body }, headers });
     return (await logsOf(app)).length - before;
   };
 
@@ -166,7 +171,7 @@ describe("OpenPipe's logging defaults", () => {
 });
 
 describe("invalid tags are an error, before anything goes upstream", () => {
-  const bad = [
+  const bad: { where: string; send: { body?: Record<string, unknown>; headers?: Record<string, string> }; key: string }[] = [
     { where: "op-tags header, array value", send: { headers: { "op-tags": JSON.stringify({ prompt_id: ["a", "b"] }) } }, key: "prompt_id" },
     { where: "op-tags header, object value", send: { headers: { "op-tags": JSON.stringify({ nested: { a: 1 } }) } }, key: "nested" },
     { where: "hone.tags", send: { body: { hone: { tags: { list: [1] } } } }, key: "list" },
@@ -175,13 +180,12 @@ describe("invalid tags are an error, before anything goes upstream", () => {
   for (const c of bad) {
     test(c.where, async () => {
       const before = openai.requests.length;
-      const res = await t.request("POST", "/api/v1/chat/completions", {
-        body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "tagged" }], ...(c.send as any).body },
-        headers: (c.send as any).headers,
+      const { status, body } = await api.fail("POST /chat/completions", {
+        body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "tagged" }], ...c.send.body },
+        headers: c.send.headers,
       });
-      expect(res.status).toBe(400);
-      const body = (await res.json()) as any;
-      expect(body.message.startsWith("Failed to parse tags:")).toBe(true);
+      expect(status).toBe(400);
+      expect(body.message?.startsWith("Failed to parse tags:")).toBe(true);
       expect(body.message).toContain(`"${c.key}"`);
       expect(body.code).toBe("VALIDATION");
       expect(openai.requests.length).toBe(before);
@@ -190,13 +194,12 @@ describe("invalid tags are an error, before anything goes upstream", () => {
 
   test("report tags and report-anthropic metadata", async () => {
     const before = (await logsOf(t)).length;
-    for (const [path, field] of [
-      ["/api/v1/report", "tags"],
-      ["/api/v1/report-anthropic", "metadata"],
+    for (const [route, field] of [
+      ["POST /report", "tags"],
+      ["POST /report-anthropic", "metadata"],
     ] as const) {
-      const res = await t.request("POST", path, { body: { requestedAt: Date.now(), receivedAt: Date.now(), [field]: { arr: [1, 2] } } });
-      expect(res.status).toBe(400);
-      const body = (await res.json()) as any;
+      const { status, body } = await api.fail(route, { body: { requestedAt: Date.now(), receivedAt: Date.now(), [field]: { arr: [1, 2] } } });
+      expect(status).toBe(400);
       expect(body.message).toStartWith("Failed to parse tags:");
       expect(body.message).toContain('"arr"');
     }
@@ -204,11 +207,10 @@ describe("invalid tags are an error, before anything goes upstream", () => {
   });
 
   test("numbers and booleans are stringified and null drops a key, as before", async () => {
-    const res = await t.request("POST", "/api/v1/chat/completions", {
+    await api.ok("POST /chat/completions", {
       body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "scalars" }] },
       headers: { "op-tags": JSON.stringify({ n: 3, b: true, gone: null, s: "x" }) },
     });
-    expect(res.status).toBe(200);
     expect((await latestLog(t)).tags).toEqual({ n: "3", b: "true", s: "x" });
   });
 
@@ -221,7 +223,8 @@ describe("invalid tags are an error, before anything goes upstream", () => {
     });
     const err = await sdk.chat.completions
       .create({ model: "openpipe:support-v1", messages: [{ role: "user", content: "x" }], openpipe: { tags: { bad: ["x"] } } } as never)
-      .catch((e: any) => e);
+      .catch((e: unknown) => e);
+    if (!(err instanceof OpenPipeOpenAI.APIError)) throw new Error(`expected an API error, got ${String(err)}`);
     expect(err.status).toBe(400);
     expect(String(err.message)).toContain("Failed to parse tags:");
   });
@@ -255,9 +258,9 @@ describe("streams are one JSON object per data: line, ending with [DONE]", () =>
       expect(data.at(-1)).toBe("[DONE]");
       expect(data.filter((d) => d === "[DONE]")).toHaveLength(1);
       everyFrameIsJson(data);
-      const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+      const chunks = data.slice(0, -1).map((d): OpenAI.ChatCompletionChunk => JSON.parse(d));
       if ("stream_options" in extra) {
-        expect(chunks.at(-1).usage).toMatchObject({ prompt_tokens: 11 });
+        expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 11 });
       } else {
         // Hone asked the upstream for usage; the client did not, so no chunk carries the member
         // (not even the `usage: null` the upstream puts on every chunk once usage is asked for).

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
+import { gqlData } from "../helpers/gql";
 import { latestLog } from "../helpers/logs";
+import { rest, type Rest } from "../helpers/rest";
 
 // An upstream that answers with headers at once and then misbehaves in the body, which the
 // shared fake upstreams never do. Behaviour by model name:
@@ -69,8 +71,10 @@ function startBodyStaller() {
 let upstream: ReturnType<typeof startBodyStaller>;
 /** HONE_UPSTREAM_TIMEOUT_MS=300: the deadline is what ends these calls. */
 let short: TestApp;
+let shortApi: Rest;
 /** A long upstream deadline, so only the client's abort or the judge's deadline can end a call. */
 let long: TestApp;
+let longApi: Rest;
 let longServer: ReturnType<typeof serve>;
 
 beforeAll(async () => {
@@ -83,6 +87,8 @@ beforeAll(async () => {
     await storeProviderKey(t, "anthropic", "sk-ant-deadline-test-0001");
   }
   longServer = serve(long.app);
+  shortApi = rest(short);
+  longApi = rest(long);
 });
 afterAll(async () => {
   await longServer.stop();
@@ -108,9 +114,9 @@ async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 describe("HONE_UPSTREAM_TIMEOUT_MS covers the whole body of a non-streamed call", () => {
   test("headers then a stalled body: 504 UPSTREAM_TIMEOUT, and the upstream connection is closed", async () => {
     const started = performance.now();
-    const res = await within(short.request("POST", "/api/v1/chat/completions", { body: ask("stall-body") }), 5000, "the answer");
+    const res = await within(shortApi.fail("POST /chat/completions", { body: ask("stall-body") }), 5000, "the answer");
     expect(res.status).toBe(504);
-    const body = (await res.json()) as any;
+    const body = res.body;
     expect(body.code).toBe("UPSTREAM_TIMEOUT");
     expect(body.error.message).toContain("did not answer within 300 ms");
     expect(performance.now() - started).toBeLessThan(3000);
@@ -119,15 +125,15 @@ describe("HONE_UPSTREAM_TIMEOUT_MS covers the whole body of a non-streamed call"
   });
 
   test("a body that keeps trickling is cut off by the total deadline, not only by silence", async () => {
-    const res = await within(short.request("POST", "/api/v1/chat/completions", { body: ask("trickle-body") }), 5000, "the answer");
+    const res = await within(shortApi.fail("POST /chat/completions", { body: ask("trickle-body") }), 5000, "the answer");
     expect(res.status).toBe(504);
     await within(lastCall().closed, 2000, "closing the upstream connection");
   });
 
   test("the same for the Anthropic API", async () => {
-    const res = await within(short.request("POST", "/api/v1/chat/completions", { body: ask("anthropic:stall-body", { max_tokens: 10 }) }), 5000, "the answer");
+    const res = await within(shortApi.fail("POST /chat/completions", { body: ask("anthropic:stall-body", { max_tokens: 10 }) }), 5000, "the answer");
     expect(res.status).toBe(504);
-    expect(((await res.json()) as any).error.message).toContain("Anthropic did not answer within 300 ms");
+    expect(res.body.error.message).toContain("Anthropic did not answer within 300 ms");
     expect(lastCall().model).toBe("stall-body");
     await within(lastCall().closed, 2000, "closing the upstream connection");
   });
@@ -135,12 +141,13 @@ describe("HONE_UPSTREAM_TIMEOUT_MS covers the whole body of a non-streamed call"
 
 describe("streams", () => {
   test("a stream that sends one chunk and stalls ends with an error event after the silence limit", async () => {
-    const res = await within(short.request("POST", "/api/v1/chat/completions", { body: ask("stall-stream", { stream: true }) }), 5000, "the headers");
+    const res = await within(shortApi.raw("POST /chat/completions", { body: ask("stall-stream", { stream: true }) }), 5000, "the headers");
     expect(res.status).toBe(200);
     const text = await within(res.text(), 5000, "the end of the stream");
     const events = text.split("\n\n").filter(Boolean);
-    expect(JSON.parse(events[0]!.slice(6)).choices[0].delta.content).toBe("half");
-    const last = JSON.parse(events.at(-1)!.slice(6));
+    const first = JSON.parse(events[0]!.slice(6)) as { choices: { delta: { content?: string } }[] };
+    expect(first.choices[0]!.delta.content).toBe("half");
+    const last = JSON.parse(events.at(-1)!.slice(6)) as { error: { code: string; message: string } };
     expect(last.error).toMatchObject({ code: "UPSTREAM_TIMEOUT" });
     expect(last.error.message).toContain("sent nothing for 300 ms");
     await within(lastCall().closed, 2000, "closing the upstream connection");
@@ -176,7 +183,7 @@ describe("the client going away", () => {
       (async () => {
         for (;;) {
           const l = await latestLog(long).catch(() => null);
-          if (l && (l.body.reqPayload as any)?.model === "stall-body") return l;
+          if (l && (l.body.reqPayload as { model?: unknown } | null)?.model === "stall-body") return l;
           await Bun.sleep(20);
         }
       })(),
@@ -189,22 +196,19 @@ describe("the client going away", () => {
 
 describe("judge calls", () => {
   test("HONE_JUDGE_TIMEOUT_MS covers the judge's body: a judge that stalls mid-body is a 504 and its connection closes", async () => {
-    const created = (await (
-      await long.request("POST", "/graphql", {
-        body: {
-          query: `mutation { createCriterion(input: {name: "stalls", judgeModel: "openai:stall-body", prompt: "Judge {{output}}"}) { id } }`,
-        },
-      })
-    ).json()) as any;
-    const id = created.data.createCriterion.id;
+    const created = await gqlData<{ createCriterion: { id: string } }>(
+      long,
+      `mutation { createCriterion(input: {name: "stalls", judgeModel: "openai:stall-body", prompt: "Judge {{output}}"}) { id } }`,
+    );
+    const id = created.createCriterion.id;
     const started = performance.now();
     const res = await within(
-      long.request("POST", "/api/v1/criteria/judge", { body: { criterion_id: id, output: { role: "assistant", content: "x" } } }),
+      longApi.fail("POST /criteria/judge", { body: { criterion_id: id, output: { role: "assistant", content: "x" } } }),
       5000,
       "the verdict",
     );
     expect(res.status).toBe(504);
-    expect(((await res.json()) as any).message).toContain("did not answer within 300 ms");
+    expect(res.body.message).toContain("did not answer within 300 ms");
     expect(performance.now() - started).toBeLessThan(3000);
     await within(lastCall().closed, 2000, "closing the upstream connection");
   });
