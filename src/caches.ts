@@ -1,3 +1,4 @@
+import type { Circuit } from "./domain/routing/circuit";
 import { createSignInThrottle, type SignInThrottle } from "./domain/sessions/throttle";
 import type { ChatCompletion, EmbeddingList } from "./providers/types";
 
@@ -28,6 +29,8 @@ export type Caches = {
   logSlices: { at: number; slices: { lo: string | null; hi: string | null }[] } | null;
   /** Stored Responses being written: by id, and those not yet sent (domain/protocols/stored-responses.ts). */
   responseSaves: { inFlight: Map<string, Promise<void>>; queued: PendingResponseSave[] };
+  /** Each routing target's circuit and calls in flight, per project and target (domain/routing/circuits.ts). */
+  circuits: Map<string, Circuit>;
 };
 
 export function createCaches(clock: () => Date): Caches {
@@ -38,5 +41,6 @@ export function createCaches(clock: () => Date): Caches {
     signIns: createSignInThrottle(() => clock().getTime()),
     responseSaves: { inFlight: new Map(), queued: [] },
     logSlices: null,
+    circuits: new Map(),
   };
 }

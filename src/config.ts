@@ -55,6 +55,13 @@ const EnvSchema = z.object({
   HONE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   HONE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   HONE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(600_000),
+  // Routing (fallbacks and routes): retries per target, backoff, Retry-After and circuits.
+  HONE_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(2),
+  HONE_RETRY_BACKOFF_MS: z.coerce.number().int().min(0).max(60_000).default(100),
+  HONE_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  HONE_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(10_000).default(5),
+  HONE_CIRCUIT_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  HONE_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
   HONE_USAGE_TAG_KEY: z.string().min(1).max(200).default("prompt_id"),
@@ -153,6 +160,20 @@ export type Config = {
   dbPoolSize: number;
   /** Longest a non-streamed upstream call may take end to end (body included); for a stream, the longest wait for headers and the longest silence between chunks. */
   upstreamTimeoutMs: number;
+  /**
+   * The retry policy and circuit breaker of calls with fallbacks (or a route): attempts per target
+   * (the first included), the first backoff (doubled each retry, with jitter), the longest upstream
+   * Retry-After honoured (longer: the next target instead); a target failing `circuitFailures`
+   * times within `circuitWindowMs` is tried last for `circuitCooldownMs`, then probed.
+   */
+  routing: {
+    attempts: number;
+    backoffMs: number;
+    retryAfterMaxMs: number;
+    circuitFailures: number;
+    circuitWindowMs: number;
+    circuitCooldownMs: number;
+  };
   /** How long call logs gather before one batched insert (larger batches cost the database less). */
   logFlushMs: number;
   /** Logs older than this many days are deleted in the background; unset keeps them forever. */
@@ -255,6 +276,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.HONE_LOG_LEVEL,
     dbPoolSize: e.HONE_DB_POOL_SIZE,
     upstreamTimeoutMs: e.HONE_UPSTREAM_TIMEOUT_MS,
+    routing: {
+      attempts: e.HONE_RETRY_ATTEMPTS,
+      backoffMs: e.HONE_RETRY_BACKOFF_MS,
+      retryAfterMaxMs: e.HONE_RETRY_AFTER_MAX_MS,
+      circuitFailures: e.HONE_CIRCUIT_FAILURES,
+      circuitWindowMs: e.HONE_CIRCUIT_WINDOW_MS,
+      circuitCooldownMs: e.HONE_CIRCUIT_COOLDOWN_MS,
+    },
     logFlushMs: e.HONE_LOG_FLUSH_MS,
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,
     usageTagKey: e.HONE_USAGE_TAG_KEY,

@@ -15,6 +15,8 @@ export const MAX_ID_LENGTH = 256;
 export const MAX_API_KEY_NAME_LENGTH = 100;
 /** Criteria one request may name (`op-criteria`, `hone.criteria`). */
 export const MAX_CRITERIA_PER_REQUEST = 10;
+/** Fallback model strings one request may name (hone.fallbacks, op-fallbacks). */
+export const MAX_FALLBACKS = 5;
 /** Choices one completion may ask for (`n`). */
 export const MAX_CHOICES = 16;
 /**

@@ -16,6 +16,8 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 /** The status a gateway call gets when its client hung up: not the provider's failure. */
 const CLIENT_CLOSED = 499;
+/** Distinct routing targets labelled by name; any further ones are "other". */
+const MAX_TARGET_LABELS = 200;
 /** How long a scrape waits for the job counts before leaving them out. */
 const DB_DEADLINE_MS = 1_000;
 
@@ -26,6 +28,12 @@ export type Metrics = {
   /** A gateway call that reached a provider; `status` null: no answer. */
   upstream(provider: string, seconds: number, status: number | null): void;
   cacheLookup(result: "hit" | "miss"): void;
+  /**
+   * A routed call's attempt at a target (a model string) and what came of it: answered, retried,
+   * fell-back; or its circuit opening or closing. At most MAX_TARGET_LABELS targets get their own
+   * label value (model strings are the tenants' to choose); the rest count as "other".
+   */
+  routing(target: string, event: "answered" | "retried" | "fell-back" | "circuit-opened" | "circuit-closed"): void;
   /** The exposition text, with the scrape-time figures read first (a slow database never fails the scrape). */
   render(): Promise<string>;
 };
@@ -135,6 +143,23 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const upstream = histogram(registry, "hone_upstream_duration_seconds", "Gateway calls to a provider, start to last byte, by provider", ["provider"]);
   const upstreamErrors = counter(registry, "hone_upstream_errors_total", "Gateway calls to a provider that ended without a 2xx, by provider", ["provider"]);
   const cache = counter(registry, "hone_cache_lookups_total", "Gateway calls that read the cache, by result (hit or miss)", ["result"]);
+  const attempts = counter(
+    registry,
+    "hone_routing_attempts_total",
+    "Attempts of routed calls (fallbacks, routes) by target and outcome (answered, retried, fell-back)",
+    ["target", "outcome"],
+  );
+  const circuits = counter(registry, "hone_circuit_transitions_total", "Routing targets' circuits opening and closing, by target and state (open, closed)", [
+    "target",
+    "state",
+  ]);
+  const targets = new Set<string>();
+  const targetLabel = (t: string) => {
+    if (targets.has(t)) return t;
+    if (targets.size >= MAX_TARGET_LABELS) return "other";
+    targets.add(t);
+    return t;
+  };
   // Both exist from the start, so a rate over them is defined before the first lookup.
   const cacheHit = cache.at("hit");
   const cacheMiss = cache.at("miss");
@@ -202,6 +227,11 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     cacheLookup(result) {
       (result === "hit" ? cacheHit : cacheMiss).value++;
+    },
+    routing(target, event) {
+      const t = targetLabel(target);
+      if (event === "circuit-opened" || event === "circuit-closed") circuits.at(t, event === "circuit-opened" ? "open" : "closed").value++;
+      else attempts.at(t, event).value++;
     },
     upstream(provider, seconds, status) {
       observe(upstream.at(provider), seconds);

@@ -26,7 +26,7 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
     const request = toAnthropicRequest(body, String(body.model));
     const call = await postJson(url, headers, request, target.label, signal, http);
     const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
-    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed, call.response.headers);
     if (typeof parsed !== "object" || parsed === null || (parsed as { type?: unknown }).type !== "message") {
       throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a message`, {
         upstreamStatus: 502,
@@ -40,7 +40,7 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
   const nativeJson = async (path: string, body: Record<string, unknown>, { signal, beta }: NativeOptions, what: string) => {
     const call = await postJson(`${target.baseUrl}${path}`, nativeHeaders(beta), body, target.label, signal, http);
     const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
-    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed, call.response.headers);
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not ${what}`, {
         upstreamStatus: 502,
@@ -56,7 +56,8 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
       countTokens: (body, opts) => nativeJson("/v1/messages/count_tokens", body, opts, "a token count"),
       async stream(body, { signal, beta }) {
         const call = await postJson(url, { ...nativeHeaders(beta), accept: "text/event-stream" }, { ...body, stream: true }, target.label, signal, http);
-        if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+        if (!call.response.ok)
+          throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs), call.response.headers);
         return nativeJsonBatches(readSseBatches(call, target.label, http.timeoutMs), target.label, (event) => event === "message_stop");
       },
     },
@@ -93,7 +94,8 @@ export function anthropicUpstream(target: Extract<UpstreamTarget, { kind: "anthr
       }
       const request = { ...toAnthropicRequest(body, String(body.model)), stream: true };
       const call = await postJson(url, { ...headers, accept: "text/event-stream" }, request, target.label, signal, http);
-      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+      if (!call.response.ok)
+        throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs), call.response.headers);
       return translate(readSse(call, target.label, http.timeoutMs), target.label, now());
     },
   };

@@ -110,8 +110,12 @@ export async function readCallBody(call: UpstreamCall, label: string, timeoutMs:
   }
 }
 
-class UpstreamTimeout extends Error {
+/** The reason a call's deadline aborts it with; `ms` is a shorter deadline than the call's own (a route target's). */
+export class UpstreamTimeout extends Error {
   override name = "UpstreamTimeout";
+  constructor(readonly ms?: number) {
+    super("upstream timeout");
+  }
 }
 
 export class ClientAborted extends Error {
@@ -129,7 +133,7 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function fetchFailure(err: unknown, signal: AbortSignal, label: string, timeoutMs: number): Error {
-  if (signal.aborted && signal.reason instanceof UpstreamTimeout) return upstreamTimeout(label, timeoutMs);
+  if (signal.aborted && signal.reason instanceof UpstreamTimeout) return upstreamTimeout(label, signal.reason.ms ?? timeoutMs);
   if (signal.aborted) return new ClientAborted("the client closed the request");
   if (err instanceof DomainError) return err;
   const msg = err instanceof Error ? err.message : String(err);
@@ -326,8 +330,22 @@ export function storableBody(label: string, status: number, body: unknown): unkn
 
 const capText = (s: string) => (s.length > MAX_UPSTREAM_ERROR_TEXT ? `${s.slice(0, MAX_UPSTREAM_ERROR_TEXT)}… (truncated)` : s);
 
-/** An upstream's HTTP error, keeping its status and the message its body gives. */
-export function upstreamHttpError(label: string, status: number, body: unknown): DomainError {
+/**
+ * How long an upstream asks to be left alone (`retry-after-ms`, OpenAI's; else `Retry-After` in
+ * seconds or as an HTTP date), in ms; undefined when it does not say, or says nonsense.
+ */
+export function retryAfterMsOf(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = headers?.get("retry-after-ms");
+  if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.round(Number(ms));
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** An upstream's HTTP error, keeping its status, the message its body gives and its Retry-After. */
+export function upstreamHttpError(label: string, status: number, body: unknown, headers?: Headers): DomainError {
   const err = (body as { error?: { message?: unknown; type?: unknown; code?: unknown; param?: unknown } } | null)?.error;
   const nested = Array.isArray(body) ? (body[0] as { error?: { message?: unknown } } | undefined)?.error : undefined;
   const message =
@@ -344,6 +362,7 @@ export function upstreamHttpError(label: string, status: number, body: unknown):
       param: typeof err?.param === "string" ? err.param : null,
     },
     upstreamBody: storableBody(label, status, body),
+    retryAfterMs: retryAfterMsOf(headers),
   });
 }
 

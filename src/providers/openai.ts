@@ -38,7 +38,7 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
     const call = await postJson(url, headers, { ...body, stream: false }, target.label, signal, http);
     const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, pass);
     if (isPassThrough(parsed)) return parsed;
-    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+    if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed, call.response.headers);
     if (!isCompletion(parsed)) {
       throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a chat completion`, {
         upstreamStatus: 502,
@@ -61,7 +61,8 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
         signal,
         http,
       );
-      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+      if (!call.response.ok)
+        throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs), call.response.headers);
       return chunksOf(readSse(call, target.label, http.timeoutMs), target.label);
     },
 
@@ -71,7 +72,7 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
             async create(body, { signal }) {
               const call = await postJson(endpoint(target, "responses").url, headers, { ...body, stream: false }, target.label, signal, http);
               const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
-              if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+              if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed, call.response.headers);
               if (typeof parsed !== "object" || parsed === null || (parsed as { object?: unknown }).object !== "response") {
                 throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not a response`, {
                   upstreamStatus: 502,
@@ -89,7 +90,8 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
                 signal,
                 http,
               );
-              if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs));
+              if (!call.response.ok)
+                throw upstreamHttpError(target.label, call.response.status, await readCallBody(call, target.label, http.timeoutMs), call.response.headers);
               return nativeJsonBatches(readSseBatches(call, target.label, http.timeoutMs), target.label, (event) => RESPONSE_ENDS.has(event));
             },
           }
@@ -101,7 +103,7 @@ export function openAiUpstream(target: OpenAiLike, http: HttpOptions): ChatUpstr
       // An embeddings answer is rewritten before it goes out (vectors re-encoded, left out of the
       // log), so one larger than Hone holds is refused rather than passed through.
       const parsed = await readAnswer(call, target.label, http.timeoutMs, http.maxAnswerBytes, false);
-      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed);
+      if (!call.response.ok) throw upstreamHttpError(target.label, call.response.status, parsed, call.response.headers);
       if (!isEmbeddingList(parsed)) {
         throw new DomainError("UPSTREAM_ERROR", `${target.label} returned a body that is not an embedding list`, {
           upstreamStatus: 502,

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { LogAttempt } from "../../domain/logs/attempts";
 import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 // One lean row per logged call: what filters, lists and aggregates read. The request and
@@ -48,6 +49,11 @@ export const requestLogs = pgTable(
     /** The last user message and the first answer, short (domain/logs/previews.ts): listed without the bodies. */
     inputPreview: text("input_preview"),
     outputPreview: text("output_preview"),
+    /** Calls with fallbacks or a route: every attempt (target, status, error, latency, what came next), in order. */
+    attempts: jsonb("attempts").$type<LogAttempt[]>(),
+    /** The route called (its slug), and the rollout version of the target that answered. */
+    route: text("route"),
+    routeVersion: text("route_version"),
     /** The log's tags (its column keeps the wire's older word, metadata). */
     tags: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

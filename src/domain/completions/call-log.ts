@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, type Usage } from "../../providers";
-import { checkedUsage, tokenClasses, type LogApi, mergeTags, type NewRequestLog } from "../logs";
+import { checkedUsage, tokenClasses, type LogApi, type LogAttempt, mergeTags, type NewRequestLog } from "../logs";
 import { catalogueCost } from "../models/catalogue";
 import { costOf } from "./cost";
 import { canonicalModel } from "./resolve-model";
@@ -48,9 +48,14 @@ export function asDomainError(ctx: Ctx, err: unknown): DomainError {
   return e;
 }
 
+/** A routed call's attempts (filled in as they happen), its route and the version that answered. */
+export type CallRouting = { attempts: LogAttempt[]; route: string | null; routeVersion: string | null };
+
 export type CallLog = {
   /** The upstream, once resolved: it prices the call and names its provider. */
   useUpstream(up: Upstream): void;
+  /** A call with fallbacks or a route: the log keeps its attempts (read when the log is written). */
+  useRouting(routing: CallRouting): void;
   log(outcome: CallOutcome): void;
   /** Logs a failed call and turns the error into what the caller answers with. */
   failure(err: unknown): DomainError;
@@ -77,6 +82,7 @@ export function createCallLog(
   const requestedAt = ctx.deps.clock();
   const started = performance.now();
   let up: Upstream | null = null;
+  let routing: CallRouting | null = null;
   const priceOf = (usage: Usage | null | undefined): number | null => {
     if (!usage || !up) return null;
     if (up.pricing) return catalogueCost(up.pricing, usage);
@@ -113,6 +119,11 @@ export function createCallLog(
       reqPayload: call.rawBody,
       respPayload: o.respPayload,
     };
+    if (routing) {
+      row.attempts = [...routing.attempts];
+      row.route = routing.route;
+      row.routeVersion = routing.routeVersion;
+    }
     const p = call.protocol;
     if (p) {
       row.api = p.api;
@@ -126,6 +137,9 @@ export function createCallLog(
   return {
     useUpstream(u) {
       up = u;
+    },
+    useRouting(r) {
+      routing = r;
     },
     log,
     failure(err) {

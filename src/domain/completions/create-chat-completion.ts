@@ -7,7 +7,8 @@ import { replayAsChunks } from "../cache/replay";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
 import { truncatedPayload } from "../logs";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog, type ProtocolCall } from "./call-log";
+import { fallbackPlan, runPlan } from "../routing";
+import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, type CallRouting, createCallLog, type ProtocolCall } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
 import { checkBodyTags, parseControls } from "./parse-controls";
 import { resolveModel } from "./resolve-model";
@@ -65,7 +66,12 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   const log = call.log;
   const logFailure = call.failure;
 
-  let up: Upstream;
+  // With fallbacks, the call is routed (domain/routing): each target tried in turn until one answers.
+  const plan = controls.fallbacks.length ? fallbackPlan(ctx, request.model, controls.fallbacks) : null;
+  const routing: CallRouting | null = plan ? { attempts: [], route: plan.route, routeVersion: null } : null;
+  if (routing) call.useRouting(routing);
+
+  let up: Upstream | null = null;
   let criteria: ResolvedCriterion[] = [];
   try {
     const route = resolveModel(request.model, ctx.deps.config.modelPrefixes);
@@ -82,17 +88,26 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       }
       criteria = await resolveCriteriaRefs(ctx, controls.criteria);
     }
-    up = await resolveUpstream(ctx, route);
+    if (!plan) {
+      up = await resolveUpstream(ctx, route);
+      call.useUpstream(up);
+    }
   } catch (err) {
     throw logFailure(err);
   }
+  /** The upstream call: to the one upstream, or through the plan's targets until one answers. */
+  const callUpstream = async <T>(send: (u: Upstream, signal: AbortSignal) => Promise<T>): Promise<T> => {
+    if (!plan || !routing) return send(up!, input.signal);
+    const routed = await runPlan(ctx, plan, input.signal, routing.attempts, send, (u) => call.useUpstream(u));
+    up = routed.up;
+    routing.routeVersion = routed.target.version ?? null;
+    return routed.value;
+  };
   const judge = async (completion: ChatCompletion) =>
     criteria.length
       ? judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, completion)
       : completion;
-  call.useUpstream(up);
-  const echo = <T extends { model: string }>(x: T): T => answeredAs(up, x);
-  const body = upstreamBody(request, up, stream);
+  const echo = <T extends { model: string }>(x: T): T => answeredAs(up!, x);
   const clientWantsUsage = request.stream_options?.include_usage === true;
   // Hone asks every upstream stream for usage; a client that did not ask never sees it.
   const asReceived = (merged: ChatCompletion | null): ChatCompletion | null => {
@@ -102,7 +117,11 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   };
 
   const mode = controls.cache;
-  const key = mode ? cacheKey({ projectId: ctx.projectId, target: up.target, upstreamModel: up.upstreamModel, body: request }) : null;
+  // A routed call is cached under its whole list of targets: any of them may have answered.
+  const cacheTarget = up
+    ? { target: up.target, upstreamModel: up.upstreamModel }
+    : { target: "fallbacks", upstreamModel: [request.model, ...controls.fallbacks].join("\u0000") };
+  const key = mode ? cacheKey({ projectId: ctx.projectId, ...cacheTarget, body: request }) : null;
   const cacheStatus: CacheStatus = mode ? "MISS" : null;
   if (key && (mode === "readWrite" || mode === "readOnly")) {
     const hit = await readCacheEntry(ctx, key);
@@ -133,7 +152,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   if (!stream) {
     try {
-      const answer = await up.client.completeOrPass(body, { signal: input.signal });
+      const answer = await callUpstream((u, signal) => u.client.completeOrPass(upstreamBody(request, u, false), { signal }));
       if (isPassThrough(answer)) {
         if (criteria.length) {
           await answer.body.cancel();
@@ -159,7 +178,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   let upstream: AsyncIterable<ChatCompletionChunk>;
   try {
-    upstream = await up.client.stream(body, { signal: input.signal });
+    upstream = await callUpstream((u, signal) => u.client.stream(upstreamBody(request, u, true), { signal }));
   } catch (err) {
     throw logFailure(err);
   }

@@ -1,12 +1,14 @@
 import { jsonTextTooDeep } from "../../json-depth";
 import { MAX_EMBEDDED_JSON_DEPTH } from "../../limits";
 import { DomainError } from "../../errors";
-import { MAX_CRITERIA_PER_REQUEST, MAX_ID_LENGTH } from "../../limits";
+import { MAX_CRITERIA_PER_REQUEST, MAX_FALLBACKS, MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
 import { checkTagShapes, Tags } from "../logs/inputs";
 import { CacheMode, type ControlHeaders, type Controls } from "./schemas";
 
 /** The `hone` body member of a chat completion or an embeddings request, as its schema parsed it. */
-type BodyControls = { cache?: CacheMode | boolean; criteria?: string[]; tags?: Record<string, unknown>; logRequest?: boolean } | undefined;
+type BodyControls =
+  | { cache?: CacheMode | boolean; criteria?: string[]; tags?: Record<string, unknown>; logRequest?: boolean; fallbacks?: string[] }
+  | undefined;
 
 function bad(header: string, message: string): DomainError {
   return new DomainError("VALIDATION", `Invalid ${header} header: ${message}`, { issues: [{ message, path: [header] }] });
@@ -71,7 +73,25 @@ export function parseControls(headers: ControlHeaders, body: BodyControls): Cont
   }
   const checked = Tags.safeParse(tags);
   if (!checked.success) throw bad("op-tags", checked.error.issues.map((i) => i.message).join("; "));
-  return { logRequest, cache, criteria, tags };
+
+  let fallbacks = body?.fallbacks ?? [];
+  if (headers.fallbacks != null && headers.fallbacks !== "") {
+    const v = parseJsonHeader("op-fallbacks", headers.fallbacks);
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && x.length > 0 && x.length <= MAX_MODEL_LENGTH)) {
+      throw bad("op-fallbacks", 'expected a JSON array of model strings, e.g. ["anthropic:claude-sonnet-4-5"]');
+    }
+    if (v.length > MAX_FALLBACKS) throw bad("op-fallbacks", `at most ${MAX_FALLBACKS} fallbacks per request`);
+    fallbacks = v as string[];
+  }
+  return { logRequest, cache, criteria, tags, fallbacks };
+}
+
+/**
+ * Whether the call names fallbacks (body or header). A /messages or /responses call that does is
+ * served through the chat form, so any target can answer it whatever its protocol.
+ */
+export function namesFallbacks(headers: ControlHeaders, body: BodyControls): boolean {
+  return (headers.fallbacks != null && headers.fallbacks.trim() !== "" && headers.fallbacks.trim() !== "[]") || (body?.fallbacks?.length ?? 0) > 0;
 }
 
 /** Whether an embeddings call's log keeps the vectors: `op-log-vectors`, else `hone.logVectors`; default no. */

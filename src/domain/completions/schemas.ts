@@ -6,6 +6,7 @@ import {
   MAX_EMBEDDING_INPUT_CHARS,
   MAX_EMBEDDING_INPUT_TOKENS,
   MAX_EMBEDDING_INPUTS,
+  MAX_FALLBACKS,
   MAX_ID_LENGTH,
 } from "../../limits";
 import { ChatMessage, FunctionDefinition, Tool, ToolChoice, modelName } from "../chat/schemas";
@@ -20,6 +21,8 @@ export const HoneControls = z.strictObject({
   criteria: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_CRITERIA_PER_REQUEST, `at most ${MAX_CRITERIA_PER_REQUEST} criteria per request`).optional(),
   tags: Tags.optional(),
   logRequest: z.boolean().optional(),
+  /** Model strings to try in turn when the model fails (see domain/routing). */
+  fallbacks: z.array(modelName("fallback")).max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks per request`).optional(),
 });
 
 // SPEC.md's members are checked; every other member OpenAI accepts (seed, stop, logprobs,
@@ -119,6 +122,7 @@ export type ControlHeaders = {
   cache?: string | null;
   criteria?: string | null;
   tags?: string | null;
+  fallbacks?: string | null;
   /** Embeddings only: `op-log-vectors`. */
   logVectors?: string | null;
 };
@@ -129,4 +133,6 @@ export type Controls = {
   cache: CacheMode | null;
   criteria: string[];
   tags: Record<string, unknown>;
+  /** Model strings to try in turn when the model fails; empty: none. */
+  fallbacks: string[];
 };

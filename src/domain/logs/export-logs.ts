@@ -48,6 +48,8 @@ export const CSV_COLUMNS = [
   "warning",
   "input_preview",
   "output_preview",
+  "route",
+  "route_version",
 ] as const;
 
 /**
@@ -106,6 +108,8 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || ',"cacheHit":' || request_logs.cache_hit::text || ',"metadata":' || request_logs.metadata::text
         || ',"createdAt":' || to_json(${isoText("request_logs.created_at")})::text
         || ',"warning":' || coalesce(to_json(request_logs.warning)::text, 'null')
+        || ',"attempts":' || coalesce(request_logs.attempts::text, 'null')
+        || ',"route":' || coalesce(to_json(request_logs.route)::text, 'null') || ',"routeVersion":' || coalesce(to_json(request_logs.route_version)::text, 'null')
         || ',"reqPayload":' || coalesce(b.req_payload::text, 'null') || ',"respPayload":' || coalesce(b.resp_payload::text, 'null')
         || case when b.req_payload_original is not null or b.resp_payload_original is not null
           then ',"reqPayloadOriginal":' || coalesce(b.req_payload_original::text, 'null') || ',"respPayloadOriginal":' || coalesce(b.resp_payload_original::text, 'null')

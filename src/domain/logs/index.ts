@@ -39,3 +39,4 @@ export {
   TRUNCATED_PAYLOAD_KEY,
   truncatedPayload,
 } from "./store";
+export type { LogAttempt } from "./attempts";

@@ -1,3 +1,4 @@
+import type { LogAttempt } from "./attempts";
 import { z } from "zod";
 import { DomainError } from "../../errors";
 import { INTERNAL_KINDS } from "../../internal-kinds";
@@ -186,6 +187,11 @@ export type RequestLog = {
   /** Bytes of the stored request and response payloads (null on logs older than the columns). */
   reqBytes: number | null;
   respBytes: number | null;
+  /** Calls with fallbacks or a route: every attempt, in order (null: a call to one model, tried once). */
+  attempts: LogAttempt[] | null;
+  /** The route called (its slug) and the version of the target that answered. */
+  route: string | null;
+  routeVersion: string | null;
 };
 
 export type RequestLogBody = { reqPayload: unknown; respPayload: unknown; reqPayloadOriginal: unknown; respPayloadOriginal: unknown };

@@ -36,6 +36,9 @@ export const logColumns = {
   outputPreview: requestLogs.outputPreview,
   reqBytes: requestLogs.reqBytes,
   respBytes: requestLogs.respBytes,
+  attempts: requestLogs.attempts,
+  route: requestLogs.route,
+  routeVersion: requestLogs.routeVersion,
 };
 
 /**

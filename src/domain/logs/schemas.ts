@@ -16,7 +16,13 @@ export type NewRequestLog = Omit<
   | "cachedInputTokens"
   | "cacheWriteTokens"
   | "reasoningTokens"
+  | "attempts"
+  | "route"
+  | "routeVersion"
 > & {
+  attempts?: RequestLog["attempts"];
+  route?: string | null;
+  routeVersion?: string | null;
   /** Tokens by class (absent: not reported). */
   cachedInputTokens?: number | null;
   cacheWriteTokens?: number | null;

@@ -1,3 +1,4 @@
+import { namesFallbacks } from "../completions/parse-controls";
 import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import type { Ctx } from "../../context";
@@ -93,7 +94,7 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   // A Message's stream ends with its usage: the chat stream is asked for it.
   const chatBody = { ...fromAnthropicRequest(original), model, ...(req.stream ? { stream_options: { include_usage: true } } : {}), ...(hone ? { hone } : {}) };
 
-  if (route.provider !== "anthropic") return translated(ctx, input, req, chatBody);
+  if (route.provider !== "anthropic" || namesFallbacks(input.headers, hone)) return translated(ctx, input, req, chatBody);
 
   // Native: the request as it is, to Anthropic.
   const controls = parseControls(input.headers, hone);

@@ -1,3 +1,4 @@
+import { namesFallbacks } from "../completions/parse-controls";
 import type { Ctx } from "../../context";
 import { DomainError, parseInput, toDomainError } from "../../errors";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeEvent, Batches } from "../../providers";
@@ -43,7 +44,7 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   const route = resolveModel(req.model, ctx.deps.config.modelPrefixes);
   const history = req.previous_response_id ? await conversationOf(ctx, req.previous_response_id) : [];
   const items = normalizeInput(req.input);
-  if (route.provider === "openai") return native(ctx, input, req, route, history, items);
+  if (route.provider === "openai" && !namesFallbacks(input.headers, req.hone)) return native(ctx, input, req, route, history, items);
   const { body, customTools, dropped } = toChatRequest(req, req.model, history, items, route.provider);
   const warning = dropped.length ? `left out for ${req.model}, which OpenAI's hosted tools do not reach: ${dropped.join(", ")}` : null;
 

@@ -1,3 +1,4 @@
+import { controlHeaderDocs, controlHeadersOf } from "./control-headers";
 import { createChatCompletion, ChatCompletionRequest } from "../../domain/completions";
 import { jsonText } from "../../json-text";
 import { requestMeta } from "../request-meta";
@@ -14,12 +15,7 @@ export const completionsRoutes = [
     auth: "project",
     // The verb validates the body as OpenAI would, so any JSON value is handed to it.
     body: { schema: ChatCompletionRequest, read: "json" },
-    headers: {
-      "op-log-request": "true | false (default true)",
-      "op-cache": "readWrite | readOnly | writeOnly | true | false",
-      "op-criteria": 'JSON array of criterion ids, e.g. ["crit_…@v1"]',
-      "op-tags": "JSON object of metadata tags",
-    },
+    headers: controlHeaderDocs('JSON array of criterion ids, e.g. ["crit_…@v1"]'),
     response: { schema: W.ChatCompletionWire },
     errors: [400, 401, 404, 409, 413, 429, 500, 502, 504],
     errorFormat: "openai",
@@ -27,10 +23,9 @@ export const completionsRoutes = [
       // The body is read: from here the call waits on a provider, maybe for minutes with nothing to
       // send (a non-streamed answer), which the server's idle timeout must not cut short.
       requestMeta(request).holdOpen?.();
-      const h = request.headers;
       const result = await createChatCompletion(ctx, {
         body,
-        headers: { logRequest: h.get("op-log-request"), cache: h.get("op-cache"), criteria: h.get("op-criteria"), tags: h.get("op-tags") },
+        headers: controlHeadersOf(request.headers),
         // The client going away aborts the upstream call.
         signal: request.signal,
       });

@@ -9,11 +9,14 @@ export function errorEnvelope(err: DomainError): ErrorEnvelope {
 
 /**
  * Seconds a client should wait before retrying, when the failure says so: a 503 (so well-behaved
- * clients and the OpenPipe SDKs' retries back off) and a 429 of the sign-in throttle.
+ * clients and the OpenPipe SDKs' retries back off), a 429 of the sign-in throttle, and what a
+ * provider's own 429 or 503 asked for (passed on, in whole seconds).
  */
 export function retryAfterOf(err: DomainError): number | undefined {
   const seconds = err.details.retryAfterSeconds;
   if (typeof seconds === "number") return seconds;
+  const ms = err.details.retryAfterMs;
+  if (typeof ms === "number") return Math.ceil(ms / 1000);
   return err.code === "UNAVAILABLE" ? RETRY_AFTER_SECONDS : undefined;
 }
 

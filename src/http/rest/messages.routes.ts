@@ -1,3 +1,4 @@
+import { controlHeaderDocs, controlHeadersOf } from "./control-headers";
 import { z } from "zod";
 import { countMessageTokens, createMessage, CountTokensRequest, MessagesRequest } from "../../domain/protocols";
 import { requestMeta } from "../request-meta";
@@ -23,10 +24,7 @@ const ANTHROPIC_STREAM = namedEvents((err) => ({ event: "error", data: anthropic
 const HEADERS = {
   "x-api-key": "the project API key (or Authorization: Bearer)",
   "anthropic-beta": "forwarded to Anthropic",
-  "op-log-request": "true | false (default true)",
-  "op-cache": "readWrite | readOnly | writeOnly | true | false",
-  "op-criteria": "JSON array of criterion ids (not with stream): the results come as the Message's criteria_results",
-  "op-tags": "JSON object of metadata tags",
+  ...controlHeaderDocs("JSON array of criterion ids (not with stream): the results come as the Message's criteria_results"),
 };
 
 export const messagesRoutes = [
@@ -46,13 +44,7 @@ export const messagesRoutes = [
       const h = request.headers;
       const result = await createMessage(ctx, {
         body,
-        headers: {
-          logRequest: h.get("op-log-request"),
-          cache: h.get("op-cache"),
-          criteria: h.get("op-criteria"),
-          tags: h.get("op-tags"),
-          beta: h.get("anthropic-beta"),
-        },
+        headers: { ...controlHeadersOf(h), beta: h.get("anthropic-beta") },
         signal: request.signal,
       });
       const headers: Record<string, string> = result.cache ? { "x-hone-cache": result.cache } : {};

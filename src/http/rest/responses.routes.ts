@@ -1,3 +1,4 @@
+import { controlHeaderDocs, controlHeadersOf } from "./control-headers";
 import { z } from "zod";
 import { createResponse, deleteStoredResponse, getStoredResponse, listInputItems, ResponsesRequest } from "../../domain/protocols";
 import { requestMeta } from "../request-meta";
@@ -30,21 +31,15 @@ export const responsesRoutes = [
     tag: "Gateway",
     auth: "project",
     body: { schema: ResponsesRequest, read: "json" },
-    headers: {
-      "op-log-request": "true | false (default true)",
-      "op-cache": "readWrite | readOnly | writeOnly | true | false",
-      "op-criteria": "JSON array of criterion ids (not with stream): the results come as the Response's criteria_results",
-      "op-tags": "JSON object of metadata tags",
-    },
+    headers: controlHeaderDocs("JSON array of criterion ids (not with stream): the results come as the Response's criteria_results"),
     response: { schema: ResponseWire },
     errors: [400, 401, 404, 409, 413, 429, 500, 502, 504],
     errorFormat: "openai",
     handler: async ({ ctx, deps, request, body }) => {
       requestMeta(request).holdOpen?.();
-      const h = request.headers;
       const result = await createResponse(ctx, {
         body,
-        headers: { logRequest: h.get("op-log-request"), cache: h.get("op-cache"), criteria: h.get("op-criteria"), tags: h.get("op-tags") },
+        headers: controlHeadersOf(request.headers),
         signal: request.signal,
       });
       const headers: Record<string, string> = {

@@ -110,6 +110,9 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     search_text: searchTextOf(r.reqPayload, r.respPayload),
     input_preview: inputPreviewOf(r.reqPayload),
     output_preview: outputPreviewOf(r.respPayload),
+    attempts: r.attempts ?? null,
+    route: r.route ?? null,
+    route_version: r.routeVersion ?? null,
   });
   return sanitizeJsonText(
     `${head.slice(0, -1)},"req_payload":${req.text},"resp_payload":${resp.text},"req_payload_original":${reqOriginal?.text ?? "null"},"resp_payload_original":${respOriginal?.text ?? "null"}}`,
@@ -132,15 +135,16 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
         cached_input_tokens integer, cache_write_tokens integer, reasoning_tokens integer, cost_usd double precision,
         cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
-        req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text)
+        req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text,
+        attempts jsonb, route text, route_version text)
     ), logs as (
       insert into request_logs (id, project_id, source, internal_kind, api, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
-        cost_usd, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview)
+        cost_usd, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version)
       select id, project_id, source, internal_kind, coalesce(api, 'chat'), provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
         cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
-        req_bytes, resp_bytes, warning, input_preview, output_preview
+        req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version
       from data
     )
     insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)

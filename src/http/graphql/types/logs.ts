@@ -1,9 +1,21 @@
 import { domainLogFilter } from "../../log-filter-wire";
-import { deleteLogs, exportLogsPage, getLog, listLogs, LogFilter, type RequestLog } from "../../../domain/logs";
+import { deleteLogs, exportLogsPage, getLog, listLogs, type LogAttempt, LogFilter, type RequestLog } from "../../../domain/logs";
 import { asInputOf } from "../../../verb-input";
 import { DomainError } from "../../../errors";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
+
+const LogAttemptRef = builder.objectRef<LogAttempt>("LogAttempt").implement({
+  description: "One try of one target by a call with fallbacks or a route",
+  fields: (t) => ({
+    target: t.exposeString("target", { description: "The target's model string" }),
+    version: t.string({ nullable: true, description: "The rollout version the target serves", resolve: (a) => a.version ?? null }),
+    statusCode: t.exposeInt("statusCode", { nullable: true, description: "200 when it answered; the failure's status otherwise (null: no answer at all)" }),
+    error: t.exposeString("error", { nullable: true }),
+    latencyMs: t.exposeInt("latencyMs"),
+    next: t.exposeString("next", { description: "What came next: answered, retried (the same target), fell-back (the next target) or failed" }),
+  }),
+});
 
 export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").implement({
   description: "One logged call: through the gateway, or reported by a client",
@@ -40,6 +52,14 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
     reqBytes: t.exposeInt("reqBytes", { nullable: true, description: "Bytes of the stored request payload (null on logs older than the count)" }),
     respBytes: t.exposeInt("respBytes", { nullable: true, description: "Bytes of the stored response payload (null on logs older than the count)" }),
     createdAt: t.field({ type: "DateTime", resolve: (l) => l.createdAt }),
+    attempts: t.field({
+      type: [LogAttemptRef],
+      nullable: true,
+      description: "Calls with fallbacks or a route: every attempt, in order (null: one model, tried once)",
+      resolve: (l) => l.attempts,
+    }),
+    route: t.exposeString("route", { nullable: true, description: "The route called (its slug)" }),
+    routeVersion: t.exposeString("routeVersion", { nullable: true, description: "The rollout version of the target that answered" }),
     reqPayload: t.field({
       type: "JSON",
       nullable: true,

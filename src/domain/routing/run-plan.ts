@@ -1,0 +1,149 @@
+import type { Ctx } from "../../context";
+import { DomainError, statusOf, toDomainError } from "../../errors";
+import { ClientAborted, UpstreamTimeout } from "../../providers";
+import { resolveModel } from "../completions/resolve-model";
+import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
+import { startAttempt } from "./circuits";
+import { orderTargets, type PlanTarget, type RoutingPlan } from "./plan";
+
+/** One try of one target, as the log keeps it. */
+export type Attempt = {
+  /** The target's model string. */
+  target: string;
+  /** 200 when it answered; the failure's status otherwise (null: no answer at all). */
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+  /** What came next: the answer, a retry of the same target, the next target, or nothing (the call failed). */
+  next: "answered" | "retried" | "fell-back" | "failed";
+  /** The rollout version the target serves, if any. */
+  version?: string | null;
+};
+
+/**
+ * What a failed attempt means for the call:
+ * - retry: the provider was overloaded, failing or unreachable (429, 408, 5xx, a timeout, a
+ *   connection error): the same target again after a backoff, then the next;
+ * - next: this target cannot serve the call (its key is refused or missing, the model is unknown
+ *   there: 401, 403, 404): the next target, no retry;
+ * - stop: the request itself is at fault (any other 4xx) or the client left: no other target would
+ *   do better, the failure is the answer.
+ */
+export function failureKind(err: unknown): "retry" | "next" | "stop" {
+  if (err instanceof ClientAborted) return "stop";
+  if (!(err instanceof DomainError)) return "stop";
+  if (err.code === "UPSTREAM_TIMEOUT") return "retry";
+  if (err.code !== "UPSTREAM_ERROR") return "stop";
+  const s = statusOf(err);
+  if (s === 429 || s === 408 || s >= 500) return "retry";
+  if (s === 401 || s === 403 || s === 404) return "next";
+  return "stop";
+}
+
+/**
+ * Runs `call` against the plan's targets until one answers: each target up to `plan.attempts`
+ * times while its failures are retryable, with exponential backoff (HONE_RETRY_BACKOFF_MS, doubled
+ * each time, half of it random) or the upstream's Retry-After when it asks for no more than
+ * HONE_RETRY_AFTER_MAX_MS (longer: the next target at once). Every try is pushed to `attempts`
+ * (also when the call fails, for its log). A failure that is the request's own is thrown at once;
+ * after the last target, the last failure is. `call` must not have sent anything to the client
+ * when it throws: a stream is retried only until its first byte.
+ */
+export async function runPlan<T>(
+  ctx: Ctx,
+  plan: RoutingPlan,
+  signal: AbortSignal,
+  attempts: Attempt[],
+  call: (up: Upstream, signal: AbortSignal) => Promise<T>,
+  /** Told each upstream before it is tried (the call's log prices and names the one that answered). */
+  onTry: (up: Upstream) => void = () => {},
+): Promise<{ value: T; up: Upstream; target: PlanTarget }> {
+  const { metrics, config } = ctx.deps;
+  const order = orderTargets(ctx, plan);
+  let last: unknown = new DomainError("VALIDATION", "The route has no target to call");
+  for (const [i, target] of order.entries()) {
+    const fallBack = i < order.length - 1 ? "fell-back" : "failed";
+    const note = (a: Omit<Attempt, "target" | "version">) => attempts.push({ target: target.model, version: target.version ?? null, ...a });
+    let up: Upstream;
+    try {
+      up = await resolveUpstream(ctx, resolveModel(target.model, config.modelPrefixes));
+    } catch (err) {
+      // A target this project cannot reach (no key stored, an unknown fine-tune): the next one.
+      const e = toDomainError(err);
+      note({ statusCode: statusOf(e), error: e.message, latencyMs: 0, next: fallBack });
+      last = err;
+      continue;
+    }
+    onTry(up);
+    for (let n = 1; ; n++) {
+      const done = startAttempt(ctx, target.model);
+      const started = performance.now();
+      try {
+        const value = await withDeadline(signal, target.timeoutMs ?? null, (s) => call(up, s));
+        if (done(false) === "closed") metrics.routing(target.model, "circuit-closed");
+        metrics.routing(target.model, "answered");
+        note({ statusCode: 200, error: null, latencyMs: Math.round(performance.now() - started), next: "answered" });
+        return { value, up, target };
+      } catch (err) {
+        const kind = failureKind(err);
+        if (done(kind === "retry") === "opened") metrics.routing(target.model, "circuit-opened");
+        const latencyMs = Math.round(performance.now() - started);
+        const e = err instanceof ClientAborted ? null : toDomainError(err);
+        const failed = { statusCode: e ? statusOf(e) : null, error: e ? e.message : "the client closed the request", latencyMs };
+        if (kind === "stop") {
+          note({ ...failed, next: "failed" });
+          throw err;
+        }
+        last = err;
+        const wait = kind === "retry" && n < plan.attempts ? delayBefore(ctx, n, e) : null;
+        if (wait !== null) {
+          note({ ...failed, next: "retried" });
+          metrics.routing(target.model, "retried");
+          await pause(wait, signal);
+          continue;
+        }
+        note({ ...failed, next: fallBack });
+        if (fallBack === "fell-back") metrics.routing(target.model, "fell-back");
+        break;
+      }
+    }
+  }
+  throw last;
+}
+
+/** The wait before retry `n` (1 = the first retry), or null when the upstream asked for longer than Hone waits. */
+function delayBefore(ctx: Ctx, n: number, err: DomainError | null): number | null {
+  const { backoffMs, retryAfterMaxMs } = ctx.deps.config.routing;
+  const asked = err?.details.retryAfterMs;
+  if (typeof asked === "number") return asked <= retryAfterMaxMs ? asked : null;
+  const ceiling = backoffMs * 2 ** (n - 1);
+  return Math.round(ceiling / 2 + (ctx.deps.random() * ceiling) / 2);
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(new ClientAborted("the client closed the request"));
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ClientAborted("the client closed the request"));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Runs `fn` with the caller's signal, aborted as an upstream timeout after `ms` (null: no deadline of its own). */
+async function withDeadline<T>(signal: AbortSignal, ms: number | null, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (ms === null) return fn(signal);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new UpstreamTimeout(ms)), ms);
+  try {
+    return await fn(AbortSignal.any([signal, controller.signal]));
+  } finally {
+    clearTimeout(timer);
+  }
+}
