@@ -102,6 +102,8 @@ const server = Bun.serve({
   hostname: "127.0.0.1",
   async fetch(req) {
     const text = await req.text();
+    // The model "fail-500" fails at once, as a provider's outage does (the routing bench's failed attempt).
+    if (text.includes('"model":"fail-500"')) return Response.json({ error: { message: "down", type: "server_error" } }, { status: 500 });
     if (latencyMs > 0) await Bun.sleep(latencyMs);
     // A judge call (Hone's forced record_verdict tool) gets a verdict.
     if (text.includes('"record_verdict"')) return new Response(verdict, { headers: { "content-type": "application/json" } });

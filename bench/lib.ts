@@ -86,7 +86,7 @@ export async function benchDatabase(kind: "pglite" | "postgres"): Promise<Db> {
 export const BENCH_KEY = "hone_sk_benchbenchbenchbenchbenchbench01";
 
 /** Stores the bench's OpenAI key in the bench project (through GraphQL, as a user would). */
-export async function setBenchProviderKey(honeUrl: string, provider: "openai" | "anthropic" = "openai"): Promise<void> {
+export async function setBenchProviderKey(honeUrl: string, provider: "openai" | "anthropic" | "gemini" = "openai"): Promise<void> {
   const res = await fetch(`${honeUrl}/graphql`, {
     method: "POST",
     headers: { Authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },

@@ -1,4 +1,5 @@
 import type { Circuit } from "./domain/routing/circuit";
+import type { Route } from "./domain/routing/schemas";
 import { createSignInThrottle, type SignInThrottle } from "./domain/sessions/throttle";
 import type { ChatCompletion, EmbeddingList } from "./providers/types";
 
@@ -31,6 +32,8 @@ export type Caches = {
   responseSaves: { inFlight: Map<string, Promise<void>>; queued: PendingResponseSave[] };
   /** Each routing target's circuit and calls in flight, per project and target (domain/routing/circuits.ts). */
   circuits: Map<string, Circuit>;
+  /** Routes by project and slug as last read, null for "no such route" (domain/routing/find-route.ts). */
+  routes: Map<string, { route: Route | null; expires: number }>;
 };
 
 export function createCaches(clock: () => Date): Caches {
@@ -42,5 +45,6 @@ export function createCaches(clock: () => Date): Caches {
     responseSaves: { inFlight: new Map(), queued: [] },
     logSlices: null,
     circuits: new Map(),
+    routes: new Map(),
   };
 }

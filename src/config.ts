@@ -62,6 +62,7 @@ const EnvSchema = z.object({
   HONE_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(10_000).default(5),
   HONE_CIRCUIT_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   HONE_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  HONE_ROUTE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
   HONE_USAGE_TAG_KEY: z.string().min(1).max(200).default("prompt_id"),
@@ -173,6 +174,8 @@ export type Config = {
     circuitFailures: number;
     circuitWindowMs: number;
     circuitCooldownMs: number;
+    /** How long a process keeps a route as read: a change reaches every process within it (plus a read). */
+    routeCacheMs: number;
   };
   /** How long call logs gather before one batched insert (larger batches cost the database less). */
   logFlushMs: number;
@@ -283,6 +286,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       circuitFailures: e.HONE_CIRCUIT_FAILURES,
       circuitWindowMs: e.HONE_CIRCUIT_WINDOW_MS,
       circuitCooldownMs: e.HONE_CIRCUIT_COOLDOWN_MS,
+      routeCacheMs: e.HONE_ROUTE_CACHE_MS,
     },
     logFlushMs: e.HONE_LOG_FLUSH_MS,
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,

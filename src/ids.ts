@@ -17,6 +17,7 @@ const ID_PREFIXES = {
   session: "ses",
   datasetImport: "imp",
   response: "resp",
+  route: "rt",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

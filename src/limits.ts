@@ -17,6 +17,8 @@ export const MAX_API_KEY_NAME_LENGTH = 100;
 export const MAX_CRITERIA_PER_REQUEST = 10;
 /** Fallback model strings one request may name (hone.fallbacks, op-fallbacks). */
 export const MAX_FALLBACKS = 5;
+/** Routes one project may have (a fixed set of configuration, listed whole). */
+export const MAX_ROUTES = 100;
 /** Choices one completion may ask for (`n`). */
 export const MAX_CHOICES = 16;
 /**

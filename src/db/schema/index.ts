@@ -7,3 +7,4 @@ export * from "./criteria";
 export * from "./models";
 export * from "./evaluations";
 export * from "./responses";
+export * from "./routes";

@@ -6,8 +6,8 @@ import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
 import { replayAsChunks } from "../cache/replay";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
-import { truncatedPayload } from "../logs";
-import { fallbackPlan, runPlan } from "../routing";
+import { mergeTags, truncatedPayload } from "../logs";
+import { fallbackPlan, findRoute, routePlan, type RoutingPlan, runPlan } from "../routing";
 import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, type CallRouting, createCallLog, type ProtocolCall } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
 import { checkBodyTags, parseControls } from "./parse-controls";
@@ -66,16 +66,29 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   const log = call.log;
   const logFailure = call.failure;
 
-  // With fallbacks, the call is routed (domain/routing): each target tried in turn until one answers.
-  const plan = controls.fallbacks.length ? fallbackPlan(ctx, request.model, controls.fallbacks) : null;
-  const routing: CallRouting | null = plan ? { attempts: [], route: plan.route, routeVersion: null } : null;
-  if (routing) call.useRouting(routing);
-
+  // A route (hone:<slug>), or a call with fallbacks, is routed (domain/routing): its targets are
+  // tried until one answers. `planKey` names what a routed call's cache entry is for.
+  let plan: RoutingPlan | null = null;
+  let planKey = "";
+  let routing: CallRouting | null = null;
   let up: Upstream | null = null;
   let criteria: ResolvedCriterion[] = [];
   try {
     const route = resolveModel(request.model, ctx.deps.config.modelPrefixes);
-    fineTune = route.provider === "hone";
+    const named = route.provider === "hone" ? await findRoute(ctx, route.slug) : null;
+    // Calls to a route are logged as any base model's are (its figures come from its logs).
+    fineTune = route.provider === "hone" && !named;
+    if (named) {
+      plan = routePlan(ctx, named, controls.fallbacks, mergeTags(request.metadata, controls.tags));
+      planKey = [`route:${named.id}@${named.revision}`, ...controls.fallbacks].join("\u0000");
+    } else if (controls.fallbacks.length) {
+      plan = fallbackPlan(ctx, request.model, controls.fallbacks);
+      planKey = [request.model, ...controls.fallbacks].join("\u0000");
+    }
+    if (plan) {
+      routing = { attempts: [], route: plan.route, routeVersion: null };
+      call.useRouting(routing);
+    }
     if (controls.criteria.length) {
       if (stream) {
         throw new DomainError(
@@ -118,9 +131,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   const mode = controls.cache;
   // A routed call is cached under its whole list of targets: any of them may have answered.
-  const cacheTarget = up
-    ? { target: up.target, upstreamModel: up.upstreamModel }
-    : { target: "fallbacks", upstreamModel: [request.model, ...controls.fallbacks].join("\u0000") };
+  const cacheTarget = up ? { target: up.target, upstreamModel: up.upstreamModel } : { target: "routed", upstreamModel: planKey };
   const key = mode ? cacheKey({ projectId: ctx.projectId, ...cacheTarget, body: request }) : null;
   const cacheStatus: CacheStatus = mode ? "MISS" : null;
   if (key && (mode === "readWrite" || mode === "readOnly")) {

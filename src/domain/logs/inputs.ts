@@ -128,6 +128,9 @@ export const LogFilter = z.object({
   internalKind: z.enum(INTERNAL_KINDS, { error: `internalKind must be one of ${INTERNAL_KINDS.join(", ")}` }).nullish(),
   /** The protocol the client spoke: chat, responses, messages or embeddings. */
   api: z.enum(LOG_APIS, { error: `api must be one of ${LOG_APIS.join(", ")}` }).nullish(),
+  /** Calls to this route (its slug), and of them those a target of this rollout version answered. */
+  route: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
+  routeVersion: z.string().min(1).max(64).nullish(),
   /** Logged at or after / at or before (ISO 8601 times, or Dates). */
   from: FilterDate.nullish(),
   to: FilterDate.nullish(),

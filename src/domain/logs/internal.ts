@@ -67,6 +67,8 @@ export function logConditions(
   if (f.internal === false) where.push(ne(requestLogs.source, "internal"));
   if (f.internalKind != null) where.push(eq(requestLogs.internalKind, String(f.internalKind)));
   if (f.api != null) where.push(eq(requestLogs.api, String(f.api)));
+  if (f.route != null) where.push(eq(requestLogs.route, String(f.route)));
+  if (f.routeVersion != null) where.push(eq(requestLogs.routeVersion, String(f.routeVersion)));
   const not = f.not as Record<string, unknown> | null | undefined;
   if (not) {
     // "is not": a log whose column is null differs from every value.

@@ -1,5 +1,6 @@
-import { type Ctx, withTx } from "../../context";
-import { models } from "../../db/schema";
+import { and, eq } from "drizzle-orm";
+import { type Ctx, dbOf, withTx } from "../../context";
+import { models, routes } from "../../db/schema";
 import { isUniqueViolation } from "../../db/errors";
 import { DomainError, parseInput, validationError } from "../../errors";
 import { findDataset } from "../datasets/internal";
@@ -43,6 +44,11 @@ async function startFineTune(
     BASE_MODELS.flatMap((m) => [m.id.toLowerCase(), m.id.split("/").at(-1)!.toLowerCase(), m.id.replace(/-\d{4}-\d{2}-\d{2}$/, "").toLowerCase()]),
   );
   if (baseNames.has(input.slug)) throw bad(`The slug ${input.slug} is the name of a base model; choose another`, ["slug"]);
+  const [route] = await dbOf(ctx)
+    .select({ id: routes.id })
+    .from(routes)
+    .where(and(eq(routes.projectId, ctx.projectId), eq(routes.slug, input.slug)));
+  if (route) throw new DomainError("CONFLICT", `A route is named ${input.slug}: a fine-tune and a route share hone:<slug>`);
   const dataset = await findDataset(ctx, input.datasetId);
   const excludeFailing: string[] = [];
   for (const ref of input.excludeFailing ?? []) excludeFailing.push((await resolveCriterion(ctx, ref)).criterionId);

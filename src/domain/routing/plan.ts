@@ -32,6 +32,17 @@ export type RoutingPlan = {
 
 /** Per-request fallbacks: the model, then each fallback in turn, one target per group. A fallback that is no model string is a 400 naming it. */
 export function fallbackPlan(ctx: Ctx, model: string, fallbacks: string[]): RoutingPlan {
+  checkFallbacks(ctx, fallbacks);
+  return {
+    groups: [model, ...fallbacks].map((m) => ({ targets: [{ model: m, weight: 1 }], balance: "weighted" })),
+    attempts: ctx.deps.config.routing.attempts,
+    sticky: null,
+    route: null,
+  };
+}
+
+/** Each fallback must be a model string Hone reads: a 400 names the first that is not. */
+export function checkFallbacks(ctx: Ctx, fallbacks: string[]): void {
   for (const [i, fallback] of fallbacks.entries()) {
     try {
       resolveModel(fallback, ctx.deps.config.modelPrefixes);
@@ -40,12 +51,6 @@ export function fallbackPlan(ctx: Ctx, model: string, fallbacks: string[]): Rout
       throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: ["hone", "fallbacks", i] }] });
     }
   }
-  return {
-    groups: [model, ...fallbacks].map((m) => ({ targets: [{ model: m, weight: 1 }], balance: "weighted" })),
-    attempts: ctx.deps.config.routing.attempts,
-    sticky: null,
-    route: null,
-  };
 }
 
 /** The order this call tries the plan's targets in. */

@@ -7,6 +7,7 @@ import "./types/logs";
 import "./types/models";
 import "./types/projects";
 import "./types/provider-settings";
+import "./types/routes";
 import "./types/usage";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -9,6 +9,7 @@ import { modelsRouter } from "./routers/models";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 import { sessionRouter } from "./routers/session";
 import { playgroundRouter } from "./routers/playground";
+import { routesRouter } from "./routers/routes";
 
 export const appRouter = router({
   admin: adminRouter,
@@ -22,6 +23,7 @@ export const appRouter = router({
   customProviders: customProvidersRouter,
   session: sessionRouter,
   playground: playgroundRouter,
+  routes: routesRouter,
 });
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */

@@ -120,6 +120,8 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
     }),
     internalKind: t.string({ required: false, description: "judge, evaluation, alignment, relabel, playground or monitor" }),
     api: t.string({ required: false, description: "chat, responses, messages or embeddings" }),
+    route: t.string({ required: false, description: "calls to this route (its slug)" }),
+    routeVersion: t.string({ required: false, description: "calls a target of this rollout version answered" }),
     from: t.string({ required: false, description: "logged at or after (ISO 8601)" }),
     to: t.string({ required: false, description: "logged at or before (ISO 8601)" }),
     metadata: t.field({ type: [MetadataEqualsInput], required: false, description: "every pair must match" }),

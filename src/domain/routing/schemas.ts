@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { MAX_ID_LENGTH } from "../../limits";
+import { RouteConfig } from "./route-config";
+
+export const RouteSlug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "slug must be 1-64 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit");
+
+export const CreateRouteInput = RouteConfig.extend({ slug: RouteSlug });
+export type CreateRouteInput = z.input<typeof CreateRouteInput>;
+
+/** The route named by slug gets this whole configuration (what it had is kept for rollback). */
+export const UpdateRouteInput = RouteConfig.extend({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
+export type UpdateRouteInput = z.input<typeof UpdateRouteInput>;
+
+export const RouteSlugInput = z.object({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
+export type RouteSlugInput = z.input<typeof RouteSlugInput>;
+
+export const RouteStatsInput = z.object({
+  slug: z.string().min(1).max(MAX_ID_LENGTH),
+  /** The window (default: the last 24 hours). */
+  from: z.coerce.date().nullish(),
+  to: z.coerce.date().nullish(),
+});
+export type RouteStatsInput = z.input<typeof RouteStatsInput>;
+
+export type Route = RouteConfig & {
+  id: string;
+  slug: string;
+  revision: number;
+  /** What the last change replaced: rollback restores it. */
+  previous: RouteConfig | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** One rollout version's figures over a window, from the route's logs. */
+export type RouteVersionStats = {
+  version: string | null;
+  requests: number;
+  errors: number;
+  errorRate: number;
+  latencyP50Ms: number | null;
+  latencyP95Ms: number | null;
+  costUsd: number;
+};

@@ -1,0 +1,150 @@
+import {
+  createRoute,
+  CreateRouteInput,
+  deleteRoute,
+  getRoute,
+  listRoutes,
+  rollbackRoute,
+  type Route,
+  type RouteConfig,
+  routeStats,
+  type RouteVersionStats,
+  updateRoute,
+  UpdateRouteInput,
+} from "../../../domain/routing";
+import { asInputOf } from "../../../verb-input";
+import { builder, projectCtx } from "../builder";
+
+type Target = RouteConfig["groups"][number]["targets"][number];
+type Group = RouteConfig["groups"][number];
+
+const RouteTargetRef = builder.objectRef<Target>("RouteTarget").implement({
+  description: "A model a route's group may send a call to",
+  fields: (t) => ({
+    model: t.exposeString("model", { description: "Any model string Hone accepts (a provider model, a custom provider's, a fine-tune)" }),
+    weight: t.exposeInt("weight", { description: "Percent of the group's calls" }),
+    timeoutMs: t.int({ nullable: true, description: "Longest wait for its answer (a stream's first byte)", resolve: (x) => x.timeoutMs ?? null }),
+    version: t.string({ nullable: true, description: "The rollout version it serves", resolve: (x) => x.version ?? null }),
+  }),
+});
+
+const RouteGroupRef = builder.objectRef<Group>("RouteGroup").implement({
+  description: "Targets tried before the next group's: a call falls back to the next group only when every target here failed",
+  fields: (t) => ({
+    balance: t.exposeString("balance", { description: "weighted (a draw by weight) or least-busy (fewest calls in flight per weight)" }),
+    targets: t.field({ type: [RouteTargetRef], resolve: (g) => g.targets }),
+  }),
+});
+
+const RouteConfigRef = builder.objectRef<RouteConfig>("RouteConfig").implement({
+  description: "A route's configuration",
+  fields: (t) => ({
+    groups: t.field({ type: [RouteGroupRef], resolve: (c) => c.groups }),
+    attempts: t.int({ nullable: true, description: "Attempts per target (null: HONE_RETRY_ATTEMPTS)", resolve: (c) => c.attempts ?? null }),
+    stickyTag: t.string({ nullable: true, description: "Calls with the same value of this tag keep the same target", resolve: (c) => c.stickyTag ?? null }),
+  }),
+});
+
+const RouteVersionStatsRef = builder.objectRef<RouteVersionStats>("RouteVersionStats").implement({
+  description: "One rollout version's figures over a window, from the logs of the route's calls",
+  fields: (t) => ({
+    version: t.exposeString("version", { nullable: true }),
+    requests: t.exposeInt("requests"),
+    errors: t.exposeInt("errors", { description: "Calls that ended with a status of 400 or more, or none" }),
+    errorRate: t.exposeFloat("errorRate"),
+    latencyP50Ms: t.exposeInt("latencyP50Ms", { nullable: true }),
+    latencyP95Ms: t.exposeInt("latencyP95Ms", { nullable: true }),
+    costUsd: t.exposeFloat("costUsd"),
+  }),
+});
+
+const RouteRef = builder.objectRef<Route>("Route").implement({
+  description: "A named route, called as hone:<slug>: fallback groups of weighted targets, with retries and circuits",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    slug: t.exposeString("slug"),
+    groups: t.field({ type: [RouteGroupRef], resolve: (r) => r.groups }),
+    attempts: t.int({ nullable: true, resolve: (r) => r.attempts ?? null }),
+    stickyTag: t.string({ nullable: true, resolve: (r) => r.stickyTag ?? null }),
+    revision: t.exposeInt("revision", { description: "Counts the changes made to it" }),
+    previous: t.field({
+      type: RouteConfigRef,
+      nullable: true,
+      description: "What the last change replaced: rollbackRoute restores it",
+      resolve: (r) => r.previous,
+    }),
+    createdAt: t.field({ type: "DateTime", resolve: (r) => r.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (r) => r.updatedAt }),
+    stats: t.field({
+      type: [RouteVersionStatsRef],
+      description: "Each version's requests, errors, latency and cost over a window (default: the last 24 hours)",
+      args: { from: t.arg({ type: "DateTime", required: false }), to: t.arg({ type: "DateTime", required: false }) },
+      resolve: (r, args, c) => routeStats(projectCtx(c), { slug: r.slug, from: args.from, to: args.to }),
+    }),
+  }),
+});
+
+const RouteTargetInputRef = builder.inputType("RouteTargetInput", {
+  fields: (t) => ({
+    model: t.string(),
+    weight: t.int({ description: "Percent of the group's calls (a group's weights sum to 100)" }),
+    timeoutMs: t.int({ required: false }),
+    version: t.string({ required: false }),
+  }),
+});
+
+const RouteGroupInputRef = builder.inputType("RouteGroupInput", {
+  fields: (t) => ({
+    targets: t.field({ type: [RouteTargetInputRef] }),
+    balance: t.string({ required: false, description: "weighted (default) or least-busy" }),
+  }),
+});
+
+const CreateRouteInputRef = builder.inputType("CreateRouteInput", {
+  fields: (t) => ({
+    slug: t.string(),
+    groups: t.field({ type: [RouteGroupInputRef] }),
+    attempts: t.int({ required: false }),
+    stickyTag: t.string({ required: false }),
+  }),
+});
+
+const UpdateRouteInputRef = builder.inputType("UpdateRouteInput", {
+  description: "The route's whole new configuration (what it had is kept for rollbackRoute)",
+  fields: (t) => ({
+    slug: t.string(),
+    groups: t.field({ type: [RouteGroupInputRef] }),
+    attempts: t.int({ required: false }),
+    stickyTag: t.string({ required: false }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  routes: t.field({ type: [RouteRef], description: "The project's routes (at most 100)", resolve: (_, __, c) => listRoutes(projectCtx(c)) }),
+  route: t.field({ type: RouteRef, args: { slug: t.arg.string() }, resolve: (_, args, c) => getRoute(projectCtx(c), { slug: args.slug }) }),
+}));
+
+builder.mutationFields((t) => ({
+  createRoute: t.field({
+    type: RouteRef,
+    args: { input: t.arg({ type: CreateRouteInputRef }) },
+    resolve: (_, args, c) => createRoute(projectCtx(c), asInputOf(CreateRouteInput, args.input)),
+  }),
+  updateRoute: t.field({
+    type: RouteRef,
+    args: { input: t.arg({ type: UpdateRouteInputRef }) },
+    resolve: (_, args, c) => updateRoute(projectCtx(c), asInputOf(UpdateRouteInput, args.input)),
+  }),
+  rollbackRoute: t.field({
+    type: RouteRef,
+    description: "Puts back the configuration the last change replaced",
+    args: { slug: t.arg.string() },
+    resolve: (_, args, c) => rollbackRoute(projectCtx(c), { slug: args.slug }),
+  }),
+  deleteRoute: t.field({
+    type: "String",
+    description: "Deletes a route; returns its slug",
+    args: { slug: t.arg.string() },
+    resolve: async (_, args, c) => (await deleteRoute(projectCtx(c), { slug: args.slug })).slug,
+  }),
+}));
