@@ -29,6 +29,7 @@ export const SECTIONS = [
   { to: "/usage", label: "Usage" },
   { to: "/datasets", label: "Datasets" },
   { to: "/models", label: "Models" },
+  { to: "/routes", label: "Routes" },
   { to: "/criteria", label: "Criteria" },
   { to: "/evaluations", label: "Evaluations" },
   { to: "/playground", label: "Playground" },

@@ -87,6 +87,18 @@ const playgroundRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/playground/playground-page"), "PlaygroundPage"),
 });
 
+const routesRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/routes",
+  component: lazyRouteComponent(() => import("./pages/routes/routes-page"), "RoutesPage"),
+});
+
+const routeRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/routes/$slug",
+  component: lazyRouteComponent(() => import("./pages/routes/route-page"), "RoutePage"),
+});
+
 const criteriaRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/criteria",
@@ -124,6 +136,8 @@ const routeTree = rootRoute.addChildren([
   datasetRoute,
   modelsRoute,
   modelRoute,
+  routesRoute,
+  routeRoute,
   criteriaRoute,
   criterionRoute,
   evaluationsRoute,

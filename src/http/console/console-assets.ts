@@ -21,6 +21,7 @@ const PAGES: Record<string, string[][]> = {
   settings: [["SettingsPage"]],
   datasets: [["DatasetsPage"], ["DatasetPage"]],
   models: [["ModelsPage"], ["ModelPage"]],
+  routes: [["RoutesPage"], ["RoutePage"]],
   criteria: [["CriteriaPage"], ["CriterionPage"]],
   evaluations: [["EvaluationsPage"], ["EvaluationPage"]],
   playground: [["PlaygroundPage"]],

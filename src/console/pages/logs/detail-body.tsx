@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Group, SimpleGrid, Stack, Tabs, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Badge, Group, SimpleGrid, Stack, Table, Tabs, Text, Title } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
 import type { ReactNode } from "react";
 import { CopyButton } from "../../components/copy-button";
@@ -41,6 +41,51 @@ function errorOf(log: LogDetailData): string | null {
   const resp = log.respPayload as { error?: { message?: unknown } } | null;
   if (resp && typeof resp === "object" && resp.error && typeof resp.error.message === "string") return resp.error.message;
   return null;
+}
+
+const NEXT_LABELS: Record<string, string> = { answered: "answered", retried: "retried", "fell-back": "fell back", failed: "failed" };
+
+/** Each try of a call with fallbacks or a route: target, status, latency, error and what came next. */
+function Attempts({ attempts }: { attempts: NonNullable<LogDetailData["attempts"]> }) {
+  return (
+    <Stack gap={6}>
+      <Title order={5}>Attempts</Title>
+      <Table withTableBorder fz="sm" aria-label="Attempts" data-testid="attempts">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>#</Table.Th>
+            <Table.Th>Target</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th ta="right">Latency</Table.Th>
+            <Table.Th>Then</Table.Th>
+            <Table.Th>Error</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {attempts.map((a, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a log's attempts never change; their order is what they are
+            <Table.Tr key={i}>
+              <Table.Td>{i + 1}</Table.Td>
+              <Table.Td ff="monospace" style={{ overflowWrap: "anywhere" }}>
+                {a.target}
+                {a.version ? (
+                  <Badge ml={6} size="xs" variant="light" tt="none">
+                    {a.version}
+                  </Badge>
+                ) : null}
+              </Table.Td>
+              <Table.Td>
+                <StatusBadge code={a.statusCode} />
+              </Table.Td>
+              <Table.Td ta="right">{formatMs(a.latencyMs)}</Table.Td>
+              <Table.Td>{NEXT_LABELS[a.next] ?? a.next}</Table.Td>
+              <Table.Td style={{ overflowWrap: "anywhere" }}>{a.error ?? ""}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Stack>
+  );
 }
 
 /** A log's figures, conversation, raw JSON, tags, criteria results and dataset entries. */
@@ -112,6 +157,13 @@ export function DetailBody({ log }: { log: LogDetailData }) {
         <Fact label="Cost">{formatCost(log.costUsd)}</Fact>
         <Fact label="Cache">{log.cacheHit ? "hit" : "miss"}</Fact>
         <Fact label="Provider">{log.provider ?? "–"}</Fact>
+        {log.route ? (
+          <Fact label="Route" hint={log.routeVersion ? `version ${log.routeVersion} answered` : undefined}>
+            <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/routes/$slug" params={{ slug: log.route! }} />}>
+              hone:{log.route}
+            </Anchor>
+          </Fact>
+        ) : null}
         <Fact label="Completion id">{log.completionId ?? "–"}</Fact>
         <Fact label="Log id">
           <Group gap={2} wrap="nowrap" component="span">
@@ -120,6 +172,8 @@ export function DetailBody({ log }: { log: LogDetailData }) {
           </Group>
         </Fact>
       </SimpleGrid>
+
+      {log.attempts?.length ? <Attempts attempts={log.attempts} /> : null}
 
       <Tabs defaultValue="conversation" keepMounted={false}>
         <Tabs.List>

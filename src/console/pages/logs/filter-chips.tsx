@@ -11,6 +11,15 @@ const without = (list: string[] | undefined, item: string) => {
 /** The filters with no input of their own (tags, "is not", "absent"), as words. */
 export function filterChips(s: LogsSearch): Chip[] {
   const chips: Chip[] = [];
+  if (s.route)
+    chips.push({ key: "route", text: `route is ${s.route}`, remove: `Remove filter route ${s.route}`, patch: { route: undefined, routeVersion: undefined } });
+  if (s.routeVersion)
+    chips.push({
+      key: "routeVersion",
+      text: `version is ${s.routeVersion}`,
+      remove: `Remove filter version ${s.routeVersion}`,
+      patch: { routeVersion: undefined },
+    });
   for (const t of s.tag ?? []) {
     const { key, value } = splitTag(t);
     chips.push({ key: `tag:${t}`, text: `tag ${key} is ${value || '""'}`, remove: `Remove tag filter ${key}=${value}`, patch: { tag: without(s.tag, t) } });

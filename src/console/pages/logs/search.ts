@@ -43,6 +43,9 @@ export type LogsSearch = {
   /** Tag filters, each "key=value". */
   tag?: string[];
   completionId?: string;
+  /** Calls to this route (its slug), and of them those this rollout version answered. */
+  route?: string;
+  routeVersion?: string;
   q?: string;
   /** 1: Hone's own calls (judges, evaluations, playground...) are listed too; absent: only the application's. */
   internal?: 1;
@@ -117,6 +120,10 @@ export function parseLogsSearch(raw: Record<string, unknown>): LogsSearch {
   if (tags) out.tag = tags;
   const completionId = text(raw.completionId);
   if (completionId) out.completionId = completionId;
+  const route = text(raw.route);
+  if (route) out.route = route.slice(0, 100);
+  const routeVersion = text(raw.routeVersion);
+  if (routeVersion) out.routeVersion = routeVersion.slice(0, 64);
   const q = text(raw.q);
   if (q) out.q = q;
   if (raw.internal === 1 || raw.internal === "1" || raw.internal === true || raw.internal === "true") out.internal = 1;
@@ -167,6 +174,8 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
   }
   if (s.tag?.length) f.tags = s.tag.map(splitTag).map(({ key, value }) => ({ key, equals: value }));
   if (s.completionId) f.completionId = s.completionId;
+  if (s.route) f.route = s.route;
+  if (s.routeVersion) f.routeVersion = s.routeVersion;
   if (s.q) f.search = s.q;
   // The application's calls only, unless Hone's own are asked for.
   if (!showsInternal(s)) f.internal = false;

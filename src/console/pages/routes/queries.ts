@@ -1,0 +1,94 @@
+// The routes section's data: the project's routes, one route, its per-version figures, and the
+// mutations that change them (each reads the route and the list again). Components call these hooks.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+
+export type Route = RouterOutputs["routes"]["list"][number];
+export type RouteInput = RouterInputs["routes"]["create"];
+export type VersionStats = RouterOutputs["routes"]["stats"][number];
+
+/** How often the figures of the route on screen are read again. */
+export const STATS_REFRESH_MS = 5_000;
+
+export function useRoutes() {
+  const trpc = useTRPC();
+  return useQuery(trpc.routes.list.queryOptions());
+}
+
+export function useRoute(slug: string) {
+  const trpc = useTRPC();
+  return useQuery(trpc.routes.get.queryOptions({ slug }));
+}
+
+/** Each version's figures over the last `hours`, read again every STATS_REFRESH_MS while shown (the window moves with the clock). */
+export function useRouteStats(slug: string, hours: number) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  return useQuery({
+    queryKey: [...trpc.routes.stats.queryKey({ slug }), hours],
+    queryFn: () => client.routes.stats.query({ slug, from: new Date(Date.now() - hours * 3_600_000).toISOString() }),
+    refetchInterval: STATS_REFRESH_MS,
+  });
+}
+
+function useInvalidate() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return (slug?: string) =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.routes.list.queryKey() }),
+      slug ? queryClient.invalidateQueries({ queryKey: trpc.routes.get.queryKey({ slug }) }) : null,
+    ]);
+}
+
+export function useCreateRoute(onDone: (r: Route) => void) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidate();
+  return useMutation(
+    trpc.routes.create.mutationOptions({
+      onSuccess: async (r) => {
+        await invalidate(r.slug);
+        onDone(r);
+      },
+    }),
+  );
+}
+
+export function useUpdateRoute(onDone: (r: Route) => void) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidate();
+  return useMutation(
+    trpc.routes.update.mutationOptions({
+      onSuccess: async (r) => {
+        await invalidate(r.slug);
+        onDone(r);
+      },
+    }),
+  );
+}
+
+export function useRollbackRoute(onDone: (r: Route) => void) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidate();
+  return useMutation(
+    trpc.routes.rollback.mutationOptions({
+      onSuccess: async (r) => {
+        await invalidate(r.slug);
+        onDone(r);
+      },
+    }),
+  );
+}
+
+export function useDeleteRoute(onDone: () => void) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidate();
+  return useMutation(
+    trpc.routes.delete.mutationOptions({
+      onSuccess: async () => {
+        await invalidate();
+        onDone();
+      },
+    }),
+  );
+}
