@@ -22,8 +22,9 @@ Commands:
   keys revoke --project ID --key-id ID
                                   revoke a key (running servers refuse it within HONE_API_KEY_CACHE_MS);
                                   prints {"id","revokedAt",...}
-  provider-keys set --project ID --provider openai|anthropic|gemini|together --key KEY
-                                  store a provider API key (encrypted); prints {"provider","last4"}
+  provider-keys set --project ID --provider openai|anthropic|gemini|together --key KEY [--name NAME] [--weight N]
+                                  store a provider API key (encrypted); with --name, a key of the provider's
+                                  key pool (calls spread by --weight); prints {"provider","name","last4"}
   migrate                         apply database migrations; prints {"migrated": true}
 
 The database is chosen like the server's: DATABASE_URL, else the embedded one in HONE_DATA_DIR.
@@ -39,6 +40,7 @@ async function run(argv: string[]): Promise<unknown> {
       provider: { type: "string" },
       key: { type: "string" },
       "key-id": { type: "string" },
+      weight: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -43,9 +43,14 @@ export async function runOperatorCommand(ctx: BaseCtx, command: OperatorCommand,
       await getProject({ ...ctx }, projectId);
       const set = await setProviderKey(
         { ...ctx, projectId },
-        asInputOf(SetProviderKeyInput, { provider: option(values, "provider"), apiKey: option(values, "key") }),
+        asInputOf(SetProviderKeyInput, {
+          provider: option(values, "provider"),
+          apiKey: option(values, "key"),
+          name: typeof values.name === "string" ? values.name : undefined,
+          weight: typeof values.weight === "string" ? Number(values.weight) : undefined,
+        }),
       );
-      return { provider: set.provider, last4: set.last4 };
+      return { provider: set.provider, name: set.name, last4: set.last4 };
     }
     case "migrate":
       return { migrated: true };

@@ -184,7 +184,7 @@ describe("the gateway in the server process", () => {
       const project = JSON.parse(projectOut.stdout);
       const set = await runCli(["provider-keys", "set", "--project", project.projectId, "--provider", "openai", "--key", "sk-from-cli-4321"], env);
       expect(set.code).toBe(0);
-      expect(JSON.parse(set.stdout)).toEqual({ provider: "openai", last4: "4321" });
+      expect(JSON.parse(set.stdout)).toEqual({ provider: "openai", name: "default", last4: "4321" });
       const badProvider = await runCli(["provider-keys", "set", "--project", project.projectId, "--provider", "nope", "--key", "k".repeat(10)], env);
       expect(badProvider.code).toBe(1);
 

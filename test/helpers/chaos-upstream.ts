@@ -16,8 +16,10 @@ export type ChaosMode = "ok" | "400" | "500" | "429" | "timeout" | "reset" | "re
 export type ChaosUpstream = {
   /** Base URL, with /v1. */
   url: string;
-  /** What the next request gets (default: ok). */
-  decide: () => ChaosMode;
+  /** What the next request gets (default: ok), from its API key (the bearer token) if it matters. */
+  decide: (req: { apiKey: string }) => ChaosMode;
+  /** Requests by the API key they came with. */
+  byKey: Record<string, number>;
   /** Retry-After seconds on 429s (default "0"). */
   retryAfter: string;
   /** Requests by the mode they were answered with. */
@@ -34,12 +36,15 @@ export async function startChaosUpstream(name: string): Promise<ChaosUpstream> {
   const chaos: ChaosUpstream = {
     url: "",
     decide: () => "ok",
+    byKey: {},
     retryAfter: "0",
     counts: { ok: 0, "400": 0, "500": 0, "429": 0, timeout: 0, reset: 0, "reset-mid-stream": 0 },
     stop: async () => {},
   };
   const answer = (req: IncomingMessage, res: ServerResponse, raw: string) => {
-    const mode = chaos.decide();
+    const apiKey = String(req.headers.authorization ?? "").replace(/^Bearer /, "");
+    chaos.byKey[apiKey] = (chaos.byKey[apiKey] ?? 0) + 1;
+    const mode = chaos.decide({ apiKey });
     chaos.counts[mode]++;
     let body: { model?: string; stream?: boolean; messages?: { role: string; content: unknown }[] } = {};
     try {

@@ -104,6 +104,12 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     if (!plan) {
       up = await resolveUpstream(ctx, route);
       call.useUpstream(up);
+      // A provider with a key pool: the call is spread over the keys (a rate-limited one sheds its load).
+      if (up.pool) {
+        plan = fallbackPlan(ctx, request.model, []);
+        routing = { attempts: [], route: null, routeVersion: null };
+        call.useRouting(routing);
+      }
     }
   } catch (err) {
     throw logFailure(err);

@@ -3,7 +3,7 @@ import { DomainError } from "../../errors";
 import type { ChatUpstream, UpstreamTarget } from "../../providers";
 import { findBaseModel } from "../models/catalogue";
 import { findModelRow } from "../models/internal";
-import { getCustomProvider, getProviderApiKey } from "../projects";
+import { DEFAULT_KEY_NAME, getCustomProvider, getProviderApiKey, getProviderKeyPool } from "../projects";
 import type { ModelRoute } from "./resolve-model";
 import type { ChatCompletionRequest } from "./schemas";
 
@@ -23,34 +23,39 @@ export type Upstream = {
    * JSON numbers). Other compatible servers (Gemini's, vLLM, llama.cpp, ...) get their default, float.
    */
   base64Embeddings?: boolean;
+  /** With a key pool: the key this upstream calls with, and the pool's keys (name and weight). */
+  key?: string;
+  pool?: { name: string; weight: number }[];
 };
 
-/** The client, target and pricing of the upstream a resolved model string names. */
-export async function resolveUpstream(ctx: Ctx, route: ModelRoute): Promise<Upstream> {
+/**
+ * The client, target and pricing of the upstream a resolved model string names. A provider with a
+ * key pool is called with the key named (`keyName`), else its default key; `pool` then lists the
+ * pool's keys, for the routing that spreads calls over them.
+ */
+export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: string): Promise<Upstream> {
   const { config, upstreams } = ctx.deps;
   switch (route.provider) {
     case "openai":
-    case "gemini": {
-      const apiKey = await getProviderApiKey(ctx, route.provider);
+    case "gemini":
+    case "anthropic": {
+      const pool = await getProviderKeyPool(ctx, route.provider);
+      const key = keyName === undefined ? (pool.find((k) => k.name === DEFAULT_KEY_NAME) ?? pool[0]!) : pool.find((k) => k.name === keyName);
+      if (!key) throw new DomainError("NOT_FOUND", `No ${route.provider} key named ${keyName} is stored for this project`);
+      const apiKey = key.apiKey;
       const target: UpstreamTarget =
         route.provider === "openai"
           ? { kind: "openai", label: "OpenAI", baseUrl: config.openaiBaseUrl, apiKey }
-          : { kind: "openai", label: "Gemini", baseUrl: config.geminiBaseUrl, apiKey };
+          : route.provider === "gemini"
+            ? { kind: "openai", label: "Gemini", baseUrl: config.geminiBaseUrl, apiKey }
+            : { kind: "anthropic", label: "Anthropic", baseUrl: config.anthropicBaseUrl, apiKey };
       return {
         client: upstreams(target),
         provider: route.provider,
         target: route.provider,
         upstreamModel: route.upstreamModel,
         base64Embeddings: route.provider === "openai",
-      };
-    }
-    case "anthropic": {
-      const apiKey = await getProviderApiKey(ctx, "anthropic");
-      return {
-        client: upstreams({ kind: "anthropic", label: "Anthropic", baseUrl: config.anthropicBaseUrl, apiKey }),
-        provider: "anthropic",
-        target: "anthropic",
-        upstreamModel: route.upstreamModel,
+        ...(pool.length > 1 ? { key: key.name, pool: pool.map((k) => ({ name: k.name, weight: k.weight })) } : {}),
       };
     }
     case "custom": {

@@ -2,6 +2,8 @@
 export type LogAttempt = {
   /** The target's model string. */
   target: string;
+  /** The key of the provider's key pool it was called with (absent: the provider has one key). */
+  key?: string | null;
   /** The rollout version the target serves, if any. */
   version?: string | null;
   /** 200 when it answered; the failure's status otherwise (null: no answer at all). */

@@ -1,10 +1,10 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { DecryptError, decryptSecret } from "../../crypto";
 import { customProviders, providerKeys } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { DomainError } from "../../errors";
-import type { Provider } from "./provider-settings";
+import { DEFAULT_KEY_NAME, type Provider, providerKeyContext } from "./provider-settings";
 
 type CustomProviderTarget = {
   id: string;
@@ -50,14 +50,18 @@ function undecryptable(what: string): DomainError {
   );
 }
 
-/** The project's decrypted key for a provider; a clear 400 naming the provider when none is stored. */
-export function getProviderApiKey(ctx: Ctx, provider: Provider): Promise<string> {
-  return cached(ctx, `key:${provider}`, async () => {
-    const [row] = await dbOf(ctx)
-      .select({ keyCiphertext: providerKeys.keyCiphertext })
+/** One key of a provider's pool, decrypted. */
+export type PoolKey = { name: string; weight: number; apiKey: string };
+
+/** The provider's keys (one, or several: a key pool), by name; a clear 400 naming the provider when none is stored. */
+export function getProviderKeyPool(ctx: Ctx, provider: Provider): Promise<PoolKey[]> {
+  return cached(ctx, `keys:${provider}`, async () => {
+    const rows = await dbOf(ctx)
+      .select({ name: providerKeys.name, weight: providerKeys.weight, keyCiphertext: providerKeys.keyCiphertext })
       .from(providerKeys)
-      .where(and(eq(providerKeys.projectId, ctx.projectId), eq(providerKeys.provider, provider)));
-    if (!row) {
+      .where(and(eq(providerKeys.projectId, ctx.projectId), eq(providerKeys.provider, provider)))
+      .orderBy(asc(providerKeys.name));
+    if (!rows.length) {
       throw new DomainError(
         "VALIDATION",
         `No ${provider} API key is stored for this project. Store one with the GraphQL mutation setProviderKey, ` +
@@ -65,13 +69,32 @@ export function getProviderApiKey(ctx: Ctx, provider: Provider): Promise<string>
         { issues: [{ message: `missing ${provider} API key` }], provider },
       );
     }
-    try {
-      return await decryptSecret(ctx.deps.secretKey, row.keyCiphertext, `provider-key:${ctx.projectId}:${provider}`);
-    } catch (err) {
-      if (err instanceof DecryptError) throw undecryptable(`${provider} API key`);
-      throw err;
-    }
+    return Promise.all(
+      rows.map(async (row) => {
+        try {
+          return {
+            name: row.name,
+            weight: row.weight,
+            apiKey: await decryptSecret(ctx.deps.secretKey, row.keyCiphertext, providerKeyContext(ctx.projectId, provider, row.name)),
+          };
+        } catch (err) {
+          if (err instanceof DecryptError) throw undecryptable(`${provider} API key ${row.name}`);
+          throw err;
+        }
+      }),
+    );
   });
+}
+
+/** A provider's key: the one named, else the `default` key (else the pool's first). */
+export async function getProviderApiKey(ctx: Ctx, provider: Provider, name?: string): Promise<string> {
+  const pool = await getProviderKeyPool(ctx, provider);
+  if (name !== undefined) {
+    const named = pool.find((k) => k.name === name);
+    if (!named) throw new DomainError("NOT_FOUND", `No ${provider} key named ${name} is stored for this project`);
+    return named.apiKey;
+  }
+  return (pool.find((k) => k.name === DEFAULT_KEY_NAME) ?? pool[0]!).apiKey;
 }
 
 export function getCustomProvider(ctx: Ctx, slug: string): Promise<CustomProviderTarget> {

@@ -5,9 +5,15 @@ import type { Provider, ProviderKeyInfo } from "./provider-settings";
 
 export async function listProviderKeys(ctx: Ctx): Promise<ProviderKeyInfo[]> {
   const rows = await dbOf(ctx)
-    .select({ provider: providerKeys.provider, last4: providerKeys.keyLast4, updatedAt: providerKeys.updatedAt })
+    .select({
+      provider: providerKeys.provider,
+      name: providerKeys.name,
+      weight: providerKeys.weight,
+      last4: providerKeys.keyLast4,
+      updatedAt: providerKeys.updatedAt,
+    })
     .from(providerKeys)
     .where(eq(providerKeys.projectId, ctx.projectId))
-    .orderBy(asc(providerKeys.provider));
+    .orderBy(asc(providerKeys.provider), asc(providerKeys.name));
   return rows.map((r) => ({ ...r, provider: r.provider as Provider }));
 }

@@ -5,13 +5,35 @@ const PROVIDERS = ["openai", "anthropic", "gemini", "together"] as const;
 export const Provider = z.enum(PROVIDERS, { error: `provider must be one of ${PROVIDERS.join(", ")}` });
 export type Provider = z.infer<typeof Provider>;
 
+/** A provider has at most this many keys (a key pool). */
+export const MAX_KEYS_PER_PROVIDER = 20;
+export const DEFAULT_KEY_NAME = "default";
+const KeyName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "name must be lowercase letters, digits, dots, dashes or underscores (up to 63), starting with a letter or digit");
+
+/** What a stored key's encryption is bound to (the default key keeps the form it always had). */
+export function providerKeyContext(projectId: string, provider: string, name: string): string {
+  return name === DEFAULT_KEY_NAME ? `provider-key:${projectId}:${provider}` : `provider-key:${projectId}:${provider}:${name}`;
+}
+
 export const SetProviderKeyInput = z.object({
   provider: Provider,
   apiKey: z.string().trim().min(8, "apiKey looks too short to be a provider key").max(1000),
+  /** Several keys of one provider (a key pool) have names; one key alone is "default". */
+  name: KeyName.nullish().transform((n) => n ?? DEFAULT_KEY_NAME),
+  /** Its share of the provider's calls, relative to the pool's other keys. */
+  weight: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .nullish()
+    .transform((w) => w ?? 1),
 });
 export type SetProviderKeyInput = z.input<typeof SetProviderKeyInput>;
 
-export const ProviderKeyInput = z.object({ provider: Provider });
+export const ProviderKeyInput = z.object({ provider: Provider, name: KeyName.nullish().transform((n) => n ?? DEFAULT_KEY_NAME) });
 
 const CustomProviderSlug = z
   .string()
@@ -46,7 +68,7 @@ export const CustomProviderIdInput = z.object({ id: z.string().min(1).max(100) }
 export const UpdateCustomProviderInput = CustomProviderFields.partial().extend({ id: z.string().min(1).max(100) });
 export type UpdateCustomProviderInput = z.input<typeof UpdateCustomProviderInput>;
 
-export type ProviderKeyInfo = { provider: Provider; last4: string; updatedAt: Date };
+export type ProviderKeyInfo = { provider: Provider; name: string; weight: number; last4: string; updatedAt: Date };
 export type CustomProviderInfo = {
   id: string;
   slug: string;

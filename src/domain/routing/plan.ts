@@ -66,18 +66,36 @@ export function orderTargets(ctx: Ctx, plan: RoutingPlan): PlanTarget[] {
       ordered.push(...left);
       continue;
     }
-    // Weighted draw without replacement: each next target in proportion to its weight.
-    while (left.length) {
-      const total = left.reduce((s, t) => s + t.weight, 0);
-      let x = draw() * total;
-      let i = 0;
-      while (i < left.length - 1 && x >= left[i]!.weight) x -= left[i++]!.weight;
-      ordered.push(left.splice(i, 1)[0]!);
-    }
+    ordered.push(...weightedOrder(left, draw));
   }
   // Targets whose circuit is open come last, in the order they had.
   const admitted = ordered.filter((t) => circuitAdmits(ctx, t.model));
   return admitted.length === ordered.length ? ordered : [...admitted, ...ordered.filter((t) => !admitted.includes(t))];
+}
+
+/** Weighted draw without replacement: each next item in proportion to its weight. */
+function weightedOrder<T extends { weight: number }>(items: T[], draw: () => number): T[] {
+  const left = [...items];
+  const out: T[] = [];
+  while (left.length) {
+    const total = left.reduce((s, t) => s + t.weight, 0);
+    let x = draw() * total;
+    let i = 0;
+    while (i < left.length - 1 && x >= left[i]!.weight) x -= left[i++]!.weight;
+    out.push(left.splice(i, 1)[0]!);
+  }
+  return out;
+}
+
+/** The circuit of a target, or of one key of its provider's pool. */
+export const circuitOf = (model: string, key?: string) => (key ? `${model}#${key}` : model);
+
+/** The order a call tries a key pool's keys in: a weighted draw (sticky when the plan is), keys whose circuit is open last. */
+export function orderKeys(ctx: Ctx, model: string, pool: { name: string; weight: number }[], sticky: string | null): string[] {
+  const draw = sticky === null ? ctx.deps.random : seeded(`${sticky}\u0000${model}`);
+  const ordered = weightedOrder(pool, draw).map((k) => k.name);
+  const admitted = ordered.filter((k) => circuitAdmits(ctx, circuitOf(model, k)));
+  return admitted.length === ordered.length ? ordered : [...admitted, ...ordered.filter((k) => !admitted.includes(k))];
 }
 
 /** A deterministic [0, 1) sequence from a string (FNV-1a seeded mulberry32): stickiness. */

@@ -1,24 +1,14 @@
 import type { Ctx } from "../../context";
+import type { LogAttempt } from "../logs";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, UpstreamTimeout } from "../../providers";
 import { resolveModel } from "../completions/resolve-model";
 import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
 import { startAttempt } from "./circuits";
-import { orderTargets, type PlanTarget, type RoutingPlan } from "./plan";
+import { circuitOf, orderKeys, orderTargets, type PlanTarget, type RoutingPlan } from "./plan";
 
 /** One try of one target, as the log keeps it. */
-export type Attempt = {
-  /** The target's model string. */
-  target: string;
-  /** 200 when it answered; the failure's status otherwise (null: no answer at all). */
-  statusCode: number | null;
-  error: string | null;
-  latencyMs: number;
-  /** What came next: the answer, a retry of the same target, the next target, or nothing (the call failed). */
-  next: "answered" | "retried" | "fell-back" | "failed";
-  /** The rollout version the target serves, if any. */
-  version?: string | null;
-};
+export type Attempt = LogAttempt;
 
 /**
  * What a failed attempt means for the call:
@@ -63,10 +53,13 @@ export async function runPlan<T>(
   let last: unknown = new DomainError("VALIDATION", "The route has no target to call");
   for (const [i, target] of order.entries()) {
     const fallBack = i < order.length - 1 ? "fell-back" : "failed";
-    const note = (a: Omit<Attempt, "target" | "version">) => attempts.push({ target: target.model, version: target.version ?? null, ...a });
+    const note = (a: Omit<Attempt, "target" | "version" | "key">) =>
+      attempts.push({ target: target.model, version: target.version ?? null, ...(up?.key ? { key: up.key } : {}), ...a });
     let up: Upstream;
+    let route: ReturnType<typeof resolveModel>;
     try {
-      up = await resolveUpstream(ctx, resolveModel(target.model, config.modelPrefixes));
+      route = resolveModel(target.model, config.modelPrefixes);
+      up = await resolveUpstream(ctx, route);
     } catch (err) {
       // A target this project cannot reach (no key stored, an unknown fine-tune): the next one.
       const e = toDomainError(err);
@@ -74,19 +67,28 @@ export async function runPlan<T>(
       last = err;
       continue;
     }
-    onTry(up);
+    // A key pool: its keys in a weighted order (open circuits last). A failure moves to the next
+    // key at once while one is left untried (a rate-limited key sheds its load to the others);
+    // after that, retries follow the usual backoff. Each key has its own circuit.
+    const keys = up.pool ? orderKeys(ctx, target.model, up.pool, plan.sticky) : null;
+    const budget = keys ? Math.max(plan.attempts, keys.length) : plan.attempts;
     for (let n = 1; ; n++) {
-      const done = startAttempt(ctx, target.model);
+      const keyName = keys?.[(n - 1) % keys.length];
+      if (keyName !== undefined && keyName !== up.key) up = await resolveUpstream(ctx, route, keyName);
+      onTry(up);
+      const circuit = circuitOf(target.model, up.key);
+      const done = startAttempt(ctx, circuit);
       const started = performance.now();
       try {
-        const value = await withDeadline(signal, target.timeoutMs ?? null, (s) => call(up, s));
-        if (done(false) === "closed") metrics.routing(target.model, "circuit-closed");
+        const answering = up;
+        const value = await withDeadline(signal, target.timeoutMs ?? null, (s) => call(answering, s));
+        if (done(false) === "closed") metrics.routing(circuit, "circuit-closed");
         metrics.routing(target.model, "answered");
         note({ statusCode: 200, error: null, latencyMs: Math.round(performance.now() - started), next: "answered" });
         return { value, up, target };
       } catch (err) {
         const kind = failureKind(err);
-        if (done(kind === "retry") === "opened") metrics.routing(target.model, "circuit-opened");
+        if (done(kind === "retry") === "opened") metrics.routing(circuit, "circuit-opened");
         const latencyMs = Math.round(performance.now() - started);
         const e = err instanceof ClientAborted ? null : toDomainError(err);
         const failed = { statusCode: e ? statusOf(e) : null, error: e ? e.message : "the client closed the request", latencyMs };
@@ -95,7 +97,8 @@ export async function runPlan<T>(
           throw err;
         }
         last = err;
-        const wait = kind === "retry" && n < plan.attempts ? delayBefore(ctx, n, e) : null;
+        const untriedKey = keys !== null && n < keys.length;
+        const wait = untriedKey ? 0 : kind === "retry" && n < budget ? delayBefore(ctx, keys ? n - keys.length + 1 : n, e) : null;
         if (wait !== null) {
           note({ ...failed, next: "retried" });
           metrics.routing(target.model, "retried");

@@ -17,7 +17,30 @@ const PROVIDERS: Record<Provider, { label: string; models: string }> = {
   together: { label: "Together AI", models: "fine-tuning and serving open models" },
 };
 
-function ProviderRow({ provider, stored }: { provider: Provider; stored: { last4: string; updatedAt: string | null } | undefined }) {
+type StoredKey = { name: string; weight: number; last4: string; updatedAt: string | null };
+
+/** A provider's key pool (several named keys, calls spread by weight), shown when it has one. */
+function PoolKeys({ pool }: { pool: StoredKey[] }) {
+  const total = pool.reduce((s, k) => s + k.weight, 0);
+  return (
+    <Stack gap={2} mt={4} data-testid="provider-key-pool">
+      <Text size="xs" c="dimmed">
+        Key pool: calls are spread by weight, each key with its own circuit
+      </Text>
+      {pool.map((k) => (
+        <Group key={k.name} gap={6} wrap="nowrap">
+          <Code>{k.name}</Code>
+          <Code>…{k.last4}</Code>
+          <Text size="xs" c="dimmed">
+            {Math.round((k.weight / total) * 100)}% of calls
+          </Text>
+        </Group>
+      ))}
+    </Stack>
+  );
+}
+
+function ProviderRow({ provider, stored, pool }: { provider: Provider; stored: StoredKey | undefined; pool: StoredKey[] }) {
   const form = useForm({ mode: "controlled", initialValues: { apiKey: "" } });
   const [deleting, setDeleting] = useState(false);
   const { label, models } = PROVIDERS[provider];
@@ -52,6 +75,7 @@ function ProviderRow({ provider, stored }: { provider: Provider; stored: { last4
             updated {formatTime(stored.updatedAt)}
           </Text>
         ) : null}
+        {pool.length > 1 ? <PoolKeys pool={pool} /> : null}
       </Table.Td>
       <Table.Td>
         <Stack gap={4}>
@@ -97,7 +121,10 @@ function ProviderRow({ provider, stored }: { provider: Provider; stored: { last4
 
 export function ProviderKeysTab() {
   const keys = useProviderKeys();
-  const byProvider = new Map((keys.data ?? []).map((k) => [k.provider, k]));
+  // The key this form sets is the provider's default one; named keys (a key pool) come from the API.
+  const all = keys.data ?? [];
+  const poolOf = (p: Provider) => all.filter((k) => k.provider === p);
+  const defaultOf = (p: Provider) => poolOf(p).find((k) => k.name === "default");
   return (
     <Stack>
       <Text size="sm" c="dimmed" maw={720}>
@@ -118,7 +145,7 @@ export function ProviderKeysTab() {
           </Table.Thead>
           <Table.Tbody>
             {(Object.keys(PROVIDERS) as Provider[]).map((p) => (
-              <ProviderRow key={p} provider={p} stored={byProvider.get(p)} />
+              <ProviderRow key={p} provider={p} stored={defaultOf(p)} pool={poolOf(p)} />
             ))}
           </Table.Tbody>
         </Table>

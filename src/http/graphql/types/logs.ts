@@ -10,6 +10,7 @@ const LogAttemptRef = builder.objectRef<LogAttempt>("LogAttempt").implement({
   fields: (t) => ({
     target: t.exposeString("target", { description: "The target's model string" }),
     version: t.string({ nullable: true, description: "The rollout version the target serves", resolve: (a) => a.version ?? null }),
+    key: t.string({ nullable: true, description: "The key of the provider's key pool it was called with", resolve: (a) => a.key ?? null }),
     statusCode: t.exposeInt("statusCode", { nullable: true, description: "200 when it answered; the failure's status otherwise (null: no answer at all)" }),
     error: t.exposeString("error", { nullable: true }),
     latencyMs: t.exposeInt("latencyMs"),

@@ -18,6 +18,8 @@ const ProviderKeyRef = builder.objectRef<ProviderKeyInfo>("ProviderKey").impleme
   description: "A provider API key stored for the project (encrypted); only its last 4 characters are ever shown",
   fields: (t) => ({
     provider: t.exposeString("provider"),
+    name: t.exposeString("name", { description: "The key's name in the provider's key pool (one key alone: default)" }),
+    weight: t.exposeInt("weight", { description: "Its share of the provider's calls, relative to the pool's other keys" }),
     last4: t.exposeString("last4"),
     updatedAt: t.field({ type: "DateTime", resolve: (k) => k.updatedAt }),
   }),
@@ -37,7 +39,12 @@ const CustomProviderRef = builder.objectRef<CustomProviderInfo>("CustomProvider"
 });
 
 const SetProviderKeyInputRef = builder.inputType("SetProviderKeyInput", {
-  fields: (t) => ({ provider: t.string(), apiKey: t.string() }),
+  fields: (t) => ({
+    provider: t.string(),
+    apiKey: t.string(),
+    name: t.string({ required: false, description: "A name, to add a key to the provider's key pool (default: default)" }),
+    weight: t.int({ required: false, description: "Its share of the provider's calls, relative to the pool's other keys (default 1)" }),
+  }),
   validate: { schema: SetProviderKeyInput },
 });
 
@@ -79,8 +86,8 @@ builder.mutationFields((t) => ({
   deleteProviderKey: t.field({
     type: "String",
     description: "Removes the stored key of a provider; returns the provider",
-    args: { provider: t.arg.string() },
-    resolve: async (_, args, c) => (await deleteProviderKey(projectCtx(c), { provider: args.provider })).id,
+    args: { provider: t.arg.string(), name: t.arg.string({ required: false, description: "The key of the pool to remove (default: default)" }) },
+    resolve: async (_, args, c) => (await deleteProviderKey(projectCtx(c), { provider: args.provider, name: args.name })).id,
   }),
   createCustomProvider: t.field({
     type: CustomProviderRef,
