@@ -63,6 +63,7 @@ const EnvSchema = z.object({
   HONE_CIRCUIT_WINDOW_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   HONE_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   HONE_ROUTE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  HONE_ROUTES_FILE: z.preprocess(emptyAsUndefined, z.string().max(4096).optional()),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
   HONE_USAGE_TAG_KEY: z.string().min(1).max(200).default("prompt_id"),
@@ -176,6 +177,8 @@ export type Config = {
     circuitCooldownMs: number;
     /** How long a process keeps a route as read: a change reaches every process within it (plus a read). */
     routeCacheMs: number;
+    /** Routes kept in a file (JSON or YAML), applied at start and on SIGHUP. */
+    routesFile: string | undefined;
   };
   /** How long call logs gather before one batched insert (larger batches cost the database less). */
   logFlushMs: number;
@@ -287,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       circuitWindowMs: e.HONE_CIRCUIT_WINDOW_MS,
       circuitCooldownMs: e.HONE_CIRCUIT_COOLDOWN_MS,
       routeCacheMs: e.HONE_ROUTE_CACHE_MS,
+      routesFile: e.HONE_ROUTES_FILE,
     },
     logFlushMs: e.HONE_LOG_FLUSH_MS,
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,

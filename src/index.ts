@@ -4,6 +4,7 @@ import { newControlToken, writeControlFile } from "./control-file";
 import { DataDirLockedError, isMemoryDataDir, openDatabase } from "./db/client";
 import { createDeps } from "./compose";
 import { bootstrapProjects } from "./domain/projects";
+import { applyRoutesFile, parseRoutesFile } from "./domain/routing";
 import { settleResponseSaves } from "./domain/protocols";
 import { createLogger, errorFields } from "./logger";
 import { resolveSecretKey } from "./secrets";
@@ -43,6 +44,22 @@ async function main() {
         `under Settings -> API keys, or with the CLI (it works while this server runs):\n` +
         `    bun run hone keys create --project ${boot.createdProjectId} --name <name>\n\n`,
     );
+  }
+
+  // Routes kept in a file: applied before the first call is served; a bad file stops the start.
+  const routesFile = config.routing.routesFile;
+  const applyRoutes = async (when: string) => {
+    const entries = parseRoutesFile(routesFile!, await Bun.file(routesFile!).text());
+    const r = await applyRoutesFile(systemCtx(deps, "routes-file"), routesFile!, entries);
+    logger.info("routes file applied", { path: routesFile, when, created: r.created, updated: r.updated, unchanged: r.unchanged.length });
+  };
+  if (routesFile) {
+    try {
+      await applyRoutes("start");
+    } catch (err) {
+      await database.close();
+      throw new ConfigError(err instanceof Error ? err.message : String(err));
+    }
   }
 
   // On the embedded database the CLI cannot open the data directory while this server holds it:
@@ -92,6 +109,11 @@ async function main() {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // SIGHUP reads the routes file again; a bad one changes nothing and says why.
+  process.on("SIGHUP", () => {
+    if (!routesFile) return logger.warn("SIGHUP ignored: HONE_ROUTES_FILE is not set");
+    applyRoutes("SIGHUP").catch((err) => logger.error("routes file not applied: the routes stay as they were", errorFields(err)));
+  });
   // Said once a signal would be handled: a supervisor that stops the server as soon as it is up
   // gets a clean shutdown, not the default kill.
   logger.info("listening", {

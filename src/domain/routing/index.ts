@@ -7,3 +7,4 @@ export { RouteConfig, RouteGroup, RouteTarget } from "./route-config";
 export { routeStats } from "./route-stats";
 export { type Attempt, failureKind, runPlan } from "./run-plan";
 export * from "./schemas";
+export { applyRoutesFile, parseRoutesFile, type RoutesFileResult } from "./routes-file";
