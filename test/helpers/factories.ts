@@ -2,6 +2,7 @@ import { models } from "../../src/db/schema";
 import { expect } from "bun:test";
 import type { TestApp } from "./app";
 import { gqlData } from "./gql";
+import { rest } from "./rest";
 import { waitFor } from "./wait-for";
 
 // Setup through the public API, as a client would, so tests need no knowledge of the tables.
@@ -60,8 +61,8 @@ export async function waitForDatasetTask(t: TestApp, id: string, opts: { timeout
 
 /** Waits until a fine-tuned model (REST GET /models/:slug) reaches one of `statuses`, and returns its body. */
 export async function waitForModelStatus(t: TestApp, slug: string, statuses: string[], opts: { timeoutMs?: number; key?: string } = {}) {
-  return waitFor(async () => (await (await t.request("GET", `/api/v1/models/${slug}`, { key: opts.key })).json()) as any, {
-    until: (m) => statuses.includes(m.hone?.status),
+  return waitFor(() => rest(t).ok("GET /models/:modelSlug", { params: { modelSlug: slug }, key: opts.key }), {
+    until: (m) => statuses.includes(m.hone.status),
     timeoutMs: opts.timeoutMs ?? 10_000,
     message: (last) => `model ${slug} to reach ${statuses.join("|")} (stuck in ${last?.hone?.status})`,
   });

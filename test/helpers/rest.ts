@@ -36,8 +36,12 @@ export type OkOptions<K extends RouteKey> = Common & ParamsOption<K> & { query?:
 export type FailOptions<K extends RouteKey> = Common & ParamsOption<K> & { query?: Record<string, string | number | boolean>; body?: unknown };
 type Args<O> = Record<never, never> extends O ? [opts?: O] : [opts: O];
 
-const OpenAiOnlyError = z.object({ error: z.object({ message: z.string(), type: z.string(), code: z.unknown(), param: z.unknown() }) });
-const AnthropicError = z.object({ type: z.literal("error"), error: z.object({ type: z.string(), message: z.string() }) });
+// Error bodies are parsed strictly: a member the documented shape does not have fails the test
+// (successful answers are checked the same way by the app itself, RestOptions.checkResponses).
+const OpenAiOnlyError = z.strictObject({ error: z.strictObject({ message: z.string(), type: z.string(), code: z.unknown(), param: z.unknown() }) });
+const AnthropicError = z.strictObject({ type: z.literal("error"), error: z.strictObject({ type: z.string(), message: z.string() }) });
+const StrictEnvelope = ErrorEnvelope.strict();
+const StrictChatEnvelope = ChatErrorEnvelope.strict();
 
 /** The route's error body: SPEC's envelope; OpenAI's error object (with the envelope, or alone on /responses); Anthropic's. */
 type ErrorBodyOf<K extends RouteKey> = DeclOf<K>["errorFormat"] extends "anthropic"
@@ -122,8 +126,8 @@ export function rest(t: TestApp, defaults: { key?: string | null } = {}): Rest {
         format === "anthropic"
           ? parsed(AnthropicError, value, key)
           : format === "openai"
-            ? parsed(z.union([ChatErrorEnvelope, OpenAiOnlyError]), value, key)
-            : parsed(ErrorEnvelope, value, key);
+            ? parsed(z.union([StrictChatEnvelope, OpenAiOnlyError]), value, key)
+            : parsed(StrictEnvelope, value, key);
       return { status: res.status, headers: res.headers, body };
     }) as Rest["fail"],
   };
