@@ -214,6 +214,21 @@ describe("routes", () => {
     );
     expect(logs.logs.edges.length).toBe(ok.find((s) => s.version === "v1")?.requests ?? 0);
     expect(logs.logs.edges.every((e) => e.node.routeVersion === "v1")).toBe(true);
+    // Usage splits by route and by route version (read from the logs).
+    const usage = await gqlData<{ usage: { groups: { group: string | null; requests: number; errors: number }[] } }>(
+      t,
+      `query($from: String!, $to: String!) { usage(from: $from, to: $to, bucket: "hour", groupBy: "routeVersion", filter: {route: "stats"}) { groups { group requests errors } } }`,
+      { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() },
+    );
+    const byGroup = Object.fromEntries(usage.usage.groups.map((g) => [g.group, g.requests]));
+    expect(byGroup["stats v1"]! + byGroup["stats v2"]!).toBe(20);
+    expect(byGroup["stats (no version)"]).toBe(2);
+    const byRoute = await gqlData<{ usage: { groups: { group: string | null; requests: number }[] } }>(
+      t,
+      `query($from: String!, $to: String!) { usage(from: $from, to: $to, bucket: "day", groupBy: "route") { groups { group requests } } }`,
+      { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() },
+    );
+    expect(byRoute.usage.groups.find((g) => g.group === "stats")?.requests).toBe(22);
   });
 
   test("tRPC: create, list, get, update, rollback, stats, delete", async () => {

@@ -126,6 +126,11 @@ function groupExpression(input: z.output<typeof UsageInput>): SQL | null {
       return sql`${requestLogs.api}`;
     case "tag":
       return sql`(${requestLogs.tags} ->> ${input.tagKey ?? ""}::text)`;
+    case "route":
+      return sql`${requestLogs.route}`;
+    case "routeVersion":
+      // "support v2": a version is named within its route. Calls to no route are no group.
+      return sql`(${requestLogs.route} || ' ' || coalesce(${requestLogs.routeVersion}, '(no version)'))`;
     default:
       return null;
   }

@@ -30,8 +30,8 @@ const MAIN_FILTERS = new Set(["model", "provider", "source", "statusClass", "int
  * hits, an exact status) needs the logs themselves: null.
  */
 function servable(input: Input, tagKey: string): "main" | "tags" | null {
-  // The rollups are not split by protocol: a split by api reads the logs.
-  if (input.groupBy === "api") return null;
+  // The rollups are not split by protocol or route: those splits read the logs.
+  if (input.groupBy === "api" || input.groupBy === "route" || input.groupBy === "routeVersion") return null;
   const f = Object.entries(input.filter ?? {}).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0));
   const meta = (input.filter?.tags ?? []) as { key: string; equals: string }[];
   const onlyTagFilter = f.length === 1 && f[0]![0] === "tags" && meta.length === 1 && meta[0]!.key === tagKey;

@@ -15,7 +15,9 @@ export const UsageInput = z
     to: FilterDate,
     bucket: z.enum(["hour", "day"], { error: "bucket must be hour or day" }),
     groupBy: z
-      .enum(["none", "model", "provider", "source", "api", "tag"], { error: "groupBy must be none, model, provider, source, api or tag" })
+      .enum(["none", "model", "provider", "source", "api", "tag", "route", "routeVersion"], {
+        error: "groupBy must be none, model, provider, source, api, tag, route or routeVersion",
+      })
       .default("none"),
     /** The tag key to split by, with groupBy: "tag" (e.g. prompt_id). */
     tagKey: z.string().min(1).max(MAX_TAG_KEY_LENGTH).nullish(),

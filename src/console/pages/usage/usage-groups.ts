@@ -3,7 +3,7 @@ import type { RouterOutputs } from "../../lib/trpc";
 export type Usage = RouterOutputs["logs"]["usage"];
 export type UsageGroupRow = Usage["groups"][number];
 export type Figures = Usage["totals"];
-export type GroupBy = "none" | "model" | "provider" | "source" | "api" | "tag";
+export type GroupBy = "none" | "model" | "provider" | "source" | "api" | "tag" | "route" | "routeVersion";
 
 /** Series colours, distinct in both themes; cycled past the 21 groups a split can have. */
 export const PALETTE = [
@@ -34,6 +34,7 @@ export const PALETTE = [
 export function groupLabel(group: { group: string | null; other: boolean }, split: GroupBy, tagKey: string): string {
   if (group.other) return "other (past the top 20)";
   if (group.group !== null && group.group !== "") return group.group;
+  if (split === "route" || split === "routeVersion") return "(no route)";
   return split === "tag" ? `(no ${tagKey})` : `(no ${split})`;
 }
 

@@ -19,6 +19,8 @@ const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
   { value: "source", label: "Source" },
   { value: "api", label: "API" },
   { value: "tag", label: "Tag" },
+  { value: "route", label: "Route" },
+  { value: "routeVersion", label: "Route version" },
 ];
 
 export function UsagePage() {

@@ -11,7 +11,7 @@ export const RANGE_PRESETS = [
 export type RangePreset = (typeof RANGE_PRESETS)[number]["value"];
 export type UsageRange = RangePreset | "custom";
 export type UsageBucket = "hour" | "day";
-export type UsageSplit = "none" | "model" | "provider" | "source" | "api" | "tag";
+export type UsageSplit = "none" | "model" | "provider" | "source" | "api" | "tag" | "route" | "routeVersion";
 
 export type UsageSearch = {
   range?: UsageRange;
@@ -25,7 +25,7 @@ export type UsageSearch = {
 };
 
 const RANGES: readonly string[] = [...RANGE_PRESETS.map((r) => r.value), "custom"];
-const SPLITS: readonly string[] = ["none", "model", "provider", "source", "api", "tag"];
+const SPLITS: readonly string[] = ["none", "model", "provider", "source", "api", "tag", "route", "routeVersion"];
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 export const DAY_MS = 86_400_000;

@@ -2,7 +2,16 @@ import { Paper, Table, Text, Title } from "@mantine/core";
 import { formatCost, formatMs, formatNumber } from "../../lib/format";
 import { type Figures, type GroupBy, groupLabel, type Usage } from "./usage-groups";
 
-const SPLIT_TITLE: Record<GroupBy, string> = { none: "All calls", model: "Model", provider: "Provider", source: "Source", api: "API", tag: "Tag" };
+const SPLIT_TITLE: Record<GroupBy, string> = {
+  none: "All calls",
+  model: "Model",
+  provider: "Provider",
+  source: "Source",
+  api: "API",
+  tag: "Tag",
+  route: "Route",
+  routeVersion: "Route version",
+};
 
 const errorRate = (f: Figures) => (f.requests ? `${((f.errors / f.requests) * 100).toFixed(1)}%` : "–");
 

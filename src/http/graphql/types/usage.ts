@@ -55,7 +55,7 @@ builder.queryFields((t) => ({
       from: t.arg.string({ description: "ISO 8601, inclusive" }),
       to: t.arg.string({ description: "ISO 8601, exclusive" }),
       bucket: t.arg.string({ description: "hour or day" }),
-      groupBy: t.arg.string({ required: false, description: "none (default), model, provider, source, api (the protocol) or tag" }),
+      groupBy: t.arg.string({ required: false, description: "none (default), model, provider, source, api (the protocol), tag, route or routeVersion" }),
       tagKey: t.arg.string({ required: false, description: "the metadata key, with groupBy: tag" }),
       filter: t.arg({ type: LogFilterInput, required: false }),
     },
