@@ -58,6 +58,11 @@ export async function startChaosUpstream(name: string): Promise<ChaosUpstream> {
       res.writeHead(Number(mode), headers);
       return res.end(JSON.stringify({ error: { message: `chaos ${mode}`, type: "server_error", param: null, code: `chaos_${mode}` } }));
     }
+    if (req.url?.endsWith("/embeddings")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      const data = [{ object: "embedding", index: 0, embedding: name.split("").map((c) => c.charCodeAt(0) / 256) }];
+      return res.end(JSON.stringify({ object: "list", data, model: body.model ?? "m", usage: { prompt_tokens: 1, total_tokens: 1 } }));
+    }
     const content = `${name}: ${text(body)}`;
     const base = { id: `chatcmpl-${name}-${chaos.counts.ok}`, created: 1, model: body.model ?? "m" };
     if (!body.stream) {

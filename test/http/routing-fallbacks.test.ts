@@ -285,6 +285,35 @@ describe("other protocols", () => {
   });
 });
 
+describe("embeddings", () => {
+  test("/embeddings with fallbacks: the next target's vectors, the attempts logged; a route of embedding models too", async () => {
+    script(primary, "500", "500");
+    const r = await api.ok("POST /embeddings", {
+      body: { model: "text-embedding-3-small", input: "hello", hone: { fallbacks: ["gemini:text-embedding-004"] } },
+    });
+    expect(r.data[0]!.embedding).toEqual("second".split("").map((c) => c.charCodeAt(0) / 256));
+    const log = await latestLog(t);
+    expect(log.api).toBe("embeddings");
+    expect(log.provider).toBe("gemini");
+    expect(log.attempts!.map((a) => a.next)).toEqual(["retried", "fell-back", "answered"]);
+
+    // A route whose first target cannot embed (Anthropic): passed over, the next group answers.
+    const made = await gqlData<{ createRoute: { slug: string } }>(
+      t,
+      `mutation { createRoute(input: {slug: "embed", groups: [{targets: [{model: "anthropic:claude-haiku-4-5", weight: 100}]}, {targets: [{model: "openai:text-embedding-3-small", weight: 100}]}]}) { slug } }`,
+    );
+    expect(made.createRoute.slug).toBe("embed");
+    const routed = await api.ok("POST /embeddings", { body: { model: "hone:embed", input: "hi" } });
+    expect(routed.data).toHaveLength(1);
+    const routedLog = await latestLog(t);
+    expect(routedLog.route).toBe("embed");
+    expect(routedLog.attempts!.map((a) => [a.target, a.statusCode, a.next])).toEqual([
+      ["anthropic:claude-haiku-4-5", 404, "fell-back"],
+      ["openai:text-embedding-3-small", 200, "answered"],
+    ]);
+  });
+});
+
 describe("circuit breaker", () => {
   test("a target failing HONE_CIRCUIT_FAILURES times is passed over until its cool-down ends, then probed and closed", async () => {
     const p = await t.createProject("circuit");

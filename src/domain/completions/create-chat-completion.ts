@@ -7,12 +7,12 @@ import { replayAsChunks } from "../cache/replay";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
 import { mergeTags, truncatedPayload } from "../logs";
-import { fallbackPlan, findRoute, routePlan, type RoutingPlan, runPlan } from "../routing";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, type CallRouting, createCallLog, type ProtocolCall } from "./call-log";
+import { type CallRouter, routeCall } from "../routing";
+import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog, type ProtocolCall } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
 import { checkBodyTags, parseControls } from "./parse-controls";
 import { resolveModel } from "./resolve-model";
-import { answeredAs, resolveUpstream, upstreamBody, type Upstream } from "./resolve-upstream";
+import { answeredAs, upstreamBody } from "./resolve-upstream";
 import { CompiledChatCompletionRequest, type ControlHeaders } from "./schemas";
 
 export { CLIENT_CLOSED_STATUS };
@@ -66,29 +66,12 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   const log = call.log;
   const logFailure = call.failure;
 
-  // A route (hone:<slug>), or a call with fallbacks, is routed (domain/routing): its targets are
-  // tried until one answers. `planKey` names what a routed call's cache entry is for.
-  let plan: RoutingPlan | null = null;
-  let planKey = "";
-  let routing: CallRouting | null = null;
-  let up: Upstream | null = null;
+  // A route (hone:<slug>), the call's fallbacks or a key pool route it (domain/routing).
+  let router: CallRouter;
   let criteria: ResolvedCriterion[] = [];
   try {
     const route = resolveModel(request.model, ctx.deps.config.modelPrefixes);
-    const named = route.provider === "hone" ? await findRoute(ctx, route.slug) : null;
-    // Calls to a route are logged as any base model's are (its figures come from its logs).
-    fineTune = route.provider === "hone" && !named;
-    if (named) {
-      plan = routePlan(ctx, named, controls.fallbacks, mergeTags(request.metadata, controls.tags));
-      planKey = [`route:${named.id}@${named.revision}`, ...controls.fallbacks].join("\u0000");
-    } else if (controls.fallbacks.length) {
-      plan = fallbackPlan(ctx, request.model, controls.fallbacks);
-      planKey = [request.model, ...controls.fallbacks].join("\u0000");
-    }
-    if (plan) {
-      routing = { attempts: [], route: plan.route, routeVersion: null };
-      call.useRouting(routing);
-    }
+    fineTune = route.provider === "hone";
     if (controls.criteria.length) {
       if (stream) {
         throw new DomainError(
@@ -101,32 +84,19 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       }
       criteria = await resolveCriteriaRefs(ctx, controls.criteria);
     }
-    if (!plan) {
-      up = await resolveUpstream(ctx, route);
-      call.useUpstream(up);
-      // A provider with a key pool: the call is spread over the keys (a rate-limited one sheds its load).
-      if (up.pool) {
-        plan = fallbackPlan(ctx, request.model, []);
-        routing = { attempts: [], route: null, routeVersion: null };
-        call.useRouting(routing);
-      }
-    }
+    const tags = mergeTags(request.metadata, controls.tags);
+    router = await routeCall(ctx, call, { model: request.model, route, fallbacks: controls.fallbacks, tags, signal: input.signal });
+    // Calls to a route are logged as any base model's are (its figures come from its logs).
+    fineTune = route.provider === "hone" && !router.named;
   } catch (err) {
     throw logFailure(err);
   }
-  /** The upstream call: to the one upstream, or through the plan's targets until one answers. */
-  const callUpstream = async <T>(send: (u: Upstream, signal: AbortSignal) => Promise<T>): Promise<T> => {
-    if (!plan || !routing) return send(up!, input.signal);
-    const routed = await runPlan(ctx, plan, input.signal, routing.attempts, send, (u) => call.useUpstream(u));
-    up = routed.up;
-    routing.routeVersion = routed.target.version ?? null;
-    return routed.value;
-  };
+  const callUpstream = router.send;
   const judge = async (completion: ChatCompletion) =>
     criteria.length
       ? judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, completion)
       : completion;
-  const echo = <T extends { model: string }>(x: T): T => answeredAs(up!, x);
+  const echo = <T extends { model: string }>(x: T): T => answeredAs(router.upstream()!, x);
   const clientWantsUsage = request.stream_options?.include_usage === true;
   // Hone asks every upstream stream for usage; a client that did not ask never sees it.
   const asReceived = (merged: ChatCompletion | null): ChatCompletion | null => {
@@ -136,9 +106,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   };
 
   const mode = controls.cache;
-  // A routed call is cached under its whole list of targets: any of them may have answered.
-  const cacheTarget = up ? { target: up.target, upstreamModel: up.upstreamModel } : { target: "routed", upstreamModel: planKey };
-  const key = mode ? cacheKey({ projectId: ctx.projectId, ...cacheTarget, body: request }) : null;
+  const key = mode ? cacheKey({ projectId: ctx.projectId, ...router.cacheTarget(), body: request }) : null;
   const cacheStatus: CacheStatus = mode ? "MISS" : null;
   if (key && (mode === "readWrite" || mode === "readOnly")) {
     const hit = await readCacheEntry(ctx, key);

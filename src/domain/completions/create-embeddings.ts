@@ -7,7 +7,9 @@ import { createCallLog } from "./call-log";
 import { encodedAs, usageOf, withoutVectors } from "./embedding-vectors";
 import { checkBodyTags, parseControls, parseLogVectors } from "./parse-controls";
 import { resolveModel } from "./resolve-model";
-import { resolveUpstream, type Upstream } from "./resolve-upstream";
+import type { Upstream } from "./resolve-upstream";
+import { mergeTags } from "../logs";
+import { type CallRouter, findRoute, routeCall } from "../routing";
 import { type ControlHeaders, EmbeddingsRequest } from "./schemas";
 
 type CreateEmbeddingsInput = {
@@ -43,26 +45,34 @@ export async function createEmbeddings(ctx: Ctx, input: CreateEmbeddingsInput): 
   });
   const logged = (list: EmbeddingList) => (logVectors ? list : withoutVectors(list));
 
-  let up: Upstream;
+  // A route (hone:<slug>), the call's fallbacks or a key pool route it (domain/routing).
+  let router: CallRouter;
   try {
     const route = resolveModel(request.model, ctx.deps.config.modelPrefixes);
     fineTune = route.provider === "hone";
     if (route.provider === "anthropic") {
       throw cannotEmbed(`Anthropic has no embeddings API: \`${request.model}\` cannot create embeddings; use an openai:, gemini: or custom provider model`);
     }
-    if (route.provider === "hone") {
+    const named = route.provider === "hone" && (await findRoute(ctx, route.slug)) !== null;
+    if (route.provider === "hone" && !named) {
       throw cannotEmbed(`\`${request.model}\` is a fine-tuned chat model: it cannot create embeddings; use an openai:, gemini: or custom provider model`);
     }
-    up = await resolveUpstream(ctx, route);
-    if (!up.client.embed) throw cannotEmbed(`The provider of \`${request.model}\` has no embeddings API`);
+    fineTune = false;
+    const tags = mergeTags(request.metadata, controls.tags);
+    router = await routeCall(ctx, call, { model: request.model, route, fallbacks: controls.fallbacks, tags, signal: input.signal });
+    const only = router.upstream();
+    if (only && !only.pool && !only.client.embed) throw cannotEmbed(`The provider of \`${request.model}\` has no embeddings API`);
   } catch (err) {
     throw call.failure(err);
   }
-  call.useUpstream(up);
-  const embed = up.client.embed.bind(up.client);
+  // A routed call's target that has no embeddings API (a chat fine-tune, Anthropic) is passed over.
+  const embed = (up: Upstream, signal: AbortSignal) => {
+    if (!up.client.embed) throw new DomainError("UPSTREAM_ERROR", `${up.provider}:${up.upstreamModel} has no embeddings API`, { upstreamStatus: 404 });
+    return up.client.embed(upstreamBody(request, up), { signal });
+  };
 
   const mode = controls.cache;
-  const key = mode ? cacheKey({ projectId: ctx.projectId, target: up.target, upstreamModel: up.upstreamModel, body: request, api: "embeddings" }) : null;
+  const key = mode ? cacheKey({ projectId: ctx.projectId, ...router.cacheTarget(), body: request, api: "embeddings" }) : null;
   if (key && (mode === "readWrite" || mode === "readOnly")) {
     const hit = await readCacheEntry<EmbeddingList>(ctx, key);
     ctx.deps.metrics.cacheLookup(hit ? "hit" : "miss");
@@ -78,7 +88,7 @@ export async function createEmbeddings(ctx: Ctx, input: CreateEmbeddingsInput): 
   }
 
   try {
-    const answer = await embed(upstreamBody(request, up), { signal: input.signal });
+    const answer = await router.send(embed);
     const response = encodedAs(answer, encoding);
     if (key && (mode === "readWrite" || mode === "writeOnly") && answer.data.length > 0) {
       try {

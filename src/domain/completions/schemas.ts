@@ -101,6 +101,7 @@ const EmbeddingHoneControls = z.strictObject({
   tags: Tags.optional(),
   logRequest: z.boolean().optional(),
   logVectors: z.boolean().optional(),
+  fallbacks: z.array(modelName("fallback")).max(MAX_FALLBACKS, `at most ${MAX_FALLBACKS} fallbacks per request`).optional(),
 });
 
 // OpenAI's Embeddings API request; other members (provider-specific options such as `input_type`)

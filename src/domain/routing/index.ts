@@ -1,6 +1,7 @@
 export type { Circuit } from "./circuit";
 export { circuitState } from "./circuits";
 export { findRoute, routePlan } from "./find-route";
+export { type CallRouter, routeCall } from "./route-call";
 export { createRoute, deleteRoute, getRoute, listRoutes, rollbackRoute, updateRoute } from "./manage-routes";
 export { fallbackPlan, orderTargets, type PlanGroup, type PlanTarget, type RoutingPlan } from "./plan";
 export { RouteConfig, RouteGroup, RouteTarget } from "./route-config";

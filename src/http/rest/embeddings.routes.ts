@@ -1,3 +1,6 @@
+import { controlHeadersOf } from "./control-headers";
+
+const withoutCriteria = <T extends { criteria?: unknown }>({ criteria: _c, ...rest }: T) => rest;
 import { createEmbeddings, EmbeddingsRequest } from "../../domain/completions";
 import { jsonText } from "../../json-text";
 import { requestMeta } from "../request-meta";
@@ -18,6 +21,7 @@ export const embeddingsRoutes = [
       "op-log-vectors": "true | false (default false): keep the vectors in the call's log",
       "op-cache": "readWrite | readOnly | writeOnly | true | false",
       "op-tags": "JSON object of metadata tags",
+      "op-fallbacks": "JSON array of model strings tried in turn when the model fails (429, 5xx, timeouts)",
     },
     response: { schema: W.EmbeddingListWire },
     errors: [400, 401, 404, 409, 413, 429, 500, 502, 504],
@@ -28,7 +32,8 @@ export const embeddingsRoutes = [
       const h = request.headers;
       const result = await createEmbeddings(ctx, {
         body,
-        headers: { logRequest: h.get("op-log-request"), logVectors: h.get("op-log-vectors"), cache: h.get("op-cache"), tags: h.get("op-tags") },
+        // op-criteria means nothing here (there is no answer to judge): it is not read.
+        headers: { ...withoutCriteria(controlHeadersOf(h)), logVectors: h.get("op-log-vectors") },
         // The client going away aborts the upstream call.
         signal: request.signal,
       });
