@@ -34,6 +34,8 @@ export type Caches = {
   circuits: Map<string, Circuit>;
   /** Routes by project and slug as last read, null for "no such route" (domain/routing/find-route.ts). */
   routes: Map<string, { route: Route | null; expires: number }>;
+  /** Sampled judgements of routes' answers in flight (domain/routing/route-judging.ts). */
+  routeJudging: { inFlight: number };
 };
 
 export function createCaches(clock: () => Date): Caches {
@@ -46,5 +48,6 @@ export function createCaches(clock: () => Date): Caches {
     logSlices: null,
     circuits: new Map(),
     routes: new Map(),
+    routeJudging: { inFlight: 0 },
   };
 }

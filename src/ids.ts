@@ -18,6 +18,7 @@ const ID_PREFIXES = {
   datasetImport: "imp",
   response: "resp",
   route: "rt",
+  routeVerdict: "rv",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

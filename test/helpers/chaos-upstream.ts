@@ -63,6 +63,23 @@ export async function startChaosUpstream(name: string): Promise<ChaosUpstream> {
       const data = [{ object: "embedding", index: 0, embedding: name.split("").map((c) => c.charCodeAt(0) / 256) }];
       return res.end(JSON.stringify({ object: "list", data, model: body.model ?? "m", usage: { prompt_tokens: 1, total_tokens: 1 } }));
     }
+    const tools = (body as { tools?: { function?: { name?: string } }[] }).tools;
+    if (tools?.[0]?.function?.name === "record_verdict") {
+      // A judge call (Hone's forced verdict tool): FAIL when what it judges says "wrong".
+      const judgement = raw.includes("wrong") ? "FAIL" : "PASS";
+      const call = { id: "call_v", type: "function", function: { name: "record_verdict", arguments: JSON.stringify({ explanation: "judged", judgement }) } };
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(
+        JSON.stringify({
+          id: "chatcmpl-judge",
+          object: "chat.completion",
+          created: 1,
+          model: body.model ?? "judge",
+          choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" }],
+          usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
+        }),
+      );
+    }
     const content = `${name}: ${text(body)}`;
     const base = { id: `chatcmpl-${name}-${chaos.counts.ok}`, created: 1, model: body.model ?? "m" };
     if (!body.stream) {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { type ChaosUpstream, startChaosUpstream } from "../helpers/chaos-upstream";
+import { type FakeUpstream, startFakeAnthropic } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
-import { latestLog } from "../helpers/logs";
+import { latestLog, logsOf } from "../helpers/logs";
 import { rest, type Rest } from "../helpers/rest";
 
 // Key pools: several keys of one provider, spread by weight, each with its own circuit; a key the
@@ -10,6 +11,8 @@ import { rest, type Rest } from "../helpers/rest";
 let t: TestApp;
 let api: Rest;
 let openai: ChaosUpstream;
+let anthropic: FakeUpstream;
+const ANTHROPIC_GOOD = "sk-ant-pool-good-0001";
 
 const KEY_A = "sk-pool-key-aaaa";
 const KEY_B = "sk-pool-key-bbbb";
@@ -20,7 +23,9 @@ const setKey = (apiKey: string, name: string | null, weight?: number) =>
 
 beforeAll(async () => {
   openai = await startChaosUpstream("openai");
-  t = await createTestApp({ env: { OPENAI_BASE_URL: openai.url, HONE_RETRY_BACKOFF_MS: "1", HONE_CIRCUIT_FAILURES: "3" } });
+  // Anthropic's fake accepts one key only: the pool's other key is refused (401).
+  anthropic = startFakeAnthropic({ apiKey: ANTHROPIC_GOOD });
+  t = await createTestApp({ env: { OPENAI_BASE_URL: openai.url, ANTHROPIC_BASE_URL: anthropic.url, HONE_RETRY_BACKOFF_MS: "1", HONE_CIRCUIT_FAILURES: "3" } });
   api = rest(t);
   await setKey(KEY_A, null, 3);
   await setKey(KEY_B, "b", 1);
@@ -32,6 +37,7 @@ beforeEach(() => {
   t.deps.caches.circuits.clear();
 });
 afterAll(async () => {
+  await anthropic.stop();
   await openai.stop();
   await t.close();
 });
@@ -67,19 +73,21 @@ describe("key pools", () => {
 
   test("a rate-limited key sheds its load: the other key answers at once, the client sees a 200", async () => {
     openai.decide = ({ apiKey }) => (apiKey === KEY_A ? "429" : "ok");
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 20; i++) {
       const started = performance.now();
-      const r = await api.ok("POST /chat/completions", { body: ask(`q${i}`) });
+      const r = await api.ok("POST /chat/completions", { body: { ...ask(`q${i}`), hone: { tags: { run: "shed" } } } });
       expect(r.choices[0]).toMatchObject({ message: { content: `openai: q${i}` } });
       // Retry-After: 30 on the limited key is not waited for: another key is there.
       expect(performance.now() - started).toBeLessThan(1_000);
     }
-    const log = await latestLog(t);
-    expect(log.statusCode).toBe(200);
-    // Its circuit opened after 3 failures: later calls go to key b first.
-    expect(log.attempts).toEqual([expect.objectContaining({ target: "gpt-4o-mini", key: "b", statusCode: 200, next: "answered" })]);
+    // Its circuit opened after 3 failures: the calls after that went to key b first.
+    const logs = (await logsOf(t)).filter((l) => l.tags.run === "shed");
+    expect(logs).toHaveLength(20);
+    expect(logs.every((l) => l.statusCode === 200 && l.attempts!.at(-1)!.key === "b")).toBe(true);
+    expect(logs.filter((l) => l.attempts!.length === 2 && l.attempts![0]!.statusCode === 429)).toHaveLength(3);
+    expect(logs.filter((l) => l.attempts!.length === 1)).toHaveLength(17);
     expect(openai.byKey[KEY_A]).toBe(3);
-    expect(openai.byKey[KEY_B]).toBe(10);
+    expect(openai.byKey[KEY_B]).toBe(20);
   });
 
   test("the first answer from the limited key is logged with both attempts", async () => {
@@ -101,6 +109,24 @@ describe("key pools", () => {
     const r = await api.fail("POST /chat/completions", { body: ask("down") });
     expect(r.status).toBe(500);
     expect(new Set((await latestLog(t)).attempts!.map((a) => a.key))).toEqual(new Set(["default", "b"]));
+  });
+
+  test("native /messages to Anthropic spreads over its pool too: a refused key (401) passes the call to the next", async () => {
+    await gqlData(t, `mutation($input: SetProviderKeyInput!) { setProviderKey(input: $input) { name } }`, {
+      input: { provider: "anthropic", apiKey: "sk-ant-pool-revoked-0002", weight: 1000 },
+    });
+    await gqlData(t, `mutation($input: SetProviderKeyInput!) { setProviderKey(input: $input) { name } }`, {
+      input: { provider: "anthropic", apiKey: ANTHROPIC_GOOD, name: "good", weight: 1 },
+    });
+    const m = await api.ok("POST /messages", {
+      body: { model: "claude-haiku-4-5", max_tokens: 20, messages: [{ role: "user", content: "pooled" }] },
+      headers: { "anthropic-version": "2023-06-01" },
+    });
+    expect(JSON.stringify(m)).toContain("echo: pooled");
+    const log = await latestLog(t);
+    expect(log.api).toBe("messages");
+    expect(log.attempts!.at(-1)).toMatchObject({ key: "good", statusCode: 200, next: "answered" });
+    expect(log.attempts!.every((a) => a.key === "good" || a.statusCode === 401)).toBe(true);
   });
 
   test("a pool is capped, and a key removed by name leaves one key: calls are no longer routed", async () => {

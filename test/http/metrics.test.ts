@@ -12,6 +12,7 @@ import { createLogger } from "../../src/logger";
 import { createMetrics } from "../../src/metrics";
 import { createTestApp, openAiClient, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { createOwnPostgresDatabase } from "../helpers/db";
+import { waitFor } from "../helpers/wait-for";
 import { type FakeUpstream, startFakeOpenAI } from "../helpers/fake-upstreams";
 
 // GET /metrics in Prometheus' text format, its token, and /health with the log backlog.
@@ -236,8 +237,14 @@ describe("/metrics", () => {
       release();
       await holder;
     }
-    const { samples } = parseProm(await metrics.render());
-    expect(value(samples, "hone_scrape_error")).toBe(0);
+    // Released, the next scrapes read the counts again (the first may still meet a busy pool on a loaded machine).
+    const samples = await waitFor(
+      async () => {
+        const scraped = parseProm(await metrics.render()).samples;
+        return value(scraped, "hone_scrape_error") === 0 ? scraped : null;
+      },
+      { timeoutMs: 5_000, message: "a scrape with the job counts after the lock was released" },
+    );
     expect(samples.filter((s) => s.name === "hone_jobs").length).toBe(2);
   });
 

@@ -4,7 +4,7 @@ import { createDeps } from "../../src/compose";
 import { createLogger } from "../../src/logger";
 import { createTestApp, storeProviderKey, type TestApp, testConfig } from "../helpers/app";
 import { type ChaosUpstream, startChaosUpstream } from "../helpers/chaos-upstream";
-import { createDataset, createDeployedModel, qa } from "../helpers/factories";
+import { createCriterion, createDataset, createDeployedModel, qa } from "../helpers/factories";
 import { type FakeUpstream, startFakeAnthropic } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
 import { latestLog } from "../helpers/logs";
@@ -229,6 +229,38 @@ describe("routes", () => {
       { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() },
     );
     expect(byRoute.usage.groups.find((g) => g.group === "stats")?.requests).toBe(22);
+  });
+
+  test("a judged sample: each version's pass rate from the route's criteria, judged off the answer's path", async () => {
+    const crit = await createCriterion(t, { judgeModel: "openai:judge", prompt: "Is this right? {{output}}" });
+    const made = await create("judged", split(50, 50), { judge: { criteria: [crit.id], sampleRate: 1 } });
+    expect(made.errors).toBeUndefined();
+    // Answers that say "wrong" fail the judge (the chaos fake's verdict).
+    for (let i = 0; i < 10; i++) await api.ok("POST /chat/completions", { body: ask(i % 2 ? `right ${i}` : `wrong ${i}`, "hone:judged") });
+    const stats = await waitFor(
+      async () => {
+        const d = await gqlData<{ route: { stats: { version: string; judged: number; passRate: number | null; requests: number }[] } }>(
+          t,
+          `{ route(slug: "judged") { stats { version judged passRate requests } } }`,
+        );
+        return d.route.stats.reduce((s, v) => s + v.judged, 0) === 10 ? d.route.stats : null;
+      },
+      { message: "the 10 sampled judgements" },
+    );
+    const judged = stats.reduce((s, v) => s + v.judged, 0);
+    const passed = stats.reduce((s, v) => s + (v.passRate ?? 0) * v.judged, 0);
+    expect(judged).toBe(10);
+    expect(Math.round(passed)).toBe(5);
+    // The judge calls are Hone's own: internal logs, not the application's (each logged before its verdict was stored).
+    await t.deps.logWriter.flush();
+    const internal = await gqlData<{ logs: { edges: unknown[] } }>(
+      t,
+      `{ logs(first: 50, filter: {internal: true, internalKind: "judge"}) { edges { node { id } } } }`,
+    );
+    expect(internal.logs.edges.length).toBe(10);
+    // A criterion that does not exist is refused by name.
+    const bad = await create("judged-bad", split(50, 50), { judge: { criteria: ["crit_nope"], sampleRate: 0.5 } });
+    expect(bad.errors?.[0]?.message).toContain("judge.criteria.0");
   });
 
   test("tRPC: create, list, get, update, rollback, stats, delete", async () => {

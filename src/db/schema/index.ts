@@ -8,3 +8,4 @@ export * from "./models";
 export * from "./evaluations";
 export * from "./responses";
 export * from "./routes";
+export * from "./route-verdicts";

@@ -152,6 +152,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         return { kind: "pass-through", body: answer.body, cache: cacheStatus };
       }
       const raw = echo(answer);
+      router.answered(request, raw);
       await store(raw);
       const completion = await judge(raw);
       log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: raw.usage, completionId: completion.id });
@@ -190,6 +191,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         else if (chunk.usage == null || (chunk.choices?.length ?? 0) > 0) yield withoutUsage(chunk);
       }
       outcome = { statusCode: 200, errorMessage: null };
+      if (merger.finished && !merger.overflowed) router.answered(request, merger.result()!);
       // Stored before the stream closes, so a request sent right after the end can hit.
       if (merger.finished && !merger.overflowed) await store(merger.result());
     } catch (err) {

@@ -10,6 +10,7 @@ import { createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
 import { resolveModel } from "../completions/resolve-model";
 import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
+import { type CallRouter, routeCall } from "../routing";
 import { CompiledChatCompletionRequest, type ControlHeaders, HoneControls } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
@@ -109,18 +110,19 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
     shouldLog: () => controls.logRequest ?? true,
   });
   let up: Upstream;
+  let router: CallRouter;
   let body: Record<string, unknown>;
   let judge: NativeJudge | null;
   try {
     judge = await nativeJudge(ctx, controls.criteria, { stream: req.stream === true, request: checked.success ? checked.data : null, endpoint: "/messages" });
-    up = await resolveUpstream(ctx, route);
-    call.useUpstream(up);
+    // One upstream, or a key pool's keys in turn (no fallbacks here: a call naming them is translated).
+    router = await routeCall(ctx, call, { model, route, fallbacks: [], tags: controls.tags, signal: input.signal });
+    up = router.upstream()!;
     body = { ...original, model: up.upstreamModel };
   } catch (err) {
     throw call.failure(err);
   }
-  const native = up.client.anthropic!;
-  const opts = { signal: input.signal, beta: input.headers.beta };
+  const beta = input.headers.beta;
   // The Message as the client receives it (judged, with op-criteria), logged.
   const answer = (message: Record<string, unknown>, cacheHit = false) =>
     judgedAnswer(call, judge, { native: message, chat: fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000)), cacheHit });
@@ -138,7 +140,7 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   };
   if (!req.stream) {
     try {
-      const message = await native.message(body, opts);
+      const message = await router.send((u, signal) => u.client.anthropic!.message(body, { signal, beta }));
       keep(message);
       return { kind: "message", message: await answer(message), cache: cache.status };
     } catch (err) {
@@ -147,7 +149,7 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   }
   let upstream: Batches<NativeEvent>;
   try {
-    upstream = await native.stream(body, opts);
+    upstream = await router.send((u, signal) => u.client.anthropic!.stream(body, { signal, beta }));
   } catch (err) {
     throw call.failure(err);
   }

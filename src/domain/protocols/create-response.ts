@@ -1,12 +1,13 @@
 import { namesFallbacks } from "../completions/parse-controls";
 import type { Ctx } from "../../context";
 import { DomainError, parseInput, toDomainError } from "../../errors";
-import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeEvent, Batches } from "../../providers";
+import type { ChatCompletion, ChatCompletionChunk, NativeEvent, Batches } from "../../providers";
 import { createChatCompletion } from "../completions";
 import { createCallLog } from "../completions/call-log";
 import { parseControls } from "../completions/parse-controls";
 import { type ModelRoute, resolveModel } from "../completions/resolve-model";
-import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
+import type { Upstream } from "../completions/resolve-upstream";
+import { type CallRouter, routeCall } from "../routing";
 import { CompiledChatCompletionRequest, type ControlHeaders } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
@@ -131,17 +132,17 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     },
     shouldLog: () => controls.logRequest ?? true,
   });
-  let api: NonNullable<ChatUpstream["responses"]>;
+  let router: CallRouter;
   let body: Record<string, unknown>;
   let resolved: Upstream;
   let judge: NativeJudge | null;
   try {
     judge = await nativeJudge(ctx, controls.criteria, { stream: req.stream === true, request: checked?.success ? checked.data : null, endpoint: "/responses" });
-    const up = await resolveUpstream(ctx, route);
+    // One upstream, or a key pool's keys in turn (no fallbacks here: a call naming them is translated).
+    router = await routeCall(ctx, call, { model: req.model, route, fallbacks: [], tags: controls.tags, signal: input.signal });
+    const up = router.upstream()!;
     resolved = up;
-    call.useUpstream(up);
     if (!up.client.responses) throw new DomainError("VALIDATION", `${req.model} has no Responses API`);
-    api = up.client.responses;
     // Reasoning items without their encrypted content can only be found where they were stored.
     const carried = history.filter((i) => i.type !== "reasoning" || typeof i.encrypted_content === "string");
     body = { ...rest, model: up.upstreamModel, ...(history.length ? { input: [...carried, ...items] } : {}) };
@@ -177,7 +178,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   };
   if (!req.stream) {
     try {
-      const response = await api.create(body, opts);
+      const response = await router.send((u, signal) => u.client.responses!.create(body, { ...opts, signal }));
       keep(response);
       cacheWhole(response);
       return { kind: "response", response: await answer(response), cache: cache.status, warning: null };
@@ -187,7 +188,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   }
   let upstream: Batches<NativeEvent>;
   try {
-    upstream = await api.stream(body, opts);
+    upstream = await router.send((u, signal) => u.client.responses!.stream(body, { ...opts, signal }));
   } catch (err) {
     throw call.failure(err);
   }

@@ -3,6 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { customProviders, models, routes } from "../../db/schema";
 import { DomainError, type Issue } from "../../errors";
 import { resolveModel } from "../completions/resolve-model";
+import { resolveCriterion } from "../criteria";
 import type { RouteConfig } from "./route-config";
 import type { Route } from "./schemas";
 
@@ -39,6 +40,7 @@ export function storedConfig(c: RouteConfig): RouteConfig {
     })),
     attempts: c.attempts ?? null,
     stickyTag: c.stickyTag ?? null,
+    judge: c.judge ? { criteria: c.judge.criteria, sampleRate: c.judge.sampleRate } : null,
   };
 }
 
@@ -54,6 +56,13 @@ export async function checkTargets(ctx: Ctx, slug: string, config: RouteConfig):
       const path = ["groups", g, "targets", i, "model"];
       const why = await targetProblem(ctx, slug, target.model);
       if (why) issues.push({ message: `groups.${g}.targets.${i}.model: ${why}`, path });
+    }
+  }
+  for (const [i, ref] of (config.judge?.criteria ?? []).entries()) {
+    try {
+      await resolveCriterion(ctx, ref);
+    } catch (err) {
+      issues.push({ message: `judge.criteria.${i}: ${err instanceof Error ? err.message : String(err)}`, path: ["judge", "criteria", i] });
     }
   }
   if (issues.length) throw new DomainError("VALIDATION", `Invalid route ${slug}: ${issues.map((i) => i.message).join("; ")}`, { issues });

@@ -4,7 +4,9 @@ import type { ModelRoute } from "../completions/resolve-model";
 import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
 import { findRoute, routePlan } from "./find-route";
 import { fallbackPlan, type RoutingPlan } from "./plan";
+import { sampleForJudging } from "./route-judging";
 import { runPlan } from "./run-plan";
+import type { ChatCompletion } from "../../providers";
 
 /** How one gateway call reaches its upstream: straight to it, or through a plan. */
 export type CallRouter = {
@@ -16,6 +18,8 @@ export type CallRouter = {
   cacheTarget(): { target: string; upstreamModel: string };
   /** Makes the upstream call, through the plan's targets until one answers when there is a plan. */
   send<T>(fn: (up: Upstream, signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** A whole answer of a route with judging: a sample of them is judged, off the answer's path (route-judging.ts). */
+  answered(input: { messages: unknown[]; tools?: unknown[] | null; tool_choice?: unknown }, completion: ChatCompletion): void;
 };
 
 /**
@@ -52,6 +56,9 @@ export async function routeCall(
     upstream: () => up,
     // A routed call is cached under its whole list of targets: any of them may have answered.
     cacheTarget: () => (planKey || !fixed ? { target: "routed", upstreamModel: planKey } : { target: fixed.target, upstreamModel: fixed.upstreamModel }),
+    answered(input, completion) {
+      if (named?.judge && routing) sampleForJudging(ctx, named, routing.routeVersion, input, completion);
+    },
     async send(fn) {
       if (!plan || !routing) return fn(up!, opts.signal);
       const routed = await runPlan(ctx, plan, opts.signal, routing.attempts, fn, (u) => call.useUpstream(u));

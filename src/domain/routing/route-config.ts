@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TAG_KEY_LENGTH } from "../../limits";
+import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH } from "../../limits";
 import { modelName } from "../chat/schemas";
 
 // What a route is made of, as it is stored and as the verbs accept it.
@@ -35,5 +35,13 @@ export const RouteConfig = z.strictObject({
   attempts: z.number().int().min(1).max(10).nullish(),
   /** A tag key (e.g. user): calls with the same value of it keep the same target. */
   stickyTag: z.string().min(1).max(MAX_TAG_KEY_LENGTH).nullish(),
+  /** A sample of the answers judged by these criteria (off the answer's path): each version's pass rate. */
+  judge: z
+    .strictObject({
+      criteria: z.array(z.string().min(1).max(MAX_ID_LENGTH)).min(1).max(3, "at most 3 criteria"),
+      /** The share of answers judged, 0 to 1 (each judged answer costs a judge call per criterion). */
+      sampleRate: z.number().min(0).max(1),
+    })
+    .nullish(),
 });
 export type RouteConfig = z.output<typeof RouteConfig>;

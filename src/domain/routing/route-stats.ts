@@ -3,6 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { parseInput } from "../../errors";
 import { logIdAt } from "../logs";
 import { resultRows } from "../logs/internal";
+import { routeVerdicts } from "../../db/schema";
 import { findRouteRow, routeNotFound } from "./internal";
 import { type RouteStatsInput, RouteStatsInput as Input, type RouteVersionStats } from "./schemas";
 
@@ -31,13 +32,44 @@ export async function routeStats(ctx: Ctx, raw: RouteStatsInput): Promise<RouteV
       where project_id = ${ctx.projectId} and id >= ${logIdAt(from)} and id < ${logIdAt(new Date(to.getTime() + 1))} and route = ${input.slug}
       group by route_version order by route_version nulls first`),
   );
-  return rows.map((r) => ({
-    version: r.version,
-    requests: Number(r.requests),
-    errors: Number(r.errors),
-    errorRate: Number(r.requests) ? Number(r.errors) / Number(r.requests) : 0,
-    latencyP50Ms: r.p50 === null ? null : Math.round(Number(r.p50)),
-    latencyP95Ms: r.p95 === null ? null : Math.round(Number(r.p95)),
-    costUsd: Number(r.cost ?? 0),
-  }));
+  // The judged sample's verdicts over the same window (judgements that could not be made left out).
+  const judged = resultRows<{ version: string | null; judged: number; passed: number }>(
+    await dbOf(ctx).execute(sql`
+      select version, count(*)::int as judged, (count(*) filter (where passed))::int as passed
+      from ${routeVerdicts}
+      where project_id = ${ctx.projectId} and route = ${input.slug} and passed is not null
+        and created_at >= ${from.toISOString()}::timestamptz and created_at <= ${to.toISOString()}::timestamptz
+      group by version`),
+  );
+  const verdictsOf = new Map(judged.map((j) => [j.version, j]));
+  const stats: RouteVersionStats[] = rows.map((r) => {
+    const v = verdictsOf.get(r.version);
+    verdictsOf.delete(r.version);
+    return {
+      version: r.version,
+      requests: Number(r.requests),
+      errors: Number(r.errors),
+      errorRate: Number(r.requests) ? Number(r.errors) / Number(r.requests) : 0,
+      latencyP50Ms: r.p50 === null ? null : Math.round(Number(r.p50)),
+      latencyP95Ms: r.p95 === null ? null : Math.round(Number(r.p95)),
+      costUsd: Number(r.cost ?? 0),
+      judged: Number(v?.judged ?? 0),
+      passRate: v && Number(v.judged) ? Number(v.passed) / Number(v.judged) : null,
+    };
+  });
+  // Versions judged whose calls were not logged (op-log-request: false) still show their pass rate.
+  for (const v of verdictsOf.values()) {
+    stats.push({
+      version: v.version,
+      requests: 0,
+      errors: 0,
+      errorRate: 0,
+      latencyP50Ms: null,
+      latencyP95Ms: null,
+      costUsd: 0,
+      judged: Number(v.judged),
+      passRate: Number(v.passed) / Number(v.judged),
+    });
+  }
+  return stats;
 }

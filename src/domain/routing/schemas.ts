@@ -43,4 +43,7 @@ export type RouteVersionStats = {
   latencyP50Ms: number | null;
   latencyP95Ms: number | null;
   costUsd: number;
+  /** Of the route's judged sample (its `judge`): answers judged, and the share that passed every criterion (null: none judged). */
+  judged: number;
+  passRate: number | null;
 };

@@ -15,6 +15,12 @@ export function useRoutes() {
   return useQuery(trpc.routes.list.queryOptions());
 }
 
+/** The project's criteria, to choose a route's judges from. */
+export function useCriterionChoices() {
+  const trpc = useTRPC();
+  return useQuery(trpc.criteria.list.queryOptions());
+}
+
 export function useRoute(slug: string) {
   const trpc = useTRPC();
   return useQuery(trpc.routes.get.queryOptions({ slug }));

@@ -1,7 +1,7 @@
-import { ActionIcon, Button, Group, Modal, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from "@mantine/core";
+import { ActionIcon, Button, Group, Modal, MultiSelect, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
-import { type Route, type RouteInput, useCreateRoute, useUpdateRoute } from "./queries";
+import { type Route, type RouteInput, useCreateRoute, useCriterionChoices, useUpdateRoute } from "./queries";
 
 // Each group and target being edited has a key of its own, so removing one keeps the others' inputs.
 type TargetDraft = { key: string; model: string; weight: number; version: string; timeoutMs: number | "" };
@@ -23,7 +23,7 @@ function initialGroups(route: Route | null): GroupDraft[] {
 }
 
 /** What the API takes: empty fields left out (the server checks the rest and names what is wrong). */
-function toInput(slug: string, groups: GroupDraft[], stickyTag: string, attempts: number | ""): RouteInput {
+function toInput(slug: string, groups: GroupDraft[], stickyTag: string, attempts: number | "", judge: { criteria: string[]; percent: number }): RouteInput {
   return {
     slug,
     groups: groups.map((g) => ({
@@ -37,6 +37,7 @@ function toInput(slug: string, groups: GroupDraft[], stickyTag: string, attempts
     })),
     ...(stickyTag.trim() ? { stickyTag: stickyTag.trim() } : {}),
     ...(attempts !== "" ? { attempts } : {}),
+    ...(judge.criteria.length ? { judge: { criteria: judge.criteria, sampleRate: judge.percent / 100 } } : {}),
   };
 }
 
@@ -46,6 +47,9 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
   const [groups, setGroups] = useState<GroupDraft[]>(() => initialGroups(editing));
   const [stickyTag, setStickyTag] = useState(editing?.stickyTag ?? "");
   const [attempts, setAttempts] = useState<number | "">(editing?.attempts ?? "");
+  const [judgeCriteria, setJudgeCriteria] = useState<string[]>(editing?.judge?.criteria ?? []);
+  const [judgePercent, setJudgePercent] = useState<number>(editing?.judge ? Math.round(editing.judge.sampleRate * 1000) / 10 : 5);
+  const criteria = useCriterionChoices();
   const create = useCreateRoute(onSaved);
   const update = useUpdateRoute(onSaved);
   const saving = editing ? update : create;
@@ -59,7 +63,7 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          saving.mutate(toInput(slug, groups, stickyTag, attempts));
+          saving.mutate(toInput(slug, groups, stickyTag, attempts, { criteria: judgeCriteria, percent: judgePercent }));
         }}
       >
         <Stack>
@@ -177,6 +181,28 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
               min={1}
               max={10}
               onChange={(v) => setAttempts(v === "" ? "" : Number(v))}
+            />
+          </Group>
+          <Group grow align="flex-start">
+            <MultiSelect
+              label="Judge a sample with"
+              description="Criteria that judge a sample of the answers (off the answer's path): each version's pass rate"
+              placeholder={judgeCriteria.length ? undefined : "No judging"}
+              data={(criteria.data ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              value={judgeCriteria}
+              onChange={setJudgeCriteria}
+              maxValues={3}
+              searchable
+            />
+            <NumberInput
+              label="Sample %"
+              description="Share of answers judged"
+              value={judgePercent}
+              min={0}
+              max={100}
+              decimalScale={1}
+              disabled={!judgeCriteria.length}
+              onChange={(v) => setJudgePercent(Number(v) || 0)}
             />
           </Group>
           <ErrorAlert error={saving.error} title={editing ? "The route was not saved" : "The route was not created"} />

@@ -44,6 +44,7 @@ function SplitEditor({ route }: { route: Route }) {
       slug: route.slug,
       attempts: route.attempts,
       stickyTag: route.stickyTag,
+      judge: route.judge,
       groups: route.groups.map((g, i) => ({ balance: g.balance, targets: g.targets.map((t, k) => ({ ...t, weight: weights[i]![k]! })) })),
     });
   return (
@@ -149,6 +150,7 @@ function StatsTable({ route }: { route: Route }) {
               <Table.Th ta="right">p50</Table.Th>
               <Table.Th ta="right">p95</Table.Th>
               <Table.Th ta="right">Cost</Table.Th>
+              {route.judge ? <Table.Th ta="right">Pass rate (judged)</Table.Th> : null}
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
@@ -164,6 +166,11 @@ function StatsTable({ route }: { route: Route }) {
                 <Table.Td ta="right">{formatMs(s.latencyP50Ms)}</Table.Td>
                 <Table.Td ta="right">{formatMs(s.latencyP95Ms)}</Table.Td>
                 <Table.Td ta="right">{formatCost(s.costUsd)}</Table.Td>
+                {route.judge ? (
+                  <Table.Td ta="right" data-col="pass-rate">
+                    {s.passRate === null ? "–" : `${(s.passRate * 100).toFixed(0)}%`} ({formatNumber(s.judged)})
+                  </Table.Td>
+                ) : null}
                 <Table.Td>
                   <Anchor
                     size="sm"
@@ -178,7 +185,7 @@ function StatsTable({ route }: { route: Route }) {
             ))}
             {stats.isSuccess && rows.length === 0 ? (
               <Table.Tr>
-                <Table.Td colSpan={8}>
+                <Table.Td colSpan={route.judge ? 9 : 8}>
                   <Text size="sm" c="dimmed">
                     No logged calls to hone:{route.slug} in this window yet.
                   </Text>

@@ -36,12 +36,21 @@ const RouteGroupRef = builder.objectRef<Group>("RouteGroup").implement({
   }),
 });
 
+const RouteJudgeRef = builder.objectRef<NonNullable<RouteConfig["judge"]>>("RouteJudge").implement({
+  description: "A sample of the route's answers judged by criteria, off the answer's path: each version's pass rate",
+  fields: (t) => ({
+    criteria: t.exposeStringList("criteria", { description: "Criterion ids (optionally @vN)" }),
+    sampleRate: t.exposeFloat("sampleRate", { description: "The share of answers judged, 0 to 1" }),
+  }),
+});
+
 const RouteConfigRef = builder.objectRef<RouteConfig>("RouteConfig").implement({
   description: "A route's configuration",
   fields: (t) => ({
     groups: t.field({ type: [RouteGroupRef], resolve: (c) => c.groups }),
     attempts: t.int({ nullable: true, description: "Attempts per target (null: HONE_RETRY_ATTEMPTS)", resolve: (c) => c.attempts ?? null }),
     stickyTag: t.string({ nullable: true, description: "Calls with the same value of this tag keep the same target", resolve: (c) => c.stickyTag ?? null }),
+    judge: t.field({ type: RouteJudgeRef, nullable: true, resolve: (c) => c.judge ?? null }),
   }),
 });
 
@@ -55,6 +64,8 @@ const RouteVersionStatsRef = builder.objectRef<RouteVersionStats>("RouteVersionS
     latencyP50Ms: t.exposeInt("latencyP50Ms", { nullable: true }),
     latencyP95Ms: t.exposeInt("latencyP95Ms", { nullable: true }),
     costUsd: t.exposeFloat("costUsd"),
+    judged: t.exposeInt("judged", { description: "Answers of the judged sample (the route's judge) with a verdict" }),
+    passRate: t.exposeFloat("passRate", { nullable: true, description: "The share of them that passed every criterion (null: none judged)" }),
   }),
 });
 
@@ -66,6 +77,7 @@ const RouteRef = builder.objectRef<Route>("Route").implement({
     groups: t.field({ type: [RouteGroupRef], resolve: (r) => r.groups }),
     attempts: t.int({ nullable: true, resolve: (r) => r.attempts ?? null }),
     stickyTag: t.string({ nullable: true, resolve: (r) => r.stickyTag ?? null }),
+    judge: t.field({ type: RouteJudgeRef, nullable: true, resolve: (r) => r.judge ?? null }),
     revision: t.exposeInt("revision", { description: "Counts the changes made to it" }),
     previous: t.field({
       type: RouteConfigRef,
@@ -93,6 +105,13 @@ const RouteTargetInputRef = builder.inputType("RouteTargetInput", {
   }),
 });
 
+const RouteJudgeInputRef = builder.inputType("RouteJudgeInput", {
+  fields: (t) => ({
+    criteria: t.stringList({ description: "Criterion ids (optionally @vN), at most 3" }),
+    sampleRate: t.float({ description: "The share of answers judged, 0 to 1" }),
+  }),
+});
+
 const RouteGroupInputRef = builder.inputType("RouteGroupInput", {
   fields: (t) => ({
     targets: t.field({ type: [RouteTargetInputRef] }),
@@ -106,6 +125,7 @@ const CreateRouteInputRef = builder.inputType("CreateRouteInput", {
     groups: t.field({ type: [RouteGroupInputRef] }),
     attempts: t.int({ required: false }),
     stickyTag: t.string({ required: false }),
+    judge: t.field({ type: RouteJudgeInputRef, required: false }),
   }),
 });
 
@@ -116,6 +136,7 @@ const UpdateRouteInputRef = builder.inputType("UpdateRouteInput", {
     groups: t.field({ type: [RouteGroupInputRef] }),
     attempts: t.int({ required: false }),
     stickyTag: t.string({ required: false }),
+    judge: t.field({ type: RouteJudgeInputRef, required: false }),
   }),
 });
 
