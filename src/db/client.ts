@@ -28,9 +28,46 @@ export class DataDirLockedError extends Error {
 
 const LOCK_FILE = "hone.lock";
 
-function pidAlive(pid: number): boolean {
+/**
+ * A process's identity on Linux: when it started (clock ticks since boot, /proc/<pid>/stat field
+ * 22) on which boot, and whether it is a zombie (dead, not yet reaped). Null where /proc is not
+ * there (another OS) or the process is gone.
+ */
+function processInfo(pid: number): { started: string; zombie: boolean } | null {
   try {
-    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: fields are counted after it.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { started: `${bootId()}:${fields[19]}`, zombie: fields[0] === "Z" };
+  } catch {
+    return null;
+  }
+}
+
+let boot: string | undefined;
+function bootId(): string {
+  if (boot === undefined) {
+    try {
+      boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+    } catch {
+      boot = "";
+    }
+  }
+  return boot;
+}
+
+/**
+ * Whether the process that wrote a lock still runs. A pid that answers signals is not enough: a
+ * zombie (dead, its parent never reaped it, as in a container whose init does not) answers, and so
+ * does another process that got the pid later. On Linux both are told apart: a zombie is dead, and
+ * a process whose start time differs from the one the lock recorded is not the holder.
+ */
+function holderAlive(held: { pid: number; started?: string }): boolean {
+  const info = processInfo(held.pid);
+  if (info) return !info.zombie && (held.started === undefined || held.started === info.started);
+  if (existsSync("/proc/self/stat")) return false; // Linux, and no such process
+  try {
+    process.kill(held.pid, 0);
     return true;
   } catch (err) {
     // EPERM means the process exists but belongs to someone else.
@@ -47,7 +84,7 @@ function lockDataDir(dataDir: string, owner: string): () => void {
   const path = join(dataDir, LOCK_FILE);
   if (existsSync(path)) {
     const held = parseLock(readFileSync(path, "utf8"));
-    if (held && held.pid !== process.pid && pidAlive(held.pid)) {
+    if (held && held.pid !== process.pid && holderAlive(held)) {
       throw new DataDirLockedError(
         `The data directory ${resolve(dataDir)} is in use by ${held.owner} (pid ${held.pid}). ` +
           `The embedded database allows one process at a time: stop that process first, ` +
@@ -55,7 +92,8 @@ function lockDataDir(dataDir: string, owner: string): () => void {
       );
     }
   }
-  writeFileSync(path, JSON.stringify({ pid: process.pid, owner }), { mode: 0o600 });
+  const started = processInfo(process.pid)?.started;
+  writeFileSync(path, JSON.stringify({ pid: process.pid, owner, ...(started ? { started } : {}) }), { mode: 0o600 });
   return () => {
     try {
       const held = parseLock(readFileSync(path, "utf8"));
@@ -66,10 +104,11 @@ function lockDataDir(dataDir: string, owner: string): () => void {
   };
 }
 
-function parseLock(text: string): { pid: number; owner: string } | null {
+function parseLock(text: string): { pid: number; owner: string; started?: string } | null {
   try {
-    const v = JSON.parse(text) as { pid?: unknown; owner?: unknown };
-    return typeof v.pid === "number" ? { pid: v.pid, owner: String(v.owner ?? "another process") } : null;
+    const v = JSON.parse(text) as { pid?: unknown; owner?: unknown; started?: unknown };
+    if (typeof v.pid !== "number") return null;
+    return { pid: v.pid, owner: String(v.owner ?? "another process"), ...(typeof v.started === "string" ? { started: v.started } : {}) };
   } catch {
     return null;
   }

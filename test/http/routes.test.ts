@@ -170,6 +170,27 @@ describe("routes", () => {
     });
   });
 
+  test("a target's own timeout: a silent target is given up on after its timeoutMs, and the next answers", async () => {
+    const made = await create(
+      "quick",
+      [{ targets: [{ model: "openai:gpt-4o-mini", weight: 100, timeoutMs: 300 }] }, { targets: [{ model: "gemini:gemini-2.5-flash", weight: 100 }] }],
+      { attempts: 1 },
+    );
+    expect(made.errors).toBeUndefined();
+    openai.decide = () => "timeout";
+    const started = performance.now();
+    const r = await api.ok("POST /chat/completions", { body: ask("quick", "hone:quick") });
+    expect(r.model).toBe("gemini-2.5-flash");
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const attempts = (await latestLog(t)).attempts!;
+    expect(attempts.map((a) => [a.statusCode, a.next])).toEqual([
+      [504, "fell-back"],
+      [200, "answered"],
+    ]);
+    expect(attempts[0]!.error).toContain("did not answer within 300 ms");
+    expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(290);
+  });
+
   test("stickiness: calls with the same tag value keep the same target", async () => {
     await gqlData(t, `mutation($input: UpdateRouteInput!) { updateRoute(input: $input) { id } }`, {
       input: { slug: "support", groups: split(50, 50), stickyTag: "user" },
