@@ -34,6 +34,8 @@ export type Caches = {
   circuits: Map<string, Circuit>;
   /** Routes by project and slug as last read, null for "no such route" (domain/routing/find-route.ts). */
   routes: Map<string, { route: Route | null; expires: number }>;
+  /** Fine-tunes as last read, served while the database is unreachable (domain/completions/resolve-upstream.ts). */
+  fineTunes: Map<string, unknown>;
   /** Sampled judgements of routes' answers in flight (domain/routing/route-judging.ts). */
   routeJudging: { inFlight: number };
 };
@@ -49,5 +51,6 @@ export function createCaches(clock: () => Date): Caches {
     circuits: new Map(),
     routes: new Map(),
     routeJudging: { inFlight: 0 },
+    fineTunes: new Map(),
   };
 }

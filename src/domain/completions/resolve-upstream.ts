@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context";
+import { isConnectionError } from "../../db/errors";
 import { DomainError } from "../../errors";
 import type { ChatUpstream, UpstreamTarget } from "../../providers";
 import { findBaseModel } from "../models/catalogue";
@@ -83,7 +84,7 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
     }
     case "hone": {
       const name = `${route.prefix}:${route.slug}`;
-      const model = await findModelRow(ctx, route.slug);
+      const model = await fineTuneRow(ctx, route.slug);
       if (!model) throw new DomainError("NOT_FOUND", `The model \`${name}\` does not exist`);
       if (model.status !== "DEPLOYED" || !model.upstreamModelId) {
         throw new DomainError(
@@ -105,6 +106,30 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
         echoModel: name,
       };
     }
+  }
+}
+
+/** Fine-tunes kept per process as last read, at most (the oldest go first). */
+const MAX_KNOWN_FINE_TUNES = 10_000;
+
+/**
+ * A fine-tune's row, read on every call (its status moves); while the database is unreachable,
+ * the row as this process last read it, so a deployed fine-tune keeps serving through an outage.
+ */
+async function fineTuneRow(ctx: Ctx, slug: string): Promise<Awaited<ReturnType<typeof findModelRow>>> {
+  const known = ctx.deps.caches.fineTunes;
+  const key = `${ctx.projectId}\u0000${slug}`;
+  try {
+    const row = await findModelRow(ctx, slug);
+    known.delete(key);
+    if (row) {
+      if (known.size >= MAX_KNOWN_FINE_TUNES) known.delete(known.keys().next().value!);
+      known.set(key, row);
+    }
+    return row;
+  } catch (err) {
+    if (known.has(key) && isConnectionError(err)) return known.get(key) as Awaited<ReturnType<typeof findModelRow>>;
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
 import type { Deps } from "../../deps";
+import { isConnectionError } from "../../db/errors";
 import { DomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { hashApiKey } from "./internal";
@@ -38,10 +39,18 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   if (hit && hit.expires > now) return hit.value;
   const generation = deps.caches.apiKeys.generation;
 
-  const [row] = await deps.database.db
-    .select({ id: apiKeys.id, projectId: apiKeys.projectId, lastUsedAt: apiKeys.lastUsedAt })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+  let row: { id: string; projectId: string; lastUsedAt: Date | null } | undefined;
+  try {
+    [row] = await deps.database.db
+      .select({ id: apiKeys.id, projectId: apiKeys.projectId, lastUsedAt: apiKeys.lastUsedAt })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+  } catch (err) {
+    // The database is unreachable: a key this process saw valid before keeps working until it
+    // answers again (a revocation made meanwhile applies once it does); an unknown key cannot be checked.
+    if (hit && isConnectionError(err)) return hit.value;
+    throw err;
+  }
   if (!row) {
     byHash.delete(keyHash);
     throw new DomainError("UNAUTHORIZED", "Invalid API key");

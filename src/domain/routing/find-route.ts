@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context";
+import { isConnectionError } from "../../db/errors";
 import { findRouteRow, toRoute } from "./internal";
 import { checkFallbacks, type RoutingPlan } from "./plan";
 import type { Route } from "./schemas";
@@ -17,7 +18,14 @@ export async function findRoute(ctx: Ctx, slug: string): Promise<Route | null> {
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(key);
   if (kept && kept.expires > now) return kept.route;
-  const row = await findRouteRow(ctx, slug);
+  let row: Awaited<ReturnType<typeof findRouteRow>>;
+  try {
+    row = await findRouteRow(ctx, slug);
+  } catch (err) {
+    // The database is unreachable: the route as last read keeps serving until it answers again.
+    if (kept && isConnectionError(err)) return kept.route;
+    throw err;
+  }
   const route = row ? toRoute(row) : null;
   const ttl = ctx.deps.config.routing.routeCacheMs;
   if (ttl > 0) {
