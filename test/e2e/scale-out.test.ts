@@ -104,6 +104,21 @@ describe("several Hone processes", () => {
         expect(status).toBe("DEPLOYED");
         expect([...fake.jobs.values()].filter((j) => j.suffix === slug)).toHaveLength(1);
       }
+      // A route made and changed through A is followed by B within HONE_ROUTE_CACHE_MS (1 s): a
+      // fine-tune rolled out from 0% to 100%, then rolled back.
+      const split = (v1: number, v2: number) =>
+        `groups: [{targets: [{model: "hone:scale-0", weight: ${v1}, version: "v1"}, {model: "hone:scale-1", weight: ${v2}, version: "v2"}]}]`;
+      const made = await post(a, "/graphql", { query: `mutation { createRoute(input: {slug: "rollout", ${split(100, 0)}}) { revision } }` });
+      expect(made.body.data.createRoute.revision).toBe(1);
+      const servedBy = async (s: RunningServer) =>
+        (await post(s, "/api/v1/chat/completions", { model: "hone:rollout", messages: [{ role: "user", content: "which?" }] })).body.model as string;
+      expect(await servedBy(b)).toBe("hone:scale-0");
+      await post(a, "/graphql", { query: `mutation { updateRoute(input: {slug: "rollout", ${split(0, 100)}}) { revision } }` });
+      await waitFor(async () => (await servedBy(b)) === "hone:scale-1", { timeoutMs: 2_000, message: "B to follow the new split within 2 s" });
+      const rolled = await post(a, "/graphql", { query: `mutation { rollbackRoute(slug: "rollout") { revision } }` });
+      expect(rolled.body.data.rollbackRoute.revision).toBe(3);
+      await waitFor(async () => (await servedBy(b)) === "hone:scale-0", { timeoutMs: 2_000, message: "B to follow the rollback within 2 s" });
+
       // On Postgres each process runs its jobs on their own thread, not the one serving requests.
       // The thread says so once it is up, which on a loaded machine can be after the jobs above ran.
       for (const s of [a, b]) {
