@@ -28,10 +28,23 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
     jobs: jobSignal(),
     caches: createCaches(clock),
-    metrics: createMetrics({ database: parts.database, logWriter: () => deps.logWriter, dbPoolSize: parts.config.dbPoolSize }),
+    metrics: createMetrics({
+      database: parts.database,
+      logWriter: () => deps.logWriter,
+      dbPoolSize: parts.config.dbPoolSize,
+      openCircuits: () => openCircuits(deps),
+    }),
     ...parts,
   };
   return deps;
+}
+
+/** The targets (circuit keys past the project id) whose circuit is open now. */
+function openCircuits(deps: Deps): string[] {
+  const now = deps.clock().getTime();
+  const open: string[] = [];
+  for (const [key, c] of deps.caches.circuits) if (c.openUntil !== null && c.openUntil > now) open.push(key.slice(key.indexOf("\u0000") + 1));
+  return open;
 }
 
 function jobSignal(): JobSignal {

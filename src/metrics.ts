@@ -44,6 +44,8 @@ export type MetricsSources = {
   dbPoolSize: number;
   /** Tests shorten it. */
   dbDeadlineMs?: number;
+  /** The routing targets whose circuit is open now (on this process), read when scraped. */
+  openCircuits?: () => string[];
 };
 
 type Labels = Record<string, string>;
@@ -153,6 +155,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
     "target",
     "state",
   ]);
+  const circuitsOpen = new client.Gauge({
+    name: "hone_circuits_open",
+    help: "Routing targets whose circuit is open now on this process (one per project that has it open), by target",
+    labelNames: ["target"],
+    registers: reg,
+  });
   const targets = new Set<string>();
   const targetLabel = (t: string) => {
     if (targets.has(t)) return t;
@@ -246,6 +254,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
       cpu = (usage.user + usage.system) / 1e6;
       log = sources.logWriter().stats();
       queueDepth.set(log.depth);
+      circuitsOpen.reset();
+      const open = new Map<string, number>();
+      for (const target of sources.openCircuits?.() ?? []) {
+        const t = targetLabel(target);
+        open.set(t, (open.get(t) ?? 0) + 1);
+      }
+      for (const [target, n] of open) circuitsOpen.set({ target }, n);
       queueAge.set((log.oldestAgeMs ?? 0) / 1000);
 
       const counts = await withDeadline(readJobs(), deadlineMs).catch(() => null);

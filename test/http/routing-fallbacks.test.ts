@@ -335,6 +335,7 @@ describe("circuit breaker", () => {
     const metrics = await (await t.app.handle(new Request("http://localhost/metrics"))).text();
     expect(metrics).toMatch(/hone_routing_attempts_total\{target="gpt-4o-mini",outcome="fell-back"\} [1-9]/);
     expect(metrics).toMatch(/hone_routing_attempts_total\{target="gemini:g",outcome="answered"\} [1-9]/);
+    expect(metrics).toMatch(/hone_circuits_open\{target="gpt-4o-mini"\} 1/);
 
     // After the cool-down one call probes it; healthy again, the circuit closes.
     healthy();
@@ -342,6 +343,8 @@ describe("circuit breaker", () => {
     expect(content(await call("c7"))).toBe("primary: c7");
     expect(content(await call("c8"))).toBe("primary: c8");
     expect(await transitions("closed")).toBe(closed + 1);
+    const after = await (await t.app.handle(new Request("http://localhost/metrics"))).text();
+    expect(after).not.toMatch(/hone_circuits_open\{target="gpt-4o-mini"\}/);
   });
 });
 
