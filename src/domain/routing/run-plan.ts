@@ -74,7 +74,17 @@ export async function runPlan<T>(
     const budget = keys ? Math.max(plan.attempts, keys.length) : plan.attempts;
     for (let n = 1; ; n++) {
       const keyName = keys?.[(n - 1) % keys.length];
-      if (keyName !== undefined && keyName !== up.key) up = await resolveUpstream(ctx, route, keyName);
+      if (keyName !== undefined && keyName !== up.key) {
+        try {
+          up = await resolveUpstream(ctx, route, keyName);
+        } catch (err) {
+          // The key was removed meanwhile: this target is done (its other keys were tried or are gone).
+          const e = toDomainError(err);
+          note({ statusCode: statusOf(e), error: e.message, latencyMs: 0, next: fallBack });
+          last = err;
+          break;
+        }
+      }
       onTry(up);
       const circuit = circuitOf(target.model, up.key);
       const done = startAttempt(ctx, circuit);
