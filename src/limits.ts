@@ -19,6 +19,8 @@ export const MAX_CRITERIA_PER_REQUEST = 10;
 export const MAX_FALLBACKS = 5;
 /** Routes one project may have (a fixed set of configuration, listed whole). */
 export const MAX_ROUTES = 100;
+/** Upstream attempts one routed call makes at most, over all its targets, keys and retries. */
+export const MAX_ATTEMPTS_PER_CALL = 20;
 /** Choices one completion may ask for (`n`). */
 export const MAX_CHOICES = 16;
 /**

@@ -182,6 +182,23 @@ describe("per-request fallbacks", () => {
     expect(header.body.message).toContain("op-fallbacks");
   });
 
+  test("however a route is configured, one call makes at most 20 upstream attempts", async () => {
+    const target = (i: number) => ({ targets: Array.from({ length: 10 }, (_, k) => ({ model: `openai:m-${i}-${k}`, weight: 10 })) });
+    const made = await gqlData<{ createRoute: { slug: string } }>(t, `mutation($input: CreateRouteInput!) { createRoute(input: $input) { slug } }`, {
+      input: { slug: "everything-fails", attempts: 10, groups: [0, 1, 2, 3, 4].map(target) },
+    });
+    expect(made.createRoute.slug).toBe("everything-fails");
+    primary.decide = () => "500";
+    const before = primary.counts["500"];
+    const r = await api.fail("POST /chat/completions", { body: ask("x", { model: "hone:everything-fails" }) });
+    expect(r.status).toBe(500);
+    expect(primary.counts["500"] - before).toBe(20);
+    const attempts = (await latestLog(t)).attempts!;
+    expect(attempts).toHaveLength(20);
+    expect(attempts.at(-1)!.next).toBe("failed");
+    healthy();
+  });
+
   test("a fallback with no provider key stored is passed over, and the log says why", async () => {
     const other = await t.createProject("no-gemini");
     await storeProviderKey(t, "openai", "sk-primary-0002", other.projectId);

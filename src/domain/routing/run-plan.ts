@@ -2,6 +2,7 @@ import type { Ctx } from "../../context";
 import type { LogAttempt } from "../logs";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, UpstreamTimeout } from "../../providers";
+import { MAX_ATTEMPTS_PER_CALL } from "../../limits";
 import { resolveModel } from "../completions/resolve-model";
 import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
 import { startAttempt } from "./circuits";
@@ -52,6 +53,7 @@ export async function runPlan<T>(
   const order = orderTargets(ctx, plan);
   let last: unknown = new DomainError("VALIDATION", "The route has no target to call");
   for (const [i, target] of order.entries()) {
+    if (attempts.length >= MAX_ATTEMPTS_PER_CALL) return capped(attempts, last);
     const fallBack = i < order.length - 1 ? "fell-back" : "failed";
     const note = (a: Omit<Attempt, "target" | "version" | "key">) =>
       attempts.push({ target: target.model, version: target.version ?? null, ...(up?.key ? { key: up.key } : {}), ...a });
@@ -73,6 +75,8 @@ export async function runPlan<T>(
     const keys = up.pool ? orderKeys(ctx, target.model, up.pool, plan.sticky) : null;
     const budget = keys ? Math.max(plan.attempts, keys.length) : plan.attempts;
     for (let n = 1; ; n++) {
+      // However a route is configured, one call stops trying after MAX_ATTEMPTS_PER_CALL.
+      if (attempts.length >= MAX_ATTEMPTS_PER_CALL) return capped(attempts, last);
       const keyName = keys?.[(n - 1) % keys.length];
       if (keyName !== undefined && keyName !== up.key) {
         try {
@@ -121,6 +125,13 @@ export async function runPlan<T>(
       }
     }
   }
+  throw last;
+}
+
+/** The call has made MAX_ATTEMPTS_PER_CALL attempts: its last failure is the answer, and the log says nothing came next. */
+function capped(attempts: Attempt[], last: unknown): never {
+  const final = attempts.at(-1);
+  if (final) final.next = "failed";
   throw last;
 }
 
