@@ -5,7 +5,7 @@ export { deleteModel } from "./delete-model";
 export { getModel } from "./get-model";
 export { type BaseModelInfo, listBaseModels } from "./list-base-models";
 export { EstimateFineTuneInput, estimateFineTune, type FineTuneEstimate } from "./estimate-fine-tune";
-export { listModels } from "./list-models";
+export { listModels, loadModelsByDataset } from "./list-models";
 export { findModelRow } from "./internal";
 export * from "./schemas";
 export { canTransition } from "./state";

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { models } from "../../db/schema";
 import { parseInput } from "../../errors";
@@ -15,4 +15,21 @@ export async function listModels(ctx: Ctx, raw: ListModelsInput = {}): Promise<M
     .where(and(...where))
     .orderBy(desc(models.id));
   return rows.map(toModel);
+}
+
+/** The models fine-tuned on each of these datasets of the project, newest first: one query for a page of datasets. */
+export async function loadModelsByDataset(ctx: Ctx, datasetIds: readonly string[]): Promise<Map<string, Model[]>> {
+  const byDataset = new Map<string, Model[]>();
+  if (!datasetIds.length) return byDataset;
+  const rows = await dbOf(ctx)
+    .select()
+    .from(models)
+    .where(and(eq(models.projectId, ctx.projectId), inArray(models.datasetId, [...datasetIds])))
+    .orderBy(desc(models.id));
+  for (const row of rows) {
+    const list = byDataset.get(row.datasetId!) ?? [];
+    list.push(toModel(row));
+    byDataset.set(row.datasetId!, list);
+  }
+  return byDataset;
 }

@@ -11,6 +11,7 @@ import {
   type EntryVerdict,
 } from "../../domain/datasets";
 import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from "../../domain/logs";
+import { loadModelsByDataset, type Model } from "../../domain/models";
 import { projectCtx, type GqlContext } from "./builder";
 
 // Per-request batch loaders: N parents asking for a related object cost one query, not N.
@@ -21,6 +22,8 @@ type Loaders = {
   logs: DataLoader<string, RequestLog | null>;
   entriesBySourceLog: DataLoader<string, DatasetEntry[]>;
   datasets: DataLoader<string, Dataset | null>;
+  /** Dataset id -> the models fine-tuned on it: a page of datasets costs one query. */
+  modelsByDataset: DataLoader<string, Model[]>;
   /** Entry id -> the latest verdict of each criterion: a page of entries costs one query. */
   entryVerdicts: DataLoader<string, EntryVerdict[]>;
   /** Dataset id -> one page of its entries; one loader per distinct page arguments. */
@@ -72,6 +75,7 @@ export function loadersOf(context: GqlContext): Loaders {
       logs: batch((ids) => loadLogs(ctx, ids), null),
       entriesBySourceLog: content((ids) => loadEntriesBySourceLog(ctx, ids), []),
       datasets: batch((ids) => loadDatasets(ctx, ids), null),
+      modelsByDataset: batch((ids) => loadModelsByDataset(ctx, ids), []),
       entryVerdicts: batch((ids) => loadEntryVerdicts(ctx, ids), []),
       entryPages: perArguments((args) => content((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };

@@ -24,7 +24,7 @@ const ModelRef = builder.objectRef<Model>("Model").implement({
 });
 
 builder.objectFields(DatasetRef, (t) => ({
-  models: t.field({ type: [ModelRef], description: "Models fine-tuned on this dataset", resolve: (d, _, c) => listModels(projectCtx(c), { datasetId: d.id }) }),
+  models: t.field({ type: [ModelRef], description: "Models fine-tuned on this dataset", resolve: (d, _, c) => loadersOf(c).modelsByDataset.load(d.id) }),
 }));
 
 const CreateModelInputRef = builder.inputType("CreateModelInput", {

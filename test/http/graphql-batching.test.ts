@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { models } from "../../src/db/schema";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { createDataset, qa } from "../helpers/factories";
+import { gqlData } from "../helpers/gql";
+import { captureQueries } from "../helpers/queries";
+
+// Nested lists under a list of parents are one batched query, however many parents there are.
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe("GraphQL batching", () => {
+  test("datasets { models }: one query for the models of every dataset listed", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await createDataset(t, { name: `ds-${i}`, entries: [qa("q", "a")] }));
+    const now = new Date();
+    // Two fine-tunes on each of the first three datasets.
+    for (const [i, datasetId] of ids.slice(0, 3).entries()) {
+      for (const v of [1, 2]) {
+        await t.deps.database.db.insert(models).values({
+          id: t.deps.ids("model"),
+          projectId: t.project.projectId,
+          slug: `ft-${i}-${v}`,
+          datasetId,
+          baseModel: "gpt-4o-mini-2024-07-18",
+          backend: "openai",
+          status: "DEPLOYED",
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+    }
+    const { result, queries } = await captureQueries(t.deps.database.db, () =>
+      gqlData<{ datasets: { id: string; models: { slug: string }[] }[] }>(t, "{ datasets { id models { slug } } }"),
+    );
+    // The datasets page, then the models of all six at once (none per dataset).
+    expect(queries.filter((q) => /from "datasets"/.test(q))).toHaveLength(1);
+    const modelQueries = queries.filter((q) => /from "models"/.test(q) && !/from "datasets"/.test(q));
+    expect(modelQueries).toHaveLength(1);
+    expect(modelQueries[0]).toContain(" in (");
+    const bySlugs = Object.fromEntries(result.datasets.map((d) => [d.id, d.models.map((m) => m.slug).sort()]));
+    expect(bySlugs[ids[0]!]).toEqual(["ft-0-1", "ft-0-2"]);
+    expect(bySlugs[ids[2]!]).toEqual(["ft-2-1", "ft-2-2"]);
+    expect(bySlugs[ids[5]!]).toEqual([]);
+  });
+});
