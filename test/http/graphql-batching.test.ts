@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { models } from "../../src/db/schema";
+import { alignmentRuns, models } from "../../src/db/schema";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { createDataset, qa } from "../helpers/factories";
+import { createCriterion, createDataset, qa } from "../helpers/factories";
 import { gqlData } from "../helpers/gql";
 import { captureQueries } from "../helpers/queries";
 
@@ -45,5 +45,37 @@ describe("GraphQL batching", () => {
     expect(bySlugs[ids[0]!]).toEqual(["ft-0-1", "ft-0-2"]);
     expect(bySlugs[ids[2]!]).toEqual(["ft-2-1", "ft-2-2"]);
     expect(bySlugs[ids[5]!]).toEqual([]);
+  });
+
+  test("criteria { alignmentRuns }: one query for the runs of every criterion listed, another project's never", async () => {
+    const stats = (version: number, rows: number) => ({
+      version,
+      rows,
+      precision: 1,
+      recall: 1,
+      f1: 1,
+      truePositives: rows,
+      falsePositives: 0,
+      falseNegatives: 0,
+      trueNegatives: 0,
+      judgeErrors: 0,
+      warning: null,
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await createCriterion(t, { name: `c-${i}` })).id);
+    for (const [i, criterionId] of ids.entries()) {
+      await t.deps.database.db.insert(alignmentRuns).values({ criterionId, version: 1, stats: stats(1, 10 + i), createdAt: new Date() });
+    }
+    const other = await t.createProject("other");
+    const theirs = (await createCriterion(t, { name: "theirs", key: other.apiKey })).id;
+    await t.deps.database.db.insert(alignmentRuns).values({ criterionId: theirs, version: 1, stats: stats(1, 99), createdAt: new Date() });
+
+    const { result, queries } = await captureQueries(t.deps.database.db, () =>
+      gqlData<{ criteria: { id: string; alignmentRuns: { version: number; rows: number }[] }[] }>(t, "{ criteria { id alignmentRuns { version rows } } }"),
+    );
+    expect(queries.filter((q) => /from "alignment_runs"/.test(q))).toHaveLength(1);
+    const rowsOf = Object.fromEntries(result.criteria.map((c) => [c.id, c.alignmentRuns.map((r) => r.rows)]));
+    expect(ids.map((id) => rowsOf[id])).toEqual([[10], [11], [12], [13]]);
+    expect(rowsOf[theirs]).toBeUndefined();
   });
 });

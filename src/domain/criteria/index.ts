@@ -5,7 +5,7 @@ export { importAlignmentRows } from "./import-alignment-rows";
 export { importAlignmentSet } from "./import-alignment-set";
 export { labelAlignmentRow } from "./label-alignment-row";
 export { listAlignmentRows } from "./list-alignment-rows";
-export { listAlignmentRuns } from "./list-alignment-runs";
+export { listAlignmentRuns, loadAlignmentRunsByCriterion } from "./list-alignment-runs";
 export { runAlignment } from "./run-alignment";
 export { failAlignmentTask, runAlignmentStep } from "./run-alignment-step";
 export { ALIGNMENT_RUN_JOB, startAlignmentRun } from "./start-alignment-run";

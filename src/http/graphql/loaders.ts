@@ -12,6 +12,7 @@ import {
 } from "../../domain/datasets";
 import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from "../../domain/logs";
 import { loadModelsByDataset, type Model } from "../../domain/models";
+import { type AlignmentStats, loadAlignmentRunsByCriterion } from "../../domain/criteria";
 import { projectCtx, type GqlContext } from "./builder";
 
 // Per-request batch loaders: N parents asking for a related object cost one query, not N.
@@ -22,6 +23,8 @@ type Loaders = {
   logs: DataLoader<string, RequestLog | null>;
   entriesBySourceLog: DataLoader<string, DatasetEntry[]>;
   datasets: DataLoader<string, Dataset | null>;
+  /** Criterion id -> its versions' last alignment runs: a list of criteria costs one query. */
+  alignmentRunsByCriterion: DataLoader<string, (AlignmentStats & { createdAt: Date })[]>;
   /** Dataset id -> the models fine-tuned on it: a page of datasets costs one query. */
   modelsByDataset: DataLoader<string, Model[]>;
   /** Entry id -> the latest verdict of each criterion: a page of entries costs one query. */
@@ -76,6 +79,7 @@ export function loadersOf(context: GqlContext): Loaders {
       entriesBySourceLog: content((ids) => loadEntriesBySourceLog(ctx, ids), []),
       datasets: batch((ids) => loadDatasets(ctx, ids), null),
       modelsByDataset: batch((ids) => loadModelsByDataset(ctx, ids), []),
+      alignmentRunsByCriterion: batch((ids) => loadAlignmentRunsByCriterion(ctx, ids), []),
       entryVerdicts: batch((ids) => loadEntryVerdicts(ctx, ids), []),
       entryPages: perArguments((args) => content((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };

@@ -6,7 +6,6 @@ import {
   importAlignmentSet,
   labelAlignmentRow,
   listAlignmentRows,
-  listAlignmentRuns,
   listCriteria,
   runAlignment,
   startAlignmentRun,
@@ -18,6 +17,7 @@ import {
   type CriterionVersion,
 } from "../../../domain/criteria";
 import { builder, projectCtx } from "../builder";
+import { loadersOf } from "../loaders";
 
 const CriterionVersionRef = builder.objectRef<CriterionVersion>("CriterionVersion").implement({
   fields: (t) => ({
@@ -40,7 +40,7 @@ const CriterionRef = builder.objectRef<Criterion>("Criterion").implement({
     alignmentRuns: t.field({
       type: [AlignmentStatsRef],
       description: "The statistics of the last run of each version",
-      resolve: (c, _, ctx) => listAlignmentRuns(projectCtx(ctx), { criterionId: c.id }),
+      resolve: (c, _, ctx) => loadersOf(ctx).alignmentRunsByCriterion.load(c.id),
     }),
   }),
 });
