@@ -78,4 +78,22 @@ describe("GraphQL batching", () => {
     expect(ids.map((id) => rowsOf[id])).toEqual([[10], [11], [12], [13]]);
     expect(rowsOf[theirs]).toBeUndefined();
   });
+
+  test("routes { stats }: two queries for the figures of every route listed", async () => {
+    for (const slug of ["r1", "r2", "r3"]) {
+      await gqlData(
+        t,
+        `mutation($slug: String!) { createRoute(input: {slug: $slug, groups: [{targets: [{model: "openai:gpt-4o-mini", weight: 100}]}]}) { id } }`,
+        {
+          slug,
+        },
+      );
+    }
+    const { result, queries } = await captureQueries(t.deps.database.db, () =>
+      gqlData<{ routes: { slug: string; stats: unknown[] }[] }>(t, "{ routes { slug stats { version requests passRate } } }"),
+    );
+    expect(result.routes.map((r) => r.slug)).toEqual(["r1", "r2", "r3"]);
+    expect(queries.filter((q) => /from request_logs/.test(q))).toHaveLength(1);
+    expect(queries.filter((q) => /from "route_verdicts"/.test(q))).toHaveLength(1);
+  });
 });

@@ -5,7 +5,7 @@ export { type CallRouter, routeCall } from "./route-call";
 export { createRoute, deleteRoute, getRoute, listRoutes, rollbackRoute, updateRoute } from "./manage-routes";
 export { fallbackPlan, orderTargets, type PlanGroup, type PlanTarget, type RoutingPlan } from "./plan";
 export { RouteConfig, RouteGroup, RouteTarget } from "./route-config";
-export { routeStats } from "./route-stats";
+export { loadRouteStats, routeStats, statsWindow } from "./route-stats";
 export { type Attempt, failureKind, runPlan } from "./run-plan";
 export * from "./schemas";
 export { applyRoutesFile, parseRoutesFile, type RoutesFileResult } from "./routes-file";

@@ -12,6 +12,7 @@ import {
 } from "../../domain/datasets";
 import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from "../../domain/logs";
 import { loadModelsByDataset, type Model } from "../../domain/models";
+import { loadRouteStats, type RouteVersionStats, statsWindow } from "../../domain/routing";
 import { type AlignmentStats, loadAlignmentRunsByCriterion } from "../../domain/criteria";
 import { projectCtx, type GqlContext } from "./builder";
 
@@ -29,6 +30,8 @@ type Loaders = {
   modelsByDataset: DataLoader<string, Model[]>;
   /** Entry id -> the latest verdict of each criterion: a page of entries costs one query. */
   entryVerdicts: DataLoader<string, EntryVerdict[]>;
+  /** Route slug -> each version's figures over a window; one loader (one pair of queries) per window asked for. */
+  routeStats(window: { from?: Date | null; to?: Date | null }): DataLoader<string, RouteVersionStats[]>;
   /** Dataset id -> one page of its entries; one loader per distinct page arguments. */
   entryPages(args: EntryPageArgs): DataLoader<string, DatasetEntryPage>;
 };
@@ -81,6 +84,8 @@ export function loadersOf(context: GqlContext): Loaders {
       modelsByDataset: batch((ids) => loadModelsByDataset(ctx, ids), []),
       alignmentRunsByCriterion: batch((ids) => loadAlignmentRunsByCriterion(ctx, ids), []),
       entryVerdicts: batch((ids) => loadEntryVerdicts(ctx, ids), []),
+      // The default window ends when the batch runs: the same for every route of the request.
+      routeStats: perArguments((w) => batch((slugs) => loadRouteStats(ctx, slugs, statsWindow(ctx, w.from, w.to)), [])),
       entryPages: perArguments((args) => content((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };
     byContext.set(context, loaders);

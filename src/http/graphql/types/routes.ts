@@ -7,13 +7,13 @@ import {
   rollbackRoute,
   type Route,
   type RouteConfig,
-  routeStats,
   type RouteVersionStats,
   updateRoute,
   UpdateRouteInput,
 } from "../../../domain/routing";
 import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
+import { loadersOf } from "../loaders";
 
 type Target = RouteConfig["groups"][number]["targets"][number];
 type Group = RouteConfig["groups"][number];
@@ -91,7 +91,8 @@ const RouteRef = builder.objectRef<Route>("Route").implement({
       type: [RouteVersionStatsRef],
       description: "Each version's requests, errors, latency and cost over a window (default: the last 24 hours)",
       args: { from: t.arg({ type: "DateTime", required: false }), to: t.arg({ type: "DateTime", required: false }) },
-      resolve: (r, args, c) => routeStats(projectCtx(c), { slug: r.slug, from: args.from, to: args.to }),
+      // One pair of queries for every route listed with the same window (the route itself is already read).
+      resolve: (r, args, c) => loadersOf(c).routeStats({ from: args.from, to: args.to }).load(r.slug),
     }),
   }),
 });
