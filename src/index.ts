@@ -4,7 +4,7 @@ import { newControlToken, writeControlFile } from "./control-file";
 import { DataDirLockedError, isMemoryDataDir, openDatabase } from "./db/client";
 import { createDeps } from "./compose";
 import { bootstrapProjects } from "./domain/projects";
-import { applyRoutesFile, parseRoutesFile } from "./domain/routing";
+import { applyRoutesFile, MAX_ROUTES_FILE_BYTES, parseRoutesFile } from "./domain/routing";
 import { settleResponseSaves } from "./domain/protocols";
 import { createLogger, errorFields } from "./logger";
 import { resolveSecretKey } from "./secrets";
@@ -49,7 +49,9 @@ async function main() {
   // Routes kept in a file: applied before the first call is served; a bad file stops the start.
   const routesFile = config.routing.routesFile;
   const applyRoutes = async (when: string) => {
-    const entries = parseRoutesFile(routesFile!, await Bun.file(routesFile!).text());
+    const file = Bun.file(routesFile!);
+    if (file.size > MAX_ROUTES_FILE_BYTES) throw new Error(`HONE_ROUTES_FILE ${routesFile} is larger than ${MAX_ROUTES_FILE_BYTES} bytes`);
+    const entries = parseRoutesFile(routesFile!, await file.text());
     const r = await applyRoutesFile(systemCtx(deps, "routes-file"), routesFile!, entries);
     logger.info("routes file applied", { path: routesFile, when, created: r.created, updated: r.updated, unchanged: r.unchanged.length });
   };

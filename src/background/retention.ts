@@ -2,6 +2,7 @@ import { systemCtx } from "../context";
 import type { Deps } from "../deps";
 import { deleteExpiredLogs, dropExpiredLogPartitions, dropExpiredUsageRollups, ensureLogPartitions } from "../domain/logs";
 import { deleteExpiredResponses } from "../domain/protocols";
+import { deleteExpiredRouteVerdicts } from "../domain/routing";
 import { startPeriodic, type Periodic } from "./periodic";
 
 const HOUR = 60 * 60 * 1000;
@@ -31,6 +32,8 @@ export function startLogRetention(deps: Deps, opts: { intervalMs?: number; first
       await dropExpiredUsageRollups(ctx, before);
       // The Responses API's stored conversations hold what the logs hold: kept as long.
       await deleteExpiredResponses(ctx, { before });
+      // Routes' judged samples sum up the logs: kept as long.
+      await deleteExpiredRouteVerdicts(ctx, { before });
       return deleted;
     },
   });

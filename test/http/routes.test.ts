@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { createApp } from "../../src/app";
+import { systemCtx } from "../../src/context";
+import { routeVerdicts } from "../../src/db/schema";
+import { deleteExpiredRouteVerdicts } from "../../src/domain/routing";
 import { createDeps } from "../../src/compose";
 import { createLogger } from "../../src/logger";
 import { createTestApp, storeProviderKey, type TestApp, testConfig } from "../helpers/app";
@@ -279,6 +283,15 @@ describe("routes", () => {
       `{ logs(first: 50, filter: {internal: true, internalKind: "judge"}) { edges { node { id } } } }`,
     );
     expect(internal.logs.edges.length).toBe(10);
+    // A window longer than 31 days is refused; verdicts past the log retention go; a deleted route's go with it.
+    const wide = await gql(t, `{ route(slug: "judged") { stats(from: "2020-01-01T00:00:00Z") { version } } }`);
+    expect(wide.errors?.[0]?.extensions?.code).toBe("VALIDATION");
+    expect(JSON.stringify(wide.errors?.[0]?.extensions)).toContain("at most 31 days");
+    const systemCtxOf = { ...systemCtx(t.deps, "test"), projectId: t.project.projectId };
+    expect(await deleteExpiredRouteVerdicts(systemCtxOf, { before: new Date(Date.now() - 3_600_000) })).toBe(0);
+    await gqlData(t, `mutation { deleteRoute(slug: "judged") }`);
+    const left = await t.deps.database.db.select().from(routeVerdicts).where(eq(routeVerdicts.route, "judged"));
+    expect(left).toHaveLength(0);
     // A criterion that does not exist is refused by name.
     const bad = await create("judged-bad", split(50, 50), { judge: { criteria: ["crit_nope"], sampleRate: 0.5 } });
     expect(bad.errors?.[0]?.message).toContain("judge.criteria.0");

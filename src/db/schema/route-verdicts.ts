@@ -18,5 +18,5 @@ export const routeVerdicts = pgTable(
     error: text("error"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index().on(t.projectId, t.route, t.createdAt)],
+  (t) => [index().on(t.projectId, t.route, t.createdAt), index().on(t.createdAt)],
 );

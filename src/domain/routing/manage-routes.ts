@@ -2,7 +2,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import { MAX_ROUTES } from "../../limits";
 import { dbOf, type Ctx } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
-import { routes } from "../../db/schema";
+import { routes, routeVerdicts } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { checkTargets, findRouteRow, fineTuneNamed, forgetRoute, routeNotFound, storedConfig, toRoute } from "./internal";
 import type { RouteConfig } from "./route-config";
@@ -70,6 +70,10 @@ export async function deleteRoute(ctx: Ctx, raw: RouteSlugInput): Promise<{ slug
     .where(and(eq(routes.projectId, ctx.projectId), eq(routes.slug, slug)))
     .returning({ slug: routes.slug });
   if (!gone) throw routeNotFound(slug);
+  // Its judged sample goes with it: a route made later under the same slug starts with none.
+  await dbOf(ctx)
+    .delete(routeVerdicts)
+    .where(and(eq(routeVerdicts.projectId, ctx.projectId), eq(routeVerdicts.route, slug)));
   forgetRoute(ctx, slug);
   return gone;
 }

@@ -5,12 +5,13 @@ import { parseInput } from "../../errors";
 import { logIdAt } from "../logs";
 import { resultRows } from "../logs/internal";
 import { findRouteRow, routeNotFound } from "./internal";
-import { type RouteStatsInput, RouteStatsInput as Input, type RouteVersionStats } from "./schemas";
+import { type RouteStatsInput, RouteStatsInput as Input, type RouteVersionStats, StatsWindowInput } from "./schemas";
 
 const DAY_MS = 86_400_000;
 
-/** The window of a stats question: `to` (default now) and `from` (default a day before it). */
-export function statsWindow(ctx: Ctx, from: Date | null | undefined, to: Date | null | undefined): { from: Date; to: Date } {
+/** The window of a stats question, checked (at most MAX_STATS_DAYS): `to` (default now) and `from` (default a day before it). */
+export function statsWindow(ctx: Ctx, raw: StatsWindowInput): { from: Date; to: Date } {
+  const { from, to } = parseInput(StatsWindowInput, raw);
   const end = to ?? ctx.deps.clock();
   return { from: from ?? new Date(end.getTime() - DAY_MS), to: end };
 }
@@ -25,7 +26,7 @@ export async function routeStats(ctx: Ctx, raw: RouteStatsInput): Promise<RouteV
   const input = parseInput(Input, raw);
   const row = await findRouteRow(ctx, input.slug);
   if (!row) throw routeNotFound(input.slug);
-  return (await loadRouteStats(ctx, [input.slug], statsWindow(ctx, input.from, input.to))).get(input.slug) ?? [];
+  return (await loadRouteStats(ctx, [input.slug], statsWindow(ctx, { from: input.from, to: input.to }))).get(input.slug) ?? [];
 }
 
 /** The same for several routes of the project at once (two queries, whatever their number): by slug. */

@@ -13,6 +13,9 @@ import { CreateRouteInput } from "./schemas";
 // does not delete it). Loaded at start (a bad file stops the start, naming the field) and on
 // SIGHUP (a bad file changes nothing and is logged).
 
+/** A routes file larger than this is refused unread (1,000 routes fit in far less). */
+export const MAX_ROUTES_FILE_BYTES = 4 * 1024 * 1024;
+
 const RoutesFile = z.strictObject({
   routes: z.array(CreateRouteInput.extend({ project: z.string().min(1).max(MAX_ID_LENGTH) })).max(1_000, "at most 1,000 routes in the file"),
 });

@@ -85,7 +85,7 @@ export function loadersOf(context: GqlContext): Loaders {
       alignmentRunsByCriterion: batch((ids) => loadAlignmentRunsByCriterion(ctx, ids), []),
       entryVerdicts: batch((ids) => loadEntryVerdicts(ctx, ids), []),
       // The default window ends when the batch runs: the same for every route of the request.
-      routeStats: perArguments((w) => batch((slugs) => loadRouteStats(ctx, slugs, statsWindow(ctx, w.from, w.to)), [])),
+      routeStats: perArguments((w) => batch((slugs) => loadRouteStats(ctx, slugs, statsWindow(ctx, w)), [])),
       entryPages: perArguments((args) => content((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };
     byContext.set(context, loaders);

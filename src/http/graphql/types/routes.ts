@@ -12,6 +12,8 @@ import {
   UpdateRouteInput,
 } from "../../../domain/routing";
 import { asInputOf } from "../../../verb-input";
+
+type SchemaTypesOf<B> = B extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 
@@ -120,25 +122,20 @@ const RouteGroupInputRef = builder.inputType("RouteGroupInput", {
   }),
 });
 
-const CreateRouteInputRef = builder.inputType("CreateRouteInput", {
-  fields: (t) => ({
-    slug: t.string(),
-    groups: t.field({ type: [RouteGroupInputRef] }),
-    attempts: t.int({ required: false }),
-    stickyTag: t.string({ required: false }),
-    judge: t.field({ type: RouteJudgeInputRef, required: false }),
-  }),
+/** A route's fields, the same on create and update (update replaces the whole configuration). */
+const routeInputFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf<typeof builder>, "InputObject">) => ({
+  slug: t.string(),
+  groups: t.field({ type: [RouteGroupInputRef] }),
+  attempts: t.int({ required: false }),
+  stickyTag: t.string({ required: false }),
+  judge: t.field({ type: RouteJudgeInputRef, required: false }),
 });
+
+const CreateRouteInputRef = builder.inputType("CreateRouteInput", { fields: routeInputFields });
 
 const UpdateRouteInputRef = builder.inputType("UpdateRouteInput", {
   description: "The route's whole new configuration (what it had is kept for rollbackRoute)",
-  fields: (t) => ({
-    slug: t.string(),
-    groups: t.field({ type: [RouteGroupInputRef] }),
-    attempts: t.int({ required: false }),
-    stickyTag: t.string({ required: false }),
-    judge: t.field({ type: RouteJudgeInputRef, required: false }),
-  }),
+  fields: routeInputFields,
 });
 
 builder.queryFields((t) => ({

@@ -1,0 +1,1 @@
+CREATE INDEX "route_verdicts_created_at_index" ON "route_verdicts" ("created_at");
