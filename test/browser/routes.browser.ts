@@ -89,6 +89,45 @@ describe("routes", () => {
     await expect(page.getByTestId("weight-0-1").textContent()).resolves.toBe("10%");
   });
 
+  test("a judged route: each version's pass rate, calls, error rate and p95 over time", async () => {
+    const crit = await hone.trpc<{ id: string }>(
+      "criteria.create",
+      { name: "Right", judgeModel: "gpt-4o-mini", prompt: "Is the answer right?\n{{messages}}\n{{output}}" },
+      { mutation: true },
+    );
+    const r = await hone.trpc<RouteOut & { attempts: number | null }>("routes.get", { slug: "support" });
+    await hone.trpc("routes.update", { slug: "support", groups: r.groups, judge: { criteria: [crit.id], sampleRate: 1 } }, { mutation: true });
+    // Questions saying "wrong" fail the fake judge: 4 of 10 judged answers fail.
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${hone.url}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${hone.project.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "hone:support", messages: [{ role: "user", content: i % 5 < 2 ? `wrong ${i}` : `fine ${i}` }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const passChart = page.getByTestId("chart-pass-rate");
+    await passChart.waitFor({ timeout: 15_000 });
+    await page.getByRole("columnheader", { name: "Pass rate (judged)" }).waitFor();
+    await page.waitForFunction(
+      () => {
+        const cells = [...document.querySelectorAll('[data-testid="route-stats"] [data-col="pass-rate"]')].map(
+          (c) => /\((\d+)\)/.exec(c.textContent ?? "")?.[1],
+        );
+        return cells.reduce((a, b) => a + Number(b ?? 0), 0) === 10;
+      },
+      undefined,
+      { timeout: 15_000 },
+    );
+    // A line per version that was judged, drawn in the chart (recharts draws each as a path).
+    await expect(passChart.locator(".recharts-line").count()).resolves.toBeGreaterThan(0);
+    await expect(page.getByTestId("chart-route-requests").locator(".recharts-bar-rectangle").count()).resolves.toBeGreaterThan(0);
+    await page.getByTestId("chart-error-rate").waitFor();
+    await page.getByTestId("chart-route-latency").waitFor();
+    await passChart.scrollIntoViewIfNeeded();
+    await shot(page, "route-charts");
+  }, 60_000);
+
   test("a routed call's log shows its route and attempts; the list filters by route and version", async () => {
     await page.getByTestId("route-stats").locator('tr[data-version="v1"]').getByRole("link", { name: "Logs" }).click();
     await page.waitForURL(/route=support/);

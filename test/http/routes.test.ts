@@ -31,6 +31,8 @@ const env = () => ({
   ANTHROPIC_BASE_URL: anthropic.url,
   HONE_RETRY_BACKOFF_MS: "1",
   HONE_ROUTE_CACHE_MS: String(ROUTE_CACHE_MS),
+  // The Azure resources of the pool test are fakes on loopback.
+  HONE_ALLOW_PRIVATE_UPSTREAMS: "true",
 });
 
 beforeAll(async () => {
@@ -283,6 +285,42 @@ describe("routes", () => {
       `{ logs(first: 50, filter: {internal: true, internalKind: "judge"}) { edges { node { id } } } }`,
     );
     expect(internal.logs.edges.length).toBe(10);
+    // Over time: the pass rate per version and bucket. Verdicts of 40 minutes ago (v1 passing 1 of
+    // 4, v2 4 of 4) land in their own bucket, apart from this minute's.
+    const ago = new Date(Date.now() - 40 * 60_000);
+    await t.deps.database.db.insert(routeVerdicts).values(
+      [false, false, false, true, true, true, true, true].map((passed, i) => ({
+        id: `rv_old_${i}`,
+        projectId: t.project.projectId,
+        route: "judged",
+        version: i < 4 ? "v1" : "v2",
+        passed,
+        createdAt: ago,
+      })),
+    );
+    type Point = { start: string; version: string | null; requests: number; judged: number; passRate: number | null };
+    const series = await gqlData<{ route: { series: { bucketMs: number; from: string; to: string; points: Point[] } } }>(
+      t,
+      `query($from: DateTime) { route(slug: "judged") { series(from: $from) { bucketMs from to points { start version requests judged passRate } } } }`,
+      { from: new Date(Date.now() - 3_600_000).toISOString() },
+    );
+    expect(series.route.series.bucketMs).toBe(60_000);
+    const pts = series.route.series.points;
+    const oldBucket = new Date(Math.floor(ago.getTime() / 60_000) * 60_000).toISOString();
+    expect(pts.filter((p) => p.start === oldBucket).map((p) => [p.version, p.judged, p.passRate, p.requests])).toEqual([
+      ["v1", 4, 0.25, 0],
+      ["v2", 4, 1, 0],
+    ]);
+    const recent = pts.filter((p) => p.start !== oldBucket);
+    expect(recent.reduce((s, p) => s + p.judged, 0)).toBe(10);
+    expect(recent.reduce((s, p) => s + p.requests, 0)).toBe(10);
+    expect(pts.map((p) => p.start)).toEqual([...pts.map((p) => p.start)].sort());
+    // The default window is a day in hours; a month in days.
+    const day = await gqlData<{ route: { series: { bucketMs: number } } }>(t, `{ route(slug: "judged") { series { bucketMs } } }`);
+    expect(day.route.series.bucketMs).toBe(3_600_000);
+    const month = await trpcClient(t).routes.series.query({ slug: "judged", from: new Date(Date.now() - 30 * 86_400_000).toISOString() });
+    expect(month.bucketMs).toBe(86_400_000);
+    expect(month.points.reduce((s, p) => s + p.judged, 0)).toBe(18);
     // A window longer than 31 days is refused; verdicts past the log retention go; a deleted route's go with it.
     const wide = await gql(t, `{ route(slug: "judged") { stats(from: "2020-01-01T00:00:00Z") { version } } }`);
     expect(wide.errors?.[0]?.extensions?.code).toBe("VALIDATION");
@@ -295,6 +333,45 @@ describe("routes", () => {
     // A criterion that does not exist is refused by name.
     const bad = await create("judged-bad", split(50, 50), { judge: { criteria: ["crit_nope"], sampleRate: 0.5 } });
     expect(bad.errors?.[0]?.message).toContain("judge.criteria.0");
+  });
+
+  test("a pool of Azure deployments: a route over two resources, weighted, each with its own circuit", async () => {
+    const [east, west] = await Promise.all([startChaosUpstream("east"), startChaosUpstream("west")]);
+    try {
+      for (const [slug, fake] of [
+        ["azure-east", east],
+        ["azure-west", west],
+      ] as const) {
+        await gqlData(t, `mutation($input: CreateCustomProviderInput!) { createCustomProvider(input: $input) { id } }`, {
+          input: { slug, kind: "azure", baseUrl: fake.url.replace(/\/v1$/, ""), apiKey: `key-${slug}`, apiVersion: "2024-10-21" },
+        });
+      }
+      const made = await create("azure-pool", [
+        {
+          targets: [
+            { model: "hone:azure-east/gpt-4o", weight: 50 },
+            { model: "hone:azure-west/gpt-4o", weight: 50 },
+          ],
+        },
+      ]);
+      expect(made.errors).toBeUndefined();
+      // Both answer: the split holds roughly.
+      const both = await spread(api, "hone:azure-pool", 400);
+      expect(east.counts.ok + west.counts.ok).toBe(400);
+      expect(east.counts.ok).toBeGreaterThan(140);
+      expect(both["gpt-4o"]).toBe(400);
+      // East's deployment is rate limited: every call still answers (from west), and east's circuit
+      // opens, so it stops being tried.
+      east.decide = () => "429";
+      const before = east.counts["429"];
+      for (let i = 0; i < 60; i++) await api.ok("POST /chat/completions", { body: ask(`pool ${i}`, "hone:azure-pool", { hone: { logRequest: false } }) });
+      const tried = east.counts["429"] - before;
+      expect(tried).toBeGreaterThanOrEqual(5);
+      expect(tried).toBeLessThan(15);
+      expect(west.counts.ok).toBeGreaterThanOrEqual(400 - east.counts.ok + 60);
+    } finally {
+      await Promise.all([east.stop(), west.stop()]);
+    }
   });
 
   test("tRPC: create, list, get, update, rollback, stats, delete", async () => {

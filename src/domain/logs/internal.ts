@@ -9,6 +9,9 @@ export function logIdAt(time: Date): string {
   return `log_${Math.max(0, time.getTime()).toString(16).padStart(12, "0")}`;
 }
 
+/** A log's time in ms as SQL, from its id column (UUIDv7: the 12 hex digits after "log_"). */
+export const logMsOf = (col: SQL) => sql`('x' || lpad(substr(${col}, 5, 12), 16, '0'))::bit(64)::bigint`;
+
 export const logColumns = {
   id: requestLogs.id,
   source: requestLogs.source,

@@ -63,3 +63,13 @@ export type RouteVersionStats = {
   judged: number;
   passRate: number | null;
 };
+
+/** A route's figures per version and time bucket over a window. */
+export type RouteSeries = {
+  from: Date;
+  to: Date;
+  /** The length of each bucket (1 minute to 1 day, so a window has at most 60). */
+  bucketMs: number;
+  /** Ordered by bucket, then version; buckets with neither calls nor verdicts are left out. */
+  points: (RouteVersionStats & { start: Date })[];
+};

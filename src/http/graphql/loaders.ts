@@ -12,7 +12,7 @@ import {
 } from "../../domain/datasets";
 import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from "../../domain/logs";
 import { loadModelsByDataset, type Model } from "../../domain/models";
-import { loadRouteStats, type RouteVersionStats, statsWindow } from "../../domain/routing";
+import { loadRouteSeries, loadRouteStats, type RouteSeries, type RouteVersionStats, statsWindow } from "../../domain/routing";
 import { type AlignmentStats, loadAlignmentRunsByCriterion } from "../../domain/criteria";
 import { projectCtx, type GqlContext } from "./builder";
 
@@ -32,6 +32,8 @@ type Loaders = {
   entryVerdicts: DataLoader<string, EntryVerdict[]>;
   /** Route slug -> each version's figures over a window; one loader (one pair of queries) per window asked for. */
   routeStats(window: { from?: Date | null; to?: Date | null }): DataLoader<string, RouteVersionStats[]>;
+  /** Route slug -> each version's figures per time bucket; as routeStats. */
+  routeSeries(window: { from?: Date | null; to?: Date | null }): DataLoader<string, RouteSeries | null>;
   /** Dataset id -> one page of its entries; one loader per distinct page arguments. */
   entryPages(args: EntryPageArgs): DataLoader<string, DatasetEntryPage>;
 };
@@ -86,6 +88,7 @@ export function loadersOf(context: GqlContext): Loaders {
       entryVerdicts: batch((ids) => loadEntryVerdicts(ctx, ids), []),
       // The default window ends when the batch runs: the same for every route of the request.
       routeStats: perArguments((w) => batch((slugs) => loadRouteStats(ctx, slugs, statsWindow(ctx, w)), [])),
+      routeSeries: perArguments((w) => batch((slugs) => loadRouteSeries(ctx, slugs, statsWindow(ctx, w)), null)),
       entryPages: perArguments((args) => content((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
     };
     byContext.set(context, loaders);

@@ -6,6 +6,7 @@ import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from ".
 export type Route = RouterOutputs["routes"]["list"][number];
 export type RouteInput = RouterInputs["routes"]["create"];
 export type VersionStats = RouterOutputs["routes"]["stats"][number];
+export type RouteSeries = RouterOutputs["routes"]["series"];
 
 /** How often the figures of the route on screen are read again. */
 export const STATS_REFRESH_MS = 5_000;
@@ -23,7 +24,8 @@ export function useCriterionChoices() {
 
 export function useRoute(slug: string) {
   const trpc = useTRPC();
-  return useQuery(trpc.routes.get.queryOptions({ slug }));
+  // Read again with the figures: a change made elsewhere (another tab, the API, a routes file) shows.
+  return useQuery({ ...trpc.routes.get.queryOptions({ slug }), refetchInterval: STATS_REFRESH_MS });
 }
 
 /** Each version's figures over the last `hours`, read again every STATS_REFRESH_MS while shown (the window moves with the clock). */
@@ -33,6 +35,17 @@ export function useRouteStats(slug: string, hours: number) {
   return useQuery({
     queryKey: [...trpc.routes.stats.queryKey({ slug }), hours],
     queryFn: () => client.routes.stats.query({ slug, from: new Date(Date.now() - hours * 3_600_000).toISOString() }),
+    refetchInterval: STATS_REFRESH_MS,
+  });
+}
+
+/** The same figures per time bucket over the last `hours`, read again with the table. */
+export function useRouteSeries(slug: string, hours: number) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  return useQuery({
+    queryKey: [...trpc.routes.series.queryKey({ slug }), hours],
+    queryFn: () => client.routes.series.query({ slug, from: new Date(Date.now() - hours * 3_600_000).toISOString() }),
     refetchInterval: STATS_REFRESH_MS,
   });
 }

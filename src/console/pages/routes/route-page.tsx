@@ -6,7 +6,8 @@ import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
 import { ConfirmModal } from "../settings/confirm-modal";
-import { type Route, STATS_REFRESH_MS, useDeleteRoute, useRollbackRoute, useRoute, useRouteStats, useUpdateRoute } from "./queries";
+import { type Route, STATS_REFRESH_MS, useDeleteRoute, useRollbackRoute, useRoute, useRouteSeries, useRouteStats, useUpdateRoute } from "./queries";
+import { RouteCharts } from "./route-charts";
 import { RouteFormModal } from "./route-form";
 import { planText } from "./routes-page";
 
@@ -113,6 +114,7 @@ function SplitEditor({ route }: { route: Route }) {
 function StatsTable({ route }: { route: Route }) {
   const [hours, setHours] = useState<keyof typeof WINDOWS>("24");
   const stats = useRouteStats(route.slug, Number(hours));
+  const series = useRouteSeries(route.slug, Number(hours));
   // The share each version has now (its targets' weights in the first group that has it).
   const shareOf = (version: string | null) => {
     for (const g of route.groups) {
@@ -194,6 +196,8 @@ function StatsTable({ route }: { route: Route }) {
             ) : null}
           </Table.Tbody>
         </Table>
+        <ErrorAlert error={series.error} title="The figures over time could not be read" />
+        {series.data?.points.length ? <RouteCharts series={series.data} judged={!!route.judge} /> : null}
       </Stack>
     </Paper>
   );

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { type BaseCtx, type Ctx, dbOf } from "../../../context";
 import type { Queryable } from "../../../db/client";
-import { logIdAt, resultRows } from "../internal";
+import { logIdAt, logMsOf, resultRows } from "../internal";
 
 // Usage rollups: per project and closed UTC hour, the requests, errors, tokens, cost and a latency
 // histogram of the logs, per model / provider / source / status class (usage_hourly) and per value
@@ -20,8 +20,6 @@ const RECHECK_HOURS = 6;
 
 export type RollupState = { closedUntil: Date | null; tagKey: string };
 
-/** The log's time in ms, from its id (UUIDv7: the first 12 hex digits). */
-const msOf = (col: SQL) => sql`('x' || lpad(substr(${col}, 5, 12), 16, '0'))::bit(64)::bigint`;
 /** 4 bins per doubling of duration_ms (about ±9% around a bin's middle). */
 export const LATENCY_BIN = sql`case when duration_ms is null then null else floor(ln(duration_ms::float8 + 1) / ln(2) * 4)::int end`;
 export const binBounds = (bin: number): [number, number] => [2 ** (bin / 4) - 1, 2 ** ((bin + 1) / 4) - 1];
@@ -41,7 +39,7 @@ export async function readRollupState(db: Queryable): Promise<RollupState | null
 
 /** Sums the logs matching `where` into both rollup tables, per project and hour. */
 async function rollUp(db: Queryable, tagKey: string, where: SQL): Promise<void> {
-  const base = sql`select project_id, to_timestamp((${msOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, model, provider, source,
+  const base = sql`select project_id, to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, model, provider, source,
       ${STATUS_CLASS} as status_class, metadata ->> ${tagKey}::text as tag, ${LATENCY_BIN} as bin,
       ${IS_ERROR} as is_error, input_tokens, output_tokens, cost_usd
     from request_logs where ${where}`;
@@ -139,7 +137,7 @@ export async function subtractFromRollups(db: Queryable, projectId: string, logI
   await db.execute(sql`create temp table if not exists hone_gone (hour timestamptz, model text, provider text, source text,
     status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8) on commit delete rows`);
   await db.execute(sql`delete from hone_gone`);
-  await db.execute(sql`insert into hone_gone select to_timestamp((${msOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
+  await db.execute(sql`insert into hone_gone select to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
       ${STATUS_CLASS}, metadata ->> ${state.tagKey}::text, ${LATENCY_BIN}, ${IS_ERROR},
       coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0)
     from request_logs where project_id = ${projectId} and id = any(string_to_array(${logIds.join(",")}, ','))
@@ -212,7 +210,7 @@ export async function closeUsageHours(ctx: BaseCtx, now: Date): Promise<number> 
       const stale = resultRows<{ project_id: string; hour: string | Date }>(
         await tx.execute(sql`
           with raw as (
-            select project_id, to_timestamp((${msOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, count(*)::int as n
+            select project_id, to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, count(*)::int as n
             from request_logs where ${idRange(from, end)} group by 1, 2
           ), rolled as (
             select project_id, hour, sum(requests)::int as n from usage_hourly

@@ -7,6 +7,7 @@ import {
   rollbackRoute,
   type Route,
   type RouteConfig,
+  type RouteSeries,
   type RouteVersionStats,
   updateRoute,
   UpdateRouteInput,
@@ -71,6 +72,32 @@ const RouteVersionStatsRef = builder.objectRef<RouteVersionStats>("RouteVersionS
   }),
 });
 
+const RouteSeriesPointRef = builder.objectRef<RouteSeries["points"][number]>("RouteSeriesPoint").implement({
+  description: "One rollout version's figures over one time bucket",
+  fields: (t) => ({
+    start: t.field({ type: "DateTime", description: "The bucket's start", resolve: (p) => p.start }),
+    version: t.exposeString("version", { nullable: true }),
+    requests: t.exposeInt("requests"),
+    errors: t.exposeInt("errors"),
+    errorRate: t.exposeFloat("errorRate"),
+    latencyP50Ms: t.exposeInt("latencyP50Ms", { nullable: true }),
+    latencyP95Ms: t.exposeInt("latencyP95Ms", { nullable: true }),
+    costUsd: t.exposeFloat("costUsd"),
+    judged: t.exposeInt("judged", { description: "Verdicts of the judged sample made in this bucket" }),
+    passRate: t.exposeFloat("passRate", { nullable: true }),
+  }),
+});
+
+const RouteSeriesRef = builder.objectRef<RouteSeries>("RouteSeries").implement({
+  description: "A route's figures per version and time bucket: how a rollout's pass rate, errors and latency move",
+  fields: (t) => ({
+    from: t.field({ type: "DateTime", resolve: (x) => x.from }),
+    to: t.field({ type: "DateTime", resolve: (x) => x.to }),
+    bucketMs: t.exposeInt("bucketMs", { description: "Each bucket's length: 1 minute to 1 day, at most 60 buckets" }),
+    points: t.field({ type: [RouteSeriesPointRef], description: "By bucket, then version; empty buckets left out", resolve: (x) => x.points }),
+  }),
+});
+
 const RouteRef = builder.objectRef<Route>("Route").implement({
   description: "A named route, called as hone:<slug>: fallback groups of weighted targets, with retries and circuits",
   fields: (t) => ({
@@ -95,6 +122,12 @@ const RouteRef = builder.objectRef<Route>("Route").implement({
       args: { from: t.arg({ type: "DateTime", required: false }), to: t.arg({ type: "DateTime", required: false }) },
       // One pair of queries for every route listed with the same window (the route itself is already read).
       resolve: (r, args, c) => loadersOf(c).routeStats({ from: args.from, to: args.to }).load(r.slug),
+    }),
+    series: t.field({
+      type: RouteSeriesRef,
+      description: "The same figures per time bucket (at most 60 over the window; default: the last 24 hours)",
+      args: { from: t.arg({ type: "DateTime", required: false }), to: t.arg({ type: "DateTime", required: false }) },
+      resolve: async (r, args, c) => (await loadersOf(c).routeSeries({ from: args.from, to: args.to }).load(r.slug))!,
     }),
   }),
 });

@@ -7,6 +7,7 @@ import {
   type Route,
   rollbackRoute,
   RouteSlugInput,
+  routeSeries,
   routeStats,
   RouteStatsInput,
   updateRoute,
@@ -27,4 +28,9 @@ export const routesRouter = router({
   delete: projectProcedure.input(RouteSlugInput).mutation(({ ctx, input }) => deleteRoute(ctx.project, input)),
   /** Each rollout version's requests, errors, latency p50/p95 and cost over a window (default: 24 hours). */
   stats: projectProcedure.input(RouteStatsInput).query(({ ctx, input }) => routeStats(ctx.project, input)),
+  /** The same figures per time bucket (at most 60 over the window): a rollout's pass rate over time. */
+  series: projectProcedure.input(RouteStatsInput).query(async ({ ctx, input }) => {
+    const s = await routeSeries(ctx.project, input);
+    return { ...s, from: toWireDate(s.from), to: toWireDate(s.to), points: s.points.map((p) => ({ ...p, start: toWireDate(p.start) })) };
+  }),
 });
