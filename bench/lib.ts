@@ -72,13 +72,16 @@ export async function benchDatabase(kind: "pglite" | "postgres"): Promise<Db> {
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
+  // Its own data directory: the durable log spool lives there.
+  const dir = mkdtempSync(join(tmpdir(), "hone-bench-"));
   return {
     name: "postgres",
-    env: { DATABASE_URL: url.toString(), HONE_SECRET_KEY: Buffer.alloc(32, 3).toString("base64") },
+    env: { DATABASE_URL: url.toString(), HONE_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"), HONE_DATA_DIR: dir },
     async cleanup() {
       const a = postgres(base, { max: 1, onnotice: () => {} });
       await a.unsafe(`drop database if exists "${name}" with (force)`);
       await a.end();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -65,6 +65,14 @@ const EnvSchema = z.object({
   HONE_ROUTE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   HONE_ROUTES_FILE: z.preprocess(emptyAsUndefined, z.string().max(4096).optional()),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
+  HONE_SPOOL_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+  HONE_SPOOL_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 50)
+    .default(1024 ** 3),
+  HONE_SPOOL_SYNC_MS: z.coerce.number().int().min(1).max(1_000).default(5),
   HONE_LOG_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).optional()),
   HONE_USAGE_TAG_KEY: z.string().min(1).max(200).default("prompt_id"),
   HONE_USAGE_CLOSE_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
@@ -182,6 +190,12 @@ export type Config = {
   };
   /** How long call logs gather before one batched insert (larger batches cost the database less). */
   logFlushMs: number;
+  /**
+   * The durable log spool (src/log-writer/spool.ts): its directory (HONE_SPOOL_DIR; default
+   * <HONE_DATA_DIR>/spool; null: none, "off" or an in-memory data directory without one set), its
+   * size cap, and the longest a spooled log waits for its fsync.
+   */
+  spool: { dir: string | null; maxBytes: number; syncMs: number };
   /** Logs older than this many days are deleted in the background; unset keeps them forever. */
   logRetentionDays: number | undefined;
   /** The metadata key whose values the usage rollups keep per hour (usage split by this tag is served from them). */
@@ -293,6 +307,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       routesFile: e.HONE_ROUTES_FILE,
     },
     logFlushMs: e.HONE_LOG_FLUSH_MS,
+    spool: {
+      dir:
+        e.HONE_SPOOL_DIR === "off"
+          ? null
+          : (e.HONE_SPOOL_DIR ?? (e.HONE_DATA_DIR.startsWith("memory://") ? null : `${e.HONE_DATA_DIR.replace(/\/+$/, "")}/spool`)),
+      maxBytes: e.HONE_SPOOL_MAX_BYTES,
+      syncMs: e.HONE_SPOOL_SYNC_MS,
+    },
     logRetentionDays: e.HONE_LOG_RETENTION_DAYS,
     usageTagKey: e.HONE_USAGE_TAG_KEY,
     usageCloseGraceMs: e.HONE_USAGE_CLOSE_GRACE_MS,

@@ -14,6 +14,8 @@ import { startJobs } from "./background";
 import { startJobsThread } from "./background/start-jobs-thread";
 import { createLogWriter } from "./log-writer/log-writer";
 import { createThreadedLogWriter } from "./log-writer/threaded-log-writer";
+import { openSpool } from "./log-writer/spool";
+import { insertLogRows } from "./domain/logs/store";
 import { startLogRetention } from "./background/retention";
 import { startUsageRollups } from "./background/usage-rollups";
 
@@ -30,8 +32,20 @@ async function main() {
   const database = await openDatabase(config, { owner: "hone server" });
   // On Postgres, logs are stored from their own thread (with their own connection), so the
   // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.
-  const inThread = () => createLogWriter({ database, logger }, { maxDelayMs: config.logFlushMs, maxPayloadBytes: config.maxLoggedPayloadBytes });
-  const logWriter = database.kind === "postgres" ? createThreadedLogWriter(config, logger, inThread()) : inThread();
+  // Every log is spooled to disk before its call's answer ends (and replayed from there if the
+  // database cannot take it): an answered call is not lost to a crash or a database outage.
+  const spool = config.spool.dir
+    ? openSpool({
+        root: config.spool.dir,
+        maxBytes: config.spool.maxBytes,
+        syncMs: config.spool.syncMs,
+        logger,
+        store: (rows) => insertLogRows(database.db, rows, { late: true }),
+      })
+    : undefined;
+  const inThread = () =>
+    createLogWriter({ database, logger, ...(spool ? { spool } : {}) }, { maxDelayMs: config.logFlushMs, maxPayloadBytes: config.maxLoggedPayloadBytes });
+  const logWriter = database.kind === "postgres" ? createThreadedLogWriter(config, logger, inThread(), spool) : inThread();
   const deps = createDeps({ config, database, logger, secretKey, logWriter });
 
   const boot = await bootstrapProjects(systemCtx(deps, "bootstrap"), { bootstrapApiKey: config.bootstrapApiKey });
@@ -105,6 +119,8 @@ async function main() {
     await settleResponseSaves(deps);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.close();
+    // What could not be stored stays in the spool for the next start.
+    await spool?.close();
     await database.close();
     logger.info("stopped", { signal });
     process.exit(0);

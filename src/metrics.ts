@@ -1,7 +1,7 @@
 import client from "prom-client";
 import { sql } from "drizzle-orm";
 import type { Database } from "./db/client";
-import type { LogWriter } from "./domain/logs/store/writer";
+import type { LogWriter, LogWriterStats } from "./domain/logs/store/writer";
 import { resultRows } from "./domain/logs/internal";
 
 // Prometheus metrics (GET /metrics), one registry per app (tests run several in a process).
@@ -94,7 +94,7 @@ class SeriesTable<C> {
  * A family whose samples are made at scrape time, in the shape prom-client's metrics hand its
  * registry (`MetricObjectWithValues`, what `metric.get()` resolves to), so the registry formats it.
  */
-function register(registry: client.Registry, name: string, help: string, type: "counter" | "histogram", samples: () => Sample[]): void {
+function register(registry: client.Registry, name: string, help: string, type: "counter" | "histogram" | "gauge", samples: () => Sample[]): void {
   const get = async () => ({ name, help, type, aggregator: "sum", values: samples() });
   registry.registerMetric({ name, help, type, aggregator: "sum", get, reset() {} } as unknown as client.Metric);
 }
@@ -173,7 +173,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const cacheMiss = cache.at("miss");
 
   // Read from the log writer at scrape time.
-  let log = { depth: 0, oldestAgeMs: null as number | null, written: 0, dropped: 0 };
+  let log: LogWriterStats = { depth: 0, oldestAgeMs: null, written: 0, dropped: 0 };
   register(registry, "hone_logs_written_total", "Call logs stored by this process's log writer", "counter", () => [{ labels: {}, value: log.written }]);
   register(
     registry,
@@ -181,6 +181,19 @@ export function createMetrics(sources: MetricsSources): Metrics {
     "Call logs given up on (the database rejected them, stayed unreachable, or the queue overflowed)",
     "counter",
     () => [{ labels: {}, value: log.dropped }],
+  );
+  // The durable spool (absent without one).
+  register(registry, "hone_spool_bytes", "Bytes of call logs held in this process's spool", "gauge", () =>
+    log.spool ? [{ labels: {}, value: log.spool.bytes }] : [],
+  );
+  register(registry, "hone_spool_segments_awaiting_replay", "Spool segments waiting for the database to store them again", "gauge", () =>
+    log.spool ? [{ labels: {}, value: log.spool.awaitingReplay }] : [],
+  );
+  register(registry, "hone_spool_replayed_total", "Call logs stored from the spool after the database came back (or a restart)", "counter", () =>
+    log.spool ? [{ labels: {}, value: log.spool.replayed }] : [],
+  );
+  register(registry, "hone_logs_unspooled_total", "Call logs not spooled (past HONE_SPOOL_MAX_BYTES, or the disk failed)", "counter", () =>
+    log.spool ? [{ labels: {}, value: log.spool.unspooled }] : [],
   );
   const queueDepth = new client.Gauge({ name: "hone_log_queue_depth", help: "Call logs queued and not stored yet", registers: reg });
   const queueAge = new client.Gauge({

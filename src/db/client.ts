@@ -22,58 +22,13 @@ export type Database = {
 
 export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../schema/migrations");
 
+import { ownStartTime, processAlive } from "../process-identity";
+
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
 }
 
 const LOCK_FILE = "hone.lock";
-
-/**
- * A process's identity on Linux: when it started (clock ticks since boot, /proc/<pid>/stat field
- * 22) on which boot, and whether it is a zombie (dead, not yet reaped). Null where /proc is not
- * there (another OS) or the process is gone.
- */
-function processInfo(pid: number): { started: string; zombie: boolean } | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) is in parentheses and may hold spaces: fields are counted after it.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { started: `${bootId()}:${fields[19]}`, zombie: fields[0] === "Z" };
-  } catch {
-    return null;
-  }
-}
-
-let boot: string | undefined;
-function bootId(): string {
-  if (boot === undefined) {
-    try {
-      boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-    } catch {
-      boot = "";
-    }
-  }
-  return boot;
-}
-
-/**
- * Whether the process that wrote a lock still runs. A pid that answers signals is not enough: a
- * zombie (dead, its parent never reaped it, as in a container whose init does not) answers, and so
- * does another process that got the pid later. On Linux both are told apart: a zombie is dead, and
- * a process whose start time differs from the one the lock recorded is not the holder.
- */
-function holderAlive(held: { pid: number; started?: string }): boolean {
-  const info = processInfo(held.pid);
-  if (info) return !info.zombie && (held.started === undefined || held.started === info.started);
-  if (existsSync("/proc/self/stat")) return false; // Linux, and no such process
-  try {
-    process.kill(held.pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM means the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * PGlite is a single-process database: two processes opening one data directory corrupt it.
@@ -84,7 +39,7 @@ function lockDataDir(dataDir: string, owner: string): () => void {
   const path = join(dataDir, LOCK_FILE);
   if (existsSync(path)) {
     const held = parseLock(readFileSync(path, "utf8"));
-    if (held && held.pid !== process.pid && holderAlive(held)) {
+    if (held && held.pid !== process.pid && processAlive(held)) {
       throw new DataDirLockedError(
         `The data directory ${resolve(dataDir)} is in use by ${held.owner} (pid ${held.pid}). ` +
           `The embedded database allows one process at a time: stop that process first, ` +
@@ -92,7 +47,7 @@ function lockDataDir(dataDir: string, owner: string): () => void {
       );
     }
   }
-  const started = processInfo(process.pid)?.started;
+  const started = ownStartTime();
   writeFileSync(path, JSON.stringify({ pid: process.pid, owner, ...(started ? { started } : {}) }), { mode: 0o600 });
   return () => {
     try {

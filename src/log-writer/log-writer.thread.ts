@@ -2,7 +2,8 @@
 // in batches over its own Postgres connection, so serialising batches, the driver's protocol work
 // and waiting on inserts never take the main thread's time from requests in flight.
 // Messages in: init (first), arrays of row strings (queued), {flush}. Messages out: {ack} when a
-// flush is done, {stored} (rows committed, per batch), {dropped} (rows given up on), {fatal} when it
+// flush is done, {stored} (rows committed, per batch), {dropped} (rows given up on: rejected, or
+// deferred while the database is away), {fatal} when it
 // cannot start.
 import { openDatabase } from "../db/client";
 import { insertLogRows } from "../domain/logs/store";
@@ -40,7 +41,9 @@ self.onmessage = async (event: MessageEvent<ThreadMessage>) => {
             await insertLogRows(database.db, rows);
             reply({ stored: rows.length });
           },
-          onDropped: (n) => reply({ dropped: n }),
+          onSettled: (marks, outcome) => {
+            if (outcome !== "stored") reply({ dropped: marks.length, deferred: outcome === "deferred" });
+          },
         },
         { maxDelayMs: m.flushMs },
       );

@@ -2,23 +2,29 @@ import type { Database } from "../db/client";
 import { isConnectionError, sqlStateOf } from "../db/errors";
 import { insertLogRows, type LogWriter, type LogWriterStats, logRow, type NewRequestLog } from "../domain/logs/store";
 import { errorFields, type Logger } from "../logger";
+import type { Spool, SpoolMark, SpoolOutcome } from "./spool";
 
 /** The same, for logs already serialised by logRow (what crosses to the log-writer thread). */
 export type RowWriter = {
-  enqueue(id: string, row: string): void;
-  write(id: string, row: string): Promise<void>;
+  /** `mark`: where the row is in the spool (told back with its outcome). */
+  enqueue(id: string, row: string, mark?: SpoolMark): void;
+  write(id: string, row: string, mark?: SpoolMark): Promise<void>;
   flush(): Promise<void>;
   close(): Promise<void>;
   stats(): LogWriterStats;
+  /** The database was unreachable at the last try, and has not answered since. */
+  unreachable?(): boolean;
 };
 
 /** How many logs a writer holds before it drops the oldest (LogWriterOptions.maxPending). */
 export const LOG_QUEUE_CAPACITY = 100_000;
+/** The error an awaited write gets when the queue overflowed before it was stored. */
+export const LOG_QUEUE_OVERFLOW = "log queue overflow";
 
 /** Where batches of rows are stored: one statement per batch, all rows or none. */
 type InsertRows = (rows: string[]) => Promise<void>;
 
-type Item = { id: string; row: string; at?: number; done?: { resolve(): void; reject(err: unknown): void } };
+type Item = { id: string; row: string; at?: number; mark?: SpoolMark; done?: { resolve(): void; reject(err: unknown): void } };
 
 type LogWriterOptions = {
   maxBatch?: number;
@@ -32,14 +38,29 @@ type LogWriterOptions = {
   retryForMs?: number;
 };
 
-/** The batched writer storing into `database` from this thread. */
-export function createLogWriter(deps: { logger: Logger; database: Database }, opts: LogWriterOptions = {}): LogWriter {
-  const rows = createRowWriter({ logger: deps.logger, insertRows: (r) => insertLogRows(deps.database.db, r) }, opts);
-  return recordWriter(rows, deps.logger, opts.maxPayloadBytes);
+/** The batched writer storing into `database` from this thread; with a spool, each log is spooled first. */
+export function createLogWriter(deps: { logger: Logger; database: Database; spool?: Spool }, opts: LogWriterOptions = {}): LogWriter {
+  const { spool } = deps;
+  const rows = createRowWriter(
+    { logger: deps.logger, insertRows: (r) => insertLogRows(deps.database.db, r), ...(spool ? { onSettled: (m, o) => spool.settle(m, o) } : {}) },
+    opts,
+  );
+  return recordWriter(rows, deps.logger, opts.maxPayloadBytes, spool);
 }
 
-/** A LogWriter over a RowWriter: each record is serialised (and sanitised) once, when it is queued. */
-export function recordWriter(rows: RowWriter, logger: Logger, maxPayloadBytes?: number): LogWriter {
+/** The longest an awaited write of a spooled log waits for its commit before answering from the spool. */
+const AWAIT_COMMIT_MS = 1_000;
+
+/** Errors of an awaited write that leave a spooled log to be stored later (the database away, the queue full). */
+const deferrable = (err: unknown) => isConnectionError(err) || (err instanceof Error && err.message === LOG_QUEUE_OVERFLOW);
+
+/**
+ * A LogWriter over a RowWriter: each record is serialised (and sanitised) once, when it is queued,
+ * and appended to the spool (when there is one) before it is handed on. An awaited write of a
+ * spooled log that the database cannot take now resolves once the spool has it on disk: it will be
+ * stored when the database answers.
+ */
+export function recordWriter(rows: RowWriter, logger: Logger, maxPayloadBytes?: number, spool?: Spool): LogWriter {
   const serialise = (record: NewRequestLog): string | null => {
     try {
       return logRow(record, maxPayloadBytes);
@@ -51,15 +72,33 @@ export function recordWriter(rows: RowWriter, logger: Logger, maxPayloadBytes?: 
   return {
     enqueue(record) {
       const row = serialise(record);
-      if (row !== null) rows.enqueue(record.id, row);
+      if (row !== null) rows.enqueue(record.id, row, spool?.append(row) ?? undefined);
     },
-    write(record) {
+    async write(record) {
       const row = serialise(record);
-      return row === null ? Promise.reject(new Error("request log could not be serialised")) : rows.write(record.id, row);
+      if (row === null) throw new Error("request log could not be serialised");
+      const mark = spool?.append(row);
+      if (!spool || !mark) return rows.write(record.id, row);
+      // The database is known to be away: the spool has it, the queue stores it when it is back.
+      if (rows.unreachable?.()) {
+        rows.enqueue(record.id, row, mark);
+        return spool.synced();
+      }
+      // Else answered once committed (read your writes), or once spooled if the database is slow
+      // to say anything (a lost connection can take seconds to fail).
+      const committed = rows.write(record.id, row, mark);
+      committed.catch(() => {});
+      const spooledAfter = Bun.sleep(AWAIT_COMMIT_MS).then(() => spool.synced());
+      try {
+        await Promise.race([committed, spooledAfter]);
+      } catch (err) {
+        if (!deferrable(err)) throw err;
+        await spool.synced();
+      }
     },
     flush: () => rows.flush(),
     close: () => rows.close(),
-    stats: () => rows.stats(),
+    stats: () => (spool ? { ...rows.stats(), spool: spool.stats() } : rows.stats()),
   };
 }
 
@@ -120,8 +159,12 @@ export function createRowWriter(
     logger: Logger;
     insertRows: InsertRows;
     sleep?: (ms: number) => Promise<void>;
-    /** Told of each drop (the log-writer thread reports them, so the main thread's backlog is right). */
-    onDropped?: (n: number) => void;
+    /**
+     * Told what became of rows: stored; dropped (the database rejected them); deferred (not stored
+     * now: the database stayed away or the queue overflowed; a spooled row is stored later). The
+     * spool learns of its rows so; the log-writer thread reports them to the main thread.
+     */
+    onSettled?: (marks: (SpoolMark | undefined)[], outcome: SpoolOutcome) => void;
   },
   opts: LogWriterOptions = {},
 ): RowWriter {
@@ -136,17 +179,28 @@ export function createRowWriter(
   let timer: ReturnType<typeof setTimeout> | null = null;
   let dropped = 0;
   let written = 0;
-  const drop = (n: number) => {
-    dropped += n;
-    deps.onDropped?.(n);
+  /** Rows given up on here: lost unless spooled (a deferred spooled row is stored from the spool). */
+  const giveUp = (items: Item[], outcome: "dropped" | "deferred") => {
+    dropped += outcome === "dropped" ? items.length : items.filter((i) => !i.mark).length;
+    deps.onSettled?.(
+      items.map((i) => i.mark),
+      outcome,
+    );
   };
   /** The batch being inserted: still waiting, for the backlog. */
   let inFlight: Item[] = [];
+  /** The last try found the database unreachable. */
+  let unreachable = false;
   const insert = async (items: Item[]) => {
     inFlight = items;
     try {
       await deps.insertRows(items.map((i) => i.row));
+      unreachable = false;
       written += items.length;
+      deps.onSettled?.(
+        items.map((i) => i.mark),
+        "stored",
+      );
     } finally {
       inFlight = [];
     }
@@ -161,15 +215,25 @@ export function createRowWriter(
         for (const i of batch) i.done?.resolve();
         return;
       } catch (err) {
-        if (!isConnectionError(err)) return isolate(batch, err);
+        if (!isConnectionError(err)) {
+          // It answered: about the rows, not about being away.
+          unreachable = false;
+          return isolate(batch, err);
+        }
+        unreachable = true;
         const awaited = batch.filter((i) => i.done);
         if (awaited.length) {
+          // Answered at once (a report: a 503, or a 2xx once spooled); a spooled one is stored later.
+          deps.onSettled?.(
+            awaited.map((i) => i.mark),
+            "deferred",
+          );
           for (const i of awaited) i.done!.reject(err);
           batch = batch.filter((i) => !i.done);
           if (!batch.length) return;
         }
         if (waited >= retryForMs) {
-          drop(batch.length);
+          giveUp(batch, "deferred");
           deps.logger.error("request logs could not be stored: the database stayed unreachable", {
             records: batch.length,
             droppedTotal: dropped,
@@ -215,7 +279,7 @@ export function createRowWriter(
         if (isConnectionError(err2)) return writeBatch(batch);
       }
     }
-    drop(1);
+    giveUp([item], "dropped");
     deps.logger.warn("request log dropped: the database rejected it", { logId: item.id, droppedTotal: dropped, ...insertErrorFields(err) });
     item.done?.reject(err);
   }
@@ -263,23 +327,24 @@ export function createRowWriter(
     }
     if (queue.length > maxPending) {
       const over = queue.splice(0, queue.length - maxPending);
-      drop(over.length);
-      for (const i of over) i.done?.reject(new Error("log queue overflow"));
+      giveUp(over, "deferred");
+      for (const i of over) i.done?.reject(new Error(LOG_QUEUE_OVERFLOW));
       deps.logger.error("request log queue full: oldest logs dropped", { dropped: over.length, droppedTotal: dropped });
     }
     schedule();
   }
 
   return {
-    enqueue(id, row) {
-      push({ id, row, at: Date.now() });
+    enqueue(id, row, mark) {
+      push({ id, row, at: Date.now(), ...(mark ? { mark } : {}) });
     },
-    write(id, row) {
+    write(id, row, mark) {
       return new Promise<void>((resolve, reject) => {
         urgent = true;
-        push({ id, row, at: Date.now(), done: { resolve, reject } });
+        push({ id, row, at: Date.now(), ...(mark ? { mark } : {}), done: { resolve, reject } });
       });
     },
+    unreachable: () => unreachable,
     stats() {
       const oldest = inFlight[0]?.at ?? queue[0]?.at;
       return { depth: queue.length + inFlight.length, oldestAgeMs: oldest === undefined ? null : Date.now() - oldest, written, dropped };

@@ -2,9 +2,10 @@ import type { Config } from "../config";
 import { errorFields, type Logger } from "../logger";
 import type { LogWriter } from "../domain/logs/store";
 import { recordWriter, type RowWriter } from "./log-writer";
+import type { Spool, SpoolMark } from "./spool";
 
 export type ThreadMessage = string[] | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number } | { t: "flush"; ack: number };
-export type ThreadReply = { ack: number } | { stored: number } | { dropped: number } | { ready: true } | { fatal: string };
+export type ThreadReply = { ack: number } | { stored: number } | { dropped: number; deferred: boolean } | { ready: true } | { fatal: string };
 
 const SEND_EVERY_MS = 5;
 
@@ -21,6 +22,7 @@ export function createThreadedLogWriter(
   config: Pick<Config, "databaseUrl" | "logLevel" | "logFlushMs"> & Partial<Pick<Config, "maxLoggedPayloadBytes">>,
   logger: Logger,
   mainThread: LogWriter,
+  spool?: Spool,
 ): LogWriter {
   if (!config.databaseUrl) throw new Error("the log-writer thread needs DATABASE_URL");
   const worker = new Worker(new URL("./log-writer.thread.ts", import.meta.url).href);
@@ -30,6 +32,20 @@ export function createThreadedLogWriter(
   let stored = 0;
   /** Rows the thread gave up on (rejected by the database, or past its retries or its queue). */
   let droppedThere = 0;
+  /** Of those, the ones lost (not in the spool). */
+  let lostThere = 0;
+  // The spool marks of the rows posted, in order: the thread settles rows in the order they came.
+  let marks: (SpoolMark | undefined)[] = [];
+  let marksAt = 0;
+  const takeMarks = (n: number) => {
+    const taken = marks.slice(marksAt, marksAt + n);
+    marksAt += n;
+    if (marksAt > 4096 && marksAt * 2 > marks.length) {
+      marks = marks.slice(marksAt);
+      marksAt = 0;
+    }
+    return taken;
+  };
   /** Rows the thread is done with, stored or not: the backlog is what was posted beyond them. */
   const settled = () => stored + droppedThere;
   let closing = false;
@@ -38,10 +54,15 @@ export function createThreadedLogWriter(
   const failOver = (why: string, err?: unknown) => {
     if (failed || closing) return;
     failed = true;
+    const left = takeMarks(Math.max(0, posted - settled()));
     logger.error(`log-writer thread ${why}: logs are now written from the main thread`, {
-      lost: Math.max(0, posted - settled()),
+      lost: left.filter((m) => !m).length,
+      ...(spool ? { spooled: left.filter(Boolean).length } : {}),
       ...(err ? errorFields(err) : {}),
     });
+    // The spooled ones are stored from the spool.
+    spool?.settle(left, "deferred");
+    lostThere += left.filter((m) => !m).length;
     // Flushes waiting on the dead thread are answered: nothing more will come from it.
     for (const done of waiting.values()) done();
     waiting.clear();
@@ -53,8 +74,15 @@ export function createThreadedLogWriter(
   worker.onmessage = (event: MessageEvent<ThreadReply>) => {
     const m = event.data;
     if ("stored" in m || "dropped" in m) {
-      if ("stored" in m) stored += m.stored;
-      else droppedThere += m.dropped;
+      if ("stored" in m) {
+        stored += m.stored;
+        spool?.settle(takeMarks(m.stored), "stored");
+      } else {
+        droppedThere += m.dropped;
+        const taken = takeMarks(m.dropped);
+        lostThere += m.deferred ? taken.filter((x) => !x).length : taken.length;
+        spool?.settle(taken, m.deferred ? "deferred" : "dropped");
+      }
       // The thread takes rows in the order they were posted, so the first `settled` rows are done.
       while (chunks.length && chunks[0]!.upTo <= settled()) chunks.shift();
     } else if ("ack" in m) {
@@ -89,8 +117,9 @@ export function createThreadedLogWriter(
         });
 
   const rows: RowWriter = {
-    enqueue(_id, row) {
+    enqueue(_id, row, mark) {
       posted++;
+      marks.push(mark);
       if (!buffered.length) bufferedAt = Date.now();
       buffered.push(row);
       timer ??= setTimeout(send, SEND_EVERY_MS);
@@ -109,12 +138,12 @@ export function createThreadedLogWriter(
         depth: failed ? 0 : waiting,
         oldestAgeMs: failed || oldest === undefined ? null : Date.now() - oldest,
         written: stored,
-        // A dead thread's unstored rows are lost (the failover logs how many).
-        dropped: droppedThere + (failed ? waiting : 0),
+        // Lost: given up on and not in the spool (a dead thread's are counted at its failover).
+        dropped: lostThere,
       };
     },
   };
-  const threaded = recordWriter(rows, logger, config.maxLoggedPayloadBytes);
+  const threaded = recordWriter(rows, logger, config.maxLoggedPayloadBytes, spool);
   return {
     enqueue: (r) => (failed ? mainThread : threaded).enqueue(r),
     write: (r) => mainThread.write(r),
@@ -128,7 +157,13 @@ export function createThreadedLogWriter(
       const a = threaded.stats();
       const b = mainThread.stats();
       const ages = [a.oldestAgeMs, b.oldestAgeMs].filter((x): x is number => x !== null);
-      return { depth: a.depth + b.depth, oldestAgeMs: ages.length ? Math.max(...ages) : null, written: a.written + b.written, dropped: a.dropped + b.dropped };
+      return {
+        depth: a.depth + b.depth,
+        oldestAgeMs: ages.length ? Math.max(...ages) : null,
+        written: a.written + b.written,
+        dropped: a.dropped + b.dropped,
+        ...(a.spool ? { spool: a.spool } : {}),
+      };
     },
   };
 }

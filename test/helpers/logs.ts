@@ -31,34 +31,37 @@ export function logIdFor(time: Date): string {
 
 export type SeedLog = Partial<Omit<NewRequestLog, "projectId">> & { at?: Date };
 
+/** A report's log record at `at` (default now), with `overrides`. */
+export function newLogRecord(projectId: string, l: SeedLog = {}): NewRequestLog {
+  const at = l.at ?? new Date();
+  const { at: _at, ...rest } = l;
+  return {
+    id: logIdFor(at),
+    projectId,
+    source: "report",
+    provider: null,
+    model: "m",
+    completionId: null,
+    statusCode: 200,
+    errorMessage: null,
+    requestedAt: at,
+    receivedAt: at,
+    durationMs: null,
+    inputTokens: null,
+    outputTokens: null,
+    costUsd: null,
+    cacheHit: false,
+    tags: {},
+    reqPayload: { model: l.model ?? "m", messages: [{ role: "user", content: "hi" }] },
+    respPayload: { choices: [{ index: 0, message: { role: "assistant", content: "hello" } }] },
+    ...rest,
+  };
+}
+
 /** Stores logs directly (no gateway), each `at` a time (default: now, one ms apart, in order). */
 export async function seedLogs(t: TestApp, logs: SeedLog[], projectId = t.project.projectId): Promise<NewRequestLog[]> {
   const base = Date.now() - logs.length;
-  const rows: NewRequestLog[] = logs.map((l, i) => {
-    const at = l.at ?? new Date(base + i);
-    const { at: _at, ...rest } = l;
-    return {
-      id: logIdFor(at),
-      projectId,
-      source: "report",
-      provider: null,
-      model: "m",
-      completionId: null,
-      statusCode: 200,
-      errorMessage: null,
-      requestedAt: at,
-      receivedAt: at,
-      durationMs: null,
-      inputTokens: null,
-      outputTokens: null,
-      costUsd: null,
-      cacheHit: false,
-      tags: {},
-      reqPayload: { model: l.model ?? "m", messages: [{ role: "user", content: "hi" }] },
-      respPayload: { choices: [{ index: 0, message: { role: "assistant", content: "hello" } }] },
-      ...rest,
-    };
-  });
+  const rows: NewRequestLog[] = logs.map((l, i) => newLogRecord(projectId, { ...l, at: l.at ?? new Date(base + i) }));
   await insertRequestLogs(systemCtx(t.deps, "test"), rows);
   return rows;
 }

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { z } from "zod";
 import { systemCtx } from "../../src/context";
 import { createDeps } from "../../src/compose";
-import { insertRequestLogs, logIdAt, type NewRequestLog, type ReportInput } from "../../src/domain/logs";
+import { insertRequestLogs, logIdAt, type ReportInput } from "../../src/domain/logs";
 import { startLogRetention } from "../../src/background/retention";
 import { createLogger } from "../../src/logger";
 import { createTestApp, testConfig, type TestApp } from "../helpers/app";
-import { logsOf } from "../helpers/logs";
+import { logsOf, newLogRecord } from "../helpers/logs";
 import { captureQueries } from "../helpers/queries";
 import { eq, inArray } from "drizzle-orm";
 import { requestLogBodies, storedResponses } from "../../src/db/schema";
@@ -172,26 +172,15 @@ describe("retention (HONE_LOG_RETENTION_DAYS)", () => {
     const oldIds = (await logsOf(t, proj.projectId)).map((l) => l.id);
     // A log from two hours in the future stands for one younger than the limit.
     const future = new Date(Date.now() + 2 * 3600_000);
-    const young: NewRequestLog = {
+    const young = newLogRecord(proj.projectId, {
       id: `${logIdAt(future)}${"0".repeat(20)}`,
-      projectId: proj.projectId,
-      source: "report",
-      provider: null,
       model: "young",
       completionId: "young",
-      statusCode: 200,
-      errorMessage: null,
       requestedAt: null,
       receivedAt: null,
-      durationMs: null,
-      inputTokens: null,
-      outputTokens: null,
-      costUsd: null,
-      cacheHit: false,
-      tags: {},
       reqPayload: { model: "young" },
       respPayload: null,
-    };
+    });
     await insertRequestLogs(systemCtx(t.deps, "test"), [young]);
 
     const stored = (id: string, createdAt: Date) => ({ id, projectId: proj.projectId, previousResponseId: null, input: [], response: { id }, createdAt });

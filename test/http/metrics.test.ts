@@ -12,6 +12,7 @@ import { createLogger } from "../../src/logger";
 import { createMetrics } from "../../src/metrics";
 import { createTestApp, openAiClient, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { createOwnPostgresDatabase } from "../helpers/db";
+import { resultRows } from "../../src/domain/logs/internal";
 import { waitFor } from "../helpers/wait-for";
 import { type FakeUpstream, startFakeOpenAI } from "../helpers/fake-upstreams";
 
@@ -341,10 +342,15 @@ describe("the log-writer thread's backlog", () => {
       const logger = createLogger("silent");
       const writer = createThreadedLogWriter({ databaseUrl: own.url, logLevel: "silent", logFlushMs: 5 }, logger, createLogWriter({ database, logger }));
       const twice = logRecord("prj_thread");
-      // The same id twice: the database rejects the second, the thread drops it.
-      for (const r of [logRecord("prj_thread"), twice, twice, logRecord("prj_thread")]) writer.enqueue(r);
+      // A row this database refuses (its own check): the thread drops it. The same id twice is
+      // stored once (a batch written again after a lost commit does no harm).
+      await database.db.execute(sql`alter table request_logs add constraint refuse_some check (model <> 'refused')`);
+      const bad = { ...logRecord("prj_thread"), model: "refused" };
+      for (const r of [logRecord("prj_thread"), twice, bad, twice, logRecord("prj_thread")]) writer.enqueue(r);
       await writer.flush();
-      expect(writer.stats()).toEqual({ depth: 0, oldestAgeMs: null, written: 3, dropped: 1 });
+      expect(writer.stats()).toEqual({ depth: 0, oldestAgeMs: null, written: 4, dropped: 1 });
+      const stored = resultRows<{ n: number }>(await database.db.execute(sql`select count(*)::int as n from request_logs where project_id = 'prj_thread'`));
+      expect(Number(stored[0]!.n)).toBe(3);
       await writer.close();
     } finally {
       await database.close();

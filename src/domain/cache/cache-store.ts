@@ -3,7 +3,7 @@ import { dbOf, type BaseCtx, type Ctx } from "../../context";
 import { cacheEntries } from "../../db/schema";
 import type { Caches, RememberedAnswer } from "../../caches";
 import type { Deps } from "../../deps";
-import { isConnectionError } from "../../db/errors";
+import { readOrKnown } from "../../db/read-or-known";
 import type { ChatCompletion, EmbeddingList } from "../../providers";
 
 const CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -59,17 +59,19 @@ export async function readCacheEntry<T extends CachedAnswer = ChatCompletion>(ct
     }
     forget(m, memKey);
   }
-  let row: { response: unknown; createdAt: Date; expiresAt: Date } | undefined;
-  try {
-    [row] = await dbOf(ctx)
-      .select({ response: cacheEntries.response, createdAt: cacheEntries.createdAt, expiresAt: cacheEntries.expiresAt })
-      .from(cacheEntries)
-      .where(and(eq(cacheEntries.projectId, ctx.projectId), eq(cacheEntries.key, key), gt(cacheEntries.expiresAt, ctx.deps.clock())));
-  } catch (err) {
-    // The database is unreachable: a miss, and the call goes to its provider.
-    if (isConnectionError(err)) return null;
-    throw err;
-  }
+  // The database unreachable or slow to answer: a miss, and the call goes to its provider.
+  const read = await readOrKnown(
+    ctx.deps.database,
+    async () =>
+      (
+        await dbOf(ctx)
+          .select({ response: cacheEntries.response, createdAt: cacheEntries.createdAt, expiresAt: cacheEntries.expiresAt })
+          .from(cacheEntries)
+          .where(and(eq(cacheEntries.projectId, ctx.projectId), eq(cacheEntries.key, key), gt(cacheEntries.expiresAt, ctx.deps.clock())))
+      )[0],
+    { value: undefined },
+  );
+  const row = read.value;
   if (!row) return null;
   remember(ctx.deps, memKey, { response: row.response as T, createdAt: row.createdAt, expiresAt: row.expiresAt });
   return { response: row.response as T, createdAt: row.createdAt };

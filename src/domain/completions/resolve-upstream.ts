@@ -1,5 +1,5 @@
 import type { Ctx } from "../../context";
-import { isConnectionError } from "../../db/errors";
+import { readOrKnown } from "../../db/read-or-known";
 import { DomainError } from "../../errors";
 import type { ChatUpstream, UpstreamTarget } from "../../providers";
 import { findBaseModel } from "../models/catalogue";
@@ -119,18 +119,16 @@ const MAX_KNOWN_FINE_TUNES = 10_000;
 async function fineTuneRow(ctx: Ctx, slug: string): Promise<Awaited<ReturnType<typeof findModelRow>>> {
   const known = ctx.deps.caches.fineTunes;
   const key = `${ctx.projectId}\u0000${slug}`;
-  try {
-    const row = await findModelRow(ctx, slug);
-    known.delete(key);
-    if (row) {
-      if (known.size >= MAX_KNOWN_FINE_TUNES) known.delete(known.keys().next().value!);
-      known.set(key, row);
-    }
-    return row;
-  } catch (err) {
-    if (known.has(key) && isConnectionError(err)) return known.get(key) as Awaited<ReturnType<typeof findModelRow>>;
-    throw err;
+  type Row = Awaited<ReturnType<typeof findModelRow>>;
+  const read = await readOrKnown(ctx.deps.database, () => findModelRow(ctx, slug), known.has(key) ? { value: known.get(key) as Row } : undefined);
+  if (!read.fresh) return read.value;
+  const row = read.value;
+  known.delete(key);
+  if (row) {
+    if (known.size >= MAX_KNOWN_FINE_TUNES) known.delete(known.keys().next().value!);
+    known.set(key, row);
   }
+  return row;
 }
 
 /** The body sent upstream: Hone's own member removed, members the upstream would reject dropped. */

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
 import type { Deps } from "../../deps";
-import { isConnectionError } from "../../db/errors";
+import { readOrKnown } from "../../db/read-or-known";
 import { DomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { hashApiKey } from "./internal";
@@ -39,18 +39,21 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   if (hit && hit.expires > now) return hit.value;
   const generation = deps.caches.apiKeys.generation;
 
-  let row: { id: string; projectId: string; lastUsedAt: Date | null } | undefined;
-  try {
-    [row] = await deps.database.db
-      .select({ id: apiKeys.id, projectId: apiKeys.projectId, lastUsedAt: apiKeys.lastUsedAt })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
-  } catch (err) {
-    // The database is unreachable: a key this process saw valid before keeps working until it
-    // answers again (a revocation made meanwhile applies once it does); an unknown key cannot be checked.
-    if (hit && isConnectionError(err)) return hit.value;
-    throw err;
-  }
+  // The database unreachable or slow to answer: a key this process saw valid before keeps working
+  // until it answers again (a revocation made meanwhile applies once it does); an unknown key cannot be checked.
+  const read = await readOrKnown(
+    deps.database,
+    async () =>
+      (
+        await deps.database.db
+          .select({ id: apiKeys.id, projectId: apiKeys.projectId, lastUsedAt: apiKeys.lastUsedAt })
+          .from(apiKeys)
+          .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+      )[0],
+    hit ? { value: undefined } : undefined,
+  );
+  if (!read.fresh) return hit!.value;
+  const row = read.value;
   if (!row) {
     byHash.delete(keyHash);
     throw new DomainError("UNAUTHORIZED", "Invalid API key");

@@ -3,7 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { DecryptError, decryptSecret } from "../../crypto";
 import { customProviders, providerKeys } from "../../db/schema";
 import type { Deps } from "../../deps";
-import { isConnectionError } from "../../db/errors";
+import { readOrKnown } from "../../db/read-or-known";
 import { DomainError } from "../../errors";
 import { DEFAULT_KEY_NAME, type Provider, providerKeyContext } from "./provider-settings";
 
@@ -38,16 +38,10 @@ async function cached<T>(ctx: Ctx, key: string, load: () => Promise<T>): Promise
   const hit = m.get(key);
   const now = ctx.deps.clock().getTime();
   if (hit && hit.expires > now) return hit.value as T;
-  let value: T;
-  try {
-    value = await load();
-  } catch (err) {
-    // The database is unreachable: what was last read keeps serving until it answers again.
-    if (hit && isConnectionError(err)) return hit.value as T;
-    throw err;
-  }
-  m.set(key, { value, expires: now + TTL_MS });
-  return value;
+  // The database unreachable or slow: what was last read keeps serving until it answers again.
+  const read = await readOrKnown(ctx.deps.database, load, hit ? { value: hit.value as T } : undefined);
+  if (read.fresh) m.set(key, { value: read.value, expires: now + TTL_MS });
+  return read.value;
 }
 
 function undecryptable(what: string): DomainError {

@@ -1,5 +1,5 @@
 import type { Ctx } from "../../context";
-import { isConnectionError } from "../../db/errors";
+import { readOrKnown } from "../../db/read-or-known";
 import { findRouteRow, toRoute } from "./internal";
 import { checkFallbacks, type RoutingPlan } from "./plan";
 import type { Route } from "./schemas";
@@ -18,14 +18,10 @@ export async function findRoute(ctx: Ctx, slug: string): Promise<Route | null> {
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(key);
   if (kept && kept.expires > now) return kept.route;
-  let row: Awaited<ReturnType<typeof findRouteRow>>;
-  try {
-    row = await findRouteRow(ctx, slug);
-  } catch (err) {
-    // The database is unreachable: the route as last read keeps serving until it answers again.
-    if (kept && isConnectionError(err)) return kept.route;
-    throw err;
-  }
+  // The database unreachable or slow: the route as last read keeps serving until it answers again.
+  const read = await readOrKnown(ctx.deps.database, () => findRouteRow(ctx, slug), kept ? { value: null } : undefined);
+  if (!read.fresh) return kept!.route;
+  const row = read.value;
   const route = row ? toRoute(row) : null;
   const ttl = ctx.deps.config.routing.routeCacheMs;
   if (ttl > 0) {

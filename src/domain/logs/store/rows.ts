@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { dbOf, type BaseCtx } from "../../../context";
 import type { Queryable } from "../../../db/client";
 import { jsonText } from "../../../json-text";
+import { logMsOf } from "../internal";
 import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../../limits";
 import { sanitizeJsonText } from "./sanitize-json-text";
 import { inputPreviewOf, outputPreviewOf } from "./previews";
@@ -123,9 +124,23 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
  * Stores a batch of logs (rows of logRow), rows and bodies, in one statement (so one round trip,
  * atomic): the batch travels as a single JSON parameter, unpacked server-side by jsonb_to_recordset.
  */
-export async function insertLogRows(db: Queryable, rows: string[]): Promise<void> {
+/**
+ * Stores serialised logs (logRow) in one statement. A log whose id is already stored is left as it
+ * is, so a batch may be written twice (a retry after a lost commit, a spool replayed). `late`:
+ * rows that may be hours old (a replayed spool): the closed usage hours they fall in are marked to
+ * be summed again.
+ */
+export async function insertLogRows(db: Queryable, rows: string[], opts: { late?: boolean } = {}): Promise<void> {
   if (rows.length === 0) return;
   const json = `[${rows.join(",")}]`;
+  const stale = opts.late
+    ? sql`, stale as (
+      insert into usage_stale_hours (project_id, hour)
+      select distinct project_id, h from (select project_id, to_timestamp((${logMsOf(sql`id`)} / 3600000) * 3600) as h from logs) l
+      where h < (select closed_until from usage_rollup_state where id = 1)
+      on conflict do nothing
+    )`
+    : sql``;
   await db.execute(sql`
     with data as (
       select * from jsonb_to_recordset(${json}::text::jsonb) as x(
@@ -146,9 +161,12 @@ export async function insertLogRows(db: Queryable, rows: string[]): Promise<void
         cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
         req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version
       from data
-    )
+      on conflict (id) do nothing
+      returning id, project_id
+    )${stale}
     insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)
-    select id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text from data`);
+    select id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text from data
+    where id in (select id from logs)`);
 }
 
 /** Stores logs at once (tests, backfills); the gateway goes through the batched log writer. */

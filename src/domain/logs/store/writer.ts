@@ -20,5 +20,8 @@ export type LogWriterStats = {
   /** How long the oldest of them has waited (null: none waiting). */
   oldestAgeMs: number | null;
   written: number;
+  /** Logs lost: rejected by the database, or given up on and not in the spool. */
   dropped: number;
+  /** The durable spool, when there is one. */
+  spool?: { bytes: number; segments: number; awaitingReplay: number; replayed: number; unspooled: number };
 };
