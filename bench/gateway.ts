@@ -46,6 +46,12 @@ const med = (rs: WrkResult[]): WrkResult => ({
   errors: rs.reduce((a, r) => a + r.errors, 0),
   requests: rs.reduce((a, r) => a + r.requests, 0),
 });
+/** CPU time (µs) a process's main thread (the one serving requests) has used, from /proc (ticks of 10 ms). */
+const mainThreadCpuUs = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+};
 /** CPU time the hypervisor gave to others (jiffies, all cores), from /proc/stat. */
 const steal = () => Number(readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/)[8] ?? 0);
 
@@ -88,8 +94,10 @@ for (const kind of dbs) {
     hone = await startHone({ ...db.env, OPENAI_BASE_URL: `${fast.url}/v1` });
     await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: 8, seconds: 2 });
     const direct = await wrk(`${fast.url}/v1/chat/completions`, body, {}, { connections: 64, seconds });
+    const cpu0 = mainThreadCpuUs(hone.pid);
     const via = await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: 64, seconds, threads: 2 });
-    throughputRows.push(`| ${kind} | ${fmt(direct.rps, 0)} | **${fmt(via.rps, 0)}** | ${lat(via)} | ${via.errors} |`);
+    const perCall = (mainThreadCpuUs(hone.pid) - cpu0) / Math.max(1, via.requests);
+    throughputRows.push(`| ${kind} | ${fmt(direct.rps, 0)} | **${fmt(via.rps, 0)}** | ${lat(via)} | ${fmt(perCall, 0)} | ${via.errors} |`);
     console.log(throughputRows.at(-1));
     await hone.stop();
   } finally {
@@ -108,7 +116,7 @@ ${latencyRows.join("\n")}
 
 Throughput (req/s), instant upstream, concurrency 64, every call logged:
 
-| database | upstream direct | through Hone | Hone p50 / p99 (ms) | errors |
-|---|---|---|---|---|
+| database | upstream direct | through Hone | Hone p50 / p99 (ms) | main-thread CPU per call (µs) | errors |
+|---|---|---|---|---|---|
 ${throughputRows.join("\n")}`);
 process.exit(0);

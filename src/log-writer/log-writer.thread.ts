@@ -9,9 +9,13 @@ import { openDatabase } from "../db/client";
 import { insertLogRows } from "../domain/logs/store";
 import { createLogger } from "../logger";
 import { createRowWriter, type RowWriter } from "./log-writer";
+import { answered } from "./spool";
 import type { ThreadMessage, ThreadReply } from "./threaded-log-writer";
 
 declare const self: Worker;
+
+/** The longest one batch insert may go unanswered before the connection is taken to be stuck. */
+const INSERT_DEADLINE_MS = 15_000;
 
 const reply = (m: ThreadReply) => self.postMessage(m);
 // The id is the first member of a row; it is only read to name a log in an error.
@@ -33,12 +37,27 @@ self.onmessage = async (event: MessageEvent<ThreadMessage>) => {
   if (!Array.isArray(m) && m.t === "init") {
     const logger = createLogger(m.logLevel);
     try {
-      const database = await openDatabase({ databaseUrl: m.databaseUrl, dataDir: "", dbPoolSize: 1 }, { migrate: false });
+      const open = () => openDatabase({ databaseUrl: m.databaseUrl, dataDir: "", dbPoolSize: 1 }, { migrate: false });
+      let database: Awaited<ReturnType<typeof open>> | null = await open();
       const w = createRowWriter(
         {
           logger,
           insertRows: async (rows) => {
-            await insertLogRows(database.db, rows);
+            database ??= await open();
+            const db = database;
+            try {
+              await answered(insertLogRows(db.db, rows), INSERT_DEADLINE_MS);
+            } catch (err) {
+              // The driver can be left waiting on a connection that will never answer (seen with
+              // postgres.js after a database outage): this thread's connection is replaced, and
+              // the batch retried on the new one (storing is idempotent, should the old one commit).
+              if ((err as { code?: unknown }).code === "ETIMEDOUT") {
+                logger.warn("a log insert got no answer: the log-writer thread opens a new connection", { deadlineMs: INSERT_DEADLINE_MS });
+                void db.close().catch(() => {});
+                database = null;
+              }
+              throw err;
+            }
             reply({ stored: rows.length });
           },
           onSettled: (marks, outcome) => {

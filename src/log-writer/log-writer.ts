@@ -2,7 +2,7 @@ import type { Database } from "../db/client";
 import { isConnectionError, sqlStateOf } from "../db/errors";
 import { insertLogRows, type LogWriter, type LogWriterStats, logRow, type NewRequestLog } from "../domain/logs/store";
 import { errorFields, type Logger } from "../logger";
-import type { Spool, SpoolMark, SpoolOutcome } from "./spool";
+import { answered, type Spool, type SpoolMark, type SpoolOutcome } from "./spool";
 
 /** The same, for logs already serialised by logRow (what crosses to the log-writer thread). */
 export type RowWriter = {
@@ -47,6 +47,9 @@ export function createLogWriter(deps: { logger: Logger; database: Database; spoo
   );
   return recordWriter(rows, deps.logger, opts.maxPayloadBytes, spool);
 }
+
+/** The longest one batch insert may go unanswered (then retried, as when the database is away). */
+const INSERT_DEADLINE_MS = 30_000;
 
 /** The longest an awaited write of a spooled log waits for its commit before answering from the spool. */
 const AWAIT_COMMIT_MS = 1_000;
@@ -194,7 +197,8 @@ export function createRowWriter(
   const insert = async (items: Item[]) => {
     inFlight = items;
     try {
-      await deps.insertRows(items.map((i) => i.row));
+      // A driver can hang on a dead connection: an insert unanswered past the deadline counts as the database away.
+      await answered(deps.insertRows(items.map((i) => i.row)), INSERT_DEADLINE_MS);
       unreachable = false;
       written += items.length;
       deps.onSettled?.(

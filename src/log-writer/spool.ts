@@ -97,6 +97,22 @@ export type SpoolOptions = {
 };
 
 const OWNER_FILE = "owner.json";
+/** A replayed batch unanswered this long is taken as the database away (a driver can hang on a dead connection). */
+const STORE_DEADLINE_MS = 30_000;
+
+/** `p`, or an ETIMEDOUT error (a connection error) when it has not settled within `ms`. */
+export async function answered<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer from the database in ${ms} ms`), { code: "ETIMEDOUT" })), ms);
+  });
+  p.catch(() => {});
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const HEADER = 8;
 const REPLAY_BATCH = 250;
 const REPLAY_BATCH_BYTES = 4 * 1024 * 1024;
@@ -271,7 +287,7 @@ export function openSpool(opts: SpoolOptions): Spool {
   /** A batch the database refuses (not for being away) is halved until the bad row is alone; it is skipped. */
   async function storeIsolated(rows: string[]): Promise<void> {
     try {
-      await opts.store(rows);
+      await answered(opts.store(rows), STORE_DEADLINE_MS);
     } catch (err) {
       if (isConnectionError(err)) throw err;
       if (rows.length === 1) {

@@ -16,10 +16,12 @@ export async function metricOf(server: RunningServer, name: string): Promise<num
 
 /** Waits until nothing waits in the server's spool or log queue; returns the logs replayed from the spool. */
 export async function waitForLogsStored(server: RunningServer, timeoutMs = 60_000): Promise<number | null> {
-  await waitFor(
-    async () => ((await metricOf(server, "hone_spool_segments_awaiting_replay")) ?? 0) === 0 && (await metricOf(server, "hone_log_queue_depth")) === 0,
-    { message: "the spool replayed and the log queue empty", timeoutMs },
-  );
+  const names = ["hone_spool_segments_awaiting_replay", "hone_log_queue_depth", "hone_spool_bytes", "hone_logs_dropped_total"];
+  await waitFor(async () => Object.fromEntries(await Promise.all(names.map(async (n) => [n, await metricOf(server, n)]))), {
+    until: (m) => (m.hone_spool_segments_awaiting_replay ?? 0) === 0 && m.hone_log_queue_depth === 0,
+    message: (m) => `the spool replayed and the log queue empty (${JSON.stringify(m)}); the server said:\n${noteworthy(server.output())}`,
+    timeoutMs,
+  });
   return metricOf(server, "hone_spool_replayed_total");
 }
 
@@ -34,4 +36,13 @@ export async function storedByTag(db: { databaseUrl?: string | undefined; dataDi
   } finally {
     await database.close();
   }
+}
+
+/** The server's warnings and errors (its last 20). */
+function noteworthy(output: string): string {
+  return output
+    .split("\n")
+    .filter((l) => /"level":"(warn|error)"/.test(l))
+    .slice(-20)
+    .join("\n");
 }
