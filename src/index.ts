@@ -14,7 +14,7 @@ import { startJobs } from "./background";
 import { startJobsThread } from "./background/start-jobs-thread";
 import { createLogWriter } from "./log-writer/log-writer";
 import { createThreadedLogWriter } from "./log-writer/threaded-log-writer";
-import { openSpool } from "./log-writer/spool";
+import { openSpool, spoolDatabaseKey } from "./log-writer/spool";
 import { insertLogRows } from "./domain/logs/store";
 import { startLogRetention } from "./background/retention";
 import { startUsageRollups } from "./background/usage-rollups";
@@ -37,6 +37,7 @@ async function main() {
   const spool = config.spool.dir
     ? openSpool({
         root: config.spool.dir,
+        database: spoolDatabaseKey(config),
         maxBytes: config.spool.maxBytes,
         syncMs: config.spool.syncMs,
         logger,

@@ -12,7 +12,7 @@ import {
   writeFileSync,
   writevSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { isConnectionError } from "../db/errors";
 import { errorFields, type Logger } from "../logger";
 import { ownStartTime, processAlive } from "../process-identity";
@@ -83,6 +83,11 @@ export type Spool = {
 export type SpoolOptions = {
   /** HONE_SPOOL_DIR: the directory holding one directory per process. */
   root: string;
+  /**
+   * Which database the logs belong to (spoolDatabaseKey): a process takes over only the
+   * directories of its own database, never another's sharing the directory.
+   */
+  database: string;
   /** HONE_SPOOL_MAX_BYTES: past it, logs are not spooled (and counted). */
   maxBytes: number;
   /** The longest a spooled log waits for its fsync. */
@@ -127,7 +132,7 @@ export function openSpool(opts: SpoolOptions): Spool {
   const own = join(opts.root, name);
   const making = join(opts.root, `.${name}`);
   mkdirSync(making, { recursive: true });
-  writeOwner(making);
+  writeOwner(making, opts.database);
   renameSync(making, own);
 
   const segments: Segment[] = [];
@@ -311,7 +316,7 @@ export function openSpool(opts: SpoolOptions): Spool {
     }
     for (const name of names) {
       const dir = join(opts.root, name);
-      if (dir === own || name.startsWith(".") || !isDirectory(dir) || ownerAlive(dir)) continue;
+      if (dir === own || name.startsWith(".") || !isDirectory(dir) || !ownedByGone(dir, opts.database)) continue;
       // Claimed by renaming it into this process's directory: one process wins the rename.
       const claimed = join(own, `adopted-${name}`);
       try {
@@ -433,7 +438,7 @@ export function openSpool(opts: SpoolOptions): Spool {
       // Nothing left to keep: the directory goes; otherwise the next start takes it over.
       try {
         if (!segments.length) rmSync(own, { recursive: true, force: true });
-        else writeFileSync(join(own, OWNER_FILE), JSON.stringify({ pid: 0, stopped: true }));
+        else writeFileSync(join(own, OWNER_FILE), JSON.stringify({ pid: 0, stopped: true, database: opts.database }));
       } catch (err) {
         logger.warn("spool directory could not be closed", { path: own, ...errorFields(err) });
       }
@@ -462,8 +467,18 @@ export function readRecords(data: Buffer, path: string, logger: Logger): string[
   return rows;
 }
 
-function writeOwner(dir: string): void {
-  writeFileSync(join(dir, OWNER_FILE), JSON.stringify({ pid: process.pid, started: ownStartTime() ?? null }), { mode: 0o600 });
+function writeOwner(dir: string, database: string): void {
+  writeFileSync(join(dir, OWNER_FILE), JSON.stringify({ pid: process.pid, started: ownStartTime() ?? null, database }), { mode: 0o600 });
+}
+
+/** A spool's database key: the server and database a URL names (no credentials), or the embedded database's directory, hashed. */
+export function spoolDatabaseKey(config: { databaseUrl?: string | undefined; dataDir: string }): string {
+  let name: string;
+  if (config.databaseUrl) {
+    const u = new URL(config.databaseUrl);
+    name = `postgres://${u.hostname}:${u.port || "5432"}${u.pathname}`;
+  } else name = `pglite:${resolve(config.dataDir)}`;
+  return new Bun.CryptoHasher("sha256").update(name).digest("hex").slice(0, 24);
 }
 
 function isDirectory(path: string): boolean {
@@ -474,14 +489,18 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** Whether the process owning a spool directory runs (a directory without a readable owner is taken). */
-function ownerAlive(dir: string): boolean {
+/**
+ * Whether a spool directory is this database's and its process is gone (stopped, killed, its pid
+ * now another's). A directory of another database, or without a readable owner, is left alone.
+ */
+function ownedByGone(dir: string, database: string): boolean {
   const file = join(dir, OWNER_FILE);
   if (!existsSync(file)) return false;
   try {
-    const v = JSON.parse(readFileSync(file, "utf8")) as { pid?: unknown; started?: unknown };
-    if (typeof v.pid !== "number" || v.pid <= 0) return false;
-    return processAlive({ pid: v.pid, ...(typeof v.started === "string" ? { started: v.started } : {}) });
+    const v = JSON.parse(readFileSync(file, "utf8")) as { pid?: unknown; started?: unknown; database?: unknown };
+    if (v.database !== database) return false;
+    if (typeof v.pid !== "number" || v.pid <= 0) return true;
+    return !processAlive({ pid: v.pid, ...(typeof v.started === "string" ? { started: v.started } : {}) });
   } catch {
     return false;
   }

@@ -28,10 +28,11 @@ const row = (id: string, extra = "") => JSON.stringify({ id, project_id: "prj_1"
 const down = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
 
 /** A spool whose store puts rows in `stored` (by id), failing as `failing()` says. */
-function spoolWith(root: string, opts: { failing?: () => boolean; maxBytes?: number; segmentMs?: number } = {}) {
+function spoolWith(root: string, opts: { failing?: () => boolean; maxBytes?: number; segmentMs?: number; database?: string } = {}) {
   const stored = new Map<string, number>();
   const spool = openSpool({
     root,
+    database: opts.database ?? "db-1",
     maxBytes: opts.maxBytes ?? 1024 ** 3,
     syncMs: 2,
     segmentMs: opts.segmentMs ?? 50,
@@ -98,7 +99,7 @@ describe("the log spool", () => {
     expect(spool.stats().replayed).toBe(500);
   });
 
-  test("a stopped process's directory is taken over and replayed; a running one's is left alone", async () => {
+  test("a stopped process's directory is taken over and replayed; a running one's, or another database's, is left alone", async () => {
     const root = newRoot();
     // Written by a process that stopped with two logs not stored (the database away): its
     // directory says so. Another, of a process still running (this one), holds one too.
@@ -109,8 +110,14 @@ describe("the log spool", () => {
     spools.splice(spools.indexOf(first.spool), 1);
     const dead = readdirSync(root)[0]!;
     mkdirSync(join(root, "alive"));
-    writeFileSync(join(root, "alive", "owner.json"), JSON.stringify({ pid: process.pid }));
+    writeFileSync(join(root, "alive", "owner.json"), JSON.stringify({ pid: process.pid, database: "db-1" }));
     writeFileSync(join(root, "alive", "seg-00000001.spool"), "");
+    // And a stopped process of another database sharing the directory: its logs are not this one's.
+    const other = spoolWith(root, { database: "db-2" });
+    other.spool.append(row("log_other_db"));
+    await other.spool.close();
+    spools.splice(spools.indexOf(other.spool), 1);
+    const otherDir = readdirSync(root).find((d) => d !== dead && d !== "alive")!;
 
     const { spool, stored } = spoolWith(root);
     await waitFor(() => stored.size === 2, { message: "the dead process's logs stored" });
@@ -118,7 +125,9 @@ describe("the log spool", () => {
     await spool.drained();
     const left = readdirSync(root).sort();
     expect(left).toContain("alive");
+    expect(left).toContain(otherDir);
     expect(left).not.toContain(dead);
+    expect(stored.has("log_other_db")).toBe(false);
   });
 
   test("past HONE_SPOOL_MAX_BYTES a log is not spooled, and counted", () => {
