@@ -34,16 +34,25 @@ async function main() {
   // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.
   // Every log is spooled to disk before its call's answer ends (and replayed from there if the
   // database cannot take it): an answered call is not lost to a crash or a database outage.
-  const spool = config.spool.dir
-    ? openSpool({
-        root: config.spool.dir,
+  const spool = config.spool.dir ? await openConfiguredSpool(config.spool.dir) : undefined;
+  async function openConfiguredSpool(dir: string) {
+    try {
+      return openSpool({
+        root: dir,
         database: spoolDatabaseKey(config),
         maxBytes: config.spool.maxBytes,
         syncMs: config.spool.syncMs,
         logger,
         store: (rows) => insertLogRows(database.db, rows, { late: true }),
-      })
-    : undefined;
+      });
+    } catch (err) {
+      await database.close();
+      throw new ConfigError(
+        `HONE_SPOOL_DIR ${dir} cannot be used for the log spool (${err instanceof Error ? err.message : String(err)}): ` +
+          `make it writable, point HONE_SPOOL_DIR elsewhere, or set HONE_SPOOL_DIR=off`,
+      );
+    }
+  }
   const inThread = () =>
     createLogWriter({ database, logger, ...(spool ? { spool } : {}) }, { maxDelayMs: config.logFlushMs, maxPayloadBytes: config.maxLoggedPayloadBytes });
   const logWriter = database.kind === "postgres" ? createThreadedLogWriter(config, logger, inThread(), spool) : inThread();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
@@ -242,5 +242,25 @@ describe("configuration errors at start", () => {
     });
     expect(await proc.exited).toBe(1);
     expect(await new Response(proc.stderr).text()).toContain("PORT");
+  });
+
+  test("a spool directory that cannot be used is named, with what to do, and the server does not start", async () => {
+    // A file where the directory should be: no process (root or not) can make a directory in it.
+    const file = join(tmpdir(), `hone-not-a-dir-${process.pid}`);
+    writeFileSync(file, "x");
+    try {
+      const proc = Bun.spawn(["bun", "src/index.ts"], {
+        cwd: join(import.meta.dir, "../.."),
+        env: { PATH: process.env.PATH!, PORT: "0", HONE_DATA_DIR: "memory://", HONE_SPOOL_DIR: join(file, "spool") },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(await proc.exited).toBe(1);
+      const err = await new Response(proc.stderr).text();
+      expect(err).toContain(`hone: HONE_SPOOL_DIR ${join(file, "spool")} cannot be used for the log spool`);
+      expect(err).toContain("HONE_SPOOL_DIR=off");
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { deleteOlderThan } from "../delete-older-than";
 import { z } from "zod";
 import type { Caches } from "../../caches";
 import { type BaseCtx, dbOf, type Ctx } from "../../context";
@@ -178,18 +179,8 @@ export async function deleteStoredResponse(ctx: Ctx, id: string): Promise<{ id: 
  * Deletes the stored Responses older than `before` (HONE_LOG_RETENTION_DAYS: they hold what the
  * logs hold), across projects, in batches so no statement holds locks for long. Returns how many.
  */
-export async function deleteExpiredResponses(ctx: BaseCtx, input: { before: Date; batchSize?: number }): Promise<number> {
-  const batchSize = input.batchSize ?? 2_000;
-  let deleted = 0;
-  for (;;) {
-    const gone = resultRows<{ id: string }>(
-      await dbOf(ctx).execute(sql`delete from ${storedResponses} where id in (
-        select id from ${storedResponses} where created_at < ${input.before.toISOString()}::timestamptz order by created_at limit ${batchSize} for update skip locked)
-        returning id`),
-    );
-    deleted += gone.length;
-    if (gone.length < batchSize) return deleted;
-  }
+export function deleteExpiredResponses(ctx: BaseCtx, input: { before: Date; batchSize?: number }): Promise<number> {
+  return deleteOlderThan(ctx, storedResponses, input);
 }
 
 export const InputItemsQuery = z.object({

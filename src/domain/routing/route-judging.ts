@@ -1,7 +1,6 @@
-import { sql } from "drizzle-orm";
 import type { BaseCtx, Ctx } from "../../context";
 import { dbOf } from "../../context";
-import { resultRows } from "../logs/internal";
+import { deleteOlderThan } from "../delete-older-than";
 import { routeVerdicts } from "../../db/schema";
 import { errorFields } from "../../logger";
 import type { ChatCompletion } from "../../providers";
@@ -56,16 +55,6 @@ export function sampleForJudging(
 }
 
 /** Deletes the judged samples older than `before` (HONE_LOG_RETENTION_DAYS: they sum up the logs), in batches. */
-export async function deleteExpiredRouteVerdicts(ctx: BaseCtx, input: { before: Date; batchSize?: number }): Promise<number> {
-  const batchSize = input.batchSize ?? 2_000;
-  let deleted = 0;
-  for (;;) {
-    const gone = resultRows<{ id: string }>(
-      await dbOf(ctx).execute(sql`delete from ${routeVerdicts} where id in (
-        select id from ${routeVerdicts} where created_at < ${input.before.toISOString()}::timestamptz order by created_at limit ${batchSize} for update skip locked)
-        returning id`),
-    );
-    deleted += gone.length;
-    if (gone.length < batchSize) return deleted;
-  }
+export function deleteExpiredRouteVerdicts(ctx: BaseCtx, input: { before: Date; batchSize?: number }): Promise<number> {
+  return deleteOlderThan(ctx, routeVerdicts, input);
 }

@@ -32,22 +32,23 @@ export function useRoute(slug: string) {
 export function useRouteStats(slug: string, hours: number) {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  return useQuery({
-    queryKey: [...trpc.routes.stats.queryKey({ slug }), hours],
-    queryFn: () => client.routes.stats.query({ slug, from: new Date(Date.now() - hours * 3_600_000).toISOString() }),
-    refetchInterval: STATS_REFRESH_MS,
-  });
+  return useQuery(windowed(trpc.routes.stats.queryKey({ slug }), hours, (from) => client.routes.stats.query({ slug, from })));
 }
 
 /** The same figures per time bucket over the last `hours`, read again with the table. */
 export function useRouteSeries(slug: string, hours: number) {
   const trpc = useTRPC();
   const client = useTRPCClient();
-  return useQuery({
-    queryKey: [...trpc.routes.series.queryKey({ slug }), hours],
-    queryFn: () => client.routes.series.query({ slug, from: new Date(Date.now() - hours * 3_600_000).toISOString() }),
+  return useQuery(windowed(trpc.routes.series.queryKey({ slug }), hours, (from) => client.routes.series.query({ slug, from })));
+}
+
+/** Query options for a read over the last `hours`, the window recomputed on every read. */
+function windowed<T>(key: readonly unknown[], hours: number, read: (from: string) => Promise<T>) {
+  return {
+    queryKey: [...key, hours],
+    queryFn: () => read(new Date(Date.now() - hours * 3_600_000).toISOString()),
     refetchInterval: STATS_REFRESH_MS,
-  });
+  };
 }
 
 function useInvalidate() {
