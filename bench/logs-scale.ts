@@ -27,7 +27,6 @@ import {
   dropExpiredLogPartitions,
   ensureLogPartitions,
   deleteLogs,
-  exportLogs,
   insertRequestLogs,
   listLogs,
   logIdAt,
@@ -74,9 +73,14 @@ if (PGLITE) {
 }
 
 const config = loadConfig({ ...env, HONE_SECRET_KEY: Buffer.alloc(32, 3).toString("base64"), HONE_LOG_LEVEL: "error", HONE_USAGE_CLOSE_GRACE_MS: "0" });
-const database = await openDatabase({ ...config, dbStatementTimeoutMs: 0, dbPoolSize: 4 });
-const deps = createDeps({ config, database, logger: createLogger("error"), secretKey: new Uint8Array(32) });
-const db = database.db;
+const childEnv = { ...env, HONE_SECRET_KEY: Buffer.alloc(32, 3).toString("base64") };
+const open = async () => {
+  const database = await openDatabase({ ...config, dbStatementTimeoutMs: 0, dbPoolSize: 4 });
+  return { database, deps: createDeps({ config, database, logger: createLogger("error"), secretKey: new Uint8Array(32) }) };
+};
+// Reopened after the export (PGlite's directory is one process's at a time): `let`.
+let { database, deps } = await open();
+let db = database.db;
 const exec = async <T = Record<string, unknown>>(text: string) => resultRows<T>(await db.execute(q.raw(text)));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const table: string[] = [];
@@ -85,7 +89,7 @@ const row = (name: string, runs: number, times: number[], result: string) =>
 
 try {
   const project = await createProject(systemCtx(deps, "bench"), { name: "logs-scale" });
-  const ctx: Ctx = { ...systemCtx(deps, "bench"), projectId: project.projectId };
+  let ctx: Ctx = { ...systemCtx(deps, "bench"), projectId: project.projectId };
   const now = Date.now();
   const start = now - 30 * DAY;
   await ensureLogPartitions(ctx, new Date(now), { since: new Date(start - DAY) });
@@ -226,24 +230,26 @@ try {
     row(name, RUNS, times, describe(last));
   }
 
-  // ---- export: the REST export's stream (JSONL built by the database), written nowhere ----
+  // ---- export: each format in a process of its own (its peak RSS is the export's alone) ----
+  await database.close();
   for (const format of ["jsonl", "csv"] as const) {
-    const filter = { from: new Date(now - 3 * DAY), to: new Date(now) };
-    let bytes = 0;
-    let lines = 0;
-    let peak = process.memoryUsage().rss;
-    const s = performance.now();
-    for await (const chunk of exportLogs(ctx, { filter, format })) {
-      bytes += chunk.length;
-      for (let i = chunk.indexOf("\n"); i !== -1; i = chunk.indexOf("\n", i + 1)) lines++;
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }
-    const secs = (performance.now() - s) / 1000;
-    const rows = format === "csv" ? lines - 1 : lines;
+    const job = { projectId: project.projectId, format, from: new Date(now - 3 * DAY).toISOString(), to: new Date(now).toISOString() };
+    const child = Bun.spawn(["bun", join(import.meta.dir, "export-child.ts")], {
+      env: { ...process.env, ...childEnv, HONE_BENCH_EXPORT: JSON.stringify(job) },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    const out = await new Response(child.stdout).text();
+    if ((await child.exited) !== 0) throw new Error(`export child failed: ${out}`);
+    const r = JSON.parse(out.trim().split("\n").at(-1)!) as { bytes: number; lines: number; seconds: number; peakRss: number; openedRss: number };
+    const rows = format === "csv" ? r.lines - 1 : r.lines;
     table.push(
-      `| export ${format.toUpperCase()}, last 3 days | 1 | ${fmt(secs * 1000, 0)} | | ${rows.toLocaleString()} logs (${fmt(bytes / 2 ** 20, 0)} MB), ${fmt(rows / secs, 0)} logs/s, peak RSS ${fmt(peak / 2 ** 20, 0)} MB |`,
+      `| export ${format.toUpperCase()}, last 3 days, own process | 1 | ${fmt(r.seconds * 1000, 0)} | | ${rows.toLocaleString()} logs (${fmt(r.bytes / 2 ** 20, 0)} MB), ${fmt(rows / r.seconds, 0)} logs/s, peak RSS ${fmt(r.peakRss / 2 ** 20, 0)} MB (${fmt(r.openedRss / 2 ** 20, 0)} MB before the first row) |`,
     );
   }
+  ({ database, deps } = await open());
+  db = database.db;
+  ctx = { ...systemCtx(deps, "bench"), projectId: project.projectId };
 
   // ---- delete by filter: a privacy request for one user, then a large one (a prompt id) ----
   for (const [label, filter] of [

@@ -7,6 +7,7 @@ import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
 import { yieldTurn } from "../yield-turn";
 import { timeSlices } from "./list-logs";
+import { type PayloadSizes, payloadSizes } from "./store/payload-sizes";
 
 export const ExportLogsInput = z.object({
   filter: LogFilter.nullish(),
@@ -17,13 +18,9 @@ export type ExportLogsInput = z.input<typeof ExportLogsInput>;
 /** Rows read per statement: large enough to be quick, small enough that memory stays flat. */
 const PAGE = 2_000;
 /** Bytes of stored payloads one JSONL statement reads at most (a larger log alone). */
-const PAGE_BYTES = 8 * 1024 * 1024;
-
-/** A log's stored size with its payloads: kept at write time, measured by the database for older logs. */
-const STORED_SIZE = sql.raw(`(2048 + coalesce(request_logs.req_bytes + request_logs.resp_bytes,
-  (select coalesce(octet_length(b.req_payload::text), 0) + coalesce(octet_length(b.resp_payload::text), 0)
-    + coalesce(octet_length(b.req_payload_original::text), 0) + coalesce(octet_length(b.resp_payload_original::text), 0)
-   from request_log_bodies b where b.log_id = request_logs.id), 0))`);
+const PAGE_BYTES = 4 * 1024 * 1024;
+/** What a line carries besides its payloads (columns, tags), counted generously. */
+const LINE_OVERHEAD = 1_024;
 
 export const CSV_COLUMNS = [
   "id",
@@ -134,24 +131,36 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         continue;
       }
       // JSONL: a page is PAGE logs or PAGE_BYTES of them by their stored sizes, whichever comes
-      // first (at least one), so large logs go a few at a time; it comes back as one text (no
-      // object per row on this side).
-      const candidates = sql`select ${requestLogs.id} as id, ${STORED_SIZE} as size from ${requestLogs} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${PAGE}`;
-      // The chosen ids drive the join (an index lookup each), pruned to the slice's day on both tables.
-      const within = sql`${slice.lo !== null ? sql` and request_logs.id >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and request_logs.id < ${slice.hi}` : sql``}`;
-      const lines = sql`select ${columns} from k join ${requestLogs} on request_logs.id = k.id and request_logs.project_id = ${ctx.projectId}${within} ${body}`;
-      const [joined] = resultRows<{ text: string | null; last: string | null; n: number; candidates: number }>(
-        await db.execute(sql`with c as (${candidates}),
-          r as (select id, size, sum(size) over (order by id desc) as run from c),
-          k as (select id from r where run - size < ${PAGE_BYTES})
-          select string_agg(p.line, E'\n' order by p.id desc) || E'\n' as text, min(p.id) as last, count(*)::int as n,
-            (select count(*)::int from c) as candidates
-          from (${lines}) p`),
+      // first (at least one), so large logs go a few at a time. The ids and sizes come first (an
+      // index walk), then the chosen logs' lines as one text built by the database (no object per
+      // row on this side), both statements bounded to the slice's day partition.
+      const candidates = resultRows<{ id: string; req_bytes: number | null; resp_bytes: number | null }>(
+        await db.execute(
+          sql`select ${requestLogs.id} as id, ${requestLogs.reqBytes} as req_bytes, ${requestLogs.respBytes} as resp_bytes from ${requestLogs} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${PAGE}`,
+        ),
       );
-      if (!joined?.n) break;
-      yield joined.text!;
-      if (Number(joined.n) === Number(joined.candidates) && Number(joined.n) < PAGE) break;
-      cursor = joined.last!;
+      if (!candidates.length) break;
+      const unsized = candidates.filter((c) => c.req_bytes == null || c.resp_bytes == null).map((c) => c.id);
+      const measured = unsized.length ? await payloadSizes(db, ctx.projectId, unsized, slice) : new Map<string, PayloadSizes>();
+      const chosen: string[] = [];
+      let bytes = 0;
+      for (const c of candidates) {
+        const m = measured.get(c.id);
+        const size = LINE_OVERHEAD + Number(c.req_bytes ?? m?.req ?? 0) + Number(c.resp_bytes ?? m?.resp ?? 0);
+        if (chosen.length && bytes + size > PAGE_BYTES) break;
+        chosen.push(c.id);
+        bytes += size;
+      }
+      const list = sql`any(string_to_array(${chosen.join(",")}, ','))`;
+      const within = sql`${slice.lo !== null ? sql` and request_logs.id >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and request_logs.id < ${slice.hi}` : sql``}`;
+      const [joined] = resultRows<{ text: string | null }>(
+        await db.execute(sql`select string_agg(p.line, E'\n' order by p.id desc) || E'\n' as text from (
+            select ${columns} from ${requestLogs} ${body}
+            where request_logs.project_id = ${ctx.projectId} and request_logs.id = ${list}${within}) p`),
+      );
+      if (joined?.text) yield joined.text;
+      if (chosen.length === candidates.length && candidates.length < PAGE) break;
+      cursor = chosen.at(-1)!;
     }
   }
 }
