@@ -81,12 +81,13 @@ export async function deleteLogs(
         const list = sql`any(string_to_array(${ids.join(",")}, ','))`;
         const bounds = (col: string) =>
           sql.raw(`${slice.lo !== null ? ` and ${col} >= ${literal(slice.lo)}` : ""}${slice.hi !== null ? ` and ${col} < ${literal(slice.hi)}` : ""}`);
-        await tx.execute(sql`update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id = ${list}`);
         // Reads the rows' rollup dimensions, so before they go.
         await subtractFromRollups(tx, ctx.projectId, ids, bounds("id"));
-        // Explicitly: no foreign key ties a body to its log (both tables are partitioned).
-        await tx.execute(sql`delete from request_log_bodies where log_id = ${list}${bounds("log_id")}`);
-        await tx.execute(sql`delete from request_logs where project_id = ${ctx.projectId} and id = ${list}${bounds("id")}`);
+        // One statement: dataset entries unlinked, bodies deleted explicitly (no foreign key ties
+        // a body to its log: both tables are partitioned), then the rows.
+        await tx.execute(sql`with entries as (update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id = ${list}),
+          bodies as (delete from request_log_bodies where log_id = ${list}${bounds("log_id")})
+          delete from request_logs where project_id = ${ctx.projectId} and id = ${list}${bounds("id")}`);
         return ids;
       });
       deleted += ids.length;

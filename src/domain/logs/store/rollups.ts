@@ -155,30 +155,35 @@ export async function subtractFromRollups(db: Queryable, projectId: string, logI
     from request_logs where project_id = ${projectId} and id = any(string_to_array(${logIds.join(",")}, ','))
       and id < ${logIdAt(state.closedUntil)}${within}`);
   const same = (dims: string[]) => sql.raw(dims.map((d) => `u.${d} is not distinct from a.${d}`).join(" and "));
-  for (const { table, time, dims } of [
+  const updates: SQL[] = [];
+  const deletes: SQL[] = [];
+  for (const [k, { table, time, dims }] of [
     { table: "usage_hourly", time: "hour", dims: ["model", "provider", "source", "status_class"] },
     { table: "usage_hourly_tags", time: "hour", dims: ["tag"] },
     { table: "usage_daily", time: "day", dims: ["model", "provider", "source", "status_class"] },
     { table: "usage_daily_tags", time: "day", dims: ["tag"] },
-  ]) {
+  ].entries()) {
     const t = sql.raw(time === "hour" ? "hour" : "date_trunc('day', hour at time zone 'UTC') at time zone 'UTC'");
     const cols = sql.raw(dims.join(", "));
     const from = new Date(time === "hour" ? first : floorDay(first)).toISOString();
     const to = new Date(time === "hour" ? last : floorDay(last)).toISOString();
     const span = sql`u.project_id = ${projectId} and u.${sql.raw(time)} between ${from}::timestamptz and ${to}::timestamptz`;
+    const [b, a, u] = [`b${k}`, `a${k}`, `u${k}`].map((n) => sql.raw(n)) as [SQL, SQL, SQL];
     // Per bin first, then per row with the bins as the histogram to take away: two aggregations,
     // no lookup per group.
-    await db.execute(sql`
-      with b as (select ${t} as t, ${cols}, bin, count(*) as n, count(*) filter (where is_error) as e, sum(i) as i, sum(o) as o, sum(c) as c
+    updates.push(sql`${b} as (select ${t} as t, ${cols}, bin, count(*) as n, count(*) filter (where is_error) as e, sum(i) as i, sum(o) as o, sum(c) as c
           from hone_gone group by 1, ${cols}, bin),
-      a as (select t, ${cols}, sum(n)::int as n, sum(e)::int as e, sum(i) as i, sum(o) as o, sum(c) as c,
+      ${a} as (select t, ${cols}, sum(n)::int as n, sum(e)::int as e, sum(i) as i, sum(o) as o, sum(c) as c,
           coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb) as h
-        from b group by t, ${cols})
-      update ${sql.raw(table)} u set requests = u.requests - a.n, errors = u.errors - a.e, input_tokens = u.input_tokens - a.i,
+        from ${b} group by t, ${cols}),
+      ${u} as (update ${sql.raw(table)} u set requests = u.requests - a.n, errors = u.errors - a.e, input_tokens = u.input_tokens - a.i,
         output_tokens = u.output_tokens - a.o, cost_usd = u.cost_usd - a.c, latency = hone_hist_sub(u.latency, a.h)
-      from a where ${span} and u.${sql.raw(time)} = a.t and ${same(dims)}`);
-    await db.execute(sql`delete from ${sql.raw(table)} u where ${span} and u.requests <= 0`);
+      from ${a} a where ${span} and u.${sql.raw(time)} = a.t and ${same(dims)})`);
+    deletes.push(sql`${u} as (delete from ${sql.raw(table)} u where ${span} and u.requests <= 0)`);
   }
+  // The four tables in one statement, then their emptied rows in another (which sees the first's changes).
+  await db.execute(sql`with ${sql.join(updates, sql`, `)} select 1`);
+  await db.execute(sql`with ${sql.join(deletes, sql`, `)} select 1`);
 }
 
 /**
