@@ -257,6 +257,14 @@ describe("usage rollups", () => {
     deleted += gone.deleted;
     await check("model", "model");
     await check("tag", "metadata ->> 'prompt_id'");
+    // Small batches: many transactions, each going on through the days until it holds 7 logs.
+    const small = await deleteLogs(ctx, { filter: { tags: [{ key: "user", equals: "u4" }] } }, { batchSize: 7 });
+    expect(small).toEqual({ deleted: expect.any(Number), done: true });
+    expect(small.deleted).toBeGreaterThan(50);
+    deleted += small.deleted;
+    await check("model", "model");
+    await check("provider", "provider");
+    await check("tag", "metadata ->> 'prompt_id'");
     // A model filter is served by the rollups too, and equals the scan.
     const claude = await logUsage(ctx, { from, to, bucket: "hour", groupBy: "none", filter: { model: "claude" } });
     expect(claude.totals.requests).toBe((await scan("model")).claude!.n);

@@ -109,7 +109,8 @@ export const usageHourly = pgTable(
     ...usageDimensions(),
     ...usageMeasures(),
   },
-  (t) => [index().on(t.projectId, t.hour)],
+  // The model (nulls as '') last: a delete's subtraction finds its rows by index, not among every row of the hour.
+  (t) => [index("usage_hourly_project_hour_model").on(t.projectId, t.hour, sql`coalesce(${t.model}, '')`)],
 );
 
 /** The same per value of one configured metadata key (HONE_USAGE_TAG_KEY); tag null: the key was absent. */
@@ -121,7 +122,8 @@ export const usageHourlyTags = pgTable(
     tag: text("tag"),
     ...usageMeasures(),
   },
-  (t) => [index().on(t.projectId, t.hour)],
+  // The tag (nulls as '') last: an hour holds a row per tag value, a delete subtracts from a few.
+  (t) => [index("usage_hourly_tags_project_hour_tag").on(t.projectId, t.hour, sql`coalesce(${t.tag}, '')`)],
 );
 
 /**

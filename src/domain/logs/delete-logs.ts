@@ -1,4 +1,4 @@
-import { lt, type SQL, sql } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
@@ -6,7 +6,7 @@ import { DomainError, parseInput } from "../../errors";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
 import { timeSlices } from "./list-logs";
-import { subtractFromRollups } from "./store/rollups";
+import { closedHours, GONE_COLUMNS, noteGone, prepareGone, subtractGone } from "./store/rollups";
 
 export const DeleteLogsInput = z.object({
   filter: LogFilter.nullish(),
@@ -34,7 +34,7 @@ const isEmptyFilter = (f: Record<string, unknown> | null | undefined) =>
  * Deletes the project's logs matching a filter (a privacy request: "everything tagged user=u42"),
  * with their bodies, DELETE_BATCH at a time, each batch its own transaction, walking the id
  * downwards day partition by day partition (keyset: a batch never reads again past the rows the
- * previous ones deleted): dataset entries imported from them keep existing with their source
+ * previous ones deleted; a batch not yet full goes on into the older days): dataset entries imported from them keep existing with their source
  * cleared, and they are subtracted from the usage rollups of their hours. An empty filter deletes
  * nothing unless `all` is true. After about 20 s (`budgetMs`) it stops and answers done: false;
  * calling again continues. dryRun only counts.
@@ -59,45 +59,54 @@ export async function deleteLogs(
   const batch = opts.batchSize ?? DELETE_BATCH;
   const deadline = performance.now() + (opts.budgetMs ?? DELETE_BUDGET_MS);
   let deleted = 0;
-  // Day partition by day partition, newest first (as the export walks): a batch of a broad tag or
-  // text filter then reads one day's matches, not every match left in the project.
+  // Day partition by day partition, newest first (as the export walks): a statement of a broad tag
+  // or text filter then reads one day's matches, not every match left in the project. A batch
+  // (one transaction) goes on to the next days until it holds `batch` logs, so a filter matching a
+  // few logs a day is not a transaction per day.
   const slices = await timeSlices(db, ctx.deps);
-  for (const [i, slice] of slices.entries()) {
-    const within = logConditions(ctx.projectId, input.filter, slice);
-    let before: string | null = null;
-    for (;;) {
-      const batchWhere: SQL[] = before === null ? within : [...within, lt(requestLogs.id, before)];
-      const ids: string[] = await db.transaction(async (tx) => {
-        // Locked, not SKIP LOCKED: a row another transaction holds (a tag update) is waited for
-        // rather than left behind while the answer says done.
-        const ids = resultRows<{ id: string }>(
-          await tx.execute(
-            sql`select ${requestLogs.id} as id from ${requestLogs} where ${whereAll(batchWhere)} order by ${requestLogs.id} desc limit ${batch} for update`,
-          ),
-        ).map((r) => r.id);
-        if (!ids.length) return ids;
-        // One array parameter, and the slice's bounds written into the statement: the planner
-        // reads the slice's one day partition instead of probing every partition for every id.
-        const list = sql`any(string_to_array(${ids.join(",")}, ','))`;
+  let i = 0;
+  let before: string | null = null; // within slices[i]: the oldest id deleted so far (keyset)
+  while (i < slices.length) {
+    const n = await db.transaction(async (tx) => {
+      const state = await prepareGone(tx);
+      const ids: string[] = [];
+      while (i < slices.length && ids.length < batch) {
+        const slice = slices[i]!;
+        const where = logConditions(ctx.projectId, input.filter, slice);
+        if (before !== null) where.push(lt(requestLogs.id, before));
+        const room = batch - ids.length;
+        // The slice's bounds written into the statement: the planner reads its one day partition
+        // of both tables instead of probing every partition for every id.
         const bounds = (col: string) =>
           sql.raw(`${slice.lo !== null ? ` and ${col} >= ${literal(slice.lo)}` : ""}${slice.hi !== null ? ` and ${col} < ${literal(slice.hi)}` : ""}`);
-        // Reads the rows' rollup dimensions, so before they go.
-        await subtractFromRollups(tx, ctx.projectId, ids, bounds("id"));
-        // One statement: dataset entries unlinked, bodies deleted explicitly (no foreign key ties
-        // a body to its log: both tables are partitioned), then the rows.
-        await tx.execute(sql`with entries as (update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id = ${list}),
-          bodies as (delete from request_log_bodies where log_id = ${list}${bounds("log_id")})
-          delete from request_logs where project_id = ${ctx.projectId} and id = ${list}${bounds("id")}`);
-        return ids;
-      });
-      deleted += ids.length;
-      const sliceDone = ids.length < batch;
-      if (sliceDone && i === slices.length - 1) return { deleted, done: true };
-      // Only after deleting something: every call that answers done: false has made progress.
-      if (ids.length && performance.now() > deadline) return { deleted, done: false };
-      if (sliceDone) break;
-      before = ids.at(-1)!; // the oldest of the batch (read newest first)
-    }
+        // One statement: the rows (locked in id order, not SKIP LOCKED: a row another transaction
+        // holds, a tag update, is waited for rather than left behind while the answer says done),
+        // their rollup dimensions noted, dataset entries imported from them unlinked (they keep
+        // existing), and their bodies (no foreign key ties a body to its log: both tables are
+        // partitioned). Ids as arrays (= any(array(...))): an index lookup each, where `in (select
+        // ...)` was planned as a hash join over the whole day's rows.
+        const gone = resultRows<{ id: string }>(
+          await tx.execute(sql`with gone as (
+              delete from request_logs where project_id = ${ctx.projectId}${bounds("id")} and id = any(array(
+                select ${requestLogs.id} from ${requestLogs} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${room} for update))
+              returning ${GONE_COLUMNS}),
+            ${state ? sql`noted as (${noteGone(state, "gone")}),` : sql``}
+            entries as (update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id = any(array(select id from gone))),
+            bodies as (delete from request_log_bodies where log_id = any(array(select id from gone))${bounds("log_id")})
+            select id from gone`),
+        ).map((r) => r.id);
+        ids.push(...gone);
+        if (gone.length < room) {
+          i++;
+          before = null;
+        } else before = gone.reduce((a, b) => (b < a ? b : a));
+      }
+      if (state) await subtractGone(tx, ctx.projectId, closedHours(state, ids));
+      return ids.length;
+    });
+    deleted += n;
+    // Only after deleting something: every call that answers done: false has made progress.
+    if (i < slices.length && n && performance.now() > deadline) return { deleted, done: false };
   }
   return { deleted, done: true };
 }

@@ -16,7 +16,11 @@ export {
   readRollupState,
   refreshRollupsForLogs,
   type RollupState,
-  subtractFromRollups,
+  closedHours,
+  GONE_COLUMNS,
+  noteGone,
+  prepareGone,
+  subtractGone,
 } from "./rollups";
 export {
   DEFAULT_MAX_LOGGED_PAYLOAD_BYTES,

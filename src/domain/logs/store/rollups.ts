@@ -124,37 +124,52 @@ export async function refreshRollupsForLogs(db: Queryable, projectId: string, lo
 }
 
 /**
- * Takes logs that are about to be deleted out of the rollups of their closed hours (and days):
- * their counts, sums and latency bins are subtracted, rows left with no call go. Proportional to
- * the logs deleted, where summing their hours again would read every log of those hours. Call it
- * in the deleting transaction, before the delete. `within` bounds the ids further (`and id >= …`),
- * so the planner reads one day partition instead of probing every one.
+ * Deleting logs and keeping the rollups equal to what is left, in three steps of one transaction:
+ * `prepareGone` (the rollup state, and the session's temporary table of deleted logs' dimensions),
+ * then any number of deleting statements that add `noteGone(state, "gone")` as a data-modifying
+ * CTE over their `returning` rows (columns of request_logs), then `subtractGone` with the span of
+ * hours noted: their counts, sums and latency bins are subtracted from the rollups of those closed
+ * hours (and days), rows left with no call go. Proportional to the logs deleted, where summing
+ * their hours again would read every log of those hours.
  */
-export async function subtractFromRollups(db: Queryable, projectId: string, logIds: readonly string[], within: SQL = sql``): Promise<void> {
-  if (!logIds.length) return;
+export async function prepareGone(db: Queryable): Promise<RollupState | null> {
   const state = await readRollupState(db);
-  if (!state?.closedUntil) return;
-  const closed = state.closedUntil.getTime();
-  // The closed hours these logs fall in: every statement below reads only their rollup rows.
-  let first = Number.POSITIVE_INFINITY;
-  let last = Number.NEGATIVE_INFINITY;
-  for (const id of logIds) {
-    const h = hourOfId(id);
-    if (h === null || h >= closed) continue;
-    first = Math.min(first, h);
-    last = Math.max(last, h);
-  }
-  if (first > last) return;
-  // The logs' rollup dimensions, read once (ids as one array: pruned at run time, not planned per id).
+  if (!state?.closedUntil) return null;
   await db.execute(sql`create temp table if not exists hone_gone (hour timestamptz, model text, provider text, source text,
     status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8) on commit delete rows`);
-  await db.execute(sql`delete from hone_gone`);
-  await db.execute(sql`insert into hone_gone select to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
+  return state;
+}
+
+/** The CTE body that notes the rollup dimensions of `source`'s rows in closed hours (see prepareGone). */
+export function noteGone(state: RollupState, source: string): SQL {
+  return sql`insert into hone_gone select to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
       ${STATUS_CLASS}, metadata ->> ${state.tagKey}::text, ${LATENCY_BIN}, ${IS_ERROR},
       coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0)
-    from request_logs where project_id = ${projectId} and id = any(string_to_array(${logIds.join(",")}, ','))
-      and id < ${logIdAt(state.closedUntil)}${within}`);
-  const same = (dims: string[]) => sql.raw(dims.map((d) => `u.${d} is not distinct from a.${d}`).join(" and "));
+    from ${sql.raw(source)} where id < ${logIdAt(state.closedUntil!)}`;
+}
+
+/** What `noteGone` needs of each deleted row, for a `returning` clause. */
+export const GONE_COLUMNS = sql.raw("id, model, provider, source, status_code, duration_ms, metadata, input_tokens, output_tokens, cost_usd");
+
+/** The closed hours (ms, each once) among these log ids: the rollup rows a delete changes. */
+export function closedHours(state: RollupState, ids: Iterable<string>): number[] {
+  const closed = state.closedUntil?.getTime() ?? Number.NEGATIVE_INFINITY;
+  const hours = new Set<number>();
+  for (const id of ids) {
+    const h = hourOfId(id);
+    if (h !== null && h < closed) hours.add(h);
+  }
+  return [...hours];
+}
+
+/** Subtracts the noted logs from the rollups of these hours and their days (see prepareGone). */
+export async function subtractGone(db: Queryable, projectId: string, hours: readonly number[]): Promise<void> {
+  if (!hours.length) return;
+  // Each hour (day) by the (project_id, hour) index: a sparse delete touches a few hours of a month.
+  const instants = (ms: number[]) => sql`any(string_to_array(${[...new Set(ms)].map((h) => new Date(h).toISOString()).join(",")}, ',')::timestamptz[])`;
+  // An equality the planner can hash on (nulls as ''), then the exact test: is not distinct from
+  // alone is a join filter tried against every rollup row of the hour.
+  const same = (dims: string[]) => sql.raw(dims.map((d) => `coalesce(u.${d}, '') = coalesce(a.${d}, '') and u.${d} is not distinct from a.${d}`).join(" and "));
   const updates: SQL[] = [];
   const deletes: SQL[] = [];
   for (const [k, { table, time, dims }] of [
@@ -165,9 +180,9 @@ export async function subtractFromRollups(db: Queryable, projectId: string, logI
   ].entries()) {
     const t = sql.raw(time === "hour" ? "hour" : "date_trunc('day', hour at time zone 'UTC') at time zone 'UTC'");
     const cols = sql.raw(dims.join(", "));
-    const from = new Date(time === "hour" ? first : floorDay(first)).toISOString();
-    const to = new Date(time === "hour" ? last : floorDay(last)).toISOString();
-    const span = sql`u.project_id = ${projectId} and u.${sql.raw(time)} between ${from}::timestamptz and ${to}::timestamptz`;
+    // The hourly tables are updated row by row through their (project, hour, model or tag) index;
+    // the daily ones, smaller, by their days' rows. Emptied rows are looked for in those hours (days).
+    const span = sql`u.project_id = ${projectId} and u.${sql.raw(time)} = ${instants(time === "hour" ? [...hours] : hours.map(floorDay))}`;
     const [b, a, u] = [`b${k}`, `a${k}`, `u${k}`].map((n) => sql.raw(n)) as [SQL, SQL, SQL];
     // Per bin first, then per row with the bins as the histogram to take away: two aggregations,
     // no lookup per group.
@@ -178,7 +193,7 @@ export async function subtractFromRollups(db: Queryable, projectId: string, logI
         from ${b} group by t, ${cols}),
       ${u} as (update ${sql.raw(table)} u set requests = u.requests - a.n, errors = u.errors - a.e, input_tokens = u.input_tokens - a.i,
         output_tokens = u.output_tokens - a.o, cost_usd = u.cost_usd - a.c, latency = hone_hist_sub(u.latency, a.h)
-      from ${a} a where ${span} and u.${sql.raw(time)} = a.t and ${same(dims)})`);
+      from ${a} a where ${time === "hour" ? sql`u.project_id = ${projectId}` : span} and u.${sql.raw(time)} = a.t and ${same(dims)})`);
     deletes.push(sql`${u} as (delete from ${sql.raw(table)} u where ${span} and u.requests <= 0)`);
   }
   // The four tables in one statement, then their emptied rows in another (which sees the first's changes).
