@@ -93,13 +93,13 @@ export async function deleteLogs(
             ${state ? sql`noted as (${noteGone(state, "gone")}),` : sql``}
             entries as (update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id = any(array(select id from gone))),
             bodies as (delete from request_log_bodies where log_id = any(array(select id from gone))${bounds("log_id")})
-            select id from gone`),
+            select id from gone order by id`),
         ).map((r) => r.id);
         ids.push(...gone);
         if (gone.length < room) {
           i++;
           before = null;
-        } else before = gone.reduce((a, b) => (b < a ? b : a));
+        } else before = gone[0]!; // the oldest (the rows come back oldest first)
       }
       if (state) await subtractGone(tx, ctx.projectId, closedHours(state, ids));
       return ids.length;
