@@ -151,6 +151,12 @@ export type PassThroughAnswer = {
   body: ReadableStream<Uint8Array>;
   /** Settles when the body has ended, broke, or the client left: what the log keeps of it. */
   done: Promise<PassThroughOutcome>;
+  /**
+   * Set by the caller: called once the upstream has ended and before the answer's last bytes go to
+   * the client (the body holds back its latest piece until then), so the call's log is spooled
+   * before the client has the whole answer.
+   */
+  beforeEnd?: (o: PassThroughOutcome) => void;
 };
 
 export type PassThroughOutcome = {
@@ -221,16 +227,22 @@ function passThrough(
   const tailDecoder = new TextDecoder();
   let tail = head.slice(-TAIL_CHARS);
   let bytes = 0;
-  const pending = [...read];
+  // Sent first: what was read before the answer proved too large, but for its last piece, which
+  // is held back like every latest piece (below).
+  const pending = read.slice(0, -1);
   let settle!: (o: PassThroughOutcome) => void;
   const done = new Promise<PassThroughOutcome>((resolve) => (settle = resolve));
   let finished = false;
-  const finish = (error: PassThroughOutcome["error"]) => {
-    if (finished) return;
+  const finish = (error: PassThroughOutcome["error"]): PassThroughOutcome | null => {
+    if (finished) return null;
     finished = true;
     call.release();
-    settle({ bytes, head, tail, error });
+    const outcome = { bytes, head, tail, error };
+    settle(outcome);
+    return outcome;
   };
+  // The latest piece read, sent only once the next one came or the upstream ended (after beforeEnd).
+  let held: Uint8Array | null = read.at(-1) ?? null;
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -241,15 +253,27 @@ function passThrough(
           return;
         }
         try {
-          const { done: end, value } = await reader.read();
-          if (end) {
-            finish(null);
-            controller.close();
-            return;
+          for (;;) {
+            const { done: end, value } = await reader.read();
+            if (end) {
+              const last = held;
+              held = null;
+              if (last) bytes += last.byteLength;
+              const outcome = finish(null);
+              if (outcome) answer.beforeEnd?.(outcome);
+              if (last) controller.enqueue(last);
+              controller.close();
+              return;
+            }
+            tail = (tail + tailDecoder.decode(value, { stream: true })).slice(-TAIL_CHARS);
+            const out = held;
+            held = value;
+            if (out) {
+              bytes += out.byteLength;
+              controller.enqueue(out);
+              return;
+            }
           }
-          bytes += value.byteLength;
-          tail = (tail + tailDecoder.decode(value, { stream: true })).slice(-TAIL_CHARS);
-          controller.enqueue(value);
         } catch (err) {
           const e = failure(err);
           finish(e instanceof DomainError || e instanceof ClientAborted ? e : brokenBody("the upstream", e));
@@ -265,7 +289,8 @@ function passThrough(
     },
     { highWaterMark: 0 },
   );
-  return { kind: "pass-through", body, done };
+  const answer: PassThroughAnswer = { kind: "pass-through", body, done };
+  return answer;
 }
 
 function brokenBody(label: string, err: unknown): DomainError {

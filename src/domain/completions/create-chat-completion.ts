@@ -147,8 +147,16 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
             { upstreamStatus: 502 },
           );
         }
-        // Passed on as it arrives, neither judged nor cached; logged once it has been sent.
-        void answer.done.then((o) => log(passedOutcome(o, ctx.deps.config.maxLoggedPayloadBytes)));
+        // Passed on as it arrives, neither judged nor cached; logged (spooled) once the upstream
+        // has ended, before the last bytes go to the client; or once it broke or the client left.
+        let logged = false;
+        const logPassed = (o: PassThroughOutcome) => {
+          if (logged) return;
+          logged = true;
+          log(passedOutcome(o, ctx.deps.config.maxLoggedPayloadBytes));
+        };
+        answer.beforeEnd = logPassed;
+        void answer.done.then(logPassed);
         return { kind: "pass-through", body: answer.body, cache: cacheStatus };
       }
       const raw = echo(answer);
