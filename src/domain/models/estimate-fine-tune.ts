@@ -1,4 +1,3 @@
-import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import type { Ctx } from "../../context";
 import { DomainError, parseInput } from "../../errors";
@@ -8,6 +7,7 @@ import { findDataset } from "../datasets/internal";
 import { findBaseModel } from "./catalogue";
 import { trainingEntries } from "./internal";
 import { modelName } from "../chat/schemas";
+import { tokenCounter } from "../token-counter";
 
 export const EstimateFineTuneInput = z.object({
   datasetId: z.string().min(1).max(MAX_ID_LENGTH),
@@ -36,7 +36,7 @@ const DEFAULT_EPOCHS = { openai: 3, together: 1 } as const;
 // Each message costs a few tokens of framing (role, separators) besides its text.
 const TOKENS_PER_MESSAGE = 4;
 
-function tokensOf(example: { messages: unknown[]; tools?: unknown[] }): number {
+function tokensOf(countTokens: (text: string) => number, example: { messages: unknown[]; tools?: unknown[] }): number {
   let n = example.tools?.length ? countTokens(JSON.stringify(example.tools)) : 0;
   for (const raw of example.messages) {
     const m = raw as { content?: unknown; tool_calls?: unknown };
@@ -67,9 +67,10 @@ export async function estimateFineTune(ctx: Ctx, raw: EstimateFineTuneInput): Pr
   for (const ref of input.excludeFailing ?? []) exclude.push((await resolveCriterion(ctx, ref)).criterionId);
   let entries = 0;
   let tokensPerEpoch = 0;
+  const countTokens = await tokenCounter();
   for await (const example of trainingEntries(ctx, input.datasetId, exclude)) {
     entries++;
-    tokensPerEpoch += tokensOf(example);
+    tokensPerEpoch += tokensOf(countTokens, example);
   }
   const asked = input.hyperparameters?.n_epochs;
   const epochs = typeof asked === "number" ? asked : DEFAULT_EPOCHS[base.backend];

@@ -1,5 +1,4 @@
 import { namesFallbacks } from "../completions/parse-controls";
-import { countTokens } from "gpt-tokenizer";
 import { z } from "zod";
 import type { Ctx } from "../../context";
 import { DomainError, parseInput } from "../../errors";
@@ -18,6 +17,7 @@ import { judgedAnswer, type NativeJudge, nativeJudge, withCriteriaResults } from
 import { relayEvents } from "./relay";
 import { batchOf, messageEvents } from "./replay";
 import { type AnthropicEvent, createAnthropicEventWriter, createMessageAccumulator, toAnthropicMessage } from "./messages-format";
+import { tokenCounter } from "../token-counter";
 
 // POST /api/v1/messages: Anthropic's Messages API. To an Anthropic model the request goes as it is
 // (thinking signatures, cache_control, documents, betas: nothing lost); to any other model it is
@@ -232,5 +232,5 @@ export async function countMessageTokens(ctx: Ctx, input: { body: unknown; beta?
   }
   const chat = fromAnthropicRequest(original);
   const text = JSON.stringify([chat.messages, chat.tools ?? null]);
-  return { input_tokens: countTokens(text), estimated: true };
+  return { input_tokens: (await tokenCounter())(text), estimated: true };
 }
