@@ -128,7 +128,8 @@ export function openSpool(opts: SpoolOptions): Spool {
   const { logger } = opts;
   mkdirSync(opts.root, { recursive: true });
   // Made whole under a hidden name, then renamed: another process never sees it without its owner.
-  const name = `p${process.pid}-${Date.now().toString(36)}`;
+  // Random too: two spools opened in one millisecond by one process (threads share the pid) differ.
+  const name = `p${process.pid}-${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
   const own = join(opts.root, name);
   const making = join(opts.root, `.${name}`);
   mkdirSync(making, { recursive: true });

@@ -130,9 +130,10 @@ test("one bad row a second in steady traffic: no good log lost, none delayed, no
   for (const b of bodies) expect(b.reqPayload).toEqual({ hone_payload_not_stored: expect.stringContaining("the database refused the payloads") });
   expect(sleeps).toEqual([]);
   // Every good log committed within the flush delay plus a margin for the few isolating inserts
-  // (a retry with backoff, as before, held them back by 100 ms to seconds).
+  // (a retry with backoff, as before, held them back by 100 ms to seconds; that no backoff slept is
+  // checked above, so the margin only has to catch a stall, and allows a loaded machine).
   const delays = good.map((id) => committedAt.get(id)! - enqueuedAt.get(id)!);
-  expect(Math.max(...delays)).toBeLessThan(flushMs + 150);
+  expect(Math.max(...delays)).toBeLessThan(flushMs + 500);
   // Each bad row is named in a warning, with its SQLSTATE; no payload is logged.
   const logged = lines.map((l) => JSON.parse(l));
   const dropped = logged.filter((l) => l.msg === "request log dropped: the database rejected it");
