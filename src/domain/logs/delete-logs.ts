@@ -34,10 +34,10 @@ const isEmptyFilter = (f: Record<string, unknown> | null | undefined) =>
  * Deletes the project's logs matching a filter (a privacy request: "everything tagged user=u42"),
  * with their bodies, DELETE_BATCH at a time, each batch its own transaction, walking the id
  * downwards day partition by day partition (keyset: a batch never reads again past the rows the
- * previous ones deleted; a batch not yet full goes on into the older days): dataset entries imported from them keep existing with their source
- * cleared, and they are subtracted from the usage rollups of their hours. An empty filter deletes
- * nothing unless `all` is true. After about 20 s (`budgetMs`) it stops and answers done: false;
- * calling again continues. dryRun only counts.
+ * previous ones deleted; a batch not yet full goes on into the older days): dataset entries
+ * imported from them keep existing with their source cleared, and they are subtracted from the
+ * usage rollups of their hours. An empty filter deletes nothing unless `all` is true. After about
+ * 20 s (`budgetMs`) it stops and answers done: false; calling again continues. dryRun only counts.
  */
 export async function deleteLogs(
   ctx: Ctx,

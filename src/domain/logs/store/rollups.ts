@@ -127,9 +127,9 @@ export async function refreshRollupsForLogs(db: Queryable, projectId: string, lo
  * Deleting logs and keeping the rollups equal to what is left, in three steps of one transaction:
  * `prepareGone` (the rollup state, and the session's temporary table of deleted logs' dimensions),
  * then any number of deleting statements that add `noteGone(state, "gone")` as a data-modifying
- * CTE over their `returning` rows (columns of request_logs), then `subtractGone` with the span of
- * hours noted: their counts, sums and latency bins are subtracted from the rollups of those closed
- * hours (and days), rows left with no call go. Proportional to the logs deleted, where summing
+ * CTE over their `returning` rows (columns of request_logs), then `subtractGone` with the closed
+ * hours of the logs deleted (`closedHours`): their counts, sums and latency bins are subtracted
+ * from the rollups of those hours (and days), rows left with no call go. Proportional to the logs deleted, where summing
  * their hours again would read every log of those hours.
  */
 export async function prepareGone(db: Queryable): Promise<RollupState | null> {
