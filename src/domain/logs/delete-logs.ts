@@ -4,7 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { LogFilter } from "./inputs";
-import { logConditions, resultRows, whereAll } from "./internal";
+import { logConditions, resultRows, sliceBounds, whereAll } from "./internal";
 import { timeSlices } from "./list-logs";
 import { closedHours, GONE_COLUMNS, noteGone, prepareGone, subtractGone } from "./store/rollups";
 
@@ -16,9 +16,6 @@ export const DeleteLogsInput = z.object({
   all: z.boolean().nullish(),
 });
 export type DeleteLogsInput = z.input<typeof DeleteLogsInput>;
-
-/** A partition bound (a log id the catalog gave) as an SQL string literal. */
-const literal = (v: string) => `'${v.replaceAll("'", "''")}'`;
 
 /** Logs deleted per transaction. */
 export const DELETE_BATCH = 1_000;
@@ -70,15 +67,12 @@ export async function deleteLogs(
     const n = await db.transaction(async (tx) => {
       const state = await prepareGone(tx);
       const ids: string[] = [];
-      while (i < slices.length && ids.length < batch) {
+      // Past the time budget, a batch that deleted something ends where it is (the call answers done: false).
+      while (i < slices.length && ids.length < batch && !(ids.length && performance.now() > deadline)) {
         const slice = slices[i]!;
         const where = logConditions(ctx.projectId, input.filter, slice);
         if (before !== null) where.push(lt(requestLogs.id, before));
         const room = batch - ids.length;
-        // The slice's bounds written into the statement: the planner reads its one day partition
-        // of both tables instead of probing every partition for every id.
-        const bounds = (col: string) =>
-          sql.raw(`${slice.lo !== null ? ` and ${col} >= ${literal(slice.lo)}` : ""}${slice.hi !== null ? ` and ${col} < ${literal(slice.hi)}` : ""}`);
         // One statement: the rows (locked in id order, not SKIP LOCKED: a row another transaction
         // holds, a tag update, is waited for rather than left behind while the answer says done),
         // their rollup dimensions noted, dataset entries imported from them unlinked (they keep
@@ -87,12 +81,12 @@ export async function deleteLogs(
         // ...)` was planned as a hash join over the whole day's rows.
         const gone = resultRows<{ id: string }>(
           await tx.execute(sql`with gone as (
-              delete from request_logs where project_id = ${ctx.projectId}${bounds("id")} and id = any(array(
+              delete from request_logs where project_id = ${ctx.projectId}${sliceBounds("id", slice)} and id = any(array(
                 select ${requestLogs.id} from ${requestLogs} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${room} for update))
               returning ${GONE_COLUMNS}),
             ${state ? sql`noted as (${noteGone(state, "gone")}),` : sql``}
             entries as (update dataset_entries set source_log_id = null where project_id = ${ctx.projectId} and source_log_id = any(array(select id from gone))),
-            bodies as (delete from request_log_bodies where log_id = any(array(select id from gone))${bounds("log_id")})
+            bodies as (delete from request_log_bodies where log_id = any(array(select id from gone))${sliceBounds("log_id", slice)})
             select id from gone order by id`),
         ).map((r) => r.id);
         ids.push(...gone);

@@ -4,7 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { LogFilter } from "./inputs";
-import { logConditions, resultRows, whereAll } from "./internal";
+import { logConditions, resultRows, sliceBounds, whereAll } from "./internal";
 import { yieldTurn } from "../yield-turn";
 import { timeSlices } from "./list-logs";
 import { type PayloadSizes, payloadSizes } from "./store/payload-sizes";
@@ -117,9 +117,7 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
       await yieldTurn();
       const where = logConditions(ctx.projectId, input.filter, slice);
       if (cursor) where.push(lt(requestLogs.id, cursor));
-      const body = csv
-        ? sql``
-        : sql`left join request_log_bodies b on b.log_id = request_logs.id${slice.lo !== null ? sql` and b.log_id >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and b.log_id < ${slice.hi}` : sql``}`;
+      const body = csv ? sql`` : sql`left join request_log_bodies b on b.log_id = request_logs.id${sliceBounds("b.log_id", slice)}`;
       // One statement per page: the slice's bounds on both tables prune them to one day each.
       const page = sql`select ${columns} from ${requestLogs} ${body} where ${whereAll(where)} order by ${requestLogs.id} desc limit ${PAGE}`;
       if (csv) {
@@ -152,11 +150,10 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         bytes += size;
       }
       const list = sql`any(string_to_array(${chosen.join(",")}, ','))`;
-      const within = sql`${slice.lo !== null ? sql` and request_logs.id >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and request_logs.id < ${slice.hi}` : sql``}`;
       const [joined] = resultRows<{ text: string | null }>(
         await db.execute(sql`select string_agg(p.line, E'\n' order by p.id desc) || E'\n' as text from (
             select ${columns} from ${requestLogs} ${body}
-            where request_logs.project_id = ${ctx.projectId} and request_logs.id = ${list}${within}) p`),
+            where request_logs.project_id = ${ctx.projectId} and request_logs.id = ${list}${sliceBounds("request_logs.id", slice)}) p`),
       );
       if (joined?.text) yield joined.text;
       if (chosen.length === candidates.length && candidates.length < PAGE) break;

@@ -45,6 +45,16 @@ export const logColumns = {
 };
 
 /**
+ * ` and <column> >= lo and <column> < hi` for a slice of the log ids (a day partition's bounds,
+ * from the catalog), added to a statement on either log table: the planner reads that one
+ * partition instead of probing every partition for every id.
+ */
+export function sliceBounds(column: string, slice: { lo: string | null; hi: string | null }): SQL {
+  const col = sql.raw(column);
+  return sql`${slice.lo !== null ? sql` and ${col} >= ${slice.lo}` : sql``}${slice.hi !== null ? sql` and ${col} < ${slice.hi}` : sql``}`;
+}
+
+/**
  * The WHERE conditions of a log filter, always scoped to the project. `within` narrows to an id
  * range (a day partition): it is applied to the bodies' search as well, so both tables are pruned
  * to the same partition.

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Queryable } from "../../../db/client";
-import { resultRows } from "../internal";
+import { resultRows, sliceBounds } from "../internal";
 
 export type PayloadSizes = { req: number; resp: number };
 
@@ -19,8 +19,7 @@ export async function payloadSizes(
   const out = new Map<string, PayloadSizes>();
   if (!ids.length) return out;
   // Bounds the ids are known to lie within (a day partition): both tables pruned to it.
-  const bounds = (col: string) =>
-    sql`${within?.lo != null ? sql` and ${sql.raw(col)} >= ${within.lo}` : sql``}${within?.hi != null ? sql` and ${sql.raw(col)} < ${within.hi}` : sql``}`;
+  const bounds = (col: string) => (within ? sliceBounds(col, within) : sql``);
   const list = sql`any(string_to_array(${ids.join(",")}, ','))`;
   const rows = resultRows<{ id: string; req: number | string; resp: number | string }>(
     await db.execute(sql`
