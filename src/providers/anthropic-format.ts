@@ -180,12 +180,22 @@ function usageOf(u: Json | null | undefined): Usage {
   const cacheWrite = count(u?.cache_creation_input_tokens);
   const output = count(u?.output_tokens);
   const prompt = input + cacheRead + cacheWrite;
+  const creation = u?.cache_creation as Json | null | undefined;
   return {
     prompt_tokens: prompt,
     completion_tokens: output,
     total_tokens: prompt + output,
     prompt_tokens_details: { cached_tokens: cacheRead },
     ...(cacheWrite ? { cache_creation_input_tokens: cacheWrite } : {}),
+    // The writes by lifetime, when Anthropic splits them (1-hour writes are billed at a higher rate).
+    ...(cacheWrite && creation && typeof creation === "object"
+      ? {
+          cache_creation: {
+            ephemeral_5m_input_tokens: count(creation.ephemeral_5m_input_tokens),
+            ephemeral_1h_input_tokens: count(creation.ephemeral_1h_input_tokens),
+          },
+        }
+      : {}),
   };
 }
 

@@ -10,6 +10,8 @@ export type Usage = {
   completion_tokens_details?: { reasoning_tokens?: number; [k: string]: unknown } | null;
   /** Anthropic prompt-cache writes, which are priced apart. */
   cache_creation_input_tokens?: number;
+  /** Of those writes, by the cache's lifetime (1-hour writes cost more than 5-minute ones). */
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number; [k: string]: unknown } | null;
   [k: string]: unknown;
 };
 

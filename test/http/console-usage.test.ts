@@ -179,15 +179,22 @@ describe("logs.usage", () => {
       `query($from: String!, $to: String!, $bucket: String!, $groupBy: String) {
         usage(from: $from, to: $to, bucket: $bucket, groupBy: $groupBy) {
           bucket from to
-          series { start group other requests errors inputTokens outputTokens costUsd p50Ms p95Ms }
-          groups { group other requests errors inputTokens outputTokens costUsd p50Ms p95Ms }
-          totals { requests errors inputTokens outputTokens costUsd p50Ms p95Ms } } }`,
+          series { start group other requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced p50Ms p95Ms }
+          groups { group other requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced p50Ms p95Ms }
+          totals { requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced p50Ms p95Ms } } }`,
       vars,
       { key },
     );
     expect(g.errors).toBeUndefined();
     const r = await trpcClient(t, key).logs.usage.query(vars as never);
-    expect(g.data.usage).toEqual(r);
+    // tRPC keeps the classes as a map ({input_tokens, input_usd, ...}); GraphQL lists them.
+    const listed = (f: { classes: Record<string, number> }) => ({
+      ...f,
+      classes: Object.keys(f.classes)
+        .filter((k) => k.endsWith("_tokens"))
+        .map((k) => ({ tokenClass: k.slice(0, -7), tokens: f.classes[k], costUsd: f.classes[`${k.slice(0, -7)}_usd`] ?? null })),
+    });
+    expect(g.data.usage).toEqual({ ...r, series: r.series.map(listed), groups: r.groups.map(listed), totals: listed(r.totals) });
   });
 
   test("empty range: zeros", async () => {

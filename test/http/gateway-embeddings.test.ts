@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
 import { systemCtx } from "../../src/context";
 import { cacheKey } from "../../src/domain/cache";
-import { costOf } from "../../src/domain/completions/cost";
+import { calcPrice } from "@pydantic/genai-prices";
 import { createCustomProvider } from "../../src/domain/projects";
 import { MAX_EMBEDDING_INPUT_CHARS, MAX_EMBEDDING_INPUTS } from "../../src/limits";
 import { createTestApp, openAiClient, serve, storeProviderKey, type TestApp } from "../helpers/app";
@@ -76,7 +76,7 @@ describe("POST /embeddings with the openai SDK", () => {
       cacheHit: false,
       inputPreview: "hello embedding world",
     });
-    const cost = costOf("openai", "text-embedding-3-small", { prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 });
+    const cost = Number(calcPrice({ input_tokens: 3, output_tokens: 0 }, "text-embedding-3-small", { providerId: "openai" })!.total_price);
     expect(cost).toBeGreaterThan(0);
     expect(log.costUsd).toBeCloseTo(cost!, 15);
     // The request as the SDK sent it; the answer with each vector replaced by its size.
@@ -99,7 +99,10 @@ describe("POST /embeddings with the openai SDK", () => {
     expect(sent).toEqual({ model: "text-embedding-3-large", input: inputs, encoding_format: "base64", dimensions: 4, user: "u-1" });
     const log = await latestLog(t);
     expect(log).toMatchObject({ model: "openai:text-embedding-3-large", inputTokens: 6, inputPreview: "one" });
-    expect(log.costUsd).toBeCloseTo(costOf("openai", "text-embedding-3-large", { prompt_tokens: 6, completion_tokens: 0, total_tokens: 6 })!, 15);
+    expect(log.costUsd).toBeCloseTo(
+      Number(calcPrice({ input_tokens: 6, output_tokens: 0 }, "text-embedding-3-large", { providerId: "openai" })!.total_price),
+      15,
+    );
   });
 
   test("encoding_format base64 asked for explicitly: the SDK hands back base64 of little-endian float32", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { z } from "zod";
 import { systemCtx } from "../../src/context";
-import { costOf } from "../../src/domain/completions/cost";
+import { calcPrice } from "@pydantic/genai-prices";
 import { setProviderKey } from "../../src/domain/projects";
 import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
@@ -74,7 +74,9 @@ describe("gateway to OpenAI", () => {
       cacheHit: false,
       tags: { prompt_id: "greeting", attempt: "2", team: "core", $sdk: "typescript", env: "test" },
     });
-    expect(log.costUsd).toBeCloseTo(costOf("openai", "gpt-4o-mini", completion.usage as never)!, 12);
+    const u = completion.usage!;
+    const expected = calcPrice({ input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens }, "gpt-4o-mini", { providerId: "openai" })!;
+    expect(log.costUsd).toBeCloseTo(Number(expected.total_price), 12);
     expect(log.costUsd).toBeGreaterThan(0);
     expect(log.durationMs).toBeGreaterThanOrEqual(0);
     expect(log.body.respPayload).toEqual(JSON.parse(JSON.stringify(completion)));

@@ -36,6 +36,17 @@ export const requestLogs = pgTable(
     cacheWriteTokens: integer("cache_write_tokens"),
     reasoningTokens: integer("reasoning_tokens"),
     costUsd: doublePrecision("cost_usd"),
+    /**
+     * The call's tokens and cost per billed class (domain/pricing): `<class>_tokens` and
+     * `<class>_usd` for input, cache_read, cache_write_5m, cache_write_1h, audio_input, output,
+     * reasoning, audio_output; classes add up to the input and output tokens, and to cost_usd.
+     * Null: no usage was reported, a cache hit, or a log older than the column.
+     */
+    classes: jsonb("classes").$type<Record<string, number>>(),
+    /** The price the cost was reckoned with (the table and model, and the date it started; or an override). */
+    priceVersion: text("price_version"),
+    /** Why an answered call has no plain cost: no_usage (no token counts) or no_price (no price for its model). */
+    costFlag: text("cost_flag"),
     cacheHit: boolean("cache_hit").notNull().default(false),
     /**
      * Bytes of JSON text of the request payload (with its original, for converted reports) and of
@@ -88,6 +99,9 @@ const usageMeasures = () => ({
   outputTokens: doublePrecision("output_tokens").notNull(),
   costUsd: doublePrecision("cost_usd").notNull(),
   latency: jsonb("latency").$type<Record<string, number>>().notNull(),
+  /** The logs' classes summed key by key ({input_tokens, input_usd, ...}), and the answered calls with no plain cost. */
+  classes: jsonb("classes").$type<Record<string, number>>().notNull().default({}),
+  unpriced: integer("unpriced").notNull().default(0),
 });
 const usageDimensions = () => ({
   model: text("model"),

@@ -2,8 +2,7 @@ import type { Ctx } from "../../context";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, type Usage } from "../../providers";
 import { checkedUsage, tokenClasses, type LogApi, type LogAttempt, mergeTags, type NewRequestLog } from "../logs";
-import { catalogueCost } from "../models/catalogue";
-import { costOf } from "./cost";
+import { type LogCost, logCost, ratesFor } from "../pricing/log-cost";
 import { canonicalModel } from "./resolve-model";
 import type { Upstream } from "./resolve-upstream";
 
@@ -83,10 +82,9 @@ export function createCallLog(
   const started = performance.now();
   let up: Upstream | null = null;
   let routing: CallRouting | null = null;
-  const priceOf = (usage: Usage | null | undefined): number | null => {
-    if (!usage || !up) return null;
-    if (up.pricing) return catalogueCost(up.pricing, usage);
-    return costOf(up.provider, up.upstreamModel, usage);
+  const priceOf = (usage: Usage | null | undefined, statusCode: number, cacheHit: boolean): LogCost => {
+    const rates = up ? ratesFor(up.provider, up.upstreamModel, requestedAt, up.pricing ? { ...up.pricing, name: up.target } : null) : null;
+    return logCost(usage, rates, { answered: statusCode >= 200 && statusCode < 300, cacheHit });
   };
   const log = (o: CallOutcome) => {
     if (!o.cacheHit && up) ctx.deps.metrics.upstream(up.provider, (performance.now() - started) / 1000, o.statusCode);
@@ -112,7 +110,7 @@ export function createCallLog(
       durationMs: Math.round(performance.now() - started),
       ...tokenClasses(usage),
       // A cache hit costs nothing; it keeps the usage of the response it replays.
-      costUsd: o.cacheHit ? 0 : priceOf(usage),
+      ...priceOf(usage, o.statusCode, o.cacheHit ?? false),
       warning: [o.warning, warning].filter(Boolean).join("; ") || null,
       cacheHit: o.cacheHit ?? false,
       tags: mergeTags(call.request.metadata, call.tags),

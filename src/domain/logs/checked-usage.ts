@@ -1,5 +1,6 @@
 import { MAX_TOKENS_PER_CALL } from "../../limits";
 import type { Usage } from "../../providers";
+import { inputOutput } from "../pricing/token-classes";
 
 // Token counts come from whoever reports a call, or from an upstream a tenant may have chosen. A
 // count that cannot be true (1e300, -5, 1.5, "7") would otherwise be priced and summed into the
@@ -14,6 +15,10 @@ const COUNTED: [string, (u: Usage) => unknown][] = [
   ["prompt_tokens_details.cached_tokens", (u) => u.prompt_tokens_details?.cached_tokens],
   ["completion_tokens_details.reasoning_tokens", (u) => u.completion_tokens_details?.reasoning_tokens],
   ["cache_creation_input_tokens", (u) => u.cache_creation_input_tokens],
+  ["cache_creation.ephemeral_5m_input_tokens", (u) => u.cache_creation?.ephemeral_5m_input_tokens],
+  ["cache_creation.ephemeral_1h_input_tokens", (u) => u.cache_creation?.ephemeral_1h_input_tokens],
+  ["prompt_tokens_details.audio_tokens", (u) => u.prompt_tokens_details?.audio_tokens],
+  ["completion_tokens_details.audio_tokens", (u) => u.completion_tokens_details?.audio_tokens],
 ];
 
 const isCount = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS_PER_CALL;
@@ -49,9 +54,11 @@ const countOrNull = (v: unknown) => (typeof v === "number" ? v : null);
  * chat terms, both count them that way). A class the answer did not report is null.
  */
 export function tokenClasses(usage: Usage | null | undefined) {
+  // Output with reasoning a provider counted outside completion_tokens added back (pricing/token-classes.ts).
+  const outside = usage && typeof usage.completion_tokens === "number" ? inputOutput(usage).output : null;
   return {
     inputTokens: countOrNull(usage?.prompt_tokens),
-    outputTokens: countOrNull(usage?.completion_tokens),
+    outputTokens: outside ?? countOrNull(usage?.completion_tokens),
     cachedInputTokens: countOrNull(usage?.prompt_tokens_details?.cached_tokens),
     cacheWriteTokens: countOrNull(usage?.cache_creation_input_tokens),
     reasoningTokens: countOrNull(usage?.completion_tokens_details?.reasoning_tokens),

@@ -38,6 +38,9 @@ export const CSV_COLUMNS = [
   "cache_write_tokens",
   "reasoning_tokens",
   "cost_usd",
+  "classes",
+  "price_version",
+  "cost_flag",
   "cache_hit",
   "completion_id",
   "metadata",
@@ -83,8 +86,8 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         CSV_COLUMNS.map((c) =>
           c === "created_at"
             ? `${isoText("request_logs.created_at")} as created_at`
-            : c === "metadata"
-              ? "request_logs.metadata::text as metadata"
+            : c === "metadata" || c === "classes"
+              ? `request_logs.${c}::text as ${c}`
               : `request_logs.${c}`,
         ).join(", "),
       )
@@ -102,6 +105,8 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || ',"cachedInputTokens":' || coalesce(request_logs.cached_input_tokens::text, 'null')
         || ',"cacheWriteTokens":' || coalesce(request_logs.cache_write_tokens::text, 'null')
         || ',"reasoningTokens":' || coalesce(request_logs.reasoning_tokens::text, 'null') || ',"costUsd":' || coalesce(to_json(request_logs.cost_usd)::text, 'null')
+        || ',"classes":' || coalesce(request_logs.classes::text, 'null') || ',"priceVersion":' || coalesce(to_json(request_logs.price_version)::text, 'null')
+        || ',"costFlag":' || coalesce(to_json(request_logs.cost_flag)::text, 'null')
         || ',"cacheHit":' || request_logs.cache_hit::text || ',"metadata":' || request_logs.metadata::text
         || ',"createdAt":' || to_json(${isoText("request_logs.created_at")})::text
         || ',"warning":' || coalesce(to_json(request_logs.warning)::text, 'null')

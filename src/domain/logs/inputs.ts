@@ -179,6 +179,12 @@ export type RequestLog = {
   /** Of outputTokens: spent on reasoning. */
   reasoningTokens: number | null;
   costUsd: number | null;
+  /** Tokens and cost per billed class: `<class>_tokens`, `<class>_usd` (null: no usage, a cache hit, or an older log). */
+  classes: Record<string, number> | null;
+  /** The price the cost was reckoned with. */
+  priceVersion: string | null;
+  /** Why an answered call has no plain cost: no_usage or no_price. */
+  costFlag: string | null;
   cacheHit: boolean;
   tags: Record<string, string>;
   createdAt: Date;

@@ -5,6 +5,7 @@ import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { MAX_USAGE_GROUPS } from "../../limits";
 import { logConditions, logIdAt, resultRows, whereAll } from "./internal";
+import { numberMap, sumMaps } from "./store/rollups";
 import { usageFromRollups } from "./usage-from-rollups";
 import { DAY_MS, OTHER_GROUP, type Usage, type UsageFigures, type UsageGroup, type UsagePoint, UsageInput } from "./usage-types";
 
@@ -22,6 +23,8 @@ type Row = {
   input_tokens: number;
   output_tokens: number;
   cost_usd: number;
+  classes: Record<string, number> | null;
+  unpriced: number;
   p50: number | null;
   p95: number | null;
 };
@@ -73,15 +76,18 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
         coalesce(sum(x.input_tokens), 0)::float8 as input_tokens,
         coalesce(sum(x.output_tokens), 0)::float8 as output_tokens,
         coalesce(sum(x.cost_usd), 0)::float8 as cost_usd,
+        ${sumMaps(sql`x.classes`)} as classes,
+        (count(*) filter (where x.cost_flag is not null))::int as unpriced,
         percentile_cont(0.5) within group (order by x.duration_ms) as p50,
         percentile_cont(0.95) within group (order by x.duration_ms) as p95
       from (
         select (x.ms - x.ms % ${size}) as bucket, x.in_top, case when x.in_top then x.g end as g,
-          x.status_code, x.input_tokens, x.output_tokens, x.cost_usd, x.duration_ms
+          x.status_code, x.input_tokens, x.output_tokens, x.cost_usd, x.classes, x.cost_flag, x.duration_ms
         from (
           select ${ms} as ms, ${groupExpr ?? sql`null::text`} as g, ${inTop} as in_top, ${requestLogs.statusCode} as status_code,
             ${requestLogs.inputTokens} as input_tokens, ${requestLogs.outputTokens} as output_tokens,
-            ${requestLogs.costUsd} as cost_usd, ${requestLogs.durationMs} as duration_ms
+            ${requestLogs.costUsd} as cost_usd, ${requestLogs.classes} as classes, ${requestLogs.costFlag} as cost_flag,
+            ${requestLogs.durationMs} as duration_ms
           from ${requestLogs} where ${whereAll(where)}
         ) x
       ) x
@@ -94,6 +100,8 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
     inputTokens: Number(r.input_tokens),
     outputTokens: Number(r.output_tokens),
     costUsd: Number(r.cost_usd),
+    classes: numberMap(r.classes),
+    unpriced: Number(r.unpriced),
     p50Ms: r.p50 == null ? null : Number(r.p50),
     p95Ms: r.p95 == null ? null : Number(r.p95),
   });
@@ -110,7 +118,9 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
         .sort((a, b) => Number(a.other) - Number(b.other) || b.requests - a.requests || String(a.group).localeCompare(String(b.group)))
     : [];
   const total = rows.find((r) => Number(r.grp) === 7);
-  const totals: UsageFigures = total ? figures(total) : { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, p50Ms: null, p95Ms: null };
+  const totals: UsageFigures = total
+    ? figures(total)
+    : { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, p50Ms: null, p95Ms: null };
   return { bucket: input.bucket, from: input.from, to: input.to, series, groups, totals };
 }
 

@@ -3,7 +3,8 @@ import type { Ctx } from "../../context";
 import { isConnectionError, sqlStateOf } from "../../db/errors";
 import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE } from "../../errors";
 import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
-import { costOf } from "../completions/cost";
+import { logCost, ratesFor } from "../pricing/log-cost";
+import type { GivenRates } from "../pricing/price-usage";
 import { canonicalModel, resolveModel } from "../completions/resolve-model";
 import {
   AnthropicMessageShape,
@@ -22,12 +23,13 @@ import type { NewRequestLog } from "./schemas";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function priceOf(model: string | null, usage: unknown, format: "openai" | "anthropic"): number | null {
-  if (!model || !isObject(usage)) return null;
-  if (format === "anthropic") return costOf("anthropic", model, usage as Usage);
+/** The rates a reported call is priced with, at the time it was made (null: Hone knows no price for its model). */
+function ratesOf(model: string | null, format: "openai" | "anthropic", at: Date): GivenRates | null {
+  if (!model) return null;
+  if (format === "anthropic") return ratesFor("anthropic", model, at);
   try {
     const route = resolveModel(model, []);
-    return "upstreamModel" in route && route.provider !== "custom" ? costOf(route.provider, route.upstreamModel, usage as Usage) : null;
+    return "upstreamModel" in route ? ratesFor(route.provider, route.upstreamModel, at) : null;
   } catch {
     // Reports may name any model, in any spelling: one Hone cannot route is simply not priced.
     return null;
@@ -99,7 +101,8 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     receivedAt,
     durationMs: requestedAt && receivedAt ? Math.max(0, Math.round(receivedAt.getTime() - requestedAt.getTime())) : null,
     ...tokenClasses(usage),
-    costUsd: priceOf(model, usage, format),
+    // Priced at the prices of when the call was made; a report without a status was answered.
+    ...logCost(usage, ratesOf(model, format, at), { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300) }),
     warning,
     cacheHit: false,
     tags,

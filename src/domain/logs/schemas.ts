@@ -16,6 +16,9 @@ export type NewRequestLog = Omit<
   | "cachedInputTokens"
   | "cacheWriteTokens"
   | "reasoningTokens"
+  | "classes"
+  | "priceVersion"
+  | "costFlag"
   | "attempts"
   | "route"
   | "routeVersion"
@@ -27,6 +30,10 @@ export type NewRequestLog = Omit<
   cachedInputTokens?: number | null;
   cacheWriteTokens?: number | null;
   reasoningTokens?: number | null;
+  /** Tokens and cost per class, the price used, and why there is no plain cost (domain/pricing). */
+  classes?: Record<string, number> | null;
+  priceVersion?: string | null;
+  costFlag?: string | null;
   projectId: string;
   warning?: string | null;
   source: "gateway" | "report" | "report-anthropic" | "internal";

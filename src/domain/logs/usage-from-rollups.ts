@@ -4,7 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { MAX_USAGE_GROUPS } from "../../limits";
 import { logConditions, logIdAt, resultRows, whereAll } from "./internal";
 import type { OTHER_GROUP as OtherGroup, Usage, UsageFigures, UsageInput } from "./usage-types";
-import { binBounds, HOUR_MS, LATENCY_BIN, readRollupState } from "./store/rollups";
+import { binBounds, HOUR_MS, LATENCY_BIN, numberMap, readRollupState, sumMaps } from "./store/rollups";
 
 type Input = z.output<typeof UsageInput>;
 type Cell = {
@@ -15,8 +15,14 @@ type Cell = {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  classes: Record<string, number>;
+  unpriced: number;
   hist: Map<number, number>;
 };
+
+function addMap(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + n;
+}
 
 const OTHER: typeof OtherGroup = "other";
 const DAY_MS = 86_400_000;
@@ -115,17 +121,19 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   const logGroup =
     input.groupBy === "none" ? sql`null::text` : input.groupBy === "tag" ? sql`(metadata ->> ${input.tagKey ?? ""}::text)` : sql.raw(input.groupBy);
 
-  type Sums = { bucket: number; g: string | null; requests: number; errors: number; i: number; o: number; c: number };
+  type Sums = { bucket: number; g: string | null; requests: number; errors: number; i: number; o: number; c: number; cl: unknown; u: number };
   type Bins = { bucket: number; g: string | null; bin: number; n: number };
   const [rolled, rolledBins, logged, loggedBins] = await Promise.all([
     db.execute(sql`select ${rollBucket} as bucket, ${rollGroup} as g, sum(requests)::float8 as requests, sum(errors)::float8 as errors,
-        sum(input_tokens)::float8 as i, sum(output_tokens)::float8 as o, sum(cost_usd)::float8 as c
+        sum(input_tokens)::float8 as i, sum(output_tokens)::float8 as o, sum(cost_usd)::float8 as c,
+        ${sumMaps(sql`classes`)} as cl, sum(unpriced)::float8 as u
       from ${rollSource} group by 1, 2`),
     db.execute(sql`select ${rollBucket} as bucket, ${rollGroup} as g, b.key::int as bin, sum(b.value::int)::float8 as n
       from ${rollSource}, jsonb_each_text(latency) b group by 1, 2, 3`),
     db.execute(sql`select (${ms} / ${size} * ${size})::float8 as bucket, ${logGroup} as g, count(*)::float8 as requests,
         (count(*) filter (where status_code is null or status_code = 0 or status_code >= 400))::float8 as errors,
-        coalesce(sum(input_tokens), 0)::float8 as i, coalesce(sum(output_tokens), 0)::float8 as o, coalesce(sum(cost_usd), 0)::float8 as c
+        coalesce(sum(input_tokens), 0)::float8 as i, coalesce(sum(output_tokens), 0)::float8 as o, coalesce(sum(cost_usd), 0)::float8 as c,
+        ${sumMaps(sql`classes`)} as cl, (count(*) filter (where cost_flag is not null))::float8 as u
       from request_logs where ${whereAll(logWhere)} group by 1, 2`),
     db.execute(sql`select (${ms} / ${size} * ${size})::float8 as bucket, ${logGroup} as g, ${LATENCY_BIN} as bin, count(*)::float8 as n
       from request_logs where ${whereAll(logWhere)} and duration_ms is not null group by 1, 2, 3`),
@@ -136,7 +144,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     const key = `${bucket}\u0000${g === null ? "\u0001" : g}`;
     let c = cells.get(key);
     if (!c) {
-      c = { bucket, g, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, hist: new Map() };
+      c = { bucket, g, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, hist: new Map() };
       cells.set(key, c);
     }
     return c;
@@ -148,6 +156,8 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     c.inputTokens += Number(r.i);
     c.outputTokens += Number(r.o);
     c.costUsd += Number(r.c);
+    addMap(c.classes, numberMap(r.cl));
+    c.unpriced += Number(r.u);
   }
   for (const r of [...resultRows<Bins>(rolledBins), ...resultRows<Bins>(loggedBins)]) {
     const c = cellOf(Number(r.bucket), r.g);
@@ -163,13 +173,15 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   const folded = grouped && ranked.length > MAX_USAGE_GROUPS;
 
   type Acc = Omit<Cell, "bucket" | "g">;
-  const empty = (): Acc => ({ requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, hist: new Map() });
+  const empty = (): Acc => ({ requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, hist: new Map() });
   const add = (a: Acc, c: Acc) => {
     a.requests += c.requests;
     a.errors += c.errors;
     a.inputTokens += c.inputTokens;
     a.outputTokens += c.outputTokens;
     a.costUsd += c.costUsd;
+    addMap(a.classes, c.classes);
+    a.unpriced += c.unpriced;
     for (const [b, n] of c.hist) a.hist.set(b, (a.hist.get(b) ?? 0) + n);
   };
   const figures = (a: Acc): UsageFigures => ({
@@ -178,6 +190,8 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     inputTokens: a.inputTokens,
     outputTokens: a.outputTokens,
     costUsd: a.costUsd,
+    classes: { ...a.classes },
+    unpriced: a.unpriced,
     p50Ms: percentile(a.hist, 0.5),
     p95Ms: percentile(a.hist, 0.95),
   });

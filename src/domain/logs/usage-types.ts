@@ -39,6 +39,13 @@ export type UsageFigures = {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  /**
+   * Tokens and cost per billed class, summed: `<class>_tokens` and `<class>_usd` (pricing/token-classes.ts).
+   * Logs written before classes were kept add to costUsd but to no class.
+   */
+  classes: Record<string, number>;
+  /** Answered calls with no plain cost (no token counts, or no price for their model). */
+  unpriced: number;
   /** Latency percentiles (interpolated) over the calls with a duration; null when none has one. */
   p50Ms: number | null;
   p95Ms: number | null;

@@ -62,8 +62,3 @@ export const BASE_MODELS: BaseModel[] = [
 export function findBaseModel(id: string): BaseModel | undefined {
   return BASE_MODELS.find((m) => m.id === id);
 }
-
-/** The cost of a call to a fine-tune of a catalogue model, from its per-million-token pricing. */
-export function catalogueCost(pricing: { chatIn: number; chatOut: number }, usage: { prompt_tokens?: number; completion_tokens?: number }): number {
-  return ((usage.prompt_tokens ?? 0) * pricing.chatIn + (usage.completion_tokens ?? 0) * pricing.chatOut) / 1e6;
-}

@@ -1,5 +1,5 @@
 export { advanceFineTune } from "./advance-fine-tune";
-export { catalogueCost, findBaseModel } from "./catalogue";
+export { findBaseModel } from "./catalogue";
 export { createFineTune, createModel, FINE_TUNE_JOB } from "./create-model";
 export { deleteModel } from "./delete-model";
 export { getModel } from "./get-model";

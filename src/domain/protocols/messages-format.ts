@@ -28,6 +28,7 @@ export function anthropicUsage(u: Usage | null | undefined): Json {
     output_tokens: u?.completion_tokens ?? 0,
     cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
+    ...(u?.cache_creation ? { cache_creation: u.cache_creation } : {}),
   };
 }
 

@@ -26,6 +26,22 @@ export const binBounds = (bin: number): [number, number] => [2 ** (bin / 4) - 1,
 const STATUS_CLASS = sql`case when status_code is null or status_code = 0 then 'none' else (status_code / 100)::text || 'xx' end`;
 const IS_ERROR = sql`(status_code is null or status_code = 0 or status_code >= 400)`;
 
+/**
+ * An aggregate over maps of numbers ({input_tokens: n, input_usd: x, ...}, a log's classes): one
+ * map with each key's values summed. Nulls add nothing; no map gives {}.
+ */
+export const sumMaps = (expr: SQL) =>
+  sql`coalesce((select jsonb_object_agg(k, s) from (select m.key as k, sum(m.value::float8) as s
+    from unnest(array_agg(${expr})) j, jsonb_each_text(j) m group by m.key) b), '{}'::jsonb)`;
+
+/** A summed map as the driver hands it (an object, or its JSON text on some drivers), numbers only. */
+export function numberMap(v: unknown): Record<string, number> {
+  const o = typeof v === "string" ? (JSON.parse(v) as unknown) : v;
+  const out: Record<string, number> = {};
+  if (o && typeof o === "object") for (const [k, n] of Object.entries(o)) if (typeof n === "number" || typeof n === "string") out[k] = Number(n);
+  return out;
+}
+
 const floorHour = (ms: number) => Math.floor(ms / HOUR_MS) * HOUR_MS;
 const hourOfId = (id: string): number | null => (/^log_[0-9a-f]{12}/.test(id) ? floorHour(Number.parseInt(id.slice(4, 16), 16)) : null);
 
@@ -41,19 +57,20 @@ export async function readRollupState(db: Queryable): Promise<RollupState | null
 async function rollUp(db: Queryable, tagKey: string, where: SQL): Promise<void> {
   const base = sql`select project_id, to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, model, provider, source,
       ${STATUS_CLASS} as status_class, metadata ->> ${tagKey}::text as tag, ${LATENCY_BIN} as bin,
-      ${IS_ERROR} as is_error, input_tokens, output_tokens, cost_usd
+      ${IS_ERROR} as is_error, input_tokens, output_tokens, cost_usd, classes, cost_flag is not null as unpriced
     from request_logs where ${where}`;
   const measures = sql`sum(n)::int, sum(e)::int, sum(i)::float8, sum(o)::float8, sum(c)::float8,
-    coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb)`;
+    coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb), ${sumMaps(sql`cl`)}, sum(u)::int`;
   const inner = (dims: SQL) => sql`select ${dims}, bin, count(*) as n, count(*) filter (where is_error) as e,
-      coalesce(sum(input_tokens), 0) as i, coalesce(sum(output_tokens), 0) as o, coalesce(sum(cost_usd), 0) as c
+      coalesce(sum(input_tokens), 0) as i, coalesce(sum(output_tokens), 0) as o, coalesce(sum(cost_usd), 0) as c,
+      ${sumMaps(sql`classes`)} as cl, count(*) filter (where unpriced) as u
     from (${base}) x group by ${dims}, bin`;
   const dims = sql`project_id, hour, model, provider, source, status_class`;
   await db.execute(sql`insert into usage_hourly (project_id, hour, model, provider, source, status_class,
-      requests, errors, input_tokens, output_tokens, cost_usd, latency)
+      requests, errors, input_tokens, output_tokens, cost_usd, latency, classes, unpriced)
     select ${dims}, ${measures} from (${inner(dims)}) s group by ${dims}`);
   const tagDims = sql`project_id, hour, tag`;
-  await db.execute(sql`insert into usage_hourly_tags (project_id, hour, tag, requests, errors, input_tokens, output_tokens, cost_usd, latency)
+  await db.execute(sql`insert into usage_hourly_tags (project_id, hour, tag, requests, errors, input_tokens, output_tokens, cost_usd, latency, classes, unpriced)
     select ${tagDims}, ${measures} from (${inner(tagDims)}) s group by ${tagDims}`);
 }
 
@@ -77,10 +94,12 @@ async function rollUpDays(db: Queryable, days: number[], projectId?: string): Pr
     ["usage_hourly_tags", "usage_daily_tags", "tag"],
   ] as const) {
     await db.execute(sql`delete from ${sql.raw(daily)} where day in (${list})${project}`);
-    await db.execute(sql`insert into ${sql.raw(daily)} (project_id, day, ${sql.raw(dims)}, requests, errors, input_tokens, output_tokens, cost_usd, latency)
+    await db.execute(sql`insert into ${sql.raw(daily)} (project_id, day, ${sql.raw(dims)}, requests, errors, input_tokens, output_tokens, cost_usd, latency,
+        classes, unpriced)
       select project_id, d, ${sql.raw(dims)}, sum(requests)::int, sum(errors)::int, sum(input_tokens), sum(output_tokens), sum(cost_usd),
         coalesce((select jsonb_object_agg(k, n) from (select key as k, sum(value::int) as n
-          from unnest(array_agg(latency)) l, jsonb_each_text(l) group by key) b), '{}'::jsonb)
+          from unnest(array_agg(latency)) l, jsonb_each_text(l) group by key) b), '{}'::jsonb),
+        ${sumMaps(sql`classes`)}, sum(unpriced)::int
       from (select *, ${day} as d from ${sql.raw(hourly)} where ${day} in (${list})${project}) h
       group by project_id, d, ${sql.raw(dims)}`);
   }
@@ -136,7 +155,7 @@ export async function prepareGone(db: Queryable): Promise<RollupState | null> {
   const state = await readRollupState(db);
   if (!state?.closedUntil) return null;
   await db.execute(sql`create temp table if not exists hone_gone (hour timestamptz, model text, provider text, source text,
-    status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8) on commit delete rows`);
+    status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8, cl jsonb, u boolean) on commit delete rows`);
   return state;
 }
 
@@ -144,12 +163,14 @@ export async function prepareGone(db: Queryable): Promise<RollupState | null> {
 export function noteGone(state: RollupState, source: string): SQL {
   return sql`insert into hone_gone select to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
       ${STATUS_CLASS}, metadata ->> ${state.tagKey}::text, ${LATENCY_BIN}, ${IS_ERROR},
-      coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0)
+      coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0), classes, cost_flag is not null
     from ${sql.raw(source)} where id < ${logIdAt(state.closedUntil!)}`;
 }
 
 /** What `noteGone` needs of each deleted row, for a `returning` clause. */
-export const GONE_COLUMNS = sql.raw("id, model, provider, source, status_code, duration_ms, metadata, input_tokens, output_tokens, cost_usd");
+export const GONE_COLUMNS = sql.raw(
+  "id, model, provider, source, status_code, duration_ms, metadata, input_tokens, output_tokens, cost_usd, classes, cost_flag",
+);
 
 /** The closed hours (ms, each once) among these log ids: the rollup rows a delete changes. */
 export function closedHours(state: RollupState, ids: Iterable<string>): number[] {
@@ -186,13 +207,15 @@ export async function subtractGone(db: Queryable, projectId: string, hours: read
     const [b, a, u] = [`b${k}`, `a${k}`, `u${k}`].map((n) => sql.raw(n)) as [SQL, SQL, SQL];
     // Per bin first, then per row with the bins as the histogram to take away: two aggregations,
     // no lookup per group.
-    updates.push(sql`${b} as (select ${t} as t, ${cols}, bin, count(*) as n, count(*) filter (where is_error) as e, sum(i) as i, sum(o) as o, sum(c) as c
+    updates.push(sql`${b} as (select ${t} as t, ${cols}, bin, count(*) as n, count(*) filter (where is_error) as e, sum(i) as i, sum(o) as o, sum(c) as c,
+          ${sumMaps(sql`cl`)} as cl, count(*) filter (where u) as pu
           from hone_gone group by 1, ${cols}, bin),
       ${a} as (select t, ${cols}, sum(n)::int as n, sum(e)::int as e, sum(i) as i, sum(o) as o, sum(c) as c,
-          coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb) as h
+          coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb) as h, ${sumMaps(sql`cl`)} as cl, sum(pu)::int as pu
         from ${b} group by t, ${cols}),
       ${u} as (update ${sql.raw(table)} u set requests = u.requests - a.n, errors = u.errors - a.e, input_tokens = u.input_tokens - a.i,
-        output_tokens = u.output_tokens - a.o, cost_usd = u.cost_usd - a.c, latency = hone_hist_sub(u.latency, a.h)
+        output_tokens = u.output_tokens - a.o, cost_usd = u.cost_usd - a.c, latency = hone_hist_sub(u.latency, a.h),
+        classes = hone_map_sub(u.classes, a.cl), unpriced = u.unpriced - a.pu
       from ${a} a where ${time === "hour" ? sql`u.project_id = ${projectId}` : span} and u.${sql.raw(time)} = a.t and ${same(dims)})`);
     deletes.push(sql`${u} as (delete from ${sql.raw(table)} u where ${span} and u.requests <= 0)`);
   }

@@ -103,6 +103,9 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     cache_write_tokens: int4(r.cacheWriteTokens ?? null),
     reasoning_tokens: int4(r.reasoningTokens ?? null),
     cost_usd: r.costUsd,
+    classes: r.classes ?? null,
+    price_version: r.priceVersion ?? null,
+    cost_flag: r.costFlag ?? null,
     cache_hit: r.cacheHit,
     metadata: r.tags,
     req_bytes: req.bytes + (reqOriginal?.bytes ?? 0),
@@ -148,17 +151,17 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
         status_code integer, error_message text, requested_at timestamptz, received_at timestamptz,
         duration_ms integer, input_tokens integer, output_tokens integer,
         cached_input_tokens integer, cache_write_tokens integer, reasoning_tokens integer, cost_usd double precision,
-        cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
+        classes jsonb, price_version text, cost_flag text, cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
         req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text,
         attempts jsonb, route text, route_version text)
     ), logs as (
       insert into request_logs (id, project_id, source, internal_kind, api, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
-        cost_usd, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version)
+        cost_usd, classes, price_version, cost_flag, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version)
       select id, project_id, source, internal_kind, coalesce(api, 'chat'), provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
-        cost_usd, cache_hit, coalesce(metadata, '{}'::jsonb),
+        cost_usd, classes, price_version, cost_flag, cache_hit, coalesce(metadata, '{}'::jsonb),
         req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version
       from data
       on conflict (id) do nothing

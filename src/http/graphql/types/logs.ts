@@ -2,6 +2,7 @@ import { domainLogFilter } from "../../log-filter-wire";
 import { deleteLogs, exportLogsPage, getLog, listLogs, type LogAttempt, LogFilter, type RequestLog } from "../../../domain/logs";
 import { asInputOf } from "../../../verb-input";
 import { DomainError } from "../../../errors";
+import { type ClassFigure, classFigures } from "../../../domain/pricing/token-classes";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 
@@ -15,6 +16,17 @@ const LogAttemptRef = builder.objectRef<LogAttempt>("LogAttempt").implement({
     error: t.exposeString("error", { nullable: true }),
     latencyMs: t.exposeInt("latencyMs"),
     next: t.exposeString("next", { description: "What came next: answered, retried (the same target), fell-back (the next target) or failed" }),
+  }),
+});
+
+export const ClassFigureRef = builder.objectRef<ClassFigure>("TokenClassFigure").implement({
+  description: "Tokens of one billed class and what they cost",
+  fields: (t) => ({
+    tokenClass: t.exposeString("tokenClass", {
+      description: "input, cache_read, cache_write_5m, cache_write_1h, audio_input, output, reasoning or audio_output",
+    }),
+    tokens: t.exposeFloat("tokens"),
+    costUsd: t.exposeFloat("costUsd", { nullable: true, description: "Null: no price was known for these tokens" }),
   }),
 });
 
@@ -44,6 +56,20 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
     reasoningTokens: t.exposeInt("reasoningTokens", { nullable: true, description: "Of outputTokens: spent on reasoning" }),
     outputTokens: t.exposeInt("outputTokens", { nullable: true }),
     costUsd: t.exposeFloat("costUsd", { nullable: true }),
+    classes: t.field({
+      type: [ClassFigureRef],
+      description:
+        "The call's tokens and cost per billed class, in bill order; they add up to the tokens and costUsd (empty: no usage, a cache hit, or an older log)",
+      resolve: (l) => classFigures(l.classes),
+    }),
+    priceVersion: t.exposeString("priceVersion", {
+      nullable: true,
+      description: "The price the cost was reckoned with: the price table and model (and the date that price started), or an override",
+    }),
+    costFlag: t.exposeString("costFlag", {
+      nullable: true,
+      description: "Why an answered call has no plain cost: no_usage (no token counts) or no_price (no price for its model)",
+    }),
     cacheHit: t.exposeBoolean("cacheHit"),
     metadata: t.field({ type: "JSON", resolve: (l) => l.tags }),
     warning: t.exposeString("warning", {

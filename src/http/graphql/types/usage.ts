@@ -2,7 +2,8 @@ import { domainLogFilter } from "../../log-filter-wire";
 import { logUsage, type Usage, type UsageFigures, type UsageGroup, type UsagePoint, UsageInput } from "../../../domain/logs";
 import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
-import { LogFilterInput } from "./logs";
+import { ClassFigureRef, LogFilterInput } from "./logs";
+import { classFigures } from "../../../domain/pricing/token-classes";
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -12,6 +13,12 @@ const figureFields = <T extends UsageFigures>(t: PothosSchemaTypes.ObjectFieldBu
   inputTokens: t.float({ resolve: (f) => f.inputTokens }),
   outputTokens: t.float({ resolve: (f) => f.outputTokens }),
   costUsd: t.float({ resolve: (f) => f.costUsd }),
+  classes: t.field({
+    type: [ClassFigureRef],
+    description: "Tokens and cost per billed class, in bill order (logs written before classes were kept add to costUsd only)",
+    resolve: (f) => classFigures(f.classes),
+  }),
+  unpriced: t.int({ description: "Answered calls with no plain cost: no token counts, or no price for their model", resolve: (f) => f.unpriced }),
   p50Ms: t.float({ nullable: true, resolve: (f) => f.p50Ms }),
   p95Ms: t.float({ nullable: true, resolve: (f) => f.p95Ms }),
 });
