@@ -28,6 +28,8 @@ export type Metrics = {
   /** A gateway call that reached a provider; `status` null: no answer. */
   upstream(provider: string, seconds: number, status: number | null): void;
   cacheLookup(result: "hit" | "miss"): void;
+  /** An answered call logged with no plain cost: no token counts (no_usage) or no price for its model (no_price). */
+  unpriced(reason: "no_usage" | "no_price"): void;
   /**
    * A routed call's attempt at a target (a model string) and what came of it: answered, retried,
    * fell-back; or its circuit opening or closing. At most MAX_TARGET_LABELS targets get their own
@@ -171,6 +173,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
   // Both exist from the start, so a rate over them is defined before the first lookup.
   const cacheHit = cache.at("hit");
   const cacheMiss = cache.at("miss");
+  const unpricedLogs = counter(
+    registry,
+    "hone_logs_unpriced_total",
+    "Answered calls logged with no plain cost, by reason: no_usage (no token counts) or no_price (no price for the model)",
+    ["reason"],
+  );
+  const unpricedCells = { no_usage: unpricedLogs.at("no_usage"), no_price: unpricedLogs.at("no_price") };
 
   // Read from the log writer at scrape time.
   let log: LogWriterStats = { depth: 0, oldestAgeMs: null, written: 0, dropped: 0 };
@@ -248,6 +257,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     cacheLookup(result) {
       (result === "hit" ? cacheHit : cacheMiss).value++;
+    },
+    unpriced(reason) {
+      unpricedCells[reason].value++;
     },
     routing(target, event) {
       const t = targetLabel(target);

@@ -324,7 +324,8 @@ function fakeResponse(body: any, model: string): Response {
 
 // ---------------------------------------------------------------- Anthropic Messages API
 
-export function startFakeAnthropic(opts: { apiKey?: string } = {}): FakeUpstream {
+/** `usage`: the usage every Message reports (Anthropic's shape), instead of the default counts. */
+export function startFakeAnthropic(opts: { apiKey?: string; usage?: Record<string, unknown> } = {}): FakeUpstream {
   return startServer(async (req, rec) => {
     if (req.method === "POST" && rec.path === "/v1/messages/count_tokens") {
       return Response.json({ input_tokens: JSON.stringify(rec.body.messages ?? []).length });
@@ -354,7 +355,7 @@ export function startFakeAnthropic(opts: { apiKey?: string } = {}): FakeUpstream
     const thinking = body.thinking?.type === "enabled" ? { type: "thinking", thinking: "Let me think.", signature: "sig-abc123" } : null;
     const content: any[] = [...(thinking ? [thinking] : []), { type: "text", text }];
     if (useTool) content.push({ type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: toolInput });
-    const usage = { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 3, cache_creation_input_tokens: 0 };
+    const usage: Record<string, any> = opts.usage ?? { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 3, cache_creation_input_tokens: 0 };
     const stopReason = useTool ? "tool_use" : "end_turn";
 
     if (!body.stream) {

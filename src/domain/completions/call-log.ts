@@ -84,7 +84,9 @@ export function createCallLog(
   let routing: CallRouting | null = null;
   const priceOf = (usage: Usage | null | undefined, statusCode: number, cacheHit: boolean): LogCost => {
     const rates = up ? ratesFor(up.provider, up.upstreamModel, requestedAt, up.pricing ? { ...up.pricing, name: up.target } : null) : null;
-    return logCost(usage, rates, { answered: statusCode >= 200 && statusCode < 300, cacheHit });
+    const cost = logCost(usage, rates, { answered: statusCode >= 200 && statusCode < 300, cacheHit });
+    if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
+    return cost;
   };
   const log = (o: CallOutcome) => {
     if (!o.cacheHit && up) ctx.deps.metrics.upstream(up.provider, (performance.now() - started) / 1000, o.statusCode);

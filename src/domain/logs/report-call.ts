@@ -88,6 +88,8 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   const requestMetadata = format === "openai" && isObject(reqPayload) ? reqPayload.metadata : undefined;
   const tags = mergeTags(requestMetadata, input.tags, "metadata" in input ? input.metadata : undefined);
   check(MergedTags, tags, ["tags"]);
+  // Priced at the prices of when the call was made; a report without a status was answered.
+  const cost = logCost(usage, ratesOf(model, format, at), { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300) });
   const record: NewRequestLog = {
     id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
@@ -101,8 +103,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     receivedAt,
     durationMs: requestedAt && receivedAt ? Math.max(0, Math.round(receivedAt.getTime() - requestedAt.getTime())) : null,
     ...tokenClasses(usage),
-    // Priced at the prices of when the call was made; a report without a status was answered.
-    ...logCost(usage, ratesOf(model, format, at), { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300) }),
+    ...cost,
     warning,
     cacheHit: false,
     tags,
@@ -121,6 +122,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
       issues: [{ message: "a payload value could not be stored (for example JSON nested too deeply)" }],
     });
   }
+  if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
   // A call made hours ago lands in an hour the usage rollups have closed: that hour is summed again.
   await markUsageHourStale(ctx, record.id);
   return { id: record.id };
