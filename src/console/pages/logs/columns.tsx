@@ -28,7 +28,21 @@ function shortTime(iso: string): string {
   return formatTime(iso).slice(5);
 }
 
-function CostCell({ usd }: { usd: number | null }) {
+/** Why a cost is missing, as the table and the drawer say it. */
+export const COST_FLAGS: Record<string, { label: string; why: string }> = {
+  no_price: { label: "no price", why: "No price is known for this model (a custom provider or an unknown model name): the cost is not $0, it is unknown." },
+  no_usage: { label: "no usage", why: "The answer carried no token counts, so its cost could not be reckoned." },
+};
+
+function CostCell({ usd, flag }: { usd: number | null; flag: string | null }) {
+  const flagged = flag ? COST_FLAGS[flag] : undefined;
+  if (flagged) {
+    return (
+      <Text component="span" size="xs" c="orange.8" fw={600} title={flagged.why} data-testid="cost-flag">
+        {flagged.label}
+      </Text>
+    );
+  }
   const exact = formatCost(usd);
   const short = usd != null && usd > 0 && usd < 0.0001 ? "<$0.0001" : exact;
   return <span title={usd != null ? `$${usd}` : undefined}>{short}</span>;
@@ -109,7 +123,7 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     id: "cost",
     header: "Cost",
     meta: meta({ width: 86, align: "right", label: "Cost", priority: KEEP }),
-    cell: ({ row }) => <CostCell usd={row.original.costUsd} />,
+    cell: ({ row }) => <CostCell usd={row.original.costUsd} flag={row.original.costFlag} />,
   },
   {
     id: "source",

@@ -3,7 +3,8 @@ import { Link } from "@tanstack/react-router";
 import type { ReactNode } from "react";
 import { CopyButton } from "../../components/copy-button";
 import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
-import { sourceLabel } from "./columns";
+import { COST_FLAGS, sourceLabel } from "./columns";
+import { ClassCostTable } from "../../components/class-cost-table";
 import { RequestView, ResponseView } from "./conversation";
 import { ProtocolView } from "./protocol-view";
 import { CriteriaResults } from "./criteria-results";
@@ -154,7 +155,15 @@ export function DetailBody({ log }: { log: LogDetailData }) {
             {formatNumber(log.reasoningTokens)}
           </Fact>
         ) : null}
-        <Fact label="Cost">{formatCost(log.costUsd)}</Fact>
+        <Fact label="Cost" hint={log.costFlag ? COST_FLAGS[log.costFlag]?.why : (log.priceVersion ?? undefined)}>
+          {log.costFlag ? (
+            <Badge color="orange" variant="light" tt="none" data-testid="cost-flag">
+              {COST_FLAGS[log.costFlag]?.label ?? log.costFlag}
+            </Badge>
+          ) : (
+            formatCost(log.costUsd)
+          )}
+        </Fact>
         <Fact label="Cache">{log.cacheHit ? "hit" : "miss"}</Fact>
         <Fact label="Provider">{log.provider ?? "–"}</Fact>
         {log.route ? (
@@ -172,6 +181,8 @@ export function DetailBody({ log }: { log: LogDetailData }) {
           </Group>
         </Fact>
       </SimpleGrid>
+
+      <ClassCostTable classes={log.classes} total={log.costUsd} caption={log.priceVersion ? `Priced with ${log.priceVersion}` : "Cost by token class"} />
 
       {log.attempts?.length ? <Attempts attempts={log.attempts} /> : null}
 

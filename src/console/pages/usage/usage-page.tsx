@@ -10,6 +10,7 @@ import { UsageCharts } from "./usage-charts";
 import { UsageEmptyState } from "./usage-empty";
 import { RANGE_PRESETS, resolveRange, type UsageSearch, type UsageSplit } from "./usage-search";
 import { UsageTable } from "./usage-table";
+import { ClassCostTable } from "../../components/class-cost-table";
 import { OwnCallsCard, Totals } from "./usage-totals";
 
 const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
@@ -130,6 +131,7 @@ export function UsagePage() {
             <>
               <UsageCharts usage={splitUsage} split={groupBy} tagKey={tagKey} />
               <UsageTable usage={splitUsage} split={groupBy} tagKey={tagKey} totalLabel={bySource ? "Total (Hone's own calls included)" : "Total"} />
+              <ClassCostTable classes={data.totals.classes} total={data.totals.costUsd} caption="Your application's cost by token class over the range" />
             </>
           ) : (
             <Loader aria-label="Loading usage by source" />

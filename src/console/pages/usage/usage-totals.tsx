@@ -29,7 +29,13 @@ export function Totals({ totals }: { totals: Figures }) {
       <Stat label="Requests" testId="total-requests" value={formatNumber(totals.requests)} exact={totals.requests} />
       <Stat label="Input tokens" testId="total-input-tokens" value={formatNumber(totals.inputTokens)} exact={totals.inputTokens} />
       <Stat label="Output tokens" testId="total-output-tokens" value={formatNumber(totals.outputTokens)} exact={totals.outputTokens} />
-      <Stat label="Cost" testId="total-cost" value={formatCost(totals.costUsd)} exact={totals.costUsd} />
+      <Stat
+        label="Cost"
+        testId="total-cost"
+        value={formatCost(totals.costUsd)}
+        exact={totals.costUsd}
+        hint={totals.unpriced ? `${plural(totals.unpriced, "call")} without a price` : undefined}
+      />
       <Stat
         label="Error rate"
         testId="total-error-rate"
