@@ -1,3 +1,4 @@
+import type { PriceOverride } from "./domain/pricing/schemas";
 import type { Circuit } from "./domain/routing/circuit";
 import type { Route } from "./domain/routing/schemas";
 import { createSignInThrottle, type SignInThrottle } from "./domain/sessions/throttle";
@@ -36,6 +37,8 @@ export type Caches = {
   routes: Map<string, { route: Route | null; expires: number }>;
   /** Fine-tunes as last read, served while the database is unreachable (domain/completions/resolve-upstream.ts). */
   fineTunes: Map<string, unknown>;
+  /** Price overrides by project as last read (domain/pricing/overrides.ts). */
+  priceOverrides: Map<string, { value: PriceOverride[]; expires: number }>;
   /** Sampled judgements of routes' answers in flight (domain/routing/route-judging.ts). */
   routeJudging: { inFlight: number };
 };
@@ -52,5 +55,6 @@ export function createCaches(clock: () => Date): Caches {
     routes: new Map(),
     routeJudging: { inFlight: 0 },
     fineTunes: new Map(),
+    priceOverrides: new Map(),
   };
 }

@@ -19,6 +19,8 @@ const ID_PREFIXES = {
   response: "resp",
   route: "rt",
   routeVerdict: "rv",
+  priceOverride: "pov",
+  costRecalculation: "rcalc",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

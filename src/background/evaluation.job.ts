@@ -2,12 +2,13 @@ import { z } from "zod";
 import { ALIGNMENT_RUN_JOB, failAlignmentTask, runAlignmentStep } from "../domain/criteria";
 import { DATASET_TASK_JOB, failDatasetTask, runDatasetTaskStep } from "../domain/datasets";
 import { EVALUATION_JOB, failEvaluation, runEvaluationStep } from "../domain/evaluations";
+import { failCostRecalculation, RECALCULATE_COSTS_JOB, runCostRecalculationStep } from "../domain/pricing/recalculate-costs";
 import type { JobHandler } from "./worker";
 
 const EvaluationPayload = z.object({ evaluationId: z.string().min(1) });
 const TaskPayload = z.object({ taskId: z.string().min(1) });
 
-/** Evaluations, dataset quality tasks and alignment runs, a chunk of work per step. */
+/** Evaluations, dataset quality tasks, alignment runs and cost recalculations, a chunk of work per step. */
 export const evaluationJobs: Record<string, JobHandler> = {
   [EVALUATION_JOB]: {
     run: (deps, payload, _job, signal) => runEvaluationStep(deps, EvaluationPayload.parse(payload), signal),
@@ -16,6 +17,10 @@ export const evaluationJobs: Record<string, JobHandler> = {
   [DATASET_TASK_JOB]: {
     run: (deps, payload, _job, signal) => runDatasetTaskStep(deps, TaskPayload.parse(payload), signal),
     failed: (deps, payload, reason) => failDatasetTask(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
+  },
+  [RECALCULATE_COSTS_JOB]: {
+    run: (deps, payload) => runCostRecalculationStep(deps, TaskPayload.parse(payload)),
+    failed: (deps, payload, reason) => failCostRecalculation(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
   },
   [ALIGNMENT_RUN_JOB]: {
     run: (deps, payload, _job, signal) => runAlignmentStep(deps, TaskPayload.parse(payload), signal),

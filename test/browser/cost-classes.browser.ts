@@ -81,4 +81,49 @@ describe("cost by token class", () => {
     await expect(page.getByText("1 call without a price").isVisible()).resolves.toBe(true);
     await shot(page, "cost-classes-usage");
   });
+
+  test("Usage downloads the invoice lines of the range's days as CSV", async () => {
+    await page.goto(`${hone.url}/usage?range=24h`);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("invoice-download").click()]);
+    const text = await Bun.file((await download.path())!).text();
+    const lines = text.trim().split("\r\n");
+    expect(lines[0]).toBe("day,provider,model,token_class,tokens,cost_usd");
+    const body = lines.slice(1).map((l) => l.split(","));
+    // The priced call's five classes and the unpriced call's two (tokens, no cost).
+    expect(body.filter((l) => l[2] === "anthropic:claude-haiku-4-5").map((l) => l[3])).toEqual([
+      "input",
+      "cache_read",
+      "cache_write_5m",
+      "cache_write_1h",
+      "output",
+    ]);
+    expect(body.filter((l) => l[2] === "openai:my-own-llama").map((l) => [l[3], l[4], l[5]])).toEqual([
+      ["input", "5", ""],
+      ["output", "2", ""],
+    ]);
+  });
+
+  test("Settings → Prices: a price for the unpriced model, then recalculating its logs prices them", async () => {
+    await page.goto(`${hone.url}/settings?tab=prices`);
+    await page.getByRole("form", { name: "Add a price" }).getByLabel("Model").fill("openai:my-own-llama");
+    await page.getByLabel("Input, $/M").fill("1");
+    await page.getByLabel("Output, $/M").fill("2");
+    await page.getByRole("button", { name: "Save price" }).click();
+    const row = page.locator('[data-testid="price-overrides-table"] tr[data-override-id]');
+    await row.first().waitFor();
+    await expect(row.first().textContent()).resolves.toContain("openai:my-own-llama");
+    const recalc = page.getByRole("region", { name: "Recalculate stored logs" });
+    await recalc.getByLabel("Model").fill("openai:my-own-llama");
+    await recalc.getByRole("button", { name: "Recalculate" }).click();
+    const progress = page.getByTestId("recalculation-progress");
+    await page.locator('[data-testid="recalculation-progress"][data-status="DONE"]').waitFor({ timeout: 20_000 });
+    await expect(progress.textContent()).resolves.toBe("Done: 1 of 1 logs priced again, 1 changed.");
+    await shot(page, "cost-prices-tab");
+    await page.goto(`${hone.url}/logs`);
+    const cost = page.locator(`table[aria-label="Request logs"] tr[data-log-id="${unpriced}"]`);
+    await cost.waitFor();
+    // 5 tokens in at $1/M and 2 out at $2/M.
+    await expect(cost.getByTestId("cost-flag").count()).resolves.toBe(0);
+    await expect(cost.textContent()).resolves.toContain("<$0.0001");
+  });
 });

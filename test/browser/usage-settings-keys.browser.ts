@@ -92,7 +92,7 @@ describe("settings", () => {
   });
 
   test("no serious or critical axe violation on every tab and dialog, light and dark", async () => {
-    for (const tab of ["get-started", "api-keys", "provider-keys", "providers"]) {
+    for (const tab of ["get-started", "api-keys", "provider-keys", "providers", "prices"]) {
       await page.goto(`${hone.url}/settings?tab=${tab}`);
       await expectAccessible(page, `settings-${tab}-a11y`, () => page.getByRole("tab", { name: "API keys" }).waitFor());
     }
@@ -105,11 +105,22 @@ describe("settings", () => {
     await expectAccessible(page, "settings-rename-key-a11y", () => openDialog("api-keys", "Rename key ci"));
     await expectAccessible(page, "settings-revoke-key-a11y", () => openDialog("api-keys", "Revoke key ci"));
     await expectAccessible(page, "settings-add-provider-a11y", () => openDialog("providers", "Add provider"));
+    // The Prices tab with a price listed and its delete confirmation open.
+    await page.goto(`${hone.url}/settings?tab=prices`);
+    await page.getByRole("form", { name: "Add a price" }).getByLabel("Model").fill("openai:gpt-4o");
+    await page.getByText("Multiplier of the list price").click();
+    await page.getByRole("textbox", { name: /^Multiplier/ }).fill("0.8");
+    await page.getByRole("button", { name: "Save price" }).click();
+    await page.locator('[data-testid="price-overrides-table"] tr[data-override-id]').first().waitFor();
+    await expectAccessible(page, "settings-delete-price-a11y", async () => {
+      await page.getByRole("button", { name: "Delete the price of openai:gpt-4o" }).click();
+      await dialog().waitFor();
+    });
   }, 90_000);
 
   test("at 800 px wide no tab scrolls the page sideways", async () => {
     await page.setViewportSize({ width: 800, height: 900 });
-    for (const tab of ["get-started", "api-keys", "provider-keys", "providers"]) {
+    for (const tab of ["get-started", "api-keys", "provider-keys", "providers", "prices"]) {
       await page.goto(`${hone.url}/settings?tab=${tab}`);
       await page.getByRole("tab", { name: "API keys" }).waitFor();
       await page.waitForTimeout(300);

@@ -9,3 +9,4 @@ export * from "./evaluations";
 export * from "./responses";
 export * from "./routes";
 export * from "./route-verdicts";
+export * from "./pricing";

@@ -3,6 +3,7 @@ import { DomainError, statusOf, toDomainError } from "../../errors";
 import { ClientAborted, type Usage } from "../../providers";
 import { checkedUsage, tokenClasses, type LogApi, type LogAttempt, mergeTags, type NewRequestLog } from "../logs";
 import { type LogCost, logCost, ratesFor } from "../pricing/log-cost";
+import { projectOverrides, withOverride } from "../pricing/overrides";
 import { canonicalModel } from "./resolve-model";
 import type { Upstream } from "./resolve-upstream";
 
@@ -64,7 +65,7 @@ export type CallLog = {
  * The log of one model call, gateway or internal: started when the call is, priced from the
  * upstream it reaches, written off the request path by the log writer when `shouldLog()` says so.
  */
-export function createCallLog(
+export async function createCallLog(
   ctx: Ctx,
   call: {
     /** The parsed request: its model names the log's model, its metadata joins the tags. */
@@ -77,13 +78,17 @@ export function createCallLog(
     /** A call translated from another protocol (Messages, Responses). */
     protocol?: ProtocolCall;
   },
-): CallLog {
+): Promise<CallLog> {
+  // The project's price overrides, as this process last read them (usually no read at all).
+  const overrides = await projectOverrides(ctx);
   const requestedAt = ctx.deps.clock();
+  const model = canonicalModel(call.request.model, ctx.deps.config.modelPrefixes);
   const started = performance.now();
   let up: Upstream | null = null;
   let routing: CallRouting | null = null;
   const priceOf = (usage: Usage | null | undefined, statusCode: number, cacheHit: boolean): LogCost => {
-    const rates = up ? ratesFor(up.provider, up.upstreamModel, requestedAt, up.pricing ? { ...up.pricing, name: up.target } : null) : null;
+    const table = up ? ratesFor(up.provider, up.upstreamModel, requestedAt, up.pricing ? { ...up.pricing, name: up.target } : null) : null;
+    const rates = withOverride(overrides, model, requestedAt, table);
     const cost = logCost(usage, rates, { answered: statusCode >= 200 && statusCode < 300, cacheHit });
     if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
     return cost;
@@ -103,7 +108,7 @@ export function createCallLog(
       api: call.api ?? "chat",
       provider: up?.provider ?? null,
       // One spelling per model (`gpt-4o-mini` is `openai:gpt-4o-mini`), so filters and usage count it once.
-      model: canonicalModel(call.request.model, ctx.deps.config.modelPrefixes),
+      model,
       completionId: o.completionId ?? null,
       statusCode: o.statusCode,
       errorMessage: o.errorMessage,

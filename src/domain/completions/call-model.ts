@@ -22,7 +22,7 @@ type CallModelInput = {
  */
 export async function callModel(ctx: Ctx & { internal: InternalKind }, input: CallModelInput): Promise<ChatCompletion> {
   const request = parseInput(CompiledChatCompletionRequest, input.body);
-  const call = createCallLog(ctx, { request, rawBody: input.body, tags: input.tags, shouldLog: () => true });
+  const call = await createCallLog(ctx, { request, rawBody: input.body, tags: input.tags, shouldLog: () => true });
   try {
     const up = await resolveUpstream(ctx, resolveModel(request.model, ctx.deps.config.modelPrefixes));
     call.useUpstream(up);

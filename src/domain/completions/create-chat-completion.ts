@@ -8,7 +8,7 @@ import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
 import type { ResolvedCriterion } from "../criteria/schemas";
 import { mergeTags, truncatedPayload } from "../logs";
 import { type CallRouter, routeCall } from "../routing";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, createCallLog, type ProtocolCall } from "./call-log";
+import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, type CallLog, createCallLog, type ProtocolCall } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
 import { checkBodyTags, parseControls } from "./parse-controls";
 import { resolveModel } from "./resolve-model";
@@ -52,7 +52,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   // logs them all. Known once the model string is resolved; a string that does not resolve is
   // not a fine-tune.
   let fineTune = false;
-  const call = createCallLog(ctx, {
+  const call = await createCallLog(ctx, {
     request,
     rawBody: input.body,
     tags: controls.tags,
@@ -230,7 +230,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
  * never becomes a dataset entry); the usage and id found in its text (usage is at the end of an
  * OpenAI answer, the id at its start).
  */
-function passedOutcome(o: PassThroughOutcome, max: number): Parameters<ReturnType<typeof createCallLog>["log"]>[0] {
+function passedOutcome(o: PassThroughOutcome, max: number): Parameters<CallLog["log"]>[0] {
   const failed = o.error ? toDomainErrorOutcome(o.error) : null;
   let usage: Usage | null = null;
   const usageText = [...o.tail.matchAll(/"usage"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})/g)].at(-1)?.[1];

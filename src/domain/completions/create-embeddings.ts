@@ -36,7 +36,7 @@ export async function createEmbeddings(ctx: Ctx, input: CreateEmbeddingsInput): 
 
   // As on chat: a call naming one of the project's fine-tunes is logged only when asked.
   let fineTune = false;
-  const call = createCallLog(ctx, {
+  const call = await createCallLog(ctx, {
     request,
     rawBody: input.body,
     tags: controls.tags,

@@ -4,6 +4,7 @@ import { isConnectionError, sqlStateOf } from "../../db/errors";
 import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE } from "../../errors";
 import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
 import { logCost, ratesFor } from "../pricing/log-cost";
+import { projectOverrides, withOverride } from "../pricing/overrides";
 import type { GivenRates } from "../pricing/price-usage";
 import { canonicalModel, resolveModel } from "../completions/resolve-model";
 import {
@@ -89,13 +90,15 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   const tags = mergeTags(requestMetadata, input.tags, "metadata" in input ? input.metadata : undefined);
   check(MergedTags, tags, ["tags"]);
   // Priced at the prices of when the call was made; a report without a status was answered.
-  const cost = logCost(usage, ratesOf(model, format, at), { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300) });
+  const canonical = model === null ? null : canonicalModel(model, ctx.deps.config.modelPrefixes, format === "anthropic" ? "anthropic" : "openai");
+  const rates = withOverride(await projectOverrides(ctx), canonical, at, ratesOf(model, format, at));
+  const cost = logCost(usage, rates, { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300) });
   const record: NewRequestLog = {
     id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
     source: format === "anthropic" ? "report-anthropic" : "report",
     provider: format === "anthropic" ? "anthropic" : null,
-    model: model === null ? null : canonicalModel(model, ctx.deps.config.modelPrefixes, format === "anthropic" ? "anthropic" : "openai"),
+    model: canonical,
     completionId,
     statusCode: input.statusCode ?? null,
     errorMessage: input.errorMessage ?? null,

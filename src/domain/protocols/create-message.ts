@@ -101,7 +101,7 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   const controls = parseControls(input.headers, hone);
   // The log's chat form is a translation: it never stands in the way of the call itself.
   const checked = CompiledChatCompletionRequest.safeParse({ ...chatBody, hone: undefined });
-  const call = createCallLog(ctx, {
+  const call = await createCallLog(ctx, {
     request: checked.success ? checked.data : ({ model, messages: [] } as never),
     rawBody: { ...chatBody, hone: undefined },
     tags: controls.tags,

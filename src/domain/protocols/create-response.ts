@@ -122,7 +122,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     chatBody = null;
   }
   const checked = chatBody ? CompiledChatCompletionRequest.safeParse(chatBody) : null;
-  const call = createCallLog(ctx, {
+  const call = await createCallLog(ctx, {
     request: checked?.success ? checked.data : { model: req.model, metadata: req.metadata ?? null },
     rawBody: chatBody,
     tags: controls.tags,

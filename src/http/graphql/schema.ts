@@ -8,6 +8,7 @@ import "./types/models";
 import "./types/projects";
 import "./types/provider-settings";
 import "./types/routes";
+import "./types/pricing";
 import "./types/usage";
 
 export const schema = builder.toSchema({ sortSchema: true });

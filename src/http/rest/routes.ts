@@ -5,6 +5,7 @@ import { embeddingsRoutes } from "./embeddings.routes";
 import { logsRoutes } from "./logs.routes";
 import { messagesRoutes } from "./messages.routes";
 import { modelsRoutes } from "./models.routes";
+import { pricingRoutes } from "./pricing.routes";
 import { responsesRoutes } from "./responses.routes";
 import type { RestRoute } from "./route";
 
@@ -18,6 +19,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...datasetsRoutes,
   ...modelsRoutes,
   ...criteriaRoutes,
+  ...pricingRoutes,
 ];
 
 /** Every route with its declared types: a union keyed by method and path (see DeclaredRoute). */
@@ -29,4 +31,5 @@ export type DeclaredRestRoute =
   | (typeof logsRoutes)[number]
   | (typeof datasetsRoutes)[number]
   | (typeof modelsRoutes)[number]
-  | (typeof criteriaRoutes)[number];
+  | (typeof criteriaRoutes)[number]
+  | (typeof pricingRoutes)[number];

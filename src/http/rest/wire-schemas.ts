@@ -141,3 +141,35 @@ export const ModelWire = z.object({
   owned_by: z.string(),
 });
 export const FineTuneCreated = z.object({ id: z.string() });
+
+export const PriceOverrideWire = z.object({
+  object: z.literal("price_override"),
+  id: z.string(),
+  model: z.string(),
+  effective_from: z.string(),
+  rates: z.record(z.string(), z.number()).nullable(),
+  multiplier: z.number().nullable(),
+  note: z.string().nullable(),
+  created: z.string(),
+});
+export const PriceOverrideDeletionWire = z.object({ id: z.string(), object: z.literal("price_override"), deleted: z.literal(true) });
+export const CostRecalculationWire = z.object({
+  object: z.literal("cost_recalculation"),
+  id: z.string(),
+  status: z.enum(["QUEUED", "RUNNING", "DONE", "ERROR"]),
+  total: z.number().int(),
+  done: z.number().int(),
+  changed: z.number().int(),
+  error_message: z.string().nullable(),
+  created: z.string(),
+  updated: z.string(),
+});
+export const InvoiceLineWire = z.object({
+  object: z.literal("invoice_line"),
+  day: z.string(),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  token_class: z.string(),
+  tokens: z.number(),
+  cost_usd: z.number().nullable(),
+});

@@ -9,6 +9,7 @@ import { modelsRouter } from "./routers/models";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 import { sessionRouter } from "./routers/session";
 import { playgroundRouter } from "./routers/playground";
+import { pricingRouter } from "./routers/pricing";
 import { routesRouter } from "./routers/routes";
 
 export const appRouter = router({
@@ -24,6 +25,7 @@ export const appRouter = router({
   session: sessionRouter,
   playground: playgroundRouter,
   routes: routesRouter,
+  pricing: pricingRouter,
 });
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */

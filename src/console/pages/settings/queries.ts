@@ -148,3 +148,60 @@ export function useDeleteCustomProvider(onDone: () => void) {
     }),
   );
 }
+
+// ------------------------------------------------------------------ prices
+
+export type PriceOverride = RouterOutputs["pricing"]["overrides"][number];
+
+export function usePriceOverrides() {
+  const trpc = useTRPC();
+  return useQuery(trpc.pricing.overrides.queryOptions());
+}
+
+function useRefreshOverrides() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: trpc.pricing.overrides.queryKey() });
+}
+
+export function useCreatePriceOverride(onDone: () => void) {
+  const trpc = useTRPC();
+  const refresh = useRefreshOverrides();
+  return useMutation(
+    trpc.pricing.createOverride.mutationOptions({
+      onSuccess: async (o) => {
+        notifications.show({ message: `Price override for ${o.model} saved` });
+        await refresh();
+        onDone();
+      },
+    }),
+  );
+}
+
+export function useDeletePriceOverride(onDone: () => void) {
+  const trpc = useTRPC();
+  const refresh = useRefreshOverrides();
+  return useMutation(
+    trpc.pricing.deleteOverride.mutationOptions({
+      onSuccess: async () => {
+        onDone();
+        await refresh();
+      },
+    }),
+  );
+}
+
+export function useRecalculateCosts() {
+  const trpc = useTRPC();
+  return useMutation(trpc.pricing.recalculate.mutationOptions());
+}
+
+/** A recalculation's progress, read every second until it is over. */
+export function useCostRecalculation(id: string | null) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.pricing.recalculation.queryOptions({ id: id ?? "" }),
+    enabled: id !== null,
+    refetchInterval: (q) => (q.state.data && (q.state.data.status === "DONE" || q.state.data.status === "ERROR") ? false : 1000),
+  });
+}

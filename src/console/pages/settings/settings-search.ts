@@ -5,6 +5,7 @@ export const SETTINGS_TABS = [
   { value: "api-keys", label: "API keys" },
   { value: "provider-keys", label: "Provider keys" },
   { value: "providers", label: "Custom providers" },
+  { value: "prices", label: "Prices" },
 ] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number]["value"];
 export type SettingsSearch = { tab?: SettingsTab };

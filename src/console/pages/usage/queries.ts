@@ -1,7 +1,7 @@
 // The usage section's data layer: its queries and their keys. Components call these hooks; none of
 // them calls useQuery itself. (Usage only reads: nothing here changes data or invalidates.)
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { type RouterInputs, useTRPC } from "../../lib/trpc";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type UsageInput = RouterInputs["logs"]["usage"];
 
@@ -15,4 +15,13 @@ export function useUsage(input: UsageInput, opts: { enabled: boolean }) {
 export function useUsageTagKeys() {
   const trpc = useTRPC();
   return useQuery(trpc.logs.tagKeys.queryOptions(undefined, { staleTime: 60_000 }));
+}
+
+export type InvoiceLine = RouterOutputs["pricing"]["invoiceLines"][number];
+
+/** Reads the invoice lines (day × provider × model × token class) of whole UTC days, on demand. */
+export function useFetchInvoiceLines() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return (input: RouterInputs["pricing"]["invoiceLines"]) => queryClient.fetchQuery(trpc.pricing.invoiceLines.queryOptions(input));
 }

@@ -11,6 +11,7 @@ import { UsageEmptyState } from "./usage-empty";
 import { RANGE_PRESETS, resolveRange, type UsageSearch, type UsageSplit } from "./usage-search";
 import { UsageTable } from "./usage-table";
 import { ClassCostTable } from "../../components/class-cost-table";
+import { InvoiceDownload } from "./invoice-download";
 import { OwnCallsCard, Totals } from "./usage-totals";
 
 const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
@@ -131,7 +132,10 @@ export function UsagePage() {
             <>
               <UsageCharts usage={splitUsage} split={groupBy} tagKey={tagKey} />
               <UsageTable usage={splitUsage} split={groupBy} tagKey={tagKey} totalLabel={bySource ? "Total (Hone's own calls included)" : "Total"} />
-              <ClassCostTable classes={data.totals.classes} total={data.totals.costUsd} caption="Your application's cost by token class over the range" />
+              <Group align="flex-start" gap="md">
+                <ClassCostTable classes={data.totals.classes} total={data.totals.costUsd} caption="Your application's cost by token class over the range" />
+                <InvoiceDownload from={r.from} to={r.to} />
+              </Group>
             </>
           ) : (
             <Loader aria-label="Loading usage by source" />

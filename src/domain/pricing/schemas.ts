@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
+import { FilterDate, LogFilter } from "../logs/inputs";
+
+/** The rates an override may set, $ per million tokens, by the price table's keys (pricing/price-usage.ts). */
+export const RATE_KEYS = [
+  "input_mtok",
+  "cache_read_mtok",
+  "cache_write_mtok",
+  "cache_write_1h_mtok",
+  "input_audio_mtok",
+  "output_mtok",
+  "output_reasoning_mtok",
+  "output_audio_mtok",
+] as const;
+
+const Rate = z.number().min(0, "a rate is at least 0").max(1_000_000, "a rate is at most 1,000,000 $ per million tokens");
+
+export const OverrideRates = z.strictObject(
+  Object.fromEntries(RATE_KEYS.map((k) => [k, Rate.optional()])) as Record<(typeof RATE_KEYS)[number], z.ZodOptional<typeof Rate>>,
+  {
+    error: (i) => (i.code === "unrecognized_keys" ? `rates may only set ${RATE_KEYS.join(", ")}` : undefined),
+  },
+);
+
+export const CreatePriceOverrideInput = z
+  .object({
+    /** The model as the logs name it: `openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `hone:support-v1`, `my-vllm:llama-3`. */
+    model: z.string().min(1).max(MAX_MODEL_LENGTH),
+    /** From when it applies (calls made at or after it); absent: to every call. */
+    effectiveFrom: FilterDate.nullish(),
+    /** The model's own rates ($ per million tokens by class) ... */
+    rates: OverrideRates.nullish(),
+    /** ... or the price table's rates times this (0.8: a 20% discount). */
+    multiplier: z.number().gt(0, "multiplier must be more than 0").max(100).nullish(),
+    note: z.string().max(500).nullish(),
+  })
+  .superRefine((v, c) => {
+    const hasRates = v.rates != null && Object.values(v.rates).some((r) => r !== undefined);
+    if (hasRates === (v.multiplier != null)) c.addIssue({ code: "custom", path: ["rates"], message: "give either rates or a multiplier" });
+  });
+export type CreatePriceOverrideInput = z.input<typeof CreatePriceOverrideInput>;
+
+export const PriceOverrideIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+
+export type PriceOverride = {
+  id: string;
+  model: string;
+  effectiveFrom: Date;
+  rates: Record<string, number> | null;
+  multiplier: number | null;
+  note: string | null;
+  createdAt: Date;
+};
+
+export const RecalculateCostsInput = z.object({ filter: LogFilter.nullish() });
+export type RecalculateCostsInput = z.input<typeof RecalculateCostsInput>;
+
+export type CostRecalculation = {
+  id: string;
+  status: "QUEUED" | "RUNNING" | "DONE" | "ERROR";
+  total: number;
+  done: number;
+  changed: number;
+  errorMessage: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export const InvoiceLinesInput = z
+  .object({
+    /** UTC days, from (inclusive) to (exclusive): 2026-11-01 .. 2026-12-01 is November. */
+    from: FilterDate,
+    to: FilterDate,
+  })
+  .superRefine((v, c) => {
+    const day = 86_400_000;
+    if (v.from.getTime() % day || v.to.getTime() % day) c.addIssue({ code: "custom", path: ["from"], message: "from and to must be UTC days (YYYY-MM-DD)" });
+    if (v.to.getTime() <= v.from.getTime()) c.addIssue({ code: "custom", path: ["to"], message: "to must be after from" });
+    else if (v.to.getTime() - v.from.getTime() > 400 * day) c.addIssue({ code: "custom", path: ["to"], message: "a range may span at most 400 days" });
+  });
+export type InvoiceLinesInput = z.input<typeof InvoiceLinesInput>;
+
+/** One line of a provider invoice's shape: a day, provider, model and token class, with its tokens and cost. */
+export type InvoiceLine = { day: string; provider: string | null; model: string | null; tokenClass: string; tokens: number; costUsd: number | null };

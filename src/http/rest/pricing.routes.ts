@@ -1,0 +1,136 @@
+import { z } from "zod";
+import {
+  type CostRecalculation,
+  createPriceOverride,
+  CreatePriceOverrideInput,
+  deletePriceOverride,
+  getCostRecalculation,
+  invoiceCsv,
+  invoiceLines,
+  listPriceOverrides,
+  type PriceOverride,
+  recalculateCosts,
+} from "../../domain/pricing";
+import type { LogFilter } from "../../domain/logs";
+import { parseInput } from "../../errors";
+import { domainLogFilter, LogFilterWire } from "../log-filter-wire";
+import { route } from "./route";
+import { listToWire } from "./wire";
+import * as W from "./wire-schemas";
+
+const overrideToWire = (o: PriceOverride) => ({
+  object: "price_override" as const,
+  id: o.id,
+  model: o.model,
+  effective_from: o.effectiveFrom.toISOString(),
+  rates: o.rates,
+  multiplier: o.multiplier,
+  note: o.note,
+  created: o.createdAt.toISOString(),
+});
+
+const recalculationToWire = (r: CostRecalculation) => ({
+  object: "cost_recalculation" as const,
+  id: r.id,
+  status: r.status,
+  total: r.total,
+  done: r.done,
+  changed: r.changed,
+  error_message: r.errorMessage,
+  created: r.createdAt.toISOString(),
+  updated: r.updatedAt.toISOString(),
+});
+
+/** The body of /costs/recalculate: the wire's LogFilter (its tags are `metadata`). */
+const RecalculateWire = z.object({ filter: LogFilterWire.nullish() });
+
+export const pricingRoutes = [
+  route({
+    method: "get",
+    path: "/price-overrides",
+    summary: "List the project's price overrides, by model then date",
+    tag: "Pricing",
+    auth: "project",
+    response: { schema: W.listOf(W.PriceOverrideWire) },
+    errors: [401],
+    handler: async ({ ctx }) => listToWire((await listPriceOverrides(ctx)).map(overrideToWire)),
+  }),
+  route({
+    method: "post",
+    path: "/price-overrides",
+    summary: "Set the project's own price for a model from a date on (its rates per token class, or a multiplier of the list price)",
+    tag: "Pricing",
+    auth: "project",
+    body: { schema: CreatePriceOverrideInput, read: "object" },
+    response: { schema: W.PriceOverrideWire },
+    errors: [400, 401],
+    handler: async ({ ctx, body }) => overrideToWire(await createPriceOverride(ctx, body)),
+  }),
+  route({
+    method: "delete",
+    path: "/price-overrides/:overrideId",
+    summary: "Delete a price override (logs keep their cost until recalculated)",
+    tag: "Pricing",
+    auth: "project",
+    response: { schema: W.PriceOverrideDeletionWire },
+    errors: [401, 404],
+    handler: async ({ ctx, params }) => ({ ...(await deletePriceOverride(ctx, { id: params.overrideId })), object: "price_override" as const }),
+  }),
+  route({
+    method: "post",
+    path: "/costs/recalculate",
+    summary: "Price the logs matching a filter again, in the background (after a price override or a newer price table)",
+    tag: "Pricing",
+    auth: "project",
+    body: { schema: RecalculateWire, read: "object" },
+    response: { schema: W.CostRecalculationWire },
+    errors: [400, 401],
+    handler: async ({ ctx, body }) => {
+      const { filter } = parseInput(RecalculateWire, body);
+      return recalculationToWire(await recalculateCosts(ctx, { filter: domainLogFilter(filter) as z.input<typeof LogFilter> }));
+    },
+  }),
+  route({
+    method: "get",
+    path: "/costs/recalculations/:recalculationId",
+    summary: "A cost recalculation's progress",
+    tag: "Pricing",
+    auth: "project",
+    response: { schema: W.CostRecalculationWire },
+    errors: [401, 404],
+    handler: async ({ ctx, params }) => recalculationToWire(await getCostRecalculation(ctx, { id: params.recalculationId })),
+  }),
+  route({
+    method: "get",
+    path: "/usage/invoice-lines",
+    summary: "Spend per UTC day, provider, model and token class: a provider invoice's line items, as JSON or CSV",
+    tag: "Pricing",
+    auth: "project",
+    query: {
+      from: { schema: z.string(), description: "YYYY-MM-DD, inclusive" },
+      to: { schema: z.string(), description: "YYYY-MM-DD, exclusive" },
+      format: { schema: z.enum(["json", "csv"]), description: "json (default) or csv (a header first)" },
+    },
+    response: { schema: W.listOf(W.InvoiceLineWire) },
+    errors: [400, 401],
+    handler: async ({ ctx, query }) => {
+      const lines = await invoiceLines(ctx, { from: query.from, to: query.to });
+      if (query.format === "csv") {
+        return new Response(invoiceCsv(lines), {
+          headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="invoice-lines-${query.from}.csv"` },
+        });
+      }
+      return listToWire(
+        lines.map((l) => ({
+          object: "invoice_line" as const,
+          day: l.day,
+          provider: l.provider,
+          model: l.model,
+          token_class: l.tokenClass,
+          tokens: l.tokens,
+          cost_usd: l.costUsd,
+        })),
+      );
+    },
+  }),
+];

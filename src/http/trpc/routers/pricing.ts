@@ -1,0 +1,33 @@
+import {
+  type CostRecalculation,
+  createPriceOverride,
+  CreatePriceOverrideInput,
+  deletePriceOverride,
+  getCostRecalculation,
+  invoiceLines,
+  InvoiceLinesInput,
+  listPriceOverrides,
+  type PriceOverride,
+  PriceOverrideIdInput,
+  recalculateCosts,
+  RecalculateCostsInput,
+} from "../../../domain/pricing";
+import { toWireDate } from "../../dates";
+import { projectProcedure, router } from "../init";
+
+const overrideOut = (o: PriceOverride) => ({ ...o, effectiveFrom: toWireDate(o.effectiveFrom), createdAt: toWireDate(o.createdAt) });
+const recalculationOut = (r: CostRecalculation) => ({ ...r, createdAt: toWireDate(r.createdAt), updatedAt: toWireDate(r.updatedAt) });
+
+export const pricingRouter = router({
+  /** The project's price overrides, by model then date. */
+  overrides: projectProcedure.query(async ({ ctx }) => (await listPriceOverrides(ctx.project)).map(overrideOut)),
+  createOverride: projectProcedure
+    .input(CreatePriceOverrideInput)
+    .mutation(async ({ ctx, input }) => overrideOut(await createPriceOverride(ctx.project, input))),
+  deleteOverride: projectProcedure.input(PriceOverrideIdInput).mutation(({ ctx, input }) => deletePriceOverride(ctx.project, input)),
+  /** Prices the logs matching a filter again, in the background; follow it with `recalculation`. */
+  recalculate: projectProcedure.input(RecalculateCostsInput).mutation(async ({ ctx, input }) => recalculationOut(await recalculateCosts(ctx.project, input))),
+  recalculation: projectProcedure.input(PriceOverrideIdInput).query(async ({ ctx, input }) => recalculationOut(await getCostRecalculation(ctx.project, input))),
+  /** Spend per UTC day, provider, model and token class: an invoice's line items. */
+  invoiceLines: projectProcedure.input(InvoiceLinesInput).query(({ ctx, input }) => invoiceLines(ctx.project, input)),
+});

@@ -1,0 +1,294 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import type OpenAI from "openai";
+import { startJobs } from "../../src/background";
+import type { Worker } from "../../src/background/worker";
+import { systemCtx } from "../../src/context";
+import { closeUsageHours } from "../../src/domain/logs";
+import { setProviderKey } from "../../src/domain/projects";
+import { createTestApp, openAiClient, serve, type TestApp } from "../helpers/app";
+import { startFakeAnthropic, type FakeUpstream } from "../helpers/fake-upstreams";
+import { gqlData } from "../helpers/gql";
+import { logsOf, seedLogs } from "../helpers/logs";
+import { rest, type Rest } from "../helpers/rest";
+import { trpcClient } from "../helpers/trpc";
+import { waitFor } from "../helpers/wait-for";
+
+// A project's own prices: overrides by model and date on every transport, the gateway and reports
+// priced with them, recalculation of stored logs (and the rollups following), and the invoice lines.
+
+const KEY = "sk-ant-price-overrides-01";
+const M = 1e6;
+const USAGE = { input_tokens: 100, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 50 };
+// claude-haiku-4-5 at list price: $1 input, $5 output per million tokens.
+const LIST = (100 * 1 + 50 * 5) / M;
+
+let t: TestApp;
+let fake: FakeUpstream;
+let server: { url: string; stop(): Promise<void> };
+let client: OpenAI;
+let api: Rest;
+let worker: Worker;
+
+beforeAll(async () => {
+  fake = startFakeAnthropic({ apiKey: KEY, usage: USAGE });
+  t = await createTestApp({ env: { ANTHROPIC_BASE_URL: fake.url, HONE_JOB_POLL_MS: "20" } });
+  await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "anthropic", apiKey: KEY });
+  server = serve(t.app);
+  client = openAiClient(server.url, t.project.apiKey);
+  api = rest(t);
+  worker = startJobs(t.deps);
+});
+afterAll(async () => {
+  await worker.stop();
+  await server.stop();
+  await fake.stop();
+  await t.close();
+});
+
+const report = (model: string, id: string, requestedAt = Date.now(), usage: unknown = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 }) =>
+  api.ok("POST /report", {
+    body: {
+      requestedAt,
+      statusCode: 200,
+      reqPayload: { model, messages: [{ role: "user", content: "x" }] },
+      respPayload: { id, object: "chat.completion", created: 1, model, choices: [], usage },
+    },
+  });
+const logBy = async (completionId: string) => (await logsOf(t)).find((l) => l.completionId === completionId)!;
+
+async function recalculated(filter: Record<string, unknown>) {
+  const started = await api.ok("POST /costs/recalculate", { body: { filter } });
+  expect(started).toMatchObject({ object: "cost_recalculation", status: "QUEUED" });
+  return waitFor(() => api.ok("GET /costs/recalculations/:recalculationId", { params: { recalculationId: started.id } }), {
+    until: (r) => r.status === "DONE" || r.status === "ERROR",
+    timeoutMs: 20_000,
+    message: "the recalculation did not finish",
+  });
+}
+
+describe("price overrides", () => {
+  test("a multiplier from a date: gateway calls after it are priced at the discount, the version says so", async () => {
+    await client.chat.completions.create({ model: "anthropic:claude-haiku-4-5", messages: [{ role: "user", content: "before" }] });
+    const o = await api.ok("POST /price-overrides", {
+      body: { model: "anthropic:claude-haiku-4-5", multiplier: 0.5, effectiveFrom: new Date(Date.now() - 1000).toISOString(), note: "negotiated" },
+    });
+    expect(o).toMatchObject({ object: "price_override", model: "anthropic:claude-haiku-4-5", multiplier: 0.5, rates: null, note: "negotiated" });
+    await client.chat.completions.create({ model: "anthropic:claude-haiku-4-5", messages: [{ role: "user", content: "after" }] });
+    const logs = (await logsOf(t)).filter((l) => l.model === "anthropic:claude-haiku-4-5");
+    expect(logs.at(-2)!.costUsd!).toBeCloseTo(LIST, 12);
+    expect(logs.at(-1)!.costUsd!).toBeCloseTo(LIST / 2, 12);
+    expect(logs.at(-1)!.classes).toEqual({ input_tokens: 100, input_usd: 50 / M, output_tokens: 50, output_usd: 125 / M });
+    expect(logs.at(-1)!.priceVersion).toMatch(new RegExp(`anthropic/claude-haiku-4-5 × 0\\.5 \\(override ${o.id} from \\d{4}-\\d{2}-\\d{2}\\)$`));
+    // Listed on every transport.
+    const listed = await api.ok("GET /price-overrides");
+    expect(listed.data.map((x: { id: string }) => x.id)).toContain(o.id);
+    expect((await trpcClient(t, t.project.apiKey).pricing.overrides.query()).map((x) => x.id)).toContain(o.id);
+    const g = await gqlData<{ priceOverrides: { id: string; multiplier: number }[] }>(t, "{ priceOverrides { id multiplier } }");
+    expect(g.priceOverrides).toContainEqual({ id: o.id, multiplier: 0.5 });
+  });
+
+  test("rates for a model with no list price (a custom or self-hosted one, a fine-tune): no longer flagged", async () => {
+    await report("my-vllm:llama-3", "chatcmpl-llama-before");
+    expect(await logBy("chatcmpl-llama-before")).toMatchObject({ costUsd: null, costFlag: "no_price" });
+    await api.ok("POST /price-overrides", { body: { model: "my-vllm:llama-3", rates: { input_mtok: 0.1, output_mtok: 0.4 } } });
+    await trpcClient(t, t.project.apiKey).pricing.createOverride.mutate({ model: "hone:support-v1", rates: { input_mtok: 0.3, output_mtok: 1.2 } });
+    await report("my-vllm:llama-3", "chatcmpl-llama-after");
+    await report("hone:support-v1", "chatcmpl-ft");
+    const llama = await logBy("chatcmpl-llama-after");
+    expect(llama.costUsd!).toBeCloseTo((1000 * 0.1 + 500 * 0.4) / M, 12);
+    expect(llama.costFlag).toBeNull();
+    expect(llama.priceVersion).toMatch(/^override pov_[0-9a-f]+$/);
+    expect((await logBy("chatcmpl-ft")).costUsd!).toBeCloseTo((1000 * 0.3 + 500 * 1.2) / M, 12);
+  });
+
+  test("bad overrides are 400s naming the field; another project's override is not found", async () => {
+    for (const body of [
+      { model: "x", rates: { input_mtok: 1 }, multiplier: 0.5 },
+      { model: "x" },
+      { model: "x", rates: { input_mtok: -1 } },
+      { model: "x", rates: { input_token_price: 1 } },
+      { model: "x", multiplier: 0 },
+      { model: "", multiplier: 1 },
+      { model: "x", multiplier: 1, effectiveFrom: "not a date" },
+    ]) {
+      const res = await t.request("POST", "/api/v1/price-overrides", { key: t.project.apiKey, body });
+      expect(res.status).toBe(400);
+      const err = (await res.json()) as { message: string; code: string; issues: unknown[] };
+      expect(err.code).toBe("VALIDATION");
+      expect(err.issues.length).toBeGreaterThan(0);
+    }
+    const mine = await api.ok("POST /price-overrides", { body: { model: "mine", multiplier: 2 } });
+    const other = await t.createProject("other");
+    const res = await t.request("DELETE", `/api/v1/price-overrides/${mine.id}`, { key: other.apiKey });
+    expect(res.status).toBe(404);
+    expect(await api.ok("DELETE /price-overrides/:overrideId", { params: { overrideId: mine.id } })).toEqual({
+      id: mine.id,
+      object: "price_override",
+      deleted: true,
+    });
+    expect((await t.request("DELETE", `/api/v1/price-overrides/${mine.id}`, { key: t.project.apiKey })).status).toBe(404);
+  });
+});
+
+describe("recalculation", () => {
+  test("re-prices stored logs at each one's date, counts what changed, and the rollups follow", async () => {
+    const hour = 3_600_000;
+    const now = Date.now();
+    // Three reports of a custom model three hours ago (no price yet), in an hour the rollups close.
+    for (let i = 0; i < 3; i++) await report("acme:gizmo", `chatcmpl-gizmo-${i}`, now - 3 * hour + i * 1000);
+    const ctx = { ...systemCtx(t.deps, "test"), projectId: t.project.projectId };
+    while ((await closeUsageHours(ctx, new Date(now))) > 0);
+    const range = {
+      from: new Date(Math.floor((now - 4 * hour) / hour) * hour).toISOString(),
+      to: new Date(Math.floor((now - 2 * hour) / hour) * hour).toISOString(),
+    };
+    const trpc = trpcClient(t, t.project.apiKey);
+    const usage = () => trpc.logs.usage.query({ ...range, bucket: "hour", filter: { model: "acme:gizmo" } });
+    expect((await usage()).totals).toMatchObject({ requests: 3, costUsd: 0, unpriced: 3 });
+
+    // From before those calls: $2 in, $6 out per million.
+    await api.ok("POST /price-overrides", {
+      body: { model: "acme:gizmo", rates: { input_mtok: 2, output_mtok: 6 }, effectiveFrom: new Date(now - 5 * hour).toISOString() },
+    });
+    const done = await recalculated({ model: "acme:gizmo" });
+    expect(done).toMatchObject({ status: "DONE", total: 3, done: 3, changed: 3, error_message: null });
+    const each = (1000 * 2 + 500 * 6) / M;
+    for (let i = 0; i < 3; i++) expect((await logBy(`chatcmpl-gizmo-${i}`)).costUsd!).toBeCloseTo(each, 12);
+    // The closed hour is summed again by the next rollup run.
+    await closeUsageHours(ctx, new Date(now));
+    const after = (await usage()).totals;
+    expect(after.costUsd).toBeCloseTo(3 * each, 12);
+    expect(after.unpriced).toBe(0);
+    expect(after.classes.input_usd).toBeCloseTo((3 * 2000) / M, 12);
+
+    // Again: nothing changes.
+    expect(await recalculated({ model: "acme:gizmo" })).toMatchObject({ status: "DONE", total: 3, changed: 0 });
+  });
+
+  test("logs older than the classes are split by class from their token columns; GraphQL and tRPC follow it", async () => {
+    const at = new Date(Date.now() - 60_000);
+    await seedLogs(t, [
+      {
+        at,
+        model: "openai:gpt-4o-mini",
+        provider: "openai",
+        statusCode: 200,
+        inputTokens: 2000,
+        cachedInputTokens: 1000,
+        outputTokens: 100,
+        costUsd: 99,
+        completionId: "old-1",
+      },
+    ]);
+    const g = await gqlData<{ recalculateCosts: { id: string } }>(t, `mutation { recalculateCosts(filter: { completionId: "old-1" }) { id status total } }`);
+    const r = await waitFor(() => trpcClient(t, t.project.apiKey).pricing.recalculation.query({ id: g.recalculateCosts.id }), {
+      until: (x) => x.status === "DONE",
+      timeoutMs: 20_000,
+      message: "not done",
+    });
+    expect(r).toMatchObject({ total: 1, changed: 1 });
+    // gpt-4o-mini: $0.15 input, $0.075 cached, $0.60 output per million.
+    const log = await logBy("old-1");
+    expect(log.classes).toEqual({
+      input_tokens: 1000,
+      input_usd: 150 / M,
+      cache_read_tokens: 1000,
+      cache_read_usd: 75 / M,
+      output_tokens: 100,
+      output_usd: 60 / M,
+    });
+    expect(log.costUsd!).toBeCloseTo(285 / M, 12);
+    expect(log.priceVersion).toMatch(/openai\/gpt-4o-mini$/);
+    expect((await t.request("GET", "/api/v1/costs/recalculations/rcalc_nope", { key: t.project.apiKey })).status).toBe(404);
+  });
+});
+
+describe("invoice lines", () => {
+  test("a line per day, provider, model and class; their sum is the usage's cost; JSON and CSV", async () => {
+    const p = await t.createProject("invoice");
+    const day = Date.UTC(2026, 10, 20);
+    await seedLogs(
+      t,
+      [
+        {
+          at: new Date(day + 3_600_000),
+          model: "openai:gpt-4o-mini",
+          provider: "openai",
+          statusCode: 200,
+          costUsd: 0.3,
+          classes: { input_tokens: 10, input_usd: 0.1, output_tokens: 5, output_usd: 0.2 },
+        },
+        {
+          at: new Date(day + 7_200_000),
+          model: "openai:gpt-4o-mini",
+          provider: "openai",
+          statusCode: 200,
+          costUsd: 0.03,
+          classes: { input_tokens: 1, input_usd: 0.01, output_tokens: 1, output_usd: 0.02 },
+        },
+        // Written before the classes: its cost is a line of its own.
+        { at: new Date(day + 86_400_000 + 60_000), model: "anthropic:claude-haiku-4-5", provider: "anthropic", statusCode: 200, costUsd: 0.5 },
+      ],
+      p.projectId,
+    );
+    // Whole closed days are read from the daily rollups: these logs were written into hours long
+    // closed, so their hours are marked to be summed again (as a backfilled report's are), then summed.
+    await t.deps.database.db.execute(sql`insert into usage_stale_hours (project_id, hour)
+      values (${p.projectId}, ${new Date(day + 3_600_000).toISOString()}::timestamptz), (${p.projectId}, ${new Date(day + 7_200_000).toISOString()}::timestamptz),
+        (${p.projectId}, ${new Date(day + 86_400_000).toISOString()}::timestamptz) on conflict do nothing`);
+    await closeUsageHours(systemCtx(t.deps, "test"), new Date());
+    const rest2 = rest(t, { key: p.apiKey });
+    const json = await rest2.ok("GET /usage/invoice-lines", { query: { from: "2026-11-20", to: "2026-11-22" } });
+    expect(json.data).toEqual([
+      {
+        object: "invoice_line",
+        day: "2026-11-20",
+        provider: "openai",
+        model: "openai:gpt-4o-mini",
+        token_class: "input",
+        tokens: 11,
+        cost_usd: expect.closeTo(0.11, 12),
+      },
+      {
+        object: "invoice_line",
+        day: "2026-11-20",
+        provider: "openai",
+        model: "openai:gpt-4o-mini",
+        token_class: "output",
+        tokens: 6,
+        cost_usd: expect.closeTo(0.22, 12),
+      },
+      {
+        object: "invoice_line",
+        day: "2026-11-21",
+        provider: "anthropic",
+        model: "anthropic:claude-haiku-4-5",
+        token_class: "unsplit",
+        tokens: 0,
+        cost_usd: expect.closeTo(0.5, 12),
+      },
+    ]);
+    const res = await t.request("GET", "/api/v1/usage/invoice-lines?from=2026-11-20&to=2026-11-22&format=csv", { key: p.apiKey });
+    expect(res.headers.get("content-type")).toStartWith("text/csv");
+    const csv = (await res.text()).trim().split("\r\n");
+    expect(csv[0]).toBe("day,provider,model,token_class,tokens,cost_usd");
+    expect(csv).toHaveLength(4);
+    expect(csv[3]).toBe("2026-11-21,anthropic,anthropic:claude-haiku-4-5,unsplit,0,0.5");
+    const g = await gqlData<{ invoiceLines: { tokenClass: string }[] }>(
+      t,
+      `{ invoiceLines(from: "2026-11-20", to: "2026-11-22") { tokenClass } }`,
+      {},
+      { key: p.apiKey },
+    );
+    expect(g.invoiceLines.map((l) => l.tokenClass)).toEqual(["input", "output", "unsplit"]);
+    for (const query of [
+      { from: "2026-11-20T05:00:00Z", to: "2026-11-22" },
+      { from: "2026-11-22", to: "2026-11-20" },
+      { from: "x", to: "2026-11-22" },
+    ]) {
+      const bad = await t.request("GET", `/api/v1/usage/invoice-lines?${new URLSearchParams(query)}`, { key: p.apiKey });
+      expect(bad.status).toBe(400);
+    }
+  });
+});
