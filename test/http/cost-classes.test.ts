@@ -5,8 +5,8 @@ import { systemCtx } from "../../src/context";
 import { closeUsageHours } from "../../src/domain/logs";
 import { usageFromRollups } from "../../src/domain/logs/usage-from-rollups";
 import { setProviderKey } from "../../src/domain/projects";
-import { createTestApp, openAiClient, serve, type TestApp } from "../helpers/app";
-import { startFakeAnthropic, type FakeUpstream } from "../helpers/fake-upstreams";
+import { createTestApp, openAiClient, serve, storeProviderKey, type TestApp } from "../helpers/app";
+import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gqlData } from "../helpers/gql";
 import { logsOf } from "../helpers/logs";
 import { rest, type Rest } from "../helpers/rest";
@@ -90,6 +90,40 @@ describe("gateway calls", () => {
       expect(log.costUsd!).toBeCloseTo(HAIKU_COST, 12);
       expect(log.priceVersion).toMatch(/^genai-prices [\d.]+: anthropic\/claude-haiku-4-5$/);
       expect(log.costFlag).toBeNull();
+    }
+  });
+});
+
+describe("a streamed Response passed through to OpenAI", () => {
+  test("input_tokens_details and output_tokens_details become classes (o3: $2 in, $0.50 cached, $8 out)", async () => {
+    const openai = startFakeOpenAI();
+    const app = await createTestApp({ env: { OPENAI_BASE_URL: `${openai.url}/v1` } });
+    try {
+      await storeProviderKey(app, "openai", "sk-openai-cost-classes");
+      const s = serve(app.app);
+      try {
+        const sdk = openAiClient(s.url, app.project.apiKey);
+        await sdk.responses.stream({ model: "o3", input: "Think, then answer", reasoning: { effort: "low" } }).finalResponse();
+        const [log] = await logsOf(app);
+        // The fake's usage: 13 input of which 4 cached, 9 output of which 5 reasoning.
+        expectClasses(log!.classes, {
+          input_tokens: 9,
+          input_usd: 18 / M,
+          cache_read_tokens: 4,
+          cache_read_usd: 2 / M,
+          output_tokens: 4,
+          output_usd: 32 / M,
+          reasoning_tokens: 5,
+          reasoning_usd: 40 / M,
+        });
+        expect(log!.costUsd!).toBeCloseTo(92 / M, 12);
+        expect(log!.api).toBe("responses");
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      await app.close();
+      await openai.stop();
     }
   });
 });

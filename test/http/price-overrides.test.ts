@@ -204,6 +204,91 @@ describe("recalculation", () => {
   });
 });
 
+describe("property: after recalculation the rollups equal the logs", () => {
+  test("random usage over three closed hours, an override on one model, every log re-priced", async () => {
+    const p = await t.createProject("property");
+    const api2 = rest(t, { key: p.apiKey });
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const hour = 3_600_000;
+    const now = Date.now();
+    const models = ["gpt-4o-mini", "o3", "my-vllm:llama-3"];
+    for (let i = 0; i < 30; i++) {
+      const prompt = Math.floor(next() * 5000);
+      const cached = Math.floor(next() * prompt);
+      const completion = Math.floor(next() * 2000);
+      const model = models[Math.floor(next() * models.length)]!;
+      await api2.ok("POST /report", {
+        body: {
+          requestedAt: now - 4 * hour + Math.floor(next() * 3 * hour),
+          statusCode: 200,
+          reqPayload: { model, messages: [{ role: "user", content: "x" }] },
+          respPayload: {
+            id: `chatcmpl-prop-${i}`,
+            object: "chat.completion",
+            created: 1,
+            model,
+            choices: [],
+            usage: {
+              prompt_tokens: prompt,
+              completion_tokens: completion,
+              total_tokens: prompt + completion,
+              prompt_tokens_details: { cached_tokens: cached },
+              completion_tokens_details: { reasoning_tokens: Math.floor(next() * completion) },
+            },
+          },
+        },
+      });
+    }
+    const ctx = { ...systemCtx(t.deps, "test"), projectId: p.projectId };
+    while ((await closeUsageHours(ctx, new Date(now))) > 0);
+    await api2.ok("POST /price-overrides", { body: { model: "openai:o3", multiplier: 0.7 } });
+    await api2.ok("POST /price-overrides", { body: { model: "my-vllm:llama-3", rates: { input_mtok: 0.2, cache_read_mtok: 0.05, output_mtok: 0.9 } } });
+    const started = await api2.ok("POST /costs/recalculate", { body: {} });
+    await waitFor(() => api2.ok("GET /costs/recalculations/:recalculationId", { params: { recalculationId: started.id } }), {
+      until: (r) => r.status === "DONE",
+      timeoutMs: 20_000,
+      message: "not done",
+    });
+    await closeUsageHours(ctx, new Date(now));
+    const floor = (ms: number) => Math.floor(ms / hour) * hour;
+    const u = await trpcClient(t, p.apiKey).logs.usage.query({
+      from: new Date(floor(now - 5 * hour)).toISOString(),
+      to: new Date(floor(now - hour)).toISOString(),
+      bucket: "hour",
+      groupBy: "model",
+    });
+    const logs = (await logsOf(t, p.projectId)).filter((l) => l.completionId?.startsWith("chatcmpl-prop-"));
+    expect(logs).toHaveLength(30);
+    expect(logs.every((l) => l.costFlag === null && l.costUsd !== null)).toBe(true);
+    // Every figure of every model's group: the rollups (closed hours) against the logs.
+    for (const g of u.groups) {
+      const mine = logs.filter((l) => {
+        const h = floor(Number.parseInt(l.id.slice(4, 16), 16));
+        return l.model === g.group && h >= floor(now - 5 * hour) && h < floor(now - hour);
+      });
+      expect(g.requests).toBe(mine.length);
+      expect(g.costUsd).toBeCloseTo(
+        mine.reduce((s, l) => s + (l.costUsd ?? 0), 0),
+        12,
+      );
+      const sums: Record<string, number> = {};
+      for (const l of mine) for (const [k, v] of Object.entries(l.classes ?? {})) sums[k] = (sums[k] ?? 0) + v;
+      expect(Object.keys(g.classes).sort()).toEqual(Object.keys(sums).sort());
+      for (const [k, v] of Object.entries(sums)) expect(g.classes[k]!).toBeCloseTo(v, 12);
+      // And the classes add up to the cost.
+      const classUsd = Object.entries(g.classes)
+        .filter(([k]) => k.endsWith("_usd"))
+        .reduce((s, [, v]) => s + v, 0);
+      expect(classUsd).toBeCloseTo(g.costUsd, 12);
+    }
+    expect(u.groups.map((g) => g.group).sort()).toEqual(["my-vllm:llama-3", "openai:gpt-4o-mini", "openai:o3"]);
+  });
+});
+
 describe("invoice lines", () => {
   test("a line per day, provider, model and class; their sum is the usage's cost; JSON and CSV", async () => {
     const p = await t.createProject("invoice");
