@@ -184,6 +184,33 @@ describe("golden corpus", () => {
     expect(cost.priceVersion).toBe("hone catalogue: hone:ft");
   });
 
+  test("a self-hosted model priced per hour of call time, with or without token rates", () => {
+    const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 };
+    // $3.60 an hour is $0.001 a second: a 2.5 s call costs $0.0025, plus its tokens at $0.10 / $0.40 per million.
+    const both = logCost(
+      usage,
+      { rates: { input_mtok: 0.1, output_mtok: 0.4 }, version: "override pov_1", usdPerHour: 3.6 },
+      { answered: true, durationMs: 2500 },
+    );
+    expect(both.classes).toEqual({
+      input_tokens: 1000,
+      input_usd: 100 / M,
+      output_tokens: 500,
+      output_usd: 200 / M,
+      compute_seconds: 2.5,
+      compute_usd: expect.closeTo(0.0025, 15) as unknown as number,
+    });
+    expect(both.costUsd!).toBeCloseTo(0.0025 + 300 / M, 15);
+    expect(both.costFlag).toBeNull();
+    const timeOnly = logCost(null, { rates: {}, version: "override pov_2", usdPerHour: 7.2 }, { answered: true, durationMs: 500 });
+    expect(timeOnly).toMatchObject({ costUsd: expect.closeTo(0.001, 15), classes: { compute_seconds: 0.5 }, costFlag: null });
+    // Without a duration (a report without its times) time cannot be priced: flagged, not $0.
+    expect(logCost(null, { rates: {}, version: "override pov_2", usdPerHour: 7.2 }, { answered: true, durationMs: null })).toMatchObject({
+      costUsd: null,
+      costFlag: "no_usage",
+    });
+  });
+
   test("no silent zero: no price and no usage are flagged, their cost unknown; a failed call or a cache hit is not flagged", () => {
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
     expect(logCost(usage, ratesFor("custom", "llama-3", new Date()), { answered: true })).toMatchObject({ costUsd: null, costFlag: "no_price" });

@@ -100,11 +100,42 @@ describe("price overrides", () => {
     expect(llama.costFlag).toBeNull();
     expect(llama.priceVersion).toMatch(/^override pov_[0-9a-f]+$/);
     expect((await logBy("chatcmpl-ft")).costUsd!).toBeCloseTo((1000 * 0.3 + 500 * 1.2) / M, 12);
+    // A deployment billed by the hour of call time: a report 1.8 s long at $36/h costs $0.018.
+    const hourly = await api.ok("POST /price-overrides", { body: { model: "gpu-box:mistral", usdPerHour: 36 } });
+    expect(hourly).toMatchObject({ usd_per_hour: 36, rates: null, multiplier: null });
+    const start = Date.now() - 5000;
+    await api.ok("POST /report", {
+      body: {
+        requestedAt: start,
+        receivedAt: start + 1800,
+        statusCode: 200,
+        reqPayload: { model: "gpu-box:mistral", messages: [{ role: "user", content: "x" }] },
+        respPayload: {
+          id: "chatcmpl-hourly",
+          object: "chat.completion",
+          created: 1,
+          model: "gpu-box:mistral",
+          choices: [],
+          usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+        },
+      },
+    });
+    const billed = await logBy("chatcmpl-hourly");
+    expect(billed.costUsd!).toBeCloseTo(0.018, 12);
+    expect(billed.classes).toMatchObject({ compute_seconds: 1.8, input_tokens: 10, output_tokens: 10 });
+    const g = await gqlData<{ log: { classes: { tokenClass: string; tokens: number }[] } }>(
+      t,
+      `query($id: ID!) { log(id: $id) { classes { tokenClass tokens } } }`,
+      { id: billed.id },
+    );
+    expect(g.log.classes.at(-1)).toEqual({ tokenClass: "compute", tokens: 1.8 });
   });
 
   test("bad overrides are 400s naming the field; another project's override is not found", async () => {
     for (const body of [
       { model: "x", rates: { input_mtok: 1 }, multiplier: 0.5 },
+      { model: "x", usdPerHour: 2, multiplier: 0.5 },
+      { model: "x", usdPerHour: -1 },
       { model: "x" },
       { model: "x", rates: { input_mtok: -1 } },
       { model: "x", rates: { input_token_price: 1 } },

@@ -11,6 +11,7 @@ const CLASSES: [string, string][] = [
   ["output", "Output"],
   ["reasoning", "Reasoning"],
   ["audio_output", "Audio output"],
+  ["compute", "Call time"],
 ];
 
 /**
@@ -18,7 +19,7 @@ const CLASSES: [string, string][] = [
  * add up to; what is not in any class (logs older than the classes) is shown as its own line.
  */
 export function ClassCostTable({ classes, total, caption }: { classes: Record<string, number> | null | undefined; total: number | null; caption: string }) {
-  const rows = CLASSES.filter(([c]) => (classes?.[`${c}_tokens`] ?? 0) > 0 || (classes?.[`${c}_usd`] ?? 0) > 0);
+  const rows = CLASSES.filter(([c]) => (classes?.[`${c}_tokens`] ?? classes?.[`${c}_seconds`] ?? 0) > 0 || (classes?.[`${c}_usd`] ?? 0) > 0);
   if (!rows.length) return null;
   const inClasses = rows.reduce((s, [c]) => s + (classes?.[`${c}_usd`] ?? 0), 0);
   const rest = total != null ? total - inClasses : 0;
@@ -38,7 +39,9 @@ export function ClassCostTable({ classes, total, caption }: { classes: Record<st
           return (
             <Table.Tr key={c} data-class={c}>
               <Table.Td>{label}</Table.Td>
-              <Table.Td ta="right">{formatNumber(classes?.[`${c}_tokens`] ?? 0)}</Table.Td>
+              <Table.Td ta="right">
+                {c === "compute" ? `${formatNumber(classes?.compute_seconds ?? 0)} s` : formatNumber(classes?.[`${c}_tokens`] ?? 0)}
+              </Table.Td>
               <Table.Td ta="right" title={usd == null ? "no price" : `$${usd}`}>
                 {usd == null ? (
                   <Text span size="sm" c="dimmed">

@@ -5,7 +5,8 @@ import { projects } from "./projects";
 /**
  * A project's own price for a model (as its logs name it: `openai:gpt-4o`, `hone:support-v1`,
  * `my-vllm:llama-3`) from a date on: either its rates ($ per million tokens by genai-prices' keys:
- * input_mtok, cache_read_mtok, ...) or a multiplier of the price table's (0.8: a 20% discount).
+ * input_mtok, cache_read_mtok, ...) and/or a price per hour of call time, or a multiplier of the
+ * price table's (0.8: a 20% discount).
  * The override in force for a call is the latest whose effective_from is not after the call.
  */
 export const priceOverrides = pgTable(
@@ -19,6 +20,8 @@ export const priceOverrides = pgTable(
     effectiveFrom: timestamp("effective_from", { withTimezone: true, mode: "date" }).notNull(),
     rates: jsonb("rates").$type<Record<string, number>>(),
     multiplier: doublePrecision("multiplier"),
+    /** A price per hour of call time, alone or with rates. */
+    usdPerHour: doublePrecision("usd_per_hour"),
     note: text("note"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

@@ -86,10 +86,10 @@ export async function createCallLog(
   const started = performance.now();
   let up: Upstream | null = null;
   let routing: CallRouting | null = null;
-  const priceOf = (usage: Usage | null | undefined, statusCode: number, cacheHit: boolean): LogCost => {
+  const priceOf = (usage: Usage | null | undefined, statusCode: number, cacheHit: boolean, durationMs: number): LogCost => {
     const table = up ? ratesFor(up.provider, up.upstreamModel, requestedAt, up.pricing ? { ...up.pricing, name: up.target } : null) : null;
     const rates = withOverride(overrides, model, requestedAt, table);
-    const cost = logCost(usage, rates, { answered: statusCode >= 200 && statusCode < 300, cacheHit });
+    const cost = logCost(usage, rates, { answered: statusCode >= 200 && statusCode < 300, cacheHit, durationMs });
     if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
     return cost;
   };
@@ -98,6 +98,7 @@ export async function createCallLog(
     if (!call.shouldLog()) return;
     // An upstream (a custom one above all) may claim any numbers: impossible ones are not kept.
     const { usage, warning } = checkedUsage(o.usage);
+    const durationMs = Math.round(performance.now() - started);
     const row: NewRequestLog = {
       // Dated when the call came in: its place in the list, time filters and usage.
       id: ctx.deps.ids("log", requestedAt),
@@ -114,10 +115,10 @@ export async function createCallLog(
       errorMessage: o.errorMessage,
       requestedAt,
       receivedAt: ctx.deps.clock(),
-      durationMs: Math.round(performance.now() - started),
+      durationMs,
       ...tokenClasses(usage),
       // A cache hit costs nothing; it keeps the usage of the response it replays.
-      ...priceOf(usage, o.statusCode, o.cacheHit ?? false),
+      ...priceOf(usage, o.statusCode, o.cacheHit ?? false, durationMs),
       warning: [o.warning, warning].filter(Boolean).join("; ") || null,
       cacheHit: o.cacheHit ?? false,
       tags: mergeTags(call.request.metadata, call.tags),

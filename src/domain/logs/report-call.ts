@@ -92,7 +92,8 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   // Priced at the prices of when the call was made; a report without a status was answered.
   const canonical = model === null ? null : canonicalModel(model, ctx.deps.config.modelPrefixes, format === "anthropic" ? "anthropic" : "openai");
   const rates = withOverride(await projectOverrides(ctx), canonical, at, ratesOf(model, format, at));
-  const cost = logCost(usage, rates, { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300) });
+  const durationMs = requestedAt && receivedAt ? Math.max(0, Math.round(receivedAt.getTime() - requestedAt.getTime())) : null;
+  const cost = logCost(usage, rates, { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300), durationMs });
   const record: NewRequestLog = {
     id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
@@ -104,7 +105,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     errorMessage: input.errorMessage ?? null,
     requestedAt,
     receivedAt,
-    durationMs: requestedAt && receivedAt ? Math.max(0, Math.round(receivedAt.getTime() - requestedAt.getTime())) : null,
+    durationMs,
     ...tokenClasses(usage),
     ...cost,
     warning,

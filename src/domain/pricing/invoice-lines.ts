@@ -5,7 +5,7 @@ import { csvCell } from "../logs/export-logs";
 import { logIdAt, resultRows } from "../logs/internal";
 import { numberMap, readRollupState, sumMaps } from "../logs/store/rollups";
 import { type InvoiceLine, InvoiceLinesInput } from "./schemas";
-import { TOKEN_CLASSES } from "./token-classes";
+import { classFigures } from "./token-classes";
 
 const DAY_MS = 86_400_000;
 /** (day, provider, model) groups one answer may hold. */
@@ -15,7 +15,8 @@ type Group = { day: string; provider: string | null; model: string | null; class
 
 /**
  * The project's spend in the shape of a provider invoice's line items: one line per UTC day,
- * provider, model and token class, with its tokens and cost. Every call counts, Hone's own
+ * provider, model and token class, with its tokens and cost (class `compute`: seconds of call time
+ * priced per hour). Every call counts, Hone's own
  * included (the provider bills them too). A cost that logs older than the token classes hold is
  * a line of class `unsplit`; tokens without a price have a null cost. Whole days the usage
  * rollups have closed are read from them, the rest from the logs.
@@ -54,14 +55,10 @@ export async function invoiceLines(ctx: Ctx, raw: InvoiceLinesInput): Promise<In
   }
   const lines: InvoiceLine[] = [];
   for (const g of groups) {
-    const classes = numberMap(g.classes);
     let inClasses = 0;
-    for (const c of TOKEN_CLASSES) {
-      const tokens = classes[`${c}_tokens`] ?? 0;
-      const usd = classes[`${c}_usd`];
-      if (!tokens && !usd) continue;
-      inClasses += usd ?? 0;
-      lines.push({ day: g.day, provider: g.provider, model: g.model, tokenClass: c, tokens, costUsd: usd ?? null });
+    for (const f of classFigures(numberMap(g.classes))) {
+      inClasses += f.costUsd ?? 0;
+      lines.push({ day: g.day, provider: g.provider, model: g.model, tokenClass: f.tokenClass, tokens: f.tokens, costUsd: f.costUsd });
     }
     const rest = Number(g.cost) - inClasses;
     if (Math.abs(rest) > 1e-9) lines.push({ day: g.day, provider: g.provider, model: g.model, tokenClass: "unsplit", tokens: 0, costUsd: rest });

@@ -27,8 +27,13 @@ export function ratesFor(
  * that was answered (`answered`) with no token counts or no price is flagged, its cost null; a
  * failed call is not flagged (it is billed nothing, and its status says why).
  */
-export function logCost(usage: Usage | null | undefined, rates: GivenRates | null, o: { answered: boolean; cacheHit?: boolean }): LogCost {
+export function logCost(
+  usage: Usage | null | undefined,
+  rates: GivenRates | null,
+  o: { answered: boolean; cacheHit?: boolean; durationMs?: number | null },
+): LogCost {
   if (o.cacheHit) return { costUsd: 0, classes: null, priceVersion: null, costFlag: null };
+  if (rates?.usdPerHour !== undefined) return withCallTime(logCost(usage, { rates: rates.rates, version: rates.version }, o), rates, o);
   const p = priceUsage(usage, rates);
   const tokenCount = Object.keys(p.tokens).length;
   let classes: Record<string, number> | null = null;
@@ -43,4 +48,21 @@ export function logCost(usage: Usage | null | undefined, rates: GivenRates | nul
     }
   }
   return { costUsd: p.costUsd, classes, priceVersion: p.priceVersion, costFlag: o.answered ? p.flag : null };
+}
+
+/**
+ * A price per hour of call time on top of the token classes: the call's duration at that rate, as
+ * the class `compute` (`compute_seconds`, `compute_usd`). A call without a duration (a report
+ * without its times) cannot be priced by time: flagged no_usage unless its tokens were priced.
+ */
+function withCallTime(tokens: LogCost, rates: GivenRates, o: { answered: boolean; durationMs?: number | null }): LogCost {
+  if (o.durationMs == null) return tokens.costUsd === null ? { ...tokens, costFlag: o.answered ? "no_usage" : null } : tokens;
+  const seconds = o.durationMs / 1000;
+  const usd = (seconds * (rates.usdPerHour ?? 0)) / 3600;
+  return {
+    costUsd: (tokens.costUsd ?? 0) + usd,
+    classes: { ...(tokens.classes ?? {}), compute_seconds: seconds, compute_usd: usd },
+    priceVersion: rates.version,
+    costFlag: null,
+  };
 }

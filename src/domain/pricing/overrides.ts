@@ -18,6 +18,7 @@ const toOverride = (r: Row): PriceOverride => ({
   effectiveFrom: r.effectiveFrom,
   rates: r.rates ?? null,
   multiplier: r.multiplier ?? null,
+  usdPerHour: r.usdPerHour ?? null,
   note: r.note ?? null,
   createdAt: r.createdAt,
 });
@@ -57,6 +58,7 @@ export async function createPriceOverride(ctx: Ctx, raw: CreatePriceOverrideInpu
       effectiveFrom: input.effectiveFrom ?? new Date(0),
       rates: rates as Record<string, number> | null,
       multiplier: input.multiplier ?? null,
+      usdPerHour: input.usdPerHour ?? null,
       note: input.note ?? null,
       createdAt: ctx.deps.clock(),
     })
@@ -112,7 +114,9 @@ export function withOverride(overrides: readonly PriceOverride[], model: string 
   }
   if (!found) return base;
   const since = found.effectiveFrom.getTime() > 0 ? ` from ${found.effectiveFrom.toISOString().slice(0, 10)}` : "";
-  if (found.rates) return { rates: found.rates, version: `override ${found.id}${since}` };
+  if (found.rates || found.usdPerHour != null) {
+    return { rates: found.rates ?? {}, version: `override ${found.id}${since}`, ...(found.usdPerHour != null ? { usdPerHour: found.usdPerHour } : {}) };
+  }
   if (!base) return null;
   return { rates: scaled(base.rates, found.multiplier ?? 1), version: `${base.version} × ${found.multiplier} (override ${found.id}${since})` };
 }

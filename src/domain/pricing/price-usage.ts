@@ -42,8 +42,11 @@ export type PricedUsage = {
   flag: CostFlag | null;
 };
 
-/** Rates given by name (a catalogue price, an override), used instead of the table's. */
-export type GivenRates = { rates: Rates; version: string };
+/**
+ * Rates given by name (a catalogue price, an override), used instead of the table's. `usdPerHour`:
+ * a price per hour of call time (a self-hosted or serverless deployment billed by the second).
+ */
+export type GivenRates = { rates: Rates; version: string; usdPerHour?: number };
 
 /** The rate of one key for a call with `input` input tokens: a tier applies once the input passes its start. */
 function rateOf(rates: Rates, keys: string[], input: number): number | null {

@@ -96,6 +96,7 @@ type LogRow = {
   provider: string | null;
   statusCode: number | null;
   cacheHit: boolean;
+  durationMs: number | null;
   attempts: LogAttempt[] | null;
   inputTokens: number | null;
   outputTokens: number | null;
@@ -170,6 +171,7 @@ export async function runCostRecalculationStep(deps: Deps, input: { taskId: stri
         provider: requestLogs.provider,
         statusCode: requestLogs.statusCode,
         cacheHit: requestLogs.cacheHit,
+        durationMs: requestLogs.durationMs,
         attempts: requestLogs.attempts,
         inputTokens: requestLogs.inputTokens,
         outputTokens: requestLogs.outputTokens,
@@ -194,7 +196,7 @@ export async function runCostRecalculationStep(deps: Deps, input: { taskId: stri
       const at = new Date(Number.parseInt(l.id.slice(4, 16), 16));
       const rates = withOverride(overrides, l.model, at, await baseRates(ctx, l, at, fineTunes));
       const answered = l.statusCode == null || (l.statusCode >= 200 && l.statusCode < 300);
-      const cost = logCost(storedUsage(l), rates, { answered });
+      const cost = logCost(storedUsage(l), rates, { answered, durationMs: l.durationMs });
       const unchanged =
         same(cost.costUsd, l.costUsd) && cost.priceVersion === l.priceVersion && cost.costFlag === l.costFlag && sameClasses(cost.classes, l.classes);
       if (!unchanged) changed.push({ id: l.id, ...cost });

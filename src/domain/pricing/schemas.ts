@@ -33,11 +33,17 @@ export const CreatePriceOverrideInput = z
     rates: OverrideRates.nullish(),
     /** ... or the price table's rates times this (0.8: a 20% discount). */
     multiplier: z.number().gt(0, "multiplier must be more than 0").max(100).nullish(),
+    /** A price per hour of call time (a self-hosted or serverless deployment billed by the second), alone or with rates. */
+    usdPerHour: z.number().min(0, "usdPerHour is at least 0").max(1_000_000).nullish(),
     note: z.string().max(500).nullish(),
   })
   .superRefine((v, c) => {
     const hasRates = v.rates != null && Object.values(v.rates).some((r) => r !== undefined);
-    if (hasRates === (v.multiplier != null)) c.addIssue({ code: "custom", path: ["rates"], message: "give either rates or a multiplier" });
+    const hasMultiplier = v.multiplier != null;
+    if (hasMultiplier && (hasRates || v.usdPerHour != null))
+      c.addIssue({ code: "custom", path: ["multiplier"], message: "a multiplier goes alone: give it, or rates and/or usdPerHour" });
+    else if (!hasMultiplier && !hasRates && v.usdPerHour == null)
+      c.addIssue({ code: "custom", path: ["rates"], message: "give rates, usdPerHour, or a multiplier" });
   });
 export type CreatePriceOverrideInput = z.input<typeof CreatePriceOverrideInput>;
 
@@ -49,6 +55,7 @@ export type PriceOverride = {
   effectiveFrom: Date;
   rates: Record<string, number> | null;
   multiplier: number | null;
+  usdPerHour: number | null;
   note: string | null;
   createdAt: Date;
 };

@@ -73,8 +73,8 @@ export function classCounts(usage: Usage | null | undefined): ClassCounts {
   return out;
 }
 
-/** One class of a summed or single classes map (`<class>_tokens`, `<class>_usd`), for the transports. */
-export type ClassFigure = { tokenClass: TokenClass; tokens: number; costUsd: number | null };
+/** One class of a summed or single classes map (`<class>_tokens`, `<class>_usd`), for the transports; `compute` counts seconds of call time. */
+export type ClassFigure = { tokenClass: TokenClass | "compute"; tokens: number; costUsd: number | null };
 
 /** A classes map as a list in bill order, classes without tokens or cost left out. */
 export function classFigures(map: Record<string, number> | null | undefined): ClassFigure[] {
@@ -86,5 +86,6 @@ export function classFigures(map: Record<string, number> | null | undefined): Cl
     if (!tokens && !usd) continue;
     out.push({ tokenClass: c, tokens, costUsd: usd ?? null });
   }
+  if (map.compute_seconds || map.compute_usd) out.push({ tokenClass: "compute", tokens: map.compute_seconds ?? 0, costUsd: map.compute_usd ?? null });
   return out;
 }

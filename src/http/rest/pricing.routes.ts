@@ -25,6 +25,7 @@ const overrideToWire = (o: PriceOverride) => ({
   effective_from: o.effectiveFrom.toISOString(),
   rates: o.rates,
   multiplier: o.multiplier,
+  usd_per_hour: o.usdPerHour,
   note: o.note,
   created: o.createdAt.toISOString(),
 });
@@ -58,7 +59,7 @@ export const pricingRoutes = [
   route({
     method: "post",
     path: "/price-overrides",
-    summary: "Set the project's own price for a model from a date on (its rates per token class, or a multiplier of the list price)",
+    summary: "Set the project's own price for a model from a date on (rates per token class and/or per hour of call time, or a multiplier of the list price)",
     tag: "Pricing",
     auth: "project",
     body: { schema: CreatePriceOverrideInput, read: "object" },

@@ -149,6 +149,7 @@ export const PriceOverrideWire = z.object({
   effective_from: z.string(),
   rates: z.record(z.string(), z.number()).nullable(),
   multiplier: z.number().nullable(),
+  usd_per_hour: z.number().nullable(),
   note: z.string().nullable(),
   created: z.string(),
 });

@@ -16,15 +16,20 @@ const RATE_FIELDS = [
   ["output_mtok", "Output"],
 ] as const;
 type RateKey = (typeof RATE_FIELDS)[number][0];
-type FormState = { model: string; kind: "rates" | "multiplier"; multiplier: number | string; effectiveFrom: string; note: string } & Record<
-  RateKey,
-  number | string
->;
+type FormState = {
+  model: string;
+  kind: "rates" | "multiplier";
+  multiplier: number | string;
+  usdPerHour: number | string;
+  effectiveFrom: string;
+  note: string;
+} & Record<RateKey, number | string>;
 
 const EMPTY: FormState = {
   model: "",
   kind: "rates",
   multiplier: "",
+  usdPerHour: "",
   effectiveFrom: "",
   note: "",
   input_mtok: "",
@@ -36,9 +41,9 @@ const EMPTY: FormState = {
 
 function priceText(o: PriceOverride): string {
   if (o.multiplier != null) return `list price × ${o.multiplier}`;
-  return Object.entries(o.rates ?? {})
-    .map(([k, v]) => `${k.replace(/_mtok$/, "").replaceAll("_", " ")} $${v}/M`)
-    .join(", ");
+  const parts = Object.entries(o.rates ?? {}).map(([k, v]) => `${k.replace(/_mtok$/, "").replaceAll("_", " ")} $${v}/M`);
+  if (o.usdPerHour != null) parts.push(`$${o.usdPerHour} per hour of call time`);
+  return parts.join(", ");
 }
 
 function OverrideForm() {
@@ -51,7 +56,9 @@ function OverrideForm() {
       model: f.model.trim(),
       effectiveFrom: f.effectiveFrom ? `${f.effectiveFrom}T00:00:00Z` : null,
       note: f.note.trim() || null,
-      ...(f.kind === "rates" ? { rates } : { multiplier: f.multiplier === "" ? 0 : Number(f.multiplier) }),
+      ...(f.kind === "rates"
+        ? { ...(Object.keys(rates).length ? { rates } : {}), ...(f.usdPerHour !== "" ? { usdPerHour: Number(f.usdPerHour) } : {}) }
+        : { multiplier: f.multiplier === "" ? 0 : Number(f.multiplier) }),
     });
   };
   return (
@@ -76,10 +83,11 @@ function OverrideForm() {
           maw={460}
         />
         {form.values.kind === "rates" ? (
-          <SimpleGrid cols={{ base: 2, sm: 5 }}>
+          <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
             {RATE_FIELDS.map(([k, label]) => (
               <NumberInput key={k} label={`${label}, $/M`} min={0} decimalScale={6} {...form.getInputProps(k)} />
             ))}
+            <NumberInput label="Per hour of call time, $" min={0} decimalScale={4} {...form.getInputProps("usdPerHour")} />
           </SimpleGrid>
         ) : (
           <NumberInput

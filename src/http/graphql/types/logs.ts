@@ -23,7 +23,8 @@ export const ClassFigureRef = builder.objectRef<ClassFigure>("TokenClassFigure")
   description: "Tokens of one billed class and what they cost",
   fields: (t) => ({
     tokenClass: t.exposeString("tokenClass", {
-      description: "input, cache_read, cache_write_5m, cache_write_1h, audio_input, output, reasoning or audio_output",
+      description:
+        "input, cache_read, cache_write_5m, cache_write_1h, audio_input, output, reasoning, audio_output, or compute (tokens are then seconds of call time)",
     }),
     tokens: t.exposeFloat("tokens"),
     costUsd: t.exposeFloat("costUsd", { nullable: true, description: "Null: no price was known for these tokens" }),

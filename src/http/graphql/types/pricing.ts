@@ -24,6 +24,7 @@ const PriceOverrideRef = builder.objectRef<PriceOverride>("PriceOverride").imple
     effectiveFrom: t.field({ type: "DateTime", resolve: (o) => o.effectiveFrom }),
     rates: t.field({ type: "JSON", nullable: true, description: "$ per million tokens by key (input_mtok, cache_read_mtok, ...)", resolve: (o) => o.rates }),
     multiplier: t.exposeFloat("multiplier", { nullable: true, description: "The price table's rates times this" }),
+    usdPerHour: t.exposeFloat("usdPerHour", { nullable: true, description: "A price per hour of call time (class compute)" }),
     note: t.exposeString("note", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (o) => o.createdAt }),
   }),
@@ -44,7 +45,7 @@ const CostRecalculationRef = builder.objectRef<CostRecalculation>("CostRecalcula
 });
 
 const InvoiceLineRef = builder.objectRef<InvoiceLine>("InvoiceLine").implement({
-  description: "Spend of one UTC day, provider, model and token class (unsplit: cost of logs older than the classes)",
+  description: "Spend of one UTC day, provider, model and token class (compute: seconds of call time; unsplit: cost of logs older than the classes)",
   fields: (t) => ({
     day: t.exposeString("day"),
     provider: t.exposeString("provider", { nullable: true }),
@@ -66,6 +67,7 @@ const CreatePriceOverrideInputRef = builder.inputType("CreatePriceOverrideInput"
         "$ per million tokens: input_mtok, cache_read_mtok, cache_write_mtok, cache_write_1h_mtok, input_audio_mtok, output_mtok, output_reasoning_mtok, output_audio_mtok",
     }),
     multiplier: t.float({ required: false, description: "Or: the price table's rates times this (0.8 = 20% off)" }),
+    usdPerHour: t.float({ required: false, description: "A price per hour of call time (a deployment billed by the second), alone or with rates" }),
     note: t.string({ required: false }),
   }),
 });

@@ -19,6 +19,7 @@ CREATE TABLE "price_overrides" (
 	"effective_from" timestamp with time zone NOT NULL,
 	"rates" jsonb,
 	"multiplier" double precision,
+	"usd_per_hour" double precision,
 	"note" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
