@@ -107,14 +107,19 @@ try {
         from generate_series(${lo}, ${hi}) g
       ), l as (
         insert into request_logs (id, project_id, source, provider, model, completion_id, status_code, error_message,
-          requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, cache_hit, metadata, created_at)
+          requested_at, received_at, duration_ms, input_tokens, output_tokens, cost_usd, classes, price_version, cache_hit, metadata, created_at)
         select 'log_' || lpad(to_hex(ms), 12, '0') || lpad(to_hex(g), 20, '0'), '${project.projectId}',
           case when r < 0.8 then 'gateway' else 'report' end,
           case when m < 12 then 'openai' when m < 18 then 'anthropic' else 'gemini' end, 'model-' || m, 'chatcmpl-' || g,
           case when r < 0.03 then 400 + (g % 30) when r < 0.05 then 500 + (g % 4) else 200 end,
           case when r < 0.05 then 'upstream error' end,
           to_timestamp(ms / 1000.0), to_timestamp((ms + 300 + (r * 3000)::int) / 1000.0), 300 + (r * 3000)::int,
-          200 + (g % 1800), 20 + (g % 400), (200 + (g % 1800)) * 0.00000015 + (20 + (g % 400)) * 0.0000006, r > 0.97,
+          200 + (g % 1800), 20 + (g % 400), (200 + (g % 1800)) * 0.00000015 + (20 + (g % 400)) * 0.0000006,
+          -- Tokens and cost per class, as a priced log keeps them (a quarter of the input read from the cache).
+          jsonb_build_object('input_tokens', 150 + (g % 1800) * 3 / 4, 'input_usd', (150 + (g % 1800) * 3 / 4) * 0.00000015,
+            'cache_read_tokens', 50 + (g % 1800) / 4, 'cache_read_usd', (50 + (g % 1800) / 4) * 0.000000075,
+            'output_tokens', 20 + (g % 400), 'output_usd', (20 + (g % 400)) * 0.0000006),
+          'genai-prices 0.1.8: openai/gpt-4o-mini', r > 0.97,
           jsonb_build_object('prompt_id', 'prompt-' || p, 'user_id', 'user-' || u, 'env', case when r < 0.9 then 'prod' else 'dev' end),
           to_timestamp(ms / 1000.0)
         from s returning id, model, completion_id, metadata, input_tokens, output_tokens

@@ -237,7 +237,9 @@ describe("usage by class", () => {
     // Whole hours, so the rollups answer for all of it.
     const floor = (ms: number) => Math.floor(ms / hour) * hour;
     const range = { from: new Date(floor(now - 4 * hour)).toISOString(), to: new Date(floor(now - 2 * hour)).toISOString(), bucket: "hour" as const };
-    expect(await usageFromRollups(ctx, { ...range, from: new Date(range.from), to: new Date(range.to), groupBy: "none", tagKey: null })).not.toBeNull();
+    expect(
+      await usageFromRollups(ctx, { ...range, from: new Date(range.from), to: new Date(range.to), groupBy: "none", tagKey: null, classes: true }),
+    ).not.toBeNull();
     const sumOf = (ls: { classes: Record<string, number> | null }[]) => {
       const out: Record<string, number> = {};
       for (const l of ls) for (const [k, v] of Object.entries(l.classes ?? {})) out[k] = (out[k] ?? 0) + v;
@@ -250,15 +252,30 @@ describe("usage by class", () => {
         return ms >= Date.parse(range.from) && ms < Date.parse(range.to);
       });
     };
-    const u = await trpc.logs.usage.query(range);
+    const u = await trpc.logs.usage.query({ ...range, classes: true });
     expect(u.totals.requests).toBe(6);
     expectClasses(u.totals.classes, sumOf(await inRange()));
     expect(u.totals.classes.cache_write_1h_tokens).toBe(12_000);
     expect(u.totals.costUsd).toBeCloseTo(6 * HAIKU_COST, 12);
+    // The same from the logs themselves (a filter the rollups cannot answer), split by model and tag.
+    for (const split of [{ groupBy: "model" as const }, { groupBy: "tag" as const, tagKey: "batch" }]) {
+      const fromLogs = await trpc.logs.usage.query({ ...range, ...split, filter: { cacheHit: false }, classes: true });
+      // Not asked for: no classes, the rest the same.
+      const without = await trpc.logs.usage.query({ ...range, ...split, filter: { cacheHit: false } });
+      expect(without.totals.classes).toEqual({});
+      expect(without.totals.costUsd).toBeCloseTo(fromLogs.totals.costUsd, 12);
+      expectClasses(fromLogs.totals.classes, sumOf(await inRange()));
+      const groupSums: Record<string, number> = {};
+      for (const g of fromLogs.groups) for (const [k, v] of Object.entries(g.classes)) groupSums[k] = (groupSums[k] ?? 0) + v;
+      expectClasses(groupSums, sumOf(await inRange()));
+      const seriesSums: Record<string, number> = {};
+      for (const s of fromLogs.series) for (const [k, v] of Object.entries(s.classes)) seriesSums[k] = (seriesSums[k] ?? 0) + v;
+      expectClasses(seriesSums, sumOf(await inRange()));
+    }
 
     // Deleting logs of a closed hour takes their classes out of the rollups.
     expect(await trpc.logs.deleteByFilter.mutate({ filter: { tags: [{ key: "batch", equals: "odd" }] } })).toMatchObject({ deleted: 3 });
-    const after = await trpc.logs.usage.query(range);
+    const after = await trpc.logs.usage.query({ ...range, classes: true });
     expect(after.totals.requests).toBe(3);
     expectClasses(after.totals.classes, sumOf(await inRange()));
     expect(after.totals.classes.cache_write_1h_tokens).toBe(6000);

@@ -175,7 +175,7 @@ describe("recalculation", () => {
       to: new Date(Math.floor((now - 2 * hour) / hour) * hour).toISOString(),
     };
     const trpc = trpcClient(t, t.project.apiKey);
-    const usage = () => trpc.logs.usage.query({ ...range, bucket: "hour", filter: { model: "acme:gizmo" } });
+    const usage = () => trpc.logs.usage.query({ ...range, bucket: "hour", filter: { model: "acme:gizmo" }, classes: true });
     expect((await usage()).totals).toMatchObject({ requests: 3, costUsd: 0, unpriced: 3 });
 
     // From before those calls: $2 in, $6 out per million.
@@ -291,6 +291,7 @@ describe("property: after recalculation the rollups equal the logs", () => {
       to: new Date(floor(now - hour)).toISOString(),
       bucket: "hour",
       groupBy: "model",
+      classes: true,
     });
     const logs = (await logsOf(t, p.projectId)).filter((l) => l.completionId?.startsWith("chatcmpl-prop-"));
     expect(logs).toHaveLength(30);

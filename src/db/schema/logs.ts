@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { LogAttempt } from "../../domain/logs/attempts";
+import { CLASS_SUM_KEYS } from "../../domain/pricing/token-classes";
 import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 // One lean row per logged call: what filters, lists and aggregates read. The request and
@@ -99,10 +100,15 @@ const usageMeasures = () => ({
   outputTokens: doublePrecision("output_tokens").notNull(),
   costUsd: doublePrecision("cost_usd").notNull(),
   latency: jsonb("latency").$type<Record<string, number>>().notNull(),
-  /** The logs' classes summed key by key ({input_tokens, input_usd, ...}), and the answered calls with no plain cost. */
-  classes: jsonb("classes").$type<Record<string, number>>().notNull().default({}),
+  /** The answered calls with no plain cost (no token counts, or no price). */
   unpriced: integer("unpriced").notNull().default(0),
+  /** The logs' classes summed, a column per figure (class_input_tokens, class_input_usd, ...: pricing/token-classes.ts). */
+  ...classSumColumns(),
 });
+
+function classSumColumns() {
+  return Object.fromEntries(CLASS_SUM_KEYS.map((k) => [`class_${k}`, doublePrecision(`class_${k}`).notNull().default(0)]));
+}
 const usageDimensions = () => ({
   model: text("model"),
   provider: text("provider"),

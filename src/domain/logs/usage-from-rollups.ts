@@ -4,7 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { MAX_USAGE_GROUPS } from "../../limits";
 import { logConditions, logIdAt, resultRows, whereAll } from "./internal";
 import type { OTHER_GROUP as OtherGroup, Usage, UsageFigures, UsageInput } from "./usage-types";
-import { binBounds, HOUR_MS, LATENCY_BIN, numberMap, readRollupState, sumMaps } from "./store/rollups";
+import { binBounds, classMapFromLogs, classMapOfColumns, HOUR_MS, LATENCY_BIN, numberMap, readRollupState } from "./store/rollups";
 
 type Input = z.output<typeof UsageInput>;
 type Cell = {
@@ -121,19 +121,19 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   const logGroup =
     input.groupBy === "none" ? sql`null::text` : input.groupBy === "tag" ? sql`(metadata ->> ${input.tagKey ?? ""}::text)` : sql.raw(input.groupBy);
 
-  type Sums = { bucket: number; g: string | null; requests: number; errors: number; i: number; o: number; c: number; cl: unknown; u: number };
+  type Sums = { bucket: number; g: string | null; requests: number; errors: number; i: number; o: number; c: number; u: number; cl: unknown };
   type Bins = { bucket: number; g: string | null; bin: number; n: number };
   const [rolled, rolledBins, logged, loggedBins] = await Promise.all([
     db.execute(sql`select ${rollBucket} as bucket, ${rollGroup} as g, sum(requests)::float8 as requests, sum(errors)::float8 as errors,
         sum(input_tokens)::float8 as i, sum(output_tokens)::float8 as o, sum(cost_usd)::float8 as c,
-        ${sumMaps(sql`classes`)} as cl, sum(unpriced)::float8 as u
+        sum(unpriced)::float8 as u, ${input.classes ? classMapOfColumns() : sql`null`} as cl
       from ${rollSource} group by 1, 2`),
     db.execute(sql`select ${rollBucket} as bucket, ${rollGroup} as g, b.key::int as bin, sum(b.value::int)::float8 as n
       from ${rollSource}, jsonb_each_text(latency) b group by 1, 2, 3`),
     db.execute(sql`select (${ms} / ${size} * ${size})::float8 as bucket, ${logGroup} as g, count(*)::float8 as requests,
         (count(*) filter (where status_code is null or status_code = 0 or status_code >= 400))::float8 as errors,
         coalesce(sum(input_tokens), 0)::float8 as i, coalesce(sum(output_tokens), 0)::float8 as o, coalesce(sum(cost_usd), 0)::float8 as c,
-        ${sumMaps(sql`classes`)} as cl, (count(*) filter (where cost_flag is not null))::float8 as u
+        (count(*) filter (where cost_flag is not null))::float8 as u, ${input.classes ? classMapFromLogs() : sql`null`} as cl
       from request_logs where ${whereAll(logWhere)} group by 1, 2`),
     db.execute(sql`select (${ms} / ${size} * ${size})::float8 as bucket, ${logGroup} as g, ${LATENCY_BIN} as bin, count(*)::float8 as n
       from request_logs where ${whereAll(logWhere)} and duration_ms is not null group by 1, 2, 3`),
@@ -156,7 +156,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     c.inputTokens += Number(r.i);
     c.outputTokens += Number(r.o);
     c.costUsd += Number(r.c);
-    addMap(c.classes, numberMap(r.cl));
+    if (r.cl) addMap(c.classes, numberMap(r.cl));
     c.unpriced += Number(r.u);
   }
   for (const r of [...resultRows<Bins>(rolledBins), ...resultRows<Bins>(loggedBins)]) {

@@ -22,6 +22,11 @@ export const UsageInput = z
     /** The tag key to split by, with groupBy: "tag" (e.g. prompt_id). */
     tagKey: z.string().min(1).max(MAX_TAG_KEY_LENGTH).nullish(),
     filter: LogFilter.nullish(),
+    /**
+     * Also sum the token classes of every figure (`classes`; tokens and cost per class). Off by
+     * default: over tens of thousands of buckets and groups it is most of the answer's work.
+     */
+    classes: z.boolean().default(false),
   })
   .superRefine((v, c) => {
     if (v.to.getTime() <= v.from.getTime()) c.addIssue({ code: "custom", path: ["to"], message: "to must be after from" });
@@ -40,8 +45,8 @@ export type UsageFigures = {
   outputTokens: number;
   costUsd: number;
   /**
-   * Tokens and cost per billed class, summed: `<class>_tokens` and `<class>_usd` (pricing/token-classes.ts).
-   * Logs written before classes were kept add to costUsd but to no class.
+   * Tokens and cost per billed class, summed: `<class>_tokens` and `<class>_usd` (pricing/token-classes.ts),
+   * when asked for (`classes: true`; else {}). Logs written before classes were kept add to costUsd but to no class.
    */
   classes: Record<string, number>;
   /** Answered calls with no plain cost (no token counts, or no price for their model). */

@@ -3,7 +3,7 @@ import { type Ctx, dbOf } from "../../context";
 import { DomainError, parseInput } from "../../errors";
 import { csvCell } from "../logs/export-logs";
 import { logIdAt, resultRows } from "../logs/internal";
-import { numberMap, readRollupState, sumMaps } from "../logs/store/rollups";
+import { classMapFromLogs, classMapOfColumns, numberMap, readRollupState } from "../logs/store/rollups";
 import { type InvoiceLine, InvoiceLinesInput } from "./schemas";
 import { classFigures } from "./token-classes";
 
@@ -11,7 +11,7 @@ const DAY_MS = 86_400_000;
 /** (day, provider, model) groups one answer may hold. */
 export const MAX_INVOICE_GROUPS = 20_000;
 
-type Group = { day: string; provider: string | null; model: string | null; classes: unknown; cost: number | string };
+type Group = { day: string; provider: string | null; model: string | null; cost: number | string; cl: unknown };
 
 /**
  * The project's spend in the shape of a provider invoice's line items: one line per UTC day,
@@ -33,13 +33,13 @@ export async function invoiceLines(ctx: Ctx, raw: InvoiceLinesInput): Promise<In
   const iso = (ms: number) => new Date(ms).toISOString();
   const parts = [];
   if (split > from) {
-    parts.push(sql`select to_char(day at time zone 'UTC', 'YYYY-MM-DD') as day, provider, model, ${sumMaps(sql`classes`)} as classes, sum(cost_usd)::float8 as cost
+    parts.push(sql`select to_char(day at time zone 'UTC', 'YYYY-MM-DD') as day, provider, model, sum(cost_usd)::float8 as cost, ${classMapOfColumns()} as cl
       from usage_daily where project_id = ${ctx.projectId} and day >= ${iso(from)}::timestamptz and day < ${iso(split)}::timestamptz
       group by 1, 2, 3`);
   }
   if (to > split) {
     const day = sql`to_char(to_timestamp((('x' || lpad(substr(id, 5, 12), 16, '0'))::bit(64)::bigint / ${DAY_MS}) * 86400) at time zone 'UTC', 'YYYY-MM-DD')`;
-    parts.push(sql`select ${day} as day, provider, model, ${sumMaps(sql`classes`)} as classes, coalesce(sum(cost_usd), 0)::float8 as cost
+    parts.push(sql`select ${day} as day, provider, model, coalesce(sum(cost_usd), 0)::float8 as cost, ${classMapFromLogs()} as cl
       from request_logs where project_id = ${ctx.projectId} and id >= ${logIdAt(new Date(split))} and id < ${logIdAt(new Date(to))}
       group by 1, 2, 3`);
   }
@@ -56,7 +56,7 @@ export async function invoiceLines(ctx: Ctx, raw: InvoiceLinesInput): Promise<In
   const lines: InvoiceLine[] = [];
   for (const g of groups) {
     let inClasses = 0;
-    for (const f of classFigures(numberMap(g.classes))) {
+    for (const f of classFigures(numberMap(g.cl))) {
       inClasses += f.costUsd ?? 0;
       lines.push({ day: g.day, provider: g.provider, model: g.model, tokenClass: f.tokenClass, tokens: f.tokens, costUsd: f.costUsd });
     }

@@ -89,3 +89,6 @@ export function classFigures(map: Record<string, number> | null | undefined): Cl
   if (map.compute_seconds || map.compute_usd) out.push({ tokenClass: "compute", tokens: map.compute_seconds ?? 0, costUsd: map.compute_usd ?? null });
   return out;
 }
+
+/** Every figure a log's classes map may hold, in bill order: what the usage rollups sum, a column each (`class_<key>`). */
+export const CLASS_SUM_KEYS = [...TOKEN_CLASSES.flatMap((c) => [`${c}_tokens`, `${c}_usd`]), "compute_seconds", "compute_usd"] as const;

@@ -39,13 +39,24 @@ export function UsagePage() {
   // The main figures are the application's calls; Hone's own (judges, evaluations, ...) are summed
   // apart. Split by source, the charts and the table show every call, Hone's own as `internal`.
   const bySource = groupBy === "source";
-  const app: UsageInput = { ...range, groupBy: bySource ? "none" : groupBy, ...(groupBy === "tag" ? { tagKey } : {}), filter: { internal: false } };
+  const appGroupBy = bySource ? "none" : groupBy;
+  // The token classes of the totals: asked of the main query when it is not split (cheap), else of a query of their own.
+  const app: UsageInput = {
+    ...range,
+    groupBy: appGroupBy,
+    ...(groupBy === "tag" ? { tagKey } : {}),
+    filter: { internal: false },
+    classes: appGroupBy === "none",
+  };
+  const appClasses: UsageInput = { ...range, groupBy: "none", filter: { internal: false }, classes: true };
   const own: UsageInput = { ...range, groupBy: "none", filter: { internal: true } };
   const all: UsageInput = { ...range, groupBy: "source" };
   const enabled = !r.problem;
   const usage = useUsage(app, { enabled });
   const ownUsage = useUsage(own, { enabled });
   const sourceUsage = useUsage(all, { enabled: enabled && bySource });
+  const classUsage = useUsage(appClasses, { enabled: enabled && appGroupBy !== "none" });
+  const classTotals = appGroupBy === "none" ? usage.data?.totals : classUsage.data?.totals;
   const data = usage.data;
   const splitUsage = bySource ? sourceUsage.data : data;
   const fetching = usage.isFetching || ownUsage.isFetching || sourceUsage.isFetching;
@@ -133,7 +144,9 @@ export function UsagePage() {
               <UsageCharts usage={splitUsage} split={groupBy} tagKey={tagKey} />
               <UsageTable usage={splitUsage} split={groupBy} tagKey={tagKey} totalLabel={bySource ? "Total (Hone's own calls included)" : "Total"} />
               <Group align="flex-start" gap="md">
-                <ClassCostTable classes={data.totals.classes} total={data.totals.costUsd} caption="Your application's cost by token class over the range" />
+                {classTotals ? (
+                  <ClassCostTable classes={classTotals.classes} total={classTotals.costUsd} caption="Your application's cost by token class over the range" />
+                ) : null}
                 <InvoiceDownload from={r.from} to={r.to} />
               </Group>
             </>

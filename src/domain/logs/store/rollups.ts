@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { type BaseCtx, type Ctx, dbOf } from "../../../context";
 import type { Queryable } from "../../../db/client";
+import { CLASS_SUM_KEYS } from "../../pricing/token-classes";
 import { logIdAt, logMsOf, resultRows } from "../internal";
 
 // Usage rollups: per project and closed UTC hour, the requests, errors, tokens, cost and a latency
@@ -26,19 +27,36 @@ export const binBounds = (bin: number): [number, number] => [2 ** (bin / 4) - 1,
 const STATUS_CLASS = sql`case when status_code is null or status_code = 0 then 'none' else (status_code / 100)::text || 'xx' end`;
 const IS_ERROR = sql`(status_code is null or status_code = 0 or status_code >= 400)`;
 
-/**
- * An aggregate over maps of numbers ({input_tokens: n, input_usd: x, ...}, a log's classes): one
- * map with each key's values summed. Nulls add nothing; no map gives {}.
- */
-export const sumMaps = (expr: SQL) =>
-  sql`coalesce((select jsonb_object_agg(k, s) from (select m.key as k, sum(m.value::float8) as s
-    from unnest(array_agg(${expr})) j, jsonb_each_text(j) m group by m.key) b), '{}'::jsonb)`;
+// A log keeps its tokens and cost by class as a small map (request_logs.classes); the rollups keep
+// their sums as a column per figure (class_input_tokens, class_input_usd, ...), so summing them is
+// plain column arithmetic.
+const CLASS_COLUMNS = CLASS_SUM_KEYS.map((k) => `class_${k}`);
+/** The rollups' class columns, comma-separated (for insert column lists). */
+export const CLASS_COLUMN_LIST = sql.raw(CLASS_COLUMNS.join(", "));
 
-/** A summed map as the driver hands it (an object, or its JSON text on some drivers), numbers only. */
+/** The class sums of the logs of a group, `class_<key>` each (`alias`: the logs' table alias, with its dot). */
+export const classSumsFromLogs = (alias = "") =>
+  sql.raw(CLASS_SUM_KEYS.map((k) => `coalesce(sum((${alias}classes ->> '${k}')::float8), 0)::float8 as class_${k}`).join(", "));
+
+/** The class sums of rollup rows (or of a select with the same columns), `class_<key>` each. */
+export const classSumsOfColumns = () => sql.raw(CLASS_COLUMNS.map((c) => `coalesce(sum(${c}), 0)::float8 as ${c}`).join(", "));
+
+/**
+ * The class sums of a group as one small map of the figures that are not zero: a reader of many
+ * groups (usage by hour and tag: tens of thousands) then parses one JSON value per row, not 18 columns.
+ */
+const classMap = (term: (k: string) => string) =>
+  sql.raw(`jsonb_strip_nulls(jsonb_build_object(${CLASS_SUM_KEYS.map((k) => `'${k}', nullif(${term(k)}, 0)`).join(", ")}))`);
+/** classMap over rollup rows. */
+export const classMapOfColumns = () => classMap((k) => `sum(class_${k})`);
+/** classMap over logs (`alias`: the logs' table alias, with its dot). */
+export const classMapFromLogs = (alias = "") => classMap((k) => `sum((${alias}classes ->> '${k}')::float8)`);
+
+/** A classes map as the driver hands it (an object, or its JSON text), numbers only. */
 export function numberMap(v: unknown): Record<string, number> {
   const o = typeof v === "string" ? (JSON.parse(v) as unknown) : v;
   const out: Record<string, number> = {};
-  if (o && typeof o === "object") for (const [k, n] of Object.entries(o)) if (typeof n === "number" || typeof n === "string") out[k] = Number(n);
+  if (o && typeof o === "object") for (const [k, n] of Object.entries(o)) out[k] = Number(n);
   return out;
 }
 
@@ -60,17 +78,18 @@ async function rollUp(db: Queryable, tagKey: string, where: SQL): Promise<void> 
       ${IS_ERROR} as is_error, input_tokens, output_tokens, cost_usd, classes, cost_flag is not null as unpriced
     from request_logs where ${where}`;
   const measures = sql`sum(n)::int, sum(e)::int, sum(i)::float8, sum(o)::float8, sum(c)::float8,
-    coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb), ${sumMaps(sql`cl`)}, sum(u)::int`;
+    coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb), sum(u)::int, ${classSumsOfColumns()}`;
   const inner = (dims: SQL) => sql`select ${dims}, bin, count(*) as n, count(*) filter (where is_error) as e,
       coalesce(sum(input_tokens), 0) as i, coalesce(sum(output_tokens), 0) as o, coalesce(sum(cost_usd), 0) as c,
-      ${sumMaps(sql`classes`)} as cl, count(*) filter (where unpriced) as u
+      count(*) filter (where unpriced) as u, ${classSumsFromLogs()}
     from (${base}) x group by ${dims}, bin`;
   const dims = sql`project_id, hour, model, provider, source, status_class`;
   await db.execute(sql`insert into usage_hourly (project_id, hour, model, provider, source, status_class,
-      requests, errors, input_tokens, output_tokens, cost_usd, latency, classes, unpriced)
+      requests, errors, input_tokens, output_tokens, cost_usd, latency, unpriced, ${CLASS_COLUMN_LIST})
     select ${dims}, ${measures} from (${inner(dims)}) s group by ${dims}`);
   const tagDims = sql`project_id, hour, tag`;
-  await db.execute(sql`insert into usage_hourly_tags (project_id, hour, tag, requests, errors, input_tokens, output_tokens, cost_usd, latency, classes, unpriced)
+  await db.execute(sql`insert into usage_hourly_tags (project_id, hour, tag, requests, errors, input_tokens, output_tokens, cost_usd, latency, unpriced,
+      ${CLASS_COLUMN_LIST})
     select ${tagDims}, ${measures} from (${inner(tagDims)}) s group by ${tagDims}`);
 }
 
@@ -95,11 +114,11 @@ async function rollUpDays(db: Queryable, days: number[], projectId?: string): Pr
   ] as const) {
     await db.execute(sql`delete from ${sql.raw(daily)} where day in (${list})${project}`);
     await db.execute(sql`insert into ${sql.raw(daily)} (project_id, day, ${sql.raw(dims)}, requests, errors, input_tokens, output_tokens, cost_usd, latency,
-        classes, unpriced)
+        unpriced, ${CLASS_COLUMN_LIST})
       select project_id, d, ${sql.raw(dims)}, sum(requests)::int, sum(errors)::int, sum(input_tokens), sum(output_tokens), sum(cost_usd),
         coalesce((select jsonb_object_agg(k, n) from (select key as k, sum(value::int) as n
           from unnest(array_agg(latency)) l, jsonb_each_text(l) group by key) b), '{}'::jsonb),
-        ${sumMaps(sql`classes`)}, sum(unpriced)::int
+        sum(unpriced)::int, ${classSumsOfColumns()}
       from (select *, ${day} as d from ${sql.raw(hourly)} where ${day} in (${list})${project}) h
       group by project_id, d, ${sql.raw(dims)}`);
   }
@@ -155,7 +174,8 @@ export async function prepareGone(db: Queryable): Promise<RollupState | null> {
   const state = await readRollupState(db);
   if (!state?.closedUntil) return null;
   await db.execute(sql`create temp table if not exists hone_gone (hour timestamptz, model text, provider text, source text,
-    status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8, cl jsonb, u boolean) on commit delete rows`);
+    status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8, u boolean,
+    ${sql.raw(CLASS_COLUMNS.map((c) => `${c} float8`).join(", "))}) on commit delete rows`);
   return state;
 }
 
@@ -163,7 +183,8 @@ export async function prepareGone(db: Queryable): Promise<RollupState | null> {
 export function noteGone(state: RollupState, source: string): SQL {
   return sql`insert into hone_gone select to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
       ${STATUS_CLASS}, metadata ->> ${state.tagKey}::text, ${LATENCY_BIN}, ${IS_ERROR},
-      coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0), classes, cost_flag is not null
+      coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0), cost_flag is not null,
+      ${sql.raw(CLASS_SUM_KEYS.map((k) => `coalesce((classes ->> '${k}')::float8, 0)`).join(", "))}
     from ${sql.raw(source)} where id < ${logIdAt(state.closedUntil!)}`;
 }
 
@@ -208,14 +229,14 @@ export async function subtractGone(db: Queryable, projectId: string, hours: read
     // Per bin first, then per row with the bins as the histogram to take away: two aggregations,
     // no lookup per group.
     updates.push(sql`${b} as (select ${t} as t, ${cols}, bin, count(*) as n, count(*) filter (where is_error) as e, sum(i) as i, sum(o) as o, sum(c) as c,
-          ${sumMaps(sql`cl`)} as cl, count(*) filter (where u) as pu
+          count(*) filter (where u) as pu, ${classSumsOfColumns()}
           from hone_gone group by 1, ${cols}, bin),
       ${a} as (select t, ${cols}, sum(n)::int as n, sum(e)::int as e, sum(i) as i, sum(o) as o, sum(c) as c,
-          coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb) as h, ${sumMaps(sql`cl`)} as cl, sum(pu)::int as pu
+          coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb) as h, sum(pu)::int as pu, ${classSumsOfColumns()}
         from ${b} group by t, ${cols}),
       ${u} as (update ${sql.raw(table)} u set requests = u.requests - a.n, errors = u.errors - a.e, input_tokens = u.input_tokens - a.i,
         output_tokens = u.output_tokens - a.o, cost_usd = u.cost_usd - a.c, latency = hone_hist_sub(u.latency, a.h),
-        classes = hone_map_sub(u.classes, a.cl), unpriced = u.unpriced - a.pu
+        unpriced = u.unpriced - a.pu, ${sql.raw(CLASS_COLUMNS.map((c) => `${c} = u.${c} - a.${c}`).join(", "))}
       from ${a} a where ${time === "hour" ? sql`u.project_id = ${projectId}` : span} and u.${sql.raw(time)} = a.t and ${same(dims)})`);
     deletes.push(sql`${u} as (delete from ${sql.raw(table)} u where ${span} and u.requests <= 0)`);
   }

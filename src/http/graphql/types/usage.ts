@@ -2,6 +2,7 @@ import { domainLogFilter } from "../../log-filter-wire";
 import { logUsage, type Usage, type UsageFigures, type UsageGroup, type UsagePoint, UsageInput } from "../../../domain/logs";
 import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
+import { selects } from "../selects";
 import { ClassFigureRef, LogFilterInput } from "./logs";
 import { classFigures } from "../../../domain/pricing/token-classes";
 
@@ -67,7 +68,11 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: LogFilterInput, required: false }),
     },
     // The verb parses its input: GraphQL strings go in as they are.
-    resolve: (_, args, c) =>
-      logUsage(projectCtx(c), asInputOf(UsageInput, { ...args, groupBy: args.groupBy ?? undefined, filter: domainLogFilter(args.filter) })),
+    resolve: (_, args, c, info) =>
+      logUsage(
+        projectCtx(c),
+        // The token classes are summed only when the query selects them.
+        asInputOf(UsageInput, { ...args, groupBy: args.groupBy ?? undefined, filter: domainLogFilter(args.filter), classes: selects(info, "classes") }),
+      ),
   }),
 }));
