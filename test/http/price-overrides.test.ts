@@ -195,6 +195,24 @@ describe("recalculation", () => {
 
     // Again: nothing changes.
     expect(await recalculated({ model: "acme:gizmo" })).toMatchObject({ status: "DONE", total: 3, changed: 0 });
+
+    // One at a time: with the worker stopped, a second is refused while the first waits.
+    await worker.stop();
+    let first: { id: string } | null = null;
+    try {
+      first = await api.ok("POST /costs/recalculate", { body: { filter: { model: "acme:gizmo" } } });
+      const second = await t.request("POST", "/api/v1/costs/recalculate", { key: t.project.apiKey, body: {} });
+      expect(second.status).toBe(409);
+      expect(((await second.json()) as { message: string }).message).toContain(first!.id);
+    } finally {
+      worker = startJobs(t.deps);
+    }
+    // Once the worker is back, the waiting one runs and the next may start.
+    await waitFor(() => api.ok("GET /costs/recalculations/:recalculationId", { params: { recalculationId: first!.id } }), {
+      until: (r) => r.status === "DONE",
+      timeoutMs: 20_000,
+      message: "the waiting recalculation did not run",
+    });
   });
 
   test("logs older than the classes are split by class from their token columns; GraphQL and tRPC follow it", async () => {

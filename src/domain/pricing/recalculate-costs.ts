@@ -1,8 +1,8 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import { type Ctx, dbOf, withTx } from "../../context";
 import { costRecalculations, requestLogs } from "../../db/schema";
 import type { Deps } from "../../deps";
-import { notFound, parseInput } from "../../errors";
+import { DomainError, notFound, parseInput } from "../../errors";
 import type { Usage } from "../../providers";
 import { resolveModel } from "../completions/resolve-model";
 import { enqueueJob, runTaskStep, type StepResult, type TaskKind } from "../jobs";
@@ -38,11 +38,18 @@ const toRecalculation = (r: TaskRow): CostRecalculation => ({
  * getCostRecalculation. Each log is priced at the prices in force when its call was made, from
  * the token classes it keeps (or its token columns, for logs older than the classes); its cost,
  * classes, price version and flag are rewritten, and the usage rollups of the closed hours it
- * falls in are summed again within a minute.
+ * falls in are summed again within a minute. One runs at a time per project (CONFLICT otherwise).
  */
 export async function recalculateCosts(ctx: Ctx, raw: RecalculateCostsInput): Promise<CostRecalculation> {
   const input = parseInput(RecalculateCostsInput, raw);
   const filter = input.filter ?? {};
+  // One at a time per project: each walks every matching log, and a tenant must not queue thousands.
+  const [running] = await dbOf(ctx)
+    .select({ id: costRecalculations.id })
+    .from(costRecalculations)
+    .where(and(eq(costRecalculations.projectId, ctx.projectId), inArray(costRecalculations.status, ["QUEUED", "RUNNING"])))
+    .limit(1);
+  if (running) throw new DomainError("CONFLICT", `A cost recalculation is already running (${running.id}): wait for it to finish, then start another`);
   const [counted] = resultRows<{ n: number }>(
     await dbOf(ctx).execute(sql`select count(*)::int as n from ${requestLogs} where ${whereAll(logConditions(ctx.projectId, filter))}`),
   );

@@ -85,7 +85,7 @@ export const pricingRoutes = [
     auth: "project",
     body: { schema: RecalculateWire, read: "object" },
     response: { schema: W.CostRecalculationWire },
-    errors: [400, 401],
+    errors: [400, 401, 409],
     handler: async ({ ctx, body }) => {
       const { filter } = parseInput(RecalculateWire, body);
       return recalculationToWire(await recalculateCosts(ctx, { filter: domainLogFilter(filter) as z.input<typeof LogFilter> }));
