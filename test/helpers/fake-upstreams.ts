@@ -138,7 +138,8 @@ function fakeEmbeddings(body: any, model: string): Response {
   });
 }
 
-export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
+/** `chatUsage`: the usage every chat completion reports (OpenAI's shape), instead of the default counts. */
+export function startFakeOpenAI(opts: { apiKey?: string; chatUsage?: Record<string, unknown> } = {}): FakeUpstream {
   return startServer(async (req, rec, fake) => {
     const embeddings = req.method === "POST" && rec.path.endsWith("/embeddings");
     const responses = req.method === "POST" && rec.path.endsWith("/responses");
@@ -174,7 +175,7 @@ export function startFakeOpenAI(opts: { apiKey?: string } = {}): FakeUpstream {
     const text = `echo: ${lastUserText(body.messages)}`;
     const id = `chatcmpl-${crypto.randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
-    const usage = { prompt_tokens: 11, completion_tokens: 7 * n, total_tokens: 11 + 7 * n, prompt_tokens_details: { cached_tokens: 0 } };
+    const usage = opts.chatUsage ?? { prompt_tokens: 11, completion_tokens: 7 * n, total_tokens: 11 + 7 * n, prompt_tokens_details: { cached_tokens: 0 } };
     const isJudge = useTool && body.tools[0].function.name === "record_verdict";
     const toolCall = useTool
       ? {

@@ -94,6 +94,57 @@ describe("gateway calls", () => {
   });
 });
 
+describe("OpenAI chat, streamed and not", () => {
+  test("cached input and reasoning in OpenAI's documented usage become classes (o3: $2 in, $0.50 cached, $8 out)", async () => {
+    const openai = startFakeOpenAI({
+      chatUsage: {
+        prompt_tokens: 2000,
+        completion_tokens: 1500,
+        total_tokens: 3500,
+        prompt_tokens_details: { cached_tokens: 1200, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 1000, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      },
+    });
+    const app = await createTestApp({ env: { OPENAI_BASE_URL: `${openai.url}/v1` } });
+    try {
+      await storeProviderKey(app, "openai", "sk-openai-chat-classes");
+      const s = serve(app.app);
+      try {
+        const sdk = openAiClient(s.url, app.project.apiKey);
+        await sdk.chat.completions.create({ model: "o3", messages: [{ role: "user", content: "hi" }] });
+        const stream = await sdk.chat.completions.create({
+          model: "o3",
+          messages: [{ role: "user", content: "hi" }],
+          stream: true,
+          stream_options: { include_usage: true },
+        });
+        for await (const _ of stream);
+        const logs = await logsOf(app);
+        expect(logs).toHaveLength(2);
+        for (const log of logs) {
+          expectClasses(log.classes, {
+            input_tokens: 800,
+            input_usd: 1600 / M,
+            cache_read_tokens: 1200,
+            cache_read_usd: 600 / M,
+            output_tokens: 500,
+            output_usd: 4000 / M,
+            reasoning_tokens: 1000,
+            reasoning_usd: 8000 / M,
+          });
+          expect(log.costUsd!).toBeCloseTo(14_200 / M, 12);
+          expect(log.priceVersion).toMatch(/openai\/o3 from 2025-06-10$/);
+        }
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      await app.close();
+      await openai.stop();
+    }
+  });
+});
+
 describe("a streamed Response passed through to OpenAI", () => {
   test("input_tokens_details and output_tokens_details become classes (o3: $2 in, $0.50 cached, $8 out)", async () => {
     const openai = startFakeOpenAI();
