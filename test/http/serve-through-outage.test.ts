@@ -33,6 +33,8 @@ describe("serving through a database outage", () => {
     // Read once while the database is up.
     for (const model of ["gpt-4o-mini", "hone:support-ft", "hone:support"]) await api.ok("POST /chat/completions", { body: ask(model) });
     await t.db.database.close();
+    // Price overrides this process never read: priced at the list price, the call still served.
+    t.deps.caches.priceOverrides.clear();
     // Every cache is long expired: what keeps serving is the last read, not a fresh entry.
     now += 3_600_000;
     for (const model of ["gpt-4o-mini", "hone:support-ft", "hone:support"]) {

@@ -80,14 +80,16 @@ export async function deletePriceOverride(ctx: Ctx, raw: { id: string }): Promis
 
 /**
  * The project's overrides as this process prices with them: read at most every 30 s; while the
- * database is away, the ones last read.
+ * database is away (or slower than the gateway's read grace), the ones last read, or none when
+ * this process never read them: a call is served and priced at the list price rather than held
+ * until the database answers (recalculation corrects it afterwards).
  */
 export async function projectOverrides(ctx: Ctx): Promise<PriceOverride[]> {
   const cache = ctx.deps.caches.priceOverrides;
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(ctx.projectId);
   if (kept && kept.expires > now) return kept.value;
-  const read = await readOrKnown(ctx.deps.database, () => listPriceOverrides(ctx), kept ? { value: kept.value } : undefined);
+  const read = await readOrKnown(ctx.deps.database, () => listPriceOverrides(ctx), { value: kept?.value ?? [] });
   if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
   cache.set(ctx.projectId, { value: read.value, expires: now + (read.fresh ? OVERRIDES_TTL_MS : 1_000) });
   return read.value;

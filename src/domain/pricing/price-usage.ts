@@ -93,6 +93,8 @@ function tableModel(providerId: string, model: string, now: number): Known["foun
     const p = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { providerId });
     if (p) found = { provider: { ...p.provider, models: [p.model], fallback_model_providers: [] }, model: p.model };
   } catch {
+    // A model string the table's matchers cannot take (the library throws on some): no price, so
+    // the call is flagged no_price rather than failed after it was answered.
     found = null;
   }
   if (remembered.size > 5_000) remembered.clear();
@@ -111,7 +113,13 @@ export function tableRates(provider: string, model: string, at: Date): GivenRate
   let since: string | null = null;
   if (Array.isArray(info.prices)) {
     // Prices that changed over time: the library picks the one in force at `at`.
-    const p = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { provider: found.provider, timestamp: at });
+    let p: ReturnType<typeof calcPrice>;
+    try {
+      p = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, { provider: found.provider, timestamp: at });
+    } catch {
+      // A price entry the library cannot read for this time: no price (flagged), never a failed log.
+      return null;
+    }
     if (!p) return null;
     rates = p.model_price as Rates;
     const entry = info.prices.find((e) => e.prices === p.model_price);

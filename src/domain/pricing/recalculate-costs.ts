@@ -146,6 +146,7 @@ async function baseRates(ctx: Ctx, l: LogRow, at: Date, fineTunes: Map<string, G
   try {
     route = resolveModel(name, ctx.deps.config.modelPrefixes);
   } catch {
+    // A stored model string Hone cannot route (reports may name anything): no table price.
     return null;
   }
   if (route.provider === "hone") {
