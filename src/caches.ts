@@ -1,4 +1,7 @@
+import { createLeases, type Leases } from "./domain/limits/leases";
+import type { ProjectLimits } from "./domain/limits/manage-limits";
 import type { PriceOverride } from "./domain/pricing/schemas";
+import type { Authenticated } from "./domain/projects/schemas";
 import type { Circuit } from "./domain/routing/circuit";
 import type { Route } from "./domain/routing/schemas";
 import { createSignInThrottle, type SignInThrottle } from "./domain/sessions/throttle";
@@ -20,7 +23,7 @@ export type PendingResponseSave = {
 
 export type Caches = {
   /** Authenticated API keys by hash (domain/projects/authenticate-api-key.ts); each revocation bumps `generation`. */
-  apiKeys: { entries: Map<string, { value: { projectId: string; keyId: string }; expires: number }>; generation: number };
+  apiKeys: { entries: Map<string, { value: Authenticated; expires: number }>; generation: number };
   /** Decrypted provider credentials, per project then per kind (domain/projects/get-upstream-credentials.ts). */
   credentials: Map<string, Map<string, { value: unknown; expires: number }>>;
   /** Completion-cache answers served from memory, least recently used first (domain/cache/cache-store.ts). */
@@ -39,6 +42,12 @@ export type Caches = {
   fineTunes: Map<string, unknown>;
   /** Price overrides by project as last read (domain/pricing/overrides.ts). */
   priceOverrides: Map<string, { value: PriceOverride[]; expires: number }>;
+  /** Limits by project as last read (domain/limits/manage-limits.ts). */
+  limits: Map<string, { value: ProjectLimits; expires: number }>;
+  /** The slices of limits this process leased, and what it owes the database (domain/limits/leases.ts). */
+  limitLeases: Leases;
+  /** Whether a project has a webhook, as last read (domain/webhooks). */
+  webhooks: Map<string, { value: boolean; expires: number }>;
   /** Sampled judgements of routes' answers in flight (domain/routing/route-judging.ts). */
   routeJudging: { inFlight: number };
 };
@@ -56,5 +65,8 @@ export function createCaches(clock: () => Date): Caches {
     routeJudging: { inFlight: 0 },
     fineTunes: new Map(),
     priceOverrides: new Map(),
+    limits: new Map(),
+    limitLeases: createLeases(),
+    webhooks: new Map(),
   };
 }

@@ -65,6 +65,8 @@ const EnvSchema = z.object({
   HONE_ROUTE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   HONE_ROUTES_FILE: z.preprocess(emptyAsUndefined, z.string().max(4096).optional()),
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
+  HONE_LIMIT_DEFAULT_OUTPUT_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(1_024),
+  HONE_KEY_EXPIRY_ALERT_DAYS: z.coerce.number().int().min(0).max(365).default(7),
   HONE_SPOOL_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   HONE_SPOOL_MAX_BYTES: z.coerce
     .number()
@@ -190,6 +192,10 @@ export type Config = {
   };
   /** How long call logs gather before one batched insert (larger batches cost the database less). */
   logFlushMs: number;
+  /** Output tokens a call reserves against token and cost limits when it sets no max_tokens (or the like). */
+  limitDefaultOutputTokens: number;
+  /** Days before a key's expiry that the "key.expiring" alert is sent (0: never). */
+  keyExpiryAlertDays: number;
   /**
    * The durable log spool (src/log-writer/spool.ts): its directory (HONE_SPOOL_DIR; default
    * <HONE_DATA_DIR>/spool; null: none, "off" or an in-memory data directory without one set), its
@@ -307,6 +313,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       routesFile: e.HONE_ROUTES_FILE,
     },
     logFlushMs: e.HONE_LOG_FLUSH_MS,
+    limitDefaultOutputTokens: e.HONE_LIMIT_DEFAULT_OUTPUT_TOKENS,
+    keyExpiryAlertDays: e.HONE_KEY_EXPIRY_ALERT_DAYS,
     spool: {
       dir:
         e.HONE_SPOOL_DIR === "off"

@@ -1,9 +1,13 @@
 import type { Queryable } from "./db/client";
 import type { Deps } from "./deps";
+import type { KeyScope } from "./db/schema";
 import type { InternalKind } from "./internal-kinds";
 
 /** Who is acting. Project-scoped verbs take ctx.projectId, which only an authenticated key sets. */
-export type Actor = { type: "apiKey"; keyId: string; projectId: string } | { type: "admin" } | { type: "cli" } | { type: "system"; job: string };
+/** What an API key may do (api_keys.scopes, allowed_models). */
+export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null; models?: RegExp | null };
+
+export type Actor = { type: "apiKey"; keyId: string; projectId: string; grant?: KeyGrant } | { type: "admin" } | { type: "cli" } | { type: "system"; job: string };
 
 /**
  * What one answer may still carry (HONE_MAX_RESPONSE_BYTES): one per GraphQL operation and per
@@ -23,6 +27,8 @@ export type BaseCtx = {
   answer?: AnswerBudget;
   /** Set for Hone's own work (judges, evaluations, ...): the model calls it makes are logged as internal, of this kind. */
   internal?: InternalKind;
+  /** Headers the answer of an HTTP request carries besides its own (the rate-limit headers of the gateway). */
+  replyHeaders?: Record<string, string>;
 };
 
 /** Context of a project-scoped verb: every query it runs is filtered by projectId. */

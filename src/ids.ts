@@ -21,6 +21,8 @@ const ID_PREFIXES = {
   routeVerdict: "rv",
   priceOverride: "pov",
   costRecalculation: "rcalc",
+  limit: "lim",
+  webhookDelivery: "whd",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

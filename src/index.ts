@@ -18,6 +18,8 @@ import { openSpool, spoolDatabaseKey } from "./log-writer/spool";
 import { insertLogRows } from "./domain/logs/store";
 import { startLogRetention } from "./background/retention";
 import { startUsageRollups } from "./background/usage-rollups";
+import { startLimitUpkeep } from "./background/limit-upkeep";
+import { returnLeases } from "./domain/limits";
 
 async function main() {
   const config = loadConfig();
@@ -98,6 +100,7 @@ async function main() {
   const retention = startLogRetention(deps, { firstRunMs: 0 });
   const rollups = startUsageRollups(deps);
   const cacheSweep = startCacheSweep(deps);
+  const limitUpkeep = startLimitUpkeep(deps);
   // On PGlite the worker runs in this process (the only one), on this thread; on Postgres every
   // process runs one on its own thread unless HONE_WORKER=false, and SKIP LOCKED hands each job to
   // one of them.
@@ -122,11 +125,14 @@ async function main() {
     retention.stop();
     rollups.stop();
     cacheSweep.stop();
+    limitUpkeep.stop();
     await worker?.stop();
     removeControlFile();
     await server.stop(false);
     // Responses stored off the answer's path: written before the database closes.
     await settleResponseSaves(deps);
+    // What calls settled against limits is written, and the unused slices given back.
+    await returnLeases(deps);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.close();
     // What could not be stored stays in the spool for the next start.

@@ -30,6 +30,8 @@ export type Metrics = {
   cacheLookup(result: "hit" | "miss"): void;
   /** An answered call logged with no plain cost: no token counts (no_usage) or no price for its model (no_price). */
   unpriced(reason: "no_usage" | "no_price"): void;
+  /** A gateway call checked against limits: admitted, or refused by a rate limit or a spent budget. */
+  limitCheck(outcome: "admitted" | "rate_limited" | "budget_exceeded"): void;
   /**
    * A routed call's attempt at a target (a model string) and what came of it: answered, retried,
    * fell-back; or its circuit opening or closing. At most MAX_TARGET_LABELS targets get their own
@@ -180,6 +182,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
     ["reason"],
   );
   const unpricedCells = { no_usage: unpricedLogs.at("no_usage"), no_price: unpricedLogs.at("no_price") };
+  const limitChecks = counter(
+    registry,
+    "hone_limit_checks_total",
+    "Gateway calls checked against limits, by outcome: admitted, rate_limited or budget_exceeded",
+    ["outcome"],
+  );
+  const limitCells = { admitted: limitChecks.at("admitted"), rate_limited: limitChecks.at("rate_limited"), budget_exceeded: limitChecks.at("budget_exceeded") };
 
   // Read from the log writer at scrape time.
   let log: LogWriterStats = { depth: 0, oldestAgeMs: null, written: 0, dropped: 0 };
@@ -260,6 +269,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     unpriced(reason) {
       unpricedCells[reason].value++;
+    },
+    limitCheck(outcome) {
+      limitCells[outcome].value++;
     },
     routing(target, event) {
       const t = targetLabel(target);

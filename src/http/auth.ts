@@ -56,9 +56,10 @@ function projectCtx(deps: Deps, request: Request, auth: Authenticated): Ctx {
   meta.projectId = auth.projectId;
   return {
     deps,
-    actor: { type: "apiKey", keyId: auth.keyId, projectId: auth.projectId },
+    actor: { type: "apiKey", keyId: auth.keyId, projectId: auth.projectId, grant: auth.grant },
     projectId: auth.projectId,
     requestId: meta.requestId,
+    replyHeaders: {},
   };
 }
 

@@ -55,7 +55,9 @@ export async function authenticateSession(deps: Deps, request: Request, token: s
     meta.projectId = session.projectId;
     const ctx: Ctx = {
       deps,
-      actor: session.admin ? { type: "admin" } : { type: "apiKey", keyId: session.apiKeyId!, projectId: session.projectId },
+      actor: session.admin
+        ? { type: "admin" }
+        : { type: "apiKey", keyId: session.apiKeyId!, projectId: session.projectId, ...(session.keyGrant ? { grant: session.keyGrant } : {}) },
       projectId: session.projectId,
       requestId,
     };

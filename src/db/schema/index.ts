@@ -10,3 +10,4 @@ export * from "./responses";
 export * from "./routes";
 export * from "./route-verdicts";
 export * from "./pricing";
+export * from "./limits";

@@ -1,4 +1,7 @@
-import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+/** What a key may be used for: the gateway (model calls and reports), reading the management APIs, changing through them. */
+export type KeyScope = "gateway" | "read" | "write";
 
 export const projects = pgTable("projects", {
   id: text("id").primaryKey(),
@@ -24,6 +27,16 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
+    /** After it the key is refused (401); null: it never expires. */
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }),
+    /** Model strings the key may call, as globs (`openai:gpt-4o*`); null: any model. */
+    allowedModels: jsonb("allowed_models").$type<string[]>(),
+    /** What the key may be used for; every scope by default. */
+    scopes: jsonb("scopes").$type<KeyScope[]>().notNull().default(["gateway", "read", "write"]),
+    /** A person's notes about the key (owner, app): short strings by short names. */
+    metadata: jsonb("metadata").$type<Record<string, string>>(),
+    /** When the "key.expiring" alert was sent, so it is sent once. */
+    expiryAlertedAt: timestamp("expiry_alerted_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [index().on(t.projectId)],
 );

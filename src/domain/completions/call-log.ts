@@ -4,6 +4,8 @@ import { ClientAborted, type Usage } from "../../providers";
 import { checkedUsage, tokenClasses, type LogApi, type LogAttempt, mergeTags, type NewRequestLog } from "../logs";
 import { type LogCost, logCost, ratesFor } from "../pricing/log-cost";
 import { projectOverrides, withOverride } from "../pricing/overrides";
+import { reserveCall, type Reservation } from "../limits/reserve";
+import { requireModelAllowed } from "../projects/key-scopes";
 import { canonicalModel } from "./resolve-model";
 import type { Upstream } from "./resolve-upstream";
 
@@ -83,6 +85,13 @@ export async function createCallLog(
   const overrides = await projectOverrides(ctx);
   const requestedAt = ctx.deps.clock();
   const model = canonicalModel(call.request.model, ctx.deps.config.modelPrefixes);
+  // A gateway call (not Hone's own) is one its key may make, within the limits that apply to it:
+  // what it may use is reserved here, before anything reaches an upstream, and settled when it ends.
+  let reservation: Reservation | null = null;
+  if (!ctx.internal) {
+    requireModelAllowed(ctx.actor, call.request.model, model);
+    reservation = await reserveCall(ctx, { model, tags: mergeTags(call.request.metadata, call.tags), request: call.request });
+  }
   const started = performance.now();
   let up: Upstream | null = null;
   let routing: CallRouting | null = null;
@@ -95,10 +104,17 @@ export async function createCallLog(
   };
   const log = (o: CallOutcome) => {
     if (!o.cacheHit && up) ctx.deps.metrics.upstream(up.provider, (performance.now() - started) / 1000, o.statusCode);
-    if (!call.shouldLog()) return;
     // An upstream (a custom one above all) may claim any numbers: impossible ones are not kept.
     const { usage, warning } = checkedUsage(o.usage);
     const durationMs = Math.round(performance.now() - started);
+    const answered = o.statusCode >= 200 && o.statusCode < 300;
+    if (reservation) {
+      // A cache hit used nothing upstream; a failure gives back what it reserved.
+      const cost = o.cacheHit ? { costUsd: 0 } : priceOf(usage, o.statusCode, false, durationMs);
+      reservation.settle({ answered, usage: o.cacheHit ? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } : usage, costUsd: cost.costUsd });
+      reservation = null;
+    }
+    if (!call.shouldLog()) return;
     const row: NewRequestLog = {
       // Dated when the call came in: its place in the list, time filters and usage.
       id: ctx.deps.ids("log", requestedAt),

@@ -36,7 +36,7 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   const byHash = deps.caches.apiKeys.entries;
   const now = deps.clock().getTime();
   const hit = byHash.get(keyHash);
-  if (hit && hit.expires > now) return hit.value;
+  if (hit && hit.expires > now) return unexpired(hit.value, now);
   const generation = deps.caches.apiKeys.generation;
 
   // The database unreachable or slow to answer: a key this process saw valid before keeps working
@@ -46,20 +46,33 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
     async () =>
       (
         await deps.database.db
-          .select({ id: apiKeys.id, projectId: apiKeys.projectId, lastUsedAt: apiKeys.lastUsedAt })
+          .select({
+            id: apiKeys.id,
+            projectId: apiKeys.projectId,
+            lastUsedAt: apiKeys.lastUsedAt,
+            expiresAt: apiKeys.expiresAt,
+            scopes: apiKeys.scopes,
+            allowedModels: apiKeys.allowedModels,
+          })
           .from(apiKeys)
           .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
       )[0],
     hit ? { value: undefined } : undefined,
   );
-  if (!read.fresh) return hit!.value;
+  if (!read.fresh) return unexpired(hit!.value, now);
   const row = read.value;
   if (!row) {
     byHash.delete(keyHash);
     throw new DomainError("UNAUTHORIZED", "Invalid API key");
   }
+  const value: Authenticated = {
+    projectId: row.projectId,
+    keyId: row.id,
+    expiresAt: row.expiresAt,
+    grant: { scopes: row.scopes, allowedModels: row.allowedModels ?? null, models: modelPattern(row.allowedModels) },
+  };
+  unexpired(value, now);
   await touchLastUsed(deps, row);
-  const value = { projectId: row.projectId, keyId: row.id };
   if (deps.config.apiKeyCacheMs > 0 && generation === deps.caches.apiKeys.generation) {
     if (byHash.size >= CACHE_MAX) byHash.clear();
     byHash.set(keyHash, { value, expires: now + deps.config.apiKeyCacheMs });
@@ -84,4 +97,19 @@ async function touchLastUsed(deps: Deps, row: { id: string; lastUsedAt: Date | n
     // A usage timestamp is not worth failing the request for.
     deps.logger.warn("could not record API key use", { keyId: row.id, ...errorFields(err) });
   }
+}
+
+/** The key itself, or UNAUTHORIZED once its expiry has passed. */
+function unexpired(value: Authenticated, now: number): Authenticated {
+  if (value.expiresAt && value.expiresAt.getTime() <= now) {
+    throw new DomainError("UNAUTHORIZED", `This API key expired at ${value.expiresAt.toISOString()}; ask for a new one`);
+  }
+  return value;
+}
+
+/** The allowed-model globs as one pattern (`*` any characters, `?` one); null: any model. */
+export function modelPattern(globs: readonly string[] | null | undefined): RegExp | null {
+  if (!globs) return null;
+  const one = (g: string) => g.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  return new RegExp(`^(?:${globs.map(one).join("|") || "(?!)"})$`);
 }

@@ -4,6 +4,7 @@ import { apiKeys, projects } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { MAX_ACTIVE_API_KEYS } from "../../limits";
 import { apiKeyInfoColumns, generateApiKey, hashApiKey, toApiKeyInfo } from "./internal";
+import { requireFullKey } from "./key-scopes";
 import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";
 
 /**
@@ -13,6 +14,10 @@ import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";
  */
 export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promise<CreatedApiKey> {
   const input = parseInput(CreateApiKeyInput, raw);
+  requireFullKey(ctx.actor, "creating API keys");
+  if (input.expiresAt && input.expiresAt.getTime() <= ctx.deps.clock().getTime()) {
+    throw new DomainError("VALIDATION", "expiresAt must be in the future", { issues: [{ message: "expiresAt must be in the future", path: ["expiresAt"] }] });
+  }
   const db = dbOf(ctx);
   const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, input.projectId));
   if (!project) throw notFound("Project", input.projectId);
@@ -31,7 +36,18 @@ export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promis
   const keyId = ctx.deps.ids("apiKey");
   const inserted = await db
     .insert(apiKeys)
-    .values({ id: keyId, projectId: project.id, keyHash, keyHint: apiKey.slice(-4), name: input.name ?? null, createdAt: ctx.deps.clock() })
+    .values({
+      id: keyId,
+      projectId: project.id,
+      keyHash,
+      keyHint: apiKey.slice(-4),
+      name: input.name ?? null,
+      createdAt: ctx.deps.clock(),
+      expiresAt: input.expiresAt ?? null,
+      allowedModels: input.allowedModels ?? null,
+      ...(input.scopes ? { scopes: input.scopes } : {}),
+      metadata: input.metadata ?? null,
+    })
     .onConflictDoNothing({ target: apiKeys.keyHash })
     .returning(apiKeyInfoColumns);
   if (inserted[0]) return { keyId: inserted[0].id, projectId: project.id, apiKey, key: toApiKeyInfo(inserted[0]) };

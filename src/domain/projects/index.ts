@@ -17,3 +17,4 @@ export { renameApiKey } from "./rename-api-key";
 export { revokeApiKey } from "./revoke-api-key";
 export { setProviderKey } from "./set-provider-key";
 export { updateCustomProvider } from "./update-custom-provider";
+export { updateApiKey } from "./update-api-key";

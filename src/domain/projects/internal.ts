@@ -1,3 +1,4 @@
+import type { KeyScope } from "../../db/schema";
 import { apiKeys } from "../../db/schema";
 import { randomBase62 } from "../../ids";
 import type { ApiKeyInfo } from "./schemas";
@@ -20,6 +21,10 @@ export function toApiKeyInfo(row: {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date | null;
+  scopes: KeyScope[];
+  allowedModels: string[] | null;
+  metadata: Record<string, string> | null;
 }): ApiKeyInfo {
   return {
     id: row.id,
@@ -28,6 +33,10 @@ export function toApiKeyInfo(row: {
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
     revokedAt: row.revokedAt,
+    expiresAt: row.expiresAt,
+    scopes: row.scopes,
+    allowedModels: row.allowedModels,
+    metadata: row.metadata ?? {},
   };
 }
 
@@ -39,4 +48,8 @@ export const apiKeyInfoColumns = {
   createdAt: apiKeys.createdAt,
   lastUsedAt: apiKeys.lastUsedAt,
   revokedAt: apiKeys.revokedAt,
+  expiresAt: apiKeys.expiresAt,
+  scopes: apiKeys.scopes,
+  allowedModels: apiKeys.allowedModels,
+  metadata: apiKeys.metadata,
 };

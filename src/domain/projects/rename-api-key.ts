@@ -3,6 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { apiKeys } from "../../db/schema";
 import { notFound, parseInput } from "../../errors";
 import { apiKeyInfoColumns, toApiKeyInfo } from "./internal";
+import { requireFullKey } from "./key-scopes";
 import { RenameApiKeyInput, type ApiKeyInfo } from "./schemas";
 
 /**
@@ -11,6 +12,7 @@ import { RenameApiKeyInput, type ApiKeyInfo } from "./schemas";
  */
 export async function renameApiKey(ctx: Ctx, raw: RenameApiKeyInput): Promise<ApiKeyInfo> {
   const input = parseInput(RenameApiKeyInput, raw);
+  requireFullKey(ctx.actor, "renaming API keys");
   const [renamed] = await dbOf(ctx)
     .update(apiKeys)
     .set({ name: input.name })

@@ -2,6 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { apiKeys } from "../../db/schema";
 import { notFound, parseInput } from "../../errors";
+import { requireFullKey } from "./key-scopes";
 import { forgetApiKey } from "./authenticate-api-key";
 import { apiKeyInfoColumns, toApiKeyInfo } from "./internal";
 import { RevokeApiKeyInput, type ApiKeyInfo } from "./schemas";
@@ -14,6 +15,7 @@ import { RevokeApiKeyInput, type ApiKeyInfo } from "./schemas";
  */
 export async function revokeApiKey(ctx: Ctx, raw: RevokeApiKeyInput): Promise<ApiKeyInfo> {
   const input = parseInput(RevokeApiKeyInput, raw);
+  requireFullKey(ctx.actor, "revoking API keys");
   const db = dbOf(ctx);
   const ofProject = and(eq(apiKeys.id, input.id), eq(apiKeys.projectId, ctx.projectId));
   const [revoked] = await db

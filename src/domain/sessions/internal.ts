@@ -1,3 +1,4 @@
+import { modelPattern } from "../projects/authenticate-api-key";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client";
 import { apiKeys, consoleSessions, projects } from "../../db/schema";
@@ -40,7 +41,11 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
         gt(consoleSessions.expiresAt, now),
         gt(consoleSessions.lastSeenAt, idleSince),
         // A key's session lives only as long as its key (and its project).
-        or(eq(consoleSessions.isAdmin, true), and(isNull(apiKeys.revokedAt), sql`${apiKeys.id} is not null`, sql`${projects.id} is not null`)),
+        // A key's session lives only as long as its key (and its project): not revoked, not expired.
+        or(
+          eq(consoleSessions.isAdmin, true),
+          and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)), sql`${apiKeys.id} is not null`, sql`${projects.id} is not null`),
+        ),
       ),
     );
   if (!row) return null;
@@ -56,5 +61,6 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
     createdAt: row.createdAt,
     idleExpiresAt,
     expiresAt: row.expiresAt,
+    keyGrant: key ? { scopes: key.scopes, allowedModels: key.allowedModels, models: modelPattern(key.allowedModels) } : null,
   };
 }

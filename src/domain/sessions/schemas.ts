@@ -1,3 +1,4 @@
+import type { KeyGrant } from "../../context";
 import { z } from "zod";
 
 export const SignInInput = z.object({
@@ -23,6 +24,6 @@ export type SessionInfo = {
 };
 
 /** A session as the transports hold it for one request. */
-export type ResolvedSession = SessionInfo & { projectId: string | null; apiKeyId: string | null };
+export type ResolvedSession = SessionInfo & { projectId: string | null; apiKeyId: string | null; keyGrant?: KeyGrant | null };
 
 export type StartedSession = { token: string; session: SessionInfo };

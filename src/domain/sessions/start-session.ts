@@ -48,6 +48,11 @@ export async function startSession(ctx: BaseCtx, raw: SignInInput, address: () =
     const [first] = await db.select({ id: projects.id }).from(projects).orderBy(asc(projects.createdAt), asc(projects.id)).limit(1);
     values = { projectId: first?.id ?? null, apiKeyId: null, isAdmin: true };
   } else {
+    if (!who.apiKey.grant.scopes.includes("read")) {
+      throw new DomainError("FORBIDDEN", "This API key lacks the `read` scope: it cannot sign in to the console (it is for the gateway only)", {
+        missingScope: "read",
+      });
+    }
     values = { projectId: who.apiKey.projectId, apiKeyId: who.apiKey.keyId, isAdmin: false };
   }
   const sessionToken = newSessionToken();
@@ -63,7 +68,7 @@ export async function startSession(ctx: BaseCtx, raw: SignInInput, address: () =
   await purgeDeadSessions(ctx, now);
   const session = await findLiveSession(db, deps, tokenHash);
   if (!session) throw new DomainError("INTERNAL", "The new session could not be read back");
-  const { projectId: _p, apiKeyId: _k, ...info } = session;
+  const { projectId: _p, apiKeyId: _k, keyGrant: _g, ...info } = session;
   return { token: sessionToken, session: info };
 }
 

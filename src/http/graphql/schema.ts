@@ -9,6 +9,7 @@ import "./types/projects";
 import "./types/provider-settings";
 import "./types/routes";
 import "./types/pricing";
+import "./types/limits";
 import "./types/usage";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { GraphQLError } from "graphql";
-import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { GraphQLError, getOperationAST } from "graphql";
+import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { requireScope } from "../../domain/projects/key-scopes";
 import type { Deps } from "../../deps";
 import { type DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
@@ -81,7 +82,7 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
       ...(renderGraphiQL ? { renderGraphiQL } : {}),
       landingPage: false,
       logging: false,
-      plugins: [useOperationLimits(limitsOf(deps.config))],
+      plugins: [useOperationLimits(limitsOf(deps.config)), useKeyScopes()],
       maskedErrors: {
         maskError: (error) => toGraphqlError(error, deps, requestIds.getStore()),
       },
@@ -113,6 +114,27 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
     // One budget per operation, shared by every resolver that reads stored content.
     auth.principal.ctx.answer = newAnswerBudget(deps.config.maxResponseBytes);
     return requestIds.run(requestMeta(request).requestId, () => instance.fetch(request, { principal: auth.principal }));
+  };
+}
+
+/**
+ * A scoped key's surfaces: queries need `read`, mutations `write` (a gateway-only key reads and
+ * changes nothing here). Checked before execution, with the operation chosen.
+ */
+function useKeyScopes(): Plugin<Record<string, unknown>, GqlContext> {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const ctx = (args.contextValue as unknown as Partial<GqlContext>).principal?.ctx;
+      if (!ctx) return;
+      const op = getOperationAST(args.document, args.operationName ?? undefined);
+      const scope = op?.operation === "mutation" ? "write" : "read";
+      try {
+        requireScope(ctx.actor, scope, scope === "write" ? "GraphQL mutations" : "GraphQL queries");
+      } catch (err) {
+        const e = toDomainError(err);
+        setResultAndStopExecution({ errors: [new GraphQLError(e.message, { extensions: { code: e.code, http: { status: 403 } } })] });
+      }
+    },
   };
 }
 

@@ -6,6 +6,8 @@ export const criteriaRoutes = [
   route({
     method: "post",
     path: "/criteria/judge",
+    // Sent by the SDKs beside model calls: a gateway key may.
+    scope: "gateway",
     summary: "Judge an output with a criterion (<id> for the latest version, <id>@v<N> for a fixed one)",
     tag: "Criteria",
     auth: "project",

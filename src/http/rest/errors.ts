@@ -27,7 +27,10 @@ export function retryAfterOf(err: DomainError): number | undefined {
 export function errorHeaders(err: DomainError): Record<string, string> | undefined {
   if (err.code === "REQUEST_TIMEOUT") return { connection: "close" };
   const seconds = retryAfterOf(err);
-  return seconds === undefined ? undefined : { "retry-after": String(seconds) };
+  // A limit's refusal carries the rate-limit headers of the limit that refused.
+  const own = err.details.headers as Record<string, string> | undefined;
+  if (seconds === undefined) return own;
+  return { ...own, "retry-after": String(seconds) };
 }
 
 export function errorResponse(err: DomainError, extra: Record<string, unknown> = {}): Response {
@@ -42,7 +45,7 @@ type OpenAiError = { message: string; type: string; code: unknown; param: unknow
  * errors keep the upstream's own.
  */
 export function openAiError(err: DomainError): OpenAiError {
-  const upstream = err.details.upstreamError as OpenAiError | undefined;
+  const upstream = (err.details.upstreamError ?? err.details.openAiError) as OpenAiError | undefined;
   return upstream ?? { message: err.message, type: err.code.toLowerCase(), code: err.code, param: null };
 }
 

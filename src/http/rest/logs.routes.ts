@@ -31,6 +31,8 @@ export const logsRoutes = [
   route({
     method: "post",
     path: "/check-cache",
+    // Sent by the SDKs beside model calls: a gateway key may.
+    scope: "gateway",
     summary: "Deprecated: always answers {respPayload: null}",
     tag: "Logs",
     auth: "project",
@@ -43,6 +45,8 @@ export const logsRoutes = [
   route({
     method: "post",
     path: "/report",
+    // Sent by the SDKs beside model calls: a gateway key may.
+    scope: "gateway",
     summary: "Record a call made in the chat-completions format",
     tag: "Logs",
     auth: "project",
@@ -57,6 +61,8 @@ export const logsRoutes = [
   route({
     method: "post",
     path: "/report-anthropic",
+    // Sent by the SDKs beside model calls: a gateway key may.
+    scope: "gateway",
     summary: "Record a call made to Anthropic's Messages API",
     tag: "Logs",
     auth: "project",
@@ -71,6 +77,8 @@ export const logsRoutes = [
   route({
     method: "post",
     path: "/logs/update-metadata",
+    // Sent by the SDKs beside model calls: a gateway key may.
+    scope: "gateway",
     summary: "Merge metadata into the logs matching all filters (null deletes a key)",
     tag: "Logs",
     auth: "project",
@@ -86,6 +94,8 @@ export const logsRoutes = [
   route({
     method: "post",
     path: "/logs/update-tags",
+    // Sent by the SDKs beside model calls: a gateway key may.
+    scope: "gateway",
     summary: "Deprecated spelling of update-metadata (`tags` instead of `metadata`)",
     tag: "Logs",
     auth: "project",

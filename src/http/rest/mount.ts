@@ -10,7 +10,8 @@ import { docsPageResponse } from "./docs-page";
 import { anthropicErrorResponse, openAiErrorResponse } from "./errors";
 import { buildOpenApiDocument } from "./openapi";
 import { checkResponse } from "./response-check";
-import type { RestRoute } from "./route";
+import { type RestRoute, scopeOf } from "./route";
+import { requireScope } from "../../domain/projects/key-scopes";
 import { REST_ROUTES } from "./routes";
 import { asObject } from "./wire";
 
@@ -38,12 +39,16 @@ const NO_QUERY: Record<string, string | undefined> = Object.freeze({});
 function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const max = r.maxBodyBytes?.(deps.config) ?? deps.config.maxBodyBytes;
   const read = r.body?.read;
+  const scope = scopeOf(r);
+  const what = `${r.method.toUpperCase()} /api/v1${r.path}`;
   const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
     const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request, { xApiKey: r.errorFormat === "anthropic" });
+    if (ctx) requireScope(ctx.actor, scope, what);
     const limits = { maxBytes: max, maxDepth: deps.config.maxJsonDepth, idleMs: deps.config.bodyIdleTimeoutMs };
     const body = read === "object" ? asObject(await readJsonBody(request, limits)) : read === "json" ? await readJsonBody(request, limits) : undefined;
     const result = await r.handler({ ctx, deps, request, params, query, body } as never);
+    if (ctx?.replyHeaders && result instanceof Response) for (const k in ctx.replyHeaders) result.headers.set(k, ctx.replyHeaders[k]!);
     return opts.checkResponses ? checkResponse(r, result) : result;
   };
   const errorAnswer = r.errorFormat === "anthropic" ? anthropicErrorResponse : openAiErrorResponse;

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Config } from "../../config";
 import type { Ctx } from "../../context";
 import type { Deps } from "../../deps";
+import type { KeyScope } from "../../db/schema";
 
 // One REST route, declared once: the Elysia mount (mount.ts) and the OpenAPI document (openapi.ts)
 // are both made from these declarations, so what is served and what is documented cannot drift.
@@ -75,6 +76,11 @@ export type RestRoute<
    */
   errorFormat?: "openai" | "anthropic";
   deprecated?: boolean;
+  /**
+   * The key scope the route needs (a scoped key without it gets a 403): by default `gateway` for
+   * the Gateway tag, `read` for other GETs, `write` for other changes.
+   */
+  scope?: KeyScope;
   /** The route's own body limit, in place of HONE_MAX_BODY_BYTES (checked before routing). */
   maxBodyBytes?: (config: Config) => number;
   /** A route that only answers when the config enables it; otherwise a 404 with `reason`. */
@@ -109,3 +115,8 @@ export function route<
 
 /** `/models/:modelSlug` -> `/models/{modelSlug}` (OpenAPI's template syntax). */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+
+/** The key scope a route needs (its own, or the default by tag and method). */
+export function scopeOf(r: RestRoute): KeyScope {
+  return r.scope ?? (r.tag === "Gateway" ? "gateway" : r.method === "get" ? "read" : "write");
+}

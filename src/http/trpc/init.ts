@@ -1,3 +1,4 @@
+import { requireScope } from "../../domain/projects/key-scopes";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
@@ -156,8 +157,17 @@ export const sessionProcedure = base.use(({ ctx, next }) => {
   throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Not signed in to the console"));
 });
 
-export const projectProcedure = base.use(({ ctx, next }) => {
-  if (ctx.principal?.kind === "project") return next({ ctx: { ...ctx, project: ctx.principal.ctx satisfies Ctx } });
+export const projectProcedure = base.use(({ ctx, next, type, path }) => {
+  if (ctx.principal?.kind === "project") {
+    // A scoped key's surfaces: queries need `read`, mutations `write`.
+    const scope = type === "mutation" ? "write" : "read";
+    try {
+      requireScope(ctx.principal.ctx.actor, scope, `${path} (a ${type})`);
+    } catch (err) {
+      throw toTrpcError(toDomainError(err));
+    }
+    return next({ ctx: { ...ctx, project: ctx.principal.ctx satisfies Ctx } });
+  }
   if (ctx.principal?.kind === "admin") {
     throw toTrpcError(new DomainError("FORBIDDEN", "This procedure needs a project API key; the admin token can only create projects"));
   }

@@ -10,6 +10,7 @@ import { customProvidersRouter, providerKeysRouter } from "./routers/provider-se
 import { sessionRouter } from "./routers/session";
 import { playgroundRouter } from "./routers/playground";
 import { pricingRouter } from "./routers/pricing";
+import { limitsRouter, webhooksRouter } from "./routers/limits";
 import { routesRouter } from "./routers/routes";
 
 export const appRouter = router({
@@ -26,6 +27,8 @@ export const appRouter = router({
   playground: playgroundRouter,
   routes: routesRouter,
   pricing: pricingRouter,
+  limits: limitsRouter,
+  webhooks: webhooksRouter,
 });
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */

@@ -1,3 +1,4 @@
+import { asInputOf } from "../../../verb-input";
 import {
   createApiKey,
   createProject,
@@ -8,6 +9,8 @@ import {
   RenameApiKeyInput,
   revokeApiKey,
   type ApiKeyInfo,
+  updateApiKey,
+  UpdateApiKeyInput,
   type CreatedApiKey,
 } from "../../../domain/projects";
 import { adminCtx, builder, projectCtx } from "../builder";
@@ -33,6 +36,10 @@ const ApiKeyRef = builder.objectRef<ApiKeyInfo>("ApiKey").implement({
       resolve: (k) => k.lastUsedAt,
     }),
     revokedAt: t.field({ type: "DateTime", nullable: true, resolve: (k) => k.revokedAt }),
+    expiresAt: t.field({ type: "DateTime", nullable: true, description: "After it the key is refused; null: never", resolve: (k) => k.expiresAt }),
+    scopes: t.stringList({ description: "gateway (model calls, reports), read and write (the management APIs)", resolve: (k) => k.scopes }),
+    allowedModels: t.stringList({ nullable: true, description: "Model globs the key may call; null: any", resolve: (k) => k.allowedModels }),
+    metadata: t.field({ type: "JSON", description: "A person's notes about the key (owner, app)", resolve: (k) => k.metadata }),
   }),
 });
 
@@ -43,9 +50,20 @@ const CreatedApiKeyRef = builder.objectRef<CreatedApiKey>("CreatedApiKey").imple
   }),
 });
 
+type InputFields = Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0];
+const grantFields = (t: InputFields) => ({
+  expiresAt: t.string({ required: false, description: "ISO 8601: the key is refused after it (absent: never)" }),
+  allowedModels: t.stringList({ required: false, description: "Model globs the key may call (openai:gpt-4o*, anthropic:*); absent: any" }),
+  scopes: t.stringList({ required: false, description: "gateway, read, write (absent: all three)" }),
+  metadata: t.field({ type: "JSON", required: false, description: "Notes by name (owner, app): up to 20 strings" }),
+});
+
 const CreateApiKeyInputRef = builder.inputType("CreateApiKeyInput", {
-  fields: (t) => ({ name: t.string({ required: false, description: "A label such as ci or laptop (up to 100 characters)" }) }),
-  validate: { schema: NewApiKeyInput },
+  fields: (t) => ({ name: t.string({ required: false, description: "A label such as ci or laptop (up to 100 characters)" }), ...grantFields(t) }),
+});
+
+const UpdateApiKeyInputRef = builder.inputType("UpdateApiKeyInput", {
+  fields: (t) => ({ id: t.id(), name: t.string({ required: false }), ...grantFields(t) }),
 });
 
 builder.queryFields((t) => ({
@@ -69,8 +87,14 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateApiKeyInputRef, required: false }) },
     resolve: (_, args, c) => {
       const ctx = projectCtx(c);
-      return createApiKey(ctx, { projectId: ctx.projectId, name: args.input?.name });
+      return createApiKey(ctx, { ...asInputOf(NewApiKeyInput, args.input ?? {}), projectId: ctx.projectId });
     },
+  }),
+  updateApiKey: t.field({
+    type: ApiKeyRef,
+    description: "Changes a key's name, expiry, allowed models, scopes or metadata (the fields given; null clears)",
+    args: { input: t.arg({ type: UpdateApiKeyInputRef }) },
+    resolve: (_, args, c) => updateApiKey(projectCtx(c), asInputOf(UpdateApiKeyInput, { ...args.input, id: String(args.input.id) })),
   }),
   renameApiKey: t.field({
     type: ApiKeyRef,

@@ -1,0 +1,194 @@
+import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
+import { type Ctx, dbOf } from "../../context";
+import { readOrKnown } from "../../db/read-or-known";
+import { apiKeys, limitCounters, limits } from "../../db/schema";
+import { DomainError, notFound, parseInput } from "../../errors";
+import { requireFullKey } from "../projects/key-scopes";
+import { type Limit, LimitIdInput, type LimitSpend, LimitSpendInput, MAX_LIMITS, type Metric, SetLimitInput } from "./schemas";
+
+/** How long a process enforces the limits it read (another process's change applies within it). */
+const LIMITS_TTL_MS = 5_000;
+
+type Row = typeof limits.$inferSelect;
+const toLimit = (r: Row): Limit => ({
+  id: r.id,
+  scope: r.scope,
+  keyId: r.keyId,
+  tagKey: r.tagKey,
+  tagValue: r.tagValue,
+  requestsPerMinute: r.requestsPerMinute,
+  tokensPerMinute: r.tokensPerMinute,
+  costPerDayUsd: r.costPerDayUsd,
+  costPerMonthUsd: r.costPerMonthUsd,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+});
+
+const subjectOf = (i: { scope: string; keyId?: string | null; tagKey?: string | null; tagValue?: string | null }) =>
+  i.scope === "project" ? "project" : i.scope === "key" ? `key:${i.keyId}` : i.tagValue != null ? `tag:${i.tagKey}=${i.tagValue}` : `tag:${i.tagKey}`;
+
+/** The project's limits: the project's own first, then keys', then tags'. */
+export async function listLimits(ctx: Ctx): Promise<Limit[]> {
+  const rows = await dbOf(ctx).select().from(limits).where(eq(limits.projectId, ctx.projectId)).orderBy(asc(limits.subject)).limit(MAX_LIMITS);
+  const order = { project: 0, key: 1, tag: 2 };
+  return rows.map(toLimit).sort((a, b) => order[a.scope] - order[b.scope]);
+}
+
+/**
+ * Sets one subject's limits (the project, a key, a tag value, or each value of a tag), replacing
+ * the ones it had. What was counted in the current windows still counts: a lower cap applies at once.
+ */
+export async function setLimit(ctx: Ctx, raw: SetLimitInput): Promise<Limit> {
+  const input = parseInput(SetLimitInput, raw);
+  requireFullKey(ctx.actor, "setting limits");
+  const db = dbOf(ctx);
+  if (input.keyId) {
+    const [key] = await db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.projectId, ctx.projectId), eq(apiKeys.id, input.keyId)));
+    if (!key) throw notFound("API key", input.keyId);
+  }
+  const subject = subjectOf(input);
+  const [existing] = await db
+    .select({ id: limits.id })
+    .from(limits)
+    .where(and(eq(limits.projectId, ctx.projectId), eq(limits.subject, subject)));
+  if (!existing && (await db.$count(limits, eq(limits.projectId, ctx.projectId))) >= MAX_LIMITS) {
+    throw new DomainError("VALIDATION", `A project has at most ${MAX_LIMITS} limits; delete one first`, {
+      issues: [{ message: `at most ${MAX_LIMITS} limits`, path: ["scope"] }],
+    });
+  }
+  const now = ctx.deps.clock();
+  const caps = {
+    requestsPerMinute: input.requestsPerMinute ?? null,
+    tokensPerMinute: input.tokensPerMinute ?? null,
+    costPerDayUsd: input.costPerDayUsd ?? null,
+    costPerMonthUsd: input.costPerMonthUsd ?? null,
+  };
+  const [row] = await db
+    .insert(limits)
+    .values({
+      id: ctx.deps.ids("limit"),
+      projectId: ctx.projectId,
+      scope: input.scope,
+      keyId: input.keyId ?? null,
+      tagKey: input.tagKey ?? null,
+      tagValue: input.tagValue ?? null,
+      subject,
+      ...caps,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoUpdate({ target: [limits.projectId, limits.subject], set: { ...caps, updatedAt: now } })
+    .returning();
+  ctx.deps.caches.limits.delete(ctx.projectId);
+  return toLimit(row!);
+}
+
+export async function deleteLimit(ctx: Ctx, raw: { id: string }): Promise<{ id: string; deleted: true }> {
+  const { id } = parseInput(LimitIdInput, raw);
+  requireFullKey(ctx.actor, "deleting limits");
+  const gone = await dbOf(ctx)
+    .delete(limits)
+    .where(and(eq(limits.projectId, ctx.projectId), eq(limits.id, id)))
+    .returning({ id: limits.id });
+  if (!gone.length) throw notFound("Limit", id);
+  ctx.deps.caches.limits.delete(ctx.projectId);
+  return { id, deleted: true };
+}
+
+/** A project's limits arranged for the gateway: by subject. */
+export type ProjectLimits = {
+  project: Limit | null;
+  byKey: Map<string, Limit>;
+  /** By tag key: the limit on each of its values, and limits on single values. */
+  byTag: Map<string, { each: Limit | null; values: Map<string, Limit> }>;
+  empty: boolean;
+};
+
+const NO_LIMITS: ProjectLimits = { project: null, byKey: new Map(), byTag: new Map(), empty: true };
+
+function arrange(list: Limit[]): ProjectLimits {
+  if (!list.length) return NO_LIMITS;
+  const out: ProjectLimits = { project: null, byKey: new Map(), byTag: new Map(), empty: false };
+  for (const l of list) {
+    if (l.scope === "project") out.project = l;
+    else if (l.scope === "key") out.byKey.set(l.keyId!, l);
+    else {
+      let t = out.byTag.get(l.tagKey!);
+      if (!t) out.byTag.set(l.tagKey!, (t = { each: null, values: new Map() }));
+      if (l.tagValue == null) t.each = l;
+      else t.values.set(l.tagValue, l);
+    }
+  }
+  return out;
+}
+
+/**
+ * The project's limits as this process enforces them: read at most every 5 s; while the database
+ * is away, the ones last read (none if this process never read them).
+ */
+export async function projectLimits(ctx: Ctx): Promise<ProjectLimits> {
+  const cache = ctx.deps.caches.limits;
+  const now = ctx.deps.clock().getTime();
+  const kept = cache.get(ctx.projectId);
+  if (kept && kept.expires > now) return kept.value;
+  const read = await readOrKnown(ctx.deps.database, async () => arrange(await listLimits(ctx)), { value: kept?.value ?? NO_LIMITS });
+  if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
+  cache.set(ctx.projectId, { value: read.value, expires: now + (read.fresh ? LIMITS_TTL_MS : 1_000) });
+  return read.value;
+}
+
+export const capOf = (l: Limit, metric: Metric): number | null =>
+  metric === "requests" ? l.requestsPerMinute : metric === "tokens" ? l.tokensPerMinute : metric === "usd_day" ? l.costPerDayUsd : l.costPerMonthUsd;
+
+/**
+ * What each limit's current windows hold: per limit and capped quantity (and per tag value of a
+ * per-value limit, the most spent first), spent and reserved against the cap.
+ */
+export async function limitSpend(ctx: Ctx, raw?: { limitId?: string | null; first?: number | null }): Promise<LimitSpend[]> {
+  const input = parseInput(LimitSpendInput, raw) ?? {};
+  const list = (await listLimits(ctx)).filter((l) => !input.limitId || l.id === input.limitId);
+  if (input.limitId && !list.length) throw notFound("Limit", input.limitId);
+  if (!list.length) return [];
+  const now = ctx.deps.clock();
+  const rows = await dbOf(ctx)
+    .select()
+    .from(limitCounters)
+    .where(
+      and(
+        inArray(
+          limitCounters.limitId,
+          list.map((l) => l.id),
+        ),
+        gt(limitCounters.windowEnd, now),
+      ),
+    )
+    .orderBy(desc(limitCounters.spent))
+    .limit(20_000);
+  const first = input.first ?? 100;
+  const byLimit = new Map(list.map((l) => [l.id, l]));
+  const seen = new Map<string, number>();
+  const out: LimitSpend[] = [];
+  for (const r of rows) {
+    const l = byLimit.get(r.limitId)!;
+    const cap = capOf(l, r.metric);
+    if (cap == null || r.windowStart.getTime() > now.getTime()) continue;
+    const k = `${r.limitId}\u0000${r.metric}`;
+    const n = seen.get(k) ?? 0;
+    if (n >= first) continue;
+    seen.set(k, n + 1);
+    out.push({
+      limitId: r.limitId,
+      metric: r.metric,
+      value: l.scope === "tag" && l.tagValue == null ? r.value : null,
+      cap,
+      spent: r.spent,
+      reserved: Math.min(Math.max(r.leased, r.spent), Math.max(cap, r.spent)),
+      windowStart: r.windowStart,
+      windowEnd: r.windowEnd,
+    });
+  }
+  return out;
+}

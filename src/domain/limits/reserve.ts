@@ -1,0 +1,224 @@
+import type { Ctx } from "../../context";
+import { DomainError } from "../../errors";
+import type { Usage } from "../../providers";
+import { logCost, ratesFor } from "../pricing/log-cost";
+import { projectOverrides, withOverride } from "../pricing/overrides";
+import { tokenCounter } from "../token-counter";
+import { type Counter, counterOf, giveBack, lease, remainingOf, settle, takeLocal } from "./leases";
+import { capOf, projectLimits } from "./manage-limits";
+import type { Limit, Metric } from "./schemas";
+import { resetText, windowOf } from "./windows";
+
+// The gateway's side of limits: before the upstream is called, a call reserves what it may use
+// against every limit that applies to it (the project's, its key's, its tags'); when it ends it
+// settles what it really used. A reservation is all or nothing: refused by one limit, it takes
+// nothing from the others.
+
+/** What a gateway call is about to send, as the limits estimate it. */
+type CallShape = {
+  /** The model as the logs name it (`openai:gpt-4o-mini`). */
+  model: string;
+  tags: Record<string, string>;
+  request: unknown;
+};
+
+export type CallEnd = { answered: boolean; usage: Usage | null | undefined; costUsd: number | null };
+
+export type Reservation = {
+  /** Settles what the call really used (once; a failed call gives its tokens and cost back). */
+  settle(end: CallEnd): void;
+};
+
+type Taken = { counter: Counter; amount: number; limit: Limit };
+
+/** Characters counted exactly by the tokenizer; past them, a token per 3 characters is assumed (more than any tokenizer yields). */
+const EXACT_CHARS = 100_000;
+
+/**
+ * Reserves the call against the limits that apply to it, or throws RATE_LIMITED (a rate limit, or
+ * a spent budget: `details.limitCode` says which). Sets the rate-limit headers of the answer on
+ * ctx.replyHeaders. Null when no limit applies.
+ */
+export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservation | null> {
+  const pl = await projectLimits(ctx);
+  if (pl.empty) return null;
+  const applicable: { limit: Limit; value: string }[] = [];
+  if (pl.project) applicable.push({ limit: pl.project, value: "" });
+  if (ctx.actor.type === "apiKey") {
+    const own = pl.byKey.get(ctx.actor.keyId);
+    if (own) applicable.push({ limit: own, value: "" });
+  }
+  for (const [tagKey, t] of pl.byTag) {
+    const v = call.tags[tagKey];
+    if (v === undefined) continue;
+    const one = t.values.get(v);
+    if (one) applicable.push({ limit: one, value: "" });
+    if (t.each) applicable.push({ limit: t.each, value: v });
+  }
+  if (!applicable.length) return null;
+
+  const now = ctx.deps.clock();
+  const needsTokens = applicable.some(({ limit: l }) => l.tokensPerMinute != null || l.costPerDayUsd != null || l.costPerMonthUsd != null);
+  const estimate = needsTokens ? await estimateCall(ctx, call, now) : { tokens: 0, costUsd: 0 };
+  const wanted: Taken[] = [];
+  for (const { limit, value } of applicable) {
+    for (const metric of ["requests", "tokens", "usd_day", "usd_month"] as const) {
+      const cap = capOf(limit, metric);
+      if (cap == null) continue;
+      const counter = counterOf(ctx.deps, { limitId: limit.id, projectId: ctx.projectId, metric, value, window: windowOf(metric, now), cap });
+      const amount = metric === "requests" ? 1 : metric === "tokens" ? estimate.tokens : estimate.costUsd;
+      wanted.push({ counter, amount, limit });
+    }
+  }
+
+  for (let round = 0; ; round++) {
+    const short: Taken[] = [];
+    const taken: Taken[] = [];
+    for (const w of wanted) (takeLocal(w.counter, w.amount) ? taken : short).push(w);
+    if (!short.length) break;
+    for (const t of taken) giveBack(t.counter, t.amount);
+    const leased = await Promise.all(short.map((s) => lease(ctx.deps, s.counter, s.counter.used + s.amount - s.counter.granted)));
+    const refused = short.find((_, i) => !leased[i]);
+    if (refused || round >= 20) throw refusal(ctx, refused ?? short[0]!, now);
+  }
+  ctx.deps.metrics.limitCheck?.("admitted");
+  if (ctx.replyHeaders) Object.assign(ctx.replyHeaders, headersOf(wanted, now));
+
+  let settled = false;
+  return {
+    settle(end) {
+      if (settled) return;
+      settled = true;
+      const tokens = end.usage ? (end.usage.prompt_tokens ?? 0) + (end.usage.completion_tokens ?? 0) : end.answered ? estimate.tokens : 0;
+      const cost = end.answered || end.usage ? (end.costUsd ?? (end.usage ? 0 : estimate.costUsd)) : 0;
+      for (const w of wanted) {
+        const actual = w.counter.metric === "requests" ? 1 : w.counter.metric === "tokens" ? tokens : cost;
+        settle(ctx.deps, w.counter, w.amount, actual);
+      }
+    },
+  };
+}
+
+const METRIC_NAMES: Record<Metric, string> = {
+  requests: "requests per minute",
+  tokens: "tokens per minute",
+  usd_day: "cost per day",
+  usd_month: "cost per month",
+};
+
+function subjectText(l: Limit, value: string): string {
+  if (l.scope === "project") return "the project";
+  if (l.scope === "key") return `API key ${l.keyId}`;
+  return `tag ${l.tagKey}=${l.tagValue ?? value}`;
+}
+
+function refusal(ctx: Ctx, t: Taken, now: Date): DomainError {
+  const c = t.counter;
+  const budget = c.metric === "usd_day" || c.metric === "usd_month";
+  const waitMs = c.window.end.getTime() - now.getTime();
+  const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const fmt = (n: number) => (budget ? `$${n.toFixed(n < 1 ? 4 : 2)}` : Math.ceil(n).toLocaleString("en-US"));
+  const what = `${METRIC_NAMES[c.metric]} of ${subjectText(t.limit, c.value)}`;
+  const message =
+    t.amount > c.cap
+      ? `This call needs an estimated ${fmt(t.amount)}, more than the whole limit on ${what} (${fmt(c.cap)}): ask for fewer tokens (max_tokens), or raise the limit`
+      : budget
+        ? `Budget exceeded: the ${what} (${fmt(c.cap)}) is spent; it starts again in ${resetText(waitMs)}`
+        : `Rate limit reached on ${what}: limit ${fmt(c.cap)}, requested ${fmt(t.amount)}; try again in ${resetText(waitMs)}`;
+  const code = budget ? "budget_exceeded" : "rate_limit_exceeded";
+  ctx.deps.metrics.limitCheck?.(budget ? "budget_exceeded" : "rate_limited");
+  const headers: Record<string, string> = { ...headersOf([t], now) };
+  return new DomainError("RATE_LIMITED", message, {
+    retryAfterSeconds,
+    headers,
+    limitCode: code,
+    limitId: t.limit.id,
+    openAiError: { message, type: budget ? "insufficient_quota" : c.metric === "tokens" ? "tokens" : "requests", param: null, code },
+  });
+}
+
+/**
+ * OpenAI's rate-limit headers for the tightest limit of each kind (the least left), and Hone's
+ * budget headers for the tightest budget.
+ */
+function headersOf(taken: Taken[], now: Date): Record<string, string> {
+  const tightest = new Map<string, Counter>();
+  for (const { counter: c } of taken) {
+    const kind = c.metric === "usd_day" || c.metric === "usd_month" ? "budget" : c.metric;
+    const was = tightest.get(kind);
+    if (!was || remainingOf(c) < remainingOf(was)) tightest.set(kind, c);
+  }
+  const h: Record<string, string> = {};
+  for (const [kind, c] of tightest) {
+    const reset = resetText(c.window.end.getTime() - now.getTime());
+    if (kind === "budget") {
+      h["x-hone-budget-limit-usd"] = String(c.cap);
+      h["x-hone-budget-remaining-usd"] = remainingOf(c).toFixed(6);
+      h["x-hone-budget-reset"] = reset;
+    } else {
+      h[`x-ratelimit-limit-${kind}`] = String(c.cap);
+      h[`x-ratelimit-remaining-${kind}`] = String(Math.floor(remainingOf(c)));
+      h[`x-ratelimit-reset-${kind}`] = reset;
+    }
+  }
+  return h;
+}
+
+/** Output tokens reserved for a call that does not bound them (max_tokens and the like absent). */
+const outputCapOf = (r: Record<string, unknown>, fallback: number): number => {
+  const n = [r.max_completion_tokens, r.max_tokens, r.max_output_tokens].find((v) => typeof v === "number" && v > 0) as number | undefined;
+  const choices = typeof r.n === "number" && r.n > 1 ? r.n : 1;
+  return (n ?? fallback) * choices;
+};
+
+/**
+ * The call's tokens (its input counted by the o200k tokenizer, plus its output bound) and their
+ * cost at the model's price now (the project's override first). A model with no known price (a
+ * route, a custom provider without one) reserves no cost: its real cost is settled after.
+ */
+async function estimateCall(ctx: Ctx, call: CallShape, now: Date): Promise<{ tokens: number; costUsd: number }> {
+  const r = (call.request ?? {}) as Record<string, unknown>;
+  const texts: string[] = [];
+  let extra = 0;
+  if (Array.isArray(r.messages)) {
+    for (const m of r.messages as Record<string, unknown>[]) {
+      extra += 4;
+      collectText(m?.content, texts);
+      if (m?.tool_calls) texts.push(JSON.stringify(m.tool_calls));
+    }
+    if (Array.isArray(r.tools)) texts.push(JSON.stringify(r.tools));
+  }
+  const embeddings = r.input !== undefined && !Array.isArray(r.messages);
+  if (embeddings) {
+    const input = r.input;
+    if (typeof input === "string") texts.push(input);
+    else if (Array.isArray(input))
+      for (const i of input) {
+        if (typeof i === "string") texts.push(i);
+        else if (Array.isArray(i)) extra += i.length;
+        else if (typeof i === "number") extra += 1;
+      }
+  }
+  const count = await tokenCounter();
+  let chars = 0;
+  let input = extra;
+  for (const t of texts) {
+    const exact = Math.max(0, Math.min(t.length, EXACT_CHARS - chars));
+    input += exact === t.length ? count(t) : count(t.slice(0, exact)) + Math.ceil((t.length - exact) / 3);
+    chars += t.length;
+  }
+  const output = embeddings ? 0 : outputCapOf(r, ctx.deps.config.limitDefaultOutputTokens);
+  const [provider, ...rest] = call.model.split(":");
+  const table = ratesFor(provider ?? null, rest.join(":") || null, now, null);
+  const rates = withOverride(await projectOverrides(ctx), call.model, now, table);
+  const costUsd = rates ? (logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd ?? 0) : 0;
+  return { tokens: input + output, costUsd };
+}
+
+function collectText(content: unknown, out: string[]): void {
+  if (typeof content === "string") out.push(content);
+  else if (Array.isArray(content))
+    for (const p of content) {
+      if (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string") out.push((p as { text: string }).text);
+    }
+}

@@ -1,0 +1,38 @@
+import type { Actor, KeyGrant } from "../../context";
+import type { KeyScope } from "../../db/schema";
+import { DomainError } from "../../errors";
+
+// What a scoped key may do. `gateway`: model calls and what the SDKs send beside them (reports,
+// cache checks, log tags); `read`: the management APIs' reads (REST GETs, GraphQL queries, tRPC
+// queries, the console); `write`: their changes. Keys, limits and webhooks are managed only with a
+// key that holds every scope (or the admin token, or the CLI).
+
+export const ALL_SCOPES: readonly KeyScope[] = ["gateway", "read", "write"];
+
+const grantOf = (actor: Actor): KeyGrant | null => (actor.type === "apiKey" ? (actor.grant ?? null) : null);
+
+/** FORBIDDEN, naming the scope, when the acting key lacks it. */
+export function requireScope(actor: Actor, scope: KeyScope, what: string): void {
+  const grant = grantOf(actor);
+  if (!grant || grant.scopes.includes(scope)) return;
+  throw new DomainError("FORBIDDEN", `This API key lacks the \`${scope}\` scope needed for ${what} (it has: ${grant.scopes.join(", ") || "none"})`, {
+    missingScope: scope,
+  });
+}
+
+/** FORBIDDEN unless the acting key holds every scope: managing keys, limits and webhooks. */
+export function requireFullKey(actor: Actor, what: string): void {
+  for (const s of ALL_SCOPES) requireScope(actor, s, what);
+}
+
+/** FORBIDDEN when the acting key may not call this model (its allowed-model globs). */
+export function requireModelAllowed(actor: Actor, model: string, canonical: string): void {
+  const grant = grantOf(actor);
+  if (!grant?.models) return;
+  if (grant.models.test(model) || grant.models.test(canonical)) return;
+  throw new DomainError(
+    "FORBIDDEN",
+    `This API key may not call the model ${model}: it may call ${grant.allowedModels?.length ? grant.allowedModels.join(", ") : "no model"}`,
+    { missingScope: "model", issues: [{ message: `model ${model} is not allowed for this key`, path: ["model"] }] },
+  );
+}

@@ -1,0 +1,3 @@
+export { alertExpiringKeys, deleteOldCounters, deliverWebhook, failWebhookDelivery, raiseAlert, signatureOf, WEBHOOK_JOB } from "./deliver";
+export { deleteWebhook, getWebhook, listWebhookDeliveries, setWebhook, testWebhook } from "./manage-webhook";
+export * from "./schemas";

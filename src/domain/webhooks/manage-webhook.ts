@@ -1,0 +1,125 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import { type Ctx, dbOf } from "../../context";
+import { decryptSecret, encryptSecret } from "../../crypto";
+import { readOrKnown } from "../../db/read-or-known";
+import { projectWebhooks, webhookDeliveries } from "../../db/schema";
+import { DomainError, notFound, parseInput } from "../../errors";
+import { randomBase62 } from "../../ids";
+import { checkUpstreamUrl, upstreamPolicy } from "../../providers/upstream-guard";
+import { requireFullKey } from "../projects/key-scopes";
+import { raiseAlert } from "./deliver";
+import { ListDeliveriesInput, SetWebhookInput, type SetWebhookResult, type Webhook, type WebhookDelivery } from "./schemas";
+
+const WHAT = "managing webhooks";
+const aad = (projectId: string) => `webhook:${projectId}`;
+
+const toWebhook = (r: typeof projectWebhooks.$inferSelect): Webhook => ({ url: r.url, secretHint: r.secretHint, createdAt: r.createdAt, updatedAt: r.updatedAt });
+
+export async function getWebhook(ctx: Ctx): Promise<Webhook | null> {
+  const [row] = await dbOf(ctx).select().from(projectWebhooks).where(eq(projectWebhooks.projectId, ctx.projectId));
+  return row ? toWebhook(row) : null;
+}
+
+/**
+ * Sets where the project's alerts go. The URL is checked as a custom provider's is (no private
+ * address unless the operator opened it) now, and again before every delivery (DNS may change).
+ */
+export async function setWebhook(ctx: Ctx, raw: SetWebhookInput): Promise<SetWebhookResult> {
+  requireFullKey(ctx.actor, WHAT);
+  const input = parseInput(SetWebhookInput, raw);
+  const url = new URL(input.url);
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new DomainError("VALIDATION", "url must be an http(s) URL", { issues: [{ message: "url must be an http(s) URL", path: ["url"] }] });
+  }
+  try {
+    checkUpstreamUrl(input.url, upstreamPolicy(ctx.deps.config), "this webhook");
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new DomainError("VALIDATION", message, { issues: [{ message, path: ["url"] }] });
+  }
+  const db = dbOf(ctx);
+  const now = ctx.deps.clock();
+  const [existing] = await db.select().from(projectWebhooks).where(eq(projectWebhooks.projectId, ctx.projectId));
+  const secret = !existing || input.rotateSecret ? `whsec_${randomBase62(32)}` : null;
+  const secretFields = secret ? { secretEnc: await encryptSecret(ctx.deps.secretKey, secret, aad(ctx.projectId)), secretHint: secret.slice(-4) } : {};
+  const [row] = existing
+    ? await db
+        .update(projectWebhooks)
+        .set({ url: input.url, ...secretFields, updatedAt: now })
+        .where(eq(projectWebhooks.projectId, ctx.projectId))
+        .returning()
+    : await db
+        .insert(projectWebhooks)
+        .values({ projectId: ctx.projectId, url: input.url, secretEnc: secretFields.secretEnc!, secretHint: secretFields.secretHint!, createdAt: now, updatedAt: now })
+        .returning();
+  ctx.deps.caches.webhooks.delete(ctx.projectId);
+  return { webhook: toWebhook(row!), secret };
+}
+
+export async function deleteWebhook(ctx: Ctx): Promise<{ deleted: true }> {
+  requireFullKey(ctx.actor, WHAT);
+  const gone = await dbOf(ctx).delete(projectWebhooks).where(eq(projectWebhooks.projectId, ctx.projectId)).returning({ id: projectWebhooks.projectId });
+  if (!gone.length) throw notFound("Webhook of project", ctx.projectId);
+  ctx.deps.caches.webhooks.delete(ctx.projectId);
+  return { deleted: true };
+}
+
+/** Sends a `webhook.test` event now, to check the receiver and its verification. */
+export async function testWebhook(ctx: Ctx): Promise<WebhookDelivery> {
+  requireFullKey(ctx.actor, WHAT);
+  if (!(await getWebhook(ctx))) throw notFound("Webhook of project", ctx.projectId);
+  const delivery = await raiseAlert(ctx.deps, ctx.projectId, {
+    event: "webhook.test",
+    dedupe: `test:${ctx.deps.ids("webhookDelivery")}`,
+    data: { message: "A test event sent from Hone" },
+  });
+  if (!delivery) throw notFound("Webhook of project", ctx.projectId);
+  return delivery;
+}
+
+/** The project's deliveries, newest first. */
+export async function listWebhookDeliveries(ctx: Ctx, raw?: { first?: number | null; after?: string | null }): Promise<WebhookDelivery[]> {
+  const input = parseInput(ListDeliveriesInput, raw) ?? {};
+  const rows = await dbOf(ctx)
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.projectId, ctx.projectId), input.after ? lt(webhookDeliveries.id, input.after) : undefined))
+    .orderBy(desc(webhookDeliveries.id))
+    .limit(input.first ?? 50);
+  return rows.map(toDelivery);
+}
+
+export const toDelivery = (r: typeof webhookDeliveries.$inferSelect): WebhookDelivery => ({
+  id: r.id,
+  event: r.event,
+  status: r.status,
+  attempts: r.attempts,
+  lastStatusCode: r.lastStatusCode,
+  lastError: r.lastError,
+  payload: r.payload,
+  createdAt: r.createdAt,
+  deliveredAt: r.deliveredAt,
+});
+
+/** Whether the project has a webhook, as this process last read it (at most every 30 s). */
+export async function hasWebhook(deps: Ctx["deps"], projectId: string): Promise<boolean> {
+  const cache = deps.caches.webhooks;
+  const now = deps.clock().getTime();
+  const kept = cache.get(projectId);
+  if (kept && kept.expires > now) return kept.value;
+  const read = await readOrKnown(
+    deps.database,
+    async () => (await deps.database.db.select({ p: projectWebhooks.projectId }).from(projectWebhooks).where(eq(projectWebhooks.projectId, projectId))).length > 0,
+    { value: kept?.value ?? false },
+  );
+  if (cache.size >= 10_000) cache.clear();
+  cache.set(projectId, { value: read.value, expires: now + 30_000 });
+  return read.value;
+}
+
+/** The project's signing secret, decrypted (deliveries only). */
+export async function webhookSecret(deps: Ctx["deps"], projectId: string): Promise<{ url: string; secret: string } | null> {
+  const [row] = await deps.database.db.select().from(projectWebhooks).where(eq(projectWebhooks.projectId, projectId));
+  if (!row) return null;
+  return { url: row.url, secret: await decryptSecret(deps.secretKey, row.secretEnc, aad(projectId)) };
+}
