@@ -114,10 +114,14 @@ export async function lease(deps: Deps, c: Counter, need: number): Promise<boole
 }
 
 async function leaseNow(deps: Deps, c: Counter, need: number): Promise<boolean> {
-  if (need > c.cap) return false;
+  // What this process used past its slices and has not yet written goes into the row with the
+  // lease, so the row never grants a slice that this overrun has already used.
+  const owed = c.overrun;
+  if (owed + need > c.cap) return false;
+  c.overrun = 0;
   const int = INTEGER_METRICS.has(c.metric);
-  const first = Math.max(need, int ? Math.floor(c.cap / 8) : c.cap / 8);
-  const left = sql`(${c.cap}::double precision - ${limitCounters.leased})`;
+  const first = Math.max(need, int ? Math.floor((c.cap - owed) / 8) : (c.cap - owed) / 8);
+  const left = sql`(${c.cap}::double precision - ${limitCounters.leased} - ${owed}::double precision)`;
   const grant = sql`greatest(${need}::double precision, ${int ? sql`floor(${left} / 8)` : sql`${left} / 8`})`;
   let late = false;
   const apply = (row: { leased: number; lastGrant: number }) => {
@@ -133,21 +137,24 @@ async function leaseNow(deps: Deps, c: Counter, need: number): Promise<boolean> 
         value: c.value,
         windowStart: c.window.start,
         windowEnd: c.window.end,
-        leased: first,
+        leased: owed + first,
         lastGrant: first,
       })
       .onConflictDoUpdate({
         target: [limitCounters.limitId, limitCounters.metric, limitCounters.value, limitCounters.windowStart],
-        set: { lastGrant: grant, leased: sql`${limitCounters.leased} + ${grant}` },
-        setWhere: sql`${limitCounters.leased} + ${need}::double precision <= ${c.cap}::double precision`,
+        set: { lastGrant: grant, leased: sql`${limitCounters.leased} + ${owed}::double precision + ${grant}` },
+        setWhere: sql`${limitCounters.leased} + ${owed}::double precision + ${need}::double precision <= ${c.cap}::double precision`,
       })
       .returning({ leased: limitCounters.leased, lastGrant: limitCounters.lastGrant });
     const row = rows[0] ?? null;
-    // Answered after the gateway stopped waiting: the slice is this process's all the same.
+    // Answered after the gateway stopped waiting: the row took what was owed, and the slice is
+    // this process's all the same (what it took meanwhile is owed less).
     if (late && row) {
-      const covered = Math.min(c.overrun, row.lastGrant);
-      c.overrun -= covered;
-      c.granted += row.lastGrant - covered;
+      c.overrun -= owed + row.lastGrant;
+      if (c.overrun < 0) {
+        c.granted -= c.overrun;
+        c.overrun = 0;
+      }
       c.rowLeased = row.leased;
     }
     return row;
@@ -166,6 +173,7 @@ async function leaseNow(deps: Deps, c: Counter, need: number): Promise<boolean> 
   clearTimeout(timer);
   if (r.value === "away") {
     late = true;
+    c.overrun += owed;
     // The database is away: what was left when this process last saw the row is taken, and owed.
     const left = Math.max(c.cap - c.rowLeased, 0);
     if (left < need) return false;
@@ -175,7 +183,13 @@ async function leaseNow(deps: Deps, c: Counter, need: number): Promise<boolean> 
     markDirty(deps, c);
     return true;
   }
-  if (!r.value) return false;
+  if (!r.value) {
+    // Refused: what was owed is still to be written; the row has less than `need` left.
+    c.overrun += owed;
+    c.rowLeased = c.cap;
+    if (owed) markDirty(deps, c);
+    return false;
+  }
   apply(r.value);
   return true;
 }
