@@ -116,7 +116,7 @@ describe("alerts", () => {
     await flushLeases(t.deps);
     const alerts = await waitFor(() => received.filter((r) => r.json.type === "budget.threshold"), {
       until: (a) => a.length >= 3,
-      message: (a) => `alerts so far: ${JSON.stringify(a.map((x) => x.json))}`,
+      message: (a) => `alerts so far: ${JSON.stringify(a?.map((x) => x.json))}`,
     });
     expect(alerts.map((a) => a.json.data.threshold).sort((x: number, y: number) => x - y)).toEqual([50, 80, 100]);
     for (const a of alerts) {

@@ -125,19 +125,31 @@ function arrange(list: Limit[]): ProjectLimits {
   return out;
 }
 
+/** Reads in flight, by project: a burst of calls that all find the cache stale waits on one read. */
+const reading = new WeakMap<object, Map<string, Promise<ProjectLimits>>>();
+
 /**
  * The project's limits as this process enforces them: read at most every 5 s; while the database
- * is away, the ones last read (none if this process never read them).
+ * is away, the ones last read. A process that never read them waits for the database (as it does
+ * to check a key it never saw): it does not admit calls unchecked.
  */
 export async function projectLimits(ctx: Ctx): Promise<ProjectLimits> {
   const cache = ctx.deps.caches.limits;
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(ctx.projectId);
   if (kept && kept.expires > now) return kept.value;
-  const read = await readOrKnown(ctx.deps.database, async () => arrange(await listLimits(ctx)), { value: kept?.value ?? NO_LIMITS });
-  if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
-  cache.set(ctx.projectId, { value: read.value, expires: now + (read.fresh ? LIMITS_TTL_MS : 1_000) });
-  return read.value;
+  let inFlight = reading.get(cache);
+  if (!inFlight) reading.set(cache, (inFlight = new Map()));
+  const pending = inFlight.get(ctx.projectId);
+  if (pending) return pending;
+  const read = (async () => {
+    const r = await readOrKnown(ctx.deps.database, async () => arrange(await listLimits(ctx)), kept ? { value: kept.value } : undefined);
+    if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
+    cache.set(ctx.projectId, { value: r.value, expires: now + (r.fresh ? LIMITS_TTL_MS : 1_000) });
+    return r.value;
+  })().finally(() => inFlight.delete(ctx.projectId));
+  inFlight.set(ctx.projectId, read);
+  return read;
 }
 
 export const capOf = (l: Limit, metric: Metric): number | null =>
