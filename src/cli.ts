@@ -17,8 +17,11 @@ Commands:
   projects create --name NAME     create a project; prints {"projectId", "apiKey"}
   keys list --project ID          list a project's API keys (never the keys themselves); prints
                                   {"apiKeys": [{"id","name","prefix","createdAt","lastUsedAt","revokedAt"}]}
-  keys create --project ID [--name NAME]
-                                  create an API key, shown this once; prints {"apiKey","id","name","prefix"}
+  keys create --project ID [--name NAME] [--scopes gateway,read,write] [--models GLOB,GLOB]
+              [--expires-at ISO-DATE] [--metadata owner=ann,app=support]
+                                  create an API key, shown this once; prints {"apiKey","id","name","prefix",
+                                  "scopes","allowedModels","expiresAt","metadata"}. A key for an end user or an
+                                  app: --scopes gateway --models "openai:gpt-4o-mini*" --expires-at 2027-01-01
   keys revoke --project ID --key-id ID
                                   revoke a key (running servers refuse it within HONE_API_KEY_CACHE_MS);
                                   prints {"id","revokedAt",...}
@@ -41,6 +44,10 @@ async function run(argv: string[]): Promise<unknown> {
       key: { type: "string" },
       "key-id": { type: "string" },
       weight: { type: "string" },
+      scopes: { type: "string" },
+      models: { type: "string" },
+      "expires-at": { type: "string" },
+      metadata: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -7,7 +7,11 @@ import type { InternalKind } from "./internal-kinds";
 /** What an API key may do (api_keys.scopes, allowed_models). */
 export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null; models?: RegExp | null };
 
-export type Actor = { type: "apiKey"; keyId: string; projectId: string; grant?: KeyGrant } | { type: "admin" } | { type: "cli" } | { type: "system"; job: string };
+export type Actor =
+  | { type: "apiKey"; keyId: string; projectId: string; grant?: KeyGrant }
+  | { type: "admin" }
+  | { type: "cli" }
+  | { type: "system"; job: string };
 
 /**
  * What one answer may still carry (HONE_MAX_RESPONSE_BYTES): one per GraphQL operation and per

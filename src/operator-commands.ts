@@ -2,7 +2,7 @@
 // server holds the embedded database (one process at a time), by that server on the CLI's behalf
 // (POST /internal/control, authorised by the token it wrote into its data directory).
 import type { BaseCtx } from "./context";
-import { createApiKey, createProject, getProject, listApiKeys, revokeApiKey, SetProviderKeyInput, setProviderKey } from "./domain/projects";
+import { createApiKey, CreateApiKeyInput, createProject, getProject, listApiKeys, revokeApiKey, SetProviderKeyInput, setProviderKey } from "./domain/projects";
 import { asInputOf } from "./verb-input";
 
 export const OPERATOR_COMMANDS = ["projects create", "keys list", "keys create", "keys revoke", "provider-keys set", "migrate"] as const;
@@ -30,8 +30,39 @@ export async function runOperatorCommand(ctx: BaseCtx, command: OperatorCommand,
     }
     case "keys create": {
       const name = values.name === undefined ? undefined : String(values.name);
-      const created = await createApiKey(ctx, { projectId: option(values, "project"), name });
-      return { apiKey: created.apiKey, id: created.key.id, name: created.key.name, prefix: created.key.prefix };
+      const list = (v: unknown) =>
+        typeof v === "string"
+          ? v
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : undefined;
+      const metadata =
+        typeof values.metadata === "string"
+          ? Object.fromEntries(list(values.metadata)!.map((kv) => [kv.split("=")[0], kv.slice(kv.indexOf("=") + 1)]))
+          : undefined;
+      const created = await createApiKey(
+        ctx,
+        asInputOf(CreateApiKeyInput, {
+          projectId: option(values, "project"),
+          name,
+          scopes: list(values.scopes),
+          allowedModels: list(values.models),
+          expiresAt: typeof values["expires-at"] === "string" ? values["expires-at"] : undefined,
+          metadata,
+        }),
+      );
+      const k = created.key;
+      return {
+        apiKey: created.apiKey,
+        id: k.id,
+        name: k.name,
+        prefix: k.prefix,
+        scopes: k.scopes,
+        allowedModels: k.allowedModels,
+        expiresAt: k.expiresAt,
+        metadata: k.metadata,
+      };
     }
     case "keys revoke": {
       const projectId = option(values, "project");

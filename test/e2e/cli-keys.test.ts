@@ -43,7 +43,16 @@ describe("hone keys", () => {
     expect(created.code).toBe(0);
     const k = created.json;
     expect(k.apiKey).toMatch(/^hone_sk_[A-Za-z0-9]{40}$/);
-    expect(k).toEqual({ apiKey: k.apiKey, id: expect.stringMatching(/^key_/), name: "deploy bot", prefix: `hone_sk_…${k.apiKey.slice(-4)}` });
+    expect(k).toEqual({
+      apiKey: k.apiKey,
+      id: expect.stringMatching(/^key_/),
+      name: "deploy bot",
+      prefix: `hone_sk_…${k.apiKey.slice(-4)}`,
+      scopes: ["gateway", "read", "write"],
+      allowedModels: null,
+      expiresAt: null,
+      metadata: {},
+    });
 
     const listed = await cli("keys", "list", "--project", project.projectId);
     expect(listed.code).toBe(0);
@@ -55,6 +64,10 @@ describe("hone keys", () => {
       createdAt: expect.any(String),
       lastUsedAt: null,
       revokedAt: null,
+      expiresAt: null,
+      scopes: ["gateway", "read", "write"],
+      allowedModels: null,
+      metadata: {},
     });
     expect(listed.stdout).not.toContain(k.apiKey);
     expect(listed.stdout).not.toContain(project.apiKey);
@@ -78,6 +91,40 @@ describe("hone keys", () => {
     } finally {
       await s.stop();
     }
+  });
+
+  test("a scoped key for an app: gateway only, some models, an expiry and metadata; bad scopes are refused", async () => {
+    const project = (await cli("projects", "create", "--name", "cli-scoped")).json;
+    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    const made = await cli(
+      "keys",
+      "create",
+      "--project",
+      project.projectId,
+      "--name",
+      "support app",
+      "--scopes",
+      "gateway",
+      "--models",
+      "openai:gpt-4o-mini*,anthropic:*",
+      "--expires-at",
+      expiresAt,
+      "--metadata",
+      "owner=ann,app=support",
+    );
+    expect(made.code).toBe(0);
+    expect(made.json).toMatchObject({
+      scopes: ["gateway"],
+      allowedModels: ["openai:gpt-4o-mini*", "anthropic:*"],
+      expiresAt,
+      metadata: { owner: "ann", app: "support" },
+    });
+    const bad = await cli("keys", "create", "--project", project.projectId, "--scopes", "admin");
+    expect(bad.code).toBe(1);
+    expect(JSON.stringify(bad.json)).toContain("scope");
+    const past = await cli("keys", "create", "--project", project.projectId, "--expires-at", "2020-01-01");
+    expect(past.code).toBe(1);
+    expect(JSON.stringify(past.json)).toContain("expiresAt must be in the future");
   });
 
   test("errors: unknown project, unknown or foreign key id, bad name, missing options", async () => {

@@ -57,7 +57,8 @@ const chat = (key: string, body: Record<string, unknown> = {}, headers: Record<s
     body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }], max_tokens: 1000, ...body }),
   });
 
-const rateHeaders = (res: Response) => Object.fromEntries([...res.headers].filter(([k]) => k.startsWith("x-ratelimit-") || k === "retry-after" || k.startsWith("x-hone-budget")));
+const rateHeaders = (res: Response) =>
+  Object.fromEntries([...res.headers].filter(([k]) => k.startsWith("x-ratelimit-") || k === "retry-after" || k.startsWith("x-hone-budget")));
 
 describe("setting limits", () => {
   test("a limit of zero, negative, absurd or malformed is a 400 naming it; nothing is stored", async () => {

@@ -69,7 +69,14 @@ function verify(secret: string, header: string, body: string, toleranceS = 300):
 
 describe("webhook settings", () => {
   test("a private or metadata address is refused like a custom provider's; a bad URL is a 400", async () => {
-    for (const url of ["http://10.0.0.5/hook", "http://169.254.169.254/latest", "http://localhost:9/x", "http://127.0.0.1:1/other-port", "ftp://example.com/x", "not a url"]) {
+    for (const url of [
+      "http://10.0.0.5/hook",
+      "http://169.254.169.254/latest",
+      "http://localhost:9/x",
+      "http://127.0.0.1:1/other-port",
+      "ftp://example.com/x",
+      "not a url",
+    ]) {
       const r = await gql(t, SET, { url });
       expect(r.errors?.[0]?.extensions?.code, url).toBe("VALIDATION");
     }
@@ -97,9 +104,7 @@ describe("alerts", () => {
   });
 
   test("a budget crossing 50%, 80% and 100% is alerted once per threshold, signed", async () => {
-    const limit = (
-      await gqlData(t, `mutation { setLimit(input: {scope: "tag", tagKey: "user", costPerDayUsd: 0.0015}) { id } }`)
-    ).setLimit;
+    const limit = (await gqlData(t, `mutation { setLimit(input: {scope: "tag", tagKey: "user", costPerDayUsd: 0.0015}) { id } }`)).setLimit;
     const call = () =>
       fetch(`${server.url}/api/v1/chat/completions`, {
         method: "POST",
@@ -138,7 +143,8 @@ describe("alerts", () => {
     const d = (await gqlData(t, `mutation { testWebhook { id status } }`)).testWebhook;
     expect(d.status).toBe("PENDING");
     const done = await waitFor(
-      async () => (await gqlData(t, `{ webhookDeliveries(first: 20) { id event status attempts lastStatusCode } }`)).webhookDeliveries.find((x: any) => x.id === d.id),
+      async () =>
+        (await gqlData(t, `{ webhookDeliveries(first: 20) { id event status attempts lastStatusCode } }`)).webhookDeliveries.find((x: any) => x.id === d.id),
       { until: (x) => x.status === "DELIVERED", timeoutMs: 15_000 },
     );
     expect(done).toMatchObject({ event: "webhook.test", attempts: 2, lastStatusCode: 200 });

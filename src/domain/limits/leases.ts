@@ -166,7 +166,8 @@ async function leaseNow(deps: Deps, c: Counter, need: number): Promise<boolean> 
     timer = setTimeout(() => res("away"), LEASE_WAIT_MS);
   });
   const attempt = read().catch((err: unknown) => {
-    if (!isConnectionError(err)) deps.logger.warn("could not lease a limit's slice: admitting on what this process knows", { limitId: c.limitId, ...errorFields(err) });
+    if (!isConnectionError(err))
+      deps.logger.warn("could not lease a limit's slice: admitting on what this process knows", { limitId: c.limitId, ...errorFields(err) });
     return "away" as const;
   });
   const r = { value: await Promise.race([attempt, timeout]) };
@@ -253,7 +254,8 @@ export async function flushLeases(deps: Deps): Promise<void> {
             set: { spent: sql`${limitCounters.spent} + ${spent}::double precision`, leased: sql`${limitCounters.leased} + ${overrun}::double precision` },
           })
           .returning({ spent: limitCounters.spent, alerted: limitCounters.alerted, leased: limitCounters.leased });
-        if (row) await alertOnSpend(deps, c, row).catch((err) => deps.logger.warn("could not raise a budget alert", { limitId: c.limitId, ...errorFields(err) }));
+        if (row)
+          await alertOnSpend(deps, c, row).catch((err) => deps.logger.warn("could not raise a budget alert", { limitId: c.limitId, ...errorFields(err) }));
       } catch (err) {
         // A limit deleted meanwhile (foreign key) has nothing to count any more.
         if ((err as { code?: string }).code === "23503" || /foreign key/i.test(String((err as Error).message))) continue;

@@ -211,7 +211,9 @@ async function estimateCall(ctx: Ctx, call: CallShape, now: Date): Promise<{ tok
   const [provider, ...rest] = call.model.split(":");
   const table = ratesFor(provider ?? null, rest.join(":") || null, now, null);
   const rates = withOverride(await projectOverrides(ctx), call.model, now, table);
-  const costUsd = rates ? (logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd ?? 0) : 0;
+  const costUsd = rates
+    ? (logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd ?? 0)
+    : 0;
   return { tokens: input + output, costUsd };
 }
 

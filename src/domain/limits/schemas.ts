@@ -43,7 +43,11 @@ export const SetLimitInput = z
     if (v.scope !== "tag" && (v.tagKey || v.tagValue))
       c.addIssue({ code: "custom", path: ["tagKey"], message: `tagKey and tagValue only go with scope "tag"` });
     if (v.requestsPerMinute == null && v.tokensPerMinute == null && v.costPerDayUsd == null && v.costPerMonthUsd == null)
-      c.addIssue({ code: "custom", path: ["requestsPerMinute"], message: "give at least one of requestsPerMinute, tokensPerMinute, costPerDayUsd, costPerMonthUsd" });
+      c.addIssue({
+        code: "custom",
+        path: ["requestsPerMinute"],
+        message: "give at least one of requestsPerMinute, tokensPerMinute, costPerDayUsd, costPerMonthUsd",
+      });
   });
 export type SetLimitInput = z.input<typeof SetLimitInput>;
 

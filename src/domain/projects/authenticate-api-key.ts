@@ -110,6 +110,10 @@ function unexpired(value: Authenticated, now: number): Authenticated {
 /** The allowed-model globs as one pattern (`*` any characters, `?` one); null: any model. */
 export function modelPattern(globs: readonly string[] | null | undefined): RegExp | null {
   if (!globs) return null;
-  const one = (g: string) => g.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const one = (g: string) =>
+    g
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".");
   return new RegExp(`^(?:${globs.map(one).join("|") || "(?!)"})$`);
 }

@@ -44,7 +44,10 @@ const AllowedModels = z
 const KeyMetadata = z
   .record(
     z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a metadata name is 1 to 64 letters, digits, _ . or -"),
-    z.string().max(500, "a metadata value is at most 500 characters").regex(/^[^\p{Cc}]*$/u, "a metadata value has no control characters"),
+    z
+      .string()
+      .max(500, "a metadata value is at most 500 characters")
+      .regex(/^[^\p{Cc}]*$/u, "a metadata value has no control characters"),
   )
   .refine((m) => Object.keys(m).length <= MAX_KEY_METADATA, `at most ${MAX_KEY_METADATA} metadata entries`);
 

@@ -44,7 +44,12 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
         // A key's session lives only as long as its key (and its project): not revoked, not expired.
         or(
           eq(consoleSessions.isAdmin, true),
-          and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)), sql`${apiKeys.id} is not null`, sql`${projects.id} is not null`),
+          and(
+            isNull(apiKeys.revokedAt),
+            or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+            sql`${apiKeys.id} is not null`,
+            sql`${projects.id} is not null`,
+          ),
         ),
       ),
     );

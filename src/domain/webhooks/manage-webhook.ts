@@ -13,7 +13,12 @@ import { ListDeliveriesInput, SetWebhookInput, type SetWebhookResult, type Webho
 const WHAT = "managing webhooks";
 const aad = (projectId: string) => `webhook:${projectId}`;
 
-const toWebhook = (r: typeof projectWebhooks.$inferSelect): Webhook => ({ url: r.url, secretHint: r.secretHint, createdAt: r.createdAt, updatedAt: r.updatedAt });
+const toWebhook = (r: typeof projectWebhooks.$inferSelect): Webhook => ({
+  url: r.url,
+  secretHint: r.secretHint,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+});
 
 export async function getWebhook(ctx: Ctx): Promise<Webhook | null> {
   const [row] = await dbOf(ctx).select().from(projectWebhooks).where(eq(projectWebhooks.projectId, ctx.projectId));
@@ -50,7 +55,14 @@ export async function setWebhook(ctx: Ctx, raw: SetWebhookInput): Promise<SetWeb
         .returning()
     : await db
         .insert(projectWebhooks)
-        .values({ projectId: ctx.projectId, url: input.url, secretEnc: secretFields.secretEnc!, secretHint: secretFields.secretHint!, createdAt: now, updatedAt: now })
+        .values({
+          projectId: ctx.projectId,
+          url: input.url,
+          secretEnc: secretFields.secretEnc!,
+          secretHint: secretFields.secretHint!,
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning();
   ctx.deps.caches.webhooks.delete(ctx.projectId);
   return { webhook: toWebhook(row!), secret };
@@ -109,7 +121,8 @@ export async function hasWebhook(deps: Ctx["deps"], projectId: string): Promise<
   if (kept && kept.expires > now) return kept.value;
   const read = await readOrKnown(
     deps.database,
-    async () => (await deps.database.db.select({ p: projectWebhooks.projectId }).from(projectWebhooks).where(eq(projectWebhooks.projectId, projectId))).length > 0,
+    async () =>
+      (await deps.database.db.select({ p: projectWebhooks.projectId }).from(projectWebhooks).where(eq(projectWebhooks.projectId, projectId))).length > 0,
     { value: kept?.value ?? false },
   );
   if (cache.size >= 10_000) cache.clear();

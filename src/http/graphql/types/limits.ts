@@ -14,8 +14,7 @@ import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
 
 const LimitRef = builder.objectRef<Limit>("Limit").implement({
-  description:
-    "What one subject may spend: the project, one key, one tag value, or each value of a tag (tagKey without tagValue). A null cap is not limited",
+  description: "What one subject may spend: the project, one key, one tag value, or each value of a tag (tagKey without tagValue). A null cap is not limited",
   fields: (t) => ({
     id: t.exposeID("id"),
     scope: t.exposeString("scope", { description: "project, key or tag" }),
@@ -111,7 +110,8 @@ builder.mutationFields((t) => ({
     type: LimitRef,
     description: "Sets one subject's limits, replacing the ones it had (needs a key with every scope)",
     args: { input: t.arg({ type: SetLimitInputRef }) },
-    resolve: (_, args, c) => setLimit(projectCtx(c), asInputOf(SetLimitInput, { ...args.input, keyId: args.input.keyId == null ? args.input.keyId : String(args.input.keyId) })),
+    resolve: (_, args, c) =>
+      setLimit(projectCtx(c), asInputOf(SetLimitInput, { ...args.input, keyId: args.input.keyId == null ? args.input.keyId : String(args.input.keyId) })),
   }),
   deleteLimit: t.field({
     type: "String",

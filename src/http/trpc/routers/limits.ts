@@ -1,4 +1,14 @@
-import { deleteLimit, type Limit, LimitIdInput, limitSpend, LimitSpendInput, type LimitSpend, listLimits, setLimit, SetLimitInput } from "../../../domain/limits";
+import {
+  deleteLimit,
+  type Limit,
+  LimitIdInput,
+  limitSpend,
+  LimitSpendInput,
+  type LimitSpend,
+  listLimits,
+  setLimit,
+  SetLimitInput,
+} from "../../../domain/limits";
 import {
   deleteWebhook,
   getWebhook,
