@@ -1,5 +1,5 @@
-import { createLeases, type Leases } from "./domain/limits/leases";
-import type { ProjectLimits } from "./domain/limits/manage-limits";
+import { createLeases, type Leases } from "./domain/limits/lease-state";
+import type { ProjectLimits } from "./domain/limits/schemas";
 import type { PriceOverride } from "./domain/pricing/schemas";
 import type { Authenticated } from "./domain/projects/schemas";
 import type { Circuit } from "./domain/routing/circuit";

@@ -1,11 +1,10 @@
 import type { Queryable } from "./db/client";
 import type { Deps } from "./deps";
-import type { KeyScope } from "./db/schema";
+import type { KeyGrant } from "./key-scope";
 import type { InternalKind } from "./internal-kinds";
 
 /** Who is acting. Project-scoped verbs take ctx.projectId, which only an authenticated key sets. */
-/** What an API key may do (api_keys.scopes, allowed_models). */
-export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null; models?: RegExp | null };
+export type { KeyGrant };
 
 export type Actor =
   | { type: "apiKey"; keyId: string; projectId: string; grant?: KeyGrant }

@@ -27,6 +27,7 @@ import { replaceSession, type Session, useTRPC } from "./lib/trpc";
 export const SECTIONS = [
   { to: "/logs", label: "Logs" },
   { to: "/usage", label: "Usage" },
+  { to: "/limits", label: "Limits" },
   { to: "/datasets", label: "Datasets" },
   { to: "/models", label: "Models" },
   { to: "/routes", label: "Routes" },

@@ -45,6 +45,12 @@ const usageRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/usage/usage-page"), "UsagePage"),
 });
 
+const limitsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/limits",
+  component: lazyRouteComponent(() => import("./pages/limits/limits-page"), "LimitsPage"),
+});
+
 const settingsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/settings",
@@ -131,6 +137,7 @@ const routeTree = rootRoute.addChildren([
   indexRoute,
   logsRoute.addChildren([logDetailRoute]),
   usageRoute,
+  limitsRoute,
   settingsRoute,
   datasetsRoute,
   datasetRoute,

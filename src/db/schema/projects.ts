@@ -1,7 +1,7 @@
 import { boolean, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { KeyScope } from "../../key-scope";
 
-/** What a key may be used for: the gateway (model calls and reports), reading the management APIs, changing through them. */
-export type KeyScope = "gateway" | "read" | "write";
+export type { KeyScope };
 
 export const projects = pgTable("projects", {
   id: text("id").primaryKey(),

@@ -4,8 +4,11 @@ import { isConnectionError } from "../../db/errors";
 import { limitCounters } from "../../db/schema";
 import { errorFields } from "../../logger";
 import { alertOnSpend } from "../webhooks/deliver";
+import type { Counter } from "./lease-state";
 import type { Metric } from "./schemas";
 import type { Window } from "./windows";
+
+export type { Counter };
 
 // Counting what limits admit, exactly across processes, without a database round trip per call.
 //
@@ -25,37 +28,6 @@ import type { Window } from "./windows";
 // While the database cannot be reached a process admits, alone, up to what was left when it last
 // saw the row; the database counts it all once it answers (so N processes may pass a cap by up to
 // N-1 times what was left, for the length of an outage).
-
-export type Counter = {
-  limitId: string;
-  projectId: string;
-  metric: Metric;
-  value: string;
-  window: Window;
-  cap: number;
-  /** Leased to this process from the row. */
-  granted: number;
-  /** Reserved or used here, out of `granted`. */
-  used: number;
-  /** The row's `leased` (all processes) as last seen. */
-  rowLeased: number;
-  /** Settled here and not yet written, and used past `granted` not yet added to the row's `leased`. */
-  spentDelta: number;
-  overrun: number;
-  pending: Promise<void> | null;
-};
-
-export type Leases = {
-  counters: Map<string, Counter>;
-  /** Counters with something to write. */
-  dirty: Set<Counter>;
-  flushTimer: ReturnType<typeof setTimeout> | null;
-  flushing: Promise<void> | null;
-};
-
-export function createLeases(): Leases {
-  return { counters: new Map(), dirty: new Set(), flushTimer: null, flushing: null };
-}
 
 const MAX_COUNTERS = 100_000;
 const FLUSH_MS = 1_000;

@@ -4,7 +4,7 @@ import { readOrKnown } from "../../db/read-or-known";
 import { apiKeys, limitCounters, limits } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { requireFullKey } from "../projects/key-scopes";
-import { type Limit, LimitIdInput, type LimitSpend, LimitSpendInput, MAX_LIMITS, type Metric, SetLimitInput } from "./schemas";
+import { type Limit, LimitIdInput, type ProjectLimits, type LimitSpend, LimitSpendInput, MAX_LIMITS, type Metric, SetLimitInput } from "./schemas";
 
 /** How long a process enforces the limits it read (another process's change applies within it). */
 const LIMITS_TTL_MS = 5_000;
@@ -97,15 +97,6 @@ export async function deleteLimit(ctx: Ctx, raw: { id: string }): Promise<{ id: 
   ctx.deps.caches.limits.delete(ctx.projectId);
   return { id, deleted: true };
 }
-
-/** A project's limits arranged for the gateway: by subject. */
-export type ProjectLimits = {
-  project: Limit | null;
-  byKey: Map<string, Limit>;
-  /** By tag key: the limit on each of its values, and limits on single values. */
-  byTag: Map<string, { each: Limit | null; values: Map<string, Limit> }>;
-  empty: boolean;
-};
 
 const NO_LIMITS: ProjectLimits = { project: null, byKey: new Map(), byTag: new Map(), empty: true };
 

@@ -90,3 +90,12 @@ export const LimitSpendInput = z
     first: z.number().int().min(1).max(1_000).nullish(),
   })
   .optional();
+
+/** A project's limits arranged for the gateway: by subject. */
+export type ProjectLimits = {
+  project: Limit | null;
+  byKey: Map<string, Limit>;
+  /** By tag key: the limit on each of its values, and limits on single values. */
+  byTag: Map<string, { each: Limit | null; values: Map<string, Limit> }>;
+  empty: boolean;
+};

@@ -1,4 +1,4 @@
-import type { KeyScope } from "../../db/schema";
+import type { KeyScope } from "../../key-scope";
 import { apiKeys } from "../../db/schema";
 import { randomBase62 } from "../../ids";
 import type { ApiKeyInfo } from "./schemas";

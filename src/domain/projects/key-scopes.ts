@@ -1,5 +1,5 @@
 import type { Actor, KeyGrant } from "../../context";
-import type { KeyScope } from "../../db/schema";
+import type { KeyScope } from "../../key-scope";
 import { DomainError } from "../../errors";
 
 // What a scoped key may do. `gateway`: model calls and what the SDKs send beside them (reports,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { KeyGrant } from "../../context";
-import type { KeyScope } from "../../db/schema";
+import type { KeyGrant } from "../../key-scope";
+import type { KeyScope } from "../../key-scope";
 import { MAX_API_KEY_NAME_LENGTH, MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
 
 export const CreateProjectInput = z.object({

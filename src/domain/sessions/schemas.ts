@@ -1,4 +1,4 @@
-import type { KeyGrant } from "../../context";
+import type { KeyGrant } from "../../key-scope";
 import { z } from "zod";
 
 export const SignInInput = z.object({

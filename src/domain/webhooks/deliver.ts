@@ -7,8 +7,8 @@ import { DomainError } from "../../errors";
 import { postJson } from "../../providers/http";
 import { upstreamPolicy } from "../../providers/upstream-guard";
 import { enqueueJob } from "../jobs";
-import type { Counter } from "../limits/leases";
-import { toDelivery, webhookSecret } from "./manage-webhook";
+import type { Counter } from "../limits/lease-state";
+import { toDelivery, webhookSecret } from "./webhook-store";
 import type { WebhookDelivery, WebhookEvent } from "./schemas";
 
 // Alerts: stored once per event (a unique name per project), then posted by the job worker, signed,
@@ -58,7 +58,7 @@ export async function raiseAlert(
 export async function deliverWebhook(deps: Deps, payload: unknown, signal: AbortSignal): Promise<void> {
   const deliveryId = (payload as { deliveryId?: string }).deliveryId ?? "";
   const [d] = await deps.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-  if (!d || d.status !== "PENDING") return;
+  if (d?.status !== "PENDING") return;
   const hook = await webhookSecret(deps, d.projectId);
   const now = deps.clock();
   const record = (set: Partial<typeof webhookDeliveries.$inferInsert>) =>

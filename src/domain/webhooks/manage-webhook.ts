@@ -1,17 +1,16 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { type Ctx, dbOf } from "../../context";
-import { decryptSecret, encryptSecret } from "../../crypto";
-import { readOrKnown } from "../../db/read-or-known";
+import { encryptSecret } from "../../crypto";
 import { projectWebhooks, webhookDeliveries } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { randomBase62 } from "../../ids";
 import { checkUpstreamUrl, upstreamPolicy } from "../../providers/upstream-guard";
 import { requireFullKey } from "../projects/key-scopes";
 import { raiseAlert } from "./deliver";
+import { toDelivery, webhookAad } from "./webhook-store";
 import { ListDeliveriesInput, SetWebhookInput, type SetWebhookResult, type Webhook, type WebhookDelivery } from "./schemas";
 
 const WHAT = "managing webhooks";
-const aad = (projectId: string) => `webhook:${projectId}`;
 
 const toWebhook = (r: typeof projectWebhooks.$inferSelect): Webhook => ({
   url: r.url,
@@ -46,7 +45,7 @@ export async function setWebhook(ctx: Ctx, raw: SetWebhookInput): Promise<SetWeb
   const now = ctx.deps.clock();
   const [existing] = await db.select().from(projectWebhooks).where(eq(projectWebhooks.projectId, ctx.projectId));
   const secret = !existing || input.rotateSecret ? `whsec_${randomBase62(32)}` : null;
-  const secretFields = secret ? { secretEnc: await encryptSecret(ctx.deps.secretKey, secret, aad(ctx.projectId)), secretHint: secret.slice(-4) } : {};
+  const secretFields = secret ? { secretEnc: await encryptSecret(ctx.deps.secretKey, secret, webhookAad(ctx.projectId)), secretHint: secret.slice(-4) } : {};
   const [row] = existing
     ? await db
         .update(projectWebhooks)
@@ -99,40 +98,4 @@ export async function listWebhookDeliveries(ctx: Ctx, raw?: { first?: number | n
     .orderBy(desc(webhookDeliveries.id))
     .limit(input.first ?? 50);
   return rows.map(toDelivery);
-}
-
-export const toDelivery = (r: typeof webhookDeliveries.$inferSelect): WebhookDelivery => ({
-  id: r.id,
-  event: r.event,
-  status: r.status,
-  attempts: r.attempts,
-  lastStatusCode: r.lastStatusCode,
-  lastError: r.lastError,
-  payload: r.payload,
-  createdAt: r.createdAt,
-  deliveredAt: r.deliveredAt,
-});
-
-/** Whether the project has a webhook, as this process last read it (at most every 30 s). */
-export async function hasWebhook(deps: Ctx["deps"], projectId: string): Promise<boolean> {
-  const cache = deps.caches.webhooks;
-  const now = deps.clock().getTime();
-  const kept = cache.get(projectId);
-  if (kept && kept.expires > now) return kept.value;
-  const read = await readOrKnown(
-    deps.database,
-    async () =>
-      (await deps.database.db.select({ p: projectWebhooks.projectId }).from(projectWebhooks).where(eq(projectWebhooks.projectId, projectId))).length > 0,
-    { value: kept?.value ?? false },
-  );
-  if (cache.size >= 10_000) cache.clear();
-  cache.set(projectId, { value: read.value, expires: now + 30_000 });
-  return read.value;
-}
-
-/** The project's signing secret, decrypted (deliveries only). */
-export async function webhookSecret(deps: Ctx["deps"], projectId: string): Promise<{ url: string; secret: string } | null> {
-  const [row] = await deps.database.db.select().from(projectWebhooks).where(eq(projectWebhooks.projectId, projectId));
-  if (!row) return null;
-  return { url: row.url, secret: await decryptSecret(deps.secretKey, row.secretEnc, aad(projectId)) };
 }

@@ -18,6 +18,7 @@ type Asset = { body: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer>; typ
 const PAGES: Record<string, string[][]> = {
   logs: [["LogsPage"], ["LogsPage", "LogDetail"]],
   usage: [["UsagePage"]],
+  limits: [["LimitsPage"]],
   settings: [["SettingsPage"]],
   datasets: [["DatasetsPage"], ["DatasetPage"]],
   models: [["ModelsPage"], ["ModelPage"]],

@@ -4,10 +4,17 @@ import { ErrorAlert } from "../../components/error-alert";
 import { formatRelative, formatTime } from "../../lib/format";
 import { useSession } from "../../lib/session";
 import { ConfirmModal } from "./confirm-modal";
-import { CreateKeyModal, keyName, RenameKeyModal } from "./key-modals";
+import { CreateKeyModal, EditKeyModal, keyName, RenameKeyModal } from "./key-modals";
 import { type ApiKey, useApiKeys, useRevokeApiKey } from "./queries";
 
 function Status({ k }: { k: ApiKey }) {
+  if (!k.revokedAt && k.expiresAt && new Date(k.expiresAt).getTime() <= Date.now()) {
+    return (
+      <Badge color="gray" variant="light" title={formatTime(k.expiresAt)}>
+        Expired
+      </Badge>
+    );
+  }
   return k.revokedAt ? (
     <Badge color="gray" variant="light" title={formatTime(k.revokedAt)}>
       Revoked
@@ -24,6 +31,7 @@ export function ApiKeysTab() {
   const keys = useApiKeys();
   const [creating, setCreating] = useState(false);
   const [renaming, setRenaming] = useState<ApiKey | null>(null);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const revoke = useRevokeApiKey(session.key?.id, () => setRevoking(null));
   const ownKey = revoking !== null && revoking.id === session.key?.id;
@@ -45,6 +53,7 @@ export function ApiKeysTab() {
               <Table.Th>Key</Table.Th>
               <Table.Th>Created</Table.Th>
               <Table.Th>Last used</Table.Th>
+              <Table.Th>May</Table.Th>
               <Table.Th>Status</Table.Th>
               <Table.Th>
                 <VisuallyHidden>Actions</VisuallyHidden>
@@ -75,6 +84,33 @@ export function ApiKeysTab() {
                 <Table.Td title={k.lastUsedAt ? formatTime(k.lastUsedAt) : undefined}>
                   <Text size="sm">{formatRelative(k.lastUsedAt)}</Text>
                 </Table.Td>
+                <Table.Td data-testid="key-grant">
+                  <Stack gap={2}>
+                    <Group gap={4}>
+                      {k.scopes.length === 3 ? (
+                        <Badge size="xs" variant="outline" color="gray">
+                          everything
+                        </Badge>
+                      ) : (
+                        k.scopes.map((s) => (
+                          <Badge key={s} size="xs" variant="light">
+                            {s}
+                          </Badge>
+                        ))
+                      )}
+                    </Group>
+                    {k.allowedModels ? (
+                      <Text size="xs" c="dimmed" title={k.allowedModels.join(", ")}>
+                        models: {k.allowedModels.join(", ").slice(0, 60)}
+                      </Text>
+                    ) : null}
+                    {k.expiresAt ? (
+                      <Text size="xs" c="dimmed">
+                        expires {formatTime(k.expiresAt)}
+                      </Text>
+                    ) : null}
+                  </Stack>
+                </Table.Td>
                 <Table.Td>
                   <Status k={k} />
                 </Table.Td>
@@ -83,6 +119,11 @@ export function ApiKeysTab() {
                     <Button size="xs" variant="default" aria-label={`Rename key ${keyName(k)}`} onClick={() => setRenaming(k)}>
                       Rename
                     </Button>
+                    {k.revokedAt ? null : (
+                      <Button size="xs" variant="default" aria-label={`Edit key ${keyName(k)}`} onClick={() => setEditing(k)}>
+                        Edit
+                      </Button>
+                    )}
                     {k.revokedAt ? null : (
                       <Button
                         size="xs"
@@ -103,7 +144,7 @@ export function ApiKeysTab() {
             ))}
             {keys.isSuccess && list.length === 0 ? (
               <Table.Tr>
-                <Table.Td colSpan={6}>
+                <Table.Td colSpan={7}>
                   <Text c="dimmed" size="sm">
                     No keys yet.
                   </Text>
@@ -115,6 +156,7 @@ export function ApiKeysTab() {
       </Table.ScrollContainer>
       <CreateKeyModal opened={creating} onClose={() => setCreating(false)} />
       {renaming ? <RenameKeyModal apiKey={renaming} onClose={() => setRenaming(null)} /> : null}
+      {editing ? <EditKeyModal apiKey={editing} onClose={() => setEditing(null)} /> : null}
       <ConfirmModal
         opened={revoking !== null}
         title={`Revoke key ${revoking ? keyName(revoking) : ""}?`}

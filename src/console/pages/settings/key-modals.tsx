@@ -3,7 +3,8 @@ import { useForm } from "@mantine/form";
 import { ErrorAlert } from "../../components/error-alert";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import { CopyTextButton } from "./copy-text-button";
-import { type ApiKey, useCreateApiKey, useRenameApiKey } from "./queries";
+import { GrantFields, grantForm, grantInput, grantProblems } from "./key-grant";
+import { type ApiKey, useCreateApiKey, useRenameApiKey, useUpdateApiKey } from "./queries";
 
 export const keyName = (k: { name: string | null; prefix: string }) => k.name ?? k.prefix;
 
@@ -22,7 +23,7 @@ const NAME_DESCRIPTION = "Who or what uses it: a person, a service, a CI job. Sh
 /** Name a key, then see it once. */
 export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const create = useCreateApiKey();
-  const form = useForm({ mode: "controlled", initialValues: { name: "" }, validate: { name: nameProblem } });
+  const form = useForm({ mode: "controlled", initialValues: { name: "", ...grantForm() }, validate: { name: nameProblem, ...grantProblems } });
   const close = () => {
     onClose();
     form.reset();
@@ -50,7 +51,7 @@ export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: 
           </Group>
         </Stack>
       ) : (
-        <form onSubmit={form.onSubmit((v) => create.mutate({ name: v.name.trim() }))}>
+        <form onSubmit={form.onSubmit((v) => create.mutate({ name: v.name.trim(), ...grantInput(v) }))}>
           <Stack>
             <TextInput
               label="Key name"
@@ -61,6 +62,7 @@ export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: 
               required
               data-autofocus
             />
+            <GrantFields form={form} />
             <ErrorAlert error={create.error} title="The key was not created" />
             <Group justify="flex-end">
               <Button variant="default" onClick={close}>
@@ -96,6 +98,33 @@ export function RenameKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: (
             </Button>
             <Button type="submit" loading={rename.isPending}>
               Rename key
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+/** A key's scopes, allowed models, expiry and metadata (applied on this server at once, on others within HONE_API_KEY_CACHE_MS). */
+export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const form = useForm({ mode: "controlled", initialValues: grantForm(apiKey), validate: grantProblems });
+  const update = useUpdateApiKey(() => onClose());
+  return (
+    <Modal {...NAMED_CLOSE} opened onClose={onClose} title={`Edit key ${keyName(apiKey)}`} centered size="lg">
+      <form onSubmit={form.onSubmit((v) => update.mutate({ id: apiKey.id, ...grantInput(v) }))}>
+        <Stack>
+          <Text size="sm">
+            Key <Code>{apiKey.prefix}</Code>. Its limits and budget are set on the Limits page.
+          </Text>
+          <GrantFields form={form} />
+          <ErrorAlert error={update.error} title="The key was not saved" />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={update.isPending}>
+              Save key
             </Button>
           </Group>
         </Stack>

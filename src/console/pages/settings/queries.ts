@@ -38,6 +38,21 @@ export function useRenameApiKey(onRenamed: (k: ApiKey) => void) {
   );
 }
 
+/** Changes a key's grant (scopes, models, expiry, metadata) or name. */
+export function useUpdateApiKey(onDone: (k: ApiKey) => void) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return useMutation(
+    trpc.apiKeys.update.mutationOptions({
+      onSuccess: async (k) => {
+        notifications.show({ message: `Key ${k.name ?? k.prefix} saved` });
+        onDone(k);
+        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
+      },
+    }),
+  );
+}
+
 /**
  * Revokes a key. The session's own key ends the session: then only the session is read again (the
  * shell notices it has ended); otherwise the list.
