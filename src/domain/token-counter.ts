@@ -4,9 +4,16 @@
 
 type CountTokens = (text: string) => number;
 let loading: Promise<CountTokens> | null = null;
+let loaded: CountTokens | null = null;
+
+/** The tokenizer when it has loaded (no wait on the gateway's path), else null. */
+export const loadedTokenCounter = (): CountTokens | null => loaded;
 
 /** The tokenizer's countTokens, once it has loaded (the first call loads it, later calls share it). */
 export function tokenCounter(): Promise<CountTokens> {
-  loading ??= import("gpt-tokenizer").then((m) => m.countTokens);
+  loading ??= import("gpt-tokenizer").then((m) => {
+    loaded = m.countTokens;
+    return m.countTokens;
+  });
   return loading;
 }

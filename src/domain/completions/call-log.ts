@@ -37,6 +37,8 @@ export type ProtocolCall = {
   warning?: string | null;
 };
 
+const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
 /** A closed stream or request: the status recorded for calls the client abandoned. */
 export const CLIENT_CLOSED_STATUS = 499;
 export const CLIENT_CLOSED_MESSAGE = "The client closed the connection before the response was complete";
@@ -108,10 +110,12 @@ export async function createCallLog(
     const { usage, warning } = checkedUsage(o.usage);
     const durationMs = Math.round(performance.now() - started);
     const answered = o.statusCode >= 200 && o.statusCode < 300;
+    // Priced once, for the limits and the log (a cache hit costs nothing).
+    let cost: LogCost | null = null;
+    const costOf = () => (cost ??= priceOf(usage, o.statusCode, o.cacheHit ?? false, durationMs));
     if (reservation) {
       // A cache hit used nothing upstream; a failure gives back what it reserved.
-      const cost = o.cacheHit ? { costUsd: 0 } : priceOf(usage, o.statusCode, false, durationMs);
-      reservation.settle({ answered, usage: o.cacheHit ? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } : usage, costUsd: cost.costUsd });
+      reservation.settle({ answered, usage: o.cacheHit ? NO_USAGE : usage, costUsd: costOf().costUsd });
       reservation = null;
     }
     if (!call.shouldLog()) return;
@@ -134,7 +138,7 @@ export async function createCallLog(
       durationMs,
       ...tokenClasses(usage),
       // A cache hit costs nothing; it keeps the usage of the response it replays.
-      ...priceOf(usage, o.statusCode, o.cacheHit ?? false, durationMs),
+      ...costOf(),
       warning: [o.warning, warning].filter(Boolean).join("; ") || null,
       cacheHit: o.cacheHit ?? false,
       tags: mergeTags(call.request.metadata, call.tags),

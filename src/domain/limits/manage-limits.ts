@@ -124,6 +124,12 @@ const reading = new WeakMap<object, Map<string, Promise<ProjectLimits>>>();
  * is away, the ones last read. A process that never read them waits for the database (as it does
  * to check a key it never saw): it does not admit calls unchecked.
  */
+/** The project's limits when this process read them less than 5 s ago (no wait), else null. */
+export function freshProjectLimits(ctx: Ctx): ProjectLimits | null {
+  const kept = ctx.deps.caches.limits.get(ctx.projectId);
+  return kept && kept.expires > ctx.deps.clock().getTime() ? kept.value : null;
+}
+
 export async function projectLimits(ctx: Ctx): Promise<ProjectLimits> {
   const cache = ctx.deps.caches.limits;
   const now = ctx.deps.clock().getTime();

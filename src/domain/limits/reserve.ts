@@ -2,10 +2,10 @@ import type { Ctx } from "../../context";
 import { DomainError } from "../../errors";
 import type { Usage } from "../../providers";
 import { logCost, ratesFor } from "../pricing/log-cost";
-import { projectOverrides, withOverride } from "../pricing/overrides";
-import { tokenCounter } from "../token-counter";
+import { freshProjectOverrides, projectOverrides, withOverride } from "../pricing/overrides";
+import { loadedTokenCounter, tokenCounter } from "../token-counter";
 import { type Counter, counterOf, giveBack, lease, remainingOf, settle, takeLocal } from "./leases";
-import { capOf, projectLimits } from "./manage-limits";
+import { capOf, freshProjectLimits, projectLimits } from "./manage-limits";
 import type { Limit, Metric } from "./schemas";
 import { resetText, windowOf } from "./windows";
 
@@ -31,6 +31,8 @@ export type Reservation = {
 
 type Taken = { counter: Counter; amount: number; limit: Limit };
 
+const WINDOWED = ["requests", "tokens", "usd_day", "usd_month"] as const;
+
 /** Characters counted exactly by the tokenizer; past them, a token per 3 characters is assumed (more than any tokenizer yields). */
 const EXACT_CHARS = 100_000;
 
@@ -40,7 +42,8 @@ const EXACT_CHARS = 100_000;
  * ctx.replyHeaders. Null when no limit applies.
  */
 export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservation | null> {
-  const pl = await projectLimits(ctx);
+  // What this process already knows is used without a wait (the common case on a busy gateway).
+  const pl = freshProjectLimits(ctx) ?? (await projectLimits(ctx));
   if (pl.empty) return null;
   const applicable: { limit: Limit; value: string }[] = [];
   if (pl.project) applicable.push({ limit: pl.project, value: "" });
@@ -59,14 +62,17 @@ export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservatio
 
   const now = ctx.deps.clock();
   const needsTokens = applicable.some(({ limit: l }) => l.tokensPerMinute != null || l.costPerDayUsd != null || l.costPerMonthUsd != null);
-  const estimate = needsTokens ? await estimateCall(ctx, call, now) : { tokens: 0, costUsd: 0 };
+  const estimate = needsTokens ? estimateCall(ctx, call, now) : { tokens: 0, costUsd: 0 };
+  const est = estimate instanceof Promise ? await estimate : estimate;
+  const windows = WINDOWED.map((metric) => windowOf(metric, now));
   const wanted: Taken[] = [];
   for (const { limit, value } of applicable) {
-    for (const metric of ["requests", "tokens", "usd_day", "usd_month"] as const) {
+    for (let m = 0; m < WINDOWED.length; m++) {
+      const metric = WINDOWED[m]!;
       const cap = capOf(limit, metric);
       if (cap == null) continue;
-      const counter = counterOf(ctx.deps, { limitId: limit.id, projectId: ctx.projectId, metric, value, window: windowOf(metric, now), cap });
-      const amount = metric === "requests" ? 1 : metric === "tokens" ? estimate.tokens : estimate.costUsd;
+      const counter = counterOf(ctx.deps, { limitId: limit.id, projectId: ctx.projectId, metric, value, window: windows[m]!, cap });
+      const amount = metric === "requests" ? 1 : metric === "tokens" ? est.tokens : est.costUsd;
       wanted.push({ counter, amount, limit });
     }
   }
@@ -89,8 +95,8 @@ export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservatio
     settle(end) {
       if (settled) return;
       settled = true;
-      const tokens = end.usage ? (end.usage.prompt_tokens ?? 0) + (end.usage.completion_tokens ?? 0) : end.answered ? estimate.tokens : 0;
-      const cost = end.answered || end.usage ? (end.costUsd ?? (end.usage ? 0 : estimate.costUsd)) : 0;
+      const tokens = end.usage ? (end.usage.prompt_tokens ?? 0) + (end.usage.completion_tokens ?? 0) : end.answered ? est.tokens : 0;
+      const cost = end.answered || end.usage ? (end.costUsd ?? (end.usage ? 0 : est.costUsd)) : 0;
       for (const w of wanted) {
         const actual = w.counter.metric === "requests" ? 1 : w.counter.metric === "tokens" ? tokens : cost;
         settle(ctx.deps, w.counter, w.amount, actual);
@@ -176,7 +182,23 @@ const outputCapOf = (r: Record<string, unknown>, fallback: number): number => {
  * cost at the model's price now (the project's override first). A model with no known price (a
  * route, a custom provider without one) reserves no cost: its real cost is settled after.
  */
-async function estimateCall(ctx: Ctx, call: CallShape, now: Date): Promise<{ tokens: number; costUsd: number }> {
+function estimateCall(ctx: Ctx, call: CallShape, now: Date): Estimate | Promise<Estimate> {
+  // The tokenizer and the project's price overrides, once loaded, are used without a wait.
+  const count = loadedTokenCounter();
+  const overrides = freshProjectOverrides(ctx);
+  if (count && overrides) return estimateWith(ctx, call, now, count, overrides);
+  return Promise.all([tokenCounter(), projectOverrides(ctx)]).then(([c, o]) => estimateWith(ctx, call, now, c, o));
+}
+
+type Estimate = { tokens: number; costUsd: number };
+
+function estimateWith(
+  ctx: Ctx,
+  call: CallShape,
+  now: Date,
+  count: (text: string) => number,
+  overrides: Awaited<ReturnType<typeof projectOverrides>>,
+): Estimate {
   const r = (call.request ?? {}) as Record<string, unknown>;
   const texts: string[] = [];
   let extra = 0;
@@ -199,7 +221,6 @@ async function estimateCall(ctx: Ctx, call: CallShape, now: Date): Promise<{ tok
         else if (typeof i === "number") extra += 1;
       }
   }
-  const count = await tokenCounter();
   let chars = 0;
   let input = extra;
   for (const t of texts) {
@@ -210,7 +231,7 @@ async function estimateCall(ctx: Ctx, call: CallShape, now: Date): Promise<{ tok
   const output = embeddings ? 0 : outputCapOf(r, ctx.deps.config.limitDefaultOutputTokens);
   const [provider, ...rest] = call.model.split(":");
   const table = ratesFor(provider ?? null, rest.join(":") || null, now, null);
-  const rates = withOverride(await projectOverrides(ctx), call.model, now, table);
+  const rates = withOverride(overrides, call.model, now, table);
   const costUsd = rates
     ? (logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd ?? 0)
     : 0;

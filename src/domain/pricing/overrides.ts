@@ -84,6 +84,12 @@ export async function deletePriceOverride(ctx: Ctx, raw: { id: string }): Promis
  * this process never read them: a call is served and priced at the list price rather than held
  * until the database answers (recalculation corrects it afterwards).
  */
+/** The project's overrides when this process read them less than 30 s ago (no wait), else null. */
+export function freshProjectOverrides(ctx: Ctx): PriceOverride[] | null {
+  const kept = ctx.deps.caches.priceOverrides.get(ctx.projectId);
+  return kept && kept.expires > ctx.deps.clock().getTime() ? kept.value : null;
+}
+
 export async function projectOverrides(ctx: Ctx): Promise<PriceOverride[]> {
   const cache = ctx.deps.caches.priceOverrides;
   const now = ctx.deps.clock().getTime();
