@@ -6,7 +6,7 @@
 //
 // One Hone process; a fake upstream (own process) answering after 20 ms for latency, an instant
 // one for throughput. Rounds alternate: no limit, then the three limits (set and deleted through
-// GraphQL between rounds; the process applies its own change at once). The caps are high enough
+// GraphQL between rounds, in alternating order; the process applies its own change at once). The caps are high enough
 // that no call is refused: what is measured is the reservation and settlement themselves.
 import { parseArgs } from "node:util";
 import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startFakeUpstream, startHone, wrk, type WrkResult } from "./lib";
@@ -72,10 +72,19 @@ for (const kind of dbs) {
       const none: WrkResult[] = [];
       const limited: WrkResult[] = [];
       for (let r = 0; r < rounds; r++) {
-        none.push(await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: c, seconds }));
-        ids = await setLimits(hone.url);
-        limited.push(await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: c, seconds }));
-        await deleteLimits(hone.url, ids);
+        // The order alternates, so that neither case is always measured second (a warmer process, a longer log table).
+        const measure = () => wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: c, seconds });
+        if (r % 2 === 0) {
+          none.push(await measure());
+          ids = await setLimits(hone.url);
+          limited.push(await measure());
+          await deleteLimits(hone.url, ids);
+        } else {
+          ids = await setLimits(hone.url);
+          limited.push(await measure());
+          await deleteLimits(hone.url, ids);
+          none.push(await measure());
+        }
         const n = none[r]!;
         const l = limited[r]!;
         console.log(

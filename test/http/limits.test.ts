@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { createApp, type App } from "../../src/app";
 import { createDeps } from "../../src/compose";
 import { flushLeases, returnLeases } from "../../src/domain/limits";
 import { createLogger } from "../../src/logger";
 import { createTestApp, openAiClient, serve, storeProviderKey, testConfig, type TestApp } from "../helpers/app";
-import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
 import { logsOf } from "../helpers/logs";
 import { trpcClient, trpcFailure } from "../helpers/trpc";
@@ -15,6 +16,7 @@ import { trpcClient, trpcFailure } from "../helpers/trpc";
 // project, key and tag value; counters shared by the processes of one database.
 
 const UPSTREAM_KEY = "sk-limits-upstream-0001";
+const ANTHROPIC_KEY = "sk-ant-limits-0001";
 // Every answer reports 1,000 input and 1,000 output tokens: gpt-4o-mini at $0.15 and $0.60 per
 // million tokens, $0.00075 a call.
 const USAGE = { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 };
@@ -22,19 +24,25 @@ const CALL_USD = (1000 * 0.15 + 1000 * 0.6) / 1e6;
 
 let t: TestApp;
 let fake: FakeUpstream;
+let anthropicFake: FakeUpstream;
 let server: { url: string; stop(): Promise<void> };
 /** The test's clock: moved forward to reach the next window. */
 let offsetMs = 0;
 
 beforeAll(async () => {
   fake = startFakeOpenAI({ apiKey: UPSTREAM_KEY, chatUsage: USAGE });
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1` }, deps: { clock: () => new Date(Date.now() + offsetMs) } });
+  anthropicFake = startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
+  t = await createTestApp({
+    env: { OPENAI_BASE_URL: `${fake.url}/v1`, ANTHROPIC_BASE_URL: anthropicFake.url },
+    deps: { clock: () => new Date(Date.now() + offsetMs) },
+  });
   await storeProviderKey(t, "openai", UPSTREAM_KEY);
   server = serve(t.app);
 });
 afterAll(async () => {
   await server.stop();
   await fake.stop();
+  await anthropicFake.stop();
   await t.close();
 });
 
@@ -196,6 +204,43 @@ describe("rate limits", () => {
     const plain = await chat(p.apiKey);
     expect(plain.headers.get("x-ratelimit-limit-requests")).toBe("50");
     expect(plain.headers.get("x-ratelimit-remaining-requests")).toBe("46");
+  });
+});
+
+describe("every gateway endpoint", () => {
+  test("Messages, Responses and embeddings reserve too, and refuse in their protocol's own error shape", async () => {
+    const p = await freshProject("protocols");
+    await storeProviderKey(t, "anthropic", ANTHROPIC_KEY, p.projectId);
+    await setLimit({ scope: "project", requestsPerMinute: 1 }, p.apiKey);
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}/api/v1${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${p.apiKey}`, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+    const message = { model: "claude-haiku-4-5", max_tokens: 50, messages: [{ role: "user", content: "hi" }] };
+    const first = await post("/messages", message);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+    const refused = await post("/messages", message);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect(await refused.json()).toEqual({ type: "error", error: { type: "rate_limit_error", message: expect.stringContaining("Rate limit reached") } });
+    // The Anthropic SDK (x-api-key, as Claude Code sends it) reads it as a RateLimitError.
+    const anthropic = new Anthropic({ apiKey: p.apiKey, baseURL: `${server.url}/api`, maxRetries: 0 });
+    const err = await anthropic.messages.create(message as never).catch((e) => e);
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    for (const [path, body] of [
+      ["/responses", { model: "gpt-4o-mini", input: "hi" }],
+      ["/embeddings", { model: "text-embedding-3-small", input: "hi" }],
+    ] as const) {
+      const r = await post(path, body);
+      expect(r.status, path).toBe(429);
+      expect(((await r.json()) as any).error.code, path).toBe("rate_limit_exceeded");
+    }
+    // The next minute: each endpoint is admitted once more, one call a minute.
+    offsetMs += 60_000;
+    expect((await post("/embeddings", { model: "text-embedding-3-small", input: "hi" })).status).toBe(200);
   });
 });
 

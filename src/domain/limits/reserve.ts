@@ -225,17 +225,40 @@ function estimateWith(
   let input = extra;
   for (const t of texts) {
     const exact = Math.max(0, Math.min(t.length, EXACT_CHARS - chars));
-    input += exact === t.length ? count(t) : count(t.slice(0, exact)) + Math.ceil((t.length - exact) / 3);
+    input += exact === t.length ? counted(count, t) : count(t.slice(0, exact)) + Math.ceil((t.length - exact) / 3);
     chars += t.length;
   }
   const output = embeddings ? 0 : outputCapOf(r, ctx.deps.config.limitDefaultOutputTokens);
-  const [provider, ...rest] = call.model.split(":");
-  const table = ratesFor(provider ?? null, rest.join(":") || null, now, null);
-  const rates = withOverride(overrides, call.model, now, table);
-  const costUsd = rates
-    ? (logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd ?? 0)
-    : 0;
+  // The same call shape costs the same within a minute (overrides are re-read every 30 s anyway).
+  const key = `${ctx.projectId}\u0000${call.model}\u0000${input}\u0000${output}\u0000${Math.floor(now.getTime() / 60_000)}`;
+  let costUsd = costMemo.get(key);
+  if (costUsd === undefined) {
+    const [provider, ...rest] = call.model.split(":");
+    const table = ratesFor(provider ?? null, rest.join(":") || null, now, null);
+    const rates = withOverride(overrides, call.model, now, table);
+    costUsd = rates ? (logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd ?? 0) : 0;
+    if (costMemo.size >= MEMO_MAX) costMemo.clear();
+    costMemo.set(key, costUsd);
+  }
   return { tokens: input + output, costUsd };
+}
+
+// Calls repeat themselves (a system prompt on every call, the same tools): counted texts and priced
+// shapes are remembered, a bounded number of them, so a repeated one costs a map lookup.
+const MEMO_MAX = 10_000;
+const MEMO_TEXT_CHARS = 20_000;
+const countMemo = new Map<string, number>();
+const costMemo = new Map<string, number>();
+
+function counted(count: (text: string) => number, t: string): number {
+  if (t.length > MEMO_TEXT_CHARS) return count(t);
+  let n = countMemo.get(t);
+  if (n === undefined) {
+    n = count(t);
+    if (countMemo.size >= MEMO_MAX) countMemo.clear();
+    countMemo.set(t, n);
+  }
+  return n;
 }
 
 function collectText(content: unknown, out: string[]): void {
