@@ -7,7 +7,7 @@ import { loadedTokenCounter, tokenCounter } from "../token-counter";
 import { type Counter, counterOf, giveBack, lease, remainingOf, settle, takeLocal } from "./leases";
 import { capOf, freshProjectLimits, projectLimits } from "./manage-limits";
 import type { Limit, Metric } from "./schemas";
-import { resetText, windowOf } from "./windows";
+import { resetText, type Window, windowOf } from "./windows";
 
 // The gateway's side of limits: before the upstream is called, a call reserves what it may use
 // against every limit that applies to it (the project's, its key's, its tags'); when it ends it
@@ -32,6 +32,30 @@ export type Reservation = {
 type Taken = { counter: Counter; amount: number; limit: Limit };
 
 const WINDOWED = ["requests", "tokens", "usd_day", "usd_month"] as const;
+
+/**
+ * The counters of each limit (and tag value), by metric, as last used: the counter of the current
+ * window without building its key, which is only done when a window turns (or for a new value).
+ */
+const slots = new WeakMap<Limit, Map<string, (Counter | undefined)[]>>();
+
+function slotOf(ctx: Ctx, limit: Limit, value: string, m: number, window: Window, cap: number): Counter {
+  let byValue = slots.get(limit);
+  if (!byValue) slots.set(limit, (byValue = new Map()));
+  let row = byValue.get(value);
+  if (!row) {
+    if (byValue.size >= 10_000) byValue.clear();
+    byValue.set(value, (row = []));
+  }
+  const kept = row[m];
+  if (kept && kept.window.start.getTime() === window.start.getTime()) {
+    kept.cap = cap;
+    return kept;
+  }
+  const c = counterOf(ctx.deps, { limitId: limit.id, projectId: ctx.projectId, metric: WINDOWED[m]!, value, window, cap });
+  row[m] = c;
+  return c;
+}
 
 /** Characters counted exactly by the tokenizer; past them, a token per 3 characters is assumed (more than any tokenizer yields). */
 const EXACT_CHARS = 100_000;
@@ -71,7 +95,7 @@ export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservatio
       const metric = WINDOWED[m]!;
       const cap = capOf(limit, metric);
       if (cap == null) continue;
-      const counter = counterOf(ctx.deps, { limitId: limit.id, projectId: ctx.projectId, metric, value, window: windows[m]!, cap });
+      const counter = slotOf(ctx, limit, value, m, windows[m]!, cap);
       const amount = metric === "requests" ? 1 : metric === "tokens" ? est.tokens : est.costUsd;
       wanted.push({ counter, amount, limit });
     }
