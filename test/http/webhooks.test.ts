@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
 import { flushLeases } from "../../src/domain/limits";
-import { alertExpiringKeys } from "../../src/domain/webhooks";
+import { alertExpiringKeys, deleteOldCounters } from "../../src/domain/webhooks";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
@@ -172,5 +172,17 @@ describe("alerts", () => {
     expect((await trpcFailure(theirs.webhooks.test.mutate())).data?.code).toBe("NOT_FOUND");
     await api.webhooks.delete.mutate();
     expect(await api.webhooks.get.query()).toBeNull();
+  });
+
+  test("the upkeep deletes counters of windows long over and deliveries past 30 days, nothing newer", async () => {
+    const api = trpcClient(t);
+    const before = (await api.webhooks.deliveries.query({ first: 100 })).length;
+    expect(before).toBeGreaterThan(0);
+    expect(await deleteOldCounters(t.deps)).toBe(0);
+    expect((await api.webhooks.deliveries.query({ first: 100 })).length).toBe(before);
+    const later = { ...t.deps, clock: () => new Date(Date.now() + 40 * 86_400_000) };
+    expect(await deleteOldCounters(later)).toBeGreaterThanOrEqual(before + 1);
+    expect(await api.webhooks.deliveries.query({ first: 100 })).toEqual([]);
+    expect(await api.limits.spend.query()).toEqual([]);
   });
 });

@@ -182,9 +182,18 @@ export async function alertExpiringKeys(deps: Deps): Promise<number> {
   return due.length;
 }
 
-/** Counter rows of windows that ended more than two days ago (month windows: once their month is over). */
+/** Days a delivery stays in the log. */
+const DELIVERY_RETENTION_DAYS = 30;
+
+/**
+ * Counter rows of windows that ended more than two days ago (month windows: two days after their
+ * month), and deliveries older than 30 days.
+ */
 export async function deleteOldCounters(deps: Deps): Promise<number> {
-  const before = new Date(deps.clock().getTime() - 2 * 86_400_000);
+  const now = deps.clock().getTime();
+  const before = new Date(now - 2 * 86_400_000);
   const gone = await deps.database.db.delete(limitCounters).where(lt(limitCounters.windowEnd, before)).returning({ id: limitCounters.limitId });
-  return gone.length;
+  const old = new Date(now - DELIVERY_RETENTION_DAYS * 86_400_000);
+  const delivered = await deps.database.db.delete(webhookDeliveries).where(lt(webhookDeliveries.createdAt, old)).returning({ id: webhookDeliveries.id });
+  return gone.length + delivered.length;
 }
