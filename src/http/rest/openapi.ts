@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { openApiPath, type RestRoute } from "./route";
+import { openApiPath, type RestRoute, scopeOf } from "./route";
 import { REST_ROUTES } from "./routes";
 import * as W from "./wire-schemas";
 
@@ -28,9 +28,16 @@ function operation(r: RestRoute): Record<string, unknown> {
     schema: { type: "string" },
   }));
   const errorSchema = { $ref: r.errorFormat === "openai" ? "#/components/schemas/ChatError" : "#/components/schemas/Error" };
-  const errors = Object.fromEntries(r.errors.map((code) => [String(code), { description: "Error", content: { "application/json": { schema: errorSchema } } }]));
+  // Any authenticated route answers 403 to a scoped key without its scope; a gateway route 429 to a limit.
+  const codes = new Set(r.errors);
+  if (r.auth !== "public") codes.add(403);
+  if (scopeOf(r) === "gateway" && r.tag === "Gateway") codes.add(429);
+  const errors = Object.fromEntries(
+    [...codes].sort((a, b) => a - b).map((code) => [String(code), { description: "Error", content: { "application/json": { schema: errorSchema } } }]),
+  );
   return {
     summary: r.summary,
+    "x-hone-scope": scopeOf(r),
     tags: [r.tag],
     ...(r.deprecated ? { deprecated: true } : {}),
     ...(r.auth === "public" ? { security: [] } : {}),
