@@ -26,15 +26,18 @@ let t: TestApp;
 let fake: FakeUpstream;
 let anthropicFake: FakeUpstream;
 let server: { url: string; stop(): Promise<void> };
-/** The test's clock: moved forward to reach the next window. */
-let offsetMs = 0;
+/**
+ * The test's clock, stopped one second into a minute so that no test's calls straddle two windows;
+ * moved forward by hand to reach the next one.
+ */
+let now = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
 
 beforeAll(async () => {
   fake = startFakeOpenAI({ apiKey: UPSTREAM_KEY, chatUsage: USAGE });
   anthropicFake = startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
   t = await createTestApp({
     env: { OPENAI_BASE_URL: `${fake.url}/v1`, ANTHROPIC_BASE_URL: anthropicFake.url },
-    deps: { clock: () => new Date(Date.now() + offsetMs) },
+    deps: { clock: () => new Date(now) },
   });
   await storeProviderKey(t, "openai", UPSTREAM_KEY);
   server = serve(t.app);
@@ -150,7 +153,7 @@ describe("rate limits", () => {
     expect((await logsOf(t, p.projectId)).length).toBe(3);
 
     // The next minute admits again.
-    offsetMs += 60_000;
+    now += 60_000;
     const next = await chat(p.apiKey);
     expect(next.status).toBe(200);
     expect(next.headers.get("x-ratelimit-remaining-requests")).toBe("2");
@@ -239,7 +242,7 @@ describe("every gateway endpoint", () => {
       expect(((await r.json()) as any).error.code, path).toBe("rate_limit_exceeded");
     }
     // The next minute: each endpoint is admitted once more, one call a minute.
-    offsetMs += 60_000;
+    now += 60_000;
     expect((await post("/embeddings", { model: "text-embedding-3-small", input: "hi" })).status).toBe(200);
   });
 });
@@ -360,7 +363,7 @@ describe("scoped keys", () => {
     // Reports are what the SDKs send beside calls: allowed.
     const report = await t.request("POST", "/api/v1/report", {
       key: k.apiKey,
-      body: { requestedAt: Date.now(), statusCode: 200, reqPayload: { model: "gpt-4o-mini", messages: [] }, respPayload: null },
+      body: { requestedAt: now, statusCode: 200, reqPayload: { model: "gpt-4o-mini", messages: [] }, respPayload: null },
     });
     expect(report.status).toBe(200);
     const list = await t.request("GET", "/api/v1/datasets", { key: k.apiKey });
@@ -391,9 +394,9 @@ describe("scoped keys", () => {
   });
 
   test("expiry: a key is refused after it; updates change a key's grant at once; bad grants are 400s", async () => {
-    const k = await create({ expiresAt: new Date(Date.now() + offsetMs + 60_000).toISOString() });
+    const k = await create({ expiresAt: new Date(now + 60_000).toISOString() });
     expect((await chat(k.apiKey)).status).toBe(200);
-    offsetMs += 61_000;
+    now += 61_000;
     const expired = await chat(k.apiKey);
     expect(expired.status).toBe(401);
     expect(((await expired.json()) as any).error.message).toContain("expired");
