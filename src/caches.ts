@@ -46,8 +46,6 @@ export type Caches = {
   limits: Map<string, { value: ProjectLimits; expires: number }>;
   /** The slices of limits this process leased, and what it owes the database (domain/limits/leases.ts). */
   limitLeases: Leases;
-  /** Whether a project has a webhook, as last read (domain/webhooks). */
-  webhooks: Map<string, { value: boolean; expires: number }>;
   /** Sampled judgements of routes' answers in flight (domain/routing/route-judging.ts). */
   routeJudging: { inFlight: number };
 };
@@ -67,6 +65,5 @@ export function createCaches(clock: () => Date): Caches {
     priceOverrides: new Map(),
     limits: new Map(),
     limitLeases: createLeases(),
-    webhooks: new Map(),
   };
 }

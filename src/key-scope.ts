@@ -1,5 +1,5 @@
 /** What an API key may be used for: the gateway (model calls and reports), reading the management APIs, changing through them. */
 export type KeyScope = "gateway" | "read" | "write";
 
-/** What an API key may do (api_keys.scopes, allowed_models); `models` is the globs made one pattern. */
-export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null; models?: RegExp | null };
+/** What an API key may do (api_keys.scopes, allowed_models). */
+export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null };

@@ -4,6 +4,7 @@ import OpenAI from "openai";
 import { createApp, type App } from "../../src/app";
 import { createDeps } from "../../src/compose";
 import { flushLeases, returnLeases } from "../../src/domain/limits";
+import { globMatch } from "../../src/domain/projects/key-scopes";
 import { createLogger } from "../../src/logger";
 import { createTestApp, openAiClient, serve, storeProviderKey, testConfig, type TestApp } from "../helpers/app";
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
@@ -376,6 +377,20 @@ describe("scoped keys", () => {
     expect(m.data?.code).toBe("FORBIDDEN");
     const signIn = await t.request("POST", "/trpc/session.signIn", { key: null, body: { token: k.apiKey }, headers: { "x-hone-console": "1" } });
     expect(signIn.status).toBe(403);
+  });
+
+  test("allowed-model globs: * and ? match, nothing else does; a pathological glob answers at once", async () => {
+    expect(globMatch("openai:gpt-4o-mini*", "openai:gpt-4o-mini-2024-07-18")).toBe(true);
+    expect(globMatch("openai:gpt-4o-mini*", "openai:gpt-4o")).toBe(false);
+    expect(globMatch("anthropic:claude-?-*", "anthropic:claude-3-haiku")).toBe(true);
+    expect(globMatch("gpt.4o", "gpt-4o")).toBe(false);
+    expect(globMatch("*", "")).toBe(true);
+    // As a regular expression this glob backtracks for ages on a long model string of a's.
+    const k = await create({ scopes: ["gateway"], allowedModels: [`${"*a".repeat(40)}b`] });
+    const started = performance.now();
+    const res = await chat(k.apiKey, { model: `openai:${"a".repeat(240)}` });
+    expect(res.status).toBe(403);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   test("a read-only key reads but changes nothing and calls no model; only a full key manages keys and limits", async () => {

@@ -275,8 +275,11 @@ function estimateWith(
 // Calls repeat themselves (a system prompt on every call, the same tools): counted texts and priced
 // shapes are remembered, a bounded number of them, so a repeated one costs a map lookup.
 const MEMO_MAX = 10_000;
-const MEMO_TEXT_CHARS = 20_000;
+/** Longest text remembered, and the most characters the remembered texts hold together (about 16 MB). */
+const MEMO_TEXT_CHARS = 8_000;
+const MEMO_TOTAL_CHARS = 8_000_000;
 const countMemo = new Map<string, number>();
+let countMemoChars = 0;
 const costMemo = new Map<string, number>();
 
 function counted(count: (text: string) => number, t: string): number {
@@ -284,8 +287,12 @@ function counted(count: (text: string) => number, t: string): number {
   let n = countMemo.get(t);
   if (n === undefined) {
     n = count(t);
-    if (countMemo.size >= MEMO_MAX) countMemo.clear();
+    if (countMemo.size >= MEMO_MAX || countMemoChars + t.length > MEMO_TOTAL_CHARS) {
+      countMemo.clear();
+      countMemoChars = 0;
+    }
     countMemo.set(t, n);
+    countMemoChars += t.length;
   }
   return n;
 }

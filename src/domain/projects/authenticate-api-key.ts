@@ -69,7 +69,7 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
     projectId: row.projectId,
     keyId: row.id,
     expiresAt: row.expiresAt,
-    grant: { scopes: row.scopes, allowedModels: row.allowedModels ?? null, models: modelPattern(row.allowedModels) },
+    grant: { scopes: row.scopes, allowedModels: row.allowedModels ?? null },
   };
   unexpired(value, now);
   await touchLastUsed(deps, row);
@@ -105,15 +105,4 @@ function unexpired(value: Authenticated, now: number): Authenticated {
     throw new DomainError("UNAUTHORIZED", `This API key expired at ${value.expiresAt.toISOString()}; ask for a new one`);
   }
   return value;
-}
-
-/** The allowed-model globs as one pattern (`*` any characters, `?` one); null: any model. */
-export function modelPattern(globs: readonly string[] | null | undefined): RegExp | null {
-  if (!globs) return null;
-  const one = (g: string) =>
-    g
-      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-      .replace(/\*/g, ".*")
-      .replace(/\?/g, ".");
-  return new RegExp(`^(?:${globs.map(one).join("|") || "(?!)"})$`);
 }

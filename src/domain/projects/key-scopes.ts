@@ -28,11 +28,37 @@ export function requireFullKey(actor: Actor, what: string): void {
 /** FORBIDDEN when the acting key may not call this model (its allowed-model globs). */
 export function requireModelAllowed(actor: Actor, model: string, canonical: string): void {
   const grant = grantOf(actor);
-  if (!grant?.models) return;
-  if (grant.models.test(model) || grant.models.test(canonical)) return;
+  const globs = grant?.allowedModels;
+  if (!globs) return;
+  if (globs.some((g) => globMatch(g, model) || globMatch(g, canonical))) return;
   throw new DomainError(
     "FORBIDDEN",
     `This API key may not call the model ${model}: it may call ${grant.allowedModels?.length ? grant.allowedModels.join(", ") : "no model"}`,
     { missingScope: "model", issues: [{ message: `model ${model} is not allowed for this key`, path: ["model"] }] },
   );
+}
+
+/**
+ * A glob (`*` any characters, `?` one) against a string, in time linear in practice and at most
+ * glob × string steps (a tenant chooses the globs: no regular expression, so no backtracking blow-up).
+ */
+export function globMatch(glob: string, s: string): boolean {
+  let g = 0;
+  let i = 0;
+  let star = -1;
+  let mark = 0;
+  while (i < s.length) {
+    if (g < glob.length && (glob[g] === "?" || glob[g] === s[i])) {
+      g++;
+      i++;
+    } else if (g < glob.length && glob[g] === "*") {
+      star = g++;
+      mark = i;
+    } else if (star >= 0) {
+      g = star + 1;
+      i = ++mark;
+    } else return false;
+  }
+  while (g < glob.length && glob[g] === "*") g++;
+  return g === glob.length;
 }

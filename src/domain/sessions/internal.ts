@@ -1,4 +1,3 @@
-import { modelPattern } from "../projects/authenticate-api-key";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client";
 import { apiKeys, consoleSessions, projects } from "../../db/schema";
@@ -66,6 +65,6 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
     createdAt: row.createdAt,
     idleExpiresAt,
     expiresAt: row.expiresAt,
-    keyGrant: key ? { scopes: key.scopes, allowedModels: key.allowedModels, models: modelPattern(key.allowedModels) } : null,
+    keyGrant: key ? { scopes: key.scopes, allowedModels: key.allowedModels } : null,
   };
 }

@@ -63,7 +63,6 @@ export async function setWebhook(ctx: Ctx, raw: SetWebhookInput): Promise<SetWeb
           updatedAt: now,
         })
         .returning();
-  ctx.deps.caches.webhooks.delete(ctx.projectId);
   return { webhook: toWebhook(row!), secret };
 }
 
@@ -71,7 +70,6 @@ export async function deleteWebhook(ctx: Ctx): Promise<{ deleted: true }> {
   requireFullKey(ctx.actor, WHAT);
   const gone = await dbOf(ctx).delete(projectWebhooks).where(eq(projectWebhooks.projectId, ctx.projectId)).returning({ id: projectWebhooks.projectId });
   if (!gone.length) throw notFound("Webhook of project", ctx.projectId);
-  ctx.deps.caches.webhooks.delete(ctx.projectId);
   return { deleted: true };
 }
 
