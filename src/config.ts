@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Role } from "./key-scope";
 import { type IpRange, parseIpRange } from "./ip-address";
 import { parseAllowlistEntry } from "./providers/upstream-guard";
 
@@ -67,6 +68,22 @@ const EnvSchema = z.object({
   HONE_LOG_FLUSH_MS: z.coerce.number().int().min(0).max(10_000).default(50),
   HONE_LIMIT_DEFAULT_OUTPUT_TOKENS: z.coerce.number().int().min(1).max(1_000_000).default(1_024),
   HONE_KEY_EXPIRY_ALERT_DAYS: z.coerce.number().int().min(0).max(365).default(7),
+  HONE_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+  HONE_CONSOLE_KEY_SIGNIN: z
+    .enum(["true", "false", "1", "0"], { message: "HONE_CONSOLE_KEY_SIGNIN must be true or false" })
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
+  HONE_OIDC_ISSUER: z.preprocess(emptyAsUndefined, z.string().url("HONE_OIDC_ISSUER must be the provider's issuer URL").optional()),
+  HONE_OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().max(500).optional()),
+  HONE_OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().max(2_000).optional()),
+  HONE_OIDC_ALLOWED_DOMAINS: z.preprocess(emptyAsUndefined, z.string().max(5_000).optional()),
+  /** The organisation and role a person signing in by single sign-on for the first time joins with. */
+  HONE_OIDC_DEFAULT_ROLE: z.enum(["viewer", "member", "admin", "owner"]).default("viewer"),
+  HONE_OIDC_ORGANIZATION: z.preprocess(emptyAsUndefined, z.string().max(200).optional()),
+  HONE_SMTP_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
+  HONE_SMTP_FROM: z.preprocess(emptyAsUndefined, z.string().max(320).optional()),
+  /** Where people reach the console (invitation links, the single sign-on return); defaults to http://HOST:PORT. */
+  HONE_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   HONE_SPOOL_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   HONE_SPOOL_MAX_BYTES: z.coerce
     .number()
@@ -196,6 +213,19 @@ export type Config = {
   limitDefaultOutputTokens: number;
   /** Days before a key's expiry that the "key.expiring" alert is sent (0: never). */
   keyExpiryAlertDays: number;
+  auditRetentionDays: number;
+  /** Whether the console accepts an API key (or the admin token) at sign-in. */
+  consoleKeySignIn: boolean;
+  oidc: {
+    issuer: string;
+    clientId: string;
+    clientSecret: string | undefined;
+    allowedDomains: string[] | null;
+    defaultRole: Role;
+    organization: string | undefined;
+  } | null;
+  smtp: { url: string; from: string } | null;
+  publicUrl: string | undefined;
   /**
    * The durable log spool (src/log-writer/spool.ts): its directory (HONE_SPOOL_DIR; default
    * <HONE_DATA_DIR>/spool; null: none, "off" or an in-memory data directory without one set), its
@@ -315,6 +345,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFlushMs: e.HONE_LOG_FLUSH_MS,
     limitDefaultOutputTokens: e.HONE_LIMIT_DEFAULT_OUTPUT_TOKENS,
     keyExpiryAlertDays: e.HONE_KEY_EXPIRY_ALERT_DAYS,
+    auditRetentionDays: e.HONE_AUDIT_RETENTION_DAYS,
+    consoleKeySignIn: e.HONE_CONSOLE_KEY_SIGNIN,
+    oidc:
+      e.HONE_OIDC_ISSUER && e.HONE_OIDC_CLIENT_ID
+        ? {
+            issuer: e.HONE_OIDC_ISSUER,
+            clientId: e.HONE_OIDC_CLIENT_ID,
+            clientSecret: e.HONE_OIDC_CLIENT_SECRET,
+            allowedDomains: e.HONE_OIDC_ALLOWED_DOMAINS
+              ? e.HONE_OIDC_ALLOWED_DOMAINS.split(",")
+                  .map((d) => d.trim().toLowerCase().replace(/^@/, ""))
+                  .filter(Boolean)
+              : null,
+            defaultRole: e.HONE_OIDC_DEFAULT_ROLE,
+            organization: e.HONE_OIDC_ORGANIZATION,
+          }
+        : null,
+    smtp: e.HONE_SMTP_URL ? { url: e.HONE_SMTP_URL, from: e.HONE_SMTP_FROM ?? "hone@localhost" } : null,
+    publicUrl: e.HONE_PUBLIC_URL?.replace(/\/+$/, ""),
     spool: {
       dir:
         e.HONE_SPOOL_DIR === "off"

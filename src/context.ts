@@ -1,6 +1,6 @@
 import type { Queryable } from "./db/client";
 import type { Deps } from "./deps";
-import type { KeyGrant } from "./key-scope";
+import type { KeyGrant, Role } from "./key-scope";
 import type { InternalKind } from "./internal-kinds";
 
 /** Who is acting. Project-scoped verbs take ctx.projectId, which only an authenticated key sets. */
@@ -8,6 +8,8 @@ export type { KeyGrant };
 
 export type Actor =
   | { type: "apiKey"; keyId: string; projectId: string; grant?: KeyGrant }
+  /** A person signed in to the console (their session), with their role in the project acted on. */
+  | { type: "user"; userId: string; email: string; sessionId: string; organizationId: string; role: Role }
   | { type: "admin" }
   | { type: "cli" }
   | { type: "system"; job: string };

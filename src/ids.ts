@@ -23,6 +23,10 @@ const ID_PREFIXES = {
   costRecalculation: "rcalc",
   limit: "lim",
   webhookDelivery: "whd",
+  organization: "org",
+  user: "usr",
+  invitation: "inv",
+  auditEvent: "aud",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -19,6 +19,7 @@ import { insertLogRows } from "./domain/logs/store";
 import { startLogRetention } from "./background/retention";
 import { startUsageRollups } from "./background/usage-rollups";
 import { startLimitUpkeep } from "./background/limit-upkeep";
+import { firstOwnerLink } from "./domain/teams";
 import { returnLeases } from "./domain/limits";
 
 async function main() {
@@ -69,6 +70,15 @@ async function main() {
         `Sign in to the console (http://${["0.0.0.0", "::"].includes(config.host) ? "localhost" : config.host}:${config.port}/) with it, then give each person and service a named key\n` +
         `under Settings -> API keys, or with the CLI (it works while this server runs):\n` +
         `    bun run hone keys create --project ${boot.createdProjectId} --name <name>\n\n`,
+    );
+  }
+
+  // With no person yet, a one-time link makes the first owner (the admin token keeps working for automation).
+  const firstOwner = await firstOwnerLink(deps);
+  if (firstOwner) {
+    process.stdout.write(
+      `\nNo one has an account yet. Create the first owner (works once, for 24 hours):\n\n    ${firstOwner}\n\n` +
+        "A new link is printed at each start until someone has used one.\n\n",
     );
   }
 

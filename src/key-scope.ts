@@ -3,3 +3,8 @@ export type KeyScope = "gateway" | "read" | "write";
 
 /** What an API key may do (api_keys.scopes, allowed_models). */
 export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null };
+
+/** What a member of an organisation may do, from least to most: read; read and write data; manage keys and settings; everything (members, deletion). */
+export type Role = "viewer" | "member" | "admin" | "owner";
+
+export const ROLES: readonly Role[] = ["viewer", "member", "admin", "owner"];

@@ -48,6 +48,12 @@ export type SessionAuth = { session: ResolvedSession; principal: Principal | nul
 export async function authenticateSession(deps: Deps, request: Request, token: string): Promise<SessionAuth> {
   requireConsoleHeader(request);
   const session = await resolveSession(deps, token);
+  if (!session.user && !deps.config.consoleKeySignIn) {
+    throw new DomainError(
+      "UNAUTHORIZED",
+      "Signing in to the console with an API key or the admin token is switched off (HONE_CONSOLE_KEY_SIGNIN=false): sign in as yourself",
+    );
+  }
   const meta = requestMeta(request);
   const requestId = meta.requestId;
   let principal: Principal | null = null;
@@ -55,9 +61,18 @@ export async function authenticateSession(deps: Deps, request: Request, token: s
     meta.projectId = session.projectId;
     const ctx: Ctx = {
       deps,
-      actor: session.admin
-        ? { type: "admin" }
-        : { type: "apiKey", keyId: session.apiKeyId!, projectId: session.projectId, ...(session.keyGrant ? { grant: session.keyGrant } : {}) },
+      actor: session.user
+        ? {
+            type: "user",
+            userId: session.user.id,
+            email: session.user.email,
+            sessionId: session.id,
+            organizationId: session.organization!.id,
+            role: session.role!,
+          }
+        : session.admin
+          ? { type: "admin" }
+          : { type: "apiKey", keyId: session.apiKeyId!, projectId: session.projectId, ...(session.keyGrant ? { grant: session.keyGrant } : {}) },
       projectId: session.projectId,
       requestId,
     };

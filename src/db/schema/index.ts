@@ -11,3 +11,4 @@ export * from "./routes";
 export * from "./route-verdicts";
 export * from "./pricing";
 export * from "./limits";
+export * from "./teams";

@@ -1,11 +1,35 @@
 import { boolean, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import type { KeyScope } from "../../key-scope";
+import type { KeyScope, Role } from "../../key-scope";
 
-export type { KeyScope };
+export type { KeyScope, Role };
+
+/** An organisation owns projects; people are its members. */
+export const organizations = pgTable("organizations", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/**
+ * A person who signs in as themselves: by password (an argon2id hash), by single sign-on (the
+ * provider's issuer and subject), or both. The email is stored lowercased and is unique.
+ */
+export const users = pgTable("users", {
+  id: text("id").primaryKey(),
+  email: text("email").notNull().unique(),
+  name: text("name"),
+  passwordHash: text("password_hash"),
+  /** `<issuer> <sub>` of the single sign-on identity linked to this user. */
+  oidcSubject: text("oidc_subject").unique(),
+  disabledAt: timestamp("disabled_at", { withTimezone: true, mode: "date" }),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
 
 export const projects = pgTable("projects", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
+  /** The organisation that owns it; null for a project made before organisations (the first owner adopts them). */
+  organizationId: text("organization_id").references(() => organizations.id),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
 
@@ -53,6 +77,12 @@ export const consoleSessions = pgTable(
     projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
     apiKeyId: text("api_key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
     isAdmin: boolean("is_admin").notNull().default(false),
+    /** A person's session: ends when the user is removed. */
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    /** The organisation a person's session acts in. */
+    organizationId: text("organization_id").references(() => organizations.id, { onDelete: "set null" }),
+    address: text("address"),
+    userAgent: text("user_agent"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     /** Moved forward at most every few seconds; the idle limit counts from it. */
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -60,5 +90,5 @@ export const consoleSessions = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, mode: "date" }),
   },
-  (t) => [index().on(t.apiKeyId), index().on(t.expiresAt)],
+  (t) => [index().on(t.apiKeyId), index().on(t.expiresAt), index().on(t.userId)],
 );

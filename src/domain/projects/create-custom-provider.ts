@@ -1,4 +1,5 @@
 import { dbOf, type Ctx } from "../../context";
+import { requireFullKey } from "./key-scopes";
 import { encryptSecret } from "../../crypto";
 import { customProviders } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
@@ -8,6 +9,7 @@ import { CreateCustomProviderInput, type CustomProviderInfo } from "./provider-s
 
 /** Adds an OpenAI-compatible or Azure OpenAI endpoint, addressed as `hone:<slug>/<model>`. */
 export async function createCustomProvider(ctx: Ctx, raw: CreateCustomProviderInput): Promise<CustomProviderInfo> {
+  requireFullKey(ctx.actor, "adding custom providers");
   const input = parseInput(CreateCustomProviderInput, raw);
   // An early, clear answer for hosts that are private on their face; names are checked again on
   // every call, when they are resolved (the check that counts).

@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { requireFullKey } from "./key-scopes";
 import { dbOf, type Ctx } from "../../context";
 import { customProviders } from "../../db/schema";
 import { notFound, parseInput } from "../../errors";
@@ -8,6 +9,7 @@ import { CustomProviderIdInput } from "./provider-settings";
 
 /** Removes a custom provider (its stored key with it); calls to `hone:<slug>/…` then answer 404. */
 export async function deleteCustomProvider(ctx: Ctx, raw: { id: string }): Promise<Deleted> {
+  requireFullKey(ctx.actor, "deleting custom providers");
   const input = parseInput(CustomProviderIdInput, raw);
   const [row] = await dbOf(ctx)
     .delete(customProviders)

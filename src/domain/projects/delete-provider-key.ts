@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { requireFullKey } from "./key-scopes";
 import { dbOf, type Ctx } from "../../context";
 import { providerKeys } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
@@ -8,6 +9,7 @@ import { type Deleted, deleted as deletedAs } from "../deleted";
 
 /** Deletes one key of a provider (the `default` one unless named). */
 export async function deleteProviderKey(ctx: Ctx, raw: { provider: string; name?: string | null }): Promise<Deleted> {
+  requireFullKey(ctx.actor, "deleting provider keys");
   const input = parseInput(ProviderKeyInput, raw);
   const deleted = await dbOf(ctx)
     .delete(providerKeys)

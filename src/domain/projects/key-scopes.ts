@@ -1,5 +1,5 @@
 import type { Actor, KeyGrant } from "../../context";
-import type { KeyScope } from "../../key-scope";
+import type { KeyScope, Role } from "../../key-scope";
 import { DomainError } from "../../errors";
 
 // What a scoped key may do. `gateway`: model calls and what the SDKs send beside them (reports,
@@ -11,8 +11,40 @@ export const ALL_SCOPES: readonly KeyScope[] = ["gateway", "read", "write"];
 
 const grantOf = (actor: Actor): KeyGrant | null => (actor.type === "apiKey" ? (actor.grant ?? null) : null);
 
-/** FORBIDDEN, naming the scope, when the acting key lacks it. */
+// A person's role in a project, against what each scope stands for: reading needs a viewer, changing
+// data (and the playground's model calls) a member, managing keys and settings an admin.
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+const SCOPE_ROLE: Record<KeyScope, Role> = { read: "viewer", write: "member", gateway: "member" };
+
+/** Whether a role is at least another. */
+export const roleAtLeast = (role: Role, least: Role): boolean => RANK[role] >= RANK[least];
+
+/**
+ * FORBIDDEN unless the actor may act at this level: a person by their role; an API key by its
+ * scopes (viewer: `read`; member: `write`; admin: every scope; owner: never, it is a person's); the
+ * admin token, the CLI and Hone's own jobs always.
+ */
+export function requireRole(actor: Actor, least: Role, what: string): void {
+  if (actor.type === "user") {
+    if (roleAtLeast(actor.role, least)) return;
+    throw new DomainError("FORBIDDEN", `Your role here is ${actor.role}: ${what} needs ${least === "owner" ? "an owner" : `${least} or above`}`, {
+      role: actor.role,
+      neededRole: least,
+    });
+  }
+  if (actor.type !== "apiKey") return;
+  if (least === "owner")
+    throw new DomainError("FORBIDDEN", `${what} needs an organisation owner signed in as themselves, not an API key`, { neededRole: least });
+  if (least === "admin") requireFullKey(actor, what);
+  else requireScope(actor, least === "member" ? "write" : "read", what);
+}
+
+/** FORBIDDEN, naming the scope, when the acting key lacks it (or the acting person's role is below it). */
 export function requireScope(actor: Actor, scope: KeyScope, what: string): void {
+  if (actor.type === "user") {
+    requireRole(actor, SCOPE_ROLE[scope], what);
+    return;
+  }
   const grant = grantOf(actor);
   if (!grant || grant.scopes.includes(scope)) return;
   throw new DomainError("FORBIDDEN", `This API key lacks the \`${scope}\` scope needed for ${what} (it has: ${grant.scopes.join(", ") || "none"})`, {
@@ -22,6 +54,10 @@ export function requireScope(actor: Actor, scope: KeyScope, what: string): void 
 
 /** FORBIDDEN unless the acting key holds every scope: managing keys, limits and webhooks. */
 export function requireFullKey(actor: Actor, what: string): void {
+  if (actor.type === "user") {
+    requireRole(actor, "admin", what);
+    return;
+  }
   for (const s of ALL_SCOPES) requireScope(actor, s, what);
 }
 

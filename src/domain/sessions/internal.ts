@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client";
-import { apiKeys, consoleSessions, projects } from "../../db/schema";
+import { apiKeys, consoleSessions, memberships, organizations, projectRoles, projects, users } from "../../db/schema";
+import type { Role } from "../../key-scope";
 import type { Deps } from "../../deps";
 import { randomBase62 } from "../../ids";
 import { apiKeyInfoColumns, toApiKeyInfo } from "../projects/internal";
@@ -11,9 +12,15 @@ export const SESSION_TOKEN_PREFIX = "hone_ses_";
 export const newSessionToken = () => SESSION_TOKEN_PREFIX + randomBase62(43);
 export const hashSessionToken = (token: string) => Bun.SHA256.hash(token, "hex");
 
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+
+/** A person's role in a project: the organisation role, narrowed by the project's when it is lower. */
+export const effectiveRole = (orgRole: Role, projectRole: Role | null): Role => (projectRole && RANK[projectRole] < RANK[orgRole] ? projectRole : orgRole);
+
 /**
  * The live session with this token hash: not revoked, within both limits, and (for a key's
- * session) its key not revoked. One indexed read joined to two primary keys.
+ * session) its key not revoked; (for a person's) the person enabled and still a member of the
+ * session's organisation. One indexed read joined to primary keys.
  */
 export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: string): Promise<ResolvedSession | null> {
   const now = deps.clock();
@@ -24,6 +31,14 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
       isAdmin: consoleSessions.isAdmin,
       projectId: consoleSessions.projectId,
       projectName: projects.name,
+      projectOrg: projects.organizationId,
+      userId: users.id,
+      userEmail: users.email,
+      userName: users.name,
+      organizationId: consoleSessions.organizationId,
+      organizationName: organizations.name,
+      orgRole: memberships.role,
+      projectRole: projectRoles.role,
       apiKeyId: consoleSessions.apiKeyId,
       key: apiKeyInfoColumns,
       createdAt: consoleSessions.createdAt,
@@ -33,6 +48,10 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
     .from(consoleSessions)
     .leftJoin(projects, eq(projects.id, consoleSessions.projectId))
     .leftJoin(apiKeys, eq(apiKeys.id, consoleSessions.apiKeyId))
+    .leftJoin(users, eq(users.id, consoleSessions.userId))
+    .leftJoin(organizations, eq(organizations.id, consoleSessions.organizationId))
+    .leftJoin(memberships, and(eq(memberships.organizationId, consoleSessions.organizationId), eq(memberships.userId, consoleSessions.userId)))
+    .leftJoin(projectRoles, and(eq(projectRoles.projectId, consoleSessions.projectId), eq(projectRoles.userId, consoleSessions.userId)))
     .where(
       and(
         eq(consoleSessions.tokenHash, tokenHash),
@@ -43,6 +62,8 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
         // A key's session lives only as long as its key (and its project): not revoked, not expired.
         or(
           eq(consoleSessions.isAdmin, true),
+          // A person's session lives while the person is enabled and a member of its organisation.
+          and(sql`${users.id} is not null`, isNull(users.disabledAt), sql`${memberships.role} is not null`),
           and(
             isNull(apiKeys.revokedAt),
             or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
@@ -53,6 +74,27 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
       ),
     );
   if (!row) return null;
+  if (row.userId && row.orgRole) {
+    // A person acts only on a project of their organisation.
+    const inOrg = row.projectName !== null && row.projectOrg === row.organizationId;
+    const idleExpiresAt = new Date(Math.min(row.lastSeenAt.getTime() + deps.config.sessionIdleMs, row.expiresAt.getTime()));
+    return {
+      id: row.id,
+      admin: false,
+      projectId: inOrg ? row.projectId : null,
+      apiKeyId: null,
+      project: inOrg && row.projectId ? { id: row.projectId, name: row.projectName! } : null,
+      key: null,
+      createdAt: row.createdAt,
+      idleExpiresAt,
+      expiresAt: row.expiresAt,
+      keyGrant: null,
+      user: { id: row.userId, email: row.userEmail!, name: row.userName },
+      organization: row.organizationId ? { id: row.organizationId, name: row.organizationName ?? "" } : null,
+      orgRole: row.orgRole,
+      role: inOrg ? effectiveRole(row.orgRole, row.projectRole) : null,
+    };
+  }
   const key = row.key ? toApiKeyInfo(row.key) : null;
   const idleExpiresAt = new Date(Math.min(row.lastSeenAt.getTime() + deps.config.sessionIdleMs, row.expiresAt.getTime()));
   return {
@@ -66,5 +108,9 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
     idleExpiresAt,
     expiresAt: row.expiresAt,
     keyGrant: key ? { scopes: key.scopes, allowedModels: key.allowedModels } : null,
+    user: null,
+    organization: null,
+    orgRole: null,
+    role: null,
   };
 }

@@ -1,4 +1,4 @@
-import type { KeyGrant } from "../../key-scope";
+import type { KeyGrant, Role } from "../../key-scope";
 import { z } from "zod";
 
 export const SignInInput = z.object({
@@ -16,6 +16,11 @@ export type SessionInfo = {
   admin: boolean;
   project: { id: string; name: string } | null;
   key: { id: string; name: string | null; prefix: string } | null;
+  /** A person's session: who, in which organisation, with which role there and in the project. */
+  user: { id: string; email: string; name: string | null } | null;
+  organization: { id: string; name: string } | null;
+  orgRole: Role | null;
+  role: Role | null;
   createdAt: Date;
   /** When the session ends unless used again before. */
   idleExpiresAt: Date;

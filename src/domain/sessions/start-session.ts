@@ -23,6 +23,12 @@ const PURGE_BATCH = 500;
 export async function startSession(ctx: BaseCtx, raw: SignInInput, address: () => string): Promise<StartedSession> {
   const input = parseInput(SignInInput, raw);
   const { deps } = ctx;
+  if (!deps.config.consoleKeySignIn) {
+    throw new DomainError(
+      "FORBIDDEN",
+      "Signing in with an API key or the admin token is switched off here (HONE_CONSOLE_KEY_SIGNIN=false): sign in with your email and password or single sign-on",
+    );
+  }
   const db = dbOf(ctx);
   const adminToken = deps.config.adminToken;
   const now = deps.clock();

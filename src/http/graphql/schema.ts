@@ -10,6 +10,7 @@ import "./types/provider-settings";
 import "./types/routes";
 import "./types/pricing";
 import "./types/limits";
+import "./types/teams";
 import "./types/usage";
 
 export const schema = builder.toSchema({ sortSchema: true });

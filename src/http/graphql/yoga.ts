@@ -1,12 +1,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { GraphQLError, getOperationAST } from "graphql";
+import { GraphQLError, getOperationAST, Kind } from "graphql";
+import { getArgumentValues } from "graphql/execution/values";
+import { auditRequest, resultIdOf } from "../audit-request";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { requireScope } from "../../domain/projects/key-scopes";
 import type { Deps } from "../../deps";
-import { type DomainError, statusOf, toDomainError } from "../../errors";
+import { DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { newAnswerBudget } from "../../domain/answer-budget";
-import { resolvePrincipal } from "../auth";
+import { type Principal, resolvePrincipal } from "../auth";
+import { authenticateSession, sessionTokenOf } from "../session-cookie";
 import { inlineHashes, pageSecurityHeaders } from "../page-security";
 import { requestMeta } from "../request-meta";
 import { errorEnvelope, errorHeaders } from "../rest/errors";
@@ -82,7 +85,7 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
       ...(renderGraphiQL ? { renderGraphiQL } : {}),
       landingPage: false,
       logging: false,
-      plugins: [useOperationLimits(limitsOf(deps.config)), useKeyScopes()],
+      plugins: [useOperationLimits(limitsOf(deps.config)), useAudit(deps), useKeyScopes()],
       maskedErrors: {
         maskError: (error) => toGraphqlError(error, deps, requestIds.getStore()),
       },
@@ -109,12 +112,31 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
         return new Response(page.body, { status: page.status, headers: { ...Object.fromEntries(page.headers), ...pageHeaders } });
       }
     }
-    const auth = await resolvePrincipal(deps, request);
+    const auth = await principalOf(deps, request);
     if ("error" in auth) return unauthenticated(auth.error);
     // One budget per operation, shared by every resolver that reads stored content.
     auth.principal.ctx.answer = newAnswerBudget(deps.config.maxResponseBytes);
     return requestIds.run(requestMeta(request).requestId, () => instance.fetch(request, { principal: auth.principal }));
   };
+}
+
+/**
+ * A bearer token (API key or admin token), or else the console's session cookie (with its header):
+ * a person's session acts with their role in its project.
+ */
+async function principalOf(deps: Deps, request: Request): Promise<{ principal: Principal } | { error: DomainError }> {
+  const sessionToken = request.headers.get("authorization") ? null : sessionTokenOf(request);
+  if (!sessionToken) return resolvePrincipal(deps, request);
+  try {
+    const auth = await authenticateSession(deps, request, sessionToken);
+    const principal = auth.principal ?? auth.admin;
+    if (!principal) return { error: new DomainError("NOT_FOUND", "No project is selected: create one or switch to one") };
+    return { principal };
+  } catch (err) {
+    const domain = toDomainError(err);
+    if (domain.code === "INTERNAL") throw err;
+    return { error: domain };
+  }
 }
 
 /**
@@ -134,6 +156,52 @@ function useKeyScopes(): Plugin<Record<string, unknown>, GqlContext> {
         const e = toDomainError(err);
         setResultAndStopExecution({ errors: [new GraphQLError(e.message, { extensions: { code: e.code, http: { status: 403 } } })] });
       }
+    },
+  };
+}
+
+/**
+ * Every mutation field is recorded in the audit log once the operation has run: its arguments
+ * (secrets removed), and whether it failed for want of a role or scope.
+ */
+function useAudit(deps: Deps): Plugin<Record<string, unknown>, GqlContext> {
+  return {
+    onExecute({ args }) {
+      const op = getOperationAST(args.document, args.operationName ?? undefined);
+      if (op?.operation !== "mutation") return;
+      const context = args.contextValue as unknown as Partial<GqlContext> & { request?: Request };
+      const principal = context.principal;
+      const request = context.request;
+      if (!principal || !request) return;
+      const mutation = args.schema.getMutationType();
+      return {
+        async onExecuteDone({ result }) {
+          if (!("errors" in result || "data" in result)) return;
+          const errors = (result as { errors?: readonly GraphQLError[] }).errors ?? [];
+          for (const sel of op.selectionSet.selections) {
+            if (sel.kind !== Kind.FIELD) continue;
+            const key = sel.alias?.value ?? sel.name.value;
+            const field = mutation?.getFields()[sel.name.value];
+            let input: unknown = null;
+            try {
+              input = field ? getArgumentValues(field, sel, args.variableValues ?? {}) : null;
+            } catch {
+              input = null;
+            }
+            const failed = errors.find((e) => e.path?.[0] === key) ?? (errors.length && !errors.some((e) => e.path) ? errors[0] : undefined);
+            const data = (result as { data?: Record<string, unknown> | null }).data?.[key];
+            const code = failed ? ((failed.extensions?.code as string | undefined) ?? "INTERNAL") : null;
+            await auditRequest(deps, request, {
+              actor: principal.ctx.actor,
+              projectId: principal.kind === "project" ? principal.ctx.projectId : null,
+              transport: "graphql",
+              verb: sel.name.value,
+              input,
+              ...(failed ? { error: new DomainError(code === "FORBIDDEN" ? "FORBIDDEN" : "VALIDATION", failed.message) } : { resultId: resultIdOf(data) }),
+            });
+          }
+        },
+      };
     },
   };
 }

@@ -1,10 +1,12 @@
 import { Elysia } from "elysia";
 import type { Config } from "../../config";
+import type { Ctx } from "../../context";
 import type { Deps } from "../../deps";
 import { DomainError, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { authenticateRequest } from "../auth";
 import { requestMeta } from "../request-meta";
+import { auditRequest } from "../audit-request";
 import { readJsonBody } from "./body";
 import { docsPageResponse } from "./docs-page";
 import { anthropicErrorResponse, openAiErrorResponse } from "./errors";
@@ -41,12 +43,33 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const read = r.body?.read;
   const scope = scopeOf(r);
   const what = `${r.method.toUpperCase()} /api/v1${r.path}`;
+  // Changes through the management routes are audited; model calls and what rides with them are logs.
+  const audited = scope === "write";
   const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
     const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request, { xApiKey: r.errorFormat === "anthropic" });
+    if (!audited || !ctx) return serve(ctx, request, params, query);
+    try {
+      const result = await serve(ctx, request, params, query);
+      await auditRequest(deps, request, {
+        actor: ctx.actor,
+        projectId: ctx.projectId,
+        transport: "rest",
+        verb: what,
+        input: { ...params, ...auditedBody.get(request) },
+      });
+      return result;
+    } catch (err) {
+      await auditRequest(deps, request, { actor: ctx.actor, projectId: ctx.projectId, transport: "rest", verb: what, input: params, error: err });
+      throw err;
+    }
+  };
+  const auditedBody = new WeakMap<Request, object>();
+  const serve = async (ctx: Ctx | null, request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (ctx) requireScope(ctx.actor, scope, what);
     const limits = { maxBytes: max, maxDepth: deps.config.maxJsonDepth, idleMs: deps.config.bodyIdleTimeoutMs };
     const body = read === "object" ? asObject(await readJsonBody(request, limits)) : read === "json" ? await readJsonBody(request, limits) : undefined;
+    if (audited && body && typeof body === "object") auditedBody.set(request, body);
     const result = await r.handler({ ctx, deps, request, params, query, body } as never);
     if (ctx?.replyHeaders && result instanceof Response) for (const k in ctx.replyHeaders) result.headers.set(k, ctx.replyHeaders[k]!);
     return opts.checkResponses ? checkResponse(r, result) : result;

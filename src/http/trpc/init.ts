@@ -2,7 +2,8 @@ import { requireScope } from "../../domain/projects/key-scopes";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
-import type { BaseCtx, Ctx } from "../../context";
+import type { Actor, BaseCtx, Ctx } from "../../context";
+import { auditRequest, resultIdOf } from "../audit-request";
 import type { Deps } from "../../deps";
 import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../errors";
 import type { ResolvedSession } from "../../domain/sessions";
@@ -146,7 +147,36 @@ const inputDepth = t.middleware(async ({ ctx, getRawInput, next }) => {
   return next();
 });
 
-const base = t.procedure.use(mapDomainErrors).use(inputDepth);
+/** Who a tRPC call acts as: its project principal, else a person's session, else the admin. */
+function actorOf(ctx: TrpcContext): { actor: Actor | null; projectId: string | null } {
+  if (ctx.principal?.kind === "project") return { actor: ctx.principal.ctx.actor, projectId: ctx.principal.ctx.projectId };
+  const s = ctx.session;
+  if (s?.user && s.organization && s.orgRole) {
+    const actor: Actor = { type: "user", userId: s.user.id, email: s.user.email, sessionId: s.id, organizationId: s.organization.id, role: s.orgRole };
+    return { actor, projectId: null };
+  }
+  return { actor: ctx.admin?.actor ?? null, projectId: null };
+}
+
+// Every mutation is recorded in the audit log once it has succeeded (or been refused for want of
+// a role or scope), with who, from where, and what was sent (secrets removed).
+const audit = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
+  if (type !== "mutation") return next();
+  const result = await next();
+  const { actor, projectId } = actorOf(ctx);
+  const input = await getRawInput().catch(() => null);
+  await auditRequest(ctx.deps, ctx.request, {
+    actor,
+    projectId,
+    transport: "trpc",
+    verb: path,
+    input,
+    ...(result.ok ? { resultId: resultIdOf(result.data) } : { error: domainErrorOf(result.error) }),
+  });
+  return result;
+});
+
+const base = t.procedure.use(mapDomainErrors).use(inputDepth).use(audit);
 
 /** Needs no authentication (signing in). */
 export const publicProcedure = base;
@@ -171,7 +201,7 @@ export const projectProcedure = base.use(({ ctx, next, type, path }) => {
   if (ctx.principal?.kind === "admin") {
     throw toTrpcError(new DomainError("FORBIDDEN", "This procedure needs a project API key; the admin token can only create projects"));
   }
-  if (ctx.session?.admin) throw toTrpcError(new DomainError("NOT_FOUND", "No project is selected: create one or switch to one"));
+  if (ctx.session?.admin || ctx.session?.user) throw toTrpcError(new DomainError("NOT_FOUND", "No project is selected: create one or switch to one"));
   throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Missing API key"));
 });
 
@@ -182,4 +212,16 @@ export const adminProcedure = base.use(({ ctx, next }) => {
     throw toTrpcError(new DomainError("FORBIDDEN", "The admin API is off: set HONE_ADMIN_TOKEN to enable it"));
   }
   throw toTrpcError(new DomainError("UNAUTHORIZED", "This procedure needs the admin token (HONE_ADMIN_TOKEN)"));
+});
+
+/**
+ * Organisation work (members, invitations, the audit log): a person's session (with or without a
+ * project selected), or a key or admin token acting on a project of an organisation.
+ */
+export const orgProcedure = base.use(({ ctx, next }) => {
+  const { actor, projectId } = actorOf(ctx);
+  if (!actor) throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Not signed in"));
+  const team: BaseCtx & { projectId?: string } = { deps: ctx.deps, actor, requestId: ctx.requestId, ...(projectId ? { projectId } : {}) };
+  if (ctx.principal?.ctx.answer) team.answer = ctx.principal.ctx.answer;
+  return next({ ctx: { ...ctx, team } });
 });

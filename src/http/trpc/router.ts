@@ -12,6 +12,7 @@ import { playgroundRouter } from "./routers/playground";
 import { pricingRouter } from "./routers/pricing";
 import { limitsRouter, webhooksRouter } from "./routers/limits";
 import { routesRouter } from "./routers/routes";
+import { teamRouter } from "./routers/team";
 
 export const appRouter = router({
   admin: adminRouter,
@@ -29,6 +30,7 @@ export const appRouter = router({
   pricing: pricingRouter,
   limits: limitsRouter,
   webhooks: webhooksRouter,
+  team: teamRouter,
 });
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */

@@ -1,0 +1,3 @@
+export * from "./accounts";
+export * from "./organization";
+export * from "./schemas";

@@ -1,0 +1,50 @@
+import type { Actor } from "../context";
+import type { Deps } from "../deps";
+import { type AuditTransport, recordAudit } from "../domain/audit";
+import { toDomainError } from "../errors";
+import { clientAddress } from "./client-address";
+import { requestMeta } from "./request-meta";
+
+/** The client of a request, as an audit record and a session list show it. */
+export const clientOf = (deps: Deps, request: Request) => ({
+  address: clientAddress(request, deps.config.trustedProxies),
+  userAgent: request.headers.get("user-agent"),
+});
+
+/**
+ * Records a change made through a transport. Refusals for want of a role or scope are recorded
+ * too (someone tried); other failures (bad input, unknown ids) change nothing and are not.
+ */
+export async function auditRequest(
+  deps: Deps,
+  request: Request,
+  change: { actor: Actor | null; projectId: string | null; transport: AuditTransport; verb: string; input: unknown; error?: unknown; resultId?: string | null },
+): Promise<void> {
+  let error: string | undefined;
+  if (change.error !== undefined) {
+    const code = toDomainError(change.error).code;
+    if (code !== "FORBIDDEN") return;
+    error = code;
+  }
+  await recordAudit(deps, {
+    actor: change.actor ?? { type: "system", job: "anonymous" },
+    projectId: change.projectId,
+    transport: change.transport,
+    verb: change.verb,
+    input: change.input,
+    outcome: error ? "error" : "ok",
+    error,
+    ...clientOf(deps, request),
+    requestId: requestMeta(request).requestId,
+    resultId: change.resultId ?? null,
+  });
+}
+
+/** The id an answer names, when it names one at its top (what a create just made). */
+export function resultIdOf(result: unknown): string | null {
+  if (result && typeof result === "object" && !Array.isArray(result)) {
+    const o = result as Record<string, unknown>;
+    for (const f of ["id", "projectId", "userId", "slug"]) if (typeof o[f] === "string") return o[f] as string;
+  }
+  return null;
+}

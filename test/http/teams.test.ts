@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { firstOwnerLink } from "../../src/domain/teams";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { codeOf, consoleClient, trpcClient } from "../helpers/trpc";
+
+let t: TestApp;
+const PASSWORD = "correct horse battery staple";
+const tokenOf = (url: string) => url.slice(url.indexOf("#") + 1);
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { HONE_API_KEY_CACHE_MS: "0", HONE_PUBLIC_URL: "https://hone.example.com" } });
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+});
+
+let owner: ReturnType<typeof consoleClient>;
+
+describe("teams", () => {
+  test("the first-owner link makes the organisation, takes in the existing project, and works once", async () => {
+    const url = await firstOwnerLink(t.deps);
+    expect(url).toStartWith("https://hone.example.com/invite#hone_inv_");
+    const token = tokenOf(url!);
+    owner = consoleClient(t, { userAgent: "owner-browser/1" });
+    const preview = await owner.client.session.invitation.query({ token });
+    expect(preview).toMatchObject({ firstOwner: true, role: "owner", email: null });
+    // A weak password is refused by the stated rule, and the link stays usable.
+    const weak = await codeOf(owner.client.session.acceptInvitation.mutate({ token, email: "Olive@Example.com", password: "short" }));
+    expect(weak).toBe("VALIDATION");
+    const me = await owner.client.session.acceptInvitation.mutate({ token, email: "Olive@Example.com", password: PASSWORD, organizationName: "Acme" });
+    expect(me.user?.email).toBe("olive@example.com");
+    expect(me.organization?.name).toBe("Acme");
+    expect(me.role).toBe("owner");
+    expect(me.project?.id).toBe(t.project.projectId);
+    expect(owner.jar.setCookies[0]).toContain("SameSite=Strict");
+    // Used: a second accept is a conflict; no new link once someone exists.
+    expect(await codeOf(consoleClient(t).client.session.acceptInvitation.mutate({ token, email: "x@example.com", password: PASSWORD }))).toBe("CONFLICT");
+    expect(await firstOwnerLink(t.deps)).toBeNull();
+    // The owner reads the project's data through tRPC and GraphQL with the session.
+    expect(Array.isArray(await owner.client.datasets.list.query())).toBe(true);
+    const g = await owner.gql("{ datasets { id } }");
+    expect(g.errors).toBeUndefined();
+  });
+
+  test("password sign-in: right password signs in, wrong ones are refused and then slowed per account", async () => {
+    const b = consoleClient(t);
+    const me = await b.client.session.signInWithPassword.mutate({ email: "olive@example.com", password: PASSWORD });
+    expect(me.role).toBe("owner");
+    const other = consoleClient(t);
+    expect(await codeOf(other.client.session.signInWithPassword.mutate({ email: "olive@example.com", password: "wrong password!!" }))).toBe("UNAUTHORIZED");
+    expect(await codeOf(other.client.session.signInWithPassword.mutate({ email: "nobody@example.com", password: "wrong password!!" }))).toBe("UNAUTHORIZED");
+  });
+
+  test("invitations: an owner invites a viewer; the link is single use; the viewer reads but cannot change", async () => {
+    const inv = await owner.client.team.invite.mutate({ email: "vic@example.com", role: "viewer" });
+    expect(inv.url).toStartWith("https://hone.example.com/invite#");
+    expect(inv.emailed).toBe(false);
+    const token = tokenOf(inv.url);
+    const viewer = consoleClient(t);
+    const me = await viewer.client.session.acceptInvitation.mutate({ token, password: "viewer password 123" });
+    expect(me.role).toBe("viewer");
+    expect(await codeOf(consoleClient(t).client.session.acceptInvitation.mutate({ token, password: "viewer password 123" }))).toBe("CONFLICT");
+    expect(await codeOf(viewer.client.datasets.list.query())).toBe("OK");
+    expect(await codeOf(viewer.client.datasets.create.mutate({ name: "nope" }))).toBe("FORBIDDEN");
+    const g = await viewer.gql('mutation { createDataset(input: {name: "nope"}) { id } }');
+    expect(g.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    expect(await codeOf(viewer.client.team.invite.mutate({ email: "x@example.com", role: "viewer" }))).toBe("FORBIDDEN");
+    // A role that does not exist is a clear 400.
+    expect(await codeOf(owner.client.team.invite.mutate({ email: "y@example.com", role: "superuser" as never }))).toBe("VALIDATION");
+  });
+
+  test("the owner promotes, narrows per project and removes; removal ends the member's sessions", async () => {
+    const members = await owner.client.team.members.query();
+    const vic = members.find((m) => m.email === "vic@example.com")!;
+    await owner.client.team.updateRole.mutate({ userId: vic.userId, role: "member" });
+    const viewer = consoleClient(t);
+    await viewer.client.session.signInWithPassword.mutate({ email: "vic@example.com", password: "viewer password 123" });
+    expect(await codeOf(viewer.client.datasets.create.mutate({ name: "by vic" }))).toBe("OK");
+    await owner.client.team.updateRole.mutate({ userId: vic.userId, role: "viewer", projectId: t.project.projectId });
+    expect(await codeOf(viewer.client.datasets.create.mutate({ name: "by vic 2" }))).toBe("FORBIDDEN");
+    // The last owner can be neither demoted nor removed.
+    const olive = members.find((m) => m.email === "olive@example.com")!;
+    expect(await codeOf(owner.client.team.updateRole.mutate({ userId: olive.userId, role: "admin" }))).toBe("CONFLICT");
+    await owner.client.team.remove.mutate({ userId: vic.userId });
+    expect(await codeOf(viewer.client.datasets.list.query())).toBe("UNAUTHORIZED");
+  });
+
+  test("the audit log records who changed what, from where, without secrets", async () => {
+    const key = await owner.client.apiKeys.create.mutate({ name: "ci" });
+    await owner.client.providerKeys.set.mutate({ provider: "openai", apiKey: "sk-secret-value-123456" });
+    const page = await owner.client.team.auditLog.query({ first: 100 });
+    const actions = page.events.map((e) => e.action);
+    expect(actions).toContain("apiKeys.create");
+    expect(actions).toContain("providerKeys.set");
+    expect(actions).toContain("team.invite");
+    expect(actions).toContain("team.remove");
+    const forbidden = page.events.find((e) => e.action === "datasets.create" && e.outcome === "error");
+    expect(forbidden?.actor).toBe("vic@example.com");
+    const set = page.events.find((e) => e.action === "providerKeys.set")!;
+    expect(set.actor).toBe("olive@example.com");
+    expect(set.userAgent).toBe("owner-browser/1");
+    expect(JSON.stringify(page.events)).not.toContain("sk-secret-value-123456");
+    expect(JSON.stringify(page.events)).not.toContain(key.apiKey);
+    // GraphQL reads it too, by the contract's names.
+    const g = await owner.gql("{ auditLog(first: 5) { edges { node { action actor resourceId createdAt } } } }");
+    expect(g.errors).toBeUndefined();
+    // Exported as JSON lines.
+    const exp = await owner.client.team.auditExport.query({});
+    const lines = exp.jsonl
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.length).toBe(page.events.length);
+    expect(lines[0]).toMatchObject({ action: page.events[0]!.action, actor: { label: page.events[0]!.actor } });
+    // A key with every scope acts as an admin: it reads its project's audit log.
+    const viaKey = await trpcClient(t).team.auditLog.query({ first: 5 });
+    expect(viaKey.events.length).toBeGreaterThan(0);
+  });
+
+  test("failed password sign-ins are slowed: after 10 in a minute, 429 with Retry-After, even for the right password", async () => {
+    const b = consoleClient(t);
+    // Two failures were counted earlier in this file: the throttle starts at the 10th of the minute.
+    const codes: string[] = [];
+    for (let i = 0; i < 10; i++)
+      codes.push(await codeOf(b.client.session.signInWithPassword.mutate({ email: "olive@example.com", password: `wrong password ${i}` })));
+    expect(codes.filter((c) => c === "UNAUTHORIZED").length).toBe(8);
+    expect(codes.slice(8)).toEqual(["RATE_LIMITED", "RATE_LIMITED"]);
+    expect(await codeOf(b.client.session.signInWithPassword.mutate({ email: "olive@example.com", password: PASSWORD }))).toBe("RATE_LIMITED");
+    const res = await t.request("POST", "/trpc/session.signInWithPassword", {
+      body: { email: "olive@example.com", password: PASSWORD },
+      key: null,
+      headers: { "x-hone-console": "1" },
+    });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
