@@ -1,4 +1,5 @@
-import type { Actor, BaseCtx, Ctx } from "../context";
+import type { Actor, Ctx } from "../context";
+import type { Principal } from "./principal";
 import { secretsEqual } from "../crypto";
 import type { Deps } from "../deps";
 import { type Authenticated, authenticateApiKey } from "../domain/projects";
@@ -6,6 +7,7 @@ import { checkCredential } from "../domain/sessions";
 import { DomainError } from "../errors";
 import { clientAddress } from "./client-address";
 import { requestMeta } from "./request-meta";
+import { authenticateSession, sessionTokenOf } from "./session-cookie";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -17,6 +19,16 @@ export async function authenticateRequest(deps: Deps, request: Request, opts: { 
   // Anthropic's clients send the key as x-api-key (the Anthropic-protocol routes accept it).
   const xApiKey = opts.xApiKey ? request.headers.get("x-api-key") : null;
   const authorization = request.headers.get("authorization") ?? (xApiKey ? `Bearer ${xApiKey}` : null);
+  // No credential header but the console's cookie: a person's (or a key's) console session, with
+  // its role; the console header is required, so a cross-site request cannot use the cookie.
+  if (!authorization) {
+    const sessionToken = sessionTokenOf(request);
+    if (sessionToken) {
+      const auth = await authenticateSession(deps, request, sessionToken);
+      if (auth.principal?.kind === "project") return { ...auth.principal.ctx, replyHeaders: {} };
+      throw new DomainError("NOT_FOUND", "No project is selected: create one or switch to one");
+    }
+  }
   const token = bearerTokenOf(authorization);
   // A missing or malformed header guesses nothing: it is answered without the throttle.
   if (token === null) return projectCtx(deps, request, await authenticateApiKey(deps, authorization));
@@ -73,7 +85,7 @@ function isAdminToken(deps: Deps, token: string): boolean {
   return expected ? secretsEqual(token, expected) : false;
 }
 
-export type Principal = { kind: "project"; ctx: Ctx } | { kind: "admin"; ctx: BaseCtx };
+export type { Principal };
 
 /**
  * For the management APIs (GraphQL, tRPC): either the admin token or a project key. Errors are

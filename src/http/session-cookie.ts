@@ -2,7 +2,7 @@ import type { Ctx } from "../context";
 import type { Deps } from "../deps";
 import { type ResolvedSession, resolveSession } from "../domain/sessions";
 import { DomainError } from "../errors";
-import type { Principal } from "./auth";
+import type { Principal } from "./principal";
 import { requestMeta } from "./request-meta";
 
 export const SESSION_COOKIE = "hone_session";

@@ -94,11 +94,22 @@ describe("console sessions", () => {
     expect(signIn.status).toBe(403);
   });
 
-  test("the cookie is not a key: REST and GraphQL ignore it", async () => {
+  test("REST and GraphQL take the cookie only with the console header", async () => {
     const b = browser();
     await b.client.session.signIn.mutate({ token: t.project.apiKey });
     const res = await t.app.handle(new Request("http://localhost/api/v1/datasets", { headers: { cookie: b.jar.cookie!, "x-hone-console": "1" } }));
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(200);
+    const bare = await t.app.handle(new Request("http://localhost/api/v1/datasets", { headers: { cookie: b.jar.cookie! } }));
+    expect(bare.status).toBe(403);
+    expect(((await bare.json()) as { message: string }).message).toContain("x-hone-console");
+    const gqlBare = await t.app.handle(
+      new Request("http://localhost/graphql", {
+        method: "POST",
+        headers: { cookie: b.jar.cookie!, "content-type": "application/json" },
+        body: '{"query":"{ datasets { id } }"}',
+      }),
+    );
+    expect(gqlBare.status).toBe(403);
   });
 
   test("sign-out ends the session for every holder of the cookie", async () => {

@@ -403,7 +403,7 @@ describe("scoped keys", () => {
     expect(((await call.json()) as any).error.message).toContain("lacks the `gateway` scope");
     const rw = await create({ scopes: ["read", "write"] });
     const limit = await gql(t, SET_LIMIT, { input: { scope: "project", requestsPerMinute: 5 } }, { key: rw.apiKey });
-    expect(limit.errors?.[0]?.message).toContain("`gateway` scope needed for setting limits");
+    expect(limit.errors?.[0]?.message).toContain("`gateway` scope needed for setLimit");
     const key = await gql(t, CREATE, { input: { name: "x" } }, { key: rw.apiKey });
     expect(key.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
   });

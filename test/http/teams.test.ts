@@ -96,6 +96,8 @@ describe("teams", () => {
     expect(actions).toContain("team.remove");
     const forbidden = page.events.find((e) => e.action === "datasets.create" && e.outcome === "error");
     expect(forbidden?.actor).toBe("vic@example.com");
+    const viaGraphql = page.events.find((e) => e.action === "createDataset" && e.transport === "graphql");
+    expect(viaGraphql).toMatchObject({ outcome: "error", actor: "vic@example.com", summary: { error: "FORBIDDEN" } });
     const set = page.events.find((e) => e.action === "providerKeys.set")!;
     expect(set.actor).toBe("olive@example.com");
     expect(set.userAgent).toBe("owner-browser/1");

@@ -39,8 +39,8 @@ export async function listLimits(ctx: Ctx): Promise<Limit[]> {
  * the ones it had. What was counted in the current windows still counts: a lower cap applies at once.
  */
 export async function setLimit(ctx: Ctx, raw: SetLimitInput): Promise<Limit> {
-  const input = parseInput(SetLimitInput, raw);
   requireFullKey(ctx.actor, "setting limits");
+  const input = parseInput(SetLimitInput, raw);
   const db = dbOf(ctx);
   if (input.keyId) {
     const [key] = await db
@@ -87,8 +87,8 @@ export async function setLimit(ctx: Ctx, raw: SetLimitInput): Promise<Limit> {
 }
 
 export async function deleteLimit(ctx: Ctx, raw: { id: string }): Promise<{ id: string; deleted: true }> {
-  const { id } = parseInput(LimitIdInput, raw);
   requireFullKey(ctx.actor, "deleting limits");
+  const { id } = parseInput(LimitIdInput, raw);
   const gone = await dbOf(ctx)
     .delete(limits)
     .where(and(eq(limits.projectId, ctx.projectId), eq(limits.id, id)))

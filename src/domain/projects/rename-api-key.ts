@@ -11,8 +11,8 @@ import { RenameApiKeyInput, type ApiKeyInfo } from "./schemas";
  * name is only a label, so nothing else changes: the key, its sessions and its cache entry stay.
  */
 export async function renameApiKey(ctx: Ctx, raw: RenameApiKeyInput): Promise<ApiKeyInfo> {
-  const input = parseInput(RenameApiKeyInput, raw);
   requireFullKey(ctx.actor, "renaming API keys");
+  const input = parseInput(RenameApiKeyInput, raw);
   const [renamed] = await dbOf(ctx)
     .update(apiKeys)
     .set({ name: input.name })

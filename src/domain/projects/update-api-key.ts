@@ -13,8 +13,8 @@ import { type ApiKeyInfo, UpdateApiKeyInput } from "./schemas";
  * revocation.
  */
 export async function updateApiKey(ctx: Ctx, raw: UpdateApiKeyInput): Promise<ApiKeyInfo> {
-  const input = parseInput(UpdateApiKeyInput, raw);
   requireFullKey(ctx.actor, "changing API keys");
+  const input = parseInput(UpdateApiKeyInput, raw);
   if (input.expiresAt && input.expiresAt.getTime() <= ctx.deps.clock().getTime()) {
     throw new DomainError("VALIDATION", "expiresAt must be in the future (revoke the key to stop it now)", {
       issues: [{ message: "expiresAt must be in the future", path: ["expiresAt"] }],

@@ -3,7 +3,8 @@ import { GraphQLError, getOperationAST, Kind } from "graphql";
 import { getArgumentValues } from "graphql/execution/values";
 import { auditRequest, resultIdOf } from "../audit-request";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
-import { requireScope } from "../../domain/projects/key-scopes";
+import { requireRole, requireScope } from "../../domain/projects/key-scopes";
+import type { Role } from "../../key-scope";
 import type { Deps } from "../../deps";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
@@ -152,6 +153,14 @@ function useKeyScopes(): Plugin<Record<string, unknown>, GqlContext> {
       const scope = op?.operation === "mutation" ? "write" : "read";
       try {
         requireScope(ctx.actor, scope, scope === "write" ? "GraphQL mutations" : "GraphQL queries");
+        // Mutations that need more than a member (extensions.role: admin, owner) are refused before
+        // their input is validated, as on tRPC.
+        const fields = op?.operation === "mutation" ? args.schema.getMutationType()?.getFields() : undefined;
+        for (const sel of op?.selectionSet.selections ?? []) {
+          if (sel.kind !== Kind.FIELD || !fields) continue;
+          const role = fields[sel.name.value]?.extensions?.role as Role | undefined;
+          if (role) requireRole(ctx.actor, role, sel.name.value);
+        }
       } catch (err) {
         const e = toDomainError(err);
         setResultAndStopExecution({ errors: [new GraphQLError(e.message, { extensions: { code: e.code, http: { status: 403 } } })] });

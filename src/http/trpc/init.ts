@@ -1,4 +1,5 @@
-import { requireScope } from "../../domain/projects/key-scopes";
+import { requireRole, requireScope } from "../../domain/projects/key-scopes";
+import type { Role } from "../../key-scope";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
@@ -225,3 +226,24 @@ export const orgProcedure = base.use(({ ctx, next }) => {
   if (ctx.principal?.ctx.answer) team.answer = ctx.principal.ctx.answer;
   return next({ ctx: { ...ctx, team } });
 });
+
+/** Managing keys, provider keys, custom providers, routes, limits and webhooks: admins (a key with every scope), checked before the input. */
+export const manageProcedure = projectProcedure.use(({ ctx, next, path }) => {
+  try {
+    requireRole(ctx.project.actor, "admin", path);
+  } catch (err) {
+    throw toTrpcError(toDomainError(err));
+  }
+  return next();
+});
+
+/** Organisation work at a least role, checked before the input is. */
+export const teamProcedure = (least: Role) =>
+  orgProcedure.use(({ ctx, next, path }) => {
+    try {
+      requireRole(ctx.team.actor, least, path);
+    } catch (err) {
+      throw toTrpcError(toDomainError(err));
+    }
+    return next();
+  });

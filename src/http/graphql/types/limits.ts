@@ -107,6 +107,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   setLimit: t.field({
+    extensions: { role: "admin" },
     type: LimitRef,
     description: "Sets one subject's limits, replacing the ones it had (needs a key with every scope)",
     args: { input: t.arg({ type: SetLimitInputRef }) },
@@ -114,12 +115,14 @@ builder.mutationFields((t) => ({
       setLimit(projectCtx(c), asInputOf(SetLimitInput, { ...args.input, keyId: args.input.keyId == null ? args.input.keyId : String(args.input.keyId) })),
   }),
   deleteLimit: t.field({
+    extensions: { role: "admin" },
     type: "String",
     description: "Deletes a limit; returns its id",
     args: { id: t.arg.id() },
     resolve: async (_, args, c) => (await deleteLimit(projectCtx(c), { id: String(args.id) })).id,
   }),
   setWebhook: t.field({
+    extensions: { role: "admin" },
     type: SetWebhookResultRef,
     args: { url: t.arg.string(), rotateSecret: t.arg.boolean({ required: false }) },
     resolve: (_, args, c) => setWebhook(projectCtx(c), asInputOf(SetWebhookInput, args)),

@@ -82,6 +82,7 @@ builder.mutationFields((t) => ({
     resolve: (_, args, context) => createProject(adminCtx(context), { name: args.name }),
   }),
   createApiKey: t.field({
+    extensions: { role: "admin" },
     type: CreatedApiKeyRef,
     description: "Issues another key for the project of the calling key",
     args: { input: t.arg({ type: CreateApiKeyInputRef, required: false }) },
@@ -91,18 +92,21 @@ builder.mutationFields((t) => ({
     },
   }),
   updateApiKey: t.field({
+    extensions: { role: "admin" },
     type: ApiKeyRef,
     description: "Changes a key's name, expiry, allowed models, scopes or metadata (the fields given; null clears)",
     args: { input: t.arg({ type: UpdateApiKeyInputRef }) },
     resolve: (_, args, c) => updateApiKey(projectCtx(c), asInputOf(UpdateApiKeyInput, { ...args.input, id: String(args.input.id) })),
   }),
   renameApiKey: t.field({
+    extensions: { role: "admin" },
     type: ApiKeyRef,
     description: "Gives a key of the project a new name (up to 100 characters, one line); the key itself does not change",
     args: { id: t.arg.id(), name: t.arg.string({ validate: { schema: RenameApiKeyInput.shape.name } }) },
     resolve: (_, args, c) => renameApiKey(projectCtx(c), { id: String(args.id), name: args.name }),
   }),
   revokeApiKey: t.field({
+    extensions: { role: "admin" },
     type: ApiKeyRef,
     description:
       "Revokes a key of the project: it is refused from the next request on (other Hone processes: within HONE_API_KEY_CACHE_MS). Revoking twice returns the first revocation",

@@ -78,29 +78,34 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   setProviderKey: t.field({
+    extensions: { role: "admin" },
     type: ProviderKeyRef,
     args: { input: t.arg({ type: SetProviderKeyInputRef }) },
     // The verb parses its input (provider names are checked there), so the GraphQL strings go in as they are.
     resolve: (_, args, c) => setProviderKey(projectCtx(c), args.input as SetProviderKeyInput),
   }),
   deleteProviderKey: t.field({
+    extensions: { role: "admin" },
     type: "String",
     description: "Removes the stored key of a provider; returns the provider",
     args: { provider: t.arg.string(), name: t.arg.string({ required: false, description: "The key of the pool to remove (default: default)" }) },
     resolve: async (_, args, c) => (await deleteProviderKey(projectCtx(c), { provider: args.provider, name: args.name })).id,
   }),
   createCustomProvider: t.field({
+    extensions: { role: "admin" },
     type: CustomProviderRef,
     args: { input: t.arg({ type: CreateCustomProviderInputRef }) },
     resolve: (_, args, c) => createCustomProvider(projectCtx(c), args.input as CreateCustomProviderInput),
   }),
   updateCustomProvider: t.field({
+    extensions: { role: "admin" },
     type: CustomProviderRef,
     args: { input: t.arg({ type: UpdateCustomProviderInputRef }) },
     // The verb parses its input (and checks the URL), so the GraphQL values go in as they are.
     resolve: (_, args, c) => updateCustomProvider(projectCtx(c), args.input as UpdateCustomProviderInput),
   }),
   deleteCustomProvider: t.field({
+    extensions: { role: "admin" },
     type: "ID",
     description: "Removes a custom provider and its stored key; returns its id",
     args: { id: t.arg.id() },

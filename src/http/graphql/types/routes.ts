@@ -178,22 +178,26 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createRoute: t.field({
+    extensions: { role: "admin" },
     type: RouteRef,
     args: { input: t.arg({ type: CreateRouteInputRef }) },
     resolve: (_, args, c) => createRoute(projectCtx(c), asInputOf(CreateRouteInput, args.input)),
   }),
   updateRoute: t.field({
+    extensions: { role: "admin" },
     type: RouteRef,
     args: { input: t.arg({ type: UpdateRouteInputRef }) },
     resolve: (_, args, c) => updateRoute(projectCtx(c), asInputOf(UpdateRouteInput, args.input)),
   }),
   rollbackRoute: t.field({
+    extensions: { role: "admin" },
     type: RouteRef,
     description: "Puts back the configuration the last change replaced",
     args: { slug: t.arg.string() },
     resolve: (_, args, c) => rollbackRoute(projectCtx(c), { slug: args.slug }),
   }),
   deleteRoute: t.field({
+    extensions: { role: "admin" },
     type: "String",
     description: "Deletes a route; returns its slug",
     args: { slug: t.arg.string() },

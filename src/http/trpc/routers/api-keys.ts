@@ -11,7 +11,7 @@ import {
   UpdateApiKeyInput,
 } from "../../../domain/projects";
 import { toWireDate } from "../../dates";
-import { projectProcedure, router } from "../init";
+import { manageProcedure, projectProcedure, router } from "../init";
 
 const keyOut = (k: ApiKeyInfo) => ({
   ...k,
@@ -24,13 +24,13 @@ const keyOut = (k: ApiKeyInfo) => ({
 export const apiKeysRouter = router({
   list: projectProcedure.query(async ({ ctx }) => (await listApiKeys(ctx.project)).map(keyOut)),
   /** `apiKey` is the key itself, returned this once. */
-  create: projectProcedure.input(NewApiKeyInput.optional()).mutation(async ({ ctx, input }) => {
+  create: manageProcedure.input(NewApiKeyInput.optional()).mutation(async ({ ctx, input }) => {
     const created = await createApiKey(ctx.project, { ...input, projectId: ctx.project.projectId });
     return { apiKey: created.apiKey, key: keyOut(created.key) };
   }),
   /** A new name for a key of the project (a label only: the key itself does not change). */
-  rename: projectProcedure.input(RenameApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await renameApiKey(ctx.project, input))),
+  rename: manageProcedure.input(RenameApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await renameApiKey(ctx.project, input))),
   /** Changes a key's name, expiry, allowed models, scopes or metadata (the fields given; null clears). */
-  update: projectProcedure.input(UpdateApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await updateApiKey(ctx.project, input))),
-  revoke: projectProcedure.input(RevokeApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await revokeApiKey(ctx.project, input))),
+  update: manageProcedure.input(UpdateApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await updateApiKey(ctx.project, input))),
+  revoke: manageProcedure.input(RevokeApiKeyInput).mutation(async ({ ctx, input }) => keyOut(await revokeApiKey(ctx.project, input))),
 });

@@ -21,7 +21,7 @@ import {
   type WebhookDelivery,
 } from "../../../domain/webhooks";
 import { toWireDate } from "../../dates";
-import { projectProcedure, router } from "../init";
+import { manageProcedure, projectProcedure, router } from "../init";
 
 const limitOut = (l: Limit) => ({ ...l, createdAt: toWireDate(l.createdAt), updatedAt: toWireDate(l.updatedAt) });
 const spendOut = (s: LimitSpend) => ({ ...s, windowStart: toWireDate(s.windowStart), windowEnd: toWireDate(s.windowEnd) });
@@ -32,8 +32,8 @@ export const limitsRouter = router({
   list: projectProcedure.query(async ({ ctx }) => (await listLimits(ctx.project)).map(limitOut)),
   /** What each limit's current windows hold against their caps. */
   spend: projectProcedure.input(LimitSpendInput).query(async ({ ctx, input }) => (await limitSpend(ctx.project, input)).map(spendOut)),
-  set: projectProcedure.input(SetLimitInput).mutation(async ({ ctx, input }) => limitOut(await setLimit(ctx.project, input))),
-  delete: projectProcedure.input(LimitIdInput).mutation(({ ctx, input }) => deleteLimit(ctx.project, input)),
+  set: manageProcedure.input(SetLimitInput).mutation(async ({ ctx, input }) => limitOut(await setLimit(ctx.project, input))),
+  delete: manageProcedure.input(LimitIdInput).mutation(({ ctx, input }) => deleteLimit(ctx.project, input)),
 });
 
 export const webhooksRouter = router({
@@ -42,11 +42,11 @@ export const webhooksRouter = router({
     return w ? webhookOut(w) : null;
   }),
   /** `secret` is given when it was made (a new webhook, or rotateSecret), this once. */
-  set: projectProcedure.input(SetWebhookInput).mutation(async ({ ctx, input }) => {
+  set: manageProcedure.input(SetWebhookInput).mutation(async ({ ctx, input }) => {
     const r = await setWebhook(ctx.project, input);
     return { webhook: webhookOut(r.webhook), secret: r.secret };
   }),
-  delete: projectProcedure.mutation(({ ctx }) => deleteWebhook(ctx.project)),
-  test: projectProcedure.mutation(async ({ ctx }) => deliveryOut(await testWebhook(ctx.project))),
+  delete: manageProcedure.mutation(({ ctx }) => deleteWebhook(ctx.project)),
+  test: manageProcedure.mutation(async ({ ctx }) => deliveryOut(await testWebhook(ctx.project))),
   deliveries: projectProcedure.input(ListDeliveriesInput).query(async ({ ctx, input }) => (await listWebhookDeliveries(ctx.project, input)).map(deliveryOut)),
 });

@@ -15,21 +15,21 @@ import {
   type ProviderKeyInfo,
 } from "../../../domain/projects";
 import { toWireDate } from "../../dates";
-import { projectProcedure, router } from "../init";
+import { manageProcedure, projectProcedure, router } from "../init";
 
 const keyOut = (k: ProviderKeyInfo) => ({ ...k, updatedAt: toWireDate(k.updatedAt) });
 const providerOut = (c: CustomProviderInfo) => ({ ...c, createdAt: toWireDate(c.createdAt) });
 
 export const providerKeysRouter = router({
-  set: projectProcedure.input(SetProviderKeyInput).mutation(async ({ ctx, input }) => keyOut(await setProviderKey(ctx.project, input))),
+  set: manageProcedure.input(SetProviderKeyInput).mutation(async ({ ctx, input }) => keyOut(await setProviderKey(ctx.project, input))),
   list: projectProcedure.query(async ({ ctx }) => (await listProviderKeys(ctx.project)).map(keyOut)),
-  delete: projectProcedure.input(ProviderKeyInput).mutation(({ ctx, input }) => deleteProviderKey(ctx.project, input)),
+  delete: manageProcedure.input(ProviderKeyInput).mutation(({ ctx, input }) => deleteProviderKey(ctx.project, input)),
 });
 
 export const customProvidersRouter = router({
-  create: projectProcedure.input(CreateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await createCustomProvider(ctx.project, input))),
+  create: manageProcedure.input(CreateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await createCustomProvider(ctx.project, input))),
   list: projectProcedure.query(async ({ ctx }) => (await listCustomProviders(ctx.project)).map(providerOut)),
   /** Fields given replace the stored ones; `apiKey: null` removes the key. Same URL rules as create. */
-  update: projectProcedure.input(UpdateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await updateCustomProvider(ctx.project, input))),
-  delete: projectProcedure.input(CustomProviderIdInput).mutation(({ ctx, input }) => deleteCustomProvider(ctx.project, input)),
+  update: manageProcedure.input(UpdateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await updateCustomProvider(ctx.project, input))),
+  delete: manageProcedure.input(CustomProviderIdInput).mutation(({ ctx, input }) => deleteCustomProvider(ctx.project, input)),
 });

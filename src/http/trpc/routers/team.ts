@@ -19,7 +19,7 @@ import {
   UserIdInput,
 } from "../../../domain/teams";
 import { toWireDate } from "../../dates";
-import { orgProcedure, router } from "../init";
+import { router, teamProcedure } from "../init";
 
 export const memberOut = (m: Member) => ({ ...m, joinedAt: toWireDate(m.joinedAt) });
 export const invitationOut = (i: InvitationInfo) => ({
@@ -51,37 +51,51 @@ const EXPORT_MAX = 2_000;
 
 /** The organisation: its members (owners manage them), invitations (owners and admins), projects and audit log. */
 export const teamRouter = router({
-  members: orgProcedure.query(async ({ ctx }) => (await listMembers(ctx.team)).map(memberOut)),
-  invite: orgProcedure.input(InviteMemberInput).mutation(async ({ ctx, input }) => {
-    const created = await inviteMember(ctx.team, input);
-    return { ...invitationOut(created), url: created.url, emailed: created.emailed };
-  }),
-  updateRole: orgProcedure.input(UpdateMemberRoleInput).mutation(async ({ ctx, input }) => memberOut(await updateMemberRole(ctx.team, input))),
-  clearProjectRole: orgProcedure.input(ClearProjectRoleInput).mutation(({ ctx, input }) => clearProjectRole(ctx.team, input.userId, input.projectId)),
-  remove: orgProcedure.input(UserIdInput).mutation(({ ctx, input }) => removeMember(ctx.team, input.userId)),
-  setDisabled: orgProcedure
+  members: teamProcedure("viewer").query(async ({ ctx }) => (await listMembers(ctx.team)).map(memberOut)),
+  invite: teamProcedure("admin")
+    .input(InviteMemberInput)
+    .mutation(async ({ ctx, input }) => {
+      const created = await inviteMember(ctx.team, input);
+      return { ...invitationOut(created), url: created.url, emailed: created.emailed };
+    }),
+  updateRole: teamProcedure("owner")
+    .input(UpdateMemberRoleInput)
+    .mutation(async ({ ctx, input }) => memberOut(await updateMemberRole(ctx.team, input))),
+  clearProjectRole: teamProcedure("owner")
+    .input(ClearProjectRoleInput)
+    .mutation(({ ctx, input }) => clearProjectRole(ctx.team, input.userId, input.projectId)),
+  remove: teamProcedure("owner")
+    .input(UserIdInput)
+    .mutation(({ ctx, input }) => removeMember(ctx.team, input.userId)),
+  setDisabled: teamProcedure("owner")
     .input(UserIdInput.extend({ disabled: z.boolean() }))
     .mutation(async ({ ctx, input }) => memberOut(await setMemberDisabled(ctx.team, input.userId, input.disabled))),
-  invitations: orgProcedure.query(async ({ ctx }) => (await listInvitations(ctx.team)).map(invitationOut)),
-  revokeInvitation: orgProcedure.input(IdInput).mutation(({ ctx, input }) => revokeInvitation(ctx.team, input.id)),
-  projects: orgProcedure.query(async ({ ctx }) =>
+  invitations: teamProcedure("admin").query(async ({ ctx }) => (await listInvitations(ctx.team)).map(invitationOut)),
+  revokeInvitation: teamProcedure("admin")
+    .input(IdInput)
+    .mutation(({ ctx, input }) => revokeInvitation(ctx.team, input.id)),
+  projects: teamProcedure("viewer").query(async ({ ctx }) =>
     (await listOrganizationProjects(ctx.team)).map((p) => ({ id: p.id, name: p.name, createdAt: toWireDate(p.createdAt) })),
   ),
   /** The audit log, newest first, filtered and paged (owners and admins). */
-  auditLog: orgProcedure.input(AuditPageInput).query(async ({ ctx, input }) => {
-    const page = await listAudit(ctx.team, input);
-    return { events: page.events.map(auditOut), next: page.next };
-  }),
+  auditLog: teamProcedure("admin")
+    .input(AuditPageInput)
+    .query(async ({ ctx, input }) => {
+      const page = await listAudit(ctx.team, input);
+      return { events: page.events.map(auditOut), next: page.next };
+    }),
   /** The audit log as JSON lines, newest first, at most 2,000 events per call (page on with `after`). */
-  auditExport: orgProcedure.input(AuditPageInput.omit({ first: true })).query(async ({ ctx, input }) => {
-    const lines: string[] = [];
-    let after = input.after;
-    while (lines.length < EXPORT_MAX) {
-      const page = await listAudit(ctx.team, { filter: input.filter, after, first: 500 });
-      for (const e of page.events) lines.push(auditLine(e));
-      if (!page.next) return { jsonl: lines.join("\n") + (lines.length ? "\n" : ""), next: null };
-      after = page.next;
-    }
-    return { jsonl: `${lines.join("\n")}\n`, next: after ?? null };
-  }),
+  auditExport: teamProcedure("admin")
+    .input(AuditPageInput.omit({ first: true }))
+    .query(async ({ ctx, input }) => {
+      const lines: string[] = [];
+      let after = input.after;
+      while (lines.length < EXPORT_MAX) {
+        const page = await listAudit(ctx.team, { filter: input.filter, after, first: 500 });
+        for (const e of page.events) lines.push(auditLine(e));
+        if (!page.next) return { jsonl: lines.join("\n") + (lines.length ? "\n" : ""), next: null };
+        after = page.next;
+      }
+      return { jsonl: `${lines.join("\n")}\n`, next: after ?? null };
+    }),
 });
