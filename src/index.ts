@@ -73,15 +73,6 @@ async function main() {
     );
   }
 
-  // With no person yet, a one-time link makes the first owner (the admin token keeps working for automation).
-  const firstOwner = await firstOwnerLink(deps);
-  if (firstOwner) {
-    process.stdout.write(
-      `\nNo one has an account yet. Create the first owner (works once, for 24 hours):\n\n    ${firstOwner}\n\n` +
-        "A new link is printed at each start until someone has used one.\n\n",
-    );
-  }
-
   // Routes kept in a file: applied before the first call is served; a bad file stops the start.
   const routesFile = config.routing.routesFile;
   const applyRoutes = async (when: string) => {
@@ -158,6 +149,21 @@ async function main() {
     if (!routesFile) return logger.warn("SIGHUP ignored: HONE_ROUTES_FILE is not set");
     applyRoutes("SIGHUP").catch((err) => logger.error("routes file not applied: the routes stay as they were", errorFields(err)));
   });
+  // With no person yet, a one-time link makes the first owner (the admin token keeps working for automation).
+  const firstOwner = await firstOwnerLink(
+    deps,
+    config.publicUrl ?? `http://${["0.0.0.0", "::"].includes(config.host) ? "localhost" : localHost(server.hostname ?? "127.0.0.1")}:${server.port}`,
+  ).catch((err) => {
+    logger.warn("could not make the first-owner link", errorFields(err));
+    return null;
+  });
+  if (firstOwner) {
+    process.stdout.write(
+      `\nNo one has an account yet. Create the first owner (works once, for 24 hours):\n\n    ${firstOwner}\n\n` +
+        "A new link is printed at each start until someone has used one.\n\n",
+    );
+  }
+
   // Said once a signal would be handled: a supervisor that stops the server as soon as it is up
   // gets a clean shutdown, not the default kill.
   logger.info("listening", {

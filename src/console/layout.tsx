@@ -22,6 +22,7 @@ import { Link, Outlet, useRouterState } from "@tanstack/react-router";
 import { useState } from "react";
 import { CopyButton } from "./components/copy-button";
 import { ErrorAlert } from "./components/error-alert";
+import { canAct } from "./lib/session";
 import { replaceSession, type Session, useTRPC } from "./lib/trpc";
 
 export const SECTIONS = [
@@ -127,6 +128,112 @@ function ProjectSwitcher({ session }: { session: Session }) {
   );
 }
 
+/** A person picks their organisation (when in several) and the project they act on; owners make projects. */
+function PersonSwitcher({ session }: { session: Session }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const organizations = useQuery(trpc.session.organizations.queryOptions());
+  const projects = useQuery(trpc.team.projects.queryOptions());
+  const [creating, { open, close }] = useDisclosure(false);
+  const [name, setName] = useState("");
+  const [createdKey, setCreatedKey] = useState<string | null>(null);
+  const refreshMe = async () => {
+    await queryClient.invalidateQueries();
+  };
+  const switchProject = useMutation(
+    trpc.session.switchProject.mutationOptions({ onSuccess: (me) => replaceSession(queryClient, trpc.session.me.queryKey(), me) }),
+  );
+  const switchOrganization = useMutation(trpc.session.switchOrganization.mutationOptions({ onSuccess: refreshMe }));
+  const create = useMutation(
+    trpc.team.createProject.mutationOptions({
+      onSuccess: async (created) => {
+        setCreatedKey(created.apiKey);
+        await queryClient.invalidateQueries({ queryKey: trpc.team.projects.queryKey() });
+        switchProject.mutate({ projectId: created.projectId });
+      },
+    }),
+  );
+  const orgs = organizations.data ?? [];
+  return (
+    <Group gap="xs" wrap="nowrap">
+      {orgs.length > 1 ? (
+        <Select
+          label="Organisation"
+          size="xs"
+          w={170}
+          data={orgs.map((o) => ({ value: o.id, label: o.name }))}
+          value={session.organization?.id ?? null}
+          onChange={(id) => id && switchOrganization.mutate({ organizationId: id })}
+          allowDeselect={false}
+          comboboxProps={{ withinPortal: true }}
+        />
+      ) : (
+        <Text fw={600} size="sm" visibleFrom="sm" data-testid="organization-name">
+          {session.organization?.name}
+        </Text>
+      )}
+      <Select
+        label="Project"
+        size="xs"
+        w={180}
+        data={(projects.data ?? []).map((p) => ({ value: p.id, label: p.name }))}
+        value={session.project?.id ?? null}
+        onChange={(id) => id && switchProject.mutate({ projectId: id })}
+        placeholder="Choose a project"
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: true }}
+      />
+      {session.orgRole === "owner" ? (
+        <Button size="xs" variant="default" mt={22} onClick={open}>
+          New project
+        </Button>
+      ) : null}
+      <Modal
+        opened={creating}
+        onClose={() => {
+          close();
+          setCreatedKey(null);
+          setName("");
+        }}
+        title="New project"
+      >
+        {createdKey ? (
+          <Stack>
+            <Text size="sm">The project was created and selected. Its first API key, shown only this once:</Text>
+            <Group gap="xs" wrap="nowrap">
+              <Text ff="monospace" size="sm" style={{ wordBreak: "break-all" }}>
+                {createdKey}
+              </Text>
+              <CopyButton value={createdKey} label="Copy key" />
+            </Group>
+          </Stack>
+        ) : (
+          <Stack
+            component="form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              create.mutate({ name });
+            }}
+          >
+            <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
+            <ErrorAlert error={create.error} />
+            <Button type="submit" loading={create.isPending}>
+              Create project
+            </Button>
+          </Stack>
+        )}
+      </Modal>
+    </Group>
+  );
+}
+
+// Pages about the organisation and the person, shown with no project selected too.
+const TEAM_SECTIONS = [
+  { to: "/members", label: "Members", least: "viewer" },
+  { to: "/audit", label: "Audit log", least: "admin" },
+  { to: "/account", label: "My account", least: "viewer" },
+] as const;
+
 export function AppLayout({ session }: { session: Session }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -147,7 +254,9 @@ export function AppLayout({ session }: { session: Session }) {
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="md" size="sm" aria-label="Toggle navigation" />
             <Title order={3}>Hone</Title>
-            {session.admin ? (
+            {session.user ? (
+              <PersonSwitcher session={session} />
+            ) : session.admin ? (
               <ProjectSwitcher session={session} />
             ) : (
               <Text fw={600} data-testid="project-name">
@@ -156,9 +265,15 @@ export function AppLayout({ session }: { session: Session }) {
             )}
           </Group>
           <Group gap="sm" wrap="nowrap">
-            <Badge variant="light" size="lg" data-testid="key-name" tt="none">
-              {session.admin ? "admin" : (session.key?.name ?? session.key?.prefix ?? "API key")}
-            </Badge>
+            {session.user ? (
+              <Badge variant="light" size="lg" data-testid="user-badge" tt="none" title={session.user.email}>
+                {session.user.name ?? session.user.email} · {session.role ?? session.orgRole}
+              </Badge>
+            ) : (
+              <Badge variant="light" size="lg" data-testid="key-name" tt="none">
+                {session.admin ? "admin" : (session.key?.name ?? session.key?.prefix ?? "API key")}
+              </Badge>
+            )}
             <ThemeToggle />
             <Button variant="default" size="sm" onClick={() => signOut.mutate()} loading={signOut.isPending}>
               Sign out
@@ -178,14 +293,23 @@ export function AppLayout({ session }: { session: Session }) {
             onClick={close}
           />
         ))}
+        {session.user
+          ? TEAM_SECTIONS.filter((s) => canAct(session, s.least)).map((s) => (
+              <NavLink key={s.to} component={Link} to={s.to} label={s.label} active={pathname === s.to} onClick={close} />
+            ))
+          : null}
       </AppShell.Navbar>
       <AppShell.Main>
-        {session.project ? (
+        {session.project || TEAM_SECTIONS.some((s) => pathname === s.to) ? (
           <Outlet />
         ) : (
           <Stack maw={520}>
             <Title order={2}>No project selected</Title>
-            <Text c="dimmed">Create a project with "New project" above, or choose one.</Text>
+            <Text c="dimmed">
+              {session.user && session.orgRole !== "owner"
+                ? "Your organisation has no project yet: ask an owner to create one."
+                : 'Create a project with "New project" above, or choose one.'}
+            </Text>
           </Stack>
         )}
       </AppShell.Main>

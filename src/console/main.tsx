@@ -15,6 +15,7 @@ import { ShortcutsProvider } from "./lib/shortcuts";
 import { type Client, createClient, createQueryClient, errorCodeOf, onSessionEnded, replaceSession, TRPCProvider, useTRPC } from "./lib/trpc";
 import { prefetchLogsPage } from "./pages/logs/first-page";
 import { SignInPage } from "./pages/sign-in";
+import { InvitePage } from "./pages/team/invite-page";
 import { router } from "./router";
 
 // Mantine's defaults fall short of WCAG AA contrast (4.5:1) for dimmed text and for white text on the
@@ -45,6 +46,7 @@ function Gate() {
   const queryClient = useQueryClient();
   const me = useQuery(trpc.session.me.queryOptions(undefined, { staleTime: 60_000 }));
   const [ended, setEnded] = useState(false);
+  const invite = window.location.pathname === "/invite";
   useEffect(
     () =>
       onSessionEnded(() => {
@@ -56,6 +58,8 @@ function Gate() {
   useEffect(() => {
     if (me.data) setEnded(false);
   }, [me.data]);
+  // An invitation link is answered signed in or not: accepting it starts a new session.
+  if (invite) return <InvitePage />;
   if (me.isPending) {
     return (
       <Center mih="100vh">

@@ -133,7 +133,28 @@ const evaluationRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/evaluations/evaluation-page"), "EvaluationPage"),
 });
 
+const membersRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/members",
+  component: lazyRouteComponent(() => import("./pages/team/members-page"), "MembersPage"),
+});
+
+const accountRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/account",
+  component: lazyRouteComponent(() => import("./pages/team/account-page"), "AccountPage"),
+});
+
+const auditRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/audit",
+  component: lazyRouteComponent(() => import("./pages/team/audit-page"), "AuditPage"),
+});
+
 const routeTree = rootRoute.addChildren([
+  membersRoute,
+  accountRoute,
+  auditRoute,
   indexRoute,
   logsRoute.addChildren([logDetailRoute]),
   usageRoute,

@@ -30,7 +30,7 @@ describe("onboarding and not found", () => {
     expect(text).toContain("while Hone runs");
     expect(text).toContain("bun run hone keys create");
     await shot(page, "sign-in-onboarding");
-    await expectAccessible(page, "sign-in-a11y", () => page.getByRole("button", { name: "Sign in" }).waitFor());
+    await expectAccessible(page, "sign-in-a11y", () => page.getByRole("button", { name: "Sign in", exact: true }).waitFor());
   });
 
   test("an unknown address answers the not-found page (404) with a link to the logs, which works", async () => {

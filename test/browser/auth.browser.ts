@@ -52,7 +52,7 @@ describe("console sign-in", () => {
       await page.goto(hone.url);
       expect((await logsRefused).status()).toBe(401);
       await expect(page.getByLabel("API key").getAttribute("type")).resolves.toBe("password");
-      expect(await page.getByRole("button", { name: "Sign in" }).isVisible()).toBe(true);
+      expect(await page.getByRole("button", { name: "Sign in", exact: true }).isVisible()).toBe(true);
       expect(await page.getByRole("link", { name: "Logs" }).count()).toBe(0);
       // Nobody was signed in: no "session ended", just the form.
       expect(await page.getByText(ENDED).count()).toBe(0);
@@ -67,7 +67,7 @@ describe("console sign-in", () => {
     try {
       await page.goto(hone.url);
       await page.getByLabel("API key").fill("hone_sk_thisisnotakeythisisnotakey0000");
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       const alert = page.getByRole("alert").filter({ hasText: /Invalid API key|API key/i });
       await alert.waitFor();
       expect(await alert.textContent()).toMatch(/invalid/i);
@@ -223,7 +223,7 @@ describe("an idle session", () => {
       await shot(page, "session-ended");
       await page.getByRole("button", { name: "Sign in again" }).click();
       await page.getByLabel("API key").fill(short.project.apiKey);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.getByRole("button", { name: "Sign out" }).waitFor();
     } finally {
       await context.close();

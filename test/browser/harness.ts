@@ -515,7 +515,7 @@ export async function shot(page: Page, name: string): Promise<string> {
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(url);
   await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 

@@ -49,7 +49,7 @@ const ADMIN_TRPC = new Set([
   "team.auditExport",
 ]);
 // Owners manage members.
-const OWNER_TRPC = new Set(["team.updateRole", "team.clearProjectRole", "team.remove", "team.setDisabled"]);
+const OWNER_TRPC = new Set(["team.createProject", "team.updateRole", "team.clearProjectRole", "team.remove", "team.setDisabled"]);
 const ADMIN_GQL = new Set([
   "createApiKey",
   "renameApiKey",

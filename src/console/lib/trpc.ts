@@ -49,7 +49,8 @@ export function createQueryClient(): QueryClient {
       // A refused sign-in is the sign-in form's own error (a bad key), not a session that ended.
       onError: (error, _variables, _result, mutation) => {
         const key = mutation.options.mutationKey?.[0];
-        if (Array.isArray(key) && key.join(".") === "session.signIn") return;
+        // Same for the password form and an invitation accepted with a wrong password.
+        if (Array.isArray(key) && ["session.signIn", "session.signInWithPassword", "session.acceptInvitation"].includes(key.join("."))) return;
         reportEnded(error);
       },
     }),

@@ -1,14 +1,72 @@
-import { Button, Center, Code, Paper, PasswordInput, Stack, Text, Title } from "@mantine/core";
+import { Alert, Button, Center, Code, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
+import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorAlert } from "../components/error-alert";
-import { useSignIn } from "./sign-in-queries";
+import { useTRPC } from "../lib/trpc";
+import { usePasswordSignIn, useSignIn } from "./sign-in-queries";
 
-/** Sign in with a project API key (or the admin token); the key goes to the server once and is never stored here. */
-export function SignInPage({ ended = false }: { ended?: boolean }) {
+/** Email and password: a person signs in as themselves. */
+function PasswordForm() {
+  const form = useForm({ mode: "controlled", initialValues: { email: "", password: "" } });
+  const signIn = usePasswordSignIn(() => form.reset());
+  return (
+    <form onSubmit={form.onSubmit((v) => signIn.mutate(v))} aria-label="Sign in as yourself">
+      <Stack gap="sm">
+        <TextInput label="Email" type="email" autoComplete="username" {...form.getInputProps("email")} required data-autofocus />
+        <PasswordInput label="Password" autoComplete="current-password" {...form.getInputProps("password")} required />
+        <ErrorAlert error={signIn.error} title="Could not sign in" />
+        <Button type="submit" loading={signIn.isPending}>
+          Sign in with password
+        </Button>
+      </Stack>
+    </form>
+  );
+}
+
+/** A project API key (or the admin token): for single-person setups; HONE_CONSOLE_KEY_SIGNIN=false switches it off. */
+function KeyForm() {
   const form = useForm({ mode: "controlled", initialValues: { token: "" } });
-  const [showForm, setShowForm] = useState(!ended);
   const signIn = useSignIn(() => form.reset());
+  return (
+    <form onSubmit={form.onSubmit((v) => signIn.mutate({ token: v.token }))} aria-label="Key sign-in">
+      <Stack gap="sm">
+        <PasswordInput label="API key" placeholder="hone_sk_…" autoComplete="off" {...form.getInputProps("token")} required />
+        <ErrorAlert error={signIn.error} title="Could not sign in" />
+        <Button type="submit" variant="default" loading={signIn.isPending}>
+          Sign in
+        </Button>
+        <Stack gap={4} data-testid="sign-in-help">
+          <Text size="sm" fw={600}>
+            No key yet?
+          </Text>
+          <Text size="xs" c="dimmed">
+            On a first start Hone prints the key of its <Code>default</Code> project once (named <Code>bootstrap</Code>). Sign in with it, then give each person
+            a named key of their own under Settings → API keys, where keys can also be renamed and revoked.
+          </Text>
+          <Text size="xs" c="dimmed">
+            The command line on the server creates one too, while Hone runs: <Code>bun run hone keys create --project &lt;id&gt; --name &lt;you&gt;</Code>
+          </Text>
+        </Stack>
+      </Stack>
+    </form>
+  );
+}
+
+const SSO_ERRORS: Record<string, string> = {
+  state: "The sign-in did not come back to the browser that started it (or took too long). Try again.",
+  domain: "Your email's domain is not allowed to sign in here.",
+  disabled: "Your account is disabled: ask an owner of your organisation.",
+  provider: "The identity provider refused the sign-in or could not be reached.",
+  unverified: "The identity provider did not vouch for your email address.",
+};
+
+/** Sign in: as yourself (password, single sign-on), or with a project API key where allowed. */
+export function SignInPage({ ended = false }: { ended?: boolean }) {
+  const trpc = useTRPC();
+  const options = useQuery(trpc.session.options.queryOptions());
+  const [showForm, setShowForm] = useState(!ended);
+  const ssoError = new URLSearchParams(window.location.search).get("sso_error");
   if (!showForm) {
     return (
       <Center mih="100vh" p="md" component="main">
@@ -17,43 +75,50 @@ export function SignInPage({ ended = false }: { ended?: boolean }) {
             <Title order={1} size="h2">
               Your session has ended
             </Title>
-            <Text c="dimmed">You were signed out, the session expired, or the API key it used was revoked. Nothing you saved is lost.</Text>
+            <Text c="dimmed">
+              You were signed out, the session expired, your access changed, or the API key it used was revoked. Nothing you saved is lost.
+            </Text>
             <Button onClick={() => setShowForm(true)}>Sign in again</Button>
           </Stack>
         </Paper>
       </Center>
     );
   }
+  const o = options.data;
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder p="xl" radius="md" w={480} maw="100%">
-        <form onSubmit={form.onSubmit((v) => signIn.mutate({ token: v.token }))}>
-          <Stack>
-            <Title order={1} size="h2">
-              Sign in to Hone
-            </Title>
-            <Text c="dimmed" size="sm">
-              Use your own project API key. It is exchanged for a session cookie and never kept in the browser. Operators may use the admin token.
-            </Text>
-            <PasswordInput label="API key" placeholder="hone_sk_…" autoComplete="off" {...form.getInputProps("token")} required data-autofocus />
-            <ErrorAlert error={signIn.error} title="Could not sign in" />
-            <Button type="submit" loading={signIn.isPending}>
-              Sign in
+        <Stack>
+          <Title order={1} size="h2">
+            Sign in to Hone
+          </Title>
+          {o?.needsFirstOwner ? (
+            <Alert color="blue" title="No one has an account yet" data-testid="first-owner-hint">
+              Open the first-owner link Hone printed when it started (<Code>…/invite#hone_inv_…</Code>) to create the first owner. Each start prints a new one
+              until it is used.
+            </Alert>
+          ) : null}
+          {ssoError ? (
+            <Alert color="red" title="Single sign-on failed" data-testid="sso-error">
+              {SSO_ERRORS[ssoError] ?? "The sign-in could not be completed."}
+            </Alert>
+          ) : null}
+          <PasswordForm />
+          {o?.sso ? (
+            <Button component="a" href="/auth/oidc/start" variant="outline">
+              Sign in with SSO
             </Button>
-            <Stack gap={4} data-testid="sign-in-help">
-              <Text size="sm" fw={600}>
-                No key yet?
-              </Text>
-              <Text size="xs" c="dimmed">
-                On a first start Hone prints the key of its <Code>default</Code> project once (named <Code>bootstrap</Code>). Sign in with it, then give each
-                person a named key of their own under Settings → API keys, where keys can also be renamed and revoked.
-              </Text>
-              <Text size="xs" c="dimmed">
-                The command line on the server creates one too, while Hone runs: <Code>bun run hone keys create --project &lt;id&gt; --name &lt;you&gt;</Code>
-              </Text>
-            </Stack>
-          </Stack>
-        </form>
+          ) : null}
+          {o?.keySignIn !== false ? (
+            <>
+              <Divider label="or with a project API key" labelPosition="center" />
+              <KeyForm />
+            </>
+          ) : null}
+          <Text size="xs" c="dimmed">
+            Invited? Open the link you were given; it signs you in.
+          </Text>
+        </Stack>
       </Paper>
     </Center>
   );

@@ -62,7 +62,7 @@ export function summarize(value: unknown, depth = 0): unknown {
   return String(value);
 }
 
-const ID_FIELDS = ["id", "datasetId", "criterionId", "modelId", "evaluationId", "keyId", "logId", "slug", "userId", "projectId", "provider", "name"];
+const ID_FIELDS = ["id", "datasetId", "criterionId", "modelId", "evaluationId", "keyId", "logId", "slug", "userId", "projectId", "provider"];
 
 function resourceOf(verb: string, input: unknown, resultId: string | null | undefined): { type: string | null; id: string | null } {
   // The verb names the resource: datasets.create -> dataset; createDataset -> Dataset; POST /datasets/:id -> datasets.

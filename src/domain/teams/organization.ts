@@ -307,7 +307,7 @@ export async function anyUser(deps: Deps): Promise<boolean> {
  * At start, with no user yet: a link that creates the first owner (and their organisation, which
  * takes in every project made before). Earlier unused links are revoked. Null once a user exists.
  */
-export async function firstOwnerLink(deps: Deps): Promise<string | null> {
+export async function firstOwnerLink(deps: Deps, baseUrl: string = publicUrlOf(deps)): Promise<string | null> {
   const db = deps.database.db;
   const [anyone] = await db.select({ id: users.id }).from(users).limit(1);
   if (anyone) return null;
@@ -329,7 +329,7 @@ export async function firstOwnerLink(deps: Deps): Promise<string | null> {
       expiresAt: new Date(now.getTime() + FIRST_OWNER_TTL_MS),
     });
   });
-  return inviteUrl(deps, token);
+  return `${baseUrl}/invite#${token}`;
 }
 
 export type InvitationPreview = { email: string | null; role: Role; organization: string | null; firstOwner: boolean; existingUser: boolean; expiresAt: Date };

@@ -26,6 +26,11 @@ const PAGES: Record<string, string[][]> = {
   criteria: [["CriteriaPage"], ["CriterionPage"]],
   evaluations: [["EvaluationsPage"], ["EvaluationPage"]],
   playground: [["PlaygroundPage"]],
+  members: [["MembersPage"]],
+  account: [["AccountPage"]],
+  audit: [["AuditPage"]],
+  // The invitation page is part of the shell (it is shown signed out too).
+  invite: [[]],
 };
 /** "/" sends the browser on to the logs. */
 const HOME = "logs";

@@ -159,12 +159,21 @@ function actorOf(ctx: TrpcContext): { actor: Actor | null; projectId: string | n
   return { actor: ctx.admin?.actor ?? null, projectId: null };
 }
 
+function signedInActor(data: unknown): Actor | null {
+  const d = data as Partial<Pick<ResolvedSession, "user" | "organization" | "orgRole">> | null;
+  if (!d?.user || !d.organization || !d.orgRole) return null;
+  return { type: "user", userId: d.user.id, email: d.user.email, sessionId: "", organizationId: d.organization.id, role: d.orgRole };
+}
+
 // Every mutation is recorded in the audit log once it has succeeded (or been refused for want of
 // a role or scope), with who, from where, and what was sent (secrets removed).
 const audit = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
   if (type !== "mutation") return next();
   const result = await next();
-  const { actor, projectId } = actorOf(ctx);
+  const who = actorOf(ctx);
+  const { projectId } = who;
+  // A sign-in (or an accepted invitation) acts as the person it signed in.
+  const actor = who.actor ?? (result.ok ? signedInActor(result.data) : null);
   const input = await getRawInput().catch(() => null);
   await auditRequest(ctx.deps, ctx.request, {
     actor,

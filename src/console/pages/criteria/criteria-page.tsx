@@ -14,6 +14,7 @@ export function CriteriaPage() {
   return (
     <>
       <PageHeader
+        mutates="member"
         title="Criteria"
         description="LLM judges that give PASS or FAIL. Align each with human labels before you trust it."
         actions={<Button onClick={() => setCreating(true)}>New criterion</Button>}

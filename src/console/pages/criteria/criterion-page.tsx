@@ -25,6 +25,7 @@ export function CriterionPage() {
   return (
     <>
       <PageHeader
+        mutates="member"
         title={c.name}
         description={
           <span>

@@ -6,12 +6,14 @@ import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { formatNumber, formatTime, plural } from "../../lib/format";
+import { useCan } from "../../lib/session";
 import { errorMessageOf } from "../../lib/trpc";
 import { NameModal } from "./name-modal";
 import { type Dataset, useDatasets, useDeleteDataset } from "./queries";
 
 export function DatasetsPage() {
   const datasets = useDatasets();
+  const canWrite = useCan("member");
   const [editing, setEditing] = useState<{ dataset: Dataset | null } | null>(null);
   const remove = useDeleteDataset();
   const onError = (err: unknown) => notifications.show({ color: "red", title: "Could not delete", message: errorMessageOf(err) });
@@ -32,6 +34,7 @@ export function DatasetsPage() {
   return (
     <>
       <PageHeader
+        mutates="member"
         title="Datasets"
         description="Chat-format training entries, filled from logs, files or by hand, exported as JSONL."
         actions={<Button onClick={() => setEditing({ dataset: null })}>New dataset</Button>}
@@ -73,14 +76,16 @@ export function DatasetsPage() {
                 <Table.Td ta="right">{formatNumber(d.fineTuneCount)}</Table.Td>
                 <Table.Td visibleFrom="lg">{formatTime(d.updatedAt)}</Table.Td>
                 <Table.Td>
-                  <Group gap="xs" justify="flex-end" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setEditing({ dataset: d })} aria-label={`Rename ${d.name}`}>
-                      Rename
-                    </Button>
-                    <Button size="xs" variant="light" color="red" onClick={() => confirmDelete(d)} aria-label={`Delete ${d.name}`}>
-                      Delete
-                    </Button>
-                  </Group>
+                  {canWrite ? (
+                    <Group gap="xs" justify="flex-end" wrap="nowrap">
+                      <Button size="xs" variant="default" onClick={() => setEditing({ dataset: d })} aria-label={`Rename ${d.name}`}>
+                        Rename
+                      </Button>
+                      <Button size="xs" variant="light" color="red" onClick={() => confirmDelete(d)} aria-label={`Delete ${d.name}`}>
+                        Delete
+                      </Button>
+                    </Group>
+                  ) : null}
                 </Table.Td>
               </Table.Tr>
             ))}

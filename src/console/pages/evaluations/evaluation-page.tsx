@@ -32,6 +32,7 @@ export function EvaluationPage() {
   return (
     <>
       <PageHeader
+        mutates="member"
         title={d.name}
         description={
           <span>

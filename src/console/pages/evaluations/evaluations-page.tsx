@@ -19,6 +19,7 @@ export function EvaluationsPage() {
   return (
     <>
       <PageHeader
+        mutates="member"
         title="Evaluations"
         description="Models answer a dataset's TEST entries and criteria judge every answer: which model is better, and where."
         actions={<Button onClick={() => setCreating(true)}>New evaluation</Button>}

@@ -73,6 +73,7 @@ export function LimitsPage() {
   return (
     <>
       <PageHeader
+        mutates="admin"
         title="Budgets and limits"
         description="What the project, each key and each tag value may spend, and what they spent in the current windows."
         actions={<Button onClick={() => setEditing("new")}>Add limit</Button>}

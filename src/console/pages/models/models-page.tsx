@@ -19,6 +19,7 @@ export function ModelsPage() {
   return (
     <>
       <PageHeader
+        mutates="member"
         title="Models"
         description="Fine-tunes of this project, trained on a dataset and served by the gateway as hone:<slug>."
         actions={<Button onClick={() => setCreating(true)}>New fine-tune</Button>}

@@ -215,6 +215,7 @@ export function RoutePage() {
   return (
     <>
       <PageHeader
+        mutates="admin"
         title={`hone:${slug}`}
         description={r ? `Revision ${r.revision}, changed ${formatTime(r.updatedAt)}${r.stickyTag ? ` · sticky by tag ${r.stickyTag}` : ""}` : undefined}
         actions={

@@ -20,6 +20,7 @@ export function RoutesPage() {
   return (
     <>
       <PageHeader
+        mutates="admin"
         title="Routes"
         description="Named plans clients call as hone:<slug>: weighted targets, fallback groups, retries, and rollouts of new versions."
         actions={<Button onClick={() => setCreating(true)}>New route</Button>}

@@ -3,6 +3,8 @@ import { type AuditEvent, auditLine, AuditPageInput, listAudit } from "../../../
 import {
   clearProjectRole,
   ClearProjectRoleInput,
+  CreateOrgProjectInput,
+  organizationOf,
   IdInput,
   type InvitationInfo,
   inviteMember,
@@ -18,6 +20,7 @@ import {
   UpdateMemberRoleInput,
   UserIdInput,
 } from "../../../domain/teams";
+import { createProject } from "../../../domain/projects";
 import { toWireDate } from "../../dates";
 import { router, teamProcedure } from "../init";
 
@@ -77,6 +80,13 @@ export const teamRouter = router({
   projects: teamProcedure("viewer").query(async ({ ctx }) =>
     (await listOrganizationProjects(ctx.team)).map((p) => ({ id: p.id, name: p.name, createdAt: toWireDate(p.createdAt) })),
   ),
+  /** An owner makes a project in the organisation; its first API key is shown once. */
+  createProject: teamProcedure("owner")
+    .input(CreateOrgProjectInput)
+    .mutation(async ({ ctx, input }) => {
+      const created = await createProject(ctx.team, { name: input.name, organizationId: await organizationOf(ctx.team) });
+      return { projectId: created.projectId, apiKey: created.apiKey };
+    }),
   /** The audit log, newest first, filtered and paged (owners and admins). */
   auditLog: teamProcedure("admin")
     .input(AuditPageInput)

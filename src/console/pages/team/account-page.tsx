@@ -1,0 +1,100 @@
+import { Badge, Button, Paper, PasswordInput, Stack, Table, Text, Title } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { notifications } from "@mantine/notifications";
+import { ErrorAlert } from "../../components/error-alert";
+import { PageHeader } from "../../components/page-header";
+import { formatTime } from "../../lib/format";
+import { useSession } from "../../lib/session";
+import { useChangePassword, useMySessions, useRevokeSession } from "./queries";
+
+function PasswordSection() {
+  const form = useForm({ mode: "controlled", initialValues: { currentPassword: "", newPassword: "" } });
+  const change = useChangePassword(() => {
+    form.reset();
+    notifications.show({ message: "Password changed; your other sessions ended" });
+  });
+  return (
+    <Paper withBorder p="md" maw={480}>
+      <form onSubmit={form.onSubmit((v) => change.mutate(v))} aria-label="Change password">
+        <Stack gap="sm">
+          <Title order={3} size="h4">
+            Password
+          </Title>
+          <PasswordInput label="Current password" autoComplete="current-password" {...form.getInputProps("currentPassword")} />
+          <PasswordInput
+            label="New password"
+            description="At least 12 characters, at least 5 different ones. Your other sessions end."
+            autoComplete="new-password"
+            {...form.getInputProps("newPassword")}
+            required
+          />
+          <ErrorAlert error={change.error} title="Could not change the password" />
+          <Button type="submit" loading={change.isPending}>
+            Change password
+          </Button>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+/** A person's own account: where they are signed in (and ending those sessions), and their password. */
+export function AccountPage() {
+  const session = useSession();
+  const sessions = useMySessions();
+  const revoke = useRevokeSession();
+  if (!session.user) {
+    return (
+      <>
+        <PageHeader title="My account" />
+        <Text c="dimmed">This session signed in with an API key or the admin token, which has no account. People sign in with their email.</Text>
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHeader title="My account" description={`${session.user.email} · ${session.orgRole} of ${session.organization?.name ?? ""}`} />
+      <Stack gap="xl">
+        <Stack gap="xs">
+          <Title order={3} size="h4">
+            Sessions
+          </Title>
+          <ErrorAlert error={sessions.error ?? revoke.error} />
+          <Table aria-label="Sessions">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Started</Table.Th>
+                <Table.Th>Last seen</Table.Th>
+                <Table.Th>From</Table.Th>
+                <Table.Th>Browser</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {(sessions.data ?? []).map((s) => (
+                <Table.Tr key={s.id} data-testid="session-row">
+                  <Table.Td>{formatTime(s.createdAt)}</Table.Td>
+                  <Table.Td>{formatTime(s.lastSeenAt)}</Table.Td>
+                  <Table.Td>{s.address}</Table.Td>
+                  <Table.Td style={{ overflowWrap: "anywhere" }}>
+                    <Text size="xs">{s.userAgent}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    {s.current ? (
+                      <Badge variant="light">this session</Badge>
+                    ) : (
+                      <Button size="xs" variant="default" onClick={() => revoke.mutate({ id: s.id })}>
+                        Sign out
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Stack>
+        <PasswordSection />
+      </Stack>
+    </>
+  );
+}

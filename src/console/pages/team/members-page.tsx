@@ -1,0 +1,183 @@
+import { Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { modals } from "@mantine/modals";
+import { notifications } from "@mantine/notifications";
+import { useState } from "react";
+import { CopyButton } from "../../components/copy-button";
+import { ErrorAlert } from "../../components/error-alert";
+import { PageHeader } from "../../components/page-header";
+import { formatTime } from "../../lib/format";
+import { useCan, useSession } from "../../lib/session";
+import { errorMessageOf } from "../../lib/trpc";
+import { type Member, useInvitations, useInvite, useMembers, useRemoveMember, useRevokeInvitation, useUpdateRole } from "./queries";
+
+const ROLE_OPTIONS = [
+  { value: "viewer", label: "Viewer: reads everything" },
+  { value: "member", label: "Member: reads and changes data" },
+  { value: "admin", label: "Admin: also keys, providers, routes, limits" },
+  { value: "owner", label: "Owner: also members" },
+];
+
+function InviteForm({ canInviteOwner }: { canInviteOwner: boolean }) {
+  const form = useForm({ mode: "controlled", initialValues: { email: "", role: "member" } });
+  const invite = useInvite();
+  const [link, setLink] = useState<{ url: string; email: string; emailed: boolean } | null>(null);
+  return (
+    <Paper withBorder p="md">
+      <form
+        onSubmit={form.onSubmit((v) =>
+          invite.mutate(
+            { email: v.email, role: v.role as Member["role"] },
+            {
+              onSuccess: (created) => {
+                setLink({ url: created.url, email: v.email, emailed: created.emailed });
+                form.reset();
+              },
+            },
+          ),
+        )}
+        aria-label="Invite someone"
+      >
+        <Group align="flex-end" wrap="wrap">
+          <TextInput label="Email" type="email" w={260} {...form.getInputProps("email")} required />
+          <Select
+            label="Role"
+            w={300}
+            data={ROLE_OPTIONS.filter((o) => canInviteOwner || o.value !== "owner")}
+            allowDeselect={false}
+            {...form.getInputProps("role")}
+          />
+          <Button type="submit" loading={invite.isPending}>
+            Invite
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={invite.error} title="Could not invite" />
+      {link ? (
+        <Stack gap={4} mt="sm" data-testid="invitation-link">
+          <Text size="sm">
+            {link.emailed ? `Sent to ${link.email}. ` : ""}The link for {link.email}, single use, valid 7 days (shown only now):
+          </Text>
+          <Group gap="xs" wrap="nowrap">
+            <Text ff="monospace" size="xs" style={{ wordBreak: "break-all" }}>
+              {link.url}
+            </Text>
+            <CopyButton value={link.url} label="Copy link" />
+          </Group>
+        </Stack>
+      ) : null}
+    </Paper>
+  );
+}
+
+/** The organisation's members: owners change roles and remove; owners and admins invite. */
+export function MembersPage() {
+  const session = useSession();
+  const isOwner = useCan("owner");
+  const isAdmin = useCan("admin");
+  const members = useMembers();
+  const invitations = useInvitations(isAdmin && !!session.user);
+  const updateRole = useUpdateRole();
+  const remove = useRemoveMember();
+  const revoke = useRevokeInvitation();
+  const onError = (title: string) => (err: unknown) => notifications.show({ color: "red", title, message: errorMessageOf(err) });
+  const confirmRemove = (m: Member) =>
+    modals.openConfirmModal({
+      title: `Remove ${m.email}?`,
+      children: <Text size="sm">They lose access to every project of the organisation at once; their sessions here end.</Text>,
+      labels: { confirm: "Remove member", cancel: "Cancel" },
+      confirmProps: { color: "red" },
+      onConfirm: () => remove.mutate({ userId: m.userId }, { onError: onError("Could not remove") }),
+    });
+  const open = (invitations.data ?? []).filter((i) => !i.acceptedAt && !i.revokedAt && new Date(i.expiresAt) > new Date());
+  return (
+    <>
+      <PageHeader title="Members" description={`The people of ${session.organization?.name ?? "this organisation"} and their roles.`} />
+      <Stack gap="lg">
+        {isAdmin && session.user ? <InviteForm canInviteOwner={isOwner} /> : null}
+        <ErrorAlert error={members.error} />
+        <Table striped aria-label="Members">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Email</Table.Th>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Role</Table.Th>
+              <Table.Th visibleFrom="md">Joined</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {(members.data ?? []).map((m) => (
+              <Table.Tr key={m.userId} data-testid={`member-${m.email}`}>
+                <Table.Td>
+                  {m.email} {m.sso ? <Badge size="xs">SSO</Badge> : null}{" "}
+                  {m.disabled ? (
+                    <Badge size="xs" color="red">
+                      disabled
+                    </Badge>
+                  ) : null}
+                </Table.Td>
+                <Table.Td>{m.name ?? ""}</Table.Td>
+                <Table.Td>
+                  {isOwner ? (
+                    <Select
+                      aria-label={`Role of ${m.email}`}
+                      size="xs"
+                      w={130}
+                      data={["viewer", "member", "admin", "owner"]}
+                      value={m.role}
+                      allowDeselect={false}
+                      onChange={(role) =>
+                        role && updateRole.mutate({ userId: m.userId, role: role as Member["role"] }, { onError: onError("Could not change the role") })
+                      }
+                    />
+                  ) : (
+                    <Badge variant="light">{m.role}</Badge>
+                  )}
+                  {m.projectRoles.length ? (
+                    <Text size="xs" c="dimmed">
+                      narrowed in {m.projectRoles.length} project{m.projectRoles.length > 1 ? "s" : ""}
+                    </Text>
+                  ) : null}
+                </Table.Td>
+                <Table.Td visibleFrom="md">{formatTime(m.joinedAt)}</Table.Td>
+                <Table.Td>
+                  {isOwner && m.userId !== session.user?.id ? (
+                    <Button size="xs" variant="light" color="red" onClick={() => confirmRemove(m)} aria-label={`Remove ${m.email}`}>
+                      Remove
+                    </Button>
+                  ) : null}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        {isAdmin && open.length ? (
+          <Stack gap="xs">
+            <Title order={3} size="h4">
+              Open invitations
+            </Title>
+            <Table aria-label="Open invitations">
+              <Table.Tbody>
+                {open.map((i) => (
+                  <Table.Tr key={i.id}>
+                    <Table.Td>{i.email}</Table.Td>
+                    <Table.Td>{i.role}</Table.Td>
+                    <Table.Td>expires {formatTime(i.expiresAt)}</Table.Td>
+                    <Table.Td>
+                      <Button size="xs" variant="default" onClick={() => revoke.mutate({ id: i.id }, { onError: onError("Could not revoke") })}>
+                        Revoke
+                      </Button>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Stack>
+        ) : null}
+      </Stack>
+    </>
+  );
+}

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { type Browser, closeAll, type Hone, launchBrowser, shot, startHone } from "./harness";
+
+// People in the console: the first owner from the link printed at start, password sign-in, an
+// invitation accepted in another browser, a viewer who sees no mutate buttons and is refused when
+// forcing one, members and roles, and the audit log of every step.
+let hone: Hone;
+let browser: Browser;
+let owner: Page;
+const errors: string[] = [];
+const OWNER_PASSWORD = "owner password 1234";
+
+beforeAll(async () => {
+  [hone, browser] = await Promise.all([startHone({ seed: 0 }), launchBrowser()]);
+  owner = await (await browser.newContext()).newPage();
+  await owner.setViewportSize({ width: 1440, height: 900 });
+  owner.on("pageerror", (e) => errors.push(String(e)));
+}, 180_000);
+afterAll(async () => {
+  await closeAll(browser, hone);
+});
+
+/** A POST of a tRPC mutation from inside the page, as the console sends it. */
+const forceMutation = (page: Page, path: string, input: unknown) =>
+  page.evaluate(
+    async ({ path, input }) => {
+      const res = await fetch(`/trpc/${path}`, {
+        method: "POST",
+        headers: { "x-hone-console": "1", "content-type": "application/json" },
+        body: JSON.stringify(input),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    { path, input },
+  );
+
+describe("teams in the console", () => {
+  test("the first owner comes from the link printed at start and lands in the console as owner", async () => {
+    const token = /hone_inv_[A-Za-z0-9]+/.exec(hone.server.output())?.[0];
+    expect(token).toBeDefined();
+    // Signed out, the sign-in page says no one has an account yet.
+    await owner.goto(hone.url);
+    await owner.getByTestId("first-owner-hint").waitFor();
+    await owner.goto(`${hone.url}/invite#${token}`);
+    await owner.getByLabel("Email").fill("olive@example.com");
+    await owner.getByLabel("Organisation name").fill("Acme");
+    await owner.getByLabel("Your name").fill("Olive");
+    await owner.getByLabel("Choose a password").fill("short");
+    await owner.getByRole("button", { name: "Create owner and sign in" }).click();
+    await owner.getByText("a password has at least 12 characters").waitFor();
+    await owner.getByLabel("Choose a password").fill(OWNER_PASSWORD);
+    await owner.getByRole("button", { name: "Create owner and sign in" }).click();
+    await owner.getByTestId("user-badge").waitFor();
+    expect(await owner.getByTestId("user-badge").textContent()).toBe("Olive · owner");
+    expect(await owner.getByTestId("organization-name").textContent()).toBe("Acme");
+    await shot(owner, "teams-owner-signed-in");
+  });
+
+  test("password sign-in, through the form", async () => {
+    await owner.getByRole("button", { name: "Sign out" }).click();
+    await owner.getByLabel("Email").fill("olive@example.com");
+    await owner.getByLabel(/^Password/).fill("not the password");
+    await owner.getByRole("button", { name: "Sign in with password" }).click();
+    await owner.getByText("Wrong email or password").waitFor();
+    await owner.getByLabel(/^Password/).fill(OWNER_PASSWORD);
+    await owner.getByRole("button", { name: "Sign in with password" }).click();
+    await owner.getByTestId("user-badge").waitFor();
+  });
+
+  let viewerLink = "";
+  test("an owner invites a viewer; the link is shown once", async () => {
+    await owner.getByRole("link", { name: "Members" }).click();
+    const form = owner.getByRole("form", { name: "Invite someone" });
+    await form.getByLabel("Email").fill("vic@example.com");
+    await form.getByLabel("Role").click();
+    await owner.getByRole("option", { name: /^Viewer/ }).click();
+    await owner.getByRole("button", { name: "Invite", exact: true }).click();
+    const shown = owner.getByTestId("invitation-link");
+    await shown.waitFor();
+    viewerLink = /https?:\/\/\S+\/invite#hone_inv_[A-Za-z0-9]+/.exec((await shown.textContent()) ?? "")?.[0] ?? "";
+    expect(viewerLink).toContain("/invite#hone_inv_");
+    await owner.getByRole("table", { name: "Open invitations" }).getByText("vic@example.com").waitFor();
+    await shot(owner, "teams-members-invite");
+  });
+
+  test("the viewer accepts in another browser, sees no mutate buttons, and is refused when forcing one", async () => {
+    const viewer = await (await browser.newContext()).newPage();
+    viewer.on("pageerror", (e) => errors.push(String(e)));
+    await viewer.setViewportSize({ width: 1440, height: 900 });
+    await viewer.goto(`${hone.url}/invite#${viewerLink.split("#")[1]}`);
+    await viewer.getByTestId("invitation-summary").getByText("vic@example.com is invited to Acme as viewer").waitFor();
+    await viewer.getByLabel("Choose a password").fill("viewer password 123");
+    await viewer.getByRole("button", { name: "Accept and sign in" }).click();
+    await viewer.getByTestId("user-badge").waitFor();
+    expect(await viewer.getByTestId("user-badge").textContent()).toContain("viewer");
+    // The same link again: used.
+    const again = await (await browser.newContext()).newPage();
+    await again.goto(`${hone.url}/invite#${viewerLink.split("#")[1]}`);
+    await again.getByText("This invitation has already been used").waitFor();
+    await again.close();
+    // Datasets: one made by the owner is listed, with no New, Rename or Delete for the viewer.
+    await forceMutation(owner, "datasets.create", { name: "owner's set" });
+    await viewer.goto(`${hone.url}/datasets`);
+    await viewer.getByText("owner's set").waitFor();
+    expect(await viewer.getByRole("button", { name: "New dataset" }).count()).toBe(0);
+    expect(await viewer.getByRole("button", { name: /^Delete / }).count()).toBe(0);
+    await viewer.goto(`${hone.url}/criteria`);
+    await viewer.getByRole("heading", { name: "Criteria" }).waitFor();
+    expect(await viewer.getByRole("button", { name: "New criterion" }).count()).toBe(0);
+    await shot(viewer, "teams-viewer-datasets");
+    // Forcing the mutation: 403 FORBIDDEN naming the role.
+    const forced = await forceMutation(viewer, "datasets.create", { name: "by the viewer" });
+    expect(forced.status).toBe(403);
+    expect(forced.body.error.data.code).toBe("FORBIDDEN");
+    expect(forced.body.error.message).toContain("viewer");
+    // No Audit log in the viewer's menu.
+    expect(await viewer.getByRole("link", { name: "Audit log" }).count()).toBe(0);
+  });
+
+  test("the audit log shows each step taken, refusals included, and exports JSONL", async () => {
+    await owner.getByRole("link", { name: "Audit log" }).click();
+    const rows = owner.getByTestId("audit-row");
+    await rows.first().waitFor();
+    const actions = await rows.evaluateAll((els) => els.map((e) => `${e.getAttribute("data-action")}:${e.getAttribute("data-outcome")}`));
+    expect(actions).toContain("session.acceptInvitation:ok");
+    expect(actions).toContain("session.signInWithPassword:ok");
+    expect(actions).toContain("team.invite:ok");
+    expect(actions).toContain("datasets.create:ok");
+    expect(actions).toContain("datasets.create:error");
+    await owner.getByRole("combobox", { name: "Outcome" }).click();
+    await owner.getByRole("option", { name: "Refused" }).click();
+    await owner.waitForFunction(() => [...document.querySelectorAll('[data-testid="audit-row"]')].every((r) => r.getAttribute("data-outcome") === "error"));
+    await owner.getByRole("table", { name: "Audit log" }).getByText("vic@example.com").first().waitFor();
+    await shot(owner, "teams-audit-log");
+    const [download] = await Promise.all([owner.waitForEvent("download"), owner.getByRole("button", { name: "Export JSONL" }).click()]);
+    const text = await Bun.file((await download.path())!).text();
+    const lines = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((l) => l.outcome === "error")).toBe(true);
+  });
+
+  test("my account lists the sessions; the owner removes the viewer", async () => {
+    await owner.getByRole("link", { name: "My account" }).click();
+    await owner.getByTestId("session-row").first().waitFor();
+    expect(await owner.getByText("this session").count()).toBe(1);
+    await owner.getByRole("link", { name: "Members" }).click();
+    await owner.getByRole("button", { name: "Remove vic@example.com" }).click();
+    await owner.getByRole("button", { name: "Remove member" }).click();
+    await owner.getByTestId("member-vic@example.com").waitFor({ state: "detached" });
+    expect(errors).toEqual([]);
+  });
+});
