@@ -11,6 +11,7 @@ import { bodyLimitOf, readsOwnJsonBody, restApi, type RestOptions } from "./http
 import { checkMetricsToken } from "./http/auth";
 import { controlResponse } from "./http/control";
 import { createTrpcHandler } from "./http/trpc/handler";
+import { ssoCallback, ssoStart } from "./http/single-sign-on";
 import { errorFields } from "./logger";
 import { REST_ROUTES } from "./http/rest/routes";
 import { LOG_QUEUE_CAPACITY } from "./log-writer/log-writer";
@@ -55,6 +56,8 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
     .post("/internal/control", ({ request }) =>
       opts.controlToken ? controlResponse(deps, request, opts.controlToken) : errorResponse(new DomainError("NOT_FOUND", "Not found: /internal/control")),
     )
+    .get("/auth/oidc/start", ({ request }) => ssoStart(deps, request))
+    .get("/auth/oidc/callback", ({ request }) => ssoCallback(deps, request))
     .all("/graphql", ({ request }) => graphql(request), { parse: "none" })
     .all("/trpc/*", ({ request }) => trpc(request), { parse: "none" })
     .use(rest);

@@ -55,10 +55,12 @@ function KeyForm() {
 
 const SSO_ERRORS: Record<string, string> = {
   state: "The sign-in did not come back to the browser that started it (or took too long). Try again.",
-  domain: "Your email's domain is not allowed to sign in here.",
+  domain: "Your email's domain is not allowed to sign in here (this Hone's allowed domains).",
   disabled: "Your account is disabled: ask an owner of your organisation.",
   provider: "The identity provider refused the sign-in or could not be reached.",
   unverified: "The identity provider did not vouch for your email address.",
+  nonce: "The identity provider's answer did not match this sign-in (its nonce). Try again.",
+  "no-organization": "No organisation exists yet: the first owner must be created before anyone signs in by single sign-on.",
 };
 
 /** Sign in: as yourself (password, single sign-on), or with a project API key where allowed. */

@@ -21,6 +21,7 @@ export function InvitePage() {
       onSuccess: () => window.location.replace("/"),
     }),
   );
+  const options = useQuery(trpc.session.options.queryOptions());
   const inv = invitation.data;
   return (
     <Center mih="100vh" p="md" component="main">
@@ -68,6 +69,11 @@ export function InvitePage() {
                 <Button type="submit" loading={accept.isPending}>
                   {inv.firstOwner ? "Create owner and sign in" : "Accept and sign in"}
                 </Button>
+                {options.data?.sso && !inv.firstOwner ? (
+                  <Button component="a" variant="outline" href={`/auth/oidc/start?invite=${encodeURIComponent(token)}`}>
+                    Accept with SSO instead
+                  </Button>
+                ) : null}
               </Stack>
             </form>
           ) : null}
