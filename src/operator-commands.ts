@@ -4,6 +4,7 @@
 import type { BaseCtx } from "./context";
 import { createApiKey, CreateApiKeyInput, createProject, getProject, listApiKeys, revokeApiKey, SetProviderKeyInput, setProviderKey } from "./domain/projects";
 import { asInputOf } from "./verb-input";
+import { recordAudit } from "./domain/audit";
 
 export const OPERATOR_COMMANDS = ["projects create", "keys list", "keys create", "keys revoke", "provider-keys set", "migrate"] as const;
 export type OperatorCommand = (typeof OPERATOR_COMMANDS)[number];
@@ -16,8 +17,29 @@ function option(values: Record<string, unknown>, name: string): string {
   return v;
 }
 
-/** Runs one command with the CLI's options (`--name`, `--project`, ...); its JSON answer. */
+/** Runs one command with the CLI's options (`--name`, `--project`, ...); its JSON answer. Changes are audited. */
 export async function runOperatorCommand(ctx: BaseCtx, command: OperatorCommand, values: Record<string, unknown>): Promise<unknown> {
+  const result = await run(ctx, command, values);
+  if (command !== "keys list" && command !== "migrate") {
+    const made = result as { projectId?: string; id?: string };
+    const projectId = typeof values.project === "string" ? values.project : (made.projectId ?? null);
+    await recordAudit(ctx.deps, {
+      actor: ctx.actor,
+      projectId,
+      transport: "cli",
+      verb: `hone ${command}`,
+      input: values,
+      outcome: "ok",
+      address: null,
+      userAgent: null,
+      requestId: ctx.requestId,
+      resultId: made.id ?? made.projectId ?? null,
+    });
+  }
+  return result;
+}
+
+async function run(ctx: BaseCtx, command: OperatorCommand, values: Record<string, unknown>): Promise<unknown> {
   switch (command) {
     case "projects create": {
       const created = await createProject(ctx, { name: option(values, "name") });

@@ -88,6 +88,19 @@ describe("hone keys", () => {
     try {
       expect(await status(s.url, k.apiKey)).toBe(401);
       expect(await status(s.url, project.apiKey)).toBe(200);
+      // The CLI's changes are in the project's audit log, the key's secret not.
+      const res = await fetch(`${s.url}/trpc/team.auditLog?input=${encodeURIComponent(JSON.stringify({ first: 50 }))}`, {
+        headers: { authorization: `Bearer ${project.apiKey}` },
+      });
+      const text = await res.text();
+      const events = JSON.parse(text).result.data.events as { action: string; transport: string; actor: string }[];
+      expect(events.filter((e) => e.transport === "cli").map((e) => e.action)).toEqual([
+        "hone keys revoke",
+        "hone keys revoke",
+        "hone keys create",
+        "hone projects create",
+      ]);
+      expect(text).not.toContain(k.apiKey);
     } finally {
       await s.stop();
     }

@@ -4,6 +4,7 @@ import { auditEvents } from "../../src/db/schema";
 import { purgeOldAudit, recordAudit } from "../../src/domain/audit";
 import { firstOwnerLink } from "../../src/domain/teams";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { startFakeSmtp } from "../helpers/fake-smtp";
 import { codeOf, consoleClient, trpcClient } from "../helpers/trpc";
 
 let t: TestApp;
@@ -172,5 +173,39 @@ describe("teams", () => {
     });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("invitations by email, and key sign-in switched off", () => {
+  let t2: TestApp;
+  const smtp = startFakeSmtp();
+  beforeAll(async () => {
+    t2 = await createTestApp({
+      env: { HONE_SMTP_URL: smtp.url, HONE_SMTP_FROM: "hone@acme.test", HONE_CONSOLE_KEY_SIGNIN: "false", HONE_PUBLIC_URL: "https://hone.acme.test" },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t2.close();
+    smtp.stop();
+  });
+
+  test("with HONE_SMTP_URL the invitation is emailed, with its link", async () => {
+    const url = (await firstOwnerLink(t2.deps))!;
+    const o = consoleClient(t2);
+    await o.client.session.acceptInvitation.mutate({ token: tokenOf(url), email: "owner@acme.test", password: PASSWORD });
+    const inv = await o.client.team.invite.mutate({ email: "new@acme.test", role: "member" });
+    expect(inv.emailed).toBe(true);
+    expect(smtp.messages).toHaveLength(1);
+    expect(smtp.messages[0]!.to).toEqual(["new@acme.test"]);
+    expect(smtp.messages[0]!.from).toBe("hone@acme.test");
+    expect(smtp.messages[0]!.data.replace(/=\r?\n/g, "")).toContain(inv.url);
+  });
+
+  test("HONE_CONSOLE_KEY_SIGNIN=false: an API key cannot sign in to the console; the key still works as a bearer", async () => {
+    const b = consoleClient(t2);
+    const refused = await codeOf(b.client.session.signIn.mutate({ token: t2.project.apiKey }));
+    expect(refused).toBe("FORBIDDEN");
+    expect((await b.client.session.options.query()).keySignIn).toBe(false);
+    expect(await codeOf(trpcClient(t2).datasets.list.query())).toBe("OK");
   });
 });
