@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { count as count_, sql } from "drizzle-orm";
-import { auditEvents } from "../../src/db/schema";
+import { count as count_, eq, sql } from "drizzle-orm";
+import { auditEvents, invitations } from "../../src/db/schema";
 import { purgeOldAudit, recordAudit } from "../../src/domain/audit";
 import { firstOwnerLink } from "../../src/domain/teams";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { startFakeSmtp } from "../helpers/fake-smtp";
-import { codeOf, consoleClient, trpcClient } from "../helpers/trpc";
+import { codeOf, consoleClient, trpcClient, trpcFailure } from "../helpers/trpc";
 
 let t: TestApp;
 const PASSWORD = "correct horse battery staple";
@@ -121,6 +121,46 @@ describe("teams", () => {
     // A key with every scope acts as an admin: it reads its project's audit log.
     const viaKey = await trpcClient(t).team.auditLog.query({ first: 5 });
     expect(viaKey.events.length).toBeGreaterThan(0);
+  });
+
+  test("an expired invitation is refused with a clear 400; a revoked one with 409", async () => {
+    const inv = await owner.client.team.invite.mutate({ email: "late@example.com", role: "member" });
+    await t.deps.database.db
+      .update(invitations)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(invitations.id, inv.id));
+    const b = consoleClient(t);
+    const expired = await trpcFailure(b.client.session.acceptInvitation.mutate({ token: tokenOf(inv.url), password: "late password 123" }));
+    expect(expired.data?.code).toBe("VALIDATION");
+    expect(expired.message).toContain("expired");
+    const again = await owner.client.team.invite.mutate({ email: "late@example.com", role: "member" });
+    await owner.client.team.revokeInvitation.mutate({ id: again.id });
+    const revoked = await trpcFailure(b.client.session.acceptInvitation.mutate({ token: tokenOf(again.url), password: "late password 123" }));
+    expect(revoked.data?.code).toBe("CONFLICT");
+    expect(revoked.message).toContain("revoked");
+  });
+
+  test("a person lists their sessions and ends one; a new password ends the others", async () => {
+    const laptop = consoleClient(t, { userAgent: "laptop/1" });
+    const phone = consoleClient(t, { userAgent: "phone/1" });
+    await laptop.client.session.signInWithPassword.mutate({ email: "olive@example.com", password: PASSWORD });
+    await phone.client.session.signInWithPassword.mutate({ email: "olive@example.com", password: PASSWORD });
+    const listed = await laptop.client.session.list.query();
+    expect(listed.filter((x) => x.current)).toHaveLength(1);
+    const phoneSession = listed.find((x) => x.userAgent === "phone/1")!;
+    expect(phoneSession.address).toBe("local");
+    await laptop.client.session.revoke.mutate({ id: phoneSession.id });
+    expect(await codeOf(phone.client.session.me.query())).toBe("UNAUTHORIZED");
+    // Another person's session id is unknown here.
+    expect(await codeOf(laptop.client.session.revoke.mutate({ id: "ses_not_mine" }))).toBe("NOT_FOUND");
+    // A new password: the current password is asked for, and the other sessions end.
+    expect(await codeOf(laptop.client.session.changePassword.mutate({ currentPassword: "wrong", newPassword: "a brand new password" }))).toBe("VALIDATION");
+    const changed = await laptop.client.session.changePassword.mutate({ currentPassword: PASSWORD, newPassword: "a brand new password" });
+    expect(changed.endedSessions).toBeGreaterThan(0);
+    expect(await codeOf(owner.client.session.me.query())).toBe("UNAUTHORIZED");
+    expect(await codeOf(laptop.client.session.me.query())).toBe("OK");
+    await laptop.client.session.changePassword.mutate({ currentPassword: "a brand new password", newPassword: PASSWORD });
+    owner = laptop;
   });
 
   test("the audit log is append-only; the retention purge alone deletes, past HONE_AUDIT_RETENTION_DAYS", async () => {

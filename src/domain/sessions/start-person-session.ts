@@ -5,6 +5,7 @@ import type { Deps } from "../../deps";
 import { DomainError } from "../../errors";
 import { findLiveSession, hashSessionToken, newSessionToken } from "./internal";
 import type { StartedSession } from "./schemas";
+import { purgeDeadSessions } from "./start-session";
 
 export type PersonSignIn = { userId: string; organizationId?: string; address: string; userAgent: string | null };
 
@@ -43,6 +44,7 @@ export async function startPersonSession(deps: Deps, db: Queryable, who: PersonS
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + deps.config.sessionMaxMs),
   });
+  await purgeDeadSessions({ deps, actor: { type: "system", job: "sessions" }, requestId: "sign-in", tx: db }, now);
   const session = await findLiveSession(db, deps, tokenHash);
   if (!session) throw new DomainError("INTERNAL", "The new session could not be read back");
   const { projectId: _p, apiKeyId: _k, keyGrant: _g, ...info } = session;

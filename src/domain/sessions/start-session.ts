@@ -78,7 +78,7 @@ export async function startSession(ctx: BaseCtx, raw: SignInInput, address: () =
   return { token: sessionToken, session: info };
 }
 
-async function purgeDeadSessions(ctx: BaseCtx, now: Date): Promise<void> {
+export async function purgeDeadSessions(ctx: BaseCtx, now: Date): Promise<void> {
   const before = new Date(now.getTime() - PURGE_AFTER_MS);
   const idleBefore = new Date(before.getTime() - ctx.deps.config.sessionIdleMs);
   try {
