@@ -148,6 +148,18 @@ describe("teams in the console", () => {
     await owner.getByTestId("session-row").first().waitFor();
     expect(await owner.getByText("this session").count()).toBe(1);
     await owner.getByRole("link", { name: "Members" }).click();
+    // Vic becomes a member of the organisation, narrowed to viewer in the default project.
+    await owner.getByRole("combobox", { name: "Role of vic@example.com", exact: true }).click();
+    await owner.getByRole("option", { name: "member", exact: true }).click();
+    await owner.waitForFunction(() => (document.querySelector('[aria-label="Role of vic@example.com"]') as HTMLInputElement | null)?.value === "member");
+    await owner.getByRole("button", { name: "Roles of vic@example.com per project" }).click();
+    await owner.getByRole("combobox", { name: "Role of vic@example.com in default" }).click();
+    await owner.getByRole("option", { name: "viewer", exact: true }).click();
+    await owner.getByTestId("member-vic@example.com").getByText("narrowed in 1 project").waitFor();
+    await shot(owner, "teams-per-project-role");
+    await owner.getByRole("button", { name: "Close" }).click();
+    const members = await owner.evaluate(async () => (await (await fetch("/trpc/team.members", { headers: { "x-hone-console": "1" } })).json()).result.data);
+    expect(members.find((m: { email: string }) => m.email === "vic@example.com")).toMatchObject({ role: "member", projectRoles: [{ role: "viewer" }] });
     await owner.getByRole("button", { name: "Remove vic@example.com" }).click();
     await owner.getByRole("button", { name: "Remove member" }).click();
     await owner.getByTestId("member-vic@example.com").waitFor({ state: "detached" });

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { modals } from "@mantine/modals";
 import { notifications } from "@mantine/notifications";
@@ -9,7 +9,17 @@ import { PageHeader } from "../../components/page-header";
 import { formatTime } from "../../lib/format";
 import { useCan, useSession } from "../../lib/session";
 import { errorMessageOf } from "../../lib/trpc";
-import { type Member, useInvitations, useInvite, useMembers, useRemoveMember, useRevokeInvitation, useUpdateRole } from "./queries";
+import {
+  type Member,
+  useClearProjectRole,
+  useInvitations,
+  useInvite,
+  useMembers,
+  useOrgProjects,
+  useRemoveMember,
+  useRevokeInvitation,
+  useUpdateRole,
+} from "./queries";
 
 const ROLE_OPTIONS = [
   { value: "viewer", label: "Viewer: reads everything" },
@@ -70,6 +80,48 @@ function InviteForm({ canInviteOwner }: { canInviteOwner: boolean }) {
   );
 }
 
+const RANKS = ["viewer", "member", "admin", "owner"] as const;
+
+/** An owner narrows a member's role in some projects (never above the organisation role). */
+function ProjectRolesModal({ member, onClose }: { member: Member; onClose: () => void }) {
+  const projects = useOrgProjects();
+  const updateRole = useUpdateRole();
+  const clear = useClearProjectRole();
+  const error = updateRole.error ?? clear.error;
+  const below = RANKS.slice(0, RANKS.indexOf(member.role) + 1);
+  return (
+    <Modal opened onClose={onClose} title={`${member.email} per project`} closeButtonProps={{ "aria-label": "Close" }}>
+      <Stack gap="sm">
+        <Text size="sm" c="dimmed">
+          {member.email} is {member.role} in the organisation. A project may give them less.
+        </Text>
+        {(projects.data ?? []).map((p) => {
+          const narrowed = member.projectRoles.find((r) => r.projectId === p.id)?.role ?? "";
+          return (
+            <Group key={p.id} justify="space-between" wrap="nowrap">
+              <Text size="sm">{p.name}</Text>
+              <Select
+                aria-label={`Role of ${member.email} in ${p.name}`}
+                size="xs"
+                w={200}
+                data={[{ value: "", label: `${member.role} (organisation)` }, ...below.map((r) => ({ value: r, label: r }))]}
+                value={narrowed}
+                allowDeselect={false}
+                onChange={(role) =>
+                  role
+                    ? updateRole.mutate({ userId: member.userId, role: role as Member["role"], projectId: p.id })
+                    : clear.mutate({ userId: member.userId, projectId: p.id })
+                }
+              />
+            </Group>
+          );
+        })}
+        <ErrorAlert error={error} title="Could not change the role" />
+      </Stack>
+    </Modal>
+  );
+}
+
 /** The organisation's members: owners change roles and remove; owners and admins invite. */
 export function MembersPage() {
   const session = useSession();
@@ -80,6 +132,7 @@ export function MembersPage() {
   const updateRole = useUpdateRole();
   const remove = useRemoveMember();
   const revoke = useRevokeInvitation();
+  const [narrowing, setNarrowing] = useState<string | null>(null);
   const onError = (title: string) => (err: unknown) => notifications.show({ color: "red", title, message: errorMessageOf(err) });
   const confirmRemove = (m: Member) =>
     modals.openConfirmModal({
@@ -145,9 +198,14 @@ export function MembersPage() {
                 <Table.Td visibleFrom="md">{formatTime(m.joinedAt)}</Table.Td>
                 <Table.Td>
                   {isOwner && m.userId !== session.user?.id ? (
-                    <Button size="xs" variant="light" color="red" onClick={() => confirmRemove(m)} aria-label={`Remove ${m.email}`}>
-                      Remove
-                    </Button>
+                    <Group gap="xs" wrap="nowrap" justify="flex-end">
+                      <Button size="xs" variant="default" onClick={() => setNarrowing(m.userId)} aria-label={`Roles of ${m.email} per project`}>
+                        Per project
+                      </Button>
+                      <Button size="xs" variant="light" color="red" onClick={() => confirmRemove(m)} aria-label={`Remove ${m.email}`}>
+                        Remove
+                      </Button>
+                    </Group>
                   ) : null}
                 </Table.Td>
               </Table.Tr>
@@ -178,6 +236,9 @@ export function MembersPage() {
           </Stack>
         ) : null}
       </Stack>
+      {narrowing && members.data?.some((m) => m.userId === narrowing) ? (
+        <ProjectRolesModal member={members.data.find((m) => m.userId === narrowing)!} onClose={() => setNarrowing(null)} />
+      ) : null}
     </>
   );
 }

@@ -55,3 +55,9 @@ export function useChangePassword(onDone: () => void) {
     }),
   );
 }
+
+export function useClearProjectRole() {
+  const refresh = useTeamChange();
+  return useMutation(useTRPC().team.clearProjectRole.mutationOptions({ onSuccess: refresh }));
+}
+export const useOrgProjects = () => useQuery(useTRPC().team.projects.queryOptions());
