@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { expectAccessible } from "./a11y";
 import { type Browser, closeAll, type Hone, launchBrowser, shot, startHone } from "./harness";
 
 // People in the console: the first owner from the link printed at start, password sign-in, an
@@ -43,6 +44,7 @@ describe("teams in the console", () => {
     await owner.goto(hone.url);
     await owner.getByTestId("first-owner-hint").waitFor();
     await owner.goto(`${hone.url}/invite#${token}`);
+    await expectAccessible(owner, "teams-invite-a11y", () => owner.getByLabel("Organisation name").waitFor());
     await owner.getByLabel("Email").fill("olive@example.com");
     await owner.getByLabel("Organisation name").fill("Acme");
     await owner.getByLabel("Your name").fill("Olive");
@@ -82,6 +84,7 @@ describe("teams in the console", () => {
     expect(viewerLink).toContain("/invite#hone_inv_");
     await owner.getByRole("table", { name: "Open invitations" }).getByText("vic@example.com").waitFor();
     await shot(owner, "teams-members-invite");
+    await expectAccessible(owner, "teams-members-a11y", () => owner.getByRole("table", { name: "Open invitations" }).waitFor());
   });
 
   test("the viewer accepts in another browser, sees no mutate buttons, and is refused when forcing one", async () => {
@@ -141,12 +144,14 @@ describe("teams in the console", () => {
       .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.every((l) => l.outcome === "error")).toBe(true);
+    await expectAccessible(owner, "teams-audit-a11y", () => owner.getByTestId("audit-row").first().waitFor());
   });
 
   test("my account lists the sessions; the owner removes the viewer", async () => {
     await owner.getByRole("link", { name: "My account" }).click();
     await owner.getByTestId("session-row").first().waitFor();
     expect(await owner.getByText("this session").count()).toBe(1);
+    await expectAccessible(owner, "teams-account-a11y", () => owner.getByTestId("session-row").first().waitFor());
     await owner.getByRole("link", { name: "Members" }).click();
     // Vic becomes a member of the organisation, narrowed to viewer in the default project.
     await owner.getByRole("combobox", { name: "Role of vic@example.com", exact: true }).click();

@@ -1,4 +1,4 @@
-import { Badge, Button, Paper, PasswordInput, Stack, Table, Text, Title } from "@mantine/core";
+import { Button, Paper, PasswordInput, Stack, Table, Text, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { ErrorAlert } from "../../components/error-alert";
@@ -81,7 +81,9 @@ export function AccountPage() {
                   </Table.Td>
                   <Table.Td>
                     {s.current ? (
-                      <Badge variant="light">this session</Badge>
+                      <Text size="xs" fw={600} style={{ whiteSpace: "nowrap" }}>
+                        this session
+                      </Text>
                     ) : (
                       <Button size="xs" variant="default" onClick={() => revoke.mutate({ id: s.id })}>
                         Sign out

@@ -1,4 +1,4 @@
-import { Button, Code, Group, Select, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Code, Group, Select, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -109,9 +109,9 @@ export function AuditPage() {
                 <Table.Td>
                   <Code>{e.action}</Code>{" "}
                   {e.outcome === "error" ? (
-                    <Text span c="red" size="xs" fw={600}>
+                    <Badge color="red" variant="light" size="xs">
                       refused
-                    </Text>
+                    </Badge>
                   ) : null}
                   <Text size="xs" c="dimmed">
                     {e.transport}
