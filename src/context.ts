@@ -9,7 +9,17 @@ export type { KeyGrant };
 export type Actor =
   | { type: "apiKey"; keyId: string; projectId: string; grant?: KeyGrant }
   /** A person signed in to the console (their session), with their role in the project acted on. */
-  | { type: "user"; userId: string; email: string; sessionId: string; organizationId: string; role: Role }
+  | {
+      type: "user";
+      userId: string;
+      email: string;
+      sessionId: string;
+      organizationId: string;
+      /** Their role in the project acted on (the organisation role, narrowed by the project's). */
+      role: Role;
+      /** Their role in the organisation: members, invitations and the audit log go by it. */
+      orgRole: Role;
+    }
   | { type: "admin" }
   | { type: "cli" }
   | { type: "system"; job: string };

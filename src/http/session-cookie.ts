@@ -69,6 +69,7 @@ export async function authenticateSession(deps: Deps, request: Request, token: s
             sessionId: session.id,
             organizationId: session.organization!.id,
             role: session.role!,
+            orgRole: session.orgRole!,
           }
         : session.admin
           ? { type: "admin" }

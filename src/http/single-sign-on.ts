@@ -57,7 +57,15 @@ export async function ssoCallback(deps: Deps, request: Request): Promise<Respons
     const s = started.session;
     if (s.user && s.organization && s.orgRole) {
       await recordAudit(deps, {
-        actor: { type: "user", userId: s.user.id, email: s.user.email, sessionId: s.id, organizationId: s.organization.id, role: s.orgRole },
+        actor: {
+          type: "user",
+          userId: s.user.id,
+          email: s.user.email,
+          sessionId: s.id,
+          organizationId: s.organization.id,
+          role: s.orgRole,
+          orgRole: s.orgRole,
+        },
         projectId: null,
         transport: "console",
         verb: "session.signInWithSso",

@@ -5,7 +5,7 @@ import { auditEvents, projects } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { parseInput } from "../../errors";
 import { errorFields } from "../../logger";
-import { requireRole } from "../projects/key-scopes";
+import { asOrganizationActor, requireRole } from "../projects/key-scopes";
 import { organizationOf } from "../teams/organization";
 import { z } from "zod";
 
@@ -174,7 +174,8 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * The audit log an owner or admin may read: a person's, their organisation's; an admin-level key's,
  * its project's. Newest first, paged by cursor (the last id seen).
  */
-export async function listAudit(ctx: BaseCtx & { projectId?: string }, raw: AuditPageInput): Promise<{ events: AuditEvent[]; next: string | null }> {
+export async function listAudit(orgCtx: BaseCtx & { projectId?: string }, raw: AuditPageInput): Promise<{ events: AuditEvent[]; next: string | null }> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "admin", "reading the audit log");
   const input = parseInput(AuditPageInput, raw);
   const f = input.filter ?? {};

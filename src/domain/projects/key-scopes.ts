@@ -98,3 +98,8 @@ export function globMatch(glob: string, s: string): boolean {
   while (g < glob.length && glob[g] === "*") g++;
   return g === glob.length;
 }
+
+/** The actor as the organisation sees it: a person with their organisation role (a project may narrow it; the organisation's own work does not). */
+export function asOrganizationActor<C extends { actor: Actor }>(ctx: C): C {
+  return ctx.actor.type === "user" ? { ...ctx, actor: { ...ctx.actor, role: ctx.actor.orgRole } } : ctx;
+}

@@ -27,28 +27,34 @@ const accountToken = (email: string) => `acct:${Bun.SHA256.hash(email, "hex").sl
  */
 export async function signInWithPassword(deps: Deps, raw: PasswordSignInInput, client: ClientInfo): Promise<StartedSession> {
   const input = parseInput(PasswordSignInInput, raw);
+  const db = deps.database.db;
+  const [user] = await db.select().from(users).where(eq(users.email, input.email));
+  if (!(await checkPassword(deps, input.email, input.password, user?.passwordHash ?? null, client.address))) {
+    throw new DomainError("UNAUTHORIZED", "Wrong email or password");
+  }
+  if (user!.disabledAt) throw new DomainError("FORBIDDEN", "This account is disabled: ask an owner of your organisation");
+  return startPersonSession(deps, db, { userId: user!.id, ...client });
+}
+
+/**
+ * A password against an account's hash (null: no account, or none with a password) under the
+ * sign-in throttle: failures count per account and per address, and while either must wait the
+ * attempt is refused (429) before any check. An unknown account costs the same argon2 check.
+ */
+export async function checkPassword(deps: Deps, email: string, password: string, hash: string | null, address: string): Promise<boolean> {
   const throttle = signInThrottleOf(deps);
-  const token = accountToken(input.email);
-  const refused = throttle.refusal(client.address, token);
+  const token = accountToken(email);
+  const refused = throttle.refusal(address, token);
   if (refused) {
     const retryAfterSeconds = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
     const from = refused.scope === "address" ? "from this address" : "for this account";
     throw new DomainError("RATE_LIMITED", `Too many failed sign-ins ${from}: try again in ${retryAfterSeconds} s`, { retryAfterSeconds, scope: refused.scope });
   }
-  const counted = throttle.fail(client.address, token);
-  const db = deps.database.db;
-  const [user] = await db.select().from(users).where(eq(users.email, input.email));
+  const counted = throttle.fail(address, token);
   dummyHash ??= hashPassword("not the password of anyone at all");
-  const ok = await Bun.password.verify(input.password, user?.passwordHash ?? (await dummyHash));
-  if (!user || !user.passwordHash || !ok) {
-    throw new DomainError("UNAUTHORIZED", "Wrong email or password");
-  }
-  if (user.disabledAt) {
-    counted.undo();
-    throw new DomainError("FORBIDDEN", "This account is disabled: ask an owner of your organisation");
-  }
-  counted.undo();
-  return startPersonSession(deps, db, { userId: user.id, ...client });
+  const ok = (await Bun.password.verify(password, hash ?? (await dummyHash))) && hash !== null;
+  if (ok) counted.undo();
+  return ok;
 }
 
 /** A person changes their password; their other sessions end. */

@@ -7,9 +7,9 @@ import { DomainError, parseInput } from "../../errors";
 import { randomBase62 } from "../../ids";
 import type { Role } from "../../key-scope";
 import { errorFields } from "../../logger";
-import { requireRole, roleAtLeast } from "../projects/key-scopes";
+import { asOrganizationActor, requireRole, roleAtLeast } from "../projects/key-scopes";
 import { type StartedSession, startPersonSession } from "../sessions";
-import { type ClientInfo, hashPassword } from "./accounts";
+import { type ClientInfo, checkPassword, hashPassword } from "./accounts";
 import { AcceptInvitationInput, type CreatedInvitation, InviteMemberInput, type InvitationInfo, type Member, Password, UpdateMemberRoleInput } from "./schemas";
 
 const INVITE_PREFIX = "hone_inv_";
@@ -45,7 +45,8 @@ export async function organizationOf(ctx: BaseCtx & { projectId?: string }): Pro
 }
 
 /** Members of the actor's organisation, owners first (at most 1,000). */
-export async function listMembers(ctx: BaseCtx & { projectId?: string }): Promise<Member[]> {
+export async function listMembers(orgCtx: BaseCtx & { projectId?: string }): Promise<Member[]> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "viewer", "listing members");
   const org = await organizationOf(ctx);
   const db = dbOf(ctx);
@@ -91,7 +92,8 @@ async function ownerCount(ctx: BaseCtx, org: string): Promise<number> {
  * An owner changes a member's role in the organisation, or (with projectId) narrows it in one
  * project. The last owner cannot be demoted. Unknown members (or another organisation's): 404.
  */
-export async function updateMemberRole(ctx: BaseCtx & { projectId?: string }, raw: UpdateMemberRoleInput): Promise<Member> {
+export async function updateMemberRole(orgCtx: BaseCtx & { projectId?: string }, raw: UpdateMemberRoleInput): Promise<Member> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "owner", "changing members' roles");
   const input = parseInput(UpdateMemberRoleInput, raw);
   const org = await organizationOf(ctx);
@@ -134,10 +136,11 @@ export async function updateMemberRole(ctx: BaseCtx & { projectId?: string }, ra
 
 /** An owner clears a member's narrowed role in one project. */
 export async function clearProjectRole(
-  ctx: BaseCtx & { projectId?: string },
+  orgCtx: BaseCtx & { projectId?: string },
   userId: string,
   projectId: string,
 ): Promise<{ userId: string; projectId: string }> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "owner", "changing members' roles");
   const org = await organizationOf(ctx);
   const [p] = await dbOf(ctx)
@@ -156,7 +159,8 @@ export async function clearProjectRole(
  * theirs in it (at once: a session is checked against its membership on each request). The last
  * owner cannot be removed.
  */
-export async function removeMember(ctx: BaseCtx & { projectId?: string }, userId: string): Promise<{ userId: string; removed: true }> {
+export async function removeMember(orgCtx: BaseCtx & { projectId?: string }, userId: string): Promise<{ userId: string; removed: true }> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "owner", "removing members");
   const org = await organizationOf(ctx);
   await withTx(ctx, async (inTx, tx) => {
@@ -181,7 +185,8 @@ export async function removeMember(ctx: BaseCtx & { projectId?: string }, userId
 }
 
 /** An owner disables (or enables) a member's account: a disabled person cannot sign in, and their sessions end. */
-export async function setMemberDisabled(ctx: BaseCtx & { projectId?: string }, userId: string, disabled: boolean): Promise<Member> {
+export async function setMemberDisabled(orgCtx: BaseCtx & { projectId?: string }, userId: string, disabled: boolean): Promise<Member> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "owner", "disabling members");
   const org = await organizationOf(ctx);
   const [m] = await dbOf(ctx)
@@ -213,7 +218,8 @@ const toInvitationInfo = (r: typeof invitations.$inferSelect, by: string | null)
  * An owner or admin invites someone by email with a role (an admin up to admin). The link is
  * returned once, to be passed on; it is emailed too when HONE_SMTP_URL is set.
  */
-export async function inviteMember(ctx: BaseCtx & { projectId?: string }, raw: InviteMemberInput): Promise<CreatedInvitation> {
+export async function inviteMember(orgCtx: BaseCtx & { projectId?: string }, raw: InviteMemberInput): Promise<CreatedInvitation> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "admin", "inviting members");
   const input = parseInput(InviteMemberInput, raw);
   if (input.role === "owner") requireRole(ctx.actor, "owner", "inviting an owner");
@@ -278,14 +284,16 @@ async function sendInvitation(deps: Deps, to: string, url: string, role: Role): 
 }
 
 /** The organisation's invitations, newest first (at most 200). */
-export async function listInvitations(ctx: BaseCtx & { projectId?: string }): Promise<InvitationInfo[]> {
+export async function listInvitations(orgCtx: BaseCtx & { projectId?: string }): Promise<InvitationInfo[]> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "admin", "listing invitations");
   const org = await organizationOf(ctx);
   const rows = await dbOf(ctx).select().from(invitations).where(eq(invitations.organizationId, org)).orderBy(desc(invitations.createdAt)).limit(200);
   return rows.map((r) => toInvitationInfo(r, r.invitedBy));
 }
 
-export async function revokeInvitation(ctx: BaseCtx & { projectId?: string }, id: string): Promise<{ id: string; revoked: true }> {
+export async function revokeInvitation(orgCtx: BaseCtx & { projectId?: string }, id: string): Promise<{ id: string; revoked: true }> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "admin", "revoking invitations");
   const org = await organizationOf(ctx);
   const [row] = await dbOf(ctx)
@@ -381,7 +389,7 @@ export async function acceptInvitation(deps: Deps, raw: AcceptInvitationInput, c
   if (existing) {
     if (existing.disabledAt) throw new DomainError("FORBIDDEN", "This account is disabled");
     if (!via) {
-      if (!existing.passwordHash || !input.password || !(await Bun.password.verify(input.password, existing.passwordHash))) {
+      if (!input.password || !(await checkPassword(deps, existing.email, input.password, existing.passwordHash, client.address))) {
         throw new DomainError("UNAUTHORIZED", `An account with ${email} exists: enter its password to accept`);
       }
     }
@@ -437,7 +445,8 @@ export async function listMyOrganizations(deps: Deps, userId: string): Promise<O
 }
 
 /** The projects of the actor's organisation, oldest first (at most 1,000). */
-export async function listOrganizationProjects(ctx: BaseCtx & { projectId?: string }): Promise<{ id: string; name: string; createdAt: Date }[]> {
+export async function listOrganizationProjects(orgCtx: BaseCtx & { projectId?: string }): Promise<{ id: string; name: string; createdAt: Date }[]> {
+  const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "viewer", "listing projects");
   const org = await organizationOf(ctx);
   return dbOf(ctx)

@@ -3,7 +3,7 @@ import { GraphQLError, getOperationAST, Kind } from "graphql";
 import { getArgumentValues } from "graphql/execution/values";
 import { auditRequest, resultIdOf } from "../audit-request";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
-import { requireRole, requireScope } from "../../domain/projects/key-scopes";
+import { asOrganizationActor, requireRole, requireScope } from "../../domain/projects/key-scopes";
 import type { Role } from "../../key-scope";
 import type { Deps } from "../../deps";
 import { DomainError, statusOf, toDomainError } from "../../errors";
@@ -151,15 +151,20 @@ function useKeyScopes(): Plugin<Record<string, unknown>, GqlContext> {
       if (!ctx) return;
       const op = getOperationAST(args.document, args.operationName ?? undefined);
       const scope = op?.operation === "mutation" ? "write" : "read";
+      const fields = op?.operation === "mutation" ? args.schema.getMutationType()?.getFields() : undefined;
+      const extOf = (name: string) => fields?.[name]?.extensions as { role?: Role; organization?: boolean } | undefined;
+      const selected = (op?.selectionSet.selections ?? []).flatMap((sel) => (sel.kind === Kind.FIELD ? [sel.name.value] : []));
       try {
-        requireScope(ctx.actor, scope, scope === "write" ? "GraphQL mutations" : "GraphQL queries");
+        // Organisation mutations (members, invitations) go by the organisation role alone; every
+        // other operation needs `read` or `write` in the project.
+        if (!(fields && selected.length > 0 && selected.every((name) => extOf(name)?.organization))) {
+          requireScope(ctx.actor, scope, scope === "write" ? "GraphQL mutations" : "GraphQL queries");
+        }
         // Mutations that need more than a member (extensions.role: admin, owner) are refused before
         // their input is validated, as on tRPC.
-        const fields = op?.operation === "mutation" ? args.schema.getMutationType()?.getFields() : undefined;
-        for (const sel of op?.selectionSet.selections ?? []) {
-          if (sel.kind !== Kind.FIELD || !fields) continue;
-          const role = fields[sel.name.value]?.extensions?.role as Role | undefined;
-          if (role) requireRole(ctx.actor, role, sel.name.value);
+        for (const name of selected) {
+          const ext = extOf(name);
+          if (ext?.role) requireRole((ext.organization ? asOrganizationActor(ctx) : ctx).actor, ext.role, name);
         }
       } catch (err) {
         const e = toDomainError(err);

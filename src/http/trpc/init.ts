@@ -148,21 +148,32 @@ const inputDepth = t.middleware(async ({ ctx, getRawInput, next }) => {
   return next();
 });
 
-/** Who a tRPC call acts as: its project principal, else a person's session, else the admin. */
+/** A person's session acting on their organisation: with their organisation role (not a project's narrowed one). */
+function organizationActor(ctx: TrpcContext): { actor: Actor; projectId: string | null } | null {
+  const s = ctx.session;
+  if (!s?.user || !s.organization || !s.orgRole) return null;
+  const actor: Actor = {
+    type: "user",
+    userId: s.user.id,
+    email: s.user.email,
+    sessionId: s.id,
+    organizationId: s.organization.id,
+    role: s.orgRole,
+    orgRole: s.orgRole,
+  };
+  return { actor, projectId: s.projectId };
+}
+
+/** Who a tRPC call acts as: its project principal (a person with their role in the project), else a person's session, else the admin. */
 function actorOf(ctx: TrpcContext): { actor: Actor | null; projectId: string | null } {
   if (ctx.principal?.kind === "project") return { actor: ctx.principal.ctx.actor, projectId: ctx.principal.ctx.projectId };
-  const s = ctx.session;
-  if (s?.user && s.organization && s.orgRole) {
-    const actor: Actor = { type: "user", userId: s.user.id, email: s.user.email, sessionId: s.id, organizationId: s.organization.id, role: s.orgRole };
-    return { actor, projectId: null };
-  }
-  return { actor: ctx.admin?.actor ?? null, projectId: null };
+  return organizationActor(ctx) ?? { actor: ctx.admin?.actor ?? null, projectId: null };
 }
 
 function signedInActor(data: unknown): Actor | null {
   const d = data as Partial<Pick<ResolvedSession, "user" | "organization" | "orgRole">> | null;
   if (!d?.user || !d.organization || !d.orgRole) return null;
-  return { type: "user", userId: d.user.id, email: d.user.email, sessionId: "", organizationId: d.organization.id, role: d.orgRole };
+  return { type: "user", userId: d.user.id, email: d.user.email, sessionId: "", organizationId: d.organization.id, role: d.orgRole, orgRole: d.orgRole };
 }
 
 // Every mutation is recorded in the audit log once it has succeeded (or been refused for want of
@@ -229,7 +240,9 @@ export const adminProcedure = base.use(({ ctx, next }) => {
  * project selected), or a key or admin token acting on a project of an organisation.
  */
 export const orgProcedure = base.use(({ ctx, next }) => {
-  const { actor, projectId } = actorOf(ctx);
+  // Members, invitations and the audit log are the organisation's: a person acts with their
+  // organisation role there, whatever a project narrows it to.
+  const { actor, projectId } = organizationActor(ctx) ?? actorOf(ctx);
   if (!actor) throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Not signed in"));
   const team: BaseCtx & { projectId?: string } = { deps: ctx.deps, actor, requestId: ctx.requestId, ...(projectId ? { projectId } : {}) };
   if (ctx.principal?.ctx.answer) team.answer = ctx.principal.ctx.answer;

@@ -100,14 +100,14 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   inviteMember: t.field({
-    extensions: { role: "admin" },
+    extensions: { role: "admin", organization: true },
     type: InvitationRef,
     description: "Invites someone by email with a role (owners and admins; only an owner invites an owner)",
     args: { email: t.arg.string(), role: t.arg.string() },
     resolve: (_, args, c) => inviteMember(teamCtx(c), asInputOf(InviteMemberInput, args)),
   }),
   updateMemberRole: t.field({
-    extensions: { role: "owner" },
+    extensions: { role: "owner", organization: true },
     type: MemberRef,
     description: "Changes a member's role (owners); with projectId, narrows it in that project",
     args: { userId: t.arg.id(), role: t.arg.string(), projectId: t.arg.id({ required: false }) },
@@ -122,7 +122,7 @@ builder.mutationFields((t) => ({
       ),
   }),
   removeMember: t.field({
-    extensions: { role: "owner" },
+    extensions: { role: "owner", organization: true },
     type: "ID",
     description: "Removes a member from the organisation (owners); their sessions end",
     args: { userId: t.arg.id() },
