@@ -270,11 +270,13 @@ describe("usage by class", () => {
   test("equals the logs' sums, from the rollups of closed hours, and after a delete", async () => {
     const now = Date.now();
     const hour = 3_600_000;
-    // Three hours ago, so the rollups close it.
+    // Mid-hour three hours ago, so the rollups close it and the six calls never straddle an hour's
+    // end (a run a few seconds before the hour put half of them in the next one).
+    const start = Math.floor((now - 3 * hour) / hour) * hour + hour / 2;
     for (let i = 0; i < 6; i++) {
       await api.ok("POST /report-anthropic", {
         body: {
-          requestedAt: now - 3 * hour + i * 1000,
+          requestedAt: start + i * 1000,
           statusCode: 200,
           tags: { batch: i % 2 ? "odd" : "even" },
           reqPayload: { model: "claude-haiku-4-5", max_tokens: 10, messages: [{ role: "user", content: "x" }] },
