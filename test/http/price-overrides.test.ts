@@ -166,8 +166,10 @@ describe("recalculation", () => {
   test("re-prices stored logs at each one's date, counts what changed, and the rollups follow", async () => {
     const hour = 3_600_000;
     const now = Date.now();
-    // Three reports of a custom model three hours ago (no price yet), in an hour the rollups close.
-    for (let i = 0; i < 3; i++) await report("acme:gizmo", `chatcmpl-gizmo-${i}`, now - 3 * hour + i * 1000);
+    // Three reports of a custom model three hours ago (no price yet), mid-hour in an hour the
+    // rollups close (never straddling the hour's end).
+    const start = Math.floor((now - 3 * hour) / hour) * hour + hour / 2;
+    for (let i = 0; i < 3; i++) await report("acme:gizmo", `chatcmpl-gizmo-${i}`, start + i * 1000);
     const ctx = { ...systemCtx(t.deps, "test"), projectId: t.project.projectId };
     while ((await closeUsageHours(ctx, new Date(now))) > 0);
     const range = {
