@@ -49,13 +49,63 @@ function ThemeToggle() {
   );
 }
 
+/** "New project": a name, then the project's first API key, shown once. */
+function NewProjectModal({
+  opened,
+  createdKey,
+  create,
+  onClose,
+}: {
+  opened: boolean;
+  createdKey: string | null;
+  create: { mutate(input: { name: string }): void; error: unknown; isPending: boolean };
+  onClose: () => void;
+}) {
+  const [name, setName] = useState("");
+  return (
+    <Modal
+      opened={opened}
+      onClose={() => {
+        onClose();
+        setName("");
+      }}
+      title="New project"
+    >
+      {createdKey ? (
+        <Stack>
+          <Text size="sm">The project was created and selected. Its first API key, shown only this once:</Text>
+          <Group gap="xs" wrap="nowrap">
+            <Text ff="monospace" size="sm" style={{ wordBreak: "break-all" }} data-testid="new-project-key">
+              {createdKey}
+            </Text>
+            <CopyButton value={createdKey} label="Copy key" />
+          </Group>
+        </Stack>
+      ) : (
+        <Stack
+          component="form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.mutate({ name });
+          }}
+        >
+          <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
+          <ErrorAlert error={create.error} />
+          <Button type="submit" loading={create.isPending}>
+            Create project
+          </Button>
+        </Stack>
+      )}
+    </Modal>
+  );
+}
+
 /** Admins pick the project they act on, and may create one (its first key is shown once). */
 function ProjectSwitcher({ session }: { session: Session }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const projects = useQuery(trpc.admin.listProjects.queryOptions());
   const [creating, { open, close }] = useDisclosure(false);
-  const [name, setName] = useState("");
   const [createdKey, setCreatedKey] = useState<string | null>(null);
   const switchProject = useMutation(
     trpc.session.switchProject.mutationOptions({
@@ -89,41 +139,15 @@ function ProjectSwitcher({ session }: { session: Session }) {
       <Button size="xs" variant="default" mt={22} onClick={open}>
         New project
       </Button>
-      <Modal
+      <NewProjectModal
         opened={creating}
+        createdKey={createdKey}
+        create={create}
         onClose={() => {
           close();
           setCreatedKey(null);
-          setName("");
         }}
-        title="New project"
-      >
-        {createdKey ? (
-          <Stack>
-            <Text size="sm">The project was created and selected. Its first API key, shown only this once:</Text>
-            <Group gap="xs" wrap="nowrap">
-              <Text ff="monospace" size="sm" style={{ wordBreak: "break-all" }} data-testid="new-project-key">
-                {createdKey}
-              </Text>
-              <CopyButton value={createdKey} label="Copy key" />
-            </Group>
-          </Stack>
-        ) : (
-          <Stack
-            component="form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              create.mutate({ name });
-            }}
-          >
-            <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-            <ErrorAlert error={create.error} />
-            <Button type="submit" loading={create.isPending}>
-              Create project
-            </Button>
-          </Stack>
-        )}
-      </Modal>
+      />
     </Group>
   );
 }
@@ -135,7 +159,6 @@ function PersonSwitcher({ session }: { session: Session }) {
   const organizations = useQuery(trpc.session.organizations.queryOptions());
   const projects = useQuery(trpc.team.projects.queryOptions());
   const [creating, { open, close }] = useDisclosure(false);
-  const [name, setName] = useState("");
   const [createdKey, setCreatedKey] = useState<string | null>(null);
   const refreshMe = async () => {
     await queryClient.invalidateQueries();
@@ -188,41 +211,15 @@ function PersonSwitcher({ session }: { session: Session }) {
           New project
         </Button>
       ) : null}
-      <Modal
+      <NewProjectModal
         opened={creating}
+        createdKey={createdKey}
+        create={create}
         onClose={() => {
           close();
           setCreatedKey(null);
-          setName("");
         }}
-        title="New project"
-      >
-        {createdKey ? (
-          <Stack>
-            <Text size="sm">The project was created and selected. Its first API key, shown only this once:</Text>
-            <Group gap="xs" wrap="nowrap">
-              <Text ff="monospace" size="sm" style={{ wordBreak: "break-all" }}>
-                {createdKey}
-              </Text>
-              <CopyButton value={createdKey} label="Copy key" />
-            </Group>
-          </Stack>
-        ) : (
-          <Stack
-            component="form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              create.mutate({ name });
-            }}
-          >
-            <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
-            <ErrorAlert error={create.error} />
-            <Button type="submit" loading={create.isPending}>
-              Create project
-            </Button>
-          </Stack>
-        )}
-      </Modal>
+      />
     </Group>
   );
 }

@@ -1,6 +1,6 @@
-import type { Ctx } from "../context";
+import type { Actor, Ctx } from "../context";
 import type { Deps } from "../deps";
-import { type ResolvedSession, resolveSession } from "../domain/sessions";
+import { type ResolvedSession, resolveSession, type SessionInfo } from "../domain/sessions";
 import { DomainError } from "../errors";
 import type { Principal } from "./principal";
 import { requestMeta } from "./request-meta";
@@ -81,4 +81,23 @@ export async function authenticateSession(deps: Deps, request: Request, token: s
   }
   const admin: Principal | null = session.admin ? { kind: "admin", ctx: { deps, actor: { type: "admin" }, requestId } } : null;
   return { session, principal, admin };
+}
+
+/** A person's session as the actor of their organisation's work (their organisation role); null for a key's or the admin's session. */
+export function personActor(s: {
+  id?: string;
+  user: SessionInfo["user"];
+  organization: SessionInfo["organization"];
+  orgRole: SessionInfo["orgRole"];
+}): Actor | null {
+  if (!s.user || !s.organization || !s.orgRole) return null;
+  return {
+    type: "user",
+    userId: s.user.id,
+    email: s.user.email,
+    sessionId: s.id ?? "",
+    organizationId: s.organization.id,
+    role: s.orgRole,
+    orgRole: s.orgRole,
+  };
 }

@@ -5,7 +5,7 @@ import { DomainError } from "../errors";
 import { errorFields } from "../logger";
 import { clientOf } from "./audit-request";
 import { requestMeta } from "./request-meta";
-import { sessionCookie } from "./session-cookie";
+import { personActor, sessionCookie } from "./session-cookie";
 
 // Binds a sign-in at the provider to the browser that started it. SameSite=Lax, not Strict: the
 // provider's redirect back is a cross-site navigation, which a Strict cookie would not ride.
@@ -55,21 +55,14 @@ export async function ssoCallback(deps: Deps, request: Request): Promise<Respons
     if (url.searchParams.get("error")) throw new SsoError("provider", `The provider said: ${url.searchParams.get("error")}`);
     const started = await finishSingleSignOn(deps, url, cookieOf(request, FLOW_COOKIE), client);
     const s = started.session;
-    if (s.user && s.organization && s.orgRole) {
+    const actor = personActor(s);
+    if (actor) {
       await recordAudit(deps, {
-        actor: {
-          type: "user",
-          userId: s.user.id,
-          email: s.user.email,
-          sessionId: s.id,
-          organizationId: s.organization.id,
-          role: s.orgRole,
-          orgRole: s.orgRole,
-        },
+        actor,
         projectId: null,
         transport: "console",
         verb: "session.signInWithSso",
-        input: { email: s.user.email, issuer: deps.config.oidc.issuer },
+        input: { email: s.user?.email, issuer: deps.config.oidc.issuer },
         outcome: "ok",
         ...client,
         requestId: requestMeta(request).requestId,

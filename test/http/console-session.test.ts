@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { trpcClient } from "../helpers/trpc";
+import { codeOf, consoleClient, trpcClient } from "../helpers/trpc";
 
 const ADMIN = "admin-token-for-console-tests-0123456789";
 let t: TestApp;
@@ -15,37 +13,7 @@ afterAll(async () => {
 });
 
 /** A browser-like client: keeps the cookie it is given, sends the console header unless told not to. */
-function browser(opts: { consoleHeader?: boolean } = {}) {
-  const jar: { cookie: string | null; setCookies: string[] } = { cookie: null, setCookies: [] };
-  const client = createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: "http://localhost/trpc",
-        headers: () => ({ ...(jar.cookie ? { cookie: jar.cookie } : {}), ...(opts.consoleHeader === false ? {} : { "x-hone-console": "1" }) }),
-        fetch: async (url, init) => {
-          const res = await t.app.handle(new Request(url, init as RequestInit));
-          for (const c of res.headers.getSetCookie()) {
-            jar.setCookies.push(c);
-            const [pair] = c.split(";");
-            jar.cookie = pair!.endsWith("=") ? null : pair!;
-          }
-          return res;
-        },
-      }),
-    ],
-  });
-  return { client, jar };
-}
-
-const codeOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return "OK";
-  } catch (err) {
-    if (err instanceof TRPCClientError) return (err.data as { code: string }).code;
-    throw err;
-  }
-};
+const browser = (opts: { consoleHeader?: boolean } = {}) => consoleClient(t, opts);
 
 describe("console sessions", () => {
   test("an API key is exchanged for an HttpOnly, SameSite=Strict cookie that reads the project's data", async () => {

@@ -177,4 +177,3 @@ export async function finishSingleSignOn(deps: Deps, currentUrl: URL, browserTok
   return startPersonSession(deps, db, { userId: user!.id, ...client });
 }
 
-export const ssoConfigured = (deps: Deps) => deps.config.oidc !== null;

@@ -7,7 +7,8 @@ import type { Actor, BaseCtx, Ctx } from "../../context";
 import { auditRequest, resultIdOf } from "../audit-request";
 import type { Deps } from "../../deps";
 import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../errors";
-import type { ResolvedSession } from "../../domain/sessions";
+import type { ResolvedSession, SessionInfo } from "../../domain/sessions";
+import { personActor } from "../session-cookie";
 import { tooDeepError, valueTooDeep } from "../../json-depth";
 import type { Principal } from "../auth";
 
@@ -150,18 +151,8 @@ const inputDepth = t.middleware(async ({ ctx, getRawInput, next }) => {
 
 /** A person's session acting on their organisation: with their organisation role (not a project's narrowed one). */
 function organizationActor(ctx: TrpcContext): { actor: Actor; projectId: string | null } | null {
-  const s = ctx.session;
-  if (!s?.user || !s.organization || !s.orgRole) return null;
-  const actor: Actor = {
-    type: "user",
-    userId: s.user.id,
-    email: s.user.email,
-    sessionId: s.id,
-    organizationId: s.organization.id,
-    role: s.orgRole,
-    orgRole: s.orgRole,
-  };
-  return { actor, projectId: s.projectId };
+  const actor = ctx.session ? personActor(ctx.session) : null;
+  return actor ? { actor, projectId: ctx.session!.projectId } : null;
 }
 
 /** Who a tRPC call acts as: its project principal (a person with their role in the project), else a person's session, else the admin. */
@@ -170,10 +161,10 @@ function actorOf(ctx: TrpcContext): { actor: Actor | null; projectId: string | n
   return organizationActor(ctx) ?? { actor: ctx.admin?.actor ?? null, projectId: null };
 }
 
-function signedInActor(data: unknown): Actor | null {
-  const d = data as Partial<Pick<ResolvedSession, "user" | "organization" | "orgRole">> | null;
-  if (!d?.user || !d.organization || !d.orgRole) return null;
-  return { type: "user", userId: d.user.id, email: d.user.email, sessionId: "", organizationId: d.organization.id, role: d.orgRole, orgRole: d.orgRole };
+/** The person a sign-in (or an accepted invitation) answered with. */
+function signedInPerson(data: unknown): Actor | null {
+  const d = (data ?? {}) as Partial<SessionInfo>;
+  return personActor({ user: d.user ?? null, organization: d.organization ?? null, orgRole: d.orgRole ?? null });
 }
 
 // Every mutation is recorded in the audit log once it has succeeded (or been refused for want of
@@ -184,7 +175,7 @@ const audit = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
   const who = actorOf(ctx);
   const { projectId } = who;
   // A sign-in (or an accepted invitation) acts as the person it signed in.
-  const actor = who.actor ?? (result.ok ? signedInActor(result.data) : null);
+  const actor = who.actor ?? (result.ok ? signedInPerson(result.data) : null);
   const input = await getRawInput().catch(() => null);
   await auditRequest(ctx.deps, ctx.request, {
     actor,
