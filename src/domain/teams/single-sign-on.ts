@@ -176,4 +176,3 @@ export async function finishSingleSignOn(deps: Deps, currentUrl: URL, browserTok
   }
   return startPersonSession(deps, db, { userId: user!.id, ...client });
 }
-
