@@ -100,6 +100,7 @@ const EnvSchema = z.object({
   HONE_EVAL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   HONE_FINETUNE_POLL_MS: z.coerce.number().int().min(10).default(30_000),
   HONE_JOB_POLL_MS: z.coerce.number().int().min(10).default(1_000),
+  HONE_MONITOR_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(2_000),
   HONE_WORKER: z.preprocess(emptyAsUndefined, boolFlag.optional()).transform((v) => v ?? true),
   // Wave 2 hardening: limits an attacker holding a valid key runs into.
   HONE_GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(10),
@@ -248,6 +249,8 @@ export type Config = {
   fineTunePollMs: number;
   /** How often an idle worker looks for due jobs. */
   jobPollMs: number;
+  /** How often an idle monitor runner looks for calls offered to the monitors. */
+  monitorPollMs: number;
   /** Run background jobs in this process (turn off for API-only processes). */
   worker: boolean;
   /** GraphQL operation limits: depth, aliases, lexer tokens and estimated cost of one operation. */
@@ -380,6 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     evalConcurrency: e.HONE_EVAL_CONCURRENCY,
     fineTunePollMs: e.HONE_FINETUNE_POLL_MS,
     jobPollMs: e.HONE_JOB_POLL_MS,
+    monitorPollMs: e.HONE_MONITOR_POLL_MS,
     worker: e.HONE_WORKER,
     graphqlMaxDepth: e.HONE_GRAPHQL_MAX_DEPTH,
     graphqlMaxAliases: e.HONE_GRAPHQL_MAX_ALIASES,

@@ -27,6 +27,7 @@ const ID_PREFIXES = {
   user: "usr",
   invitation: "inv",
   auditEvent: "aud",
+  monitor: "mon",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

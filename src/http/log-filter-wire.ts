@@ -22,3 +22,9 @@ export function domainLogFilter<F extends WireTagPairs>(
   const { metadata, metadataNot, ...rest } = filter;
   return { ...rest, ...(metadata !== undefined ? { tags: metadata } : {}), ...(metadataNot !== undefined ? { tagsNot: metadataNot } : {}) };
 }
+
+/** A domain filter (as stored) in the wire's words: its tag pairs as metadata and metadataNot. */
+export function wireLogFilter(filter: Record<string, unknown>): Record<string, unknown> {
+  const { tags, tagsNot, ...rest } = filter;
+  return { ...rest, ...(tags != null ? { metadata: tags } : {}), ...(tagsNot != null ? { metadataNot: tagsNot } : {}) };
+}

@@ -17,9 +17,9 @@ export type JobApp = {
  * containing "wrong"), the app with that upstream's key stored, a job worker polling every 20 ms
  * running 4 evaluation calls at once, and a server.
  */
-export async function startJobApp(opts: { providerKey: string }): Promise<JobApp> {
+export async function startJobApp(opts: { providerKey: string; env?: Record<string, string> }): Promise<JobApp> {
   const fake = startFakeOpenAI();
-  const t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_EVAL_CONCURRENCY: "4" } });
+  const t = await createTestApp({ env: { OPENAI_BASE_URL: `${fake.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_EVAL_CONCURRENCY: "4", ...opts.env } });
   await storeProviderKey(t, "openai", opts.providerKey);
   const worker = startJobs(t.deps);
   const server = serve(t.app);

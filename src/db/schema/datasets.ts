@@ -49,6 +49,8 @@ export const datasetEntries = pgTable(
     bytes: integer("bytes"),
     /** The JSONL upload that stored the entry: a failed upload deletes what it stored. */
     importId: text("import_id"),
+    /** The monitor that added the entry from a live call (or a backfill). */
+    monitorId: text("monitor_id"),
   },
   (t) => [
     index().on(t.datasetId, t.id),
@@ -57,6 +59,7 @@ export const datasetEntries = pgTable(
     // Counting a dataset's TEST entries (trainCount/testCount on every dataset read) reads the index only.
     index().on(t.datasetId, t.split),
     index().on(t.importId),
+    index().on(t.monitorId),
     check("dataset_entries_split_check", sql`${t.split} in ('TRAIN', 'TEST')`),
     check("dataset_entries_source_check", sql`${t.source} in ('log', 'upload', 'manual')`),
   ],

@@ -12,3 +12,4 @@ export * from "./route-verdicts";
 export * from "./pricing";
 export * from "./limits";
 export * from "./teams";
+export * from "./monitors";

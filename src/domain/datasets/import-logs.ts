@@ -100,7 +100,7 @@ export function asksForInternal(input: { filter?: LogFilter | null; logIds?: rea
 }
 
 /** Logs read together: 500, or fewer when their payloads pass IMPORT_BATCH_BYTES (at least one). */
-async function byteBoundedBatches(ctx: Ctx, ids: string[]): Promise<string[][]> {
+export async function byteBoundedBatches(ctx: Ctx, ids: string[]): Promise<string[][]> {
   const batches: string[][] = [];
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);

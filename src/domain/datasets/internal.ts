@@ -199,6 +199,8 @@ export type NewEntry = {
   source: EntrySource;
   /** The JSONL upload storing it (see importDatasetJsonl). */
   importId?: string;
+  /** The monitor that added it. */
+  monitorId?: string;
 };
 
 /** Inserts validated entries into a dataset of ctx's project, 500 rows per statement. */
@@ -206,7 +208,7 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
   const now = ctx.deps.clock();
   for (let i = 0; i < entries.length; i += 500) {
     await db.insert(datasetEntries).values(
-      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source, importId }) => ({
+      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source, importId, monitorId }) => ({
         id: ctx.deps.ids("datasetEntry"),
         datasetId,
         projectId: ctx.projectId,
@@ -221,6 +223,7 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
         source,
         contentHash: hash,
         importId: importId ?? null,
+        monitorId: monitorId ?? null,
       })),
     );
   }

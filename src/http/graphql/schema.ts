@@ -4,6 +4,7 @@ import "./types/datasets";
 import "./types/evaluations";
 import "./types/graph";
 import "./types/logs";
+import "./types/monitors";
 import "./types/models";
 import "./types/projects";
 import "./types/provider-settings";

@@ -6,6 +6,7 @@ import { datasetsRouter } from "./routers/datasets";
 import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
 import { modelsRouter } from "./routers/models";
+import { monitorsRouter } from "./routers/monitors";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 import { sessionRouter } from "./routers/session";
 import { playgroundRouter } from "./routers/playground";
@@ -22,6 +23,7 @@ export const appRouter = router({
   evaluations: evaluationsRouter,
   logs: logsRouter,
   models: modelsRouter,
+  monitors: monitorsRouter,
   providerKeys: providerKeysRouter,
   customProviders: customProvidersRouter,
   session: sessionRouter,

@@ -1,3 +1,4 @@
+import { sampleUnitSql } from "../../sample-unit";
 import { sql } from "drizzle-orm";
 import { dbOf, type BaseCtx } from "../../../context";
 import type { Queryable } from "../../../db/client";
@@ -165,7 +166,15 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
         req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version
       from data
       on conflict (id) do nothing
-      returning id, project_id
+      returning id, project_id, source, status_code, api
+    ), offered as (
+      -- Each answered call in a sample of an active monitor of its project (domain/monitors) is
+      -- offered to it in the statement that stores it: stored is offered, once, whichever process stores it.
+      insert into monitor_logs (monitor_id, log_id)
+      select m.id, l.id from logs l join monitors m on m.project_id = l.project_id and m.status = 'ACTIVE'
+      where l.status_code = 200 and l.api <> 'embeddings' and (l.source <> 'internal' or m.include_internal)
+        and ${sampleUnitSql(sql`l.id`)} < m.sample_rate
+      on conflict do nothing
     )${stale}
     insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)
     select id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text from data
