@@ -30,6 +30,7 @@ export const SECTIONS = [
   { to: "/usage", label: "Usage" },
   { to: "/limits", label: "Limits" },
   { to: "/datasets", label: "Datasets" },
+  { to: "/monitors", label: "Monitors" },
   { to: "/models", label: "Models" },
   { to: "/routes", label: "Routes" },
   { to: "/criteria", label: "Criteria" },

@@ -51,6 +51,12 @@ const limitsRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/limits/limits-page"), "LimitsPage"),
 });
 
+const monitorsRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/monitors",
+  component: lazyRouteComponent(() => import("./pages/monitors/monitors-page"), "MonitorsPage"),
+});
+
 const settingsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/settings",
@@ -159,6 +165,7 @@ const routeTree = rootRoute.addChildren([
   logsRoute.addChildren([logDetailRoute]),
   usageRoute,
   limitsRoute,
+  monitorsRoute,
   settingsRoute,
   datasetsRoute,
   datasetRoute,

@@ -19,6 +19,7 @@ const PAGES: Record<string, string[][]> = {
   logs: [["LogsPage"], ["LogsPage", "LogDetail"]],
   usage: [["UsagePage"]],
   limits: [["LimitsPage"]],
+  monitors: [["MonitorsPage"]],
   settings: [["SettingsPage"]],
   datasets: [["DatasetsPage"], ["DatasetPage"]],
   models: [["ModelsPage"], ["ModelPage"]],

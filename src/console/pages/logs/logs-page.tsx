@@ -3,6 +3,8 @@ import { Outlet, useNavigate, useParams, useSearch } from "@tanstack/react-route
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
+import { useCan } from "../../lib/session";
+import { MonitorModal } from "../monitors/monitor-modal";
 import { formatCompact, formatNumber } from "../../lib/format";
 import { BulkActions, ExportProgress } from "./bulk-actions";
 import type { OnFilter } from "./cell-filter";
@@ -80,6 +82,10 @@ export function LogsPage() {
   const { query, rows, arrivedAt } = useLogs(filter, live);
   const count = useLogCount(filter, { live });
   const jsonl = useJsonlExport();
+  const [monitoring, setMonitoring] = useState(false);
+  const canMonitor = useCan("member");
+  // A monitor watches the calls to come: the filter without its time range (offered as a backfill).
+  const { from: since, to: _until, ...watched } = filter;
 
   const setSearch = useCallback(
     (patch: Partial<LogsSearch>) => {
@@ -132,6 +138,13 @@ export function LogsPage() {
               <Switch label="Live" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} aria-label="Live" />
             </Tooltip>
             <ColumnChooser visibility={visibility} onChange={setVisibility} dropped={dropped} />
+            {canMonitor ? (
+              <Tooltip label="Add the calls matching these filters to a dataset as they come">
+                <Button size="xs" variant="default" onClick={() => setMonitoring(true)}>
+                  Monitor these calls
+                </Button>
+              </Tooltip>
+            ) : null}
             <Button
               size="xs"
               variant="default"
@@ -145,6 +158,14 @@ export function LogsPage() {
         }
       />
       {!hasSelection ? <ExportProgress progress={jsonl.progress} /> : null}
+      {monitoring ? (
+        <MonitorModal
+          opened
+          onClose={() => setMonitoring(false)}
+          filter={watched}
+          backfillFrom={since == null ? null : new Date(since as string).toISOString()}
+        />
+      ) : null}
       {projectEmpty ? null : <FilterBar search={search} onChange={setSearch} onClear={clear} seenModels={seenModels} collapsible />}
       {hasSelection ? (
         <BulkActions
