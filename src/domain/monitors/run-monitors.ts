@@ -16,7 +16,7 @@ import { logConditions, whereAll } from "../logs/internal";
 import { sampleUnit } from "../sample-unit";
 import { storedFilter } from "./manage-monitors";
 
-/** Calls one runner claims from one monitor at a time. */
+/** Calls one runner claims from one monitor at a time, without a judge; with one, two rounds of HONE_JUDGE_CONCURRENCY. */
 const BATCH = 100;
 /** A claimed call whose judge failed this many times is given up on (counted invalid). */
 const MAX_ATTEMPTS = 3;
@@ -57,7 +57,7 @@ export async function runMonitorsOnce(deps: Deps, opts: { runnerId: string; leas
   return settled;
 }
 
-async function claim(deps: Deps, monitorId: string, runnerId: string, leaseMs: number): Promise<string[]> {
+async function claim(deps: Deps, monitorId: string, runnerId: string, leaseMs: number, size: number): Promise<string[]> {
   const db = deps.database.db;
   const now = deps.clock();
   const next = db
@@ -65,7 +65,7 @@ async function claim(deps: Deps, monitorId: string, runnerId: string, leaseMs: n
     .from(monitorLogs)
     .where(and(eq(monitorLogs.monitorId, monitorId), isNull(monitorLogs.outcome), or(isNull(monitorLogs.claimedUntil), lt(monitorLogs.claimedUntil, now))))
     .orderBy(asc(monitorLogs.logId))
-    .limit(BATCH)
+    .limit(size)
     .for("update", { skipLocked: true });
   const rows = await db
     .update(monitorLogs)
@@ -84,8 +84,11 @@ type Examined = {
 };
 
 async function runBatch(deps: Deps, monitor: MonitorRow, opts: { runnerId: string; leaseMs?: number; signal?: AbortSignal }): Promise<number> {
-  const leaseMs = opts.leaseMs ?? Math.max(60_000, deps.config.judgeTimeoutMs * 3);
-  const ids = await claim(deps, monitor.id, opts.runnerId, leaseMs);
+  // A batch is judged in at most two rounds, each within the judge's deadline: the lease outlasts both,
+  // so no other runner takes a batch that is still being judged.
+  const size = monitor.criterion ? deps.config.judgeConcurrency * 2 : BATCH;
+  const leaseMs = opts.leaseMs ?? Math.max(10_000, deps.config.judgeTimeoutMs * 3);
+  const ids = await claim(deps, monitor.id, opts.runnerId, leaseMs, size);
   if (!ids.length) return 0;
   const ctx: Ctx = {
     deps,
