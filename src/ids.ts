@@ -28,6 +28,7 @@ const ID_PREFIXES = {
   invitation: "inv",
   auditEvent: "aud",
   monitor: "mon",
+  relabelRun: "rl",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

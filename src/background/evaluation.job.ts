@@ -3,6 +3,7 @@ import { ALIGNMENT_RUN_JOB, failAlignmentTask, runAlignmentStep } from "../domai
 import { DATASET_TASK_JOB, failDatasetTask, runDatasetTaskStep } from "../domain/datasets";
 import { EVALUATION_JOB, failEvaluation, runEvaluationStep } from "../domain/evaluations";
 import { failCostRecalculation, RECALCULATE_COSTS_JOB, runCostRecalculationStep } from "../domain/pricing/recalculate-costs";
+import { failRelabelRun, RELABEL_RUN_JOB, runRelabelStep } from "../domain/relabel-runs";
 import type { JobHandler } from "./worker";
 
 const EvaluationPayload = z.object({ evaluationId: z.string().min(1) });
@@ -21,6 +22,10 @@ export const evaluationJobs: Record<string, JobHandler> = {
   [RECALCULATE_COSTS_JOB]: {
     run: (deps, payload) => runCostRecalculationStep(deps, TaskPayload.parse(payload)),
     failed: (deps, payload, reason) => failCostRecalculation(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
+  },
+  [RELABEL_RUN_JOB]: {
+    run: (deps, payload, _job, signal) => runRelabelStep(deps, TaskPayload.parse(payload), signal),
+    failed: (deps, payload, reason) => failRelabelRun(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
   },
   [ALIGNMENT_RUN_JOB]: {
     run: (deps, payload, _job, signal) => runAlignmentStep(deps, TaskPayload.parse(payload), signal),

@@ -10,10 +10,13 @@ type TrainerJobState = {
 
 export interface Trainer {
   uploadTrainingFile(jsonl: string, fileName: string): Promise<string>;
-  createJob(input: { fileId: string; baseModel: string; hyperparameters: Record<string, unknown>; suffix: string }): Promise<string>;
+  createJob(input: { fileId: string; baseModel: string; hyperparameters: Record<string, unknown>; suffix: string; method?: TrainingMethod }): Promise<string>;
   getJob(jobId: string): Promise<TrainerJobState>;
   cancelJob(jobId: string): Promise<void>;
 }
+
+/** Supervised fine-tuning on chat lines, or DPO on preference lines (with its beta; null: the backend's default). */
+export type TrainingMethod = { type: "sft" } | { type: "dpo"; beta: number | null };
 
 export type TrainerTarget = { backend: "openai" | "together"; baseUrl: string; apiKey: string };
 export type TrainerFactory = (target: TrainerTarget) => Trainer;
@@ -49,8 +52,16 @@ function openAiTrainer(t: TrainerTarget, http: Http): Trainer {
       form.append("file", jsonlFile(jsonl, fileName));
       return String((await call(http, label, `${t.baseUrl}/files`, { method: "POST", headers: auth, body: form })).id);
     },
-    async createJob({ fileId, baseModel, hyperparameters, suffix }) {
-      const body = { training_file: fileId, model: baseModel, suffix, method: { type: "supervised", supervised: { hyperparameters } } };
+    async createJob({ fileId, baseModel, hyperparameters, suffix, method }) {
+      const body = {
+        training_file: fileId,
+        model: baseModel,
+        suffix,
+        method:
+          method?.type === "dpo"
+            ? { type: "dpo", dpo: { hyperparameters: { ...hyperparameters, ...(method.beta != null ? { beta: method.beta } : {}) } } }
+            : { type: "supervised", supervised: { hyperparameters } },
+      };
       return String(
         (
           await call(http, label, `${t.baseUrl}/fine_tuning/jobs`, {
@@ -86,8 +97,15 @@ function togetherTrainer(t: TrainerTarget, http: Http): Trainer {
       form.append("file", jsonlFile(jsonl, fileName));
       return String((await call(http, label, `${t.baseUrl}/files/upload`, { method: "POST", headers: auth, body: form })).id);
     },
-    async createJob({ fileId, baseModel, hyperparameters, suffix }) {
-      const body = { training_file: fileId, model: baseModel, suffix, lora: true, ...hyperparameters };
+    async createJob({ fileId, baseModel, hyperparameters, suffix, method }) {
+      const body = {
+        training_file: fileId,
+        model: baseModel,
+        suffix,
+        lora: true,
+        ...hyperparameters,
+        ...(method?.type === "dpo" ? { training_method: { method: "dpo", ...(method.beta != null ? { dpo_beta: method.beta } : {}) } } : {}),
+      };
       return String(
         (
           await call(http, label, `${t.baseUrl}/fine-tunes`, {

@@ -86,6 +86,10 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
           body,
         };
         if (!fake.files.has(job.fileId)) return Response.json({ error: { message: "no such file" } }, { status: 400 });
+        // The file is checked line by line against the method's format, as the backends do.
+        const dpo = api === "openai" ? body.method?.type === "dpo" : body.training_method?.method === "dpo";
+        const problem = checkTrainingFile(fake.files.get(job.fileId)!, dpo ? "dpo" : "sft");
+        if (problem) return Response.json({ error: { message: problem, type: "invalid_request_error", code: "invalid_training_file" } }, { status: 400 });
         fake.jobs.set(job.id, job);
         return Response.json(api === "openai" ? openAiJob(job) : togetherJob(job));
       }
@@ -166,4 +170,39 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
   fake.url = `http://127.0.0.1:${server.port}`;
   fake.stop = () => server.stop(true);
   return fake;
+}
+
+const isAssistant = (m: any) => m && typeof m === "object" && m.role === "assistant" && ("content" in m || "tool_calls" in m);
+
+/**
+ * What a backend would refuse in a training file: each line must be JSON of the method's format.
+ * sft: {messages: [...], tools?} ending in an assistant message; dpo (OpenAI's and Together's
+ * preference format): {input: {messages: [...]}, preferred_output: [assistant], non_preferred_output:
+ * [assistant]} with the two outputs different. Null: the file is fine.
+ */
+export function checkTrainingFile(text: string, method: "sft" | "dpo"): string | null {
+  const lines = text.split("\n").filter((l) => l.trim() !== "");
+  if (!lines.length) return "the training file is empty";
+  for (const [i, line] of lines.entries()) {
+    let row: any;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      return `line ${i + 1}: not JSON`;
+    }
+    if (method === "sft") {
+      if (!Array.isArray(row.messages) || !isAssistant(row.messages.at(-1))) return `line ${i + 1}: expected {messages} ending in an assistant message`;
+      if ("preferred_output" in row) return `line ${i + 1}: a preference line in a supervised job`;
+      continue;
+    }
+    if (!row.input || !Array.isArray(row.input.messages) || row.input.messages.length === 0) return `line ${i + 1}: input.messages is missing`;
+    if (isAssistant(row.input.messages.at(-1))) return `line ${i + 1}: input.messages must end before the answer`;
+    for (const k of ["preferred_output", "non_preferred_output"]) {
+      if (!Array.isArray(row[k]) || row[k].length !== 1 || !isAssistant(row[k][0])) return `line ${i + 1}: ${k} must hold exactly one assistant message`;
+    }
+    if (JSON.stringify(row.preferred_output) === JSON.stringify(row.non_preferred_output))
+      return `line ${i + 1}: the preferred and non-preferred outputs are the same`;
+    if (Object.keys(row).some((k) => !["input", "preferred_output", "non_preferred_output"].includes(k))) return `line ${i + 1}: unexpected members`;
+  }
+  return null;
 }

@@ -6,7 +6,7 @@ import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/ap
 import { captureQueries } from "../helpers/queries";
 import { createDataset } from "../helpers/factories";
 import { gql, gqlData } from "../helpers/gql";
-import { rest, type Rest } from "../helpers/rest";
+import { rest, type Rest, type RestOutput } from "../helpers/rest";
 
 let t: TestApp;
 let api: Rest;
@@ -61,7 +61,12 @@ type Entries = {
 /** A message's content (a stored entry's messages are JSON of any shape). */
 const contentOf = (message: unknown) => (typeof message === "object" && message !== null && "content" in message ? message.content : undefined);
 
-const exportRows = (datasetId: string, query: { split?: string } = {}) => api.lines("GET /datasets/:datasetId/export", { params: { datasetId }, query });
+/** The chat-format rows of an export (the default format). */
+const exportRows = async (datasetId: string, query: { split?: string } = {}) =>
+  (await api.lines("GET /datasets/:datasetId/export", { params: { datasetId }, query })) as RestOutput<"GET /datasets/:datasetId/export">[] as Extract<
+    RestOutput<"GET /datasets/:datasetId/export">,
+    { split: unknown }
+  >[];
 
 describe("import from logs", () => {
   test("successful logs become entries (request + first choice), non-200 and invalid are skipped, duplicates counted", async () => {

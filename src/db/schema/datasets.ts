@@ -2,6 +2,9 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
+/** An output worse than the entry's own, and where that judgement came from. */
+export type RejectedOutput = { message: Record<string, unknown>; source: "relabel" | "edit" | "best-of-n"; ref: string | null; at: string };
+
 export const datasets = pgTable(
   "datasets",
   {
@@ -51,6 +54,11 @@ export const datasetEntries = pgTable(
     importId: text("import_id"),
     /** The monitor that added the entry from a live call (or a backfill). */
     monitorId: text("monitor_id"),
+    /**
+     * Preference data: outputs judged worse than the entry's own, newest last (at most 10): the
+     * output a relabel replaced, one a person edited away, the losers of a judged best-of-N call.
+     */
+    rejectedOutputs: jsonb("rejected_outputs").$type<RejectedOutput[]>().notNull().default([]),
   },
   (t) => [
     index().on(t.datasetId, t.id),

@@ -13,3 +13,4 @@ export * from "./pricing";
 export * from "./limits";
 export * from "./teams";
 export * from "./monitors";
+export * from "./relabel-runs";

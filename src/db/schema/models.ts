@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { datasets } from "./datasets";
 import { projects } from "./projects";
 
@@ -17,6 +17,10 @@ export const models = pgTable(
     baseModel: text("base_model").notNull(),
     backend: text("backend").$type<"openai" | "together">().notNull(),
     hyperparameters: jsonb("hyperparameters").$type<Record<string, unknown>>().notNull().default({}),
+    /** sft: trained on the TRAIN entries; dpo: on their preference pairs (each rejected output against the entry's own). */
+    method: text("method").$type<"sft" | "dpo">().notNull().default("sft"),
+    /** DPO's beta (null: the backend's default). */
+    dpoBeta: doublePrecision("dpo_beta"),
     status: text("status").notNull(),
     errorMessage: text("error_message"),
     trainingFileId: text("training_file_id"),

@@ -5,6 +5,7 @@ import { datasetEntries } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
 import { answerRoom, chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
 import { yieldTurn } from "../yield-turn";
+import { type PreferenceLine, preferenceLines } from "./preference-lines";
 import { decodeCursor, encodeCursor, ENTRY_SIZE, entryConditions, findDataset, verdictsOfEntries } from "./internal";
 import { DatasetId, ExportDatasetPageInput, Split, VerdictFilter, type EntryFilter } from "./schemas";
 
@@ -16,6 +17,8 @@ const ExportDatasetInput = z.object({
   includeVerdicts: z
     .union([z.boolean(), z.enum(["true", "false"], { error: "includeVerdicts must be true or false" }).transform((v) => v === "true")])
     .nullish(),
+  /** chat (default): the fine-tuning rows; preference: OpenAI's DPO lines, one per rejected output of an entry. */
+  format: z.enum(["chat", "preference"], { error: "format must be chat or preference" }).nullish(),
 });
 
 /** One verdict in an exported row: the REST wire's snake_case names. */
@@ -141,10 +144,20 @@ async function exportRows(
  */
 export async function exportDataset(
   ctx: Ctx,
-  raw: { datasetId: string; split?: string | null; verdict?: { criterionId: string; judgement: string } | null; includeVerdicts?: boolean | string | null },
-): Promise<AsyncGenerator<ExportRow>> {
+  raw: {
+    datasetId: string;
+    split?: string | null;
+    verdict?: { criterionId: string; judgement: string } | null;
+    includeVerdicts?: boolean | string | null;
+    format?: string | null;
+  },
+): Promise<AsyncGenerator<ExportRow | PreferenceLine>> {
   const input = parseInput(ExportDatasetInput, raw);
   await findDataset(ctx, input.datasetId);
+  if (input.format === "preference") {
+    if (input.verdict || input.includeVerdicts) throw new DomainError("VALIDATION", "The preference export takes split only (no verdict filter or verdicts)");
+    return preferenceLines(ctx, input.datasetId, { split: input.split ?? null });
+  }
   const filter = { split: input.split, verdict: input.verdict };
   return (async function* () {
     let afterId: string | null = null;

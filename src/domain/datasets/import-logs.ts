@@ -7,7 +7,8 @@ import { IMPORT_BATCH_BYTES, MAX_ID_LENGTH, MAX_IDS_PER_REQUEST } from "../../li
 import { isTruncatedPayload, payloadSizes, TRUNCATED_PAYLOAD_KEY } from "../logs";
 import { LogFilter } from "../logs/inputs";
 import { logConditions, whereAll } from "../logs/internal";
-import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
+import type { RejectedOutput } from "../../db/schema/datasets";
+import { assignSplits, entryContentHash, findDataset, insertEntries, MAX_REJECTED_OUTPUTS, touchDataset, type NewEntry } from "./internal";
 import { createDataset } from "./create-dataset";
 import { CreateDatasetInput, DatasetEntryInput, DatasetId } from "./schemas";
 
@@ -52,6 +53,35 @@ export type ImportLogsResult = {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const ASSISTANT_MEMBERS = ["content", "tool_calls", "function_call", "refusal", "name", "audio", "annotations"] as const;
+
+/**
+ * The losers of a judged best-of-N call: the logged choices carry `criteria_results` and come
+ * sorted by their summed score, best first; every choice scoring below the first is a rejected
+ * output of the entry the call becomes. A call that was not judged, or with one choice, has none.
+ */
+export function bestOfNLosers(resp: unknown): Record<string, unknown>[] {
+  const choices = isObject(resp) ? resp.choices : undefined;
+  if (!Array.isArray(choices) || choices.length < 2) return [];
+  const scoreOf = (c: unknown): number | null => {
+    if (!isObject(c) || !isObject(c.criteria_results)) return null;
+    let total = 0;
+    for (const r of Object.values(c.criteria_results)) if (isObject(r) && typeof r.score === "number") total += r.score;
+    return total;
+  };
+  const best = scoreOf(choices[0]);
+  if (best === null) return [];
+  const losers: Record<string, unknown>[] = [];
+  for (const c of choices.slice(1)) {
+    const score = scoreOf(c);
+    const message = isObject(c) ? c.message : undefined;
+    if (score !== null && score < best && isObject(message)) {
+      const out: Record<string, unknown> = { role: "assistant", content: message.content ?? null };
+      if (Array.isArray(message.tool_calls) && message.tool_calls.length) out.tool_calls = message.tool_calls;
+      losers.push(out);
+    }
+  }
+  return losers;
+}
 
 /**
  * A successful logged call as a training example: the request's messages with the response's
@@ -163,7 +193,7 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
       .from(requestLogs)
       .innerJoin(requestLogBodies, eq(requestLogBodies.logId, requestLogs.id))
       .where(inArray(requestLogs.id, ids));
-    const candidates: { entry: DatasetEntryInput; hash: string; logId: string }[] = [];
+    const candidates: { entry: DatasetEntryInput; hash: string; logId: string; resp: unknown }[] = [];
     for (const row of rows) {
       const entry = logToEntry(row.req, row.resp, row.tags);
       if (typeof entry === "string") {
@@ -177,7 +207,7 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
         continue;
       }
       seen.add(hash);
-      candidates.push({ entry, hash, logId: row.id });
+      candidates.push({ entry, hash, logId: row.id, resp: row.resp });
     }
     await db.transaction(async (tx) => {
       await touchDataset(ctx, tx, datasetId);
@@ -202,10 +232,25 @@ export async function importLogsToDataset(ctx: Ctx, raw: ImportLogsInput): Promi
         fresh.map(() => undefined),
         ctx.deps.random,
       );
-      const entries: NewEntry[] = fresh.map((c, j) => ({ entry: c.entry, split: splits[j]!, hash: c.hash, sourceLogId: c.logId, source: "log" }));
+      const at = ctx.deps.clock().toISOString();
+      const entries: NewEntry[] = fresh.map((c, j) => ({
+        entry: c.entry,
+        split: splits[j]!,
+        hash: c.hash,
+        sourceLogId: c.logId,
+        source: "log",
+        rejectedOutputs: rejectedOf(c.resp, c.logId, at),
+      }));
       await insertEntries(ctx, tx, datasetId, entries);
       result.entriesCreated += entries.length;
     });
   }
   return result;
+}
+
+/** A judged best-of-N call's losers as an entry's rejected outputs. */
+export function rejectedOf(resp: unknown, logId: string, at: string): RejectedOutput[] {
+  return bestOfNLosers(resp)
+    .slice(-MAX_REJECTED_OUTPUTS)
+    .map((message) => ({ message, source: "best-of-n" as const, ref: logId, at }));
 }

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNotNull, isNull, type SQL, sql } from "drizzle
 import { canonicalJson, sha256Hex } from "../../canonical-json";
 import { dbOf, type Ctx } from "../../context";
 import type { Queryable } from "../../db/client";
+import type { RejectedOutput } from "../../db/schema/datasets";
 import { datasetEntries, datasets, type datasetTasks, entryVerdicts, models } from "../../db/schema";
 import { DomainError, notFound } from "../../errors";
 import type { Dataset, DatasetEntry, DatasetEntryInput, DatasetTask, EntryFilter, EntrySource, EntryVerdict, Split, VerdictFilter } from "./schemas";
@@ -67,6 +68,8 @@ export function toDatasetEntry(row: typeof datasetEntries.$inferSelect): Dataset
     source: row.source,
     originalMessages: row.originalMessages ?? null,
     relabeledBy: row.relabeledBy ?? null,
+    rejectedOutputs: row.rejectedOutputs ?? [],
+    monitorId: row.monitorId ?? null,
   };
 }
 
@@ -201,6 +204,8 @@ export type NewEntry = {
   importId?: string;
   /** The monitor that added it. */
   monitorId?: string;
+  /** Preference data it comes with (a judged best-of-N call's losers). */
+  rejectedOutputs?: RejectedOutput[];
 };
 
 /** Inserts validated entries into a dataset of ctx's project, 500 rows per statement. */
@@ -208,7 +213,7 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
   const now = ctx.deps.clock();
   for (let i = 0; i < entries.length; i += 500) {
     await db.insert(datasetEntries).values(
-      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source, importId, monitorId }) => ({
+      entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source, importId, monitorId, rejectedOutputs }) => ({
         id: ctx.deps.ids("datasetEntry"),
         datasetId,
         projectId: ctx.projectId,
@@ -224,6 +229,7 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
         contentHash: hash,
         importId: importId ?? null,
         monitorId: monitorId ?? null,
+        rejectedOutputs: rejectedOutputs ?? [],
       })),
     );
   }
@@ -274,4 +280,12 @@ export const toDatasetTask = (r: typeof datasetTasks.$inferSelect): DatasetTask 
 /** The named entries of one dataset of the project (ids named twice count once; others' never match). */
 export function namedEntries(ctx: Ctx, datasetId: string, entryIds: readonly string[]): SQL {
   return and(eq(datasetEntries.datasetId, datasetId), eq(datasetEntries.projectId, ctx.projectId), inArray(datasetEntries.id, [...new Set(entryIds)]))!;
+}
+
+/** Rejected outputs an entry keeps (the oldest go first). */
+export const MAX_REJECTED_OUTPUTS = 10;
+
+/** An output added to an entry's rejected ones (preference data), the oldest dropped past MAX_REJECTED_OUTPUTS. */
+export function withRejected(list: RejectedOutput[], out: RejectedOutput): RejectedOutput[] {
+  return [...list, out].slice(-MAX_REJECTED_OUTPUTS);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RejectedOutput } from "../../db/schema/datasets";
 import { ChatMessage, Metadata, modelName, ResponseFormat, Tool, ToolChoice } from "../chat/schemas";
 import { MAX_ID_LENGTH, MAX_PAGE_SIZE_CEILING } from "../../limits";
 
@@ -236,6 +237,10 @@ export type DatasetEntry = {
   /** Before the first relabelling, for audit (null when never relabelled). */
   originalMessages: unknown[] | null;
   relabeledBy: string | null;
+  /** Preference data: outputs judged worse than its own (a relabel replaced, a person edited away, a best-of-N loser), newest last. */
+  rejectedOutputs: RejectedOutput[];
+  /** The monitor that added it. */
+  monitorId: string | null;
 };
 
 /** The latest verdict of one criterion on an entry (one per criterion: a new judgement replaces it). */

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries, entryVerdicts } from "../../db/schema";
 import { DomainError, issuesFromZod, notFound, parseInput, VALIDATION_MESSAGE } from "../../errors";
-import { entryContentHash, toDatasetEntry, touchDataset, verdictsOfEntries } from "./internal";
+import { canonicalJson } from "../../canonical-json";
+import { entryContentHash, toDatasetEntry, touchDataset, verdictsOfEntries, withRejected } from "./internal";
 import { DatasetEntryInput, type DatasetEntryWithVerdicts, UpdateDatasetEntryInput } from "./schemas";
 
 // DatasetEntryInput speaks the wire's snake_case; the edit's input (and so its issue paths) camelCase.
@@ -66,9 +67,22 @@ export async function updateDatasetEntry(ctx: Ctx, raw: UpdateDatasetEntryInput)
       }
       await tx.delete(entryVerdicts).where(eq(entryVerdicts.entryId, row.id));
     }
+    // The same conversation with another final answer: the answer it had becomes a rejected
+    // output (preference data), as the person preferred theirs.
+    const before = splitFinal(row.messages);
+    const after = splitFinal(next.messages as unknown[]);
+    const answerEdited =
+      before.answer !== null &&
+      after.answer !== null &&
+      canonicalJson(before.head) === canonicalJson(after.head) &&
+      canonicalJson(before.answer) !== canonicalJson(after.answer);
+    const rejectedOutputs = answerEdited
+      ? withRejected(row.rejectedOutputs, { message: before.answer!, source: "edit", ref: actorLabel(ctx), at: ctx.deps.clock().toISOString() })
+      : row.rejectedOutputs;
     const [updated] = await tx
       .update(datasetEntries)
       .set({
+        rejectedOutputs,
         messages: next.messages,
         tools: next.tools ?? null,
         toolChoice: next.tool_choice ?? null,
@@ -83,4 +97,16 @@ export async function updateDatasetEntry(ctx: Ctx, raw: UpdateDatasetEntryInput)
   });
   const verdicts = await verdictsOfEntries(dbOf(ctx), ctx.projectId, [entry.id]);
   return { ...entry, verdicts: verdicts.get(entry.id) ?? [] };
+}
+
+/** A conversation's messages before its final assistant turn, and that turn (null: it ends otherwise). */
+function splitFinal(messages: unknown[]): { head: unknown[]; answer: Record<string, unknown> | null } {
+  const last = messages.at(-1) as Record<string, unknown> | undefined;
+  return last?.role === "assistant" ? { head: messages.slice(0, -1), answer: last } : { head: messages, answer: null };
+}
+
+/** Who made an edit, as a rejected output records it. */
+function actorLabel(ctx: Ctx): string {
+  const a = ctx.actor;
+  return a.type === "user" ? a.email : a.type === "apiKey" ? `key ${a.keyId}` : a.type;
 }

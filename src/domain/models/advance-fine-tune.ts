@@ -5,14 +5,22 @@ import type { Deps } from "../../deps";
 import { type DomainError, toDomainError } from "../../errors";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { getProviderApiKey } from "../projects";
+import { preferenceLines } from "../datasets/preference-lines";
 import { moveModel, type ModelRow, trainingEntries } from "./internal";
 import type { ModelStatus } from "./schemas";
 import { isFinal } from "./state";
 
-/** The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included); TEST is held out. */
-async function trainingJsonl(ctx: Ctx, datasetId: string, excludeFailing: string[]): Promise<{ jsonl: string; count: number }> {
+/**
+ * The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included), or for DPO
+ * their preference pairs; TEST is held out.
+ */
+async function trainingJsonl(ctx: Ctx, row: ModelRow & { datasetId: string }): Promise<{ jsonl: string; count: number }> {
   const lines: string[] = [];
-  for await (const e of trainingEntries(ctx, datasetId, excludeFailing)) lines.push(JSON.stringify(e));
+  const source =
+    row.method === "dpo"
+      ? preferenceLines(ctx, row.datasetId, { excludeFailing: row.excludeFailing, split: "TRAIN" })
+      : trainingEntries(ctx, row.datasetId, row.excludeFailing);
+  for await (const e of source) lines.push(JSON.stringify(e));
   return { jsonl: `${lines.join("\n")}\n`, count: lines.length };
 }
 
@@ -56,12 +64,23 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
       if (!row.datasetId) return fail("The dataset was deleted before training started");
       let fileId = row.trainingFileId;
       if (!fileId) {
-        const { jsonl, count } = await trainingJsonl(ctx, row.datasetId, row.excludeFailing);
-        if (count === 0) return fail("The dataset has no TRAIN entries left to train on");
+        const { jsonl, count } = await trainingJsonl(ctx, { ...row, datasetId: row.datasetId });
+        if (count === 0)
+          return fail(
+            row.method === "dpo"
+              ? "The dataset's TRAIN entries hold no preference pairs (rejected outputs) to train on"
+              : "The dataset has no TRAIN entries left to train on",
+          );
         fileId = await trainer.uploadTrainingFile(jsonl, `${row.slug}.jsonl`);
         await deps.database.db.update(models).set({ trainingFileId: fileId, trainingEntries: count, updatedAt: deps.clock() }).where(eq(models.id, row.id));
       }
-      const jobId = await trainer.createJob({ fileId, baseModel: row.baseModel, hyperparameters: row.hyperparameters, suffix: row.slug.slice(0, 40) });
+      const jobId = await trainer.createJob({
+        fileId,
+        baseModel: row.baseModel,
+        hyperparameters: row.hyperparameters,
+        suffix: row.slug.slice(0, 40),
+        method: row.method === "dpo" ? { type: "dpo", beta: row.dpoBeta } : { type: "sft" },
+      });
       await moveModel(deps.database.db, row, "QUEUED", { upstreamJobId: jobId, trainingFileId: fileId }, deps.clock());
       return poll;
     }

@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Ctx, dbOf, withTx } from "../../context";
-import { models, routes } from "../../db/schema";
+import { datasetEntries, models, routes } from "../../db/schema";
 import { isUniqueViolation } from "../../db/errors";
 import { DomainError, parseInput, validationError } from "../../errors";
 import { findDataset } from "../datasets/internal";
@@ -27,6 +27,8 @@ async function startFineTune(
     hyperparameters: Record<string, unknown>;
     description?: string | null;
     excludeFailing?: string[] | null;
+    method?: "sft" | "dpo" | null;
+    beta?: number | null;
   },
 ): Promise<Model> {
   const base = findBaseModel(input.baseModel);
@@ -53,6 +55,21 @@ async function startFineTune(
   const excludeFailing: string[] = [];
   for (const ref of input.excludeFailing ?? []) excludeFailing.push((await resolveCriterion(ctx, ref)).criterionId);
   if (dataset.entryCount === 0) throw bad(`Dataset ${dataset.id} has no entries to train on`, ["datasetId"]);
+  const method = input.method ?? "sft";
+  if (input.beta != null && method !== "dpo") throw bad("beta applies to DPO fine-tunes only (method: dpo)", ["beta"]);
+  if (method === "dpo") {
+    const [pair] = await dbOf(ctx)
+      .select({ id: datasetEntries.id })
+      .from(datasetEntries)
+      .where(and(eq(datasetEntries.datasetId, dataset.id), eq(datasetEntries.split, "TRAIN"), sql`jsonb_array_length(${datasetEntries.rejectedOutputs}) > 0`))
+      .limit(1);
+    if (!pair) {
+      throw bad(
+        `Dataset ${dataset.id} has no TRAIN entry with a rejected output: DPO trains on preference pairs (accept a relabel run, edit an output, or import best-of-N calls judged by criteria)`,
+        ["method"],
+      );
+    }
+  }
 
   const now = ctx.deps.clock();
   const id = ctx.deps.ids("model");
@@ -69,6 +86,8 @@ async function startFineTune(
           baseModel: base.id,
           backend,
           hyperparameters: hp.data,
+          method,
+          dpoBeta: input.beta ?? null,
           excludeFailing,
           status: "PENDING",
           events: [{ status: "PENDING", at: now.toISOString(), message: null }],
@@ -100,6 +119,8 @@ export async function createModel(ctx: Ctx, raw: CreateModelInput): Promise<Mode
     hyperparameters: flat,
     description: input.description,
     excludeFailing: input.excludeFailing,
+    method: input.method,
+    beta: input.beta,
   });
 }
 

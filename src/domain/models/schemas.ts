@@ -45,6 +45,10 @@ export const CreateModelInput = z.object({
   description: z.string().max(1000).nullish(),
   /** Leave out entries whose latest verdict of any of these criteria is FAIL. */
   excludeFailing: z.array(z.string().min(1)).max(10).nullish(),
+  /** sft (default): train on the TRAIN entries; dpo: on their preference pairs (each rejected output against the entry's own). */
+  method: z.enum(["sft", "dpo"], { error: "method must be sft or dpo" }).nullish(),
+  /** DPO's beta, above 0 and at most 2 (absent: the backend's default). */
+  beta: z.number().gt(0, "beta must be above 0").max(2, "beta must be at most 2").nullish(),
   trainingConfig: z.looseObject({
     provider: z.enum(["openai", "together", "openpipe"], { error: "trainingConfig.provider must be openai, together or openpipe" }),
     baseModel: modelName("baseModel"),
@@ -69,6 +73,9 @@ export type Model = {
   baseModel: string;
   backend: "openai" | "together";
   hyperparameters: Record<string, unknown>;
+  /** sft or dpo (trained on preference pairs), with DPO's beta. */
+  method: "sft" | "dpo";
+  dpoBeta: number | null;
   status: ModelStatus;
   errorMessage: string | null;
   upstreamModelId: string | null;

@@ -9,7 +9,7 @@ import { estimateCost } from "../completions/estimate-cost";
 import { resolveCriterion } from "../criteria/internal";
 import { judgeOutput } from "../criteria/judge-output";
 import type { ResolvedCriterion } from "../criteria/schemas";
-import { byteBoundedBatches, logToEntry } from "../datasets/import-logs";
+import { byteBoundedBatches, logToEntry, rejectedOf } from "../datasets/import-logs";
 import { entryContentHash, insertEntries, type NewEntry } from "../datasets/internal";
 import type { DatasetEntryInput } from "../datasets/schemas";
 import { logConditions, whereAll } from "../logs/internal";
@@ -79,6 +79,7 @@ type Examined = {
   logId: string;
   outcome: Outcome | "unmatched" | "retry";
   entry?: DatasetEntryInput;
+  resp?: unknown;
   judged?: boolean;
   costUsd?: number;
 };
@@ -148,7 +149,7 @@ async function runBatch(deps: Deps, monitor: MonitorRow, opts: { runnerId: strin
           judging(async (): Promise<Examined> => {
             const entry = logToEntry(row.req, row.resp, row.tags);
             if (typeof entry === "string") return { logId: row.id, outcome: "invalid" };
-            if (!criterion) return { logId: row.id, outcome: "added", entry };
+            if (!criterion) return { logId: row.id, outcome: "added", entry, resp: row.resp };
             const output = entry.messages.at(-1) as Record<string, unknown>;
             try {
               const verdict = await judgeOutput(
@@ -159,7 +160,7 @@ async function runBatch(deps: Deps, monitor: MonitorRow, opts: { runnerId: strin
               );
               const costUsd = (await estimateCost(ctx, criterion.judgeModel, verdict.usage as never).catch(() => null)) ?? 0;
               const keep = verdict.judgement === monitor.keepOn;
-              return { logId: row.id, outcome: keep ? "added" : "rejected", entry, judged: true, costUsd };
+              return { logId: row.id, outcome: keep ? "added" : "rejected", entry, resp: row.resp, judged: true, costUsd };
             } catch (err) {
               // The judge could not answer: try the call again later, then give up on it.
               deps.logger.warn("a monitor's judge failed", { monitorId: monitor.id, logId: row.id, ...errorFields(err) });
@@ -265,6 +266,7 @@ async function settle(deps: Deps, ctx: Ctx, monitor: MonitorRow, runnerId: strin
         sourceLogId: e.logId,
         source: "log",
         monitorId: monitor.id,
+        rejectedOutputs: rejectedOf(e.resp, e.logId, deps.clock().toISOString()),
       });
     });
     if (fresh.length) await insertEntries({ ...ctx, tx }, tx, monitor.datasetId, fresh);

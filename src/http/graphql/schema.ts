@@ -5,6 +5,7 @@ import "./types/evaluations";
 import "./types/graph";
 import "./types/logs";
 import "./types/monitors";
+import "./types/relabel-runs";
 import "./types/models";
 import "./types/projects";
 import "./types/provider-settings";

@@ -112,8 +112,13 @@ export const datasetsRoutes = [
         schema: z.enum(["true", "false"]),
         description: "true: each row also carries `verdicts`, the latest verdict of every criterion that judged the entry ([] when none)",
       },
+      format: {
+        schema: z.enum(["chat", "preference"]),
+        description:
+          "chat (default): fine-tuning rows; preference: OpenAI's DPO lines {input: {messages, tools?}, preferred_output, non_preferred_output}, one per rejected output of an entry",
+      },
     },
-    response: { schema: W.ExportRowWire, contentType: "application/x-ndjson" },
+    response: { schema: z.union([W.ExportRowWire, W.PreferenceRowWire]), contentType: "application/x-ndjson" },
     errors: [400, 401, 404],
     handler: async ({ ctx, deps, request, params, query }) => {
       const rows = await exportDataset(ctx, {
@@ -123,6 +128,7 @@ export const datasetsRoutes = [
         verdict: query.criterion ? { criterionId: query.criterion, judgement: query.judgement ?? "PASS" } : null,
         // Opt-in, so the default rows stay exactly the fine-tuning format.
         includeVerdicts: query.includeVerdicts ?? null,
+        format: query.format ?? null,
       });
       const encoder = new TextEncoder();
       let written = 0;

@@ -130,6 +130,8 @@ export const ModelWire = z.object({
   hone: z.object({
     baseModel: z.string(),
     hyperparameters: z.record(z.string(), z.unknown()),
+    method: z.enum(["sft", "dpo"]).describe("sft, or dpo: trained on the dataset's preference pairs"),
+    dpoBeta: z.number().nullable(),
     status: z.enum(["PENDING", "QUEUED", "TRAINING", "DEPLOYED", "ERROR"]),
     datasetId: z.string().nullable(),
     errorMessage: z.string().nullable(),
@@ -173,4 +175,11 @@ export const InvoiceLineWire = z.object({
   token_class: z.string(),
   tokens: z.number(),
   cost_usd: z.number().nullable(),
+});
+
+/** A line of the preference export (OpenAI's and Together's DPO format). */
+export const PreferenceRowWire = z.object({
+  input: z.object({ messages: z.array(z.unknown()), tools: z.array(z.unknown()).optional() }),
+  preferred_output: z.array(z.unknown()).describe("The entry's own final answer"),
+  non_preferred_output: z.array(z.unknown()).describe("One of its rejected outputs"),
 });

@@ -7,6 +7,7 @@ import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
 import { modelsRouter } from "./routers/models";
 import { monitorsRouter } from "./routers/monitors";
+import { relabelRunsRouter } from "./routers/relabel-runs";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 import { sessionRouter } from "./routers/session";
 import { playgroundRouter } from "./routers/playground";
@@ -24,6 +25,7 @@ export const appRouter = router({
   logs: logsRouter,
   models: modelsRouter,
   monitors: monitorsRouter,
+  relabelRuns: relabelRunsRouter,
   providerKeys: providerKeysRouter,
   customProviders: customProvidersRouter,
   session: sessionRouter,

@@ -55,6 +55,12 @@ export const DatasetEntryRef = builder.objectRef<DatasetEntry>("DatasetEntry").i
     createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
     originalMessages: t.field({ type: "JSON", nullable: true, description: "The messages before the first relabelling", resolve: (e) => e.originalMessages }),
     relabeledBy: t.exposeString("relabeledBy", { nullable: true, description: "The model that relabelled the entry; null when never relabelled" }),
+    rejectedOutputs: t.field({
+      type: "JSON",
+      description: "Preference data: outputs judged worse than the entry's own, newest last, each {message, source: relabel | edit | best-of-n, ref, at}",
+      resolve: (e) => e.rejectedOutputs,
+    }),
+    monitorId: t.exposeString("monitorId", { nullable: true, description: "The monitor that added the entry" }),
     verdicts: t.field({
       type: [EntryVerdictRef],
       description: "The latest verdict of each criterion that judged the entry (judgeDatasetEntries, relabelDatasetEntries)",

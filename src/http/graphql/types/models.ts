@@ -15,6 +15,8 @@ const ModelRef = builder.objectRef<Model>("Model").implement({
     backend: t.exposeString("backend"),
     datasetId: t.exposeID("datasetId", { nullable: true }),
     hyperparameters: t.field({ type: "JSON", resolve: (m) => m.hyperparameters }),
+    method: t.exposeString("method", { description: "sft, or dpo (trained on the dataset's preference pairs)" }),
+    dpoBeta: t.exposeFloat("dpoBeta", { nullable: true, description: "DPO's beta (null: the backend's default)" }),
     errorMessage: t.exposeString("errorMessage", { nullable: true }),
     trainingEntries: t.exposeInt("trainingEntries", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (m) => m.createdAt }),
@@ -33,6 +35,8 @@ const CreateModelInputRef = builder.inputType("CreateModelInput", {
     slug: t.string(),
     description: t.string({ required: false }),
     trainingConfig: t.field({ type: "JSON", description: "{provider: openai | together, baseModel, ...hyperparameters}" }),
+    method: t.string({ required: false, description: "sft (default), or dpo: train on the TRAIN entries' preference pairs (rejected outputs)" }),
+    beta: t.float({ required: false, description: "DPO's beta, above 0 and at most 2 (absent: the backend's default)" }),
   }),
 });
 
@@ -48,6 +52,7 @@ builder.mutationFields((t) => ({
     resolve: (_, a, c) =>
       createModel(projectCtx(c), {
         ...a.input,
+        method: a.input.method as "sft" | "dpo" | null | undefined,
         datasetId: String(a.input.datasetId),
         trainingConfig: asInputOf(CreateModelInput.shape.trainingConfig, a.input.trainingConfig),
       }),

@@ -1,0 +1,57 @@
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { Ctx } from "../../context";
+import { datasetEntries } from "../../db/schema";
+import { verdictCondition } from "./internal";
+
+// Preference data: the pairs DPO trains on and the preference export writes.
+
+/** One DPO line: the conversation, the entry's own answer preferred, one of its rejected outputs not. */
+export type PreferenceLine = {
+  input: { messages: unknown[]; tools?: unknown[] };
+  preferred_output: unknown[];
+  non_preferred_output: unknown[];
+};
+
+/** The message fields a preference output keeps (the assistant's answer, as the backends read it). */
+function asOutput(m: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { role: "assistant", content: m.content ?? null };
+  if (Array.isArray(m.tool_calls) && m.tool_calls.length) out.tool_calls = m.tool_calls;
+  return out;
+}
+
+/**
+ * The preference pairs of a dataset's entries (of one split), in OpenAI's (and Together's) DPO
+ * format: for each entry ending in an assistant answer, one line per rejected output it holds.
+ * Entries without one give none.
+ */
+export async function* preferenceLines(
+  ctx: Ctx,
+  datasetId: string,
+  opts: { excludeFailing?: string[]; split?: "TRAIN" | "TEST" | null },
+): AsyncGenerator<PreferenceLine> {
+  let after: string | null = null;
+  for (;;) {
+    const where: SQL[] = [
+      eq(datasetEntries.datasetId, datasetId),
+      eq(datasetEntries.projectId, ctx.projectId),
+      sql`jsonb_array_length(${datasetEntries.rejectedOutputs}) > 0`,
+    ];
+    if (opts.split) where.push(eq(datasetEntries.split, opts.split));
+    if (after) where.push(gt(datasetEntries.id, after));
+    for (const criterionId of opts.excludeFailing ?? []) where.push(sql`not ${verdictCondition({ criterionId, judgement: "FAIL" })}`);
+    const page = await ctx.deps.database.db
+      .select({ id: datasetEntries.id, messages: datasetEntries.messages, tools: datasetEntries.tools, rejected: datasetEntries.rejectedOutputs })
+      .from(datasetEntries)
+      .where(and(...where))
+      .orderBy(asc(datasetEntries.id))
+      .limit(500);
+    for (const e of page) {
+      const last = e.messages.at(-1) as Record<string, unknown> | undefined;
+      if (last?.role !== "assistant") continue;
+      const input = { messages: e.messages.slice(0, -1), ...(e.tools?.length ? { tools: e.tools } : {}) };
+      for (const r of e.rejected) yield { input, preferred_output: [asOutput(last)], non_preferred_output: [asOutput(r.message)] };
+    }
+    if (page.length < 500) break;
+    after = page.at(-1)!.id;
+  }
+}
