@@ -51,6 +51,12 @@ const limitsRoute = createRoute({
   component: lazyRouteComponent(() => import("./pages/limits/limits-page"), "LimitsPage"),
 });
 
+const relabelRunRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/relabel/$runId",
+  component: lazyRouteComponent(() => import("./pages/relabel/relabel-run-page"), "RelabelRunPage"),
+});
+
 const monitorsRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/monitors",
@@ -166,6 +172,7 @@ const routeTree = rootRoute.addChildren([
   usageRoute,
   limitsRoute,
   monitorsRoute,
+  relabelRunRoute,
   settingsRoute,
   datasetsRoute,
   datasetRoute,

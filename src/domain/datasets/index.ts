@@ -24,3 +24,4 @@ export { deleteDatasetEntries } from "./delete-dataset-entries";
 export { setDatasetEntriesSplit } from "./set-dataset-entries-split";
 export { exportDatasetPage } from "./export-dataset";
 export { resplitDatasetEntries } from "./resplit-dataset-entries";
+export { countPreferencePairs } from "./preference-lines";

@@ -1,7 +1,9 @@
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { Ctx } from "../../context";
+import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
-import { verdictCondition } from "./internal";
+import { parseInput } from "../../errors";
+import { findDataset, verdictCondition } from "./internal";
+import { DatasetIdInput } from "./schemas";
 
 // Preference data: the pairs DPO trains on and the preference export writes.
 
@@ -54,4 +56,25 @@ export async function* preferenceLines(
     if (page.length < 500) break;
     after = page.at(-1)!.id;
   }
+}
+
+/** How many preference pairs the dataset's TRAIN entries hold (what a DPO fine-tune would train on). */
+export async function countPreferencePairs(ctx: Ctx, raw: { datasetId: string }): Promise<{ pairs: number; entries: number }> {
+  const { datasetId } = parseInput(DatasetIdInput, raw);
+  await findDataset(ctx, datasetId);
+  const [r] = await dbOf(ctx)
+    .select({
+      pairs: sql<number>`coalesce(sum(jsonb_array_length(${datasetEntries.rejectedOutputs})), 0)::int`,
+      entries: sql<number>`count(*)::int`,
+    })
+    .from(datasetEntries)
+    .where(
+      and(
+        eq(datasetEntries.datasetId, datasetId),
+        eq(datasetEntries.projectId, ctx.projectId),
+        eq(datasetEntries.split, "TRAIN"),
+        sql`jsonb_array_length(${datasetEntries.rejectedOutputs}) > 0`,
+      ),
+    );
+  return { pairs: Number(r?.pairs ?? 0), entries: Number(r?.entries ?? 0) };
 }

@@ -20,6 +20,7 @@ const PAGES: Record<string, string[][]> = {
   usage: [["UsagePage"]],
   limits: [["LimitsPage"]],
   monitors: [["MonitorsPage"]],
+  relabel: [[], ["RelabelRunPage"]],
   settings: [["SettingsPage"]],
   datasets: [["DatasetsPage"], ["DatasetPage"]],
   models: [["ModelsPage"], ["ModelPage"]],

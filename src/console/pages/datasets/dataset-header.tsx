@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { formatNumber, plural } from "../../lib/format";
 import type { Dataset } from "./queries";
 
-export type DatasetDialog = "add" | "upload" | "import" | "quality";
+export type DatasetDialog = "add" | "upload" | "import" | "quality" | "relabel";
 
 /** The dataset's name and counts, and what can be done to it; the actions wrap on a narrow window. */
 export function DatasetHeader({
@@ -48,6 +48,9 @@ export function DatasetHeader({
         </Button>
         <Button variant="default" size="sm" onClick={() => onDialog("quality")}>
           {runningTasks ? `Quality (${runningTasks} running)` : "Judge / relabel"}
+        </Button>
+        <Button variant="default" size="sm" onClick={() => onDialog("relabel")}>
+          Relabel runs
         </Button>
         <Button variant="default" size="sm" onClick={onExport} loading={exportProgress !== null}>
           {exportProgress !== null ? `Exporting ${formatNumber(exportProgress)}…` : "Export JSONL"}

@@ -13,6 +13,7 @@ import { EntryFilters } from "./entry-filters";
 import { sharedSystemPrompt } from "./entry-preview";
 import { ImportLogsModal, UploadModal, useDatasetExport } from "./fill";
 import { QualityModal } from "./quality";
+import { RelabelRunsModal } from "../relabel/relabel-runs-modal";
 import { type Entry, type EntrySelection, NO_SELECTION, useCriteria, useDataset, useDatasetTasks, useEntries, useEntryCount } from "./queries";
 import { type EntriesSearch, entryFilterOf, viewOf } from "./search";
 
@@ -139,6 +140,7 @@ export function DatasetPage() {
       {dialog === "upload" ? <UploadModal datasetId={datasetId} onClose={() => setDialog(null)} /> : null}
       {dialog === "import" ? <ImportLogsModal datasetId={datasetId} onClose={() => setDialog(null)} /> : null}
       {dialog === "quality" ? <QualityModal datasetId={datasetId} tasks={tasks.data ?? []} onClose={() => setDialog(null)} /> : null}
+      {dialog === "relabel" ? <RelabelRunsModal datasetId={datasetId} onClose={() => setDialog(null)} /> : null}
     </Stack>
   );
 }

@@ -1,5 +1,7 @@
-import { Alert, Button, Group, Modal, MultiSelect, Paper, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Group, Modal, MultiSelect, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "../../lib/trpc";
 import { useDebouncedValue } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useNavigate } from "@tanstack/react-router";
@@ -10,7 +12,15 @@ import { formatCompact, formatCost, formatNumber, plural } from "../../lib/forma
 import { errorMessageOf } from "../../lib/trpc";
 import { type BaseModel, useBaseModels, useCreateModel, useCriterionChoices, useDatasetChoices, useEstimate } from "./queries";
 
-type Values = { datasetId: string | null; baseModel: string | null; slug: string; exclude: string[]; hp: Record<string, string> };
+type Values = {
+  datasetId: string | null;
+  baseModel: string | null;
+  slug: string;
+  exclude: string[];
+  hp: Record<string, string>;
+  method: "sft" | "dpo";
+  beta: string;
+};
 
 // Slug rule of the API, checked as the person types (the server checks it again).
 const SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -54,11 +64,12 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
   const create = useCreateModel();
   const [started, setStarted] = useState(false);
   const form = useForm<Values>({
-    initialValues: { datasetId: datasetId ?? null, baseModel: null, slug: "", exclude: [], hp: {} },
+    initialValues: { datasetId: datasetId ?? null, baseModel: null, slug: "", exclude: [], hp: {}, method: "sft", beta: "" },
     validate: {
       datasetId: (v) => (v ? null : "Choose the dataset to train on"),
       baseModel: (v) => (v ? null : "Choose a base model"),
       slug: (v) => (SLUG.test(v) ? null : "1-64 lowercase letters, digits, dots, dashes or underscores, starting with a letter or digit"),
+      beta: (v, all) => (all.method !== "dpo" || v.trim() === "" || (Number(v) > 0 && Number(v) <= 2) ? null : "Above 0 and at most 2"),
     },
   });
   const v = form.values;
@@ -81,6 +92,8 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
     Boolean(input.datasetId && input.baseModel),
   );
   const dataset = datasets.data?.find((d) => d.id === v.datasetId);
+  const trpc = useTRPC();
+  const pairs = useQuery(trpc.datasets.preferencePairs.queryOptions({ datasetId: v.datasetId ?? "" }, { enabled: v.method === "dpo" && Boolean(dataset) }));
   const unknownDataset = Boolean(v.datasetId && datasets.data && !dataset);
   const submit = form.onSubmit((values) => {
     if (!values.datasetId || !base) return;
@@ -89,6 +102,8 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
         datasetId: values.datasetId,
         slug: values.slug,
         excludeFailing: values.exclude.length ? values.exclude : null,
+        method: values.method,
+        beta: values.method === "dpo" && values.beta.trim() ? Number(values.beta) : null,
         trainingConfig: { provider: base.backend, baseModel: base.id, hyperparameters },
       },
       {
@@ -129,6 +144,27 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
           />
           {base ? <BaseModelFacts base={base} /> : null}
           <TextInput label="Slug" description="Call it as hone:<slug>. Lowercase letters, digits and dashes." required {...form.getInputProps("slug")} />
+          <Stack gap={4}>
+            <Text size="sm" fw={500}>
+              Method
+            </Text>
+            <SegmentedControl
+              aria-label="Method"
+              data={[
+                { value: "sft", label: "Supervised" },
+                { value: "dpo", label: "Preference (DPO)" },
+              ]}
+              {...form.getInputProps("method")}
+            />
+            <Text size="xs" c="dimmed">
+              {v.method === "dpo"
+                ? `Trains on preference pairs: each TRAIN entry's answer against its rejected outputs (from accepted relabels, edits, judged best-of-N calls)${pairs.data ? `: ${plural(pairs.data.pairs, "pair")} in this dataset` : ""}.`
+                : "Trains on the TRAIN entries' conversations."}
+            </Text>
+          </Stack>
+          {v.method === "dpo" ? (
+            <TextInput label="Beta" description="DPO's beta (leave empty for the backend's default)" placeholder="0.1" {...form.getInputProps("beta")} />
+          ) : null}
           <MultiSelect
             label="Exclude entries that failed"
             description="Entries whose latest verdict of one of these criteria is FAIL are left out"

@@ -38,6 +38,7 @@ import {
   SetDatasetEntriesSplitInput,
   setDatasetEntriesSplit,
   ExportDatasetPageInput,
+  countPreferencePairs,
   exportDatasetPage,
   ResplitDatasetEntriesInput,
   resplitDatasetEntries,
@@ -80,6 +81,8 @@ export const datasetsRouter = router({
     const page = await listDatasetEntries(ctx.project, input);
     return { ...page, entries: page.entries.map(entryOut) };
   }),
+  /** The preference pairs (rejected outputs) of the TRAIN entries: what a DPO fine-tune trains on. */
+  preferencePairs: projectProcedure.input(DatasetIdInput).query(({ ctx, input }) => countPreferencePairs(ctx.project, input)),
   /** How many entries match a filter (the filters of listEntries), exactly. */
   countEntries: projectProcedure.input(CountDatasetEntriesInput).query(({ ctx, input }) => countDatasetEntries(ctx.project, input)),
   /** Edits one entry; checked as an added entry is, field-level issue paths; CONFLICT when it would duplicate another entry. */

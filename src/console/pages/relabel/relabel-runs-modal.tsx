@@ -1,0 +1,107 @@
+import { Anchor, Badge, Button, Group, Modal, MultiSelect, Stack, Table, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { ErrorAlert } from "../../components/error-alert";
+import { formatCost } from "../../lib/format";
+import { useTRPC } from "../../lib/trpc";
+import { useRelabelRuns, useStartRelabelRun } from "./queries";
+
+/** A dataset's relabel runs (each opens its comparison), and a form to start one. */
+export function RelabelRunsModal({ datasetId, onClose }: { datasetId: string; onClose(): void }) {
+  const trpc = useTRPC();
+  const runs = useRelabelRuns(datasetId);
+  const criteria = useQuery(trpc.criteria.list.queryOptions());
+  const start = useStartRelabelRun(() => form.reset());
+  const form = useForm({
+    mode: "controlled",
+    initialValues: { name: "", model: "", criterionIds: [] as string[] },
+    validate: { model: (v) => (v.trim() ? null : "Name the model that writes the new outputs") },
+  });
+  const submit = form.onSubmit((v) =>
+    start.mutate({ datasetId, model: v.model.trim(), name: v.name.trim() || null, criterionIds: v.criterionIds.length ? v.criterionIds : null }),
+  );
+  return (
+    <Modal opened onClose={onClose} title="Relabel runs" size="xl">
+      <Stack>
+        <Text size="sm" c="dimmed">
+          A run has a model write a new output for every entry, judged beside the current one. Nothing changes until you accept outputs; the outputs they
+          replace are kept as rejected outputs, the preference pairs a DPO fine-tune trains on.
+        </Text>
+        <Table aria-label="Relabel runs" data-testid="relabel-runs">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Run</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Decided</Table.Th>
+              <Table.Th>Cost</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {(runs.data ?? []).map((r) => (
+              <Table.Tr key={r.id} data-run-name={r.name}>
+                <Table.Td>
+                  <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/relabel/$runId" params={{ runId: r.id }} />}>
+                    {r.name}
+                  </Anchor>
+                  <Text size="xs" c="dimmed">
+                    {r.model}
+                    {r.criteria.length ? ` · ${r.criteria.length} criteri${r.criteria.length === 1 ? "on" : "a"}` : ""}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Badge variant="light" color={r.status === "DONE" ? "teal" : r.status === "ERROR" ? "red" : "blue"}>
+                    {r.status === "DONE" ? "done" : r.status.toLowerCase()}
+                  </Badge>{" "}
+                  <Text span size="xs">
+                    {r.progress.done}/{r.progress.total}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="xs">
+                    {r.decisions.accepted} accepted · {r.decisions.rejected} rejected · {r.decisions.undecided} to decide
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="xs">{formatCost(r.costUsd)}</Text>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+            {runs.isSuccess && !runs.data.length ? (
+              <Table.Tr>
+                <Table.Td colSpan={4}>
+                  <Text size="sm" c="dimmed">
+                    No runs yet.
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            ) : null}
+          </Table.Tbody>
+        </Table>
+        <form onSubmit={submit}>
+          <Stack gap="xs">
+            <Text fw={600} size="sm">
+              New run
+            </Text>
+            <Group grow align="flex-start">
+              <TextInput label="Model" placeholder="openai:gpt-4.1" {...form.getInputProps("model")} />
+              <TextInput label="Name" placeholder="the model" {...form.getInputProps("name")} />
+            </Group>
+            <MultiSelect
+              label="Judge with"
+              placeholder="no criteria"
+              data={(criteria.data ?? []).map((c) => ({ value: c.id, label: c.name }))}
+              {...form.getInputProps("criterionIds")}
+            />
+            <ErrorAlert error={start.error} title="The run was not started" />
+            <Group justify="flex-end">
+              <Button type="submit" loading={start.isPending}>
+                Start run
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Stack>
+    </Modal>
+  );
+}
