@@ -12,8 +12,18 @@ export interface Trainer {
   uploadTrainingFile(jsonl: string, fileName: string): Promise<string>;
   createJob(input: { fileId: string; baseModel: string; hyperparameters: Record<string, unknown>; suffix: string; method?: TrainingMethod }): Promise<string>;
   getJob(jobId: string): Promise<TrainerJobState>;
+  /** The job's loss over steps and its checkpoints, from the backend's events (the newest 100) and checkpoints. */
+  getProgress(jobId: string): Promise<TrainingProgress>;
   cancelJob(jobId: string): Promise<void>;
 }
+
+export type TrainingProgress = {
+  points: { step: number; trainLoss: number | null; validLoss: number | null }[];
+  checkpoints: { id: string; step: number; model: string | null; trainLoss: number | null; validLoss: number | null; at: string | null }[];
+};
+
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const isoOf = (seconds: unknown): string | null => (typeof seconds === "number" ? new Date(seconds * 1000).toISOString() : null);
 
 /** Supervised fine-tuning on chat lines, or DPO on preference lines (with its beta; null: the backend's default). */
 export type TrainingMethod = { type: "sft" } | { type: "dpo"; beta: number | null };
@@ -82,6 +92,31 @@ function openAiTrainer(t: TrainerTarget, http: Http): Trainer {
     async cancelJob(jobId) {
       await call(http, label, `${t.baseUrl}/fine_tuning/jobs/${encodeURIComponent(jobId)}/cancel`, { method: "POST", headers: auth });
     },
+    async getProgress(jobId) {
+      const base = `${t.baseUrl}/fine_tuning/jobs/${encodeURIComponent(jobId)}`;
+      // Metrics events: {type: "metrics", data: {step, train_loss, valid_loss, ...}}.
+      const events = await call(http, label, `${base}/events?limit=100`, { headers: auth });
+      const points: TrainingProgress["points"] = [];
+      for (const e of Array.isArray(events.data) ? (events.data as Record<string, unknown>[]) : []) {
+        const d = e.data as Record<string, unknown> | null | undefined;
+        if (e.type !== "metrics" || !d || num(d.step) === null) continue;
+        points.push({ step: num(d.step)!, trainLoss: num(d.train_loss), validLoss: num(d.valid_loss) ?? num(d.full_valid_loss) });
+      }
+      const cps = await call(http, label, `${base}/checkpoints?limit=10`, { headers: auth });
+      const checkpoints: TrainingProgress["checkpoints"] = [];
+      for (const c of Array.isArray(cps.data) ? (cps.data as Record<string, unknown>[]) : []) {
+        const m = (c.metrics ?? {}) as Record<string, unknown>;
+        checkpoints.push({
+          id: String(c.id),
+          step: num(c.step_number) ?? num(m.step) ?? 0,
+          model: typeof c.fine_tuned_model_checkpoint === "string" ? c.fine_tuned_model_checkpoint : null,
+          trainLoss: num(m.train_loss),
+          validLoss: num(m.valid_loss) ?? num(m.full_valid_loss),
+          at: isoOf(c.created_at),
+        });
+      }
+      return { points, checkpoints };
+    },
   };
 }
 
@@ -135,6 +170,37 @@ function togetherTrainer(t: TrainerTarget, http: Http): Trainer {
     },
     async cancelJob(jobId) {
       await call(http, label, `${t.baseUrl}/fine-tunes/${encodeURIComponent(jobId)}/cancel`, { method: "POST", headers: auth });
+    },
+    async getProgress(jobId) {
+      // Together's events carry the step and, in training progress events, the losses (as members
+      // or in the message, "train_loss: 1.23"); a checkpoint event names its checkpoint.
+      const events = await call(http, label, `${t.baseUrl}/fine-tunes/${encodeURIComponent(jobId)}/events`, { headers: auth });
+      const points: TrainingProgress["points"] = [];
+      const checkpoints: TrainingProgress["checkpoints"] = [];
+      const lossIn = (message: string, name: RegExp) => {
+        const m = name.exec(message);
+        return m ? Number(m[1]) : null;
+      };
+      const list = Array.isArray(events.data) ? (events.data as Record<string, unknown>[]) : [];
+      for (const e of list.slice(-500)) {
+        const step = num(e.step);
+        if (step === null) continue;
+        const message = typeof e.message === "string" ? e.message : "";
+        const trainLoss = num(e.train_loss) ?? lossIn(message, /train(?:ing)?[ _]loss[:=]\s*([0-9.]+)/i);
+        const validLoss = num(e.valid_loss) ?? lossIn(message, /(?:valid(?:ation)?|eval)[ _]loss[:=]\s*([0-9.]+)/i);
+        if (trainLoss !== null || validLoss !== null) points.push({ step, trainLoss, validLoss });
+        if (typeof e.checkpoint_path === "string" && e.checkpoint_path) {
+          checkpoints.push({
+            id: e.checkpoint_path,
+            step,
+            model: e.checkpoint_path,
+            trainLoss,
+            validLoss,
+            at: typeof e.created_at === "string" ? e.created_at : null,
+          });
+        }
+      }
+      return { points, checkpoints };
     },
   };
 }

@@ -7,7 +7,8 @@ import { installJudges, prompt } from "./judges";
 // Relabel runs and DPO in the console: a run started from the dataset page, its outputs compared
 // side by side with verdicts, accepted in part and the rest rejected; then a DPO fine-tune on the
 // preference pairs this made, whose file the fake trainer checks line by line. The v1 judge fails
-// answers that say "bad"; the relabel model answers "echo: <question>".
+// answers that say "bad"; the relabel model answers "echo: <question>". The model page then shows
+// the loss curve the fake trainer reported.
 let hone: Hone;
 let browser: Browser;
 let page: Page;
@@ -106,6 +107,13 @@ describe("relabel runs and DPO", () => {
     await dialog.getByRole("button", { name: "Start fine-tune" }).click();
     await page.waitForURL("**/models/support-dpo");
     await page.getByTestId("model-status").filter({ hasText: "DEPLOYED" }).waitFor({ timeout: 30_000 });
+    // The loss chart from the backend's progress events, and its checkpoint.
+    const curve = page.getByTestId("training-curve");
+    await curve.scrollIntoViewIfNeeded();
+    expect(await curve.getAttribute("data-points")).toBe("10");
+    await curve.locator(".recharts-line").first().waitFor();
+    expect(await page.getByTestId("checkpoints").textContent()).toContain("acct/ckpt-10");
+    await shot(page, "training-curve");
     const job = [...trainer.jobs.values()].find((j) => j.suffix === "support-dpo")!;
     expect(job.body.training_method).toEqual({ method: "dpo", dpo_beta: 0.2 });
     const lines = trainer.files

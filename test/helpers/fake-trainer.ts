@@ -93,6 +93,46 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
         fake.jobs.set(job.id, job);
         return Response.json(api === "openai" ? openAiJob(job) : togetherJob(job));
       }
+      // Progress: 5 steps a poll, the loss falling from 2.0; validation every 5th step; a checkpoint every 10.
+      const ev = /^\/v1\/(fine_tuning\/jobs|fine-tunes)\/([^/]+)\/(events|checkpoints)$/.exec(path);
+      if (ev && req.method === "GET") {
+        const job = fake.jobs.get(ev[2]!);
+        if (!job) return Response.json({ error: { message: "no such job" } }, { status: 404 });
+        const steps = Array.from({ length: Math.min(job.polls, 4) * 5 }, (_, i) => i + 1);
+        const loss = (s: number) => Math.round((2 / Math.sqrt(s)) * 1000) / 1000;
+        const valid = (s: number) => (s % 5 === 0 ? Math.round((2.2 / Math.sqrt(s)) * 1000) / 1000 : null);
+        if (ev[3] === "checkpoints") {
+          const data = steps
+            .filter((s) => s % 10 === 0)
+            .map((s) => ({
+              object: "fine_tuning.job.checkpoint",
+              id: `ftckpt-${job.id}-${s}`,
+              step_number: s,
+              fine_tuned_model_checkpoint: `ft:${job.model}:hone:${job.suffix}:ckpt-step-${s}`,
+              metrics: { step: s, train_loss: loss(s), valid_loss: valid(s) },
+              created_at: 1_700_000_000 + s,
+            }));
+          return Response.json({ object: "list", data, has_more: false });
+        }
+        const data =
+          job.api === "openai"
+            ? steps.map((s) => ({
+                object: "fine_tuning.job.event",
+                type: "metrics",
+                level: "info",
+                message: `Step ${s}`,
+                data: { step: s, train_loss: loss(s), ...(valid(s) !== null ? { valid_loss: valid(s) } : {}) },
+              }))
+            : steps.map((s) => ({
+                object: "fine-tune-event",
+                type: "TRAINING_PROGRESS",
+                step: s,
+                message: `Step ${s}: train_loss: ${loss(s)}${valid(s) !== null ? `, eval_loss: ${valid(s)}` : ""}`,
+                ...(s % 10 === 0 ? { checkpoint_path: `acct/ckpt-${s}` } : {}),
+                created_at: new Date(1_700_000_000_000 + s * 1000).toISOString(),
+              }));
+        return Response.json({ object: "list", data });
+      }
       const m = /^\/v1\/(fine_tuning\/jobs|fine-tunes)\/([^/]+)(\/cancel)?$/.exec(path);
       if (m) {
         const job = fake.jobs.get(m[2]!);

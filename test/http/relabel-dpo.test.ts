@@ -256,6 +256,20 @@ describe("relabel runs and preference data", () => {
     const tg = [...trainer.jobs.values()].find((j) => j.suffix === "support-dpo-tg")!;
     expect(tg.body.training_method).toEqual({ method: "dpo" });
 
+    // Training curves from the backends' events: OpenAI's metrics events and checkpoints, Together's progress events.
+    const CURVE = `query($slug: String!) { model(slug: $slug) { trainingCurve { step trainLoss validLoss } checkpoints { id step model trainLoss validLoss } } }`;
+    const oa = (await gqlData(t, CURVE, { slug: "support-dpo" })).model;
+    expect(oa.trainingCurve.map((p: any) => p.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(oa.trainingCurve[0]).toEqual({ step: 1, trainLoss: 2, validLoss: null });
+    expect(oa.trainingCurve[4]).toEqual({ step: 5, trainLoss: 0.894, validLoss: 0.984 });
+    expect(oa.checkpoints).toEqual([
+      { id: `ftckpt-${job.id}-10`, step: 10, model: expect.stringContaining("ckpt-step-10"), trainLoss: 0.632, validLoss: 0.696 },
+    ]);
+    const together = (await gqlData(t, CURVE, { slug: "support-dpo-tg" })).model;
+    expect(together.trainingCurve.length).toBe(10);
+    expect(together.trainingCurve[9]).toEqual({ step: 10, trainLoss: 0.632, validLoss: 0.696 });
+    expect(together.checkpoints).toEqual([{ id: "acct/ckpt-10", step: 10, model: "acct/ckpt-10", trainLoss: 0.632, validLoss: 0.696 }]);
+
     // The same file as a supervised job would be refused by the trainer: the check can fail.
     const { checkTrainingFile } = await import("../helpers/fake-trainer");
     expect(checkTrainingFile(trainer.files.get(job.fileId)!, "sft")).toContain("line 1");

@@ -3,6 +3,11 @@ import { datasets } from "./datasets";
 import { projects } from "./projects";
 
 /** Fine-tuned models of a project, addressed as hone:<slug>. */
+/** One point of a training curve: the step and its losses (null where the backend gave none). */
+export type TrainingPoint = { step: number; trainLoss: number | null; validLoss: number | null };
+/** A checkpoint the backend kept: its id or model name, the step, and the losses there. */
+export type TrainingCheckpoint = { id: string; step: number; model: string | null; trainLoss: number | null; validLoss: number | null; at: string | null };
+
 export const models = pgTable(
   "models",
   {
@@ -32,6 +37,10 @@ export const models = pgTable(
     excludeFailing: jsonb("exclude_failing").$type<string[]>().notNull().default([]),
     /** Every status the model went through, oldest first, with the backend's message on failure. */
     events: jsonb("events").$type<{ status: string; at: string; message: string | null }[]>().notNull().default([]),
+    /** Loss over training steps, from the backend's events (at most 2,000 points, by step). */
+    trainingCurve: jsonb("training_curve").$type<TrainingPoint[]>().notNull().default([]),
+    /** The backend's checkpoints, by step. */
+    checkpoints: jsonb("checkpoints").$type<TrainingCheckpoint[]>().notNull().default([]),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Ctx } from "../../context";
 import { models } from "../../db/schema";
 import type { Deps } from "../../deps";
+import type { TrainingProgress } from "../../providers/trainers";
 import { type DomainError, toDomainError } from "../../errors";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { getProviderApiKey } from "../projects";
@@ -22,6 +23,26 @@ async function trainingJsonl(ctx: Ctx, row: ModelRow & { datasetId: string }): P
       : trainingEntries(ctx, row.datasetId, row.excludeFailing);
   for await (const e of source) lines.push(JSON.stringify(e));
   return { jsonl: `${lines.join("\n")}\n`, count: lines.length };
+}
+
+/** Points a model's training curve keeps (the latest steps). */
+const MAX_CURVE_POINTS = 2_000;
+
+/**
+ * Merges the backend's newest metrics into the model's curve (by step) and takes its checkpoints.
+ * A backend that cannot say (an error, an older API) leaves the curve as it was: training goes on.
+ */
+async function recordProgress(deps: Deps, row: ModelRow, read: () => Promise<TrainingProgress>): Promise<void> {
+  try {
+    const p = await read();
+    const byStep = new Map(row.trainingCurve.map((x) => [x.step, x]));
+    for (const x of p.points) byStep.set(x.step, { ...byStep.get(x.step), ...x });
+    const curve = [...byStep.values()].sort((a, b) => a.step - b.step).slice(-MAX_CURVE_POINTS);
+    const checkpoints = p.checkpoints.length ? [...p.checkpoints].sort((a, b) => a.step - b.step) : row.checkpoints;
+    await deps.database.db.update(models).set({ trainingCurve: curve, checkpoints }).where(eq(models.id, row.id));
+  } catch (err) {
+    deps.logger.warn("could not read a fine-tune's progress", { modelId: row.id, error: toDomainError(err).message });
+  }
 }
 
 /** The TRAINING event of a job that started and finished between two polls. */
@@ -86,6 +107,7 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
     }
 
     const state = await trainer.getJob(row.upstreamJobId!);
+    if (state.status !== "queued") await recordProgress(deps, row, () => trainer.getProgress(row.upstreamJobId!));
     if (state.status === "succeeded") {
       if (!state.modelId) return fail("Training succeeded but the backend named no model");
       let current = row;

@@ -25,6 +25,8 @@ export function toModel(r: ModelRow): Model {
     excludeFailing: r.excludeFailing,
     method: r.method,
     dpoBeta: r.dpoBeta ?? null,
+    trainingCurve: r.trainingCurve ?? [],
+    checkpoints: r.checkpoints ?? [],
     // Models created before the timeline was kept show their creation and where they are now.
     events: r.events.length
       ? r.events.map((e) => ({ status: e.status as ModelStatus, at: new Date(e.at), message: e.message }))

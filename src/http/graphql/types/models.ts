@@ -4,6 +4,25 @@ import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 import { DatasetRef } from "./datasets";
 
+const TrainingPointRef = builder.objectRef<Model["trainingCurve"][number]>("TrainingPoint").implement({
+  fields: (t) => ({
+    step: t.exposeInt("step"),
+    trainLoss: t.exposeFloat("trainLoss", { nullable: true }),
+    validLoss: t.exposeFloat("validLoss", { nullable: true }),
+  }),
+});
+
+const CheckpointRef = builder.objectRef<Model["checkpoints"][number]>("TrainingCheckpoint").implement({
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    step: t.exposeInt("step"),
+    model: t.exposeString("model", { nullable: true, description: "The checkpoint's model name, callable at the backend" }),
+    trainLoss: t.exposeFloat("trainLoss", { nullable: true }),
+    validLoss: t.exposeFloat("validLoss", { nullable: true }),
+    at: t.exposeString("at", { nullable: true }),
+  }),
+});
+
 const ModelRef = builder.objectRef<Model>("Model").implement({
   description: "A fine-tuned model of the project, served as hone:<slug> once DEPLOYED",
   fields: (t) => ({
@@ -17,6 +36,12 @@ const ModelRef = builder.objectRef<Model>("Model").implement({
     hyperparameters: t.field({ type: "JSON", resolve: (m) => m.hyperparameters }),
     method: t.exposeString("method", { description: "sft, or dpo (trained on the dataset's preference pairs)" }),
     dpoBeta: t.exposeFloat("dpoBeta", { nullable: true, description: "DPO's beta (null: the backend's default)" }),
+    trainingCurve: t.field({
+      type: [TrainingPointRef],
+      description: "Training and validation loss over steps, from the backend's events while it trains (the latest 2,000 steps)",
+      resolve: (m) => m.trainingCurve,
+    }),
+    checkpoints: t.field({ type: [CheckpointRef], description: "The backend's checkpoints, by step", resolve: (m) => m.checkpoints }),
     errorMessage: t.exposeString("errorMessage", { nullable: true }),
     trainingEntries: t.exposeInt("trainingEntries", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (m) => m.createdAt }),

@@ -1,0 +1,69 @@
+import { LineChart } from "@mantine/charts";
+import { Paper, Stack, Table, Text, Title } from "@mantine/core";
+import type { Model } from "./queries";
+
+const loss = (v: number | null) => (v === null ? "–" : v.toFixed(3));
+
+/** Training and validation loss over steps, from the backend's events, and the checkpoints it kept. */
+export function TrainingCurve({ model }: { model: Model }) {
+  const points = model.trainingCurve;
+  if (!points.length && !model.checkpoints.length) return null;
+  const hasValid = points.some((p) => p.validLoss !== null);
+  return (
+    <Paper withBorder p="md" mb="md" data-testid="training-curve" data-points={points.length}>
+      <Title order={4} mb={4}>
+        Training
+      </Title>
+      <Text size="xs" c="dimmed" mb="sm">
+        Loss over {points.length} step{points.length === 1 ? "" : "s"}, as {model.backend} reported it while training
+        {hasValid ? " (validation loss where it was measured)" : ""}.
+      </Text>
+      {points.length ? (
+        <LineChart
+          h={220}
+          data={points.map((p) => ({ step: p.step, "training loss": p.trainLoss, "validation loss": p.validLoss }))}
+          dataKey="step"
+          series={[{ name: "training loss", color: "blue.6" }, ...(hasValid ? [{ name: "validation loss", color: "orange.6" }] : [])]}
+          withLegend
+          connectNulls
+          curveType="monotone"
+          withDots={points.length <= 40}
+          valueFormatter={(v) => v.toFixed(3)}
+          xAxisProps={{ label: { value: "step", position: "insideBottom", offset: -4 } }}
+          tooltipAnimationDuration={0}
+        />
+      ) : null}
+      {model.checkpoints.length ? (
+        <Stack gap={4} mt="md">
+          <Text size="sm" fw={600}>
+            Checkpoints
+          </Text>
+          <Table aria-label="Checkpoints" data-testid="checkpoints">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Step</Table.Th>
+                <Table.Th>Training loss</Table.Th>
+                <Table.Th>Validation loss</Table.Th>
+                <Table.Th>Model</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {model.checkpoints.map((c) => (
+                <Table.Tr key={c.id}>
+                  <Table.Td>{c.step}</Table.Td>
+                  <Table.Td>{loss(c.trainLoss)}</Table.Td>
+                  <Table.Td>{loss(c.validLoss)}</Table.Td>
+                  <Table.Td>
+                    <Text size="xs" ff="monospace">
+                      {c.model ?? c.id}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Stack>
+      ) : null}
+    </Paper>
+  );
+}
