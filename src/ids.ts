@@ -29,6 +29,7 @@ const ID_PREFIXES = {
   auditEvent: "aud",
   monitor: "mon",
   relabelRun: "rl",
+  pruningRule: "prn",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -72,3 +72,21 @@ export const datasetEntries = pgTable(
     check("dataset_entries_source_check", sql`${t.source} in ('log', 'upload', 'manual')`),
   ],
 );
+
+/**
+ * A dataset's pruning rule: text removed from its entries' prompts when training, and from the
+ * requests made to the fine-tunes trained with it (each model keeps the rules it was trained with).
+ */
+export const pruningRules = pgTable(
+  "pruning_rules",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    datasetId: text("dataset_id")
+      .notNull()
+      .references(() => datasets.id, { onDelete: "cascade" }),
+    text: text("text").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.datasetId)],
+);

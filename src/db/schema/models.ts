@@ -37,6 +37,10 @@ export const models = pgTable(
     excludeFailing: jsonb("exclude_failing").$type<string[]>().notNull().default([]),
     /** Every status the model went through, oldest first, with the backend's message on failure. */
     events: jsonb("events").$type<{ status: string; at: string; message: string | null }[]>().notNull().default([]),
+    /** The dataset's pruning rules when the model was created: removed from training entries and from requests to it. */
+    pruningRules: jsonb("pruning_rules").$type<string[]>().notNull().default([]),
+    /** Tokens the pruning rules removed from the training file (null: not trained yet, or no rules). */
+    prunedTokens: integer("pruned_tokens"),
     /** Loss over training steps, from the backend's events (at most 2,000 points, by step). */
     trainingCurve: jsonb("training_curve").$type<TrainingPoint[]>().notNull().default([]),
     /** The backend's checkpoints, by step. */

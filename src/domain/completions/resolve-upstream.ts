@@ -7,6 +7,7 @@ import { findModelRow } from "../models/internal";
 import { DEFAULT_KEY_NAME, getCustomProvider, getProviderApiKey, getProviderKeyPool } from "../projects";
 import type { ModelRoute } from "./resolve-model";
 import type { ChatCompletionRequest } from "./schemas";
+import { pruneMessages } from "../pruning";
 
 /**
  * `target` names the upstream for the cache key (the provider, or the custom provider's or
@@ -24,6 +25,8 @@ export type Upstream = {
    * JSON numbers). Other compatible servers (Gemini's, vLLM, llama.cpp, ...) get their default, float.
    */
   base64Embeddings?: boolean;
+  /** A fine-tune trained with pruning rules: their text is removed from the request's prompt before it goes upstream. */
+  pruningRules?: string[];
   /** With a key pool: the key this upstream calls with, and the pool's keys (name and weight). */
   key?: string;
   pool?: { name: string; weight: number }[];
@@ -104,6 +107,7 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
         upstreamModel: model.upstreamModelId,
         pricing: findBaseModel(model.baseModel)?.pricing,
         echoModel: name,
+        ...(model.pruningRules?.length ? { pruningRules: model.pruningRules } : {}),
       };
     }
   }
@@ -139,6 +143,8 @@ export function upstreamBody(request: ChatCompletionRequest, up: Upstream, strea
   if (body.store !== true || up.provider === "gemini") delete body.metadata;
   if (up.provider === "gemini") delete body.store;
   if (!stream) delete body.stream_options;
+  // A fine-tune trained without the rules' text is asked without it too.
+  if (up.pruningRules?.length && Array.isArray(body.messages)) body.messages = pruneMessages(body.messages, up.pruningRules).messages;
   return body;
 }
 

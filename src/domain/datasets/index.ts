@@ -25,3 +25,14 @@ export { setDatasetEntriesSplit } from "./set-dataset-entries-split";
 export { exportDatasetPage } from "./export-dataset";
 export { resplitDatasetEntries } from "./resplit-dataset-entries";
 export { countPreferencePairs } from "./preference-lines";
+export {
+  CreatePruningRuleInput,
+  createPruningRule,
+  deletePruningRule,
+  ListPruningRulesInput,
+  listPruningRules,
+  MAX_PRUNING_RULES,
+  PruningRuleIdInput,
+  type PruningRule,
+  pruningTextsOf,
+} from "./pruning-rules";

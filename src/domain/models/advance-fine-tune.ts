@@ -7,6 +7,8 @@ import { type DomainError, toDomainError } from "../../errors";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { getProviderApiKey } from "../projects";
 import { preferenceLines } from "../datasets/preference-lines";
+import { pruneMessages } from "../pruning";
+import { tokenCounter } from "../token-counter";
 import { moveModel, type ModelRow, trainingEntries } from "./internal";
 import type { ModelStatus } from "./schemas";
 import { isFinal } from "./state";
@@ -15,14 +17,29 @@ import { isFinal } from "./state";
  * The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included), or for DPO
  * their preference pairs; TEST is held out.
  */
-async function trainingJsonl(ctx: Ctx, row: ModelRow & { datasetId: string }): Promise<{ jsonl: string; count: number }> {
+async function trainingJsonl(ctx: Ctx, row: ModelRow & { datasetId: string }): Promise<{ jsonl: string; count: number; prunedTokens: number | null }> {
   const lines: string[] = [];
-  const source =
-    row.method === "dpo"
-      ? preferenceLines(ctx, row.datasetId, { excludeFailing: row.excludeFailing, split: "TRAIN" })
-      : trainingEntries(ctx, row.datasetId, row.excludeFailing);
-  for await (const e of source) lines.push(JSON.stringify(e));
-  return { jsonl: `${lines.join("\n")}\n`, count: lines.length };
+  const rules = row.pruningRules;
+  // The tokens each rule's text costs, to say what pruning saved.
+  const countTokens = rules.length ? await tokenCounter() : null;
+  const ruleTokens = rules.map((r) => countTokens?.(r) ?? 0);
+  let pruned = 0;
+  const prune = (messages: unknown[]) => {
+    const p = pruneMessages(messages, rules);
+    p.removed.forEach((n, i) => {
+      pruned += n * ruleTokens[i]!;
+    });
+    return p.messages;
+  };
+  if (row.method === "dpo") {
+    for await (const e of preferenceLines(ctx, row.datasetId, { excludeFailing: row.excludeFailing, split: "TRAIN" })) {
+      lines.push(JSON.stringify(rules.length ? { ...e, input: { ...e.input, messages: prune(e.input.messages) } } : e));
+    }
+  } else {
+    for await (const e of trainingEntries(ctx, row.datasetId, row.excludeFailing))
+      lines.push(JSON.stringify(rules.length ? { ...e, messages: prune(e.messages) } : e));
+  }
+  return { jsonl: `${lines.join("\n")}\n`, count: lines.length, prunedTokens: rules.length ? pruned : null };
 }
 
 /** Points a model's training curve keeps (the latest steps). */
@@ -85,7 +102,7 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
       if (!row.datasetId) return fail("The dataset was deleted before training started");
       let fileId = row.trainingFileId;
       if (!fileId) {
-        const { jsonl, count } = await trainingJsonl(ctx, { ...row, datasetId: row.datasetId });
+        const { jsonl, count, prunedTokens } = await trainingJsonl(ctx, { ...row, datasetId: row.datasetId });
         if (count === 0)
           return fail(
             row.method === "dpo"
@@ -93,7 +110,10 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
               : "The dataset has no TRAIN entries left to train on",
           );
         fileId = await trainer.uploadTrainingFile(jsonl, `${row.slug}.jsonl`);
-        await deps.database.db.update(models).set({ trainingFileId: fileId, trainingEntries: count, updatedAt: deps.clock() }).where(eq(models.id, row.id));
+        await deps.database.db
+          .update(models)
+          .set({ trainingFileId: fileId, trainingEntries: count, prunedTokens, updatedAt: deps.clock() })
+          .where(eq(models.id, row.id));
       }
       const jobId = await trainer.createJob({
         fileId,

@@ -4,6 +4,7 @@ import { datasetEntries, models, routes } from "../../db/schema";
 import { isUniqueViolation } from "../../db/errors";
 import { DomainError, parseInput, validationError } from "../../errors";
 import { findDataset } from "../datasets/internal";
+import { pruningTextsOf } from "../datasets/pruning-rules";
 import { resolveCriterion } from "../criteria";
 import { enqueueJob } from "../jobs";
 import { BASE_MODELS, findBaseModel } from "./catalogue";
@@ -71,6 +72,7 @@ async function startFineTune(
     }
   }
 
+  const pruningRules = await pruningTextsOf(ctx, dataset.id);
   const now = ctx.deps.clock();
   const id = ctx.deps.ids("model");
   try {
@@ -88,6 +90,7 @@ async function startFineTune(
           hyperparameters: hp.data,
           method,
           dpoBeta: input.beta ?? null,
+          pruningRules,
           excludeFailing,
           status: "PENDING",
           events: [{ status: "PENDING", at: now.toISOString(), message: null }],

@@ -25,6 +25,8 @@ export function toModel(r: ModelRow): Model {
     excludeFailing: r.excludeFailing,
     method: r.method,
     dpoBeta: r.dpoBeta ?? null,
+    pruningRules: r.pruningRules ?? [],
+    prunedTokens: r.prunedTokens ?? null,
     trainingCurve: r.trainingCurve ?? [],
     checkpoints: r.checkpoints ?? [],
     // Models created before the timeline was kept show their creation and where they are now.

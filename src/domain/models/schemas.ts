@@ -76,6 +76,9 @@ export type Model = {
   /** sft or dpo (trained on preference pairs), with DPO's beta. */
   method: "sft" | "dpo";
   dpoBeta: number | null;
+  /** The pruning rules it trained and serves with, and the tokens they removed from its training file. */
+  pruningRules: string[];
+  prunedTokens: number | null;
   /** Loss over training steps (the backend's metrics), and its checkpoints. */
   trainingCurve: { step: number; trainLoss: number | null; validLoss: number | null }[];
   checkpoints: { id: string; step: number; model: string | null; trainLoss: number | null; validLoss: number | null; at: string | null }[];

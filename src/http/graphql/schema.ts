@@ -6,6 +6,7 @@ import "./types/graph";
 import "./types/logs";
 import "./types/monitors";
 import "./types/relabel-runs";
+import "./types/pruning-rules";
 import "./types/models";
 import "./types/projects";
 import "./types/provider-settings";

@@ -36,6 +36,8 @@ const ModelRef = builder.objectRef<Model>("Model").implement({
     hyperparameters: t.field({ type: "JSON", resolve: (m) => m.hyperparameters }),
     method: t.exposeString("method", { description: "sft, or dpo (trained on the dataset's preference pairs)" }),
     dpoBeta: t.exposeFloat("dpoBeta", { nullable: true, description: "DPO's beta (null: the backend's default)" }),
+    pruningRules: t.exposeStringList("pruningRules", { description: "The texts removed from its training prompts and from requests to it" }),
+    prunedTokens: t.exposeInt("prunedTokens", { nullable: true, description: "Tokens the pruning rules removed from its training file" }),
     trainingCurve: t.field({
       type: [TrainingPointRef],
       description: "Training and validation loss over steps, from the backend's events while it trains (the latest 2,000 steps)",

@@ -39,6 +39,12 @@ import {
   setDatasetEntriesSplit,
   ExportDatasetPageInput,
   countPreferencePairs,
+  CreatePruningRuleInput,
+  createPruningRule,
+  deletePruningRule,
+  ListPruningRulesInput,
+  listPruningRules,
+  PruningRuleIdInput,
   exportDatasetPage,
   ResplitDatasetEntriesInput,
   resplitDatasetEntries,
@@ -81,6 +87,15 @@ export const datasetsRouter = router({
     const page = await listDatasetEntries(ctx.project, input);
     return { ...page, entries: page.entries.map(entryOut) };
   }),
+  /** Pruning rules: text removed from training prompts and from requests to the fine-tunes trained with them. */
+  pruningRules: projectProcedure
+    .input(ListPruningRulesInput)
+    .query(async ({ ctx, input }) => (await listPruningRules(ctx.project, input)).map((r) => ({ ...r, createdAt: toWireDate(r.createdAt) }))),
+  createPruningRule: projectProcedure.input(CreatePruningRuleInput).mutation(async ({ ctx, input }) => {
+    const r = await createPruningRule(ctx.project, input);
+    return { ...r, createdAt: toWireDate(r.createdAt) };
+  }),
+  deletePruningRule: projectProcedure.input(PruningRuleIdInput).mutation(({ ctx, input }) => deletePruningRule(ctx.project, input)),
   /** The preference pairs (rejected outputs) of the TRAIN entries: what a DPO fine-tune trains on. */
   preferencePairs: projectProcedure.input(DatasetIdInput).query(({ ctx, input }) => countPreferencePairs(ctx.project, input)),
   /** How many entries match a filter (the filters of listEntries), exactly. */
