@@ -34,7 +34,7 @@ const entry = (q: string, a: string) => ({
     { role: "user", content: q },
     { role: "assistant", content: a },
   ],
-  split: "TRAIN",
+  split: "TRAIN" as const,
 });
 
 describe("pruning rules", () => {
