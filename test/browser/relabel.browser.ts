@@ -91,7 +91,15 @@ describe("relabel runs and DPO", () => {
     expect(byQ["Question B"].rejectedOutputs).toEqual([]);
   }, 120_000);
 
-  test("a DPO fine-tune from the form trains on the preference pairs", async () => {
+  test("a DPO fine-tune from the form trains on the preference pairs, pruned by the dataset's rule", async () => {
+    await page.goto(`${hone.url}/datasets/${datasetId}`);
+    await page.getByRole("button", { name: "Pruning rules" }).click();
+    const rules = page.getByRole("dialog", { name: "Pruning rules" });
+    await rules.getByLabel("Text to remove").fill("Question ");
+    await rules.getByRole("button", { name: "Add rule" }).click();
+    await rules.getByTestId("pruning-rule").waitFor();
+    await page.keyboard.press("Escape");
+    await rules.waitFor({ state: "hidden" });
     await page.getByRole("link", { name: "Models", exact: true }).click();
     await page.getByRole("button", { name: "New fine-tune" }).click();
     const dialog = page.getByRole("dialog");

@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { formatNumber, plural } from "../../lib/format";
 import type { Dataset } from "./queries";
 
-export type DatasetDialog = "add" | "upload" | "import" | "quality" | "relabel";
+export type DatasetDialog = "add" | "upload" | "import" | "quality" | "relabel" | "pruning";
 
 /** The dataset's name and counts, and what can be done to it; the actions wrap on a narrow window. */
 export function DatasetHeader({
@@ -51,6 +51,9 @@ export function DatasetHeader({
         </Button>
         <Button variant="default" size="sm" onClick={() => onDialog("relabel")}>
           Relabel runs
+        </Button>
+        <Button variant="default" size="sm" onClick={() => onDialog("pruning")}>
+          Pruning rules
         </Button>
         <Button variant="default" size="sm" onClick={onExport} loading={exportProgress !== null}>
           {exportProgress !== null ? `Exporting ${formatNumber(exportProgress)}…` : "Export JSONL"}

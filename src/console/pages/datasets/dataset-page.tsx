@@ -12,6 +12,7 @@ import { EntryDrawer } from "./entry-drawer";
 import { EntryFilters } from "./entry-filters";
 import { sharedSystemPrompt } from "./entry-preview";
 import { ImportLogsModal, UploadModal, useDatasetExport } from "./fill";
+import { PruningModal } from "./pruning-modal";
 import { QualityModal } from "./quality";
 import { RelabelRunsModal } from "../relabel/relabel-runs-modal";
 import { type Entry, type EntrySelection, NO_SELECTION, useCriteria, useDataset, useDatasetTasks, useEntries, useEntryCount } from "./queries";
@@ -141,6 +142,7 @@ export function DatasetPage() {
       {dialog === "import" ? <ImportLogsModal datasetId={datasetId} onClose={() => setDialog(null)} /> : null}
       {dialog === "quality" ? <QualityModal datasetId={datasetId} tasks={tasks.data ?? []} onClose={() => setDialog(null)} /> : null}
       {dialog === "relabel" ? <RelabelRunsModal datasetId={datasetId} onClose={() => setDialog(null)} /> : null}
+      {dialog === "pruning" ? <PruningModal datasetId={datasetId} onClose={() => setDialog(null)} /> : null}
     </Stack>
   );
 }

@@ -9,7 +9,7 @@ import { formatNumber, formatTime } from "../../lib/format";
 import { errorMessageOf } from "../../lib/trpc";
 import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "../settings/snippets";
 import { ModelStatus } from "./model-status";
-import { TrainingCurve } from "./training-curve";
+import { PruningSummary, TrainingCurve } from "./training-curve";
 import { Hyperparameters, ModelTimeline } from "./model-timeline";
 import { ACTIVE, type Model, useBaseModels, useDatasetOf, useDeleteModel, useModel } from "./queries";
 
@@ -89,6 +89,7 @@ export function ModelPage() {
         ) : null}
       </Paper>
       <TrainingCurve model={m} />
+      <PruningSummary model={m} />
       <SimpleGrid cols={{ base: 1, sm: 3 }} mb="md">
         <Paper withBorder p="sm">
           <Text size="xs" c="dimmed">

@@ -67,3 +67,21 @@ export function TrainingCurve({ model }: { model: Model }) {
     </Paper>
   );
 }
+
+/** The pruning rules a fine-tune trained and serves with, and the tokens they took out of its training file. */
+export function PruningSummary({ model }: { model: Model }) {
+  if (!model.pruningRules.length) return null;
+  const n = model.pruningRules.length;
+  return (
+    <Paper withBorder p="md" mb="md" data-testid="pruning-summary">
+      <Title order={4} mb={4}>
+        Pruning
+      </Title>
+      <Text size="sm">
+        {n} pruning rule{n === 1 ? "" : "s"}
+        {model.prunedTokens !== null ? `: ${model.prunedTokens.toLocaleString("en-US")} tokens removed from the training file` : ""}. Requests to this model
+        have the same text removed before they reach {model.backend}.
+      </Text>
+    </Paper>
+  );
+}
