@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { monitorLogs, monitors, requestLogs } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
@@ -46,23 +46,18 @@ function toMonitor(row: Row, waiting: number): Monitor {
   };
 }
 
-async function withWaiting(ctx: Ctx, rows: Row[]): Promise<Monitor[]> {
-  if (!rows.length) return [];
-  const waiting = await dbOf(ctx)
-    .select({ id: monitorLogs.monitorId, n: count() })
-    .from(monitorLogs)
-    .where(
-      and(
-        inArray(
-          monitorLogs.monitorId,
-          rows.map((r) => r.id),
-        ),
-        isNull(monitorLogs.outcome),
-      ),
-    )
-    .groupBy(monitorLogs.monitorId);
-  const by = new Map(waiting.map((w) => [w.id, Number(w.n)]));
-  return rows.map((r) => toMonitor(r, by.get(r.id) ?? 0));
+/** What a monitor's calls waiting to be examined are counted by: in the statement that reads the monitor, so both are one snapshot. */
+const WAITING = sql<number>`(select count(*) from ${monitorLogs} where ${monitorLogs.monitorId} = ${monitors.id} and ${monitorLogs.outcome} is null)::int`;
+
+/** The project's monitors matching `where`, each with its waiting count read in the same statement as its counters. */
+async function readMonitors(ctx: Ctx, where: SQL | undefined, limit: number): Promise<Monitor[]> {
+  const rows = await dbOf(ctx)
+    .select({ row: monitors, waiting: WAITING })
+    .from(monitors)
+    .where(and(eq(monitors.projectId, ctx.projectId), where))
+    .orderBy(asc(monitors.id))
+    .limit(limit);
+  return rows.map((r) => toMonitor(r.row, Number(r.waiting)));
 }
 
 async function findRow(ctx: Ctx, id: string): Promise<Row> {
@@ -87,13 +82,14 @@ async function checkedCriterion(ctx: Ctx, ref: string): Promise<string> {
 
 /** The project's monitors, oldest first. */
 export async function listMonitors(ctx: Ctx): Promise<Monitor[]> {
-  const rows = await dbOf(ctx).select().from(monitors).where(eq(monitors.projectId, ctx.projectId)).orderBy(asc(monitors.id)).limit(MAX_MONITORS);
-  return withWaiting(ctx, rows);
+  return readMonitors(ctx, undefined, MAX_MONITORS);
 }
 
 export async function getMonitor(ctx: Ctx, raw: { id: string }): Promise<Monitor> {
   const { id } = parseInput(MonitorIdInput, raw);
-  return (await withWaiting(ctx, [await findRow(ctx, id)]))[0]!;
+  const [m] = await readMonitors(ctx, eq(monitors.id, id), 1);
+  if (!m) throw notFound("Monitor", id);
+  return m;
 }
 
 /**
@@ -160,7 +156,7 @@ export async function updateMonitor(ctx: Ctx, raw: UpdateMonitorInput): Promise<
     .where(and(eq(monitors.id, input.id), eq(monitors.projectId, ctx.projectId)))
     .returning();
   if (!row) throw notFound("Monitor", input.id);
-  return (await withWaiting(ctx, [row]))[0]!;
+  return getMonitor(ctx, { id: row.id });
 }
 
 /** Deletes a monitor and what it was offered; the entries it added stay in their dataset. */
