@@ -2,6 +2,7 @@ import { systemCtx } from "../context";
 import type { Deps } from "../deps";
 import { deleteExpiredLogs, dropExpiredLogPartitions, dropExpiredUsageRollups, ensureLogPartitions } from "../domain/logs";
 import { deleteExpiredResponses } from "../domain/protocols";
+import { deleteExpiredMonitorLogs } from "../domain/monitors";
 import { deleteExpiredRouteVerdicts } from "../domain/routing";
 import { startPeriodic, type Periodic } from "./periodic";
 
@@ -34,6 +35,8 @@ export function startLogRetention(deps: Deps, opts: { intervalMs?: number; first
       await deleteExpiredResponses(ctx, { before });
       // Routes' judged samples sum up the logs: kept as long.
       await deleteExpiredRouteVerdicts(ctx, { before });
+      // What monitors remember of calls that are gone.
+      await deleteExpiredMonitorLogs(ctx, { before });
       return deleted;
     },
   });

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startMonitorRunner } from "../../src/background/monitors";
+import { systemCtx } from "../../src/context";
 import { resultRows } from "../../src/domain/logs/internal";
+import { deleteExpiredMonitorLogs } from "../../src/domain/monitors";
 import { sampleUnit } from "../../src/domain/sample-unit";
 import type { TestApp } from "../helpers/app";
 import { createCriterion, createDataset } from "../helpers/factories";
@@ -302,5 +304,18 @@ describe("monitors", () => {
     // Another project's dataset is not found either.
     const theirs = await createMonitor({ name: "x", datasetId: ds }, other.apiKey);
     expect(theirs.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+  });
+
+  test("what the monitors remember of calls goes with the calls (log retention)", async () => {
+    const db = t.deps.database.db;
+    const count = async () => resultRows<{ n: number }>(await db.execute(sql`select count(*)::int as n from monitor_logs`))[0]!.n;
+    const before = Number(await count());
+    expect(before).toBeGreaterThan(1000);
+    // Retention at a cut an hour ago keeps everything (every call here is newer).
+    expect(await deleteExpiredMonitorLogs({ ...systemCtx(t.deps, "test") }, { before: new Date(Date.now() - 3_600_000), batchSize: 100 })).toBe(0);
+    // A cut after every call: all of it goes, in batches.
+    const gone = await deleteExpiredMonitorLogs({ ...systemCtx(t.deps, "test") }, { before: new Date(Date.now() + 60_000), batchSize: 100 });
+    expect(gone).toBe(before);
+    expect(Number(await count())).toBe(0);
   });
 });

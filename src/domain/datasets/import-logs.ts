@@ -8,7 +8,7 @@ import { isTruncatedPayload, payloadSizes, TRUNCATED_PAYLOAD_KEY } from "../logs
 import { LogFilter } from "../logs/inputs";
 import { logConditions, whereAll } from "../logs/internal";
 import type { RejectedOutput } from "../../db/schema/datasets";
-import { assignSplits, entryContentHash, findDataset, insertEntries, MAX_REJECTED_OUTPUTS, touchDataset, type NewEntry } from "./internal";
+import { assignSplits, assistantOutput, entryContentHash, findDataset, insertEntries, MAX_REJECTED_OUTPUTS, touchDataset, type NewEntry } from "./internal";
 import { createDataset } from "./create-dataset";
 import { CreateDatasetInput, DatasetEntryInput, DatasetId } from "./schemas";
 
@@ -74,11 +74,7 @@ export function bestOfNLosers(resp: unknown): Record<string, unknown>[] {
   for (const c of choices.slice(1)) {
     const score = scoreOf(c);
     const message = isObject(c) ? c.message : undefined;
-    if (score !== null && score < best && isObject(message)) {
-      const out: Record<string, unknown> = { role: "assistant", content: message.content ?? null };
-      if (Array.isArray(message.tool_calls) && message.tool_calls.length) out.tool_calls = message.tool_calls;
-      losers.push(out);
-    }
+    if (score !== null && score < best && isObject(message)) losers.push(assistantOutput(message));
   }
   return losers;
 }

@@ -289,3 +289,10 @@ export const MAX_REJECTED_OUTPUTS = 10;
 export function withRejected(list: RejectedOutput[], out: RejectedOutput): RejectedOutput[] {
   return [...list, out].slice(-MAX_REJECTED_OUTPUTS);
 }
+
+/** A model's message as an entry's answer: the assistant's content and its tool calls, nothing else. */
+export function assistantOutput(m: { content?: unknown; tool_calls?: unknown }): Record<string, unknown> {
+  const out: Record<string, unknown> = { role: "assistant", content: m.content ?? null };
+  if (Array.isArray(m.tool_calls) && m.tool_calls.length) out.tool_calls = m.tool_calls;
+  return out;
+}

@@ -2,10 +2,13 @@ import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasetEntries } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { findDataset, verdictCondition } from "./internal";
+import { assistantOutput, findDataset, verdictCondition } from "./internal";
 import { DatasetIdInput } from "./schemas";
 
 // Preference data: the pairs DPO trains on and the preference export writes.
+
+/** Entries read at a time: each may hold 10 rejected outputs besides its own content, so few. */
+const PAGE = 50;
 
 /** One DPO line: the conversation, the entry's own answer preferred, one of its rejected outputs not. */
 export type PreferenceLine = {
@@ -13,13 +16,6 @@ export type PreferenceLine = {
   preferred_output: unknown[];
   non_preferred_output: unknown[];
 };
-
-/** The message fields a preference output keeps (the assistant's answer, as the backends read it). */
-function asOutput(m: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { role: "assistant", content: m.content ?? null };
-  if (Array.isArray(m.tool_calls) && m.tool_calls.length) out.tool_calls = m.tool_calls;
-  return out;
-}
 
 /**
  * The preference pairs of a dataset's entries (of one split), in OpenAI's (and Together's) DPO
@@ -46,14 +42,14 @@ export async function* preferenceLines(
       .from(datasetEntries)
       .where(and(...where))
       .orderBy(asc(datasetEntries.id))
-      .limit(500);
+      .limit(PAGE);
     for (const e of page) {
       const last = e.messages.at(-1) as Record<string, unknown> | undefined;
       if (last?.role !== "assistant") continue;
       const input = { messages: e.messages.slice(0, -1), ...(e.tools?.length ? { tools: e.tools } : {}) };
-      for (const r of e.rejected) yield { input, preferred_output: [asOutput(last)], non_preferred_output: [asOutput(r.message)] };
+      for (const r of e.rejected) yield { input, preferred_output: [assistantOutput(last)], non_preferred_output: [assistantOutput(r.message)] };
     }
-    if (page.length < 500) break;
+    if (page.length < PAGE) break;
     after = page.at(-1)!.id;
   }
 }

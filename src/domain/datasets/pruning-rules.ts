@@ -4,6 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { pruningRules } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { MAX_ID_LENGTH } from "../../limits";
+import { chargeAnswer } from "../answer-budget";
 import { requireScope } from "../projects/key-scopes";
 import { findDataset } from "./internal";
 import { DatasetId } from "./schemas";
@@ -24,20 +25,30 @@ export type PruningRule = { id: string; datasetId: string; text: string; created
 
 const toRule = (r: typeof pruningRules.$inferSelect): PruningRule => ({ id: r.id, datasetId: r.datasetId, text: r.text, createdAt: r.createdAt });
 
-export async function listPruningRules(ctx: Ctx, raw: { datasetId: string }): Promise<PruningRule[]> {
-  const { datasetId } = parseInput(ListPruningRulesInput, raw);
+async function rulesOf(ctx: Ctx, datasetId: string) {
   await findDataset(ctx, datasetId);
-  const rows = await dbOf(ctx)
+  return dbOf(ctx)
     .select()
     .from(pruningRules)
     .where(and(eq(pruningRules.datasetId, datasetId), eq(pruningRules.projectId, ctx.projectId)))
     .orderBy(asc(pruningRules.id));
+}
+
+export async function listPruningRules(ctx: Ctx, raw: { datasetId: string }): Promise<PruningRule[]> {
+  const { datasetId } = parseInput(ListPruningRulesInput, raw);
+  const rows = await rulesOf(ctx, datasetId);
+  // A dataset's rules may hold 2 MB of text: charged to the answer like any stored content.
+  chargeAnswer(
+    ctx,
+    rows.reduce((n, r) => n + r.text.length, 0),
+    "ask for the pruning rules of fewer datasets at once",
+  );
   return rows.map(toRule);
 }
 
 /** The texts of a dataset's rules, in the order they apply (a fine-tune keeps them when created). */
 export async function pruningTextsOf(ctx: Ctx, datasetId: string): Promise<string[]> {
-  return (await listPruningRules(ctx, { datasetId })).map((r) => r.text);
+  return (await rulesOf(ctx, datasetId)).map((r) => r.text);
 }
 
 /** Adds a rule; fine-tunes created from then on train and serve without its text (earlier ones keep theirs). */

@@ -7,7 +7,7 @@ import { callModel } from "../completions/call-model";
 import { judgeOutput, resolveCriterion } from "../criteria";
 import { splitEntry } from "../evaluations/internal";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
-import { entryContentHash } from "./internal";
+import { assistantOutput, entryContentHash } from "./internal";
 
 /** Entries worked on per job step; the step then yields so its lease never runs out. */
 const CHUNK = 100;
@@ -129,7 +129,7 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
       );
       if (!completion.choices[0]) throw new Error("no answer");
       const m = completion.choices[0].message;
-      const answer: Record<string, unknown> = { role: "assistant", content: m.content ?? null, ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) };
+      const answer = assistantOutput(m);
       const next = [...messages, answer];
       await db.transaction(async (tx) => {
         await tx

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { type BaseCtx, dbOf, type Ctx } from "../../context";
 import { monitorLogs, monitors, requestLogs } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { requireScope } from "../projects/key-scopes";
@@ -197,4 +197,29 @@ export async function backfillMonitor(ctx: Ctx, raw: BackfillMonitorInput): Prom
     select (select count(*) from offered)::int as offered, (select count(*) from picked)::int as picked`);
   const r = resultRows<{ offered: number; picked: number }>(result)[0]!;
   return { offered: Number(r.offered), capped: Number(r.picked) >= MAX_BACKFILL };
+}
+
+/**
+ * What the monitors remember of calls made before `before` (HONE_LOG_RETENTION_DAYS): the calls
+ * themselves are gone, so is the memory that kept a backfill from examining them twice. Per monitor,
+ * by its primary key's range, in batches.
+ */
+export async function deleteExpiredMonitorLogs(ctx: BaseCtx, input: { before: Date; batchSize?: number }): Promise<number> {
+  const bound = logIdAt(input.before);
+  const batch = input.batchSize ?? 5_000;
+  const db = dbOf(ctx);
+  let deleted = 0;
+  for (const { id } of await db.select({ id: monitors.id }).from(monitors)) {
+    for (;;) {
+      const gone = resultRows<{ n: number }>(
+        await db.execute(sql`with doomed as (
+          select log_id from ${monitorLogs} where monitor_id = ${id} and log_id < ${bound} order by log_id limit ${batch})
+          , gone as (delete from ${monitorLogs} where monitor_id = ${id} and log_id in (select log_id from doomed) returning 1)
+          select count(*)::int as n from gone`),
+      )[0]!.n;
+      deleted += Number(gone);
+      if (Number(gone) < batch) break;
+    }
+  }
+  return deleted;
 }

@@ -4,7 +4,8 @@ import { datasetEntries, entryVerdicts, monitors, relabelOutputs, relabelRuns } 
 import { DomainError, notFound, parseInput } from "../../errors";
 import { resolveModel } from "../completions/resolve-model";
 import { resolveCriterion } from "../criteria/internal";
-import { decodeCursor, encodeCursor, entryContentHash, findDataset, withRejected } from "../datasets/internal";
+import { chargeAnswer } from "../answer-budget";
+import { decodeCursor, ENTRY_SIZE, encodeCursor, entryContentHash, findDataset, withRejected } from "../datasets/internal";
 import { splitEntry } from "../evaluations/internal";
 import { enqueueJob } from "../jobs";
 import { requireScope } from "../projects/key-scopes";
@@ -190,14 +191,40 @@ export async function listRelabelOutputs(
   if (input.after) where.push(gt(relabelOutputs.entryId, decodeCursor(input.after)));
   if (input.decision === "UNDECIDED") where.push(isNull(relabelOutputs.decision));
   else if (input.decision) where.push(eq(relabelOutputs.decision, input.decision));
-  const rows = await dbOf(ctx)
-    .select({ o: relabelOutputs, messages: datasetEntries.messages, hash: datasetEntries.contentHash })
+  // Sized first and charged to the answer (the entry, its current and its proposed output), then loaded.
+  const sized = await dbOf(ctx)
+    .select({
+      entryId: relabelOutputs.entryId,
+      size: sql<number>`(${ENTRY_SIZE} + coalesce(octet_length(${relabelOutputs.output}::text), 0) + coalesce(octet_length(${relabelOutputs.current}::text), 0))::int`,
+    })
     .from(relabelOutputs)
     .innerJoin(datasetEntries, eq(datasetEntries.id, relabelOutputs.entryId))
     .where(and(...where))
     .orderBy(asc(relabelOutputs.entryId))
     .limit(first + 1);
-  const page = rows.slice(0, first);
+  const keys = sized.slice(0, first);
+  chargeAnswer(
+    ctx,
+    keys.reduce((n, r) => n + Number(r.size), 0),
+    "ask for fewer outputs (first)",
+  );
+  const page = keys.length
+    ? await dbOf(ctx)
+        .select({ o: relabelOutputs, messages: datasetEntries.messages, hash: datasetEntries.contentHash })
+        .from(relabelOutputs)
+        .innerJoin(datasetEntries, eq(datasetEntries.id, relabelOutputs.entryId))
+        .where(
+          and(
+            eq(relabelOutputs.runId, input.id),
+            inArray(
+              relabelOutputs.entryId,
+              keys.map((k) => k.entryId),
+            ),
+          ),
+        )
+        .orderBy(asc(relabelOutputs.entryId))
+    : [];
+  const rows = sized;
   return {
     outputs: page.map(({ o, messages, hash }) => ({
       entryId: o.entryId,

@@ -8,6 +8,7 @@ import { callModel } from "../completions/call-model";
 import { estimateCost } from "../completions/estimate-cost";
 import { judgeOutput, resolveCriterion } from "../criteria";
 import type { ResolvedCriterion } from "../criteria/schemas";
+import { assistantOutput } from "../datasets/internal";
 import { splitEntry } from "../evaluations/internal";
 import { runTaskStep, type StepResult, type TaskKind } from "../jobs";
 
@@ -102,7 +103,7 @@ export async function runRelabelStep(deps: Deps, payload: { taskId: string }, si
             });
             const m = completion.choices[0]?.message;
             if (!m) throw new Error("the model gave no answer");
-            output = { role: "assistant", content: m.content ?? null, ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) };
+            output = assistantOutput(m);
             cost += (await estimateCost(ctx, run.model, completion.usage as never).catch(() => null)) ?? 0;
           } catch (err) {
             if (signal.aborted) return;
