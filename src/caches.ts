@@ -1,5 +1,6 @@
 import { createLeases, type Leases } from "./domain/limits/lease-state";
 import type { ProjectLimits } from "./domain/limits/schemas";
+import type { ActiveEval } from "./domain/online-evals/schemas";
 import type { PriceOverride } from "./domain/pricing/schemas";
 import type { Authenticated } from "./domain/projects/schemas";
 import type { Circuit } from "./domain/routing/circuit";
@@ -46,8 +47,12 @@ export type Caches = {
   limits: Map<string, { value: ProjectLimits; expires: number }>;
   /** The slices of limits this process leased, and what it owes the database (domain/limits/leases.ts). */
   limitLeases: Leases;
-  /** Sampled judgements of routes' answers in flight (domain/routing/route-judging.ts). */
+  /** Sampled judgements of answers in flight, routes' and models' (domain/online-evals/judge-sample.ts). */
   routeJudging: { inFlight: number };
+  /** Active online evaluations by project, then model, as last read (domain/online-evals/manage-online-evals.ts). */
+  onlineEvals: Map<string, { value: Map<string, ActiveEval>; expires: number }>;
+  /** When each judged target's pass rate may be checked for an alert again (domain/online-evals/judge-sample.ts). */
+  passRateChecks: Map<string, number>;
 };
 
 export function createCaches(clock: () => Date): Caches {
@@ -61,6 +66,8 @@ export function createCaches(clock: () => Date): Caches {
     circuits: new Map(),
     routes: new Map(),
     routeJudging: { inFlight: 0 },
+    onlineEvals: new Map(),
+    passRateChecks: new Map(),
     fineTunes: new Map(),
     priceOverrides: new Map(),
     limits: new Map(),

@@ -30,6 +30,7 @@ const ID_PREFIXES = {
   monitor: "mon",
   relabelRun: "rl",
   pruningRule: "prn",
+  onlineEval: "oev",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -13,4 +13,5 @@ export * from "./pricing";
 export * from "./limits";
 export * from "./teams";
 export * from "./monitors";
+export * from "./online-evals";
 export * from "./relabel-runs";

@@ -1,8 +1,9 @@
 import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
-// A sample of a route's answers judged by its criteria, one row per judged answer: what a
-// version's pass rate is computed from (domain/routing/route-judging.ts).
+// Online evaluation's judged samples, one row per judged answer: a route's (its `judge`) and a
+// model's (an online evaluation, online-evals.ts). A route version's and a model's pass rate over
+// time are computed from them (domain/online-evals).
 export const routeVerdicts = pgTable(
   "route_verdicts",
   {
@@ -10,13 +11,16 @@ export const routeVerdicts = pgTable(
     projectId: text("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    route: text("route").notNull(),
+    /** The route called (null: a plain model call judged by its model's online evaluation). */
+    route: text("route"),
     /** The rollout version of the target that answered (null: it has none). */
     version: text("version"),
+    /** The model that answered, as logs spell it (`openai:gpt-4o-mini`); null for verdicts kept before models were. */
+    model: text("model"),
     /** Every criterion passed; null when a judge could not give a verdict (see error). */
     passed: boolean("passed"),
     error: text("error"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index().on(t.projectId, t.route, t.createdAt), index().on(t.createdAt)],
+  (t) => [index().on(t.projectId, t.route, t.createdAt), index().on(t.projectId, t.model, t.createdAt), index().on(t.createdAt)],
 );

@@ -142,6 +142,8 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
     try {
       const message = await router.send((u, signal) => u.client.anthropic!.message(body, { signal, beta }));
       keep(message);
+      // A sample is judged off the answer's path (a route's judge, a model's online evaluation).
+      if (checked.success && message.stop_reason) router.answered(checked.data, fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000)));
       return { kind: "message", message: await answer(message), cache: cache.status };
     } catch (err) {
       throw call.failure(err);
@@ -166,6 +168,7 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
       const chat = message ? fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000)) : null;
       call.log({ ...outcome, respPayload: chat, respPayloadOriginal: message, usage: chat?.usage, completionId: message ? String(message.id ?? "") : null });
       if (outcome.statusCode === 200) keep(message);
+      if (outcome.statusCode === 200 && chat && checked.success && message?.stop_reason) router.answered(checked.data, chat);
     },
   );
   return { kind: "stream", events, cache: cache.status };

@@ -181,6 +181,8 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
       const response = await router.send((u, signal) => u.client.responses!.create(body, { ...opts, signal }));
       keep(response);
       cacheWhole(response);
+      // A sample is judged off the answer's path (a route's judge, a model's online evaluation).
+      if (checked?.success && response.status === "completed") router.answered(checked.data, responseToChat(response));
       return { kind: "response", response: await answer(response), cache: cache.status, warning: null };
     } catch (err) {
       throw call.failure(err);
@@ -211,6 +213,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
       if (!last) return call.log({ ...outcome, respPayload: null });
       logStreamed(last, outcome);
       if (outcome.statusCode === 200) cacheWhole(last);
+      if (outcome.statusCode === 200 && checked?.success && last.status === "completed") router.answered(checked.data, responseToChat(last));
     },
   );
   return { kind: "stream", events, cache: cache.status, warning: null };

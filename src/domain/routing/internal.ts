@@ -40,7 +40,9 @@ export function storedConfig(c: RouteConfig): RouteConfig {
     })),
     attempts: c.attempts ?? null,
     stickyTag: c.stickyTag ?? null,
-    judge: c.judge ? { criteria: c.judge.criteria, sampleRate: c.judge.sampleRate } : null,
+    judge: c.judge
+      ? { criteria: c.judge.criteria, sampleRate: c.judge.sampleRate, alertBelow: c.judge.alertBelow ?? null, alertMinJudged: c.judge.alertMinJudged ?? null }
+      : null,
   };
 }
 

@@ -4,6 +4,7 @@ import type { ModelRoute } from "../completions/resolve-model";
 import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
 import { findRoute, routePlan } from "./find-route";
 import { fallbackPlan, type RoutingPlan } from "./plan";
+import { sampleModelCall } from "../online-evals/judge-sample";
 import { sampleForJudging } from "./route-judging";
 import { runPlan } from "./run-plan";
 import type { ChatCompletion } from "../../providers";
@@ -18,7 +19,7 @@ export type CallRouter = {
   cacheTarget(): { target: string; upstreamModel: string };
   /** Makes the upstream call, through the plan's targets until one answers when there is a plan. */
   send<T>(fn: (up: Upstream, signal: AbortSignal) => Promise<T>): Promise<T>;
-  /** A whole answer of a route with judging: a sample of them is judged, off the answer's path (route-judging.ts). */
+  /** A whole answer: a sample is judged off the answer's path, by its route's judge or its model's online evaluation (online-evals). */
   answered(input: { messages: unknown[]; tools?: unknown[] | null; tool_choice?: unknown }, completion: ChatCompletion): void;
 };
 
@@ -51,18 +52,23 @@ export async function routeCall(
   const routing: CallRouting | null = plan ? { attempts: [], route: plan.route, routeVersion: null } : null;
   if (routing) call.useRouting(routing);
   const fixed = up;
+  // The model that answered: the one asked for, or the routing target that did.
+  let servedModel = opts.model;
   return {
     named: named !== null,
     upstream: () => up,
     // A routed call is cached under its whole list of targets: any of them may have answered.
     cacheTarget: () => (planKey || !fixed ? { target: "routed", upstreamModel: planKey } : { target: fixed.target, upstreamModel: fixed.upstreamModel }),
     answered(input, completion) {
-      if (named?.judge && routing) sampleForJudging(ctx, named, routing.routeVersion, input, completion);
+      if (named) {
+        if (named.judge && routing) sampleForJudging(ctx, named, routing.routeVersion, servedModel, input, completion);
+      } else sampleModelCall(ctx, servedModel, input, completion);
     },
     async send(fn) {
       if (!plan || !routing) return fn(up!, opts.signal);
       const routed = await runPlan(ctx, plan, opts.signal, routing.attempts, fn, (u) => call.useUpstream(u));
       up = routed.up;
+      servedModel = routed.target.model;
       routing.routeVersion = routed.target.version ?? null;
       return routed.value;
     },

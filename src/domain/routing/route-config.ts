@@ -41,6 +41,10 @@ export const RouteConfig = z.strictObject({
       criteria: z.array(z.string().min(1).max(MAX_ID_LENGTH)).min(1).max(3, "at most 3 criteria"),
       /** The share of answers judged, 0 to 1 (each judged answer costs a judge call per criterion). */
       sampleRate: z.number().min(0).max(1),
+      /** Alert (the project's webhook) when the last hour's pass rate falls below this share. */
+      alertBelow: z.number().gt(0).max(1).nullish(),
+      /** Judged answers in that hour before an alert is raised (default 20). */
+      alertMinJudged: z.number().int().min(1).max(10_000).nullish(),
     })
     .nullish(),
 });

@@ -13,7 +13,7 @@ export type Webhook = { url: string; secretHint: string; createdAt: Date; update
 /** `secret` is given when it was made (a new webhook, or rotateSecret), this once. */
 export type SetWebhookResult = { webhook: Webhook; secret: string | null };
 
-export const WEBHOOK_EVENTS = ["budget.threshold", "key.expiring", "webhook.test"] as const;
+export const WEBHOOK_EVENTS = ["budget.threshold", "key.expiring", "evaluation.pass_rate_low", "webhook.test"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export type WebhookDelivery = {

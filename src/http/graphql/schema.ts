@@ -5,6 +5,7 @@ import "./types/evaluations";
 import "./types/graph";
 import "./types/logs";
 import "./types/monitors";
+import "./types/online-evals";
 import "./types/relabel-runs";
 import "./types/pruning-rules";
 import "./types/models";

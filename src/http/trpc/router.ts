@@ -7,6 +7,7 @@ import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
 import { modelsRouter } from "./routers/models";
 import { monitorsRouter } from "./routers/monitors";
+import { onlineEvalsRouter } from "./routers/online-evals";
 import { relabelRunsRouter } from "./routers/relabel-runs";
 import { customProvidersRouter, providerKeysRouter } from "./routers/provider-settings";
 import { sessionRouter } from "./routers/session";
@@ -25,6 +26,7 @@ export const appRouter = router({
   logs: logsRouter,
   models: modelsRouter,
   monitors: monitorsRouter,
+  onlineEvals: onlineEvalsRouter,
   relabelRuns: relabelRunsRouter,
   providerKeys: providerKeysRouter,
   customProviders: customProvidersRouter,

@@ -12,10 +12,13 @@ function summary(d: Delivery): string {
   const data = (d.payload as { data?: Record<string, unknown> }).data ?? {};
   if (d.event === "budget.threshold") return `${data.threshold}% of ${data.budget === "costPerDayUsd" ? "a daily" : "a monthly"} budget ($${data.limitUsd})`;
   if (d.event === "key.expiring") return `key ${data.name ?? data.prefix} expires ${formatTime(String(data.expiresAt))}`;
+  if (d.event === "evaluation.pass_rate_low") {
+    return `${data.route ? `route ${data.route}` : data.model}: ${Math.round(Number(data.passRate) * 1000) / 10}% passed of ${data.judged} judged (alert below ${Math.round(Number(data.alertBelow) * 1000) / 10}%)`;
+  }
   return "test event";
 }
 
-/** Where alerts go (budget thresholds, keys near expiry), the signing secret, and what was delivered. */
+/** Where alerts go (budget thresholds, keys near expiry, falling pass rates), the signing secret, and what was delivered. */
 export function WebhookSection() {
   const webhook = useWebhook();
   const deliveries = useDeliveries();

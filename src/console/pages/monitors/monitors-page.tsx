@@ -8,6 +8,7 @@ import { useCan } from "../../lib/session";
 import { ConfirmModal } from "../settings/confirm-modal";
 import { describeFilter } from "./describe-filter";
 import { MonitorModal } from "./monitor-modal";
+import { OnlineEvalsSection } from "./online-evals-section";
 import { type Monitor, useBackfillMonitor, useDeleteMonitor, useMonitorChoices, useMonitors, useUpdateMonitor } from "./queries";
 
 const pct = (n: number) => `${Math.round(n * 1000) / 10}%`;
@@ -189,6 +190,7 @@ export function MonitorsPage() {
           calls are Hone's own (kind monitor), kept apart from the application's logs and usage.
         </Text>
       </Stack>
+      <OnlineEvalsSection />
       <MonitorModal opened={creating} onClose={() => setCreating(false)} filter={null} />
       <BackfillModal monitor={filling} onClose={() => setFilling(null)} />
       <ConfirmModal

@@ -13,6 +13,7 @@ import { UsageTable } from "./usage-table";
 import { ClassCostTable } from "../../components/class-cost-table";
 import { InvoiceDownload } from "./invoice-download";
 import { OwnCallsCard, Totals } from "./usage-totals";
+import { PassRateCard } from "./pass-rate-card";
 
 const SPLIT_OPTIONS: { value: UsageSplit; label: string }[] = [
   { value: "none", label: "None" },
@@ -149,6 +150,7 @@ export function UsagePage() {
                 ) : null}
                 <InvoiceDownload from={r.from} to={r.to} />
               </Group>
+              <PassRateCard from={r.from} to={r.to} split={groupBy} />
             </>
           ) : (
             <Loader aria-label="Loading usage by source" />

@@ -44,6 +44,8 @@ const RouteJudgeRef = builder.objectRef<NonNullable<RouteConfig["judge"]>>("Rout
   fields: (t) => ({
     criteria: t.exposeStringList("criteria", { description: "Criterion ids (optionally @vN)" }),
     sampleRate: t.exposeFloat("sampleRate", { description: "The share of answers judged, 0 to 1" }),
+    alertBelow: t.float({ nullable: true, description: "The pass rate (last hour) below which the webhook is alerted", resolve: (j) => j.alertBelow ?? null }),
+    alertMinJudged: t.int({ nullable: true, description: "Judged answers in that hour before an alert", resolve: (j) => j.alertMinJudged ?? null }),
   }),
 });
 
@@ -145,6 +147,8 @@ const RouteJudgeInputRef = builder.inputType("RouteJudgeInput", {
   fields: (t) => ({
     criteria: t.stringList({ description: "Criterion ids (optionally @vN), at most 3" }),
     sampleRate: t.float({ description: "The share of answers judged, 0 to 1" }),
+    alertBelow: t.float({ required: false, description: "Alert the project's webhook when the last hour's pass rate falls below this share" }),
+    alertMinJudged: t.int({ required: false, description: "Judged answers in that hour before an alert is raised (default 20)" }),
   }),
 });
 
