@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
-import { type Browser, closeAll, type Hone, launchBrowser, shot, signedInPage, startHone } from "./harness";
+import { BOOTSTRAP_KEY, type Browser, closeAll, type Hone, launchBrowser, shot, signedInPage, startHone } from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // Relabel runs and DPO in the console: a run started from the dataset page, its outputs compared
@@ -130,6 +130,24 @@ describe("relabel runs and DPO", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.non_preferred_output[0].content).sort()).toEqual(["a bad answer", "bad again"]);
+    // Served with the rule: a logged call loses its text, and the model page sums what that saved.
+    const res = await fetch(`${hone.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${BOOTSTRAP_KEY}`, "content-type": "application/json", "op-log-request": "true" },
+      body: JSON.stringify({ model: "hone:support-dpo", messages: [{ role: "user", content: "Question 7: where is my refund?" }] }),
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    // The log is written a moment later (batched): the page is read again until it shows.
+    const served = page.getByTestId("served-pruned-tokens");
+    for (let i = 0; i < 40; i++) {
+      await page.reload();
+      await served.waitFor();
+      if (Number(await served.getAttribute("data-value")) > 0) break;
+      await page.waitForTimeout(250);
+    }
+    expect(Number(await served.getAttribute("data-value"))).toBeGreaterThan(0);
+    expect(await served.textContent()).toContain("Served: 1 request in the last 30 days");
     expect(errors).toEqual([]);
   }, 120_000);
 });

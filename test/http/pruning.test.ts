@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { asc, eq } from "drizzle-orm";
 import { countTokens } from "gpt-tokenizer";
+import { requestLogs } from "../../src/db/schema";
 import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
 import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
@@ -79,7 +81,8 @@ describe("pruning rules", () => {
 
   test("requests to the fine-tune lose the text before they go upstream, in any message but the answers", async () => {
     const call = async (messages: unknown[]) => {
-      const res = await t.request("POST", "/api/v1/chat/completions", { body: { model: "hone:acme-pruned", messages } });
+      // Logged when asked (a fine-tune's calls are, by OpenPipe's rule): the log carries what pruning saved.
+      const res = await t.request("POST", "/api/v1/chat/completions", { body: { model: "hone:acme-pruned", messages, hone: { logRequest: true } } });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
       return trainer.chats.at(-1)!.messages as { role: string; content: unknown }[];
@@ -115,6 +118,27 @@ describe("pruning rules", () => {
     });
     expect(other.status).toBe(200);
     expect(trainer.chats.at(-1)!.messages[0].content).toBe(SYSTEM);
+
+    // The tokens saved at serving: on each call's log (the rule's tokens per occurrence removed), and summed in the model's usage.
+    await t.deps.logWriter.flush();
+    const rows = await t.deps.database.db
+      .select({ model: requestLogs.model, pruned: requestLogs.prunedTokens })
+      .from(requestLogs)
+      .where(eq(requestLogs.projectId, t.project.projectId))
+      .orderBy(asc(requestLogs.id));
+    const perRule = countTokens(SYSTEM);
+    expect(rows.map((r) => [r.model, r.pruned])).toEqual([
+      ["hone:acme-pruned", perRule],
+      ["hone:acme-pruned", 2 * perRule],
+      ["openai:gpt-4o-mini", null],
+    ]);
+    const usage = await gqlData<{ modelUsage: { days: number; requests: number; prunedTokens: number } }>(
+      t,
+      `{ modelUsage(slug: "acme-pruned") { days requests prunedTokens } }`,
+    );
+    expect(usage.modelUsage).toEqual({ days: 30, requests: 2, prunedTokens: 3 * perRule });
+    expect((await gql(t, `{ modelUsage(slug: "nope") { requests } }`)).errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    expect((await gql(t, `{ modelUsage(slug: "acme-pruned", days: 400) { requests } }`)).errors?.[0]?.extensions?.code).toBe("VALIDATION");
   });
 
   test("a deleted rule stays with the models trained with it; bad input and other projects", async () => {

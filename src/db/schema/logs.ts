@@ -66,6 +66,8 @@ export const requestLogs = pgTable(
     /** The route called (its slug), and the rollout version of the target that answered. */
     route: text("route"),
     routeVersion: text("route_version"),
+    /** Tokens the fine-tune's pruning rules removed from the request before it went upstream (null: none removed). */
+    prunedTokens: integer("pruned_tokens"),
     /** The log's tags (its column keeps the wire's older word, metadata). */
     tags: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

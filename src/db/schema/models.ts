@@ -41,6 +41,8 @@ export const models = pgTable(
     pruningRules: jsonb("pruning_rules").$type<string[]>().notNull().default([]),
     /** Tokens the pruning rules removed from the training file (null: not trained yet, or no rules). */
     prunedTokens: integer("pruned_tokens"),
+    /** The tokens of each pruning rule's text (as pruningRules lists them), counted at training: what serving saves per occurrence. */
+    pruningRuleTokens: jsonb("pruning_rule_tokens").$type<number[]>(),
     /** Loss over training steps, from the backend's events (at most 2,000 points, by step). */
     trainingCurve: jsonb("training_curve").$type<TrainingPoint[]>().notNull().default([]),
     /** The backend's checkpoints, by step. */

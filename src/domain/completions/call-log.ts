@@ -60,6 +60,8 @@ export type CallLog = {
   useUpstream(up: Upstream): void;
   /** A call with fallbacks or a route: the log keeps its attempts (read when the log is written). */
   useRouting(routing: CallRouting): void;
+  /** The tokens a fine-tune's pruning rules removed from the request sent upstream (the last attempt's). */
+  usePruned(tokens: number): void;
   log(outcome: CallOutcome): void;
   /** Logs a failed call and turns the error into what the caller answers with. */
   failure(err: unknown): DomainError;
@@ -97,6 +99,7 @@ export async function createCallLog(
   const started = performance.now();
   let up: Upstream | null = null;
   let routing: CallRouting | null = null;
+  let prunedTokens: number | null = null;
   const priceOf = (usage: Usage | null | undefined, statusCode: number, cacheHit: boolean, durationMs: number): LogCost => {
     const table = up ? ratesFor(up.provider, up.upstreamModel, requestedAt, up.pricing ? { ...up.pricing, name: up.target } : null) : null;
     const rates = withOverride(overrides, model, requestedAt, table);
@@ -145,6 +148,7 @@ export async function createCallLog(
       reqPayload: call.rawBody,
       respPayload: o.respPayload,
     };
+    if (prunedTokens) row.prunedTokens = prunedTokens;
     if (routing) {
       row.attempts = [...routing.attempts];
       row.route = routing.route;
@@ -166,6 +170,9 @@ export async function createCallLog(
     },
     useRouting(r) {
       routing = r;
+    },
+    usePruned(tokens) {
+      prunedTokens = tokens;
     },
     log,
     failure(err) {

@@ -137,7 +137,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   if (!stream) {
     try {
-      const answer = await callUpstream((u, signal) => u.client.completeOrPass(upstreamBody(request, u, false), { signal }));
+      const answer = await callUpstream((u, signal) => u.client.completeOrPass(upstreamBody(request, u, false, call.usePruned), { signal }));
       if (isPassThrough(answer)) {
         if (criteria.length) {
           await answer.body.cancel();
@@ -172,7 +172,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   let upstream: AsyncIterable<ChatCompletionChunk>;
   try {
-    upstream = await callUpstream((u, signal) => u.client.stream(upstreamBody(request, u, true), { signal }));
+    upstream = await callUpstream((u, signal) => u.client.stream(upstreamBody(request, u, true, call.usePruned), { signal }));
   } catch (err) {
     throw logFailure(err);
   }

@@ -27,6 +27,8 @@ export type Upstream = {
   base64Embeddings?: boolean;
   /** A fine-tune trained with pruning rules: their text is removed from the request's prompt before it goes upstream. */
   pruningRules?: string[];
+  /** The tokens of each rule's text, counted when the fine-tune trained (null for one trained before they were). */
+  pruningRuleTokens?: number[] | null;
   /** With a key pool: the key this upstream calls with, and the pool's keys (name and weight). */
   key?: string;
   pool?: { name: string; weight: number }[];
@@ -107,7 +109,7 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
         upstreamModel: model.upstreamModelId,
         pricing: findBaseModel(model.baseModel)?.pricing,
         echoModel: name,
-        ...(model.pruningRules?.length ? { pruningRules: model.pruningRules } : {}),
+        ...(model.pruningRules?.length ? { pruningRules: model.pruningRules, pruningRuleTokens: model.pruningRuleTokens ?? null } : {}),
       };
     }
   }
@@ -135,8 +137,11 @@ async function fineTuneRow(ctx: Ctx, slug: string): Promise<Awaited<ReturnType<t
   return row;
 }
 
-/** The body sent upstream: Hone's own member removed, members the upstream would reject dropped. */
-export function upstreamBody(request: ChatCompletionRequest, up: Upstream, stream: boolean): Record<string, unknown> {
+/**
+ * The body sent upstream: Hone's own member removed, members the upstream would reject dropped.
+ * `onPruned` hears the tokens a fine-tune's pruning rules removed (when their count is known).
+ */
+export function upstreamBody(request: ChatCompletionRequest, up: Upstream, stream: boolean, onPruned?: (tokens: number) => void): Record<string, unknown> {
   const { hone: _controls, ...rest } = request;
   const body: Record<string, unknown> = { ...rest, model: up.upstreamModel };
   // OpenAI accepts metadata only for stored completions; Hone keeps metadata on its own log.
@@ -144,7 +149,12 @@ export function upstreamBody(request: ChatCompletionRequest, up: Upstream, strea
   if (up.provider === "gemini") delete body.store;
   if (!stream) delete body.stream_options;
   // A fine-tune trained without the rules' text is asked without it too.
-  if (up.pruningRules?.length && Array.isArray(body.messages)) body.messages = pruneMessages(body.messages, up.pruningRules).messages;
+  if (up.pruningRules?.length && Array.isArray(body.messages)) {
+    const pruned = pruneMessages(body.messages, up.pruningRules);
+    body.messages = pruned.messages;
+    const perRule = up.pruningRuleTokens;
+    if (onPruned && perRule) onPruned(pruned.removed.reduce((sum, n, i) => sum + n * (perRule[i] ?? 0), 0));
+  }
   return body;
 }
 

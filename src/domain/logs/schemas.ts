@@ -26,6 +26,8 @@ export type NewRequestLog = Omit<
   attempts?: RequestLog["attempts"];
   route?: string | null;
   routeVersion?: string | null;
+  /** Tokens a fine-tune's pruning rules removed from the request (absent: none). */
+  prunedTokens?: number | null;
   /** Tokens by class (absent: not reported). */
   cachedInputTokens?: number | null;
   cacheWriteTokens?: number | null;

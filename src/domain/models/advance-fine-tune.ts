@@ -17,7 +17,10 @@ import { isFinal } from "./state";
  * The TRAIN entries of a dataset in the chat fine-tuning format (tool calls included), or for DPO
  * their preference pairs; TEST is held out.
  */
-async function trainingJsonl(ctx: Ctx, row: ModelRow & { datasetId: string }): Promise<{ jsonl: string; count: number; prunedTokens: number | null }> {
+async function trainingJsonl(
+  ctx: Ctx,
+  row: ModelRow & { datasetId: string },
+): Promise<{ jsonl: string; count: number; prunedTokens: number | null; ruleTokens: number[] | null }> {
   const lines: string[] = [];
   const rules = row.pruningRules;
   // The tokens each rule's text costs, to say what pruning saved.
@@ -39,7 +42,7 @@ async function trainingJsonl(ctx: Ctx, row: ModelRow & { datasetId: string }): P
     for await (const e of trainingEntries(ctx, row.datasetId, row.excludeFailing))
       lines.push(JSON.stringify(rules.length ? { ...e, messages: prune(e.messages) } : e));
   }
-  return { jsonl: `${lines.join("\n")}\n`, count: lines.length, prunedTokens: rules.length ? pruned : null };
+  return { jsonl: `${lines.join("\n")}\n`, count: lines.length, prunedTokens: rules.length ? pruned : null, ruleTokens: rules.length ? ruleTokens : null };
 }
 
 /** Points a model's training curve keeps (the latest steps). */
@@ -102,7 +105,7 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
       if (!row.datasetId) return fail("The dataset was deleted before training started");
       let fileId = row.trainingFileId;
       if (!fileId) {
-        const { jsonl, count, prunedTokens } = await trainingJsonl(ctx, { ...row, datasetId: row.datasetId });
+        const { jsonl, count, prunedTokens, ruleTokens } = await trainingJsonl(ctx, { ...row, datasetId: row.datasetId });
         if (count === 0)
           return fail(
             row.method === "dpo"
@@ -112,7 +115,7 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
         fileId = await trainer.uploadTrainingFile(jsonl, `${row.slug}.jsonl`);
         await deps.database.db
           .update(models)
-          .set({ trainingFileId: fileId, trainingEntries: count, prunedTokens, updatedAt: deps.clock() })
+          .set({ trainingFileId: fileId, trainingEntries: count, prunedTokens, pruningRuleTokens: ruleTokens, updatedAt: deps.clock() })
           .where(eq(models.id, row.id));
       }
       const jobId = await trainer.createJob({

@@ -10,3 +10,4 @@ export { findModelRow } from "./internal";
 export * from "./schemas";
 export { canTransition } from "./state";
 export { failFineTune } from "./fail-fine-tune";
+export { type ModelUsage, ModelUsageInput, modelUsage } from "./model-usage";

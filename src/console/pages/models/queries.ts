@@ -29,6 +29,12 @@ export function useModel(slug: string) {
   });
 }
 
+/** A deployed fine-tune's calls over the last 30 days, and what its pruning rules saved on them. */
+export function useModelUsage(slug: string, enabled: boolean) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.models.usage.queryOptions({ slug }), enabled });
+}
+
 export function useBaseModels() {
   const trpc = useTRPC();
   return useQuery({ ...trpc.models.catalogue.queryOptions(), staleTime: Number.POSITIVE_INFINITY });

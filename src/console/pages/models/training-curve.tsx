@@ -1,6 +1,6 @@
 import { LineChart } from "@mantine/charts";
 import { Paper, Stack, Table, Text, Title } from "@mantine/core";
-import type { Model } from "./queries";
+import { type Model, useModelUsage } from "./queries";
 
 const loss = (v: number | null) => (v === null ? "–" : v.toFixed(3));
 
@@ -68,10 +68,15 @@ export function TrainingCurve({ model }: { model: Model }) {
   );
 }
 
-/** The pruning rules a fine-tune trained and serves with, and the tokens they took out of its training file. */
+/**
+ * The pruning rules a fine-tune trained and serves with: the tokens they took out of its training
+ * file, and out of the requests made to it over the last 30 days.
+ */
 export function PruningSummary({ model }: { model: Model }) {
+  const usage = useModelUsage(model.slug, model.pruningRules.length > 0 && model.status === "DEPLOYED");
   if (!model.pruningRules.length) return null;
   const n = model.pruningRules.length;
+  const u = usage.data;
   return (
     <Paper withBorder p="md" mb="md" data-testid="pruning-summary">
       <Title order={4} mb={4}>
@@ -82,6 +87,13 @@ export function PruningSummary({ model }: { model: Model }) {
         {model.prunedTokens !== null ? `: ${model.prunedTokens.toLocaleString("en-US")} tokens removed from the training file` : ""}. Requests to this model
         have the same text removed before they reach {model.backend}.
       </Text>
+      {u ? (
+        <Text size="sm" mt={4} data-testid="served-pruned-tokens" data-value={u.prunedTokens}>
+          Served: {u.requests.toLocaleString("en-US")} request{u.requests === 1 ? "" : "s"} in the last {u.days} days, {u.prunedTokens.toLocaleString("en-US")}{" "}
+          prompt tokens pruned from them
+          {u.inputTokens + u.prunedTokens > 0 ? ` (${Math.round((1000 * u.prunedTokens) / (u.inputTokens + u.prunedTokens)) / 10}% of their prompts)` : ""}.
+        </Text>
+      ) : null}
     </Paper>
   );
 }

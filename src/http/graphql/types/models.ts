@@ -1,4 +1,14 @@
-import { CreateModelInput, createModel, deleteModel, getModel, listModels, type Model } from "../../../domain/models";
+import {
+  CreateModelInput,
+  createModel,
+  deleteModel,
+  getModel,
+  listModels,
+  type Model,
+  type ModelUsage,
+  ModelUsageInput,
+  modelUsage,
+} from "../../../domain/models";
 import { asInputOf } from "../../../verb-input";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
@@ -67,8 +77,26 @@ const CreateModelInputRef = builder.inputType("CreateModelInput", {
   }),
 });
 
+const ModelUsageRef = builder.objectRef<ModelUsage>("ModelUsage").implement({
+  description: "The application's calls to a fine-tune (hone:<slug>, not through a route) over the last days",
+  fields: (t) => ({
+    days: t.exposeInt("days"),
+    requests: t.exposeInt("requests"),
+    inputTokens: t.exposeFloat("inputTokens", { description: "Prompt tokens sent upstream (after pruning)" }),
+    outputTokens: t.exposeFloat("outputTokens"),
+    costUsd: t.exposeFloat("costUsd"),
+    prunedTokens: t.exposeFloat("prunedTokens", { description: "Prompt tokens its pruning rules removed from those requests before they went upstream" }),
+  }),
+});
+
 builder.queryFields((t) => ({
   models: t.field({ type: [ModelRef], resolve: (_, __, c) => listModels(projectCtx(c)) }),
+  modelUsage: t.field({
+    type: ModelUsageRef,
+    description: "A fine-tune's calls over the last days (default 30, at most 90) and the tokens its pruning rules saved on them",
+    args: { slug: t.arg.string(), days: t.arg.int({ required: false }) },
+    resolve: (_, a, c) => modelUsage(projectCtx(c), asInputOf(ModelUsageInput, a)),
+  }),
   model: t.field({ type: ModelRef, args: { slug: t.arg.string() }, resolve: (_, a, c) => getModel(projectCtx(c), { slug: a.slug }) }),
 }));
 

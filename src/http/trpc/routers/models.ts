@@ -9,6 +9,8 @@ import {
   listModels,
   ModelSlugInput,
   type Model,
+  ModelUsageInput,
+  modelUsage,
 } from "../../../domain/models";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
@@ -24,6 +26,8 @@ export const modelsRouter = router({
   create: projectProcedure.input(CreateModelInput).mutation(async ({ ctx, input }) => modelOut(await createModel(ctx.project, input))),
   list: projectProcedure.query(async ({ ctx }) => (await listModels(ctx.project)).map(modelOut)),
   get: projectProcedure.input(ModelSlugInput).query(async ({ ctx, input }) => modelOut(await getModel(ctx.project, input))),
+  /** Its calls over the last days and the tokens its pruning rules saved on them. */
+  usage: projectProcedure.input(ModelUsageInput).query(({ ctx, input }) => modelUsage(ctx.project, input)),
   /** Base models a project can fine-tune: backend, context window, capabilities, serving price. */
   catalogue: projectProcedure.query(() => listBaseModels()),
   /** What a fine-tune would use and cost before it starts: examples, tokens, epochs, list price. */
