@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const MONITOR = `id name status sampleRate keepOn criterionId datasetId testFraction lastError filter judgeCostUsd
-  counts { sampled matched judged rejected added duplicates invalid waiting }`;
+  counts { seen sampled matched judged rejected added duplicates invalid waiting }`;
 
 async function createMonitor(input: Record<string, unknown>, key?: string) {
   return gql(t, `mutation($input: CreateMonitorInput!) { createMonitor(input: $input) { ${MONITOR} } }`, { input }, key ? { key } : {});
@@ -134,6 +134,8 @@ describe("monitors", () => {
     const repeats = questions.length - failing - passing.size;
     expect(repeats).toBe(8);
     expect(done.counts).toEqual({
+      // Every answered call of the application, once (the judges' own calls are not the application's).
+      seen: 1000,
       sampled: 1000,
       matched: 1000,
       judged: 1000,
@@ -172,7 +174,8 @@ describe("monitors", () => {
     expect((await monitor(b.id)).counts).toMatchObject({ sampled: 0, waiting: 1000 });
     await gqlData(t, `mutation($id: ID!) { updateMonitor(input: {id: $id, status: "ACTIVE"}) { status } }`, { id: b.id });
     const done = await settled(b.id);
-    expect(done.counts).toEqual((await monitor(monitorA)).counts);
+    // The same counts, but what it saw live: it was paused while the calls came.
+    expect(done.counts).toEqual({ ...(await monitor(monitorA)).counts, seen: 0 });
     const live = await entriesOf(datasetA);
     const late = await entriesOf(datasetB);
     const key = (e: { sourceLogId: string | null; split: string }) => `${e.sourceLogId}/${e.split}`;
@@ -255,12 +258,42 @@ describe("monitors", () => {
     expect(new Set((await entriesOf(ds)).map((e) => e.sourceLogId))).toEqual(new Set(rows));
   });
 
+  test("a live monitor with a sample sees every call, examines its sample; the seen counts are summed and drained", async () => {
+    const ds = await createDataset(t, { name: "seen" });
+    const m = (await createMonitor({ name: "a quarter", datasetId: ds, sampleRate: 0.25, filter: { metadata: [{ key: "batch", equals: "seen" }] } })).data
+      .createMonitor;
+    const before = new Set((await appLogs()).keys());
+    await call(
+      Array.from({ length: 40 }, (_, i) => `seen ${i}`),
+      { batch: "seen" },
+    );
+    // Other calls are seen too (the filter comes after the sample), and matched by none.
+    await call(["not this batch"]);
+    const fresh = [...(await appLogs()).keys()].filter((id) => !before.has(id));
+    expect(fresh).toHaveLength(41);
+    const done = await waitFor(
+      async () => {
+        const x = await monitor(m.id);
+        return x.counts.waiting === 0 && x.counts.sampled === fresh.filter((id) => sampleUnit(id) < 0.25).length ? x : null;
+      },
+      { message: "the sample examined" },
+    );
+    expect(done.counts.seen).toBe(41);
+    expect(done.counts.added).toBe(fresh.filter((id) => sampleUnit(id) < 0.25).length - (done.counts.sampled - done.counts.matched));
+    // The runner sums what the log writers appended: the table drains, the count stays.
+    await waitFor(async () => {
+      const [r] = resultRows<{ n: number }>(await t.deps.database.db.execute(sql`select count(*)::int as n from monitor_seen`));
+      return Number(r!.n) === 0 ? true : null;
+    });
+    expect((await monitor(m.id)).counts.seen).toBe(41);
+  });
+
   test("paused monitors are offered nothing; a deleted criterion pauses the monitor with the reason", async () => {
     const ds = await createDataset(t, { name: "paused" });
     const m = (await createMonitor({ name: "off", datasetId: ds, paused: true })).data.createMonitor;
     await call(["while paused"]);
     await Bun.sleep(100);
-    expect((await monitor(m.id)).counts).toMatchObject({ sampled: 0, waiting: 0 });
+    expect((await monitor(m.id)).counts).toMatchObject({ seen: 0, sampled: 0, waiting: 0 });
 
     const crit = await createCriterion(t, { name: "doomed", judgeModel: "openai:gpt-4o-mini", prompt: "{{output}}" });
     const ds2 = await createDataset(t, { name: "doomed" });

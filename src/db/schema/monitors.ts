@@ -33,6 +33,8 @@ export const monitors = pgTable(
     status: text("status").$type<"ACTIVE" | "PAUSED">().notNull(),
     /** Why the monitor stopped by itself (its criterion is gone, ...); null while it runs. */
     lastError: text("last_error"),
+    /** The application's answered calls stored while it was active (before its sample): compacted from monitor_seen. */
+    seen: integer("seen").notNull().default(0),
     /** Calls taken by the sample rate (as they were stored, or by a backfill) and examined. */
     sampled: integer("sampled").notNull().default(0),
     /** Of those, the calls the log filter matched. */
@@ -80,4 +82,20 @@ export const monitorLogs = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.monitorId, t.logId] }), index("monitor_logs_waiting").on(t.monitorId, t.logId).where(sql`${t.outcome} is null`)],
+);
+
+/**
+ * Calls a monitor saw, appended by the statement that stores a batch of logs (one row per active
+ * monitor of the batch's projects: an insert takes no lock another writer waits on), summed into
+ * monitors.seen by the runner (compactMonitorSeen).
+ */
+export const monitorSeen = pgTable(
+  "monitor_seen",
+  {
+    monitorId: text("monitor_id")
+      .notNull()
+      .references(() => monitors.id, { onDelete: "cascade" }),
+    n: integer("n").notNull(),
+  },
+  (t) => [index().on(t.monitorId)],
 );

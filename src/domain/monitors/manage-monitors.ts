@@ -1,6 +1,6 @@
 import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
 import { type BaseCtx, dbOf, type Ctx } from "../../context";
-import { monitorLogs, monitors, requestLogs } from "../../db/schema";
+import { monitorLogs, monitorSeen, monitors, requestLogs } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { requireScope } from "../projects/key-scopes";
 import { resolveCriterion } from "../criteria/internal";
@@ -18,7 +18,7 @@ export const MAX_BACKFILL = 100_000;
 
 type Row = typeof monitors.$inferSelect;
 
-function toMonitor(row: Row, waiting: number): Monitor {
+function toMonitor(row: Row, waiting: number, seenPending: number): Monitor {
   return {
     id: row.id,
     name: row.name,
@@ -31,6 +31,7 @@ function toMonitor(row: Row, waiting: number): Monitor {
     status: row.status,
     lastError: row.lastError,
     counts: {
+      seen: row.seen + seenPending,
       sampled: row.sampled,
       matched: row.matched,
       judged: row.judged,
@@ -48,16 +49,18 @@ function toMonitor(row: Row, waiting: number): Monitor {
 
 /** What a monitor's calls waiting to be examined are counted by: in the statement that reads the monitor, so both are one snapshot. */
 const WAITING = sql<number>`(select count(*) from ${monitorLogs} where ${monitorLogs.monitorId} = ${monitors.id} and ${monitorLogs.outcome} is null)::int`;
+/** What the log writers appended to its seen count and the runner has not summed yet. */
+const SEEN_PENDING = sql<number>`(select coalesce(sum(n), 0) from ${monitorSeen} where ${monitorSeen.monitorId} = ${monitors.id})::int`;
 
 /** The project's monitors matching `where`, each with its waiting count read in the same statement as its counters. */
 async function readMonitors(ctx: Ctx, where: SQL | undefined, limit: number): Promise<Monitor[]> {
   const rows = await dbOf(ctx)
-    .select({ row: monitors, waiting: WAITING })
+    .select({ row: monitors, waiting: WAITING, seen: SEEN_PENDING })
     .from(monitors)
     .where(and(eq(monitors.projectId, ctx.projectId), where))
     .orderBy(asc(monitors.id))
     .limit(limit);
-  return rows.map((r) => toMonitor(r.row, Number(r.waiting)));
+  return rows.map((r) => toMonitor(r.row, Number(r.waiting), Number(r.seen)));
 }
 
 async function findRow(ctx: Ctx, id: string): Promise<Row> {
@@ -128,7 +131,7 @@ export async function createMonitor(ctx: Ctx, raw: CreateMonitorInput): Promise<
       updatedAt: now,
     })
     .returning();
-  return toMonitor(row!, 0);
+  return toMonitor(row!, 0, 0);
 }
 
 /** Changes what a monitor keeps (from the next calls it examines on), or pauses and resumes it. */

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import type { Ctx } from "../../context";
 import type { Deps } from "../../deps";
-import { datasetEntries, datasets, monitorLogs, monitors, requestLogBodies, requestLogs } from "../../db/schema";
+import { datasetEntries, datasets, monitorLogs, monitorSeen, monitors, requestLogBodies, requestLogs } from "../../db/schema";
 import { toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { estimateCost } from "../completions/estimate-cost";
@@ -12,12 +12,14 @@ import type { ResolvedCriterion } from "../criteria/schemas";
 import { byteBoundedBatches, logToEntry, rejectedOf } from "../datasets/import-logs";
 import { entryContentHash, insertEntries, type NewEntry } from "../datasets/internal";
 import type { DatasetEntryInput } from "../datasets/schemas";
-import { logConditions, whereAll } from "../logs/internal";
+import { logConditions, resultRows, whereAll } from "../logs/internal";
 import { sampleUnit } from "../sample-unit";
 import { storedFilter } from "./manage-monitors";
 
 /** Calls one runner claims from one monitor at a time, without a judge; with one, two rounds of HONE_JUDGE_CONCURRENCY. */
 const BATCH = 100;
+/** The advisory lock of the seen counts' compaction (any fixed number no other lock of Hone uses). */
+const SEEN_LOCK = 0x4d6f6e53;
 /** A claimed call whose judge failed this many times is given up on (counted invalid). */
 const MAX_ATTEMPTS = 3;
 
@@ -33,6 +35,7 @@ type Outcome = "added" | "duplicate" | "rejected" | "invalid";
  */
 export async function runMonitorsOnce(deps: Deps, opts: { runnerId: string; leaseMs?: number; signal?: AbortSignal }): Promise<number> {
   const db = deps.database.db;
+  await compactMonitorSeen(deps).catch((err) => deps.logger.warn("the monitors' seen counts were not compacted", errorFields(err)));
   const now = deps.clock();
   const due = or(isNull(monitorLogs.claimedUntil), lt(monitorLogs.claimedUntil, now));
   const ready = await db
@@ -295,5 +298,29 @@ async function settle(deps: Deps, ctx: Ctx, monitor: MonitorRow, runnerId: strin
       })
       .where(eq(monitors.id, monitor.id));
     return sampled;
+  });
+}
+
+/** Rows of monitor_seen summed into the monitors' counts in one pass, at most. */
+const COMPACT_BATCH = 50_000;
+
+/**
+ * Sums what the log writers appended to monitor_seen into monitors.seen and deletes it, in one
+ * statement (a count is never lost nor added twice). One process compacts at a time (a
+ * transaction-scoped advisory lock; the others skip), so two never update the same monitors in
+ * different orders.
+ */
+export async function compactMonitorSeen(deps: Deps): Promise<number> {
+  return deps.database.db.transaction(async (tx) => {
+    const [lock] = resultRows<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${SEEN_LOCK}) as ok`));
+    if (!lock?.ok) return 0;
+    const rows = resultRows<{ n: number }>(
+      await tx.execute(sql`
+        with moved as (
+          delete from ${monitorSeen} where ctid = any(array(select ctid from ${monitorSeen} limit ${COMPACT_BATCH})) returning monitor_id, n
+        ), sums as (select monitor_id, sum(n)::int as n from moved group by 1)
+        update ${monitors} m set seen = m.seen + s.n from sums s where m.id = s.monitor_id returning s.n`),
+    );
+    return rows.reduce((a, r) => a + Number(r.n), 0);
   });
 }

@@ -72,6 +72,8 @@ export type Monitor = {
   /** Why it paused itself (its criterion was deleted, ...); null otherwise. */
   lastError: string | null;
   counts: {
+    /** The application's answered calls stored while it was active (each call once, before the sample). */
+    seen: number;
     /** Calls in its sample that it examined. */
     sampled: number;
     /** Of those, the ones its log filter matched. */

@@ -17,6 +17,7 @@ const pct = (n: number) => `${Math.round(n * 1000) / 10}%`;
 function Counts({ m }: { m: Monitor }) {
   const c = m.counts;
   const items: [string, number, string][] = [
+    ["seen", c.seen, "Answered calls of the application stored while it was active"],
     ["sampled", c.sampled, "Calls in its sample that it examined"],
     ["matched", c.matched, "Of those, the ones its filter matched"],
     ...(m.criterionId ? ([["judged", c.judged, "Matched calls its criterion judged"]] as [string, number, string][]) : []),

@@ -177,6 +177,12 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
       where l.status_code = 200 and l.api <> 'embeddings' and (l.source <> 'internal' or m.include_internal)
         and ${sampleUnitSql(sql`l.id`)} < m.sample_rate
       on conflict do nothing
+    ), seen as (
+      -- What each active monitor saw of the batch, before its sample (its "seen" count).
+      insert into monitor_seen (monitor_id, n)
+      select m.id, count(*)::int from logs l join monitors m on m.project_id = l.project_id and m.status = 'ACTIVE'
+      where l.status_code = 200 and l.api <> 'embeddings' and (l.source <> 'internal' or m.include_internal)
+      group by m.id
     )${stale}
     insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)
     select id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text from data

@@ -18,6 +18,7 @@ import { LogFilterInput } from "./logs";
 const MonitorCountsRef = builder.objectRef<Monitor["counts"]>("MonitorCounts").implement({
   description: "What a monitor did with the calls offered to it. The sample is taken first (by each call's id), then the filter, then the judge",
   fields: (t) => ({
+    seen: t.exposeInt("seen", { description: "The application's answered calls stored while it was active, before its sample" }),
     sampled: t.exposeInt("sampled", { description: "Calls in its sample that it examined" }),
     matched: t.exposeInt("matched", { description: "Of those, the calls its log filter matched" }),
     judged: t.exposeInt("judged", { description: "Matched calls its criterion judged" }),
