@@ -268,7 +268,7 @@ describe("fine-tuning end to end", () => {
       ).status,
     ).toBe(404);
     expect((await api.fail("GET /models/:modelSlug", { params: { modelSlug: "support-v1" }, key })).status).toBe(404);
-    expect(await api.ok("GET /models", { key })).toEqual({ object: "list", data: [] });
+    expect(await api.ok("GET /models", { key })).toEqual({ object: "list", data: [], has_more: false });
   });
 });
 

@@ -4,7 +4,7 @@ export { getAlignmentTask, listAlignmentTasks } from "./get-alignment-task";
 export { importAlignmentRows } from "./import-alignment-rows";
 export { importAlignmentSet } from "./import-alignment-set";
 export { labelAlignmentRow } from "./label-alignment-row";
-export { listAlignmentRows } from "./list-alignment-rows";
+export { type AlignmentRowPageArgs, ListAlignmentRowsInput, listAlignmentRows, loadAlignmentRowPages } from "./list-alignment-rows";
 export { listAlignmentRuns, loadAlignmentRunsByCriterion } from "./list-alignment-runs";
 export { runAlignment } from "./run-alignment";
 export { failAlignmentTask, runAlignmentStep } from "./run-alignment-step";

@@ -1,15 +1,19 @@
-import { desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { alignmentRuns, criteria } from "../../db/schema";
+import { type ListPageInput, listPage } from "../list-page";
 import { withVersions } from "./internal";
 import type { AlignmentStats, Criterion } from "./schemas";
 
-export async function listCriteria(ctx: Ctx): Promise<Criterion[]> {
+/** A page of the project's criteria, newest first (list-page.ts). */
+export async function listCriteria(ctx: Ctx, raw?: ListPageInput): Promise<Criterion[]> {
+  const page = listPage(ctx, raw, criteria.id);
   const rows = await dbOf(ctx)
     .select({ id: criteria.id, name: criteria.name, createdAt: criteria.createdAt })
     .from(criteria)
-    .where(eq(criteria.projectId, ctx.projectId))
-    .orderBy(desc(criteria.id));
+    .where(and(eq(criteria.projectId, ctx.projectId), page.after))
+    .orderBy(desc(criteria.id))
+    .limit(page.limit);
   return withVersions(ctx, rows);
 }
 

@@ -1,11 +1,18 @@
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { datasets } from "../../db/schema";
+import { type ListPageInput, listPage } from "../list-page";
 import { datasetColumns, toDataset } from "./internal";
 import type { Dataset } from "./schemas";
 
-/** The project's datasets, newest first. */
-export async function listDatasets(ctx: Ctx): Promise<Dataset[]> {
-  const rows = await dbOf(ctx).select(datasetColumns).from(datasets).where(eq(datasets.projectId, ctx.projectId)).orderBy(desc(datasets.id));
+/** A page of the project's datasets, newest first (list-page.ts). */
+export async function listDatasets(ctx: Ctx, raw?: ListPageInput): Promise<Dataset[]> {
+  const page = listPage(ctx, raw, datasets.id);
+  const rows = await dbOf(ctx)
+    .select(datasetColumns)
+    .from(datasets)
+    .where(and(eq(datasets.projectId, ctx.projectId), page.after))
+    .orderBy(desc(datasets.id))
+    .limit(page.limit);
   return rows.map(toDataset);
 }

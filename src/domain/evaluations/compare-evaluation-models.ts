@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context";
 import { DomainError, parseInput } from "../../errors";
 import { findEvaluationRow } from "./internal";
-import { listEvaluationResults } from "./list-evaluation-results";
+import { allEvaluationResults } from "./list-evaluation-results";
 import { HeadToHeadInput, type EvaluationResult, type HeadToHead } from "./schemas";
 
 const score = (r: EvaluationResult | undefined) => Object.values(r?.verdicts ?? {}).reduce((s, v) => s + (v.status === "success" ? v.score : 0), 0);
@@ -14,7 +14,7 @@ export async function compareEvaluationModels(ctx: Ctx, raw: HeadToHeadInput): P
     if (!ev.models.includes(m))
       throw new DomainError("VALIDATION", `Model ${m} is not part of evaluation ${ev.id}`, { issues: [{ message: `unknown model ${m}` }] });
   }
-  const results = await listEvaluationResults(ctx, { id: ev.id });
+  const results = await allEvaluationResults(ctx, ev.id, [input.modelA, input.modelB]);
   const byEntry = new Map<string, { a?: EvaluationResult; b?: EvaluationResult }>();
   for (const r of results) {
     const slot = byEntry.get(r.entryId) ?? {};

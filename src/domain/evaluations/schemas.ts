@@ -23,7 +23,17 @@ export type CreateEvaluationInput = z.input<typeof CreateEvaluationInput>;
 export const EvaluationIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
 export type EvaluationIdInput = z.input<typeof EvaluationIdInput>;
 
-export const ListEvaluationResultsInput = EvaluationIdInput.extend({ model: z.string().nullish() });
+export const ListEvaluationResultsInput = EvaluationIdInput.extend({
+  model: z.string().nullish(),
+  /** Results per page (default and ceiling HONE_MAX_PAGE_SIZE), by entry then model. */
+  first: z.number().int().min(1, "first must be at least 1").nullish(),
+  /** The cursor of the previous page's last result: `<entryId>/<model>` (its endCursor). */
+  after: z
+    .string()
+    .min(1)
+    .max(MAX_ID_LENGTH * 2)
+    .nullish(),
+});
 export type ListEvaluationResultsInput = z.input<typeof ListEvaluationResultsInput>;
 
 /** The evaluation entry by entry, a keyset page of entries at a time. */

@@ -16,7 +16,12 @@ const ModelSlug = z
 export const ModelSlugInput = z.object({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
 export type ModelSlugInput = z.input<typeof ModelSlugInput>;
 
-export const ListModelsInput = z.object({ datasetId: z.string().min(1).max(MAX_ID_LENGTH).optional() });
+export const ListModelsInput = z.object({
+  datasetId: z.string().min(1).max(MAX_ID_LENGTH).optional(),
+  /** A page (list-page.ts): at most HONE_MAX_PAGE_SIZE, newest first, after the last id of the previous one. */
+  first: z.number().int().min(1, "first must be at least 1").nullish(),
+  after: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
+});
 export type ListModelsInput = z.input<typeof ListModelsInput>;
 
 const auto = <T extends z.ZodType>(t: T) => z.union([t, z.literal("auto")]);

@@ -171,7 +171,9 @@ function measureOperation(
         }
         size = Math.max(size ?? 0, v);
       }
-      multiplier = Math.max(0, size ?? DEFAULT_PAGE_COST);
+      // Absent, a connection gives its default page; a paged list (datasets, models, ...) its largest.
+      const connection = getNamedType(def.type).name.endsWith("Connection");
+      multiplier = Math.max(0, size ?? (connection ? DEFAULT_PAGE_COST : maxPageSize));
     } else if (isListType(getNullableType(def.type))) {
       // A connection's edges are already counted by the connection's own `first`.
       const pagedByParent = parent.name.endsWith("Connection") && (node.name.value === "edges" || node.name.value === "nodes");

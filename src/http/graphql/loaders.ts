@@ -13,7 +13,15 @@ import {
 import { loadLogBodies, loadLogs, type RequestLog, type RequestLogBody } from "../../domain/logs";
 import { loadModelsByDataset, type Model } from "../../domain/models";
 import { loadRouteSeries, loadRouteStats, type RouteSeries, type RouteVersionStats, statsWindow } from "../../domain/routing";
-import { type AlignmentStats, loadAlignmentRunsByCriterion } from "../../domain/criteria";
+import { type AlignmentRowPageArgs, type AlignmentStats, loadAlignmentRowPages, loadAlignmentRunsByCriterion } from "../../domain/criteria";
+import {
+  type EvaluationResult,
+  type EvaluationSummaryRow,
+  loadEvaluationResultPages,
+  loadEvaluationSummaries,
+  type ResultPageArgs,
+} from "../../domain/evaluations";
+import type { AlignmentRow, AlignmentVerdict } from "../../domain/criteria";
 import { projectCtx, type GqlContext } from "./builder";
 
 // Per-request batch loaders: N parents asking for a related object cost one query, not N.
@@ -36,6 +44,12 @@ type Loaders = {
   routeSeries(window: { from?: Date | null; to?: Date | null }): DataLoader<string, RouteSeries | null>;
   /** Dataset id -> one page of its entries; one loader per distinct page arguments. */
   entryPages(args: EntryPageArgs): DataLoader<string, DatasetEntryPage>;
+  /** Criterion id -> one page of its alignment rows; one loader per distinct page arguments. */
+  alignmentRowPages(args: AlignmentRowPageArgs): DataLoader<string, (AlignmentRow & { verdicts: AlignmentVerdict[] })[]>;
+  /** Evaluation id -> one page of its results; one loader per distinct page arguments. */
+  evaluationResultPages(args: ResultPageArgs): DataLoader<string, EvaluationResult[]>;
+  /** Evaluation id -> its summary: a page of evaluations costs two queries. */
+  evaluationSummaries: DataLoader<string, EvaluationSummaryRow[]>;
 };
 
 const byContext = new WeakMap<GqlContext, Loaders>();
@@ -90,6 +104,9 @@ export function loadersOf(context: GqlContext): Loaders {
       routeStats: perArguments((w) => batch((slugs) => loadRouteStats(ctx, slugs, statsWindow(ctx, w)), [])),
       routeSeries: perArguments((w) => batch((slugs) => loadRouteSeries(ctx, slugs, statsWindow(ctx, w)), null)),
       entryPages: perArguments((args) => content((ids) => loadEntryPages(ctx, ids, args), { entries: [], hasNextPage: false, endCursor: null })),
+      alignmentRowPages: perArguments((args) => content((ids) => loadAlignmentRowPages(ctx, ids, args), [])),
+      evaluationResultPages: perArguments((args) => content((ids) => loadEvaluationResultPages(ctx, ids, args), [])),
+      evaluationSummaries: batch((ids) => loadEvaluationSummaries(ctx, ids), []),
     };
     byContext.set(context, loaders);
   }

@@ -15,7 +15,7 @@ import { requestMeta } from "../request-meta";
 import { linesOf, multipartFileChunks } from "./lines";
 import { createPacer } from "./pacing";
 import { route } from "./route";
-import { datasetToWire, deletedToWire, entriesCreationToWire, listToWire } from "./wire";
+import { datasetToWire, deletedToWire, entriesCreationToWire, PAGE_QUERY, pageOfQuery, pageToWire } from "./wire";
 import * as W from "./wire-schemas";
 
 /** The lines of an upload, paced: they are garbage once stored (see pacing.ts). */
@@ -31,12 +31,16 @@ export const datasetsRoutes = [
   route({
     method: "get",
     path: "/datasets",
-    summary: "List the project's datasets",
+    summary: "List the project's datasets, newest first, a page at a time",
     tag: "Datasets",
     auth: "project",
-    response: { schema: W.listOf(W.DatasetWire) },
-    errors: [401],
-    handler: async ({ ctx }) => listToWire((await listDatasets(ctx)).map(datasetToWire)),
+    query: PAGE_QUERY,
+    response: { schema: W.pageOf(W.DatasetWire) },
+    errors: [400, 401],
+    handler: async ({ ctx, deps, query }) => {
+      const page = pageOfQuery(query, deps.config.maxPageSize);
+      return pageToWire((await listDatasets(ctx, page)).map(datasetToWire), page.first);
+    },
   }),
   route({
     method: "post",

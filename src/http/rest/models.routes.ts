@@ -10,7 +10,7 @@ import {
   type Model,
 } from "../../domain/models";
 import { route } from "./route";
-import { deletedToWire, listToWire } from "./wire";
+import { deletedToWire, PAGE_QUERY, pageOfQuery, pageToWire } from "./wire";
 import * as W from "./wire-schemas";
 
 /** The Model object of the spec; `id` is the slug, so the openai SDK's models.retrieve(slug) works. */
@@ -45,12 +45,16 @@ export const modelsRoutes = [
   route({
     method: "get",
     path: "/models",
-    summary: "List the project's fine-tuned models",
+    summary: "List the project's fine-tuned models, newest first, a page at a time",
     tag: "Models",
     auth: "project",
-    response: { schema: W.listOf(W.ModelWire) },
-    errors: [401],
-    handler: async ({ ctx }) => listToWire((await listModels(ctx)).map(modelToWire)),
+    query: PAGE_QUERY,
+    response: { schema: W.pageOf(W.ModelWire) },
+    errors: [400, 401],
+    handler: async ({ ctx, deps, query }) => {
+      const page = pageOfQuery(query, deps.config.maxPageSize);
+      return pageToWire((await listModels(ctx, page)).map(modelToWire), page.first);
+    },
   }),
   route({
     method: "post",

@@ -22,6 +22,8 @@ export const DatasetWire = z.object({
   fine_tune_count: z.number().int(),
 });
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ object: z.literal("list"), data: z.array(item) });
+/** A paged list: `has_more` when the page is full (ask again with `after` = its last id). */
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean() });
 export const DeletionWire = z.object({ id: z.string(), object: z.enum(["dataset", "model"]), deleted: z.literal(true) });
 export const EntriesCreationWire = z.object({
   object: z.literal("dataset.entries.creation"),

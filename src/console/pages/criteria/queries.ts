@@ -1,5 +1,6 @@
 // The criteria section's data: every query and mutation of its pages, with their keys and what
 // each refreshes when it succeeds. Components call these hooks and never tRPC itself.
+import { allPages, LIST_PAGE, useCriterionList, useDatasetList } from "../../lib/project-lists";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
@@ -17,8 +18,7 @@ export const isActiveTask = (status: string) => ACTIVE_TASK.has(status);
 // ------------------------------------------------------------------ criteria and versions
 
 export function useCriteriaList() {
-  const trpc = useTRPC();
-  return useQuery(trpc.criteria.list.queryOptions());
+  return useCriterionList();
 }
 
 export function useCriterion(criterionId: string) {
@@ -84,9 +84,14 @@ export function useReadLog() {
 
 // ------------------------------------------------------------------ the alignment set
 
+/** The whole alignment set (at most 10,000 rows), read a page at a time under the procedure's key. */
 export function useAlignmentRows(criterionId: string) {
   const trpc = useTRPC();
-  return useQuery(trpc.criteria.alignmentRows.queryOptions({ criterionId }));
+  const client = useTRPCClient();
+  return useQuery({
+    queryKey: trpc.criteria.alignmentRows.queryKey({ criterionId }),
+    queryFn: ({ signal }) => allPages((after) => client.criteria.alignmentRows.query({ criterionId, first: LIST_PAGE, after }, { signal })),
+  });
 }
 
 /** Sets a row's label, updating the cached set at once (and rolling back if the API refuses). */
@@ -124,8 +129,7 @@ export function useDeleteAlignmentRows(criterionId: string) {
 }
 
 export function useDatasetsList() {
-  const trpc = useTRPC();
-  return useQuery(trpc.datasets.list.queryOptions());
+  return useDatasetList();
 }
 
 /**

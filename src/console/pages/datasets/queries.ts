@@ -1,3 +1,4 @@
+import { useCriterionList, useDatasetList } from "../../lib/project-lists";
 import { type InfiniteData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useCursorPages } from "../../lib/cursor-pages";
@@ -53,8 +54,7 @@ export function useRefreshDataset() {
 // ---------------------------------------------------------------- queries
 
 export function useDatasets() {
-  const trpc = useTRPC();
-  return useQuery(trpc.datasets.list.queryOptions());
+  return useDatasetList();
 }
 
 export function useDataset(datasetId: string) {
@@ -64,8 +64,7 @@ export function useDataset(datasetId: string) {
 
 /** The project's criteria (names for verdicts, choices for filters and judging). */
 export function useCriteria() {
-  const trpc = useTRPC();
-  const criteria = useQuery(trpc.criteria.list.queryOptions());
+  const criteria = useCriterionList();
   const names = useMemo(() => new Map((criteria.data ?? []).map((c) => [c.id, c.name])), [criteria.data]);
   return { ...criteria, names };
 }

@@ -1,5 +1,6 @@
 // The evaluations section's data: every query and mutation of its pages, with their keys and what
 // each refreshes. Components call these hooks and never tRPC itself.
+import { useCriterionList, useDatasetList, useEvaluationList, useModelList } from "../../lib/project-lists";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCursorPages } from "../../lib/cursor-pages";
@@ -23,11 +24,7 @@ const keys = {
 
 /** Every evaluation, polled while one is queued or running. */
 export function useEvaluationsList() {
-  const trpc = useTRPC();
-  return useQuery({
-    ...trpc.evaluations.list.queryOptions(),
-    refetchInterval: (q) => (q.state.data?.some((e) => ACTIVE.has(e.status)) ? 1500 : false),
-  });
+  return useEvaluationList({ refetchInterval: (data) => (data?.some((e) => ACTIVE.has(e.status)) ? 1500 : false) });
 }
 
 /** One evaluation with its summary, polled while it runs. */
@@ -87,8 +84,7 @@ export function useHeadToHead(id: string, modelA: string, modelB: string) {
 }
 
 export function useCriteriaList() {
-  const trpc = useTRPC();
-  return useQuery(trpc.criteria.list.queryOptions());
+  return useCriterionList();
 }
 
 /** Criterion ids to names. */
@@ -98,14 +94,13 @@ export function useCriterionNames(): Map<string, string> {
 }
 
 export function useDatasetsList() {
-  const trpc = useTRPC();
-  return useQuery(trpc.datasets.list.queryOptions());
+  return useDatasetList();
 }
 
 /** Model strings to suggest: the dataset's own answers, deployed fine-tunes, models seen in the logs. */
 export function useModelSuggestions(): string[] {
   const trpc = useTRPC();
-  const models = useQuery(trpc.models.list.queryOptions());
+  const models = useModelList();
   const facets = useQuery(trpc.logs.facets.queryOptions());
   return [
     ...new Set([

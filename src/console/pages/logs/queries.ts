@@ -1,6 +1,7 @@
 // The logs section's data layer: every query and mutation of the Logs pages, their keys and what
 // each change invalidates. Components call these hooks; none of them calls useQuery, useMutation
 // or invalidateQueries itself.
+import { useDatasetList } from "../../lib/project-lists";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -182,8 +183,7 @@ export function useBulkSetTags() {
 
 /** The project's datasets (to add logs to), asked for only while `enabled`. */
 export function useDatasetChoices(enabled: boolean) {
-  const trpc = useTRPC();
-  return useQuery(trpc.datasets.list.queryOptions(undefined, { enabled }));
+  return useDatasetList({ enabled });
 }
 
 export type AddToDatasetResult = ImportResult & { dataset: { id: string; name: string } };

@@ -1,3 +1,4 @@
+import { useCriterionList, useDatasetList, useModelList } from "../../lib/project-lists";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
 
@@ -12,12 +13,8 @@ export type EstimateInput = RouterInputs["models"]["estimate"];
 export const ACTIVE = new Set(["PENDING", "QUEUED", "TRAINING"]);
 
 export function useModels() {
-  const trpc = useTRPC();
-  return useQuery({
-    ...trpc.models.list.queryOptions(),
-    // Poll while any fine-tune is still on its way.
-    refetchInterval: (q) => ((q.state.data ?? []).some((m) => ACTIVE.has(m.status)) ? 2000 : false),
-  });
+  // Polled while any fine-tune is still on its way.
+  return useModelList({ refetchInterval: (data) => ((data ?? []).some((m) => ACTIVE.has(m.status)) ? 2000 : false) });
 }
 
 export function useModel(slug: string) {
@@ -42,8 +39,7 @@ export function useBaseModels() {
 
 /** Datasets to train on (the Datasets section's list, same cache). */
 export function useDatasetChoices() {
-  const trpc = useTRPC();
-  return useQuery(trpc.datasets.list.queryOptions());
+  return useDatasetList();
 }
 
 /** One dataset's name and counts (a model's page names its dataset). */
@@ -54,8 +50,7 @@ export function useDatasetOf(datasetId: string | null | undefined) {
 
 /** Criteria whose failures a fine-tune can leave out. */
 export function useCriterionChoices() {
-  const trpc = useTRPC();
-  return useQuery(trpc.criteria.list.queryOptions());
+  return useCriterionList();
 }
 
 export function useEstimate(input: EstimateInput, enabled: boolean) {

@@ -1,5 +1,6 @@
 // The monitors section's data: the project's monitors (read again while the page is open, so the
 // counts move with traffic) and the mutations that change them.
+import { useCriterionList, useDatasetList } from "../../lib/project-lists";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
@@ -15,9 +16,8 @@ export function useMonitors() {
 }
 
 export function useMonitorChoices(enabled: boolean) {
-  const trpc = useTRPC();
-  const datasets = useQuery(trpc.datasets.list.queryOptions(undefined, { enabled }));
-  const criteria = useQuery(trpc.criteria.list.queryOptions(undefined, { enabled }));
+  const datasets = useDatasetList({ enabled });
+  const criteria = useCriterionList({ enabled });
   return { datasets, criteria };
 }
 

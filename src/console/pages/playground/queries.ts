@@ -1,5 +1,6 @@
 // The playground's data: every query and mutation of the section, with their keys and what each
 // refreshes. Components call these hooks; none of them talks to tRPC itself.
+import { useModelList } from "../../lib/project-lists";
 import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
@@ -13,7 +14,7 @@ export type Column = { model: string; texts: string[]; done: Done | null; error:
 export function useModelSuggestions(): string[] {
   const trpc = useTRPC();
   const facets = useQuery(trpc.logs.facets.queryOptions());
-  const models = useQuery(trpc.models.list.queryOptions());
+  const models = useModelList();
   return [
     ...new Set([
       ...(models.data ?? []).filter((m) => m.status === "DEPLOYED").map((m) => `hone:${m.slug}`),
@@ -25,15 +26,7 @@ export function useModelSuggestions(): string[] {
   ];
 }
 
-export function useCriteriaList() {
-  const trpc = useTRPC();
-  return useQuery(trpc.criteria.list.queryOptions());
-}
-
-export function useDatasetsList() {
-  const trpc = useTRPC();
-  return useQuery(trpc.datasets.list.queryOptions());
-}
+export { useCriterionList as useCriteriaList, useDatasetList as useDatasetsList } from "../../lib/project-lists";
 
 /** The log a `?fromLog=` link names, to fill the playground from (not asked for without one). */
 export function useLogToPrefill(logId: string | undefined) {

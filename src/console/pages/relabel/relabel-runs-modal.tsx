@@ -1,17 +1,15 @@
+import { useCriterionList } from "../../lib/project-lists";
 import { Anchor, Badge, Button, Group, Modal, MultiSelect, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatCost } from "../../lib/format";
-import { useTRPC } from "../../lib/trpc";
 import { useRelabelRuns, useStartRelabelRun } from "./queries";
 
 /** A dataset's relabel runs (each opens its comparison), and a form to start one. */
 export function RelabelRunsModal({ datasetId, onClose }: { datasetId: string; onClose(): void }) {
-  const trpc = useTRPC();
   const runs = useRelabelRuns(datasetId);
-  const criteria = useQuery(trpc.criteria.list.queryOptions());
+  const criteria = useCriterionList();
   const start = useStartRelabelRun(() => form.reset());
   const form = useForm({
     mode: "controlled",

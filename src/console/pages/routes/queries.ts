@@ -1,5 +1,6 @@
 // The routes section's data: the project's routes, one route, its per-version figures, and the
 // mutations that change them (each reads the route and the list again). Components call these hooks.
+import { useCriterionList } from "../../lib/project-lists";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
 
@@ -18,8 +19,7 @@ export function useRoutes() {
 
 /** The project's criteria, to choose a route's judges from. */
 export function useCriterionChoices() {
-  const trpc = useTRPC();
-  return useQuery(trpc.criteria.list.queryOptions());
+  return useCriterionList();
 }
 
 export function useRoute(slug: string) {

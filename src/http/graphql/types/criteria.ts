@@ -5,7 +5,6 @@ import {
   getCriterion,
   importAlignmentSet,
   labelAlignmentRow,
-  listAlignmentRows,
   listCriteria,
   runAlignment,
   startAlignmentRun,
@@ -36,7 +35,16 @@ const CriterionRef = builder.objectRef<Criterion>("Criterion").implement({
     latestVersion: t.exposeInt("latestVersion"),
     createdAt: t.field({ type: "DateTime", resolve: (c) => c.createdAt }),
     versions: t.field({ type: [CriterionVersionRef], resolve: (c) => c.versions }),
-    alignmentRows: t.field({ type: [AlignmentRowRef], resolve: (c, _, ctx) => listAlignmentRows(projectCtx(ctx), { criterionId: c.id }) }),
+    alignmentRows: t.field({
+      type: [AlignmentRowRef],
+      description: "A page of its alignment set, oldest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after the row `after`",
+      args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+      // One query for the rows of every criterion listed with the same page arguments.
+      resolve: (c, a, ctx) =>
+        loadersOf(ctx)
+          .alignmentRowPages({ first: a.first ?? null, after: a.after ?? null })
+          .load(c.id),
+    }),
     alignmentRuns: t.field({
       type: [AlignmentStatsRef],
       description: "The statistics of the last run of each version",
@@ -112,7 +120,12 @@ const RunAlignmentInputRef = builder.inputType("RunAlignmentInput", {
 });
 
 builder.queryFields((t) => ({
-  criteria: t.field({ type: [CriterionRef], resolve: (_, __, c) => listCriteria(projectCtx(c)) }),
+  criteria: t.field({
+    type: [CriterionRef],
+    description: "A page of the project's criteria, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listCriteria(projectCtx(c), { first: a.first, after: a.after }),
+  }),
   criterion: t.field({ type: CriterionRef, args: { id: t.arg.id() }, resolve: (_, a, c) => getCriterion(projectCtx(c), { criterionId: String(a.id) }) }),
   alignmentTask: t.field({ type: AlignmentTaskRef, args: { id: t.arg.id() }, resolve: (_, a, c) => getAlignmentTask(projectCtx(c), { id: String(a.id) }) }),
 }));

@@ -252,8 +252,9 @@ builder.queryFields((t) => ({
   }),
   datasets: t.field({
     type: [DatasetRef],
-    description: "The project's datasets, newest first",
-    resolve: (_, __, context) => listDatasets(projectCtx(context)),
+    description: "A page of the project's datasets, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, context) => listDatasets(projectCtx(context), { first: a.first, after: a.after }),
   }),
   dataset: t.field({
     type: DatasetRef,

@@ -2,10 +2,8 @@ import { getDatasetTask, judgeDatasetEntries, relabelDatasetEntries, type Datase
 import {
   cancelEvaluation,
   createEvaluation,
-  evaluationSummary,
   getEvaluation,
   headToHead,
-  listEvaluationResults,
   listEvaluations,
   type Evaluation,
   type EvaluationResult,
@@ -13,6 +11,7 @@ import {
   type HeadToHead,
 } from "../../../domain/evaluations";
 import { builder, projectCtx } from "../builder";
+import { loadersOf } from "../loaders";
 
 const Progress = builder.objectRef<{ done: number; total: number }>("Progress").implement({
   fields: (t) => ({ done: t.exposeInt("done"), total: t.exposeInt("total") }),
@@ -84,11 +83,16 @@ const EvaluationRef = builder.objectRef<Evaluation>("Evaluation").implement({
     progress: t.field({ type: Progress, resolve: (e) => e.progress }),
     errorMessage: t.exposeString("errorMessage", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
-    summary: t.field({ type: [SummaryRow], resolve: (e, _, c) => evaluationSummary(projectCtx(c), { id: e.id }) }),
+    summary: t.field({ type: [SummaryRow], resolve: (e, _, c) => loadersOf(c).evaluationSummaries.load(e.id) }),
     results: t.field({
       type: [ResultRef],
-      args: { model: t.arg.string({ required: false }) },
-      resolve: (e, a, c) => listEvaluationResults(projectCtx(c), { id: e.id, model: a.model }),
+      description:
+        "A page of its results by entry then model: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after the cursor `<entryId>/<model>` of the last one",
+      args: { model: t.arg.string({ required: false }), first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+      resolve: (e, a, c) =>
+        loadersOf(c)
+          .evaluationResultPages({ model: a.model ?? null, first: a.first ?? null, after: a.after ?? null })
+          .load(e.id),
     }),
     headToHead: t.field({
       type: HeadToHeadRef,
@@ -126,7 +130,12 @@ const RelabelInput = builder.inputType("RelabelDatasetEntriesInput", { fields: (
 
 builder.queryFields((t) => ({
   evaluation: t.field({ type: EvaluationRef, args: { id: t.arg.id() }, resolve: (_, a, c) => getEvaluation(projectCtx(c), { id: String(a.id) }) }),
-  evaluations: t.field({ type: [EvaluationRef], resolve: (_, __, c) => listEvaluations(projectCtx(c)) }),
+  evaluations: t.field({
+    type: [EvaluationRef],
+    description: "A page of the project's evaluations, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listEvaluations(projectCtx(c), { first: a.first, after: a.after }),
+  }),
   datasetTask: t.field({ type: DatasetTaskRef, args: { id: t.arg.id() }, resolve: (_, a, c) => getDatasetTask(projectCtx(c), { id: String(a.id) }) }),
 }));
 

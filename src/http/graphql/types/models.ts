@@ -90,7 +90,12 @@ const ModelUsageRef = builder.objectRef<ModelUsage>("ModelUsage").implement({
 });
 
 builder.queryFields((t) => ({
-  models: t.field({ type: [ModelRef], resolve: (_, __, c) => listModels(projectCtx(c)) }),
+  models: t.field({
+    type: [ModelRef],
+    description: "A page of the project's models, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listModels(projectCtx(c), { first: a.first, after: a.after }),
+  }),
   modelUsage: t.field({
     type: ModelUsageRef,
     description: "A fine-tune's calls over the last days (default 30, at most 90) and the tokens its pruning rules saved on them",

@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   AlignmentTaskIdInput,
   deleteAlignmentRows,
@@ -22,6 +23,7 @@ import {
   JudgeRequest,
   labelAlignmentRow,
   LabelAlignmentRowInput,
+  ListAlignmentRowsInput,
   listAlignmentRows,
   listAlignmentRuns,
   listCriteria,
@@ -46,9 +48,9 @@ export const criteriaRouter = router({
     const v = await createCriterionVersion(ctx.project, input);
     return { ...v, createdAt: toWireDate(v.createdAt) };
   }),
-  /** Each criterion with its most recent alignment run (null before the first). */
-  list: projectProcedure.query(async ({ ctx }) => {
-    const list = await listCriteria(ctx.project);
+  /** A page of criteria (newest first, at most `first`, older than `after`), each with its most recent alignment run (null before the first). */
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => {
+    const list = await listCriteria(ctx.project, input);
     const last = await lastAlignmentRuns(
       ctx.project,
       list.map((c) => c.id),
@@ -62,7 +64,8 @@ export const criteriaRouter = router({
   delete: projectProcedure.input(CriterionIdInput).mutation(({ ctx, input }) => deleteCriterion(ctx.project, input)),
   judge: projectProcedure.input(JudgeRequest).mutation(({ ctx, input }) => judgeCriterion(ctx.project, input)),
   importAlignmentSet: projectProcedure.input(ImportAlignmentSetInput).mutation(({ ctx, input }) => importAlignmentSet(ctx.project, input)),
-  alignmentRows: projectProcedure.input(CriterionIdInput).query(async ({ ctx, input }) =>
+  /** A page of the alignment set, oldest first (first: default and ceiling HONE_MAX_PAGE_SIZE; after: the last row id). */
+  alignmentRows: projectProcedure.input(ListAlignmentRowsInput).query(async ({ ctx, input }) =>
     (await listAlignmentRows(ctx.project, input)).map((r) => ({
       ...r,
       createdAt: toWireDate(r.createdAt),

@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   acceptDatasetEntryRelabel,
   DatasetIdOnlyInput,
@@ -62,7 +63,8 @@ const entryOut = (e: DatasetEntryWithVerdicts) => ({
 });
 
 export const datasetsRouter = router({
-  list: projectProcedure.query(async ({ ctx }) => (await listDatasets(ctx.project)).map(datasetOut)),
+  /** A page of them, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after`. */
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listDatasets(ctx.project, input)).map(datasetOut)),
   get: projectProcedure.input(DatasetIdInput).query(async ({ ctx, input }) => datasetOut(await getDataset(ctx.project, input))),
   create: projectProcedure.input(CreateDatasetInput).mutation(async ({ ctx, input }) => datasetOut(await createDataset(ctx.project, input))),
   delete: projectProcedure.input(DatasetIdInput).mutation(({ ctx, input }) => deleteDataset(ctx.project, input)),

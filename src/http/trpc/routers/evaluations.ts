@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   cancelEvaluation,
   createEvaluation,
@@ -24,7 +25,8 @@ export const evaluationsRouter = router({
   get: projectProcedure
     .input(EvaluationIdInput)
     .query(async ({ ctx, input }) => ({ ...out(await getEvaluation(ctx.project, input)), summary: await evaluationSummary(ctx.project, input) })),
-  list: projectProcedure.query(async ({ ctx }) => (await listEvaluations(ctx.project)).map(out)),
+  /** A page of them, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after`. */
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listEvaluations(ctx.project, input)).map(out)),
   cancel: projectProcedure.input(EvaluationIdInput).mutation(async ({ ctx, input }) => out(await cancelEvaluation(ctx.project, input))),
   results: projectProcedure.input(ListEvaluationResultsInput).query(({ ctx, input }) => listEvaluationResults(ctx.project, input)),
   /** Results grouped by entry with the entry's input, a keyset page at a time. */

@@ -7,6 +7,7 @@ import {
   getModel,
   listBaseModels,
   listModels,
+  ListModelsInput,
   ModelSlugInput,
   type Model,
   ModelUsageInput,
@@ -24,7 +25,8 @@ const modelOut = (m: Model) => ({
 
 export const modelsRouter = router({
   create: projectProcedure.input(CreateModelInput).mutation(async ({ ctx, input }) => modelOut(await createModel(ctx.project, input))),
-  list: projectProcedure.query(async ({ ctx }) => (await listModels(ctx.project)).map(modelOut)),
+  /** A page of them, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after`. */
+  list: projectProcedure.input(ListModelsInput.optional()).query(async ({ ctx, input }) => (await listModels(ctx.project, input)).map(modelOut)),
   get: projectProcedure.input(ModelSlugInput).query(async ({ ctx, input }) => modelOut(await getModel(ctx.project, input))),
   /** Its calls over the last days and the tokens its pruning rules saved on them. */
   usage: projectProcedure.input(ModelUsageInput).query(({ ctx, input }) => modelUsage(ctx.project, input)),
