@@ -1,4 +1,5 @@
 import { createCaches } from "./caches";
+import { createFairShare } from "./fair-share";
 import type { Deps, JobSignal } from "./deps";
 import { newId } from "./ids";
 import { createLogWriter } from "./log-writer/log-writer";
@@ -28,6 +29,13 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
     jobs: jobSignal(),
     caches: createCaches(clock),
+    fairShare: createFairShare({
+      active: parts.config.projectConcurrency,
+      queued: parts.config.projectQueue,
+      waitMs: 15_000,
+      costPerSecond: parts.config.projectCostPerSecond,
+      costBurst: parts.config.projectCostBurst,
+    }),
     metrics: createMetrics({
       database: parts.database,
       logWriter: () => deps.logWriter,

@@ -97,6 +97,10 @@ const EnvSchema = z.object({
   HONE_USAGE_CLOSE_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   HONE_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   HONE_JUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  HONE_PROJECT_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(4),
+  HONE_PROJECT_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
+  HONE_PROJECT_COST_PER_SECOND: z.coerce.number().int().min(1).default(20_000),
+  HONE_PROJECT_COST_BURST: z.coerce.number().int().min(1).default(200_000),
   HONE_EVAL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   HONE_FINETUNE_POLL_MS: z.coerce.number().int().min(10).default(30_000),
   HONE_JOB_POLL_MS: z.coerce.number().int().min(10).default(1_000),
@@ -243,6 +247,12 @@ export type Config = {
   judgeTimeoutMs: number;
   /** Judge calls run at once by an alignment run. */
   judgeConcurrency: number;
+  /** Requests of one project running at once per lane (GraphQL, tRPC, exports, imports), and waiting beyond them. */
+  projectConcurrency: number;
+  projectQueue: number;
+  /** GraphQL cost one project may spend per second on average, and at once. */
+  projectCostPerSecond: number;
+  projectCostBurst: number;
   /** (entry, model) pairs an evaluation or dataset task works on at once. */
   evalConcurrency: number;
   /** How often a training job is checked at its backend. */
@@ -380,6 +390,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usageCloseGraceMs: e.HONE_USAGE_CLOSE_GRACE_MS,
     judgeTimeoutMs: e.HONE_JUDGE_TIMEOUT_MS,
     judgeConcurrency: e.HONE_JUDGE_CONCURRENCY,
+    projectConcurrency: e.HONE_PROJECT_CONCURRENCY,
+    projectQueue: e.HONE_PROJECT_QUEUE,
+    projectCostPerSecond: e.HONE_PROJECT_COST_PER_SECOND,
+    projectCostBurst: e.HONE_PROJECT_COST_BURST,
     evalConcurrency: e.HONE_EVAL_CONCURRENCY,
     fineTunePollMs: e.HONE_FINETUNE_POLL_MS,
     jobPollMs: e.HONE_JOB_POLL_MS,

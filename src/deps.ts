@@ -1,4 +1,5 @@
 import type { Caches } from "./caches";
+import type { FairShare } from "./fair-share";
 import type { Metrics } from "./metrics";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
@@ -32,6 +33,8 @@ export type Deps = {
   jobs: JobSignal;
   /** What verbs keep in process memory between calls (src/caches.ts). */
   caches: Caches;
+  /** Each project's share of the expensive lanes: GraphQL, tRPC, exports, imports (src/fair-share.ts). */
+  fairShare: FairShare;
   /** Prometheus counters and histograms, served at GET /metrics. */
   metrics: Metrics;
 };

@@ -198,7 +198,8 @@ describe("monitors", () => {
     const logs = await appLogs();
     const expected = [...logs.keys()].filter((id) => sampleUnit(id) < 0.3);
     expect(done.counts.sampled).toBe(expected.length);
-    expect(Math.abs(expected.length / logs.size - 0.3)).toBeLessThan(0.03);
+    // The ids are random: over ~1,000 calls the share sampled has a spread of 1.45 points (5 is 3.4 of it).
+    expect(Math.abs(expected.length / logs.size - 0.3)).toBeLessThan(0.05);
     expect(done.counts.judged).toBe(0);
     const entries = await entriesOf(ds);
     expect(entries.length + done.counts.duplicates).toBe(expected.length);

@@ -31,7 +31,7 @@ import {
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Config } from "../../config";
-import type { BaseCtx } from "../../context";
+import type { BaseCtx, Ctx } from "../../context";
 import { tooDeepError, valueTooDeep } from "../../json-depth";
 
 type GraphqlLimits = {
@@ -199,12 +199,14 @@ function checkLimits(
   document: DocumentNode,
   params: { variables?: Record<string, unknown> | null; operationName?: string | null },
   limits: GraphqlLimits,
-): GraphQLError[] {
+): { errors: GraphQLError[]; cost: number } {
   const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const chosen = params.operationName ? ops.filter((o) => o.name?.value === params.operationName) : ops;
   const errors: GraphQLError[] = [];
+  let cost = 0;
   for (const op of chosen) {
     const m = measureOperation(schema, document, op, params.variables ?? {}, limits.maxPageSize);
+    cost += m.cost;
     for (const issue of m.pageIssues) errors.push(limitError(issue.message, [issue]));
     if (m.depth > limits.maxDepth) errors.push(limitError(`Query depth ${m.depth} exceeds the limit of ${limits.maxDepth} (HONE_GRAPHQL_MAX_DEPTH)`));
     if (m.aliases > limits.maxAliases) {
@@ -219,7 +221,7 @@ function checkLimits(
       );
     }
   }
-  return errors;
+  return { errors, cost };
 }
 
 const TOKEN_ERROR = /Document contains more than \d+ tokens/;
@@ -253,10 +255,28 @@ export function useOperationLimits(limits: GraphqlLimits): Plugin {
     // On execute, not on validate: yoga caches validation results per document, and these depend
     // on the request's variables (`first: $n`). Execution has not started when this hook runs.
     onExecute({ args, setResultAndStopExecution }) {
-      const errors = checkLimits(args.schema, args.document, { variables: args.variableValues, operationName: args.operationName }, limits);
+      const { errors, cost } = checkLimits(args.schema, args.document, { variables: args.variableValues, operationName: args.operationName }, limits);
       if (errors.length) {
         setResultAndStopExecution({ errors });
         return;
+      }
+      // A project's operations spend its cost budget (HONE_PROJECT_COST_PER_SECOND): past it, 429
+      // and when to come back, so one project's heavy reads cannot take the serving thread from the others.
+      const principal = (args.contextValue as { principal?: { kind: string; ctx?: Ctx } }).principal;
+      if (principal?.kind === "project" && principal.ctx) {
+        const waitMs = principal.ctx.deps.fairShare.spendCost(principal.ctx.projectId, cost);
+        if (waitMs > 0) {
+          const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+          setResultAndStopExecution({
+            errors: [
+              new GraphQLError(
+                `This project spent its GraphQL cost budget (HONE_PROJECT_COST_PER_SECOND, HONE_PROJECT_COST_BURST): this operation costs ${Math.round(cost)}; retry in ${seconds} s, or ask for smaller pages`,
+                { extensions: { code: "RATE_LIMITED", http: { status: 429, headers: { "retry-after": String(seconds) } } } },
+              ),
+            ],
+          });
+          return;
+        }
       }
       // An answer that would pass HONE_MAX_RESPONSE_BYTES is refused whole: the resolvers that
       // charged past it stopped loading, and none of the partial data is sent.

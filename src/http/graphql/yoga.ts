@@ -117,7 +117,21 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
     if ("error" in auth) return unauthenticated(auth.error);
     // One budget per operation, shared by every resolver that reads stored content.
     auth.principal.ctx.answer = newAnswerBudget(deps.config.maxResponseBytes);
-    return requestIds.run(requestMeta(request).requestId, () => instance.fetch(request, { principal: auth.principal }));
+    const execute = () => requestIds.run(requestMeta(request).requestId, () => instance.fetch(request, { principal: auth.principal }));
+    if (auth.principal.kind !== "project") return execute();
+    // A project's operations run a few at a time (HONE_PROJECT_CONCURRENCY): its burst waits in
+    // its own queue, or is refused with 429, and never holds up another project.
+    let release: () => void;
+    try {
+      release = await deps.fairShare.acquire(auth.principal.ctx.projectId, "graphql");
+    } catch (err) {
+      return unauthenticated(toDomainError(err));
+    }
+    try {
+      return await execute();
+    } finally {
+      release();
+    }
   };
 }
 

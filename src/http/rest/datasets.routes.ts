@@ -13,7 +13,7 @@ import {
 import { errorFields } from "../../logger";
 import { requestMeta } from "../request-meta";
 import { linesOf, multipartFileChunks } from "./lines";
-import { createPacer } from "./pacing";
+import { createPacer, heldUntilDone } from "./pacing";
 import { route } from "./route";
 import { datasetToWire, deletedToWire, entriesCreationToWire, PAGE_QUERY, pageOfQuery, pageToWire } from "./wire";
 import * as W from "./wire-schemas";
@@ -90,7 +90,10 @@ export const datasetsRoutes = [
     handler: async ({ ctx, deps, request, params }) => {
       const type = request.headers.get("content-type") ?? "";
       const chunks = type.startsWith("multipart/form-data") ? multipartFileChunks(request) : ((request.body ?? []) as AsyncIterable<Uint8Array>);
-      const r = await importDatasetJsonl(ctx, { datasetId: params.datasetId, lines: collecting(linesOf(chunks, deps.config.maxImportBytes)) });
+      // A project's imports run a few at a time (HONE_PROJECT_CONCURRENCY), each waiting its turn or refused with 429.
+      const r = await deps.fairShare.run(ctx.projectId, "import", () =>
+        importDatasetJsonl(ctx, { datasetId: params.datasetId, lines: collecting(linesOf(chunks, deps.config.maxImportBytes)) }),
+      );
       return {
         object: "dataset.import" as const,
         entries_created: r.entriesCreated,
@@ -125,15 +128,19 @@ export const datasetsRoutes = [
     response: { schema: z.union([W.ExportRowWire, W.PreferenceRowWire]), contentType: "application/x-ndjson" },
     errors: [400, 401, 404],
     handler: async ({ ctx, deps, request, params, query }) => {
-      const rows = await exportDataset(ctx, {
-        datasetId: params.datasetId,
-        split: query.split ?? null,
-        // ?criterion=crit_…&judgement=PASS|FAIL keeps the entries with that latest verdict.
-        verdict: query.criterion ? { criterionId: query.criterion, judgement: query.judgement ?? "PASS" } : null,
-        // Opt-in, so the default rows stay exactly the fine-tuning format.
-        includeVerdicts: query.includeVerdicts ?? null,
-        format: query.format ?? null,
-      });
+      // A project's exports run a few at a time (HONE_PROJECT_CONCURRENCY): the slot is held until the file ends.
+      const release = await deps.fairShare.acquire(ctx.projectId, "export");
+      const rows = await heldUntilDone(release, () =>
+        exportDataset(ctx, {
+          datasetId: params.datasetId,
+          split: query.split ?? null,
+          // ?criterion=crit_…&judgement=PASS|FAIL keeps the entries with that latest verdict.
+          verdict: query.criterion ? { criterionId: query.criterion, judgement: query.judgement ?? "PASS" } : null,
+          // Opt-in, so the default rows stay exactly the fine-tuning format.
+          includeVerdicts: query.includeVerdicts ?? null,
+          format: query.format ?? null,
+        }),
+      );
       const encoder = new TextEncoder();
       let written = 0;
       const pacer = createPacer();
@@ -148,6 +155,7 @@ export const datasetsRoutes = [
               if (done) {
                 if (text) controller.enqueue(encoder.encode(text));
                 controller.close();
+                release();
                 return;
               }
               text += `${JSON.stringify(value)}\n`;
@@ -157,10 +165,12 @@ export const datasetsRoutes = [
             controller.enqueue(encoder.encode(text));
           } catch (err) {
             deps.logger.error("dataset export failed mid-stream", { requestId: requestMeta(request).requestId, written, ...errorFields(err) });
+            release();
             controller.error(err);
           }
         },
         async cancel() {
+          release();
           await rows.return(undefined);
         },
       });

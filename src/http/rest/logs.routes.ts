@@ -17,7 +17,7 @@ import { DomainError, parseInput } from "../../errors";
 import { errorFields } from "../../logger";
 import { domainLogFilter, LogFilterWire } from "../log-filter-wire";
 import { requestMeta } from "../request-meta";
-import { createPacer } from "./pacing";
+import { createPacer, heldUntilDone } from "./pacing";
 import { route } from "./route";
 import * as W from "./wire-schemas";
 
@@ -118,8 +118,10 @@ export const logsRoutes = [
     response: { schema: W.LogExportRowWire, contentType: "application/x-ndjson" },
     errors: [400, 401],
     handler: async ({ ctx, deps, request, query }) => {
+      // A project's exports run a few at a time (HONE_PROJECT_CONCURRENCY): the slot is held until the file ends.
+      const release = await deps.fairShare.acquire(ctx.projectId, "export");
       // The verb checks both before the first row is read: a bad value is a 400, not a broken file.
-      const chunks = exportLogs(ctx, { format: query.format || undefined, filter: parseFilterParam(query.filter) });
+      const chunks = await heldUntilDone(release, async () => exportLogs(ctx, { format: query.format || undefined, filter: parseFilterParam(query.filter) }));
       const format = query.format === "csv" ? "csv" : "jsonl";
       const encoder = new TextEncoder();
       const pacer = createPacer();
@@ -127,7 +129,10 @@ export const logsRoutes = [
         async pull(controller) {
           try {
             const { done, value } = await chunks.next();
-            if (done) return controller.close();
+            if (done) {
+              release();
+              return controller.close();
+            }
             pacer.count(value.length);
             controller.enqueue(encoder.encode(value));
           } catch (err) {
@@ -135,10 +140,12 @@ export const logsRoutes = [
             // The file ends with a line saying so, not silently short.
             const message = "the export stopped early: the server failed to read the next logs";
             controller.enqueue(encoder.encode(format === "csv" ? `# error: ${message}\r\n` : `${JSON.stringify({ error: { message } })}\n`));
+            release();
             controller.close();
           }
         },
         async cancel() {
+          release();
           await chunks.return(undefined);
         },
       });

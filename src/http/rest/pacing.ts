@@ -23,3 +23,13 @@ export function createPacer(): Pacer {
     count,
   };
 }
+
+/** Runs `start` holding a fair-share slot: released at once if it throws (a bad filter is a 400 that holds nothing). */
+export async function heldUntilDone<T>(release: () => void, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    release();
+    throw err;
+  }
+}

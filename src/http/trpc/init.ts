@@ -199,16 +199,23 @@ export const sessionProcedure = base.use(({ ctx, next }) => {
   throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Not signed in to the console"));
 });
 
-export const projectProcedure = base.use(({ ctx, next, type, path }) => {
+export const projectProcedure = base.use(async ({ ctx, next, type, path }) => {
   if (ctx.principal?.kind === "project") {
     // A scoped key's surfaces: queries need `read`, mutations `write`.
     const scope = type === "mutation" ? "write" : "read";
+    let release: () => void;
     try {
       requireScope(ctx.principal.ctx.actor, scope, `${path} (a ${type})`);
+      // A project's calls run a few at a time (HONE_PROJECT_CONCURRENCY); its burst waits in its own queue or gets 429.
+      release = await ctx.deps.fairShare.acquire(ctx.principal.ctx.projectId, "trpc");
     } catch (err) {
       throw toTrpcError(toDomainError(err));
     }
-    return next({ ctx: { ...ctx, project: ctx.principal.ctx satisfies Ctx } });
+    try {
+      return await next({ ctx: { ...ctx, project: ctx.principal.ctx satisfies Ctx } });
+    } finally {
+      release();
+    }
   }
   if (ctx.principal?.kind === "admin") {
     throw toTrpcError(new DomainError("FORBIDDEN", "This procedure needs a project API key; the admin token can only create projects"));
