@@ -18,7 +18,15 @@ let datasetId: string;
 beforeAll(async () => {
   fake = startFakeOpenAI({ apiKey: "sk-fake-stall-0001" });
   t = await createTestApp({
-    env: { HONE_BODY_IDLE_TIMEOUT_MS: "300", HONE_SSE_KEEPALIVE_MS: "100", OPENAI_BASE_URL: `${fake.url}/v1`, HONE_LOG_LEVEL: "error" },
+    // 128 imports of the project may run at once: the uploads below all reach the body reader (the
+    // fair share's queue and 429s are test/http/fair-share.test.ts's).
+    env: {
+      HONE_BODY_IDLE_TIMEOUT_MS: "300",
+      HONE_SSE_KEEPALIVE_MS: "100",
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      HONE_LOG_LEVEL: "error",
+      HONE_PROJECT_CONCURRENCY: "128",
+    },
   });
   await setProviderKey({ ...systemCtx(t.deps, "test"), projectId: t.project.projectId }, { provider: "openai", apiKey: "sk-fake-stall-0001" });
   server = serve(t.app);
