@@ -35,7 +35,7 @@ export function PassRateCard({ from, to, split }: { from: Date; to: Date; split:
         <Title order={4}>Pass rate</Title>
         <Text size="sm" c="dimmed">
           No call was judged online over this range.{" "}
-          <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/monitors" />}>
+          <Anchor size="sm" underline="always" renderRoot={(props) => <Link {...props} to="/monitors" />}>
             Evaluate a model online
           </Anchor>{" "}
           or give a route a judge to see how often its answers pass your criteria.
