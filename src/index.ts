@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { newControlToken, writeControlFile } from "./control-file";
 import { DataDirLockedError, isMemoryDataDir, openDatabase } from "./db/client";
+import { migrateFreshPgliteInChild } from "./db/migrate-in-child";
 import { createDeps } from "./compose";
 import { bootstrapProjects } from "./domain/projects";
 import { applyRoutesFile, MAX_ROUTES_FILE_BYTES, parseRoutesFile } from "./domain/routing";
@@ -32,6 +33,9 @@ async function main() {
   process.on("unhandledRejection", (reason) => logger.error("unhandled promise rejection: the process keeps serving", errorFields(reason)));
   const secretKey = resolveSecretKey(config);
   const started = performance.now();
+  // A fresh embedded database is created and migrated by a child process, so this one keeps only
+  // the memory of opening it (PGlite's WebAssembly memory never shrinks after the migrations).
+  await migrateFreshPgliteInChild(config);
   const database = await openDatabase(config, { owner: "hone server" });
   // On Postgres, logs are stored from their own thread (with their own connection), so the
   // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.
