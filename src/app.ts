@@ -3,14 +3,12 @@ import type { Deps } from "./deps";
 import { DomainError, toDomainError } from "./errors";
 import { createConsoleServer } from "./http/console/console-assets";
 import { notFoundPage, wantsHtmlPage } from "./http/console/not-found-page";
-import { createGraphqlHandler } from "./http/graphql/yoga";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
 import { bodyIdle, guardBodyStream, payloadTooLarge } from "./http/rest/body";
 import { anthropicErrorResponse, errorResponse, openAiErrorResponse } from "./http/rest/errors";
 import { bodyLimitOf, readsOwnJsonBody, restApi, type RestOptions } from "./http/rest/mount";
 import { checkMetricsToken } from "./http/auth";
 import { controlResponse } from "./http/control";
-import { createTrpcHandler } from "./http/trpc/handler";
 import { ssoCallback, ssoStart } from "./http/single-sign-on";
 import { errorFields } from "./logger";
 import { REST_ROUTES } from "./http/rest/routes";
@@ -28,8 +26,20 @@ export type App = {
 
 export function createApp(deps: Deps, opts: RestOptions & { controlToken?: string } = {}): App {
   const { logger } = deps;
-  const graphql = createGraphqlHandler(deps);
-  const trpc = createTrpcHandler(deps);
+  // GraphQL (yoga, and the schema Pothos builds) is loaded by the first request that needs it: a
+  // gateway that is never asked a GraphQL question does not hold it in memory.
+  let graphqlHandler: Promise<(request: Request) => Promise<Response>> | null = null;
+  const graphql = async (request: Request) => {
+    graphqlHandler ??= import("./http/graphql/yoga").then((m) => m.createGraphqlHandler(deps));
+    return (await graphqlHandler)(request);
+  };
+  // tRPC (its router and every procedure's schema) is loaded the same way, by the console or
+  // client that first asks for it.
+  let trpcHandler: Promise<(request: Request) => Promise<Response>> | null = null;
+  const trpc = async (request: Request) => {
+    trpcHandler ??= import("./http/trpc/handler").then((m) => m.createTrpcHandler(deps));
+    return (await trpcHandler)(request);
+  };
 
   const rest = restApi(deps, opts);
   const consoleServer = createConsoleServer(logger);

@@ -35,8 +35,9 @@ async function main() {
   const started = performance.now();
   // A fresh embedded database is created and migrated by a child process, so this one keeps only
   // the memory of opening it (PGlite's WebAssembly memory never shrinks after the migrations).
-  await migrateFreshPgliteInChild(config);
-  const database = await openDatabase(config, { owner: "hone server" });
+  // (Migrated there just now by this same code: not checked again here.)
+  const migrated = await migrateFreshPgliteInChild(config);
+  const database = await openDatabase(config, { owner: "hone server", migrate: !migrated });
   // On Postgres, logs are stored from their own thread (with their own connection), so the
   // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.
   // Every log is spooled to disk before its call's answer ends (and replayed from there if the

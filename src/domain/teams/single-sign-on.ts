@@ -1,5 +1,5 @@
 import { asc, eq, lt } from "drizzle-orm";
-import * as oidc from "openid-client";
+import type * as Oidc from "openid-client";
 import { memberships, oidcFlows, organizations, users } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { DomainError } from "../../errors";
@@ -26,21 +26,28 @@ export class SsoError extends Error {
   }
 }
 
-// The provider's configuration, discovered once per process (and again after a failure).
-const discovered = new WeakMap<Deps, Promise<oidc.Configuration>>();
+// openid-client (and jose) are loaded by the first sign-on, not by every server that never uses it.
+let loaded: Promise<typeof Oidc> | null = null;
+const openidClient = () => (loaded ??= import("openid-client"));
 
-function configurationOf(deps: Deps): Promise<oidc.Configuration> {
+// The provider's configuration, discovered once per process (and again after a failure).
+const discovered = new WeakMap<Deps, Promise<Oidc.Configuration>>();
+
+/** Throws NOT_FOUND at once (not as a rejection) when single sign-on is not configured. */
+function configurationOf(deps: Deps): Promise<Oidc.Configuration> {
   const settings = deps.config.oidc;
   if (!settings) throw new DomainError("NOT_FOUND", "Single sign-on is not configured (HONE_OIDC_ISSUER, HONE_OIDC_CLIENT_ID)");
   let found = discovered.get(deps);
   if (!found) {
     const insecure = new URL(settings.issuer).protocol === "http:";
-    found = oidc
-      .discovery(new URL(settings.issuer), settings.clientId, settings.clientSecret, settings.clientSecret ? undefined : oidc.None(), {
-        timeout: PROVIDER_TIMEOUT_S,
-        // An http issuer (a provider on the same host, a test) is allowed when configured so.
-        ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
-      })
+    found = openidClient()
+      .then((oidc) =>
+        oidc.discovery(new URL(settings.issuer), settings.clientId, settings.clientSecret, settings.clientSecret ? undefined : oidc.None(), {
+          timeout: PROVIDER_TIMEOUT_S,
+          // An http issuer (a provider on the same host, a test) is allowed when configured so.
+          ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+        }),
+      )
       .then((config) => {
         config.timeout = PROVIDER_TIMEOUT_S;
         return config;
@@ -64,6 +71,7 @@ export async function startSingleSignOn(deps: Deps, opts: { inviteToken?: string
     deps.logger.warn("single sign-on: the provider could not be discovered", errorFields(err));
     throw new SsoError("provider", "The identity provider could not be reached");
   });
+  const oidc = await openidClient();
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -100,6 +108,7 @@ export async function startSingleSignOn(deps: Deps, opts: { inviteToken?: string
 export async function finishSingleSignOn(deps: Deps, currentUrl: URL, browserToken: string | null, client: ClientInfo): Promise<StartedSession> {
   const settings = deps.config.oidc;
   if (!settings) throw new DomainError("NOT_FOUND", "Single sign-on is not configured");
+  const oidc = await openidClient();
   const state = currentUrl.searchParams.get("state") ?? "";
   const db = deps.database.db;
   // Single use: the flow is deleted as it is read.
@@ -110,7 +119,7 @@ export async function finishSingleSignOn(deps: Deps, currentUrl: URL, browserTok
   const config = await configurationOf(deps).catch(() => {
     throw new SsoError("provider", "The identity provider could not be reached");
   });
-  let claims: (oidc.IDToken & Record<string, unknown>) | undefined;
+  let claims: (Oidc.IDToken & Record<string, unknown>) | undefined;
   try {
     const callback = new URL(callbackUrl(deps));
     callback.search = currentUrl.search;
