@@ -30,14 +30,25 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
   // gateway that is never asked a GraphQL question does not hold it in memory.
   let graphqlHandler: Promise<(request: Request) => Promise<Response>> | null = null;
   const graphql = async (request: Request) => {
-    graphqlHandler ??= import("./http/graphql/yoga").then((m) => m.createGraphqlHandler(deps));
+    // A failed load is tried again by the next request rather than kept.
+    graphqlHandler ??= import("./http/graphql/yoga")
+      .then((m) => m.createGraphqlHandler(deps))
+      .catch((err) => {
+        graphqlHandler = null;
+        throw err;
+      });
     return (await graphqlHandler)(request);
   };
   // tRPC (its router and every procedure's schema) is loaded the same way, by the console or
   // client that first asks for it.
   let trpcHandler: Promise<(request: Request) => Promise<Response>> | null = null;
   const trpc = async (request: Request) => {
-    trpcHandler ??= import("./http/trpc/handler").then((m) => m.createTrpcHandler(deps));
+    trpcHandler ??= import("./http/trpc/handler")
+      .then((m) => m.createTrpcHandler(deps))
+      .catch((err) => {
+        trpcHandler = null;
+        throw err;
+      });
     return (await trpcHandler)(request);
   };
 

@@ -140,6 +140,16 @@ describe("a monitor across processes", () => {
     for (const q of expected) expect(questions).toContain(q);
     expect(questions.every((q) => !q.includes("wrong"))).toBe(true);
     expect(monitor.counts.added).toBe(questions.length);
+    // Every process's log writer counted what it stored toward `seen`, and the runners summed it
+    // once: with no sample and no filter, it settles equal to the calls the monitor examined.
+    const counted = await waitFor(
+      async () => {
+        const m = (await gql(live, `query($id: ID!) { monitor(id: $id) { counts { seen sampled waiting } } }`, { id: monitorId })).monitor;
+        return m.counts.waiting === 0 && m.counts.seen === m.counts.sampled ? m.counts : null;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    expect(counted.seen).toBeGreaterThanOrEqual(load.answered.length);
     for (const s of servers) expect(await s.stop()).toBe(0);
   }, 240_000);
 });

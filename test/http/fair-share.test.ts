@@ -89,8 +89,6 @@ describe("fair share per project", () => {
     expect(t.deps.fairShare.stats(a.projectId, "export").active).toBe(0);
 
     const release = await hold("import", 2);
-    const full = await hold("import", 0);
-    full();
     const queued = t.request("POST", `/api/v1/datasets/${ds}/import`, {
       body: '{"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"}]}\n',
       headers: { "content-type": "application/x-ndjson" },
