@@ -1,5 +1,6 @@
 // Footprint: how long Hone takes to answer /health after it is started, and its resident memory
-// once idle, on Postgres and on PGlite (a fresh database, then a second start on the migrated one).
+// once idle, on Postgres and on PGlite (a fresh database, then a second start on the migrated one;
+// on PGlite also a fresh data directory with the migrated template switched off).
 //
 //   bun bench/footprint.ts [--idle 5] [--runs 3] [--db pglite,postgres]
 //
@@ -37,6 +38,9 @@ const rows: string[] = [];
 for (const kind of values.db!.split(",") as ("pglite" | "postgres")[]) {
   const fresh: Sample[] = [];
   const again: Sample[] = [];
+  // PGlite: a fresh data directory also without the migrated template (as when the install's
+  // postinstall did not run and no fresh start made one yet: initdb and every migration).
+  const bare: Sample[] = [];
   for (let i = 0; i < RUNS; i++) {
     const db = await benchDatabase(kind);
     try {
@@ -45,11 +49,20 @@ for (const kind of values.db!.split(",") as ("pglite" | "postgres")[]) {
     } finally {
       await db.cleanup();
     }
+    if (kind !== "pglite") continue;
+    const other = await benchDatabase(kind);
+    try {
+      bare.push(await measure({ ...other.env, HONE_PGLITE_TEMPLATE_DIR: "off" }));
+    } finally {
+      await other.cleanup();
+    }
   }
   for (const [label, samples] of [
     ["fresh database", fresh],
+    ["fresh, no template", bare],
     ["migrated already", again],
   ] as const) {
+    if (!samples.length) continue;
     rows.push(
       `| ${kind} | ${label} | ${fmt(median(samples.map((s) => s.startMs)), 0)} | ${fmt(median(samples.map((s) => s.rssMb)), 0)} | ${median(samples.map((s) => s.threads))} |`,
     );

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { z } from "zod";
 import type { Role } from "./key-scope";
 import { type IpRange, parseIpRange } from "./ip-address";
@@ -12,6 +13,9 @@ const splitList = (v: string) =>
     .split(",")
     .map((p) => p.trim())
     .filter(Boolean);
+
+/** The project's own cache directory (beside its dependencies, where `bun install` puts them). */
+const DEFAULT_PGLITE_TEMPLATE_DIR = resolve(import.meta.dir, "../node_modules/.cache/hone/pglite");
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 
@@ -85,6 +89,7 @@ const EnvSchema = z.object({
   /** Where people reach the console (invitation links, the single sign-on return); defaults to http://HOST:PORT. */
   HONE_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()),
   HONE_SPOOL_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+  HONE_PGLITE_TEMPLATE_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   HONE_SPOOL_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -175,6 +180,12 @@ export type Config = {
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
+  /**
+   * Where migrated copies of a fresh embedded database are kept for the next fresh data directory
+   * (src/db/pglite-template.ts; HONE_PGLITE_TEMPLATE_DIR, default node_modules/.cache/hone/pglite
+   * in the project; null: "off").
+   */
+  pgliteTemplateDir: string | null;
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
   adminToken: string | undefined;
@@ -329,6 +340,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.HONE_DATA_DIR,
+    pgliteTemplateDir: e.HONE_PGLITE_TEMPLATE_DIR === "off" ? null : (e.HONE_PGLITE_TEMPLATE_DIR ?? DEFAULT_PGLITE_TEMPLATE_DIR),
     secretKey: e.HONE_SECRET_KEY,
     bootstrapApiKey: e.HONE_BOOTSTRAP_API_KEY,
     adminToken: e.HONE_ADMIN_TOKEN,

@@ -33,10 +33,11 @@ async function main() {
   process.on("unhandledRejection", (reason) => logger.error("unhandled promise rejection: the process keeps serving", errorFields(reason)));
   const secretKey = resolveSecretKey(config);
   const started = performance.now();
-  // A fresh embedded database is created and migrated by a child process, so this one keeps only
-  // the memory of opening it (PGlite's WebAssembly memory never shrinks after the migrations).
+  // A fresh embedded database is copied from the migrated template, or created and migrated by a
+  // child process, so this one keeps only the memory of opening it (PGlite's WebAssembly memory
+  // never shrinks after the migrations).
   // (Migrated there just now by this same code: not checked again here.)
-  const migrated = await migrateFreshPgliteInChild(config);
+  const migrated = await migrateFreshPgliteInChild(config, (why) => logger.warn(why));
   const database = await openDatabase(config, { owner: "hone server", migrate: !migrated });
   // On Postgres, logs are stored from their own thread (with their own connection), so the
   // request path pays only for serialising them; PGlite lives in this thread, and so does its writer.

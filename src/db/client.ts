@@ -163,6 +163,29 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutMs: n
 }
 
 /**
+ * Applies every migration to an empty Postgres database in one transaction and one simple-protocol
+ * query, and records each one in the migrator's table exactly as the migrator itself would (its
+ * sha256 hash, folder time and name), so that later starts see them as applied.
+ */
+async function applyAllAtOnce(client: import("postgres").Sql, migrationsFolder: string): Promise<void> {
+  const { readMigrationFiles } = await import("drizzle-orm/migrator");
+  const migrations = readMigrationFiles({ migrationsFolder });
+  await client.begin(async (tx) => {
+    await tx
+      .unsafe(
+        `create schema if not exists drizzle;
+        create table if not exists drizzle.__drizzle_migrations (
+          id serial primary key, hash text not null, created_at bigint, name text, applied_at timestamp with time zone default now());
+        ${migrations.map((m) => m.sql.join("\n;\n")).join("\n;\n")}`,
+      )
+      .simple();
+    await tx`insert into drizzle.__drizzle_migrations (hash, created_at, name)
+      select h, c, n from unnest(${migrations.map((m) => m.hash)}::text[], ${migrations.map((m) => String(m.folderMillis))}::bigint[],
+        ${migrations.map((m) => m.name ?? null)}::text[]) with ordinality as u(h, c, n, o) order by o`;
+  });
+}
+
+/**
  * Applies schema/migrations. On Postgres an advisory lock serialises concurrent starts, so several
  * Hone processes booting at once against one server migrate exactly once.
  */
@@ -180,6 +203,11 @@ export async function migrateDatabase(database: Database, opts: { migrationsFold
   const client = postgres(database.url!, { max: 1, onnotice: () => {}, connection: { statement_timeout: 0 } });
   try {
     await client`select pg_advisory_lock(7263845001)`;
+    // An empty database gets every migration in one round trip (statement by statement, the way
+    // the migrator applies them, a fresh start spent a third of a second more on round trips);
+    // the migrator then finds them all applied (and would apply any it did not find).
+    const [empty] = await client`select to_regclass('drizzle.__drizzle_migrations') is null as fresh`;
+    if (empty?.fresh) await applyAllAtOnce(client, migrationsFolder);
     await migrate(drizzle({ client, relations }), { migrationsFolder });
   } finally {
     await client.end({ timeout: 5 });

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Subprocess } from "bun";
 
-const ROOT = resolve(import.meta.dir, "../..");
+export const ROOT = resolve(import.meta.dir, "../..");
 
 /** Only what a process needs; the test runner's own DATABASE_URL must not leak in. */
 export function baseEnv(extra: Record<string, string>): Record<string, string> {
