@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { MIGRATIONS_FOLDER } from "./client";
 
@@ -82,10 +82,22 @@ export function saveTemplate(templateDir: string, dataDir: string): string | nul
     if (existsSync(join(target, READY))) return null;
     return `the embedded database template could not be kept in ${root}: ${err instanceof Error ? err.message : String(err)}`;
   }
+  // Other keys' templates go; so do partial copies a crashed process left (an hour old: one being
+  // made now takes seconds).
   for (const entry of readdirSync(root)) {
-    if (entry !== key && !entry.startsWith(".")) rmSync(join(root, entry), { recursive: true, force: true });
+    const path = join(root, entry);
+    if (entry.startsWith(".") ? ageMs(path) > 3_600_000 : entry !== key) removeLeftover(path);
   }
   return null;
+}
+
+/** How long ago a path was changed; 0 when it is gone already (another process removed it). */
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 /** Removes what a failed copy left; a path that cannot even be looked at (under a file) left nothing. */

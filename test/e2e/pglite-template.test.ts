@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
@@ -85,6 +85,11 @@ describe("the embedded database's migrated template", () => {
     rmSync(join(templates, key, "ready"));
     mkdirSync(join(templates, "0000old0000"), { recursive: true });
     writeFileSync(join(templates, "0000old0000", "ready"), "old\n");
+    // Partial copies: one a crashed process left two hours ago, one being made now by another.
+    mkdirSync(join(templates, ".crashed.partial"));
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(join(templates, ".crashed.partial"), twoHoursAgo, twoHoursAgo);
+    mkdirSync(join(templates, ".in-progress.partial"));
     const s = await startServer({ HONE_DATA_DIR: dataDir("third"), HONE_PGLITE_TEMPLATE_DIR: templates });
     expect(await s.stop()).toBe(0);
     // Made by initdb and the migrations, not copied from the marked (incomplete) template.
@@ -92,6 +97,8 @@ describe("the embedded database's migrated template", () => {
     expect(existsSync(join(templates, key, "ready"))).toBe(true);
     expect(await tableExists(join(templates, key), "template_probe")).toBe(false);
     expect(existsSync(join(templates, "0000old0000"))).toBe(false);
+    expect(existsSync(join(templates, ".crashed.partial"))).toBe(false);
+    expect(existsSync(join(templates, ".in-progress.partial"))).toBe(true);
   }, 90_000);
 
   test("off: no template is read or kept; a template directory that cannot be written is said, and the start goes on", async () => {
