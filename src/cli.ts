@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config";
 import { systemCtx } from "./context";
 import { DataDirLockedError, openDatabase } from "./db/client";
+import { startFromTemplate } from "./db/pglite-template";
 import { createDeps } from "./compose";
 import { type ControlFile, readControlFile } from "./control-file";
 import { DomainError, ERROR_CODES } from "./errors";
@@ -62,6 +63,8 @@ async function run(argv: string[]): Promise<unknown> {
   const config = loadConfig();
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
+    // A fresh embedded data directory starts from the migrated template, as the server's does.
+    startFromTemplate(config);
     database = await openDatabase(config, { owner: "hone cli" });
   } catch (err) {
     // A server holds the embedded database: it runs the command for us, if it says how to reach it.

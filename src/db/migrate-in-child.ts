@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMemoryDataDir } from "./client";
-import { copyTemplate } from "./pglite-template";
+import { startFromTemplate } from "./pglite-template";
 
 /**
  * A fresh embedded database (no data directory yet) starts as a copy of the migrated template
@@ -18,7 +18,7 @@ export async function migrateFreshPgliteInChild(
   warn: (message: string) => void = () => {},
 ): Promise<boolean> {
   if (config.databaseUrl || isMemoryDataDir(config.dataDir) || existsSync(resolve(config.dataDir, "pgdata"))) return false;
-  if (config.pgliteTemplateDir && copyTemplate(config.pgliteTemplateDir, config.dataDir)) return false;
+  if (startFromTemplate(config)) return false;
   let child: ReturnType<typeof Bun.spawn>;
   try {
     child = Bun.spawn([process.execPath, fileURLToPath(new URL("./migrate.child.ts", import.meta.url))], {

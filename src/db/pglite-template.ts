@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { MIGRATIONS_FOLDER } from "./client";
+import { isMemoryDataDir, MIGRATIONS_FOLDER } from "./client";
 
 // A fresh embedded database starts from a copy of a migrated one. Creating a PGlite cluster runs
 // initdb inside WebAssembly (2-5 s on a 2-core machine) and then every migration; copying a
@@ -58,6 +58,15 @@ export function copyTemplate(templateDir: string, dataDir: string): boolean {
     removeLeftover(partial);
     return false;
   }
+}
+
+/**
+ * A fresh embedded data directory (no `pgdata` yet) becomes a copy of the template when there is
+ * one: true when it did. Nothing for Postgres, an in-memory database or one that exists.
+ */
+export function startFromTemplate(config: { databaseUrl?: string | null; dataDir: string; pgliteTemplateDir?: string | null }): boolean {
+  if (config.databaseUrl || !config.pgliteTemplateDir || isMemoryDataDir(config.dataDir)) return false;
+  return !existsSync(resolve(config.dataDir, "pgdata")) && copyTemplate(config.pgliteTemplateDir, config.dataDir);
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
 import { templateKey } from "../../src/db/pglite-template";
-import { killStartedServers, ROOT, startServer } from "../helpers/process";
+import { killStartedServers, ROOT, runCli, startServer } from "../helpers/process";
 
 // A fresh embedded data directory starts as a copy of the migrated template (src/db/pglite-template.ts):
 // made by the first fresh start that had none (or by `bun install`), used by every later one.
@@ -74,6 +74,11 @@ describe("the embedded database's migrated template", () => {
     expect(await second.stop()).toBe(0);
     expect(await tableExists(dataDir("second"), "template_probe")).toBe(true);
     expect(await appliedMigrations(dataDir("second"))).toBe(migrationFiles());
+    // The CLI on a fresh data directory starts from the template too.
+    const cli = await runCli(["projects", "create", "--name", "from-the-cli"], { HONE_DATA_DIR: dataDir("cli"), HONE_PGLITE_TEMPLATE_DIR: templates });
+    expect(cli.code).toBe(0);
+    expect(JSON.parse(cli.stdout).apiKey).toMatch(/^hone_sk_/);
+    expect(await tableExists(dataDir("cli"), "template_probe")).toBe(true);
     // The template itself is untouched by the copy's use: no project in it.
     await withDb(join(templates, key), async (d) => {
       const r = (await d.db.execute("select count(*)::int as n from projects")) as unknown as { rows: { n: number }[] };
