@@ -2,7 +2,7 @@
 //   bun bench/cpu-split.ts [--seconds 8] [--connections 64] [--latency 0]
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startFakeUpstream, startHone, wrk } from "./lib";
+import { BENCH_AUTH, benchDatabase, CHAT_BODY, fmt, setBenchProviderKey, startFakeUpstream, startHone, wrk } from "./lib";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "8" }, connections: { type: "string", default: "64" }, latency: { type: "string", default: "0" } },
@@ -47,14 +47,8 @@ try {
   await setBenchProviderKey(hone.url);
   const out = await new Response(Bun.spawn(["ss", "-ltnpH"], { stdout: "pipe" }).stdout).text();
   const upstreamPid = Number(new RegExp(`:${upPid}\\s.*pid=(\\d+)`).exec(out)?.[1] ?? 0);
-  const body = {
-    model: "gpt-4o-mini",
-    messages: [
-      { role: "system", content: "Answer briefly." },
-      { role: "user", content: "What is the capital of France?" },
-    ],
-  };
-  const auth = { Authorization: `Bearer ${BENCH_KEY}` };
+  const body = CHAT_BODY;
+  const auth = BENCH_AUTH;
   await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: 8, seconds: 2 });
   const a = snapshot(hone.pid, upstreamPid);
   const r = await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, {

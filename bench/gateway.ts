@@ -12,7 +12,7 @@
 // too. Throughput: an instant upstream, concurrency 64.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startBunProxy, startFakeUpstream, startHone, wrk, type WrkResult } from "./lib";
+import { BENCH_AUTH, CHAT_BODY, benchDatabase, fmt, setBenchProviderKey, startBunProxy, startFakeUpstream, startHone, wrk, type WrkResult } from "./lib";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "10" }, rounds: { type: "string", default: "5" }, db: { type: "string", default: "pglite,postgres" } },
@@ -20,14 +20,8 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const dbs = values.db!.split(",") as ("pglite" | "postgres")[];
-const body = {
-  model: "gpt-4o-mini",
-  messages: [
-    { role: "system", content: "Answer briefly." },
-    { role: "user", content: "What is the capital of France?" },
-  ],
-};
-const auth = { Authorization: `Bearer ${BENCH_KEY}` };
+const body = CHAT_BODY;
+const auth = BENCH_AUTH;
 
 const lat = (r: WrkResult) => `${fmt(r.p50)} / ${fmt(r.p99)}`;
 const signed = (d: number) => `${d >= 0 ? "+" : ""}${fmt(d)}`;

@@ -10,21 +10,15 @@
 // at c=32 the added p99 cannot drop below the typical pause once collections come more often than
 // once per hundred calls.
 import { parseArgs } from "node:util";
-import { BENCH_KEY, benchDatabase, fmt, setBenchProviderKey, startBunProxy, startFakeUpstream, startHone, wrk } from "./lib";
+import { BENCH_AUTH, CHAT_BODY, benchDatabase, fmt, setBenchProviderKey, startBunProxy, startFakeUpstream, startHone, wrk } from "./lib";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "8" }, rounds: { type: "string", default: "3" }, db: { type: "string", default: "postgres" } },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
-const body = {
-  model: "gpt-4o-mini",
-  messages: [
-    { role: "system", content: "Answer briefly." },
-    { role: "user", content: "What is the capital of France?" },
-  ],
-};
-const auth = { Authorization: `Bearer ${BENCH_KEY}` };
+const body = CHAT_BODY;
+const auth = BENCH_AUTH;
 
 type Pause = { heap: string; kind: string; ms: number };
 const GC_LINE = /GC<(0x[0-9a-f]+)>: START \w+ \d+kb => (\w+)Collection[^[]*?=> \d+kb, p=[\d.]+ms \(max [\d.]+\), cycle ([\d.]+)ms/g;

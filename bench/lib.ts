@@ -88,6 +88,16 @@ export async function benchDatabase(kind: "pglite" | "postgres"): Promise<Db> {
 
 export const BENCH_KEY = "hone_sk_benchbenchbenchbenchbenchbench01";
 
+/** The chat request the gateway benches send, and the header that authenticates it. */
+export const CHAT_BODY = {
+  model: "gpt-4o-mini",
+  messages: [
+    { role: "system", content: "Answer briefly." },
+    { role: "user", content: "What is the capital of France?" },
+  ],
+};
+export const BENCH_AUTH = { Authorization: `Bearer ${BENCH_KEY}` };
+
 /** Stores the bench's OpenAI key in the bench project (through GraphQL, as a user would). */
 export async function setBenchProviderKey(honeUrl: string, provider: "openai" | "anthropic" | "gemini" = "openai"): Promise<void> {
   const res = await fetch(`${honeUrl}/graphql`, {

@@ -27,30 +27,10 @@ export type App = {
 export function createApp(deps: Deps, opts: RestOptions & { controlToken?: string } = {}): App {
   const { logger } = deps;
   // GraphQL (yoga, and the schema Pothos builds) is loaded by the first request that needs it: a
-  // gateway that is never asked a GraphQL question does not hold it in memory.
-  let graphqlHandler: Promise<(request: Request) => Promise<Response>> | null = null;
-  const graphql = async (request: Request) => {
-    // A failed load is tried again by the next request rather than kept.
-    graphqlHandler ??= import("./http/graphql/yoga")
-      .then((m) => m.createGraphqlHandler(deps))
-      .catch((err) => {
-        graphqlHandler = null;
-        throw err;
-      });
-    return (await graphqlHandler)(request);
-  };
-  // tRPC (its router and every procedure's schema) is loaded the same way, by the console or
-  // client that first asks for it.
-  let trpcHandler: Promise<(request: Request) => Promise<Response>> | null = null;
-  const trpc = async (request: Request) => {
-    trpcHandler ??= import("./http/trpc/handler")
-      .then((m) => m.createTrpcHandler(deps))
-      .catch((err) => {
-        trpcHandler = null;
-        throw err;
-      });
-    return (await trpcHandler)(request);
-  };
+  // gateway that is never asked a GraphQL question does not hold it in memory. tRPC (its router and
+  // every procedure's schema) likewise, by the console or client that first asks for it.
+  const graphql = loadedOnFirstUse(() => import("./http/graphql/yoga").then((m) => m.createGraphqlHandler(deps)));
+  const trpc = loadedOnFirstUse(() => import("./http/trpc/handler").then((m) => m.createTrpcHandler(deps)));
 
   const rest = restApi(deps, opts);
   const consoleServer = createConsoleServer(logger);
@@ -255,4 +235,18 @@ function routeLabel(path: string): string {
     return "/api/v1 (no route)";
   }
   return "console";
+}
+
+type Handler = (request: Request) => Promise<Response>;
+
+/** A handler imported by the first request that needs it; a failed import is tried again by the next one. */
+function loadedOnFirstUse(load: () => Promise<Handler>): Handler {
+  let loading: Promise<Handler> | null = null;
+  return async (request) => {
+    loading ??= load().catch((err) => {
+      loading = null;
+      throw err;
+    });
+    return (await loading)(request);
+  };
 }

@@ -15,6 +15,12 @@ afterAll(() => {
 });
 
 const dataDir = (name: string) => join(root, "data", name);
+const createDataset = (url: string, key: string, name: string) =>
+  fetch(`${url}/api/v1/datasets`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ name }),
+  });
 const keyOf = (out: string) => /(hone_sk_[A-Za-z0-9]{40})/.exec(out)?.[1];
 
 async function withDb<T>(dir: string, fn: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
@@ -45,12 +51,7 @@ describe("the embedded database's migrated template", () => {
     const first = await startServer({ HONE_DATA_DIR: dataDir("first"), HONE_PGLITE_TEMPLATE_DIR: templates });
     const firstKey = keyOf(first.output());
     expect(firstKey).toBeDefined();
-    const made = await fetch(`${first.url}/api/v1/datasets`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${firstKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "only in first" }),
-    });
-    expect(made.status).toBe(200);
+    expect((await createDataset(first.url, firstKey!, "only in first")).status).toBe(200);
     expect(await first.stop()).toBe(0);
     expect(existsSync(join(templates, key, "ready"))).toBe(true);
     expect(await appliedMigrations(dataDir("first"))).toBe(migrationFiles());
@@ -65,12 +66,7 @@ describe("the embedded database's migrated template", () => {
     expect(secondKey).not.toBe(firstKey);
     const list = await fetch(`${second.url}/api/v1/datasets`, { headers: { authorization: `Bearer ${secondKey}` } });
     expect(((await list.json()) as { data: unknown[] }).data).toEqual([]);
-    const own = await fetch(`${second.url}/api/v1/datasets`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${secondKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "second's own" }),
-    });
-    expect(own.status).toBe(200);
+    expect((await createDataset(second.url, secondKey!, "second's own")).status).toBe(200);
     expect(await second.stop()).toBe(0);
     expect(await tableExists(dataDir("second"), "template_probe")).toBe(true);
     expect(await appliedMigrations(dataDir("second"))).toBe(migrationFiles());

@@ -110,30 +110,37 @@ type BundledFile = { name: string; kind: string; type: string; body: Uint8Array<
 async function bundleFiles(): Promise<BundledFile[]> {
   const dir = mkdtempSync(join(tmpdir(), "hone-console-"));
   try {
-    const child = Bun.spawn([process.execPath, fileURLToPath(new URL("./bundle.child.ts", import.meta.url)), dir], {
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "pipe",
-    });
-    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    let child: ReturnType<typeof Bun.spawn> | null;
+    try {
+      child = Bun.spawn([process.execPath, fileURLToPath(new URL("./bundle.child.ts", import.meta.url)), dir], {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+    } catch {
+      // No child process here (a sandbox without spawn): bundled in this process instead.
+      child = null;
+    }
+    if (!child) return await bundleInProcess();
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr as ReadableStream).text()]);
     if (code !== 0) throw new Error(`The console could not be bundled: ${stderr.trim() || `the bundler exited with ${code}`}`);
     const files = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Omit<BundledFile, "body">[];
     return files.map((f) => ({ ...f, body: new Uint8Array(readFileSync(join(dir, f.name))) }));
-  } catch (err) {
-    if (err instanceof Error && err.message.startsWith("The console could not be bundled")) throw err;
-    // No child process here (a sandbox without spawn): bundled in this process instead.
-    const result = await Bun.build(bundleOptions());
-    if (!result.success) {
-      throw new AggregateError(result.logs, `The console could not be bundled: ${result.logs.map((l) => String(l)).join("; ")}`);
-    }
-    return Promise.all(
-      result.outputs
-        .filter((o) => o.kind !== "sourcemap")
-        .map(async (o) => ({ name: o.path.replace(/^\.\//, ""), kind: o.kind, type: o.type, body: new Uint8Array(await o.arrayBuffer()) })),
-    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function bundleInProcess(): Promise<BundledFile[]> {
+  const result = await Bun.build(bundleOptions());
+  if (!result.success) {
+    throw new AggregateError(result.logs, `The console could not be bundled: ${result.logs.map((l) => String(l)).join("; ")}`);
+  }
+  return Promise.all(
+    result.outputs
+      .filter((o) => o.kind !== "sourcemap")
+      .map(async (o) => ({ name: o.path.replace(/^\.\//, ""), kind: o.kind, type: o.type, body: new Uint8Array(await o.arrayBuffer()) })),
+  );
 }
 
 /**
