@@ -265,6 +265,16 @@ describe("usage rollups", () => {
     await check("model", "model");
     await check("provider", "provider");
     await check("tag", "metadata ->> 'prompt_id'");
+    // A delete that empties rollup rows (every log of a tag value) takes those rows away, not leaves them at zero.
+    const p0 = await deleteLogs(ctx, { filter: { tags: [{ key: "prompt_id", equals: "p0" }] } });
+    expect(p0.deleted).toBeGreaterThan(20);
+    deleted += p0.deleted;
+    await check("tag", "metadata ->> 'prompt_id'");
+    await check("model", "model");
+    for (const table of ["usage_hourly_tags", "usage_daily_tags"])
+      expect(await rows(sql`select 1 from ${sql.raw(table)} where project_id = ${p.projectId} and tag = 'p0'`)).toEqual([]);
+    for (const table of ["usage_hourly", "usage_hourly_tags", "usage_daily", "usage_daily_tags"])
+      expect(await rows(sql`select 1 from ${sql.raw(table)} where project_id = ${p.projectId} and requests <= 0`)).toEqual([]);
     // A model filter is served by the rollups too, and equals the scan.
     const claude = await logUsage(ctx, { from, to, bucket: "hour", groupBy: "none", filter: { model: "claude" } });
     expect(claude.totals.requests).toBe((await scan("model")).claude!.n);
