@@ -18,6 +18,7 @@ import {
   setLogTags,
 } from "../../src/domain/logs";
 import { resultRows } from "../../src/domain/logs/internal";
+import { markUsageHourStale } from "../../src/domain/logs/store";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
 import { type SeedLog, seedLogs } from "../helpers/logs";
@@ -285,6 +286,60 @@ describe("usage rollups", () => {
     await dropExpiredUsageRollups(ctx, limit);
     await check("model", "model");
   }, 60_000);
+
+  test("split by a tag of more than 20 values: the top 20 and the rest folded into other, as the logs say", async () => {
+    const p = await t.createProject("rollups-fold");
+    const ctx = { ...systemCtx(t.deps, "test"), projectId: p.projectId };
+    const now = Date.now();
+    const start = Math.floor(now / HOUR) * HOUR - 12 * HOUR;
+    const logs: SeedLog[] = Array.from({ length: 700 }, (_, i) => ({
+      at: new Date(start + ((i * 7919) % (12 * HOUR))),
+      model: `m${i % 3}`,
+      statusCode: i % 10 === 0 ? 500 : 200,
+      durationMs: i % 17 === 0 ? null : 100 + (i % 50) * 10,
+      inputTokens: i % 100,
+      outputTokens: 3,
+      // Multiples of 1/1024 add up exactly in any order.
+      costUsd: (i % 8) / 1024,
+      // 29 values, unevenly spread, ties among them, and logs without the tag.
+      tags: i % 13 === 0 ? ({} as Record<string, string>) : { prompt_id: `q${i % 7 === 0 ? 0 : (i * 11) % 29}` },
+    }));
+    const seeded = await seedLogs(t, logs, p.projectId);
+    // Hours an earlier test may have closed already: summed again by the next run, as for a backfill.
+    const perHour = new Map(seeded.map((l) => [Math.floor(l.requestedAt!.getTime() / HOUR), l.id]));
+    for (const id of perHour.values()) await markUsageHourStale(ctx, id);
+    while ((await closeUsageHours(ctx, new Date(now))) > 0);
+    const input = { from: new Date(start - HOUR / 2), to: new Date(now + HOUR), bucket: "hour" as const, groupBy: "tag" as const, tagKey: "prompt_id" };
+    const rolled = await logUsage(ctx, input);
+    // internal: false matches every one of these logs, and the tag rollups cannot answer it: the logs answer.
+    const logged = await logUsage(ctx, { ...input, filter: { internal: false } });
+    // The rollups answered: their p50 comes from a histogram, the logs' is exact.
+    expect(rolled.totals.p50Ms).not.toBe(logged.totals.p50Ms);
+    expect(rolled.groups).toHaveLength(21);
+    expect(rolled.groups[20]).toMatchObject({ group: "other", other: true });
+    const exact = (g: {
+      group: string | null;
+      other: boolean;
+      requests: number;
+      errors: number;
+      inputTokens: number;
+      outputTokens: number;
+      costUsd: number;
+    }) => ({
+      group: g.group,
+      other: g.other,
+      requests: g.requests,
+      errors: g.errors,
+      inputTokens: g.inputTokens,
+      outputTokens: g.outputTokens,
+      costUsd: g.costUsd,
+    });
+    expect(rolled.groups.map(exact)).toEqual(logged.groups.map(exact));
+    const series = (u: typeof rolled) => u.series.map((s) => ({ start: s.start.getTime(), ...exact(s) }));
+    expect(series(rolled)).toEqual(series(logged));
+    expect(rolled.series.filter((s) => s.other).reduce((n, s) => n + s.requests, 0)).toBe(rolled.groups[20]!.requests);
+    expect(rolled.totals.requests).toBe(700);
+  });
 });
 
 describe("text search", () => {
