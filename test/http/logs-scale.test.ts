@@ -339,6 +339,14 @@ describe("usage rollups", () => {
     expect(series(rolled)).toEqual(series(logged));
     expect(rolled.series.filter((s) => s.other).reduce((n, s) => n + s.requests, 0)).toBe(rolled.groups[20]!.requests);
     expect(rolled.totals.requests).toBe(700);
+    // Percentiles from the histograms (4 bins per doubling) are within a bin of the exact ones.
+    for (const [i, g] of rolled.groups.entries()) {
+      const exactP = logged.groups[i]!;
+      for (const k of ["p50Ms", "p95Ms"] as const) {
+        expect(g[k]).not.toBeNull();
+        expect(Math.abs(g[k]! / exactP[k]! - 1)).toBeLessThan(0.1);
+      }
+    }
   });
 });
 
