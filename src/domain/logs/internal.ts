@@ -157,6 +157,21 @@ export function decodeLogCursor(cursor: string): string {
 
 export const whereAll = (conds: SQL[]) => and(...conds)!;
 
+/**
+ * Whether a usage split's group value is among the kept (top) ones, never null: the usage answers
+ * keep MAX_USAGE_GROUPS groups and fold the rest into "other". `top` may hold null (no value).
+ */
+export function inTopGroups(expr: SQL, top: readonly (string | null)[]): SQL {
+  const named = top.filter((g): g is string => g !== null);
+  const inNamed = named.length
+    ? sql`${expr} in (${sql.join(
+        named.map((g) => sql`${g}`),
+        sql`, `,
+      )})`
+    : sql`false`;
+  return sql`(case when ${expr} is null then ${top.includes(null)} else ${inNamed} end)`;
+}
+
 /** The rows of a raw `execute` result, whichever driver ran it (postgres-js: an array; PGlite: `{rows}`). */
 export function resultRows<T>(result: unknown): T[] {
   if (Array.isArray(result)) return result as T[];

@@ -4,7 +4,7 @@ import { dbOf, type Ctx } from "../../context";
 import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { MAX_USAGE_GROUPS } from "../../limits";
-import { logConditions, logIdAt, resultRows, whereAll } from "./internal";
+import { inTopGroups, logConditions, logIdAt, resultRows, whereAll } from "./internal";
 import { classMapFromLogs, numberMap } from "./store/rollups";
 import { usageFromRollups } from "./usage-from-rollups";
 import { DAY_MS, OTHER_GROUP, type Usage, type UsageFigures, type UsageGroup, type UsagePoint, UsageInput } from "./usage-types";
@@ -55,17 +55,11 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
       await db.execute(sql`select ${groupExpr} as g, count(*) as n from ${requestLogs} where ${whereAll(where)}
         group by 1 order by n desc, g asc nulls last limit ${MAX_USAGE_GROUPS + 1}`),
     );
-    if (ranked.length > MAX_USAGE_GROUPS) {
-      const top = ranked.slice(0, MAX_USAGE_GROUPS).map((r) => r.g);
-      const named = top.filter((g): g is string => g !== null);
-      const inNamed = named.length
-        ? sql`${groupExpr} in (${sql.join(
-            named.map((g) => sql`${g}`),
-            sql`, `,
-          )})`
-        : sql`false`;
-      inTop = sql`(case when ${groupExpr} is null then ${top.includes(null)} else ${inNamed} end)`;
-    }
+    if (ranked.length > MAX_USAGE_GROUPS)
+      inTop = inTopGroups(
+        groupExpr,
+        ranked.slice(0, MAX_USAGE_GROUPS).map((r) => r.g),
+      );
   }
   const cellsOf = (columns: SQL) => sql`
         select (x.ms - x.ms % ${size}) as bucket, x.in_top, case when x.in_top then x.g end as g, ${columns}

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { dbOf, type Ctx } from "../../context";
 import { MAX_USAGE_GROUPS } from "../../limits";
-import { logConditions, logIdAt, resultRows, whereAll } from "./internal";
+import { inTopGroups, logConditions, logIdAt, resultRows, whereAll } from "./internal";
 import type { OTHER_GROUP as OtherGroup, Usage, UsageFigures, UsageInput } from "./usage-types";
 import { binBounds, classMapFromLogs, classMapOfColumns, HOUR_MS, LATENCY_BIN, numberMap, readRollupState } from "./store/rollups";
 
@@ -132,7 +132,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     input.groupBy === "none" ? sql`null::text` : input.groupBy === "tag" ? sql`(metadata ->> ${input.tagKey ?? ""}::text)` : sql.raw(input.groupBy);
 
   // Split by something with more values than MAX_USAGE_GROUPS kept (a tag): the groups are ranked
-  // over the whole range first (one small query a side), as the log path ranks them, and the rest
+  // over the whole range first (one small query), as the log path ranks them, and the rest
   // are folded into one group inside the queries, so a month by hour and tag returns a row per hour
   // and kept group, not one per hour and value (282,000 rows and 680,000 bins at 1,000,000 logs,
   // 5.5 s). A row's `other` says it was folded.
@@ -143,28 +143,20 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   let rollOther: SQL = sql`false`;
   let logOther: SQL = sql`false`;
   if (grouped && table === "tags") {
-    const [rolledTotals, loggedTotals] = await Promise.all([
-      db.execute(sql`select ${rollGroup} as g, sum(requests)::float8 as n from ${rollSource} group by 1`),
-      db.execute(sql`select ${logGroup} as g, count(*)::float8 as n from request_logs where ${whereAll(logWhere)} group by 1`),
-    ]);
-    const perGroup = new Map<string | null, number>();
-    for (const r of [...resultRows<{ g: string | null; n: number }>(rolledTotals), ...resultRows<{ g: string | null; n: number }>(loggedTotals)])
-      perGroup.set(r.g, (perGroup.get(r.g) ?? 0) + Number(r.n));
-    const ranked = rankGroups(perGroup);
+    // Both sides summed per group in one statement, ranked as the log path ranks (by requests, then
+    // by value, no value last), and only the first MAX_USAGE_GROUPS + 1 read: a tag with a million
+    // values costs no memory here.
+    const ranked = resultRows<{ g: string | null }>(
+      await db.execute(sql`select g, sum(n) as n from (
+          select ${rollGroup} as g, sum(requests)::float8 as n from ${rollSource} group by 1
+          union all
+          select ${logGroup} as g, count(*)::float8 as n from request_logs where ${whereAll(logWhere)} group by 1
+        ) x group by g order by n desc, g asc nulls last limit ${MAX_USAGE_GROUPS + 1}`),
+    );
     if (ranked.length > MAX_USAGE_GROUPS) {
-      const top = ranked.slice(0, MAX_USAGE_GROUPS).map(([g]) => g);
-      const named = top.filter((g): g is string => g !== null);
-      const notTop = (expr: SQL) => {
-        const inNamed = named.length
-          ? sql`${expr} in (${sql.join(
-              named.map((g) => sql`${g}`),
-              sql`, `,
-            )})`
-          : sql`false`;
-        return sql`(case when ${expr} is null then ${!top.includes(null)} else not ${inNamed} end)`;
-      };
-      rollOther = notTop(rollGroup);
-      logOther = notTop(logGroup);
+      const top = ranked.slice(0, MAX_USAGE_GROUPS).map((r) => r.g);
+      rollOther = sql`not ${inTopGroups(rollGroup, top)}`;
+      logOther = sql`not ${inTopGroups(logGroup, top)}`;
     }
   }
   // The group as kept: null for the folded rows (their `other` is true).
