@@ -109,6 +109,10 @@ export async function setBenchProviderKey(honeUrl: string, provider: "openai" | 
   if (!res.ok || text.includes('"errors"')) throw new Error(`setProviderKey failed: ${text}`);
 }
 
+function honeEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith("HONE_") && e[1] !== undefined));
+}
+
 export async function startHone(
   env: Record<string, string>,
   opts: { onLine?: (line: string) => void; onStderr?: (text: string) => void } = {},
@@ -121,7 +125,16 @@ export async function startHone(
   const port = Number(env.PORT ?? freePort());
   const proc = Bun.spawn(["bun", ...flags, join(ROOT, "src/index.ts")], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", PORT: String(port), HONE_LOG_LEVEL: "warn", HONE_BOOTSTRAP_API_KEY: BENCH_KEY, ...env },
+    // HONE_* variables of the bench's own environment reach Hone (e.g. HONE_ROUTE_CACHE_MS=60000 to try a setting).
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? "/tmp",
+      PORT: String(port),
+      HONE_LOG_LEVEL: "warn",
+      HONE_BOOTSTRAP_API_KEY: BENCH_KEY,
+      ...honeEnv(),
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
     stdin: "ignore",

@@ -60,3 +60,26 @@ export async function readOrKnown<T>(db: object, read: () => Promise<T>, known: 
   if (isConnectionError(r.err)) return { value: known.value, fresh: false };
   throw r.err;
 }
+
+const refreshing = new WeakMap<object, Set<string>>();
+
+/**
+ * Refresh-ahead for the gateway's in-process caches. An entry younger than its TTL serves
+ * without waiting; once three quarters of it have passed, the call it serves also starts `read` (which
+ * writes the entry again) in the background, one at a time per cache and key. Under steady
+ * traffic an entry is then read again before it expires, and no call waits on the database for
+ * it; an entry past its TTL is still never served while the database answers (the caller's own
+ * miss path reads it), so how stale a value can be stays what the TTL says. Failures are left to
+ * the next miss.
+ */
+export function refreshAhead(cache: object, key: string, expires: number, ttlMs: number, now: number, read: () => Promise<unknown>): void {
+  if (expires - now > ttlMs / 4) return;
+  let keys = refreshing.get(cache);
+  if (!keys) refreshing.set(cache, (keys = new Set()));
+  if (keys.has(key)) return;
+  const inFlight = keys;
+  inFlight.add(key);
+  void read()
+    .catch(() => {})
+    .finally(() => inFlight.delete(key));
+}

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
 import { type Ctx, dbOf } from "../../context";
-import { readOrKnown } from "../../db/read-or-known";
+import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { apiKeys, limitCounters, limits } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { requireFullKey } from "../projects/key-scopes";
@@ -126,25 +126,41 @@ const reading = new WeakMap<object, Map<string, Promise<ProjectLimits>>>();
  */
 /** The project's limits when this process read them less than 5 s ago (no wait), else null. */
 export function freshProjectLimits(ctx: Ctx): ProjectLimits | null {
-  const kept = ctx.deps.caches.limits.get(ctx.projectId);
-  return kept && kept.expires > ctx.deps.clock().getTime() ? kept.value : null;
+  const cache = ctx.deps.caches.limits;
+  const kept = cache.get(ctx.projectId);
+  const now = ctx.deps.clock().getTime();
+  if (!kept || kept.expires <= now) return null;
+  refreshAhead(cache, ctx.projectId, kept.expires, LIMITS_TTL_MS, now, () => readLimits(ctx, kept, now));
+  return kept.value;
 }
 
 export async function projectLimits(ctx: Ctx): Promise<ProjectLimits> {
+  return freshProjectLimits(ctx) ?? readLimits(ctx, ctx.deps.caches.limits.get(ctx.projectId), ctx.deps.clock().getTime());
+}
+
+type KeptLimits = { value: ProjectLimits; expires: number };
+
+/**
+ * Reads the limits into the cache, one read per project at a time. A refresh (`kept` still live)
+ * is not shared with misses and writes only over the entry it started from: a limit changed here
+ * meanwhile (its entry forgotten) is never answered with what was read before.
+ */
+function readLimits(ctx: Ctx, kept: KeptLimits | undefined, now: number): Promise<ProjectLimits> {
   const cache = ctx.deps.caches.limits;
-  const now = ctx.deps.clock().getTime();
-  const kept = cache.get(ctx.projectId);
-  if (kept && kept.expires > now) return kept.value;
+  const ahead = kept !== undefined && kept.expires > now;
+  const load = async () => {
+    const r = await readOrKnown(ctx.deps.database, async () => arrange(await listLimits(ctx)), kept ? { value: kept.value } : undefined);
+    if (ahead && cache.get(ctx.projectId) !== kept) return r.value;
+    if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
+    cache.set(ctx.projectId, { value: r.value, expires: now + (r.fresh ? LIMITS_TTL_MS : 1_000) });
+    return r.value;
+  };
+  if (ahead) return load();
   let inFlight = reading.get(cache);
   if (!inFlight) reading.set(cache, (inFlight = new Map()));
   const pending = inFlight.get(ctx.projectId);
   if (pending) return pending;
-  const read = (async () => {
-    const r = await readOrKnown(ctx.deps.database, async () => arrange(await listLimits(ctx)), kept ? { value: kept.value } : undefined);
-    if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
-    cache.set(ctx.projectId, { value: r.value, expires: now + (r.fresh ? LIMITS_TTL_MS : 1_000) });
-    return r.value;
-  })().finally(() => inFlight.delete(ctx.projectId));
+  const read = load().finally(() => inFlight.delete(ctx.projectId));
   inFlight.set(ctx.projectId, read);
   return read;
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { onlineEvals, routeVerdicts } from "../../db/schema";
-import { readOrKnown } from "../../db/read-or-known";
+import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { canonicalModel } from "../completions/resolve-model";
 import { resolveCriteriaRefs } from "../criteria/judge-choices";
@@ -166,7 +166,17 @@ export async function activeOnlineEvals(ctx: Ctx): Promise<Map<string, ActiveEva
   const cache = ctx.deps.caches.onlineEvals;
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(ctx.projectId);
-  if (kept && kept.expires > now) return kept.value;
+  if (kept && kept.expires > now) {
+    refreshAhead(cache, ctx.projectId, kept.expires, CACHE_MS, now, () => readActiveEvals(ctx, kept, now));
+    return kept.value;
+  }
+  return readActiveEvals(ctx, kept, now);
+}
+
+/** Reads them into the cache; a refresh (`kept` still live) writes only over the entry it started from. */
+async function readActiveEvals(ctx: Ctx, kept: { value: Map<string, ActiveEval>; expires: number } | undefined, now: number): Promise<Map<string, ActiveEval>> {
+  const cache = ctx.deps.caches.onlineEvals;
+  const ahead = kept !== undefined && kept.expires > now;
   const read = await readOrKnown(
     ctx.deps.database,
     async () => {
@@ -186,6 +196,7 @@ export async function activeOnlineEvals(ctx: Ctx): Promise<Map<string, ActiveEva
     },
     kept ? { value: kept.value } : undefined,
   );
+  if (ahead && cache.get(ctx.projectId) !== kept) return read.value;
   if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
   cache.set(ctx.projectId, { value: read.value, expires: now + (read.fresh ? CACHE_MS : 1_000) });
   return read.value;

@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { type Ctx, dbOf } from "../../context";
-import { readOrKnown } from "../../db/read-or-known";
+import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { priceOverrides } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { CreatePriceOverrideInput, type PriceOverride, PriceOverrideIdInput } from "./schemas";
@@ -86,16 +86,23 @@ export async function deletePriceOverride(ctx: Ctx, raw: { id: string }): Promis
  */
 /** The project's overrides when this process read them less than 30 s ago (no wait), else null. */
 export function freshProjectOverrides(ctx: Ctx): PriceOverride[] | null {
-  const kept = ctx.deps.caches.priceOverrides.get(ctx.projectId);
-  return kept && kept.expires > ctx.deps.clock().getTime() ? kept.value : null;
+  const cache = ctx.deps.caches.priceOverrides;
+  const kept = cache.get(ctx.projectId);
+  const now = ctx.deps.clock().getTime();
+  if (!kept || kept.expires <= now) return null;
+  refreshAhead(cache, ctx.projectId, kept.expires, OVERRIDES_TTL_MS, now, () => readOverrides(ctx, kept, now));
+  return kept.value;
 }
 
 export async function projectOverrides(ctx: Ctx): Promise<PriceOverride[]> {
+  return freshProjectOverrides(ctx) ?? readOverrides(ctx, ctx.deps.caches.priceOverrides.get(ctx.projectId), ctx.deps.clock().getTime());
+}
+
+/** Reads them into the cache; a refresh (`kept` still live) writes only over the entry it started from. */
+async function readOverrides(ctx: Ctx, kept: { value: PriceOverride[]; expires: number } | undefined, now: number): Promise<PriceOverride[]> {
   const cache = ctx.deps.caches.priceOverrides;
-  const now = ctx.deps.clock().getTime();
-  const kept = cache.get(ctx.projectId);
-  if (kept && kept.expires > now) return kept.value;
   const read = await readOrKnown(ctx.deps.database, () => listPriceOverrides(ctx), { value: kept?.value ?? [] });
+  if (kept !== undefined && kept.expires > now && cache.get(ctx.projectId) !== kept) return read.value;
   if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
   cache.set(ctx.projectId, { value: read.value, expires: now + (read.fresh ? OVERRIDES_TTL_MS : 1_000) });
   return read.value;

@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { apiKeys } from "../../db/schema";
 import type { Deps } from "../../deps";
-import { readOrKnown } from "../../db/read-or-known";
+import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { DomainError } from "../../errors";
 import { errorFields } from "../../logger";
 import { hashApiKey } from "./internal";
@@ -36,9 +36,17 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   const byHash = deps.caches.apiKeys.entries;
   const now = deps.clock().getTime();
   const hit = byHash.get(keyHash);
-  if (hit && hit.expires > now) return unexpired(hit.value, now);
-  const generation = deps.caches.apiKeys.generation;
+  if (hit && hit.expires > now) {
+    refreshAhead(byHash, keyHash, hit.expires, deps.config.apiKeyCacheMs, now, () => readApiKey(deps, keyHash, hit, now));
+    return unexpired(hit.value, now);
+  }
+  return readApiKey(deps, keyHash, hit, now);
+}
 
+/** Reads a key from the database and keeps it in the cache; a key no longer valid leaves the cache. */
+async function readApiKey(deps: Deps, keyHash: string, hit: { value: Authenticated } | undefined, now: number): Promise<Authenticated> {
+  const byHash = deps.caches.apiKeys.entries;
+  const generation = deps.caches.apiKeys.generation;
   // The database unreachable or slow to answer: a key this process saw valid before keeps working
   // until it answers again (a revocation made meanwhile applies once it does); an unknown key cannot be checked.
   const read = await readOrKnown(
@@ -81,7 +89,7 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
 }
 
 /**
- * Runs on cache misses only (once per key per HONE_API_KEY_CACHE_MS per process), and writes only
+ * Runs when the key is read (about once per key per HONE_API_KEY_CACHE_MS per process), and writes only
  * when the stored time is a minute old; the condition in SQL keeps concurrent processes to one write.
  */
 async function touchLastUsed(deps: Deps, row: { id: string; lastUsedAt: Date | null }): Promise<void> {

@@ -3,7 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { DecryptError, decryptSecret } from "../../crypto";
 import { customProviders, providerKeys } from "../../db/schema";
 import type { Deps } from "../../deps";
-import { readOrKnown } from "../../db/read-or-known";
+import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { DomainError } from "../../errors";
 import { DEFAULT_KEY_NAME, type Provider, providerKeyContext } from "./provider-settings";
 
@@ -37,7 +37,21 @@ async function cached<T>(ctx: Ctx, key: string, load: () => Promise<T>): Promise
   const m = projectCache(ctx.deps, ctx.projectId);
   const hit = m.get(key);
   const now = ctx.deps.clock().getTime();
-  if (hit && hit.expires > now) return hit.value as T;
+  if (hit && hit.expires > now) {
+    refreshAhead(m, key, hit.expires, TTL_MS, now, () => readIn(ctx, m, key, load, hit, now));
+    return hit.value as T;
+  }
+  return readIn(ctx, m, key, load, hit, now);
+}
+
+async function readIn<T>(
+  ctx: Ctx,
+  m: Map<string, { value: unknown; expires: number }>,
+  key: string,
+  load: () => Promise<T>,
+  hit: { value: unknown } | undefined,
+  now: number,
+): Promise<T> {
   // The database unreachable or slow: what was last read keeps serving until it answers again.
   const read = await readOrKnown(ctx.deps.database, load, hit ? { value: hit.value as T } : undefined);
   if (read.fresh) m.set(key, { value: read.value, expires: now + TTL_MS });

@@ -1,5 +1,5 @@
 import type { Ctx } from "../../context";
-import { readOrKnown } from "../../db/read-or-known";
+import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { findRouteRow, toRoute } from "./internal";
 import { checkFallbacks, type RoutingPlan } from "./plan";
 import type { Route } from "./schemas";
@@ -17,14 +17,23 @@ export async function findRoute(ctx: Ctx, slug: string): Promise<Route | null> {
   const key = `${ctx.projectId}\u0000${slug}`;
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(key);
-  if (kept && kept.expires > now) return kept.route;
+  if (kept && kept.expires > now) {
+    refreshAhead(cache, key, kept.expires, ctx.deps.config.routing.routeCacheMs, now, () => readRoute(ctx, slug, key, kept, now, true));
+    return kept.route;
+  }
+  return readRoute(ctx, slug, key, kept, now);
+}
+
+/** Reads the route into the cache; a refresh (`ahead`) writes only over the entry it started from, never over a forgotten one. */
+async function readRoute(ctx: Ctx, slug: string, key: string, kept: { route: Route | null } | undefined, now: number, ahead = false): Promise<Route | null> {
+  const cache = ctx.deps.caches.routes;
   // The database unreachable or slow: the route as last read keeps serving until it answers again.
   const read = await readOrKnown(ctx.deps.database, () => findRouteRow(ctx, slug), kept ? { value: null } : undefined);
   if (!read.fresh) return kept!.route;
   const row = read.value;
   const route = row ? toRoute(row) : null;
   const ttl = ctx.deps.config.routing.routeCacheMs;
-  if (ttl > 0) {
+  if (ttl > 0 && (!ahead || cache.get(key) === kept)) {
     cache.delete(key);
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
     cache.set(key, { route, expires: now + ttl });
