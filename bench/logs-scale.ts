@@ -257,14 +257,16 @@ try {
   ctx = { ...systemCtx(deps, "bench"), projectId: project.projectId };
 
   // ---- delete by filter: a privacy request for one user, then a large one (a prompt id) ----
-  for (const [label, filter] of [
+  // On Postgres a delete runs two workers (days in turn); prompt-2, of a similar size, with one, to compare.
+  for (const [label, filter, workers] of [
     ["user_id=user-42", { tags: [{ key: "user_id", equals: "user-42" }] }],
     ["prompt_id=prompt-1", { tags: [{ key: "prompt_id", equals: "prompt-1" }] }],
-  ] as [string, { tags: { key: string; equals: string }[] }][]) {
+    ["prompt_id=prompt-2, one worker", { tags: [{ key: "prompt_id", equals: "prompt-2" }] }, 1],
+  ] as [string, { tags: { key: string; equals: string }[] }, number?][]) {
     const s = performance.now();
     let deleted = 0;
     for (;;) {
-      const r = await deleteLogs(ctx, { filter });
+      const r = await deleteLogs(ctx, { filter }, workers ? { workers } : {});
       deleted += r.deleted;
       if (r.done) break;
     }

@@ -372,7 +372,8 @@ describe("delete by filter", () => {
       p.projectId,
     );
     const ctx = ctxOf(p.projectId);
-    const opts = { batchSize: 10, budgetMs: 0 };
+    // One worker: with two (Postgres), the other may have walked the older days meanwhile (below).
+    const opts = { batchSize: 10, budgetMs: 0, workers: 1 };
     expect(await deleteLogs(ctx, { filter: u42 }, opts)).toEqual({ deleted: 10, done: false });
     expect(await countOf(p.projectId)).toBe(15);
     expect(await deleteLogs(ctx, { filter: u42 }, opts)).toEqual({ deleted: 10, done: false });
@@ -402,6 +403,47 @@ describe("delete by filter", () => {
     expect(jsonl(text).map((l) => l.id)).toEqual([logs[4]!.id, logs[3]!.id, logs[1]!.id, logs[0]!.id]);
     expect(await deleteLogs(ctx, { filter: u42 }, { batchSize: 1 })).toEqual({ deleted: 4, done: true });
     expect(await countOf(p.projectId)).toBe(1);
+  });
+
+  test("two workers (on Postgres) take the days in turn: every day walked once, every call past its budget having deleted", async () => {
+    const p = await t.createProject("two workers");
+    const DAY = 86_400_000;
+    await ensureLogPartitions(systemCtx(t.deps, "test"), new Date(), { since: new Date(Date.now() - 8 * DAY) });
+    const ctx = { ...ctxOf(p.projectId), deps: { ...t.deps, caches: { ...t.deps.caches, logSlices: null } } };
+    const days = [6, 5, 4, 3, 2, 1, 0];
+    const seed = () =>
+      seedLogs(
+        t,
+        days.flatMap((d) => [
+          ...Array.from({ length: 3 }, (_, i) => user("u42", i, { at: new Date(Date.now() - d * DAY - 10_000 - i * 1_000) })),
+          user("u1", d, { at: new Date(Date.now() - d * DAY - 5_000) }),
+        ]),
+        p.projectId,
+      );
+    await seed();
+    // One call with room to finish: every day's matches, whichever worker walked it.
+    expect(await deleteLogs(ctx, { filter: u42 }, { batchSize: 2, workers: 2 })).toEqual({ deleted: 21, done: true });
+    expect(await countOf(p.projectId)).toBe(7);
+    // No time budget at all: each call deletes a batch or two and says whether it is done.
+    const second = (await seed()).filter((_, i) => i % 4 !== 3); // the u42 logs (every fourth is u1)
+    let deleted = 0;
+    for (let calls = 0; calls < 30; calls++) {
+      const r = await deleteLogs(ctx, { filter: u42 }, { batchSize: 2, budgetMs: 0, workers: 2 });
+      if (!r.done) expect(r.deleted).toBeGreaterThan(0);
+      deleted += r.deleted;
+      if (r.done) break;
+    }
+    expect(deleted).toBe(21);
+    const left = resultRows<{ user: string }>(
+      await t.deps.database.db.execute(sql`select metadata ->> 'user' as user from request_logs where project_id = ${p.projectId}`),
+    );
+    expect(left.map((l) => l.user)).toEqual(Array(14).fill("u1"));
+    const gone = sql.join(
+      second.map((l) => sql`${l.id}`),
+      sql`, `,
+    );
+    expect(second).toHaveLength(21);
+    expect(resultRows(await t.deps.database.db.execute(sql`select 1 from request_log_bodies where log_id in (${gone})`))).toHaveLength(0);
   });
 
   test("REST and GraphQL; an empty filter is refused unless all: true", async () => {
