@@ -83,3 +83,17 @@ export function refreshAhead(cache: object, key: string, expires: number, ttlMs:
     .catch(() => {})
     .finally(() => inFlight.delete(key));
 }
+
+/** An entry's value while it lives (and refreshed ahead by `read`, see refreshAhead), else null. */
+export function liveEntry<V>(
+  cache: Map<string, { value: V; expires: number }>,
+  key: string,
+  ttlMs: number,
+  now: number,
+  read: (kept: { value: V; expires: number }) => Promise<unknown>,
+): V | null {
+  const kept = cache.get(key);
+  if (!kept || kept.expires <= now) return null;
+  refreshAhead(cache, key, kept.expires, ttlMs, now, () => read(kept));
+  return kept.value;
+}

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
 import { type Ctx, dbOf } from "../../context";
-import { readOrKnown, refreshAhead } from "../../db/read-or-known";
+import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { apiKeys, limitCounters, limits } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { requireFullKey } from "../projects/key-scopes";
@@ -119,21 +119,17 @@ function arrange(list: Limit[]): ProjectLimits {
 /** Reads in flight, by project: a burst of calls that all find the cache stale waits on one read. */
 const reading = new WeakMap<object, Map<string, Promise<ProjectLimits>>>();
 
+/** The project's limits when this process read them less than 5 s ago (no wait), else null. */
+export function freshProjectLimits(ctx: Ctx): ProjectLimits | null {
+  const now = ctx.deps.clock().getTime();
+  return liveEntry(ctx.deps.caches.limits, ctx.projectId, LIMITS_TTL_MS, now, (kept) => readLimits(ctx, kept, now));
+}
+
 /**
  * The project's limits as this process enforces them: read at most every 5 s; while the database
  * is away, the ones last read. A process that never read them waits for the database (as it does
  * to check a key it never saw): it does not admit calls unchecked.
  */
-/** The project's limits when this process read them less than 5 s ago (no wait), else null. */
-export function freshProjectLimits(ctx: Ctx): ProjectLimits | null {
-  const cache = ctx.deps.caches.limits;
-  const kept = cache.get(ctx.projectId);
-  const now = ctx.deps.clock().getTime();
-  if (!kept || kept.expires <= now) return null;
-  refreshAhead(cache, ctx.projectId, kept.expires, LIMITS_TTL_MS, now, () => readLimits(ctx, kept, now));
-  return kept.value;
-}
-
 export async function projectLimits(ctx: Ctx): Promise<ProjectLimits> {
   return freshProjectLimits(ctx) ?? readLimits(ctx, ctx.deps.caches.limits.get(ctx.projectId), ctx.deps.clock().getTime());
 }

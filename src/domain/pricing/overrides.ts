@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { type Ctx, dbOf } from "../../context";
-import { readOrKnown, refreshAhead } from "../../db/read-or-known";
+import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { priceOverrides } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
 import { CreatePriceOverrideInput, type PriceOverride, PriceOverrideIdInput } from "./schemas";
@@ -86,12 +86,8 @@ export async function deletePriceOverride(ctx: Ctx, raw: { id: string }): Promis
  */
 /** The project's overrides when this process read them less than 30 s ago (no wait), else null. */
 export function freshProjectOverrides(ctx: Ctx): PriceOverride[] | null {
-  const cache = ctx.deps.caches.priceOverrides;
-  const kept = cache.get(ctx.projectId);
   const now = ctx.deps.clock().getTime();
-  if (!kept || kept.expires <= now) return null;
-  refreshAhead(cache, ctx.projectId, kept.expires, OVERRIDES_TTL_MS, now, () => readOverrides(ctx, kept, now));
-  return kept.value;
+  return liveEntry(ctx.deps.caches.priceOverrides, ctx.projectId, OVERRIDES_TTL_MS, now, (kept) => readOverrides(ctx, kept, now));
 }
 
 export async function projectOverrides(ctx: Ctx): Promise<PriceOverride[]> {
