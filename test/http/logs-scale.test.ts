@@ -109,6 +109,70 @@ describe("day partitions", () => {
   });
 });
 
+describe("log bodies compressed in their rows", () => {
+  test("lz4 inside the row where the server has it (every body partition, old and new), nothing changed where not; bodies read back exactly", async () => {
+    const [lz4] = await rows<{ ok: boolean }>(sql`select 'lz4' = any(enumvals) as ok from pg_settings where name = 'default_toast_compression'`);
+    const columns = async (table: string) =>
+      rows<{ attname: string; attcompression: string; attstorage: string }>(sql`select attname, attcompression::text, attstorage::text
+        from pg_attribute where attrelid = ${table}::regclass and attname in ('req_payload', 'resp_payload', 'req_payload_original', 'resp_payload_original', 'search_text')`);
+    const targets = async () =>
+      rows<{ name: string; options: string[] | null }>(sql`select c.relname as name, c.reloptions as options
+        from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'request_log_bodies'::regclass`);
+    // A day far ahead: its partitions are created now, after the migration.
+    const ahead = Math.floor(Date.now() / DAY) * DAY + 200 * DAY;
+    await ensureLogPartitions(systemCtx(t.deps, "test"), new Date(ahead));
+    const day = new Date(ahead).toISOString().slice(0, 10).replaceAll("-", "");
+    const parts = await targets();
+    expect(parts.map((p) => p.name)).toContain(`request_log_bodies_p${day}`);
+    for (const table of ["request_log_bodies", `request_log_bodies_p${day}`]) {
+      const cols = await columns(table);
+      expect(cols).toHaveLength(5);
+      for (const c of cols) expect([c.attname, c.attcompression, c.attstorage]).toEqual(lz4?.ok ? [c.attname, "l", "m"] : [c.attname, "", "x"]);
+      // The key stays in the row (as EXTENDED it would be the first value moved out of line).
+      const [key] = await rows<{ s: string }>(sql`select attstorage::text as s from pg_attribute where attrelid = ${table}::regclass and attname = 'log_id'`);
+      expect(key!.s).toBe(lz4?.ok ? "p" : "x");
+    }
+    for (const p of parts) expect([p.name, p.options]).toEqual([p.name, lz4?.ok ? ["toast_tuple_target=128"] : null]);
+
+    // A body of about 3 KB: past the ~2 KB where Postgres compresses at all, but where by default it
+    // would compress only its largest value (pglz), just enough to fit under 2 KB.
+    const question = `Where is order 4711? ${Array.from({ length: 24 }, (_, i) => `The tracking page says ${(i * 7919).toString(36)} and nothing else.`).join(" ")}`;
+    const answer = "Thank you for reaching out. Your order is on its way; we will keep you posted. ".repeat(4);
+    const reqPayload = {
+      model: "m",
+      messages: [
+        { role: "system", content: "You are the support assistant of an online shop." },
+        { role: "user", content: question },
+      ],
+    };
+    const respPayload = { choices: [{ index: 0, message: { role: "assistant", content: answer } }] };
+    const [log] = await seedLogs(t, [{ at: new Date(ahead + HOUR), reqPayload, respPayload }]);
+    const stored = await rows<{ column: string; compression: string | null; size: number; length: number }>(sql`
+      select 'req_payload' as column, pg_column_compression(req_payload) as compression, pg_column_size(req_payload) as size, octet_length(req_payload::text) as length
+        from request_log_bodies where log_id = ${log!.id}
+      union all select 'resp_payload', pg_column_compression(resp_payload), pg_column_size(resp_payload), octet_length(resp_payload::text)
+        from request_log_bodies where log_id = ${log!.id}
+      union all select 'search_text', pg_column_compression(search_text), pg_column_size(search_text), octet_length(search_text)
+        from request_log_bodies where log_id = ${log!.id}`);
+    expect(stored.reduce((n, c) => n + c.length, 0)).toBeGreaterThan(2_500);
+    for (const c of stored) {
+      // Without lz4, Postgres's defaults: pglz at most, and maybe not every value.
+      expect([c.column, c.compression === "lz4"]).toEqual([c.column, lz4?.ok === true]);
+      if (lz4?.ok) expect(c.size).toBeLessThan(c.length);
+    }
+    if (lz4?.ok) {
+      const [key] = await rows<{ inline: boolean }>(
+        sql`select pg_column_size(log_id) = octet_length(log_id) + 1 as inline from request_log_bodies where log_id = ${log!.id}`,
+      );
+      expect(key!.inline).toBe(true);
+    }
+    const [body] = await rows<{ req: unknown; resp: unknown }>(
+      sql`select req_payload as req, resp_payload as resp from request_log_bodies where log_id = ${log!.id}`,
+    );
+    expect(body).toEqual({ req: reqPayload, resp: respPayload });
+  });
+});
+
 /** A database at the migration before partitioning, then the rest: every row must survive. */
 async function openAt(folder: string): Promise<{ database: Database; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) {
