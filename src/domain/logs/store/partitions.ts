@@ -60,7 +60,6 @@ export async function ensureLogPartitions(ctx: BaseCtx, now: Date, opts: { since
       .sort()
       .at(-1);
     const created: string[] = [];
-    const bodyOptions = (await compressesBodies(tx)) ? " with (toast_tuple_target = 128)" : "";
     const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
     const first = Math.min(today, Math.floor((opts.since ?? now).getTime() / DAY_MS) * DAY_MS);
     for (let day = first; day <= today + PARTITION_DAYS_AHEAD * DAY_MS; day += DAY_MS) {
@@ -80,8 +79,7 @@ export async function ensureLogPartitions(ctx: BaseCtx, now: Date, opts: { since
           );
           await tx.execute(sql.raw(`delete from ${ident(`${table}_default`)} where ${key} >= ${literal(lo)} and ${key} < ${literal(hi)}`));
         }
-        const options = table === "request_log_bodies" ? bodyOptions : "";
-        await tx.execute(sql.raw(`create table ${ident(name)} partition of ${ident(table)} for values from (${literal(lo)}) to (${literal(hi)})${options}`));
+        await tx.execute(sql.raw(`create table ${ident(name)} partition of ${ident(table)} for values from (${literal(lo)}) to (${literal(hi)})`));
         if (moving) {
           await tx.execute(sql.raw(`insert into ${ident(table)} select * from hone_moving`));
           await tx.execute(sql.raw("drop table hone_moving"));
@@ -92,18 +90,6 @@ export async function ensureLogPartitions(ctx: BaseCtx, now: Date, opts: { since
     }
     return created;
   });
-}
-
-/**
- * Whether log bodies are compressed in their rows (lz4, migration 20261128205141): then each body
- * partition also gets a toast_tuple_target of 128, a setting a partitioned table cannot pass on.
- */
-async function compressesBodies(db: Queryable): Promise<boolean> {
-  const rows = resultRows<{ lz4: boolean }>(
-    await db.execute(sql`select attcompression = 'l' as lz4 from pg_attribute
-      where attrelid = 'request_log_bodies'::regclass and attname = 'search_text'`),
-  );
-  return rows[0]?.lz4 === true;
 }
 
 /**
