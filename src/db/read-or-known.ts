@@ -1,3 +1,4 @@
+import { errorFields, type Logger } from "../logger";
 import { isConnectionError } from "./errors";
 
 // What the gateway reads on its path (an API key, provider credentials, a route, a fine-tune) it
@@ -69,10 +70,10 @@ const refreshing = new WeakMap<object, Set<string>>();
  * writes the entry again) in the background, one at a time per cache and key. Under steady
  * traffic an entry is then read again before it expires, and no call waits on the database for
  * it; an entry past its TTL is still never served while the database answers (the caller's own
- * miss path reads it), so how stale a value can be stays what the TTL says. Failures are left to
- * the next miss.
+ * miss path reads it), so how stale a value can be stays what the TTL says. A failed refresh is
+ * logged and left to the next miss.
  */
-export function refreshAhead(cache: object, key: string, expires: number, ttlMs: number, now: number, read: () => Promise<unknown>): void {
+export function refreshAhead(cache: object, key: string, expires: number, ttlMs: number, now: number, read: () => Promise<unknown>, logger: Logger): void {
   if (expires - now > ttlMs / 4) return;
   let keys = refreshing.get(cache);
   if (!keys) refreshing.set(cache, (keys = new Set()));
@@ -80,7 +81,7 @@ export function refreshAhead(cache: object, key: string, expires: number, ttlMs:
   const inFlight = keys;
   inFlight.add(key);
   void read()
-    .catch(() => {})
+    .catch((err) => logger.warn("a cache's background refresh failed; the next call past its TTL reads it again", errorFields(err)))
     .finally(() => inFlight.delete(key));
 }
 
@@ -91,9 +92,10 @@ export function liveEntry<V>(
   ttlMs: number,
   now: number,
   read: (kept: { value: V; expires: number }) => Promise<unknown>,
+  logger: Logger,
 ): V | null {
   const kept = cache.get(key);
   if (!kept || kept.expires <= now) return null;
-  refreshAhead(cache, key, kept.expires, ttlMs, now, () => read(kept));
+  refreshAhead(cache, key, kept.expires, ttlMs, now, () => read(kept), logger);
   return kept.value;
 }

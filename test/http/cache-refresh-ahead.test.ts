@@ -84,4 +84,26 @@ describe("refresh-ahead of the gateway's caches", () => {
     );
     expect(calls).not.toBeNull();
   });
+
+  test("a background refresh that fails is logged, and the call it rode on is answered from the entry", async () => {
+    const p = await t.createProject("refresh fails");
+    await storeProviderKey(t, "openai", "sk-refresh-ahead-03", p.projectId);
+    const start = now;
+    // Reads the project's price overrides into the cache (30 s TTL), when the call is priced.
+    expect((await chat("gpt-4o-mini", p.apiKey)).status).toBe(200);
+    await Bun.sleep(200);
+    const failed = () => t.logLines.filter((l) => l.includes("background refresh failed")).length;
+    const before = failed();
+    // A table gone (not a lost connection): the refresh's read throws.
+    await t.db.database.db.execute(sql`alter table price_overrides rename to price_overrides_away`);
+    try {
+      now = start + 23_000; // past three quarters of 30 s
+      expect((await chat("gpt-4o-mini", p.apiKey)).status).toBe(200);
+      const deadline = performance.now() + 3_000;
+      while (failed() === before && performance.now() < deadline) await Bun.sleep(20);
+      expect(failed()).toBeGreaterThan(before);
+    } finally {
+      await t.db.database.db.execute(sql`alter table price_overrides_away rename to price_overrides`);
+    }
+  });
 });

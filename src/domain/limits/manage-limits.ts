@@ -122,7 +122,7 @@ const reading = new WeakMap<object, Map<string, Promise<ProjectLimits>>>();
 /** The project's limits when this process read them less than 5 s ago (no wait), else null. */
 export function freshProjectLimits(ctx: Ctx): ProjectLimits | null {
   const now = ctx.deps.clock().getTime();
-  return liveEntry(ctx.deps.caches.limits, ctx.projectId, LIMITS_TTL_MS, now, (kept) => readLimits(ctx, kept, now));
+  return liveEntry(ctx.deps.caches.limits, ctx.projectId, LIMITS_TTL_MS, now, (kept) => readLimits(ctx, kept, now), ctx.deps.logger);
 }
 
 /**

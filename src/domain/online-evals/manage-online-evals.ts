@@ -167,7 +167,7 @@ export async function activeOnlineEvals(ctx: Ctx): Promise<Map<string, ActiveEva
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(ctx.projectId);
   if (kept && kept.expires > now) {
-    refreshAhead(cache, ctx.projectId, kept.expires, CACHE_MS, now, () => readActiveEvals(ctx, kept, now));
+    refreshAhead(cache, ctx.projectId, kept.expires, CACHE_MS, now, () => readActiveEvals(ctx, kept, now), ctx.deps.logger);
     return kept.value;
   }
   return readActiveEvals(ctx, kept, now);

@@ -78,18 +78,18 @@ export async function deletePriceOverride(ctx: Ctx, raw: { id: string }): Promis
   return { id, deleted: true };
 }
 
+/** The project's overrides when this process read them less than 30 s ago (no wait), else null. */
+export function freshProjectOverrides(ctx: Ctx): PriceOverride[] | null {
+  const now = ctx.deps.clock().getTime();
+  return liveEntry(ctx.deps.caches.priceOverrides, ctx.projectId, OVERRIDES_TTL_MS, now, (kept) => readOverrides(ctx, kept, now), ctx.deps.logger);
+}
+
 /**
  * The project's overrides as this process prices with them: read at most every 30 s; while the
  * database is away (or slower than the gateway's read grace), the ones last read, or none when
  * this process never read them: a call is served and priced at the list price rather than held
  * until the database answers (recalculation corrects it afterwards).
  */
-/** The project's overrides when this process read them less than 30 s ago (no wait), else null. */
-export function freshProjectOverrides(ctx: Ctx): PriceOverride[] | null {
-  const now = ctx.deps.clock().getTime();
-  return liveEntry(ctx.deps.caches.priceOverrides, ctx.projectId, OVERRIDES_TTL_MS, now, (kept) => readOverrides(ctx, kept, now));
-}
-
 export async function projectOverrides(ctx: Ctx): Promise<PriceOverride[]> {
   return freshProjectOverrides(ctx) ?? readOverrides(ctx, ctx.deps.caches.priceOverrides.get(ctx.projectId), ctx.deps.clock().getTime());
 }

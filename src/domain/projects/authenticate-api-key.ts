@@ -37,7 +37,7 @@ export async function authenticateApiKey(deps: Deps, authorization: string | nul
   const now = deps.clock().getTime();
   const hit = byHash.get(keyHash);
   if (hit && hit.expires > now) {
-    refreshAhead(byHash, keyHash, hit.expires, deps.config.apiKeyCacheMs, now, () => readApiKey(deps, keyHash, hit, now));
+    refreshAhead(byHash, keyHash, hit.expires, deps.config.apiKeyCacheMs, now, () => readApiKey(deps, keyHash, hit, now), deps.logger);
     return unexpired(hit.value, now);
   }
   return readApiKey(deps, keyHash, hit, now);

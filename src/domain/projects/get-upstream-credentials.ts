@@ -38,7 +38,7 @@ async function cached<T>(ctx: Ctx, key: string, load: () => Promise<T>): Promise
   const hit = m.get(key);
   const now = ctx.deps.clock().getTime();
   if (hit && hit.expires > now) {
-    refreshAhead(m, key, hit.expires, TTL_MS, now, () => readIn(ctx, m, key, load, hit, now));
+    refreshAhead(m, key, hit.expires, TTL_MS, now, () => readIn(ctx, m, key, load, hit, now), ctx.deps.logger);
     return hit.value as T;
   }
   return readIn(ctx, m, key, load, hit, now);

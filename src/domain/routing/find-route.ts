@@ -18,7 +18,7 @@ export async function findRoute(ctx: Ctx, slug: string): Promise<Route | null> {
   const now = ctx.deps.clock().getTime();
   const kept = cache.get(key);
   if (kept && kept.expires > now) {
-    refreshAhead(cache, key, kept.expires, ctx.deps.config.routing.routeCacheMs, now, () => readRoute(ctx, slug, key, kept, now, true));
+    refreshAhead(cache, key, kept.expires, ctx.deps.config.routing.routeCacheMs, now, () => readRoute(ctx, slug, key, kept, now, true), ctx.deps.logger);
     return kept.route;
   }
   return readRoute(ctx, slug, key, kept, now);
