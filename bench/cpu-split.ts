@@ -1,12 +1,36 @@
 // Where the CPU goes under load: per thread of Hone, Postgres, the upstream and wrk, in µs per call.
-//   bun bench/cpu-split.ts [--seconds 8] [--connections 64] [--latency 0]
+//   bun bench/cpu-split.ts [--seconds 8] [--connections 64] [--latency 0] [--endpoint chat|responses|messages]
+// --endpoint responses / messages: a streamed Responses call to OpenAI / Messages call to Anthropic,
+// passed through (the calls of bench/protocols.ts).
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { BENCH_AUTH, benchDatabase, CHAT_BODY, fmt, setBenchProviderKey, startFakeUpstream, startHone, wrk } from "./lib";
+import { BENCH_AUTH, BENCH_KEY, benchDatabase, CHAT_BODY, fmt, setBenchProviderKey, startFakeUpstream, startHone, wrk } from "./lib";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "8" }, connections: { type: "string", default: "64" }, latency: { type: "string", default: "0" } },
+  options: {
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "64" },
+    latency: { type: "string", default: "0" },
+    endpoint: { type: "string", default: "chat" },
+  },
 });
+const ENDPOINTS: Record<string, { path: string; body: unknown; headers: Record<string, string>; provider: "openai" | "anthropic" }> = {
+  chat: { path: "/api/v1/chat/completions", body: CHAT_BODY, headers: BENCH_AUTH, provider: "openai" },
+  responses: {
+    path: "/api/v1/responses",
+    body: { model: "openai:gpt-4o-mini", input: "What is the capital of France?", stream: true },
+    headers: BENCH_AUTH,
+    provider: "openai",
+  },
+  messages: {
+    path: "/api/v1/messages",
+    body: { model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: "What is the capital of France?" }], stream: true },
+    headers: { "x-api-key": BENCH_KEY, "anthropic-version": "2023-06-01" },
+    provider: "anthropic",
+  },
+};
+const endpoint = ENDPOINTS[values.endpoint];
+if (!endpoint) throw new Error(`--endpoint must be one of ${Object.keys(ENDPOINTS).join(", ")}`);
 const TICK_US = 1e6 / 100;
 const cpuOf = (statPath: string) => {
   try {
@@ -42,16 +66,16 @@ function snapshot(honePid: number, upstreamPid: number) {
 const db = await benchDatabase("postgres");
 const up = await startFakeUpstream(Number(values.latency));
 const upPid = Number(/:(\d+)$/.exec(up.url)![1]);
-const hone = await startHone({ ...db.env, OPENAI_BASE_URL: `${up.url}/v1` });
+const hone = await startHone({ ...db.env, OPENAI_BASE_URL: `${up.url}/v1`, ANTHROPIC_BASE_URL: up.url });
 try {
-  await setBenchProviderKey(hone.url);
+  await setBenchProviderKey(hone.url, endpoint.provider);
   const out = await new Response(Bun.spawn(["ss", "-ltnpH"], { stdout: "pipe" }).stdout).text();
   const upstreamPid = Number(new RegExp(`:${upPid}\\s.*pid=(\\d+)`).exec(out)?.[1] ?? 0);
-  const body = CHAT_BODY;
-  const auth = BENCH_AUTH;
-  await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, { connections: 8, seconds: 2 });
+  const { body, headers: auth } = endpoint;
+  const url = `${hone.url}${endpoint.path}`;
+  await wrk(url, body, auth, { connections: 8, seconds: 2 });
   const a = snapshot(hone.pid, upstreamPid);
-  const r = await wrk(`${hone.url}/api/v1/chat/completions`, body, auth, {
+  const r = await wrk(url, body, auth, {
     connections: Number(values.connections),
     seconds: Number(values.seconds),
     threads: 2,

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { PgAsyncDatabase, PgAsyncTransaction, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { SQL } from "drizzle-orm";
 import type { Config } from "../config";
 import { relations } from "./relations";
 
@@ -212,4 +213,20 @@ export async function migrateDatabase(database: Database, opts: { migrationsFold
   } finally {
     await client.end({ timeout: 5 });
   }
+}
+
+/**
+ * Runs a statement as a named prepared statement: on Postgres the server parses and plans it once
+ * per connection (postgres.js keeps it by its text), where Drizzle's `execute` sends every raw
+ * statement unnamed, so it is parsed, described and planned each time, in two round trips. For
+ * statements whose text never varies (the values go in parameters): each distinct text is kept
+ * for the connection's life, on both sides. PGlite runs it as `execute` would.
+ */
+export function executePrepared(db: Queryable, query: SQL): Promise<unknown> {
+  // Drizzle's own `execute`, with a statement name: its session and dialect are what it uses.
+  const d = db as unknown as {
+    session: { prepareQuery(q: unknown, mode: "raw", name: string | false): { execute(): Promise<unknown> } };
+    dialect: { sqlToQuery(q: SQL): unknown };
+  };
+  return d.session.prepareQuery(d.dialect.sqlToQuery(query), "raw", "prepared").execute();
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Caches } from "../../caches";
 import { type BaseCtx, dbOf, type Ctx } from "../../context";
 import { storedResponses } from "../../db/schema";
+import { executePrepared } from "../../db/client";
 import { DomainError, parseInput } from "../../errors";
 import { resultRows } from "../logs/internal";
 import { sanitizeJsonText } from "../logs/store/sanitize-json-text";
@@ -39,20 +40,21 @@ function flushSaves(ctx: Ctx, saves: Saves): void {
         batch.map(({ save: r }) => ({ id: r.id, project_id: r.projectId, previous_response_id: r.previousResponseId, input: r.input, response: r.response })),
       ),
     );
-    ctx.deps.database.db
-      .execute(sql`insert into ${storedResponses} (id, project_id, previous_response_id, input, response)
+    executePrepared(
+      ctx.deps.database.db,
+      sql`insert into ${storedResponses} (id, project_id, previous_response_id, input, response)
         select id, project_id, previous_response_id, input, response
         from jsonb_to_recordset(${rows}::text::jsonb) as x(id text, project_id text, previous_response_id text, input jsonb, response jsonb)
         -- An id stored already (an upstream that repeats its ids) keeps its first response.
-        on conflict do nothing`)
-      .then(
-        () => {
-          for (const b of batch) b.resolve();
-        },
-        (err: unknown) => {
-          for (const b of batch) b.reject(err);
-        },
-      );
+        on conflict do nothing`,
+    ).then(
+      () => {
+        for (const b of batch) b.resolve();
+      },
+      (err: unknown) => {
+        for (const b of batch) b.reject(err);
+      },
+    );
   }
 }
 

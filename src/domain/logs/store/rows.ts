@@ -1,7 +1,7 @@
 import { sampleUnitSql } from "../../sample-unit";
 import { sql } from "drizzle-orm";
 import { dbOf, type BaseCtx } from "../../../context";
-import type { Queryable } from "../../../db/client";
+import { executePrepared, type Queryable } from "../../../db/client";
 import { jsonText } from "../../../json-text";
 import { logMsOf } from "../internal";
 import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../../limits";
@@ -146,7 +146,11 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
       on conflict do nothing
     )`
     : sql``;
-  await db.execute(sql`
+  // Prepared once per connection: parsing and planning this statement cost the server more than
+  // storing a batch of a few rows (bench/report.ts).
+  await executePrepared(
+    db,
+    sql`
     with data as (
       select * from jsonb_to_recordset(${json}::text::jsonb) as x(
         id text, project_id text, source text, internal_kind text, api text, provider text, model text, completion_id text,
@@ -186,7 +190,8 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
     )${stale}
     insert into request_log_bodies (log_id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text)
     select id, req_payload, resp_payload, req_payload_original, resp_payload_original, search_text from data
-    where id in (select id from logs)`);
+    where id in (select id from logs)`,
+  );
 }
 
 /** Stores logs at once (tests, backfills); the gateway goes through the batched log writer. */
