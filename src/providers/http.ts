@@ -398,6 +398,9 @@ export type Batches<T> = {
   close(): void;
 };
 
+/** How long the end of a body may follow a stream's last event before the request is aborted. */
+const BODY_END_GRACE_MS = 1_000;
+
 /**
  * Server-sent events from a call's body. A stream has no total deadline (a long answer that keeps
  * arriving is progress); instead an idle gap longer than timeoutMs between bytes ends it with
@@ -425,18 +428,23 @@ async function* eventsOf<T>(batches: Batches<T>): AsyncGenerator<T> {
  * whole (an upstream often sends several in one packet, which come back together), so relaying a
  * stream costs one wait per packet, not several per event.
  */
-export function readSseBatches(call: UpstreamCall, label: string, timeoutMs: number): Batches<EventSourceMessage> {
+export function readSseBatches(call: UpstreamCall, label: string, timeoutMs: number): Batches<EventSourceMessage> & { finish(): void } {
   // At once, not on the first read: the total deadline must not fire between headers and reading.
   call.endDeadline();
   const { response, controller } = call;
   let closed = false;
+  /** The body was read to its end: the request is over, nothing left to stop. */
+  let ended = false;
   const reader = response.body?.getReader() ?? null;
   const close = () => {
     if (closed) return;
     closed = true;
-    // Stopping early (client gone, error) must also stop the upstream request.
-    controller.abort();
+    // Stopping early (client gone, error) must also stop the upstream request. Aborting one that
+    // already ended stops nothing and costs the serving thread several µs a call (its listeners run).
+    if (!ended) controller.abort();
     call.release();
+    // A body read to its end holds nothing: its reader goes with it.
+    if (ended) return;
     try {
       reader?.releaseLock();
     } catch {
@@ -487,6 +495,7 @@ export function readSseBatches(call: UpstreamCall, label: string, timeoutMs: num
         for (;;) {
           const result = await read(reader);
           if (result.done) {
+            ended = true;
             parser.feed(decoder.decode());
             const events = take();
             close();
@@ -508,6 +517,27 @@ export function readSseBatches(call: UpstreamCall, label: string, timeoutMs: num
       }
     },
     close,
+    /**
+     * After the stream's last event: its body's end, which normally follows at once, is read in
+     * the background, so a finished request is released rather than aborted. A body that goes on
+     * past the last event, or does not end within BODY_END_GRACE_MS, is aborted.
+     */
+    finish() {
+      if (closed || !reader) return close();
+      const timer = setTimeout(close, BODY_END_GRACE_MS);
+      reader
+        .read()
+        .then(
+          (r) => {
+            if (r.done) ended = true;
+          },
+          () => {},
+        )
+        .finally(() => {
+          clearTimeout(timer);
+          close();
+        });
+    },
   };
 }
 
@@ -548,7 +578,11 @@ export async function* nativeJsonEvents(
 }
 
 /** The same, a batch at a time (relayed as they come: see readSseBatches); the batch with `isEnd`'s event is the last. */
-export function nativeJsonBatches(batches: Batches<EventSourceMessage>, label: string, isEnd: (event: string) => boolean): Batches<NativeEvent> {
+export function nativeJsonBatches(
+  batches: Batches<EventSourceMessage> & { finish(): void },
+  label: string,
+  isEnd: (event: string) => boolean,
+): Batches<NativeEvent> {
   let ended = false;
   return {
     async next() {
@@ -560,7 +594,7 @@ export function nativeJsonBatches(batches: Batches<EventSourceMessage>, label: s
         out.push(n);
         if (isEnd(n.event)) {
           ended = true;
-          batches.close();
+          batches.finish();
           return { events: out, done: true };
         }
       }
