@@ -20,7 +20,15 @@ const events = (text: string) =>
   [
     sse("message_start", {
       type: "message_start",
-      message: { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 0 } },
+      message: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: 3, output_tokens: 0 },
+      },
     }),
     sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
     sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }),
