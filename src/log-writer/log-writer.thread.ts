@@ -1,12 +1,14 @@
 // The log-writer thread: receives serialised logs from the server's main thread and stores them
 // in batches over its own Postgres connection, so serialising batches, the driver's protocol work
 // and waiting on inserts never take the main thread's time from requests in flight.
-// Messages in: init (first), arrays of row strings (queued), {flush}. Messages out: {ack} when a
-// flush is done, {stored} (rows committed, per batch), {dropped} (rows given up on: rejected, or
+// Messages in: init (first), arrays of row strings (queued), {flush}, {responses} (a batch of stored
+// Responses, written at once). Messages out: {ack} when a flush or a batch of Responses is done
+// ({ack, error} when the Responses failed), {stored} (rows committed, per batch), {dropped} (rows given up on: rejected, or
 // deferred while the database is away), {fatal} when it
 // cannot start.
 import { openDatabase } from "../db/client";
 import { insertLogRows } from "../domain/logs/store";
+import { insertStoredResponses } from "../domain/protocols/stored-responses";
 import { createLogger } from "../logger";
 import { createRowWriter, type RowWriter } from "./log-writer";
 import { answered } from "./spool";
@@ -24,12 +26,21 @@ const idOf = (row: string) => row.slice(7, row.indexOf('"', 7));
 let writer: RowWriter | null = null;
 const early: ThreadMessage[] = [];
 
+/** Stored Responses go on the logs' connection (opened again if it was replaced). */
+let storeResponses: ((batch: string) => Promise<void>) | null = null;
+
 function handle(m: ThreadMessage, w: RowWriter): void {
   if (Array.isArray(m)) {
     for (const row of m) w.enqueue(idOf(row), row);
     return;
   }
   if (m.t === "flush") w.flush().then(() => reply({ ack: m.ack }));
+  else if (m.t === "responses" && storeResponses) {
+    storeResponses(m.batch).then(
+      () => reply({ ack: m.ack }),
+      (err: unknown) => reply({ ack: m.ack, error: err instanceof Error ? err.message : String(err) }),
+    );
+  }
 }
 
 self.onmessage = async (event: MessageEvent<ThreadMessage>) => {
@@ -66,6 +77,10 @@ self.onmessage = async (event: MessageEvent<ThreadMessage>) => {
         },
         { maxDelayMs: m.flushMs },
       );
+      storeResponses = async (batch) => {
+        database ??= await open();
+        await answered(insertStoredResponses(database.db, batch), INSERT_DEADLINE_MS);
+      };
       writer = w;
       for (const e of early.splice(0)) handle(e, w);
       reply({ ready: true });

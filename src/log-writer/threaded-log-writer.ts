@@ -4,8 +4,13 @@ import type { LogWriter } from "../domain/logs/store";
 import { recordWriter, type RowWriter } from "./log-writer";
 import type { Spool, SpoolMark } from "./spool";
 
-export type ThreadMessage = string[] | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number } | { t: "flush"; ack: number };
-export type ThreadReply = { ack: number } | { stored: number } | { dropped: number; deferred: boolean } | { ready: true } | { fatal: string };
+export type ThreadMessage =
+  | string[]
+  | { t: "init"; databaseUrl: string; logLevel: Config["logLevel"]; flushMs: number }
+  | { t: "flush"; ack: number }
+  /** A batch of stored Responses (insertStoredResponses's JSON), answered {ack} or {ack, error}. */
+  | { t: "responses"; batch: string; ack: number };
+export type ThreadReply = { ack: number; error?: string } | { stored: number } | { dropped: number; deferred: boolean } | { ready: true } | { fatal: string };
 
 const SEND_EVERY_MS = 5;
 
@@ -27,6 +32,9 @@ export function createThreadedLogWriter(
   if (!config.databaseUrl) throw new Error("the log-writer thread needs DATABASE_URL");
   const worker = new Worker(new URL("./log-writer.thread.ts", import.meta.url).href);
   const waiting = new Map<number, () => void>();
+  /** Batches of stored Responses the thread has not answered for yet. */
+  const storing = new Map<number, { resolve(): void; reject(err: Error): void }>();
+  const inFlight = new Set<Promise<void>>();
   let seq = 0;
   let posted = 0;
   let stored = 0;
@@ -66,6 +74,9 @@ export function createThreadedLogWriter(
     // Flushes waiting on the dead thread are answered: nothing more will come from it.
     for (const done of waiting.values()) done();
     waiting.clear();
+    // Responses it had not stored are not known to be stored: their saves fail (and are logged).
+    for (const s of storing.values()) s.reject(new Error(`the log-writer thread ${why} before storing them`));
+    storing.clear();
     worker.terminate();
   };
 
@@ -88,6 +99,12 @@ export function createThreadedLogWriter(
     } else if ("ack" in m) {
       waiting.get(m.ack)?.();
       waiting.delete(m.ack);
+      const s = storing.get(m.ack);
+      if (s) {
+        storing.delete(m.ack);
+        if (m.error === undefined) s.resolve();
+        else s.reject(new Error(m.error));
+      }
     } else if ("fatal" in m) failOver(`could not start (${m.fatal})`);
   };
   worker.onerror = (event) => failOver("failed", (event as ErrorEvent).error ?? new Error((event as ErrorEvent).message));
@@ -128,6 +145,8 @@ export function createThreadedLogWriter(
     flush: flushThread,
     async close() {
       await flushThread();
+      // Responses handed to the thread are stored (or fail) before it goes.
+      await Promise.allSettled([...inFlight]);
       closing = true;
       worker.terminate();
     },
@@ -147,6 +166,20 @@ export function createThreadedLogWriter(
   return {
     enqueue: (r) => (failed ? mainThread : threaded).enqueue(r),
     write: (r) => mainThread.write(r),
+    // On the thread's connection: the statement's protocol work and socket writes leave the serving
+    // thread. A dead thread takes nothing (null: the caller stores them itself).
+    storeResponses: (batch) => {
+      if (failed || closing) return null;
+      const stored = new Promise<void>((resolve, reject) => {
+        const ack = ++seq;
+        storing.set(ack, { resolve, reject });
+        worker.postMessage({ t: "responses", batch, ack } satisfies ThreadMessage);
+      });
+      inFlight.add(stored);
+      const forget = () => inFlight.delete(stored);
+      stored.then(forget, forget);
+      return stored;
+    },
     flush: async () => {
       await Promise.all([flushThread(), mainThread.flush()]);
     },

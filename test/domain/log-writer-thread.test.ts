@@ -2,6 +2,7 @@
 // Postgres server: it gets its own database on the one the suite runs against, or on the local
 // server when the suite runs on PGlite.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { migrateDatabase, openDatabase, type Database } from "../../src/db/client";
 import { parseJsonKeepingText } from "../../src/json-text";
 import type { NewRequestLog } from "../../src/domain/logs";
@@ -91,6 +92,35 @@ describe("log writer thread", () => {
     expect(lines.filter((l) => l.includes('"error"'))).toEqual([]);
   });
 
+  test("stored Responses are written on the thread's connection: stored, a repeated id keeps its first, a bad batch fails with the database's reason", async () => {
+    const writer = createThreadedLogWriter(
+      { databaseUrl: url, logLevel: "info", logFlushMs: 5 },
+      createLogger("silent"),
+      createLogWriter({ database, logger: createLogger("silent") }),
+    );
+    const id = `resp_${newId("log")}`;
+    const one = (text: string) => JSON.stringify([{ id, project_id: projectId, previous_response_id: null, input: [], response: { id, text } }]);
+    await writer.storeResponses!(one("first"));
+    await writer.storeResponses!(one("second"));
+    const rows = await database.db.execute(sql`select response ->> 'text' as text from stored_responses where id = ${id}`);
+    expect((rows as unknown as { text: string }[]).map((r) => r.text)).toEqual(["first"]);
+    // Not JSON: the thread's insert fails, and the save's promise says why.
+    const failed = await writer.storeResponses!("[{not json")!.catch((err: Error) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toContain("json");
+    // Handed over just before close: stored before the thread goes.
+    const last = `resp_${newId("log")}`;
+    const pending = writer.storeResponses!(
+      JSON.stringify([{ id: last, project_id: projectId, previous_response_id: null, input: [], response: { id: last } }]),
+    );
+    await writer.close();
+    await pending;
+    const after = await database.db.execute(sql`select count(*)::int as n from stored_responses where id = ${last}`);
+    expect((after as unknown as { n: number }[])[0]!.n).toBe(1);
+    // A closed writer takes no more: the caller stores them itself.
+    expect(writer.storeResponses!("[]")).toBeNull();
+  });
+
   test("a thread that cannot reach its database hands logging to the main thread, saying so", async () => {
     const lines: string[] = [];
     const writer = createThreadedLogWriter(
@@ -105,6 +135,8 @@ describe("log writer thread", () => {
     writer.enqueue(r);
     await writer.flush();
     expect((await stored([r.id])).length).toBe(1);
+    // Nor does it take stored Responses: the caller writes them from the main thread.
+    expect(writer.storeResponses!("[]")).toBeNull();
     await writer.close();
   });
 });

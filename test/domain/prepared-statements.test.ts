@@ -86,8 +86,9 @@ describe("prepared statements on the write path", () => {
   });
 
   test("stored Responses are written by one prepared statement", async () => {
-    // What saveResponse reads of the request's context: the project, the process's save queue, the database.
-    const deps = { caches: { responseSaves: { queued: [], inFlight: new Map() } }, database, logger: createLogger("error") };
+    // What saveResponse reads of the request's context: the project, the process's save queue, the
+    // database, and a log writer that does not take them (as on PGlite: this thread stores them).
+    const deps = { caches: { responseSaves: { queued: [], inFlight: new Map() } }, database, logger: createLogger("error"), logWriter: {} };
     const ctx = { projectId, requestId: "test", deps } as unknown as Ctx;
     const ids = [`resp_${newId("log")}`, `resp_${newId("log")}`];
     for (const id of ids) {

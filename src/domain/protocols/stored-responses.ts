@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Caches } from "../../caches";
 import { type BaseCtx, dbOf, type Ctx } from "../../context";
 import { storedResponses } from "../../db/schema";
-import { executePrepared } from "../../db/client";
+import { executePrepared, type Queryable } from "../../db/client";
 import { DomainError, parseInput } from "../../errors";
 import { resultRows } from "../logs/internal";
 import { sanitizeJsonText } from "../logs/store/sanitize-json-text";
@@ -28,26 +28,37 @@ const SAVE_DELAY_MS = 10;
 /** At most this many responses go in one INSERT. */
 const MAX_SAVES_PER_INSERT = 100;
 
-/** Sends the queued saves, many per INSERT (under load, one statement stores the responses of many calls). */
+/**
+ * Stores a batch of Responses, given as one JSON array text of {id, project_id,
+ * previous_response_id, input, response}: one prepared statement whatever the batch's size. An id
+ * stored already (an upstream that repeats its ids) keeps its first response.
+ */
+export async function insertStoredResponses(db: Queryable, batch: string): Promise<void> {
+  await executePrepared(
+    db,
+    sql`insert into ${storedResponses} (id, project_id, previous_response_id, input, response)
+        select id, project_id, previous_response_id, input, response
+        from jsonb_to_recordset(${batch}::text::jsonb) as x(id text, project_id text, previous_response_id text, input jsonb, response jsonb)
+        on conflict do nothing`,
+  );
+}
+
+/**
+ * Sends the queued saves, many per INSERT (under load, one statement stores the responses of many
+ * calls), through the log writer when it takes them (on Postgres its thread does the database's
+ * work), else on this thread.
+ */
 function flushSaves(ctx: Ctx, saves: Saves): void {
   while (saves.queued.length) {
     const batch = saves.queued.splice(0, MAX_SAVES_PER_INSERT);
-    // Not a request's transaction: the batch holds the saves of many requests. One JSON parameter
-    // whatever the batch's size, so the statement is prepared once; its text is cleaned of what
-    // Postgres cannot store (NUL, lone surrogates) as log rows are.
+    // Not a request's transaction: the batch holds the saves of many requests. Its text is cleaned
+    // of what Postgres cannot store (NUL, lone surrogates) as log rows are.
     const rows = sanitizeJsonText(
       JSON.stringify(
         batch.map(({ save: r }) => ({ id: r.id, project_id: r.projectId, previous_response_id: r.previousResponseId, input: r.input, response: r.response })),
       ),
     );
-    executePrepared(
-      ctx.deps.database.db,
-      sql`insert into ${storedResponses} (id, project_id, previous_response_id, input, response)
-        select id, project_id, previous_response_id, input, response
-        from jsonb_to_recordset(${rows}::text::jsonb) as x(id text, project_id text, previous_response_id text, input jsonb, response jsonb)
-        -- An id stored already (an upstream that repeats its ids) keeps its first response.
-        on conflict do nothing`,
-    ).then(
+    (ctx.deps.logWriter.storeResponses?.(rows) ?? insertStoredResponses(ctx.deps.database.db, rows)).then(
       () => {
         for (const b of batch) b.resolve();
       },

@@ -12,6 +12,12 @@ export type LogWriter = {
   close(): Promise<void>;
   /** The backlog and totals since start, for /metrics and /health. */
   stats(): LogWriterStats;
+  /**
+   * Stores a batch of Responses (the JSON array insertStoredResponses takes) on the writer's own
+   * connection, off the serving thread (the log-writer thread on Postgres). Absent, or null when
+   * it cannot take them now: the caller stores them itself.
+   */
+  storeResponses?(batch: string): Promise<void> | null;
 };
 
 export type LogWriterStats = {
