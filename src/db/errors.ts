@@ -11,6 +11,17 @@ export function sqlStateOf(err: unknown): string | undefined {
 
 export const isUniqueViolation = (err: unknown) => sqlStateOf(err) === "23505";
 
+/**
+ * What a failed statement is logged with: the SQLSTATE and the driver's own message (cut at 300
+ * characters), never Drizzle's message, which quotes the statement's parameters (the payloads).
+ */
+export function statementErrorFields(err: unknown): { sqlState: string | null; error: string } {
+  const cause = (err as { cause?: unknown }).cause;
+  const driver = cause instanceof Error ? cause : err;
+  const message = driver instanceof Error ? driver.message : String(driver);
+  return { sqlState: sqlStateOf(err) ?? null, error: message.slice(0, 300) };
+}
+
 // Socket-level failures (Node/Bun) and postgres.js's own codes for a connection it lost or could
 // not open: none carries a SQLSTATE.
 const CONNECTION_CODES = new Set([

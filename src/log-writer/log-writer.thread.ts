@@ -7,6 +7,7 @@
 // deferred while the database is away), {fatal} when it
 // cannot start.
 import { openDatabase } from "../db/client";
+import { statementErrorFields } from "../db/errors";
 import { insertLogRows } from "../domain/logs/store";
 import { insertStoredResponses } from "../domain/protocols/stored-responses";
 import { createLogger } from "../logger";
@@ -35,10 +36,15 @@ function handle(m: ThreadMessage, w: RowWriter): void {
     return;
   }
   if (m.t === "flush") w.flush().then(() => reply({ ack: m.ack }));
-  else if (m.t === "responses" && storeResponses) {
-    storeResponses(m.batch).then(
+  else if (m.t === "responses") {
+    // Every batch is answered: the saves waiting on it fail with the driver's own reason (never
+    // Drizzle's message, which quotes the batch).
+    (storeResponses ?? (() => Promise.reject(new Error("the log-writer thread has no connection"))))(m.batch).then(
       () => reply({ ack: m.ack }),
-      (err: unknown) => reply({ ack: m.ack, error: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => {
+        const { sqlState, error } = statementErrorFields(err);
+        reply({ ack: m.ack, error: sqlState ? `${sqlState}: ${error}` : error });
+      },
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { Database } from "../db/client";
-import { isConnectionError, sqlStateOf } from "../db/errors";
+import { isConnectionError, sqlStateOf, statementErrorFields } from "../db/errors";
 import { insertLogRows, type LogWriter, type LogWriterStats, logRow, type NewRequestLog } from "../domain/logs/store";
 import { errorFields, type Logger } from "../logger";
 import { answered, type Spool, type SpoolMark, type SpoolOutcome } from "./spool";
@@ -105,15 +105,6 @@ export function recordWriter(rows: RowWriter, logger: Logger, maxPayloadBytes?: 
   };
 }
 
-// What a failed insert is logged with: the SQLSTATE and the driver's own message, never Drizzle's
-// message, which quotes the statement's parameters (the payloads).
-function insertErrorFields(err: unknown): Record<string, unknown> {
-  const cause = (err as { cause?: unknown }).cause;
-  const driver = cause instanceof Error ? cause : err;
-  const message = driver instanceof Error ? driver.message : String(driver);
-  return { sqlState: sqlStateOf(err) ?? null, error: message.slice(0, 300) };
-}
-
 // A row the database rejected once more, written again from its parsed value: numbers JSON allows
 // and Postgres cannot hold (1e999999) become what JSON.stringify makes of them (null).
 function reserialised(row: string): string | null {
@@ -132,7 +123,7 @@ const PAYLOAD_COLUMNS = ["req_payload", "resp_payload", "req_payload_original", 
 function withoutPayloads(row: string, err: unknown): string | null {
   try {
     const r = JSON.parse(row) as Record<string, unknown>;
-    const why = `the database refused the payloads (${sqlStateOf(err) ?? "error"}: ${insertErrorFields(err).error})`;
+    const why = `the database refused the payloads (${sqlStateOf(err) ?? "error"}: ${statementErrorFields(err).error})`;
     for (const c of PAYLOAD_COLUMNS) r[c] = r[c] == null ? null : { hone_payload_not_stored: why };
     // And what is derived from them.
     r.search_text = null;
@@ -242,7 +233,7 @@ export function createRowWriter(
             records: batch.length,
             droppedTotal: dropped,
             logIds: batch.slice(0, 20).map((i) => i.id),
-            ...insertErrorFields(err),
+            ...statementErrorFields(err),
           });
           return;
         }
@@ -250,7 +241,7 @@ export function createRowWriter(
           deps.logger.warn("database unreachable: request logs are kept and retried", {
             records: batch.length,
             queued: queue.length,
-            ...insertErrorFields(err),
+            ...statementErrorFields(err),
           });
         }
         const ms = Math.min(100 * 2 ** attempt, 5_000);
@@ -276,7 +267,7 @@ export function createRowWriter(
       try {
         await insert([{ ...item, row: again.row }]);
         if (again.stripped)
-          deps.logger.warn("request log stored without its payloads: the database refused them", { logId: item.id, ...insertErrorFields(err) });
+          deps.logger.warn("request log stored without its payloads: the database refused them", { logId: item.id, ...statementErrorFields(err) });
         item.done?.resolve();
         return;
       } catch (err2) {
@@ -284,7 +275,7 @@ export function createRowWriter(
       }
     }
     giveUp([item], "dropped");
-    deps.logger.warn("request log dropped: the database rejected it", { logId: item.id, droppedTotal: dropped, ...insertErrorFields(err) });
+    deps.logger.warn("request log dropped: the database rejected it", { logId: item.id, droppedTotal: dropped, ...statementErrorFields(err) });
     item.done?.reject(err);
   }
 

@@ -105,6 +105,28 @@ describe("prepared statements on the write path", () => {
     expect(prepared[0]!.n).toBe(1);
   });
 
+  test("a Responses batch the database refuses is logged with its SQLSTATE and the driver's reason, never the Responses", async () => {
+    const lines: string[] = [];
+    const deps = {
+      caches: { responseSaves: { queued: [], inFlight: new Map() } },
+      database,
+      logger: createLogger("error", (l) => lines.push(l)),
+      logWriter: {},
+    };
+    // A project that does not exist: the foreign key refuses the row.
+    const ctx = { projectId: "prj_none", requestId: "req-1", deps } as unknown as Ctx;
+    const id = `resp_${newId("log")}`;
+    saveResponse(ctx, { id, previousResponseId: null, input: [], response: { id, status: "completed", secret: "the-answer-text-42" } });
+    await settleResponseSaves(ctx.deps);
+    const line = lines.find((l) => l.includes("a Responses API response could not be stored"));
+    expect(line).toBeDefined();
+    const fields = JSON.parse(line!) as { sqlState: string; error: string; responseId: string };
+    expect(fields.sqlState).toBe("23503");
+    expect(fields.responseId).toBe(id);
+    expect(fields.error).toContain("foreign key");
+    expect(line).not.toContain("the-answer-text-42");
+  });
+
   test("a day partition created after the statement was prepared receives its logs", async () => {
     // What the hourly maintenance does for the days ahead: the prepared plan is made again.
     const day = Date.UTC(2031, 0, 1);

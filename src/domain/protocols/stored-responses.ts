@@ -5,6 +5,7 @@ import type { Caches } from "../../caches";
 import { type BaseCtx, dbOf, type Ctx } from "../../context";
 import { storedResponses } from "../../db/schema";
 import { executePrepared, type Queryable } from "../../db/client";
+import { statementErrorFields } from "../../db/errors";
 import { DomainError, parseInput } from "../../errors";
 import { resultRows } from "../logs/internal";
 import { sanitizeJsonText } from "../logs/store/sanitize-json-text";
@@ -87,7 +88,8 @@ export function saveResponse(ctx: Ctx, r: { id: string; previousResponseId: stri
       ctx.deps.logger.error("a Responses API response could not be stored", {
         requestId: ctx.requestId,
         responseId: r.id,
-        error: err instanceof Error ? err.message : String(err),
+        // The driver's reason, not Drizzle's message (which quotes the batch: the Responses themselves).
+        ...statementErrorFields(err),
       });
     })
     .finally(() => {
