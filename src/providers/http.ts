@@ -531,6 +531,8 @@ export function readSseBatches(call: UpstreamCall, label: string, timeoutMs: num
           (r) => {
             if (r.done) ended = true;
           },
+          // A read that fails (the body broke after the last event) leaves `ended` false: the
+          // request is aborted below; the client already has its whole stream.
           () => {},
         )
         .finally(() => {

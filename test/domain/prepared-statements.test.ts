@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { executePrepared, migrateDatabase, openDatabase, type Database } from "../../src/db/client";
-import type { NewRequestLog } from "../../src/domain/logs";
 import { logIdAt, resultRows } from "../../src/domain/logs/internal";
 import { insertLogRows, logRow } from "../../src/domain/logs/store/rows";
 import { saveResponse, settleResponseSaves } from "../../src/domain/protocols/stored-responses";
@@ -13,6 +12,7 @@ import { newId } from "../../src/ids";
 import type { Ctx } from "../../src/context";
 import { createLogger } from "../../src/logger";
 import { createOwnPostgresDatabase } from "../helpers/db";
+import { newLogRecord } from "../helpers/logs";
 
 let database: Database;
 let projectId: string;
@@ -32,26 +32,12 @@ afterAll(async () => {
   await drop();
 });
 
-const record = (id: string, content: string): NewRequestLog => ({
-  id,
-  projectId,
-  source: "gateway",
-  provider: "openai",
-  model: "openai:m",
-  completionId: `c-${content}`,
-  statusCode: 200,
-  errorMessage: null,
-  requestedAt: new Date(),
-  receivedAt: new Date(),
-  durationMs: 1,
-  inputTokens: 1,
-  outputTokens: 2,
-  costUsd: 0.001,
-  cacheHit: false,
-  tags: {},
-  reqPayload: { model: "m", messages: [{ role: "user", content }] },
-  respPayload: { choices: [{ message: { role: "assistant", content: `answer to ${content}` } }] },
-});
+const record = (id: string, content: string) =>
+  newLogRecord(projectId, {
+    id,
+    reqPayload: { model: "m", messages: [{ role: "user", content }] },
+    respPayload: { choices: [{ message: { role: "assistant", content: `answer to ${content}` } }] },
+  });
 
 const preparedInserts = async () =>
   resultRows<{ n: number }>(
