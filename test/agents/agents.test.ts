@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
@@ -15,11 +15,39 @@ import { runClaudeCode, runCodex } from "./run-agents";
 
 const DIR = import.meta.dir;
 
-/** Installs the agents once (npm's cache keeps the packages between runs and test files). */
-function ensureAgents() {
-  if (existsSync(join(DIR, "node_modules/@openai/codex/bin/codex.js")) && existsSync(join(DIR, "node_modules/@anthropic-ai/claude-code/package.json"))) return;
-  const res = Bun.spawnSync(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: DIR, stdout: "pipe", stderr: "pipe" });
-  if (res.exitCode !== 0) throw new Error(`npm ci in test/agents failed: ${res.stderr.toString()}`);
+/** Written after a whole `npm ci`: the lockfile's hash, so a half-done install or a version bump installs again. */
+const MARKER = join(DIR, "node_modules/.hone-installed");
+const lockHash = () => new Bun.CryptoHasher("sha256").update(readFileSync(join(DIR, "package-lock.json"))).digest("hex");
+const installed = () => existsSync(MARKER) && readFileSync(MARKER, "utf8") === lockHash();
+
+/**
+ * Installs the agents once (npm's cache keeps the packages between runs and test files). Two suites
+ * running at once (CI runs the PGlite and the Postgres suite side by side) install under a lock: a
+ * directory made atomically, taken over when it is more than 4 minutes old (a run killed mid-install).
+ */
+async function ensureAgents() {
+  if (installed()) return;
+  const lock = join(DIR, ".installing");
+  const deadline = Date.now() + 4.5 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > 4 * 60_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`test/agents: another run has been installing the agents for 4.5 minutes (remove ${lock} if none is)`);
+      await Bun.sleep(500);
+    }
+  }
+  try {
+    if (installed()) return; // the other run finished it
+    const res = Bun.spawnSync(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: DIR, stdout: "pipe", stderr: "pipe" });
+    if (res.exitCode !== 0) throw new Error(`npm ci in test/agents failed: ${res.stderr.toString()}`);
+    writeFileSync(MARKER, lockHash());
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 let t: TestApp;
@@ -33,7 +61,7 @@ let cwd: string;
 let secret: string;
 
 beforeAll(async () => {
-  ensureAgents();
+  await ensureAgents();
   secret = `SECRET-${crypto.randomUUID().slice(0, 8)}`;
   cwd = mkdtempSync(join(tmpdir(), "hone-agent-work-"));
   writeFileSync(join(cwd, "secret.txt"), `${secret}\n`);
