@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pLimit from "p-limit";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { createMigratedPostgresDatabase, removeAtEnd } from "../helpers/db";
 import { type RunningServer, startServer } from "../helpers/process";
@@ -604,6 +604,24 @@ export async function signedInPage(
   if (viewport) await page.setViewportSize(viewport);
   await signIn(page, hone.url, hone.project.apiKey);
   return { context, page };
+}
+
+/**
+ * Clicks `button` and waits for the dialog it opens. A click that lands while the page is still
+ * settling (its chunk or first data arriving on a loaded machine) can be lost; it is clicked again,
+ * up to three times, before the dialog is said to be missing.
+ */
+export async function openDialog(page: Page, button: string, dialog: string): Promise<Locator> {
+  const d = page.getByRole("dialog", { name: dialog });
+  for (let attempt = 1; ; attempt++) {
+    await page.getByRole("button", { name: button }).click();
+    try {
+      await d.waitFor({ timeout: attempt < 3 ? 4_000 : 10_000 });
+      return d;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
 }
 
 /** For afterAll: closes the browser and stops Hone; either is unset when beforeAll failed early. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
-import { BOOTSTRAP_KEY, type Browser, closeAll, type Hone, launchBrowser, shot, signedInPage, startHone } from "./harness";
+import { BOOTSTRAP_KEY, type Browser, closeAll, type Hone, launchBrowser, openDialog, shot, signedInPage, startHone } from "./harness";
 import { installJudges, prompt } from "./judges";
 
 // Relabel runs and DPO in the console: a run started from the dataset page, its outputs compared
@@ -93,8 +93,7 @@ describe("relabel runs and DPO", () => {
 
   test("a DPO fine-tune from the form trains on the preference pairs, pruned by the dataset's rule", async () => {
     await page.goto(`${hone.url}/datasets/${datasetId}`);
-    await page.getByRole("button", { name: "Pruning rules" }).click();
-    const rules = page.getByRole("dialog", { name: "Pruning rules" });
+    const rules = await openDialog(page, "Pruning rules", "Pruning rules");
     await rules.getByLabel("Text to remove").fill("Question ");
     await rules.getByRole("button", { name: "Add rule" }).click();
     await rules.getByTestId("pruning-rule").waitFor();
