@@ -51,8 +51,7 @@ const row = (q: string) => page.locator(`tr[data-question="${q}"]`);
 describe("relabel runs and DPO", () => {
   test("a run compared side by side, accepted in part, the rest rejected", async () => {
     await page.goto(`${hone.url}/datasets/${datasetId}`);
-    await page.getByRole("button", { name: "Relabel runs" }).click();
-    const dialog = page.getByRole("dialog", { name: "Relabel runs" });
+    const dialog = await openDialog(page, "Relabel runs", "Relabel runs");
     await dialog.getByText("No runs yet.").waitFor();
     await dialog.getByLabel("Model").fill("gpt-4o-mini");
     await dialog.getByLabel("Name").fill("stronger");
