@@ -48,7 +48,7 @@ export type Caches = {
   /** The slices of limits this process leased, and what it owes the database (domain/limits/leases.ts). */
   limitLeases: Leases;
   /** Sampled judgements of answers in flight, routes' and models' (domain/online-evals/judge-sample.ts). */
-  routeJudging: { inFlight: number };
+  routeJudging: { inFlight: number; skipped: number };
   /** Active online evaluations by project, then model, as last read (domain/online-evals/manage-online-evals.ts). */
   onlineEvals: Map<string, { value: Map<string, ActiveEval>; expires: number }>;
   /** When each judged target's pass rate may be checked for an alert again (domain/online-evals/judge-sample.ts). */
@@ -65,7 +65,7 @@ export function createCaches(clock: () => Date): Caches {
     logSlices: null,
     circuits: new Map(),
     routes: new Map(),
-    routeJudging: { inFlight: 0 },
+    routeJudging: { inFlight: 0, skipped: 0 },
     onlineEvals: new Map(),
     passRateChecks: new Map(),
     fineTunes: new Map(),

@@ -46,8 +46,10 @@ describe("the data directory lock", () => {
   });
 
   test("a zombie (dead, never reaped by its parent) does not hold it", async () => {
-    // The shell's child exits at once; the shell then becomes `sleep`, which never reaps it.
-    const parent = Bun.spawn(["sh", "-c", "sleep 0 & echo $!; exec sleep 30"], { stdout: "pipe" });
+    // The shell's child exits after a second; the shell has become `sleep` by then, which never reaps
+    // it. (A child exiting at once could be reaped by the shell itself, before its exec, on a loaded
+    // machine: then there is no zombie to see.)
+    const parent = Bun.spawn(["sh", "-c", "sleep 1 & echo $!; exec sleep 30"], { stdout: "pipe" });
     children.push(parent);
     const reader = parent.stdout.getReader();
     const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim());

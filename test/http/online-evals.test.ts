@@ -157,8 +157,11 @@ describe("online evaluation of a model", () => {
     // Another model's calls are not judged.
     await api.ok("POST /chat/completions", { body: ask("elsewhere", "openai:not-evaluated") });
     const judged = await settled("openai:sampled-model");
-    expect(judged).toBeGreaterThanOrEqual(140);
-    expect(judged).toBeLessThanOrEqual(260);
+    // Sampled: judged, or skipped because 64 judgements were already in flight (a loaded machine).
+    const sampled = judged + t.deps.caches.routeJudging.skipped;
+    expect(sampled).toBeGreaterThanOrEqual(140);
+    expect(sampled).toBeLessThanOrEqual(260);
+    expect(judged).toBeGreaterThan(0);
     expect(await verdictsOf("openai:not-evaluated")).toBe(0);
     // Every answer was right: all passed; the judge calls are Hone's own (internal, kind judge).
     const e = await gqlData<{ onlineEval: OnlineEvalOut }>(t, `query($id: ID!) { onlineEval(id: $id) { ${FIELDS} } }`, { id: made.data!.createOnlineEval.id });

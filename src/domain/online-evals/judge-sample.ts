@@ -39,7 +39,11 @@ export function judgeSample(
 ): void {
   const output = completion.choices[0]?.message;
   const counter = ctx.deps.caches.routeJudging;
-  if (!output || counter.inFlight >= MAX_IN_FLIGHT) return;
+  if (!output) return;
+  if (counter.inFlight >= MAX_IN_FLIGHT) {
+    counter.skipped++;
+    return;
+  }
   counter.inFlight++;
   void (async () => {
     let passed: boolean | null = null;
