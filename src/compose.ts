@@ -41,6 +41,7 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
       logWriter: () => deps.logWriter,
       dbPoolSize: parts.config.dbPoolSize,
       openCircuits: () => openCircuits(deps),
+      samplesSkipped: () => deps.caches.routeJudging.skipped,
     }),
     ...parts,
   };

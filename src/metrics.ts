@@ -50,6 +50,8 @@ export type MetricsSources = {
   dbDeadlineMs?: number;
   /** The routing targets whose circuit is open now (on this process), read when scraped. */
   openCircuits?: () => string[];
+  /** Online-evaluation samples skipped because 64 judgements were in flight (on this process). */
+  samplesSkipped?: () => number;
 };
 
 type Labels = Record<string, string>;
@@ -209,6 +211,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
   );
   register(registry, "hone_spool_replayed_total", "Call logs stored from the spool after the database came back (or a restart)", "counter", () =>
     log.spool ? [{ labels: {}, value: log.spool.replayed }] : [],
+  );
+  register(
+    registry,
+    "hone_online_samples_skipped_total",
+    "Answers sampled for an online evaluation but not judged: 64 judgements were in flight",
+    "counter",
+    () => (sources.samplesSkipped ? [{ labels: {}, value: sources.samplesSkipped() }] : []),
   );
   register(registry, "hone_logs_unspooled_total", "Call logs not spooled (past HONE_SPOOL_MAX_BYTES, or the disk failed)", "counter", () =>
     log.spool ? [{ labels: {}, value: log.spool.unspooled }] : [],

@@ -22,7 +22,7 @@ const installed = () => existsSync(MARKER) && readFileSync(MARKER, "utf8") === l
 
 /**
  * Installs the agents once (npm's cache keeps the packages between runs and test files). Two suites
- * running at once (CI runs the PGlite and the Postgres suite side by side) install under a lock: a
+ * running at once (the PGlite and the Postgres suite started side by side) install under a lock: a
  * directory made atomically, taken over when it is more than 4 minutes old (a run killed mid-install).
  */
 async function ensureAgents() {

@@ -162,6 +162,8 @@ describe("online evaluation of a model", () => {
     expect(sampled).toBeGreaterThanOrEqual(140);
     expect(sampled).toBeLessThanOrEqual(260);
     expect(judged).toBeGreaterThan(0);
+    const metrics = await t.deps.metrics.registry.metrics();
+    expect(metrics).toContain(`hone_online_samples_skipped_total ${t.deps.caches.routeJudging.skipped}`);
     expect(await verdictsOf("openai:not-evaluated")).toBe(0);
     // Every answer was right: all passed; the judge calls are Hone's own (internal, kind judge).
     const e = await gqlData<{ onlineEval: OnlineEvalOut }>(t, `query($id: ID!) { onlineEval(id: $id) { ${FIELDS} } }`, { id: made.data!.createOnlineEval.id });
