@@ -1,5 +1,5 @@
 // Where the CPU goes under load: per thread of Hone, Postgres, the upstream and wrk, in µs per call.
-//   bun bench/cpu-split.ts [--seconds 8] [--connections 64] [--latency 0] [--endpoint chat|responses|messages]
+//   bun bench/cpu-split.ts [--seconds 8] [--connections 64] [--latency 0] [--endpoint chat|responses|messages] [--warmup 2] [--no-log]
 // --endpoint responses / messages: a streamed Responses call to OpenAI / Messages call to Anthropic,
 // passed through (the calls of bench/protocols.ts).
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,6 +12,9 @@ const { values } = parseArgs({
     connections: { type: "string", default: "64" },
     latency: { type: "string", default: "0" },
     endpoint: { type: "string", default: "chat" },
+    warmup: { type: "string", default: "2" },
+    // op-log-request: false on every call: what logging costs, by difference.
+    "no-log": { type: "boolean", default: false },
   },
 });
 const ENDPOINTS: Record<string, { path: string; body: unknown; headers: Record<string, string>; provider: "openai" | "anthropic" }> = {
@@ -71,9 +74,10 @@ try {
   await setBenchProviderKey(hone.url, endpoint.provider);
   const out = await new Response(Bun.spawn(["ss", "-ltnpH"], { stdout: "pipe" }).stdout).text();
   const upstreamPid = Number(new RegExp(`:${upPid}\\s.*pid=(\\d+)`).exec(out)?.[1] ?? 0);
-  const { body, headers: auth } = endpoint;
+  const { body } = endpoint;
+  const auth = values["no-log"] ? { ...endpoint.headers, "op-log-request": "false" } : endpoint.headers;
   const url = `${hone.url}${endpoint.path}`;
-  await wrk(url, body, auth, { connections: 8, seconds: 2 });
+  await wrk(url, body, auth, { connections: 8, seconds: Number(values.warmup) });
   const a = snapshot(hone.pid, upstreamPid);
   const r = await wrk(url, body, auth, {
     connections: Number(values.connections),

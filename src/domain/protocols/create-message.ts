@@ -135,13 +135,13 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
     return { kind: "stream", events: batchOf(messageEvents(hit)), cache: "HIT" };
   }
   // A Message that ended (a stop reason) is whole; one cut short by an error never is.
-  const keep = (message: Record<string, unknown> | null) => {
-    if (message?.stop_reason) cache.write(message);
+  const keep = async (message: Record<string, unknown> | null) => {
+    if (message?.stop_reason) await cache.write(message);
   };
   if (!req.stream) {
     try {
       const message = await router.send((u, signal) => u.client.anthropic!.message(body, { signal, beta }));
-      keep(message);
+      await keep(message);
       // A sample is judged off the answer's path (a route's judge, a model's online evaluation).
       if (checked.success && message.stop_reason) router.answered(checked.data, fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000)));
       return { kind: "message", message: await answer(message), cache: cache.status };
@@ -167,8 +167,9 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
       const message = received.result();
       const chat = message ? fromAnthropicMessage(message, Math.floor(ctx.deps.clock().getTime() / 1000)) : null;
       call.log({ ...outcome, respPayload: chat, respPayloadOriginal: message, usage: chat?.usage, completionId: message ? String(message.id ?? "") : null });
-      if (outcome.statusCode === 200) keep(message);
       if (outcome.statusCode === 200 && chat && checked.success && message?.stop_reason) router.answered(checked.data, chat);
+      // Stored before the stream's last event goes.
+      if (outcome.statusCode === 200) return keep(message);
     },
   );
   return { kind: "stream", events, cache: cache.status };

@@ -173,14 +173,14 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     if (!req.stream) return { kind: "response", response, cache: "HIT", warning: null };
     return { kind: "stream", events: batchOf(responseEvents(hit)), cache: "HIT", warning: null };
   }
-  const cacheWhole = (response: Record<string, unknown> | null) => {
-    if (response?.status === "completed") cache.write(response);
+  const cacheWhole = async (response: Record<string, unknown> | null) => {
+    if (response?.status === "completed") await cache.write(response);
   };
   if (!req.stream) {
     try {
       const response = await router.send((u, signal) => u.client.responses!.create(body, { ...opts, signal }));
       keep(response);
-      cacheWhole(response);
+      await cacheWhole(response);
       // A sample is judged off the answer's path (a route's judge, a model's online evaluation).
       if (checked?.success && response.status === "completed") router.answered(checked.data, responseToChat(response));
       return { kind: "response", response: await answer(response), cache: cache.status, warning: null };
@@ -212,8 +212,9 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
     (outcome) => {
       if (!last) return call.log({ ...outcome, respPayload: null });
       logStreamed(last, outcome);
-      if (outcome.statusCode === 200) cacheWhole(last);
       if (outcome.statusCode === 200 && checked?.success && last.status === "completed") router.answered(checked.data, responseToChat(last));
+      // Stored before the stream's last event goes.
+      if (outcome.statusCode === 200) return cacheWhole(last);
     },
   );
   return { kind: "stream", events, cache: cache.status, warning: null };

@@ -27,15 +27,19 @@ export function nativeCache(
       return hit?.response ?? null;
     },
     /**
-     * Off the answer's path: a cache that cannot be written only costs a miss later. An answer
-     * larger than Hone holds (HONE_MAX_LOGGED_PAYLOAD_BYTES: a long stream, put together) is not kept.
+     * Resolves once the answer is stored (never rejects: a cache that cannot be written only costs
+     * a miss later, and is logged). The caller ends its answer after it, as the chat gateway does,
+     * so the same request sent right after the answer is a hit. An answer larger than Hone holds
+     * (HONE_MAX_LOGGED_PAYLOAD_BYTES: a long stream, put together) is not kept.
      */
-    write(answer: Record<string, unknown>): void {
+    async write(answer: Record<string, unknown>): Promise<void> {
       if (!key || (mode !== "readWrite" && mode !== "writeOnly")) return;
       if (JSON.stringify(answer).length > ctx.deps.config.maxLoggedPayloadBytes) return;
-      writeCacheEntry(ctx, key, answer).catch((err: unknown) => {
+      try {
+        await writeCacheEntry(ctx, key, answer);
+      } catch (err) {
         ctx.deps.logger.warn("cache write failed", { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
-      });
+      }
     },
   };
 }

@@ -16,14 +16,14 @@ export function relayEvents(
   ctx: Ctx,
   upstream: Batches<NativeEvent>,
   watch: (e: NativeEvent) => Outcome | undefined,
-  done: (outcome: Outcome) => void,
+  done: (outcome: Outcome) => void | Promise<void>,
 ): Batches<NativeEvent> {
   let settled: Outcome | undefined;
   let finished = false;
-  const finish = (outcome: Outcome) => {
+  const finish = (outcome: Outcome): void | Promise<void> => {
     if (finished) return;
     finished = true;
-    done(outcome);
+    return done(outcome);
   };
   return {
     async next() {
@@ -31,22 +31,23 @@ export function relayEvents(
       try {
         const batch = await upstream.next();
         for (const e of batch.events) settled = watch(e) ?? settled;
-        if (batch.done) finish(settled ?? { statusCode: 200, errorMessage: null });
+        // What `done` does for a whole stream (the cache write) is over before its last events go.
+        if (batch.done) await finish(settled ?? { statusCode: 200, errorMessage: null });
         return batch;
       } catch (err) {
         upstream.close();
         if (err instanceof ClientAborted) {
-          finish({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE });
+          void finish({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE });
           return { events: [], done: true };
         }
         const e = asDomainError(ctx, err);
-        finish({ statusCode: statusOf(e), errorMessage: e.message });
+        void finish({ statusCode: statusOf(e), errorMessage: e.message });
         throw e;
       }
     },
     close() {
       upstream.close();
-      finish({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE });
+      void finish({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE });
     },
   };
 }
