@@ -3,6 +3,7 @@ import { createTestApp, storeProviderKey, type TestApp, type TestProject } from 
 import { createDataset, qa } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { trpcClient, trpcFailure } from "../helpers/trpc";
+import { waitFor } from "../helpers/wait-for";
 
 // Each project's share of the expensive lanes (GraphQL, tRPC, exports, imports): 2 at a time and
 // 3 waiting here; past that a 429 with Retry-After. Another project, and the gateway, never wait.
@@ -37,7 +38,8 @@ describe("fair share per project", () => {
   test("GraphQL: a project's requests past its slots wait their turn, past its queue get 429; other projects and the gateway do not wait", async () => {
     const release = await hold("graphql", 2);
     const waiting = [graphql(a.apiKey), graphql(a.apiKey), graphql(a.apiKey)];
-    await Bun.sleep(50);
+    // All three reach the queue (on a loaded machine, some take a while to get there).
+    await waitFor(() => t.deps.fairShare.stats(a.projectId, "graphql").waiting === 3, { message: "three GraphQL requests waiting" });
     expect(t.deps.fairShare.stats(a.projectId, "graphql")).toEqual({ active: 2, waiting: 3 });
     // The queue is full: refused at once, saying when to come back.
     const refused = await graphql(a.apiKey);
@@ -65,7 +67,7 @@ describe("fair share per project", () => {
     const release = await hold("trpc", 2);
     const mine = trpcClient(t, a.apiKey);
     const waiting = [mine.datasets.list.query(), mine.datasets.list.query(), mine.datasets.list.query()];
-    await Bun.sleep(50);
+    await waitFor(() => t.deps.fairShare.stats(a.projectId, "trpc").waiting === 3, { message: "three tRPC calls waiting" });
     const refused = await trpcFailure(mine.datasets.list.query());
     expect(refused.data?.httpStatus).toBe(429);
     expect(await trpcClient(t, b.apiKey).datasets.list.query()).toEqual([]);
@@ -82,7 +84,8 @@ describe("fair share per project", () => {
     expect(t.deps.fairShare.stats(a.projectId, "export").active).toBe(2);
     await r1.text();
     await r2.text();
-    await Bun.sleep(20);
+    // Released as each file's stream ends (a moment after its last byte is read).
+    await waitFor(() => t.deps.fairShare.stats(a.projectId, "export").active === 0, { message: "the export slots released" });
     expect(t.deps.fairShare.stats(a.projectId, "export")).toEqual({ active: 0, waiting: 0 });
     const bad = await t.request("GET", "/api/v1/logs/export?filter=%7Bnope");
     expect(bad.status).toBe(400);
