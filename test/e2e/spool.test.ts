@@ -6,6 +6,7 @@ import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
 import { type FakeUpstream, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { killStartedServers, type RunningServer, startServer } from "../helpers/process";
 import { storedByTag, waitForLogsStored } from "../helpers/stored-logs";
+import { waitFor } from "../helpers/wait-for";
 
 // The durable log spool, proven on a real server process: kill -9 while 16 clients call the
 // gateway and 16 report calls, start it again on the same data, and find every answered call and
@@ -115,8 +116,14 @@ describe("the durable log spool", () => {
       const reported: string[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const load = traffic(server, round);
-        // Enough for thousands of calls; killed in the middle of them.
+        // Enough for thousands of calls; killed in the middle of them, once both kinds have been
+        // answered more than 50 times (a loaded machine takes longer to get there).
         await Bun.sleep(1_500);
+        await waitFor(() => load.answered.length > 50 && load.reported.length > 50, {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+          message: () => `traffic before the kill: ${load.answered.length} answered calls, ${load.reported.length} acknowledged reports`,
+        });
         server.proc.kill("SIGKILL");
         await load.stop();
         await server.proc.exited;
