@@ -52,6 +52,44 @@ describe("datasets", () => {
     expect(datasetId).toStartWith("ds_");
   });
 
+  test("the dataset page's actions stay where they are when the dataset arrives (a click aimed at one lands on it)", async () => {
+    // The dataset's own query held back, as on a slow server: the page shows its actions first.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const pattern = /\/trpc\/[^?]*datasets\.get/;
+    await page.route(pattern, async (route) => {
+      await held;
+      await route.continue().catch(() => {});
+    });
+    try {
+      await page.goto(`${hone.url}/datasets/${datasetId}`);
+      const names = ["Add entry", "Upload JSONL", "Import from logs", "Judge / relabel", "Relabel runs", "Pruning rules", "Export JSONL", "Fine-tune"];
+      const actions = page.getByTestId("dataset-actions");
+      const boxes = async () =>
+        Promise.all(
+          names.map(async (n) => {
+            const b = await actions.getByText(n, { exact: true }).boundingBox({ timeout: 2_000 });
+            return { n, x: Math.round(b!.x), y: Math.round(b!.y) };
+          }),
+        );
+      await actions.getByText("Pruning rules", { exact: true }).waitFor();
+      // Every action is there before the dataset is (Fine-tune not yet usable).
+      expect(await actions.getByText("Fine-tune", { exact: true }).count()).toBe(1);
+      const before = await boxes();
+      await shot(page, "dataset-loading");
+      release();
+      await page.getByTestId("dataset-counts").waitFor();
+      expect(await boxes()).toEqual(before);
+      await shot(page, "dataset-loaded");
+    } finally {
+      release();
+      await page.unroute(pattern);
+      // Back to the list, where the next test starts.
+      await page.goto(`${hone.url}/datasets`);
+      await page.getByTestId("dataset-row-support answers").waitFor();
+    }
+  });
+
   test("upload a JSONL with two bad lines: they are listed by number, the rest stored", async () => {
     const lines = [
       qa("Where is my order?", "Let me check.", "TRAIN"),

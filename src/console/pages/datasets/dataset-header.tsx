@@ -34,9 +34,16 @@ export function DatasetHeader({
               all datasets
             </Anchor>
           </Text>
-        ) : null}
+        ) : (
+          // The counts' line, held while they load, so nothing below moves when they come.
+          <Text c="dimmed" size="sm" aria-hidden>
+            …
+          </Text>
+        )}
       </Stack>
-      <Group gap="xs" wrap="wrap">
+      {/* Every action is there from the first paint (Fine-tune disabled until the dataset is known):
+          a late button would push the others aside, and a click aimed at one would land on another. */}
+      <Group gap="xs" wrap="wrap" data-testid="dataset-actions">
         <Button variant="default" size="sm" onClick={() => onDialog("add")}>
           Add entry
         </Button>
@@ -67,7 +74,11 @@ export function DatasetHeader({
           >
             Fine-tune
           </Button>
-        ) : null}
+        ) : (
+          <Button size="sm" disabled>
+            Fine-tune
+          </Button>
+        )}
       </Group>
     </Group>
   );
