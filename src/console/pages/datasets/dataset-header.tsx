@@ -29,7 +29,7 @@ export function DatasetHeader({
         {d ? (
           <Text c="dimmed" size="sm" data-testid="dataset-counts">
             {plural(d.entryCount, "entry", "entries")} · {formatNumber(d.trainCount)} train · {formatNumber(d.testCount)} test ·{" "}
-            {plural(d.fineTuneCount, "fine-tune")} ·{" "}
+            {plural(d.fineTuneCount, "fine-tune")} · {runningTasks ? `${plural(runningTasks, "quality task")} running · ` : null}
             <Anchor component={Link} to="/datasets" size="sm" underline="always">
               all datasets
             </Anchor>
@@ -53,8 +53,9 @@ export function DatasetHeader({
         <Button variant="default" size="sm" onClick={() => onDialog("import")}>
           Import from logs
         </Button>
+        {/* Its label stays the same whatever runs (the count is in the line above): a longer one would move the actions after it. */}
         <Button variant="default" size="sm" onClick={() => onDialog("quality")}>
-          {runningTasks ? `Quality (${runningTasks} running)` : "Judge / relabel"}
+          Judge / relabel
         </Button>
         <Button variant="default" size="sm" onClick={() => onDialog("relabel")}>
           Relabel runs
