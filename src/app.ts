@@ -69,9 +69,15 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
       const url = new URL(incoming.url);
       // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
       const path = url.pathname.includes("//") ? url.pathname.replace(/\/{2,}/g, "/") : url.pathname;
+      // Elysia looks for the path from the URL's 12th character on, as if every origin were at least
+      // `http://` and four more: behind `Host: api` (a container or Kubernetes service on port 80)
+      // it would route nothing. Such a request is routed under a stand-in host; its Host header
+      // still says what the client sent.
+      const shortOrigin = url.origin.length < ELYSIA_PATH_SEARCH_FROM;
       let request = incoming;
-      if (path !== url.pathname) {
+      if (path !== url.pathname || shortOrigin) {
         url.pathname = path;
+        if (shortOrigin) url.hostname = SHORT_HOST_STAND_IN;
         request = new Request(url, incoming);
       }
       const meta = { requestId: incomingRequestId(request) ?? newRequestId(), startedAt: performance.now(), peer: peer ?? undefined, holdOpen };
@@ -143,6 +149,11 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
     },
   };
 }
+
+/** Where Elysia starts its search for the path's "/" in a request URL (its `standardHostname`). */
+const ELYSIA_PATH_SEARCH_FROM = 11;
+// Long enough for any scheme and port; a name that no one outside can own.
+const SHORT_HOST_STAND_IN = "short-host.invalid";
 
 /** Paths whose 404 is the API's JSON, whatever the client accepts (the console's missing assets too). */
 const API_PATH = /^\/(api|graphql|trpc|console|health|metrics)(\/|$)/;

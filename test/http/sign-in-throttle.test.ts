@@ -3,6 +3,7 @@ import { createApp } from "../../src/app";
 import { ConfigError, loadConfig } from "../../src/config";
 import { createDeps } from "../../src/compose";
 import { createSignInThrottle, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from "../../src/domain/sessions/sign-in-throttle";
+import { firstOwnerLink } from "../../src/domain/teams";
 import { LOCAL_CLIENT, resolveClientAddress } from "../../src/http/client-address";
 import { parseIpRange } from "../../src/ip-address";
 import { createLogger } from "../../src/logger";
@@ -324,6 +325,124 @@ describe("the client address", () => {
       await trusted.stop();
       now += SIGN_IN_WINDOW_MS;
     }
+  });
+});
+
+describe("every password check: changing a password and accepting an invitation", () => {
+  const OWNER = { email: "owner@example.com", password: "owner password 123" };
+  let ownerCookie = "";
+
+  /** A tRPC mutation as the console sends it, from `peer`, with a session cookie when given. */
+  const mutate = (path: string, input: unknown, o: { peer: string; cookie?: string }) =>
+    t.app.handle(
+      new Request(`http://localhost/trpc/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-hone-console": "1", ...(o.cookie ? { cookie: o.cookie } : {}) },
+        body: JSON.stringify(input),
+      }),
+      o.peer,
+    );
+  const cookieOf = (res: Response) => res.headers.getSetCookie()[0]!.split(";")[0]!;
+  const tokenOf = (url: string) => url.slice(url.indexOf("#") + 1);
+  const dataOf = async <T>(res: Response) => {
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { result: { data: T } }).result.data;
+  };
+  const invite = async (email: string) =>
+    tokenOf((await dataOf<{ url: string }>(await mutate("team.invite", { email, role: "viewer" }, { peer: freshAddress(), cookie: ownerCookie }))).url);
+  /** A person with a password and a session (a new account: accepting sets the password, nothing is checked). */
+  const person = async (email: string, password: string) => {
+    const res = await mutate("session.acceptInvitation", { token: await invite(email), password }, { peer: freshAddress() });
+    expect(res.status).toBe(200);
+    return cookieOf(res);
+  };
+  /** An existing account invited again (removed from the organisation first): its password is asked for. */
+  const reinvite = async (email: string) => {
+    const members = (await (
+      await t.app.handle(new Request("http://localhost/trpc/team.members", { headers: { cookie: ownerCookie, "x-hone-console": "1" } }), freshAddress())
+    ).json()) as { result: { data: { userId: string; email: string }[] } };
+    const userId = members.result.data.find((m) => m.email === email)!.userId;
+    await dataOf(await mutate("team.remove", { userId }, { peer: freshAddress(), cookie: ownerCookie }));
+    return invite(email);
+  };
+  const refusedWithRetryAfter = async (res: Response, scope: string) => {
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("60");
+    const body = (await res.json()) as TrpcError;
+    expect(body.error.data.code).toBe("RATE_LIMITED");
+    expect(body.error.message).toBe(`Too many wrong passwords ${scope} (at most 10 a minute): try again in 60 s`);
+    expect(res.headers.get("set-cookie")).toBeNull();
+  };
+
+  beforeAll(async () => {
+    now += SIGN_IN_WINDOW_MS;
+    const res = await mutate("session.acceptInvitation", { token: tokenOf((await firstOwnerLink(t.deps))!), ...OWNER }, { peer: freshAddress() });
+    expect(res.status).toBe(200);
+    ownerCookie = cookieOf(res);
+  });
+
+  test("session.changePassword: 10 wrong current passwords, then 429 with Retry-After even for the right one; other accounts are unaffected", async () => {
+    now += SIGN_IN_WINDOW_MS;
+    const ann = { email: "ann@example.com", password: "ann password 123" };
+    const annCookie = await person(ann.email, ann.password);
+    const bobCookie = await person("bob@example.com", "bob password 123");
+    const peer = freshAddress();
+    for (let i = 0; i < SIGN_IN_MAX_FAILURES; i++) {
+      const res = await mutate("session.changePassword", { currentPassword: `guess ${i}`, newPassword: "a new password 123" }, { peer, cookie: annCookie });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as TrpcError).error.message).toBe("The current password is wrong");
+    }
+    const right = { currentPassword: ann.password, newPassword: "a new password 123" };
+    await refusedWithRetryAfter(await mutate("session.changePassword", right, { peer, cookie: annCookie }), "from this address");
+    // The account's count holds from any address, and is the one sign-in uses.
+    await refusedWithRetryAfter(await mutate("session.changePassword", right, { peer: freshAddress(), cookie: annCookie }), "for this account");
+    await refusedWithRetryAfter(await mutate("session.signInWithPassword", ann, { peer: freshAddress() }), "for this account");
+    // The address's count holds for another account too; elsewhere that account changes its password.
+    const bobs = { currentPassword: "bob password 123", newPassword: "a fresh password 456" };
+    await refusedWithRetryAfter(await mutate("session.changePassword", bobs, { peer, cookie: bobCookie }), "from this address");
+    expect((await dataOf<{ changed: boolean }>(await mutate("session.changePassword", bobs, { peer: freshAddress(), cookie: bobCookie }))).changed).toBe(true);
+    // The refusals changed nothing: a minute on, the old password is still the one.
+    now += SIGN_IN_WINDOW_MS;
+    expect((await dataOf<{ changed: boolean }>(await mutate("session.changePassword", right, { peer, cookie: annCookie }))).changed).toBe(true);
+  });
+
+  test("session.acceptInvitation as an existing account: 10 wrong passwords, then 429 with Retry-After even for the right one; other accounts are unaffected", async () => {
+    now += SIGN_IN_WINDOW_MS;
+    const cy = { email: "cy@example.com", password: "cy password 123" };
+    const dee = { email: "dee@example.com", password: "dee password 123" };
+    const cyCookie = await person(cy.email, cy.password);
+    await person(dee.email, dee.password);
+    // Guesses made through a change of password count with those made through an invitation.
+    const peer = freshAddress();
+    for (let i = 0; i < 4; i++) {
+      const res = await mutate("session.changePassword", { currentPassword: `guess ${i}`, newPassword: "a new password 123" }, { peer, cookie: cyCookie });
+      expect(res.status).toBe(400);
+    }
+    const cyToken = await reinvite(cy.email);
+    const deeToken = await reinvite(dee.email);
+    for (let i = 4; i < SIGN_IN_MAX_FAILURES; i++) {
+      const res = await mutate("session.acceptInvitation", { token: cyToken, password: `guess ${i}` }, { peer });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as TrpcError).error.data.code).toBe("UNAUTHORIZED");
+    }
+    await refusedWithRetryAfter(await mutate("session.acceptInvitation", { token: cyToken, password: cy.password }, { peer }), "from this address");
+    await refusedWithRetryAfter(
+      await mutate("session.acceptInvitation", { token: cyToken, password: cy.password }, { peer: freshAddress() }),
+      "for this account",
+    );
+    // Another account, from another address, accepts its own invitation at once.
+    expect(
+      (
+        await dataOf<{ user: { email: string } }>(
+          await mutate("session.acceptInvitation", { token: deeToken, password: dee.password }, { peer: freshAddress() }),
+        )
+      ).user.email,
+    ).toBe(dee.email);
+    // The invitation was not used up by the refusals: a minute on, the right password accepts it.
+    now += SIGN_IN_WINDOW_MS;
+    expect(
+      (await dataOf<{ user: { email: string } }>(await mutate("session.acceptInvitation", { token: cyToken, password: cy.password }, { peer }))).user.email,
+    ).toBe(cy.email);
   });
 });
 

@@ -5,7 +5,7 @@ import { consoleSessions, users } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { DomainError, parseInput } from "../../errors";
 import { type ResolvedSession, type StartedSession, startPersonSession } from "../sessions";
-import { signInThrottleOf } from "../sessions/sign-in-throttle";
+import { SIGN_IN_MAX_FAILURES, signInThrottleOf } from "../sessions/sign-in-throttle";
 import { ChangePasswordInput, PasswordSignInInput } from "./schemas";
 
 /** argon2id at Bun's defaults (64 MiB, 2 passes). */
@@ -40,6 +40,8 @@ export async function signInWithPassword(deps: Deps, raw: PasswordSignInInput, c
  * A password against an account's hash (null: no account, or none with a password) under the
  * sign-in throttle: failures count per account and per address, and while either must wait the
  * attempt is refused (429) before any check. An unknown account costs the same argon2 check.
+ * Every password check goes through here (sign-in, accepting an invitation, changing a password),
+ * so guesses spread over them share one count, and none of them is a way to burn argon2 at will.
  */
 export async function checkPassword(deps: Deps, email: string, password: string, hash: string | null, address: string): Promise<boolean> {
   const throttle = signInThrottleOf(deps);
@@ -48,7 +50,10 @@ export async function checkPassword(deps: Deps, email: string, password: string,
   if (refused) {
     const retryAfterSeconds = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
     const from = refused.scope === "address" ? "from this address" : "for this account";
-    throw new DomainError("RATE_LIMITED", `Too many failed sign-ins ${from}: try again in ${retryAfterSeconds} s`, { retryAfterSeconds, scope: refused.scope });
+    throw new DomainError("RATE_LIMITED", `Too many wrong passwords ${from} (at most ${SIGN_IN_MAX_FAILURES} a minute): try again in ${retryAfterSeconds} s`, {
+      retryAfterSeconds,
+      scope: refused.scope,
+    });
   }
   const counted = throttle.fail(address, token);
   dummyHash ??= hashPassword("not the password of anyone at all");
@@ -57,15 +62,23 @@ export async function checkPassword(deps: Deps, email: string, password: string,
   return ok;
 }
 
-/** A person changes their password; their other sessions end. */
-export async function changePassword(deps: Deps, session: ResolvedSession, raw: ChangePasswordInput): Promise<{ changed: true; endedSessions: number }> {
+/**
+ * A person changes their password; their other sessions end. The current password is checked under
+ * the sign-in throttle: a session left open is no way around it to guess the password.
+ */
+export async function changePassword(
+  deps: Deps,
+  session: ResolvedSession,
+  raw: ChangePasswordInput,
+  client: Pick<ClientInfo, "address">,
+): Promise<{ changed: true; endedSessions: number }> {
   if (!session.user) throw new DomainError("FORBIDDEN", "Only a person signed in as themselves has a password");
   const input = parseInput(ChangePasswordInput, raw);
   const db = deps.database.db;
-  const [user] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, session.user.id));
+  const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.id, session.user.id));
   if (!user) throw new DomainError("NOT_FOUND", "Your account no longer exists");
   if (user.passwordHash) {
-    if (!input.currentPassword || !(await Bun.password.verify(input.currentPassword, user.passwordHash))) {
+    if (!input.currentPassword || !(await checkPassword(deps, user.email, input.currentPassword, user.passwordHash, client.address))) {
       throw new DomainError("VALIDATION", "The current password is wrong", { issues: [{ message: "wrong password", path: ["currentPassword"] }] });
     }
   }

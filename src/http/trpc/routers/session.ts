@@ -77,7 +77,7 @@ export const sessionRouter = router({
     needsFirstOwner: !(await anyUser(ctx.deps)),
   })),
   /** What an invitation link offers (the accept page shows it before asking for a password). */
-  invitation: publicProcedure.input(z.object({ token: z.string().max(200) })).query(async ({ ctx, input }) => {
+  invitation: publicProcedure.input(z.strictObject({ token: z.string().max(200) })).query(async ({ ctx, input }) => {
     const p = await previewInvitation(ctx.deps, input.token);
     return { ...p, expiresAt: toWireDate(p.expiresAt) };
   }),
@@ -108,7 +108,9 @@ export const sessionRouter = router({
     .mutation(({ ctx, input }) =>
       revokeMySession({ deps: ctx.deps, actor: { type: "system", job: "sessions" }, requestId: ctx.requestId }, ctx.session, input.id),
     ),
-  changePassword: sessionProcedure.input(ChangePasswordInput).mutation(({ ctx, input }) => changePassword(ctx.deps, ctx.session, input)),
+  changePassword: sessionProcedure
+    .input(ChangePasswordInput)
+    .mutation(({ ctx, input }) => changePassword(ctx.deps, ctx.session, input, clientOf(ctx.deps, ctx.request))),
   /** Admin sessions only: act on another project from now on. */
   switchProject: sessionProcedure.input(SwitchProjectInput).mutation(async ({ ctx, input }) => {
     const project = await switchSessionProject(ctx.deps, ctx.session, input);
