@@ -53,7 +53,7 @@ export async function ssoCallback(deps: Deps, request: Request): Promise<Respons
   const client = clientOf(deps, request);
   try {
     if (url.searchParams.get("error")) throw new SsoError("provider", `The provider said: ${url.searchParams.get("error")}`);
-    const started = await finishSingleSignOn(deps, url, cookieOf(request, FLOW_COOKIE), client);
+    const started = await finishSingleSignOn(deps, url, cookieOf(request, FLOW_COOKIE), client, requestMeta(request).requestId);
     const s = started.session;
     const actor = personActor(s);
     if (actor) {

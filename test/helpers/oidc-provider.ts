@@ -3,7 +3,9 @@ import Provider from "oidc-provider";
 
 // A real OpenID provider (npm oidc-provider, the certified implementation) on loopback, with its
 // development login and consent pages: any login name signs in; a name with an "@" is the email,
-// otherwise <name>@example.com. `unverified-…` names get email_verified: false.
+// otherwise <name>@example.com, and the login name is the subject (so `ann` and `ann@example.com` are
+// two identities with one email). `unverified-…` names get email_verified: false; `silent-…` names
+// get no email_verified claim at all, as Microsoft Entra ID sends none.
 export type TestOidcProvider = { issuer: string; clientId: string; clientSecret: string; stop(): Promise<void> };
 
 export async function startOidcProvider(opts: { redirectUri: string }): Promise<TestOidcProvider> {
@@ -28,7 +30,8 @@ export async function startOidcProvider(opts: { redirectUri: string }): Promise<
       return {
         accountId: id,
         async claims() {
-          return { sub: id, email, email_verified: !id.startsWith("unverified"), name: id.split("@")[0] };
+          const verified = id.startsWith("silent") ? {} : { email_verified: !id.startsWith("unverified") };
+          return { sub: id, email, ...verified, name: id.split("@")[0] };
         },
       };
     },

@@ -59,6 +59,10 @@ const SSO_ERRORS: Record<string, string> = {
   disabled: "Your account is disabled: ask an owner of your organisation.",
   provider: "The identity provider refused the sign-in or could not be reached.",
   unverified: "The identity provider did not vouch for your email address.",
+  "linked-elsewhere":
+    "Your Hone account is already linked to another identity at the identity provider, and that link does not change by itself. Sign in with your password; an owner can remove the other link (Members → Remove SSO link), and your next single sign-on links this identity.",
+  "link-unverified":
+    "A Hone account with your email exists, and the identity provider did not confirm that the email is verified, so single sign-on cannot link it. Sign in with your password instead.",
   nonce: "The identity provider's answer did not match this sign-in (its nonce). Try again.",
   "no-organization": "No organisation exists yet: the first owner must be created before anyone signs in by single sign-on.",
 };

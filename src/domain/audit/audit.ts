@@ -26,6 +26,11 @@ export type AuditRecord = {
   requestId: string | null;
   /** The resource the answer named, when the input did not (an id just made). */
   resultId?: string | null;
+  /**
+   * The organisation whose log it belongs in, when the actor is no person of it: a single sign-on
+   * refused before anyone is signed in concerns the account it tried, and that account's owners.
+   */
+  organizationId?: string | null;
 };
 
 // Fields whose values are never kept: keys, tokens, passwords, secrets, credentials, headers.
@@ -119,9 +124,7 @@ export async function recordAudit(deps: Deps, r: AuditRecord): Promise<void> {
     const org =
       r.actor.type === "user"
         ? r.actor.organizationId
-        : r.projectId
-          ? sql`(select ${projects.organizationId} from ${projects} where ${projects.id} = ${r.projectId})`
-          : null;
+        : (r.organizationId ?? (r.projectId ? sql`(select ${projects.organizationId} from ${projects} where ${projects.id} = ${r.projectId})` : null));
     await deps.database.db.insert(auditEvents).values({
       id: deps.ids("auditEvent"),
       at: deps.clock(),
@@ -159,7 +162,7 @@ export const AuditFilter = z
   .strict();
 export type AuditFilter = z.input<typeof AuditFilter>;
 
-export const AuditPageInput = z.object({
+export const AuditPageInput = z.strictObject({
   filter: AuditFilter.optional(),
   first: z.number().int().min(1).max(500).default(50),
   after: z.string().max(200).optional(),
