@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
@@ -18,6 +19,14 @@ export const storedResponses = pgTable(
     response: jsonb("response").$type<Record<string, unknown>>().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  // created_at: retention deletes the oldest first (HONE_LOG_RETENTION_DAYS).
-  (t) => [index().on(t.projectId, t.id), index().on(t.createdAt)],
+  // created_at: retention deletes the oldest first (HONE_LOG_RETENTION_DAYS). The item ids: an
+  // item_reference is found by its id alone (item ids do not say which response made them), so
+  // without these every reference would read every stored response of the project. Only the ids
+  // are indexed, not the items' content.
+  (t) => [
+    index().on(t.projectId, t.id),
+    index().on(t.createdAt),
+    index("stored_responses_output_item_ids_index").using("gin", sql`jsonb_path_query_array(${t.response}, '$.output[*].id')`),
+    index("stored_responses_input_item_ids_index").using("gin", sql`jsonb_path_query_array(${t.input}, '$[*].id')`),
+  ],
 );

@@ -25,7 +25,7 @@ import {
   toChatRequest,
   toResponse,
 } from "./responses-format";
-import { conversationOf, saveResponse } from "./stored-responses";
+import { conversationOf, resolveItemReferences, saveResponse } from "./stored-responses";
 
 // POST /api/v1/responses: OpenAI's Responses API for every provider Hone has. The request, with
 // the conversation its previous_response_id continues (kept by Hone, per project), becomes a chat
@@ -46,7 +46,13 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   const history = req.previous_response_id ? await conversationOf(ctx, req.previous_response_id) : [];
   const items = normalizeInput(req.input);
   if (route.provider === "openai" && !namesFallbacks(input.headers, req.hone)) return native(ctx, input, req, route, history, items);
-  const { body, customTools, dropped } = toChatRequest(req, req.model, history, items, route.provider);
+  // Hone keeps every item it answered with, so a reference to one is made the item itself here, for
+  // a provider that never saw it. What is stored is the input as sent (references included).
+  const [past, now] = await resolveItemReferences(ctx, [
+    { items: history, path: "previous_response_id" },
+    { items, path: "input" },
+  ]);
+  const { body, customTools, dropped } = toChatRequest(req, req.model, past!, now!, route.provider);
   const warning = dropped.length ? `left out for ${req.model}, which OpenAI's hosted tools do not reach: ${dropped.join(", ")}` : null;
 
   const id = newResponseId();

@@ -57,7 +57,9 @@ export function normalizeInput(input: ResponsesRequest["input"]): Item[] {
   if (typeof input === "string") return [{ id: rid("msg"), type: "message", role: "user", content: [{ type: "input_text", text: input }] }];
   return input.map((item) => {
     const type = item.type ?? (item.role ? "message" : undefined);
-    return { ...item, ...(type ? { type } : {}), ...(item.id ? {} : { id: rid(type === "message" ? "msg" : "item") }) };
+    // A reference's id is the item it names, never one of its own.
+    const named = item.id || type === "item_reference";
+    return { ...item, ...(type ? { type } : {}), ...(named ? {} : { id: rid(type === "message" ? "msg" : "item") }) };
   });
 }
 
@@ -134,7 +136,8 @@ export function itemsToMessages(items: Item[], path: string): Json[] {
         // Reasoning (encrypted or summarised) means something to the model that made it only.
         break;
       case "item_reference":
-        throw bad("item_reference is not supported: send the item itself, or continue with previous_response_id", [...at, "type"]);
+        // Resolved before translation (stored-responses.ts): one left here has no item behind it.
+        throw bad(`item_reference ${JSON.stringify(item.id)} names no item Hone has`, [...at, "id"]);
       default:
         // Records of OpenAI's hosted tools (web_search_call, ...) have no chat form.
         break;

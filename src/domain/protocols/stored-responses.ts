@@ -198,7 +198,7 @@ export function deleteExpiredResponses(ctx: BaseCtx, input: { before: Date; batc
   return deleteOlderThan(ctx, storedResponses, input);
 }
 
-export const InputItemsQuery = z.object({
+export const InputItemsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   order: z.enum(["asc", "desc"]).default("desc"),
   after: z.string().max(256).optional(),
@@ -218,4 +218,87 @@ export async function listInputItems(ctx: Ctx, id: string, query: unknown) {
     last_id: (data.at(-1)?.id as string | undefined) ?? null,
     has_more: from + q.limit < items.length,
   };
+}
+
+/** At most this many distinct ids are resolved for one request (its input and the conversation it continues). */
+const MAX_REFERENCES = 1_000;
+
+type Reference = { list: number; index: number; id: string; at: (string | number)[] };
+
+/**
+ * The lists with every item_reference replaced by the item it names: an output item of a response
+ * this project stored (the latest, should an upstream have repeated an id), else an input item it
+ * stored. An unknown id, or another project's, is a 400 naming it. One statement for all of them,
+ * found through the indexes on the stored item ids; what it would load is measured in the database
+ * first, and over HONE_MAX_BODY_BYTES is a 400, never loaded.
+ */
+export async function resolveItemReferences(ctx: Ctx, lists: { items: Item[]; path: string }[]): Promise<Item[][]> {
+  const refs: Reference[] = [];
+  for (const [list, { items, path }] of lists.entries()) {
+    for (const [index, item] of items.entries()) {
+      if (item.type !== "item_reference") continue;
+      const at = path === "input" ? [path, index, "id"] : [path];
+      if (typeof item.id !== "string" || !item.id || item.id.length > 256) {
+        const why = "an item_reference needs the id of an item (at most 256 characters)";
+        throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: at }] });
+      }
+      refs.push({ list, index, id: item.id, at });
+    }
+  }
+  if (!refs.length) return lists.map((l) => l.items);
+  const ids = [...new Set(refs.map((r) => r.id))];
+  if (ids.length > MAX_REFERENCES) {
+    const why = `${ids.length.toLocaleString("en-US")} items are referenced (item_reference), more than the ${MAX_REFERENCES.toLocaleString("en-US")} one request may name; send some of them as items, or continue with previous_response_id`;
+    throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: refs[0]!.at }] });
+  }
+  const max = ctx.deps.config.maxBodyBytes;
+  const wanted = JSON.stringify(ids);
+  // The indexed expressions are written as the indexes have them, so that the planner uses them.
+  // Inputs are searched only for the ids no output has: an output item the client sent back as
+  // input later has copies in many inputs, and its original is the one meant.
+  const lookup = async () =>
+    resultRows<{ id: string; bytes: number; item: Item | null }>(
+      await dbOf(ctx).execute(sql`
+    with wanted as (select array(select jsonb_array_elements_text(${wanted}::text::jsonb)) as ids),
+    outs as (
+      select distinct on (x.item ->> 'id') x.item ->> 'id' as id, x.item, octet_length(x.item::text) as bytes
+      from ${storedResponses} s cross join lateral jsonb_path_query(s.response, '$.output[*]') as x(item)
+      where s.project_id = ${ctx.projectId} and jsonb_path_query_array(s.response, '$.output[*].id') ?| (select ids from wanted)
+        and x.item ->> 'id' = any((select ids from wanted)::text[])
+      order by x.item ->> 'id', s.created_at desc
+    ),
+    rest as (select array(select unnest(w.ids) except select id from outs) as ids from wanted w),
+    ins as (
+      select distinct on (x.item ->> 'id') x.item ->> 'id' as id, x.item, octet_length(x.item::text) as bytes
+      from ${storedResponses} s cross join lateral jsonb_path_query(s.input, '$[*]') as x(item)
+      where s.project_id = ${ctx.projectId} and jsonb_path_query_array(s.input, '$[*].id') ?| (select ids from rest)
+        and x.item ->> 'id' = any((select ids from rest)::text[]) and x.item ->> 'type' is distinct from 'item_reference'
+      order by x.item ->> 'id', s.created_at desc
+    ),
+    found as (select * from outs union all select * from ins)
+    select id, bytes::float8 as bytes, case when (select coalesce(sum(bytes), 0) from found) <= ${max} then item end as item from found`),
+    );
+  // A tool loop sends its next call the moment an answer arrives, before that answer is written
+  // (saveResponse): a miss waits for this process's writes, then is retried as findStored does.
+  let rows = await lookup();
+  for (const wait of [0, ...MISS_RETRIES_MS]) {
+    if (rows.length >= ids.length) break;
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    else await Promise.all(savesOf(ctx).inFlight.values());
+    rows = await lookup();
+  }
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const missing = refs.find((r) => !byId.has(r.id));
+  if (missing) {
+    const why = `Item with id '${missing.id}' not found: an item_reference names an item of a response this project stored`;
+    throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: missing.at }] });
+  }
+  const total = rows.reduce((n, r) => n + Number(r.bytes), 0);
+  if (total > max) {
+    const why = `the items referenced (item_reference) are ${total.toLocaleString("en-US")} bytes, more than a request may carry (HONE_MAX_BODY_BYTES is ${max.toLocaleString("en-US")})`;
+    throw new DomainError("VALIDATION", why, { issues: [{ message: why, path: refs[0]!.at }] });
+  }
+  const out = lists.map((l) => [...l.items]);
+  for (const r of refs) out[r.list]![r.index] = byId.get(r.id)!.item as Item;
+  return out;
 }
