@@ -1,13 +1,16 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNull, ne } from "drizzle-orm";
 import type { BaseCtx } from "../../context";
 import { dbOf, withTx } from "../../context";
+import type { Queryable } from "../../db/client";
 import { consoleSessions, invitations, memberships, organizations, projectRoles, projects, users } from "../../db/schema";
 import type { Deps } from "../../deps";
 import { DomainError, parseInput } from "../../errors";
 import { randomBase62 } from "../../ids";
 import type { Role } from "../../key-scope";
 import { errorFields } from "../../logger";
+import { forgetAllApiKeys } from "../projects";
 import { asOrganizationActor, requireRole, roleAtLeast } from "../projects/key-scopes";
+import { handOver } from "./hand-over-keys";
 import { type StartedSession, startPersonSession } from "../sessions";
 import { type ClientInfo, checkPassword, hashPassword } from "./accounts";
 import { AcceptInvitationInput, type CreatedInvitation, InviteMemberInput, type InvitationInfo, type Member, Password, UpdateMemberRoleInput } from "./schemas";
@@ -80,13 +83,53 @@ export async function listMembers(orgCtx: BaseCtx & { projectId?: string }): Pro
     .sort((a, b) => order[a.role] - order[b.role]);
 }
 
-async function ownerCount(ctx: BaseCtx, org: string): Promise<number> {
-  const [row] = await dbOf(ctx)
+/**
+ * Locks the organisations' rows (in id order) for the rest of the transaction. Every change that can
+ * take an owner away (a demotion, a removal, disabling an account) takes this lock before it counts
+ * the owners, so two such changes in one organisation run one after the other: counting the owners
+ * unlocked let two owners demote each other at once and leave none. `no key update` leaves new
+ * memberships and projects (which only key-share the row) unblocked.
+ */
+async function lockOrganizations(tx: Queryable, orgIds: readonly string[]): Promise<void> {
+  if (orgIds.length === 0) return;
+  await tx
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(inArray(organizations.id, [...orgIds]))
+    .orderBy(asc(organizations.id))
+    .for("no key update");
+}
+
+/**
+ * The acting person's role was read when their request came in: under the lock it is read again,
+ * so an owner demoted (or removed, or disabled) a moment ago cannot still act as one.
+ */
+async function requireStillOwner(ctx: BaseCtx, tx: Queryable, org: string, what: string): Promise<void> {
+  if (ctx.actor.type !== "user") return;
+  const [me] = await tx
+    .select({ role: memberships.role })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, org), eq(memberships.userId, ctx.actor.userId), isNull(users.disabledAt)));
+  if (me?.role !== "owner") {
+    throw new DomainError("FORBIDDEN", `You are no longer an owner of this organisation: ${what} needs an owner`, {
+      role: me?.role ?? null,
+      neededRole: "owner",
+    });
+  }
+}
+
+/** The enabled owners of an organisation but one person: a disabled owner cannot sign in to manage anything. */
+async function otherActiveOwners(tx: Queryable, org: string, userId: string): Promise<number> {
+  const [row] = await tx
     .select({ n: count() })
     .from(memberships)
-    .where(and(eq(memberships.organizationId, org), eq(memberships.role, "owner")));
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, org), eq(memberships.role, "owner"), ne(memberships.userId, userId), isNull(users.disabledAt)));
   return row?.n ?? 0;
 }
+
+const NEEDS_AN_OWNER = "An organisation needs at least one owner";
 
 /**
  * An owner changes a member's role in the organisation, or (with projectId) narrows it in one
@@ -97,7 +140,9 @@ export async function updateMemberRole(orgCtx: BaseCtx & { projectId?: string },
   requireRole(ctx.actor, "owner", "changing members' roles");
   const input = parseInput(UpdateMemberRoleInput, raw);
   const org = await organizationOf(ctx);
-  await withTx(ctx, async (inTx, tx) => {
+  await withTx(ctx, async (_, tx) => {
+    await lockOrganizations(tx, [org]);
+    await requireStillOwner(ctx, tx, org, "changing members' roles");
     const [m] = await tx
       .select({ role: memberships.role })
       .from(memberships)
@@ -121,14 +166,16 @@ export async function updateMemberRole(orgCtx: BaseCtx & { projectId?: string },
         .onConflictDoUpdate({ target: [projectRoles.projectId, projectRoles.userId], set: { role: input.role } });
       return;
     }
-    if (m.role === "owner" && input.role !== "owner" && (await ownerCount(inTx, org)) <= 1) {
-      throw new DomainError("CONFLICT", "The organisation's last owner cannot be demoted: make another member owner first");
+    if (m.role === "owner" && input.role !== "owner" && (await otherActiveOwners(tx, org, input.userId)) === 0) {
+      throw new DomainError("CONFLICT", `${NEEDS_AN_OWNER}: its last owner cannot be demoted; make another member owner first`);
     }
     await tx
       .update(memberships)
       .set({ role: input.role })
       .where(and(eq(memberships.organizationId, org), eq(memberships.userId, input.userId)));
   });
+  // The person's own keys act with their role now.
+  forgetAllApiKeys(ctx.deps);
   const member = (await listMembers({ ...ctx, actor: { type: "system", job: "members" } })).find((x) => x.userId === input.userId);
   if (!member) throw new DomainError("NOT_FOUND", `Member not found: ${input.userId}`);
   return member;
@@ -151,6 +198,7 @@ export async function clearProjectRole(
   await dbOf(ctx)
     .delete(projectRoles)
     .where(and(eq(projectRoles.projectId, projectId), eq(projectRoles.userId, userId)));
+  forgetAllApiKeys(ctx.deps);
   return { userId, projectId };
 }
 
@@ -159,19 +207,26 @@ export async function clearProjectRole(
  * theirs in it (at once: a session is checked against its membership on each request). The last
  * owner cannot be removed.
  */
-export async function removeMember(orgCtx: BaseCtx & { projectId?: string }, userId: string): Promise<{ userId: string; removed: true }> {
+export async function removeMember(
+  orgCtx: BaseCtx & { projectId?: string },
+  userId: string,
+  keys: "stop" | "project" = "stop",
+): Promise<{ userId: string; removed: true; keysHanded: number }> {
   const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "owner", "removing members");
   const org = await organizationOf(ctx);
-  await withTx(ctx, async (inTx, tx) => {
+  let keysHanded = 0;
+  await withTx(ctx, async (_, tx) => {
+    await lockOrganizations(tx, [org]);
+    await requireStillOwner(ctx, tx, org, "removing members");
     const [m] = await tx
       .select({ role: memberships.role })
       .from(memberships)
       .where(and(eq(memberships.organizationId, org), eq(memberships.userId, userId)))
       .for("update");
     if (!m) throw new DomainError("NOT_FOUND", `Member not found: ${userId}`);
-    if (m.role === "owner" && (await ownerCount(inTx, org)) <= 1) {
-      throw new DomainError("CONFLICT", "The organisation's last owner cannot be removed");
+    if (m.role === "owner" && (await otherActiveOwners(tx, org, userId)) === 0) {
+      throw new DomainError("CONFLICT", `${NEEDS_AN_OWNER}: its last owner cannot be removed`);
     }
     await tx.delete(memberships).where(and(eq(memberships.organizationId, org), eq(memberships.userId, userId)));
     const orgProjects = tx.select({ id: projects.id }).from(projects).where(eq(projects.organizationId, org));
@@ -180,27 +235,64 @@ export async function removeMember(orgCtx: BaseCtx & { projectId?: string }, use
       .update(consoleSessions)
       .set({ revokedAt: ctx.deps.clock() })
       .where(and(eq(consoleSessions.userId, userId), eq(consoleSessions.organizationId, org), isNull(consoleSessions.revokedAt)));
+    // Their own keys stop with them (authentication checks the maker's membership), unless handed
+    // to their projects in the same change.
+    if (keys === "project") keysHanded = await handOver(tx, org, userId, null);
   });
-  return { userId, removed: true };
+  // Keys this process holds are read again: the person's keys stop here at once (elsewhere within HONE_API_KEY_CACHE_MS).
+  forgetAllApiKeys(ctx.deps);
+  return { userId, removed: true, keysHanded };
 }
 
-/** An owner disables (or enables) a member's account: a disabled person cannot sign in, and their sessions end. */
+/**
+ * An owner disables (or enables) a member's account: a disabled person cannot sign in, and their
+ * sessions end. The account is the person's in every organisation, so it cannot be disabled while
+ * it is the last enabled owner of any of them.
+ */
 export async function setMemberDisabled(orgCtx: BaseCtx & { projectId?: string }, userId: string, disabled: boolean): Promise<Member> {
   const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "owner", "disabling members");
   const org = await organizationOf(ctx);
-  const [m] = await dbOf(ctx)
-    .select({ role: memberships.role })
-    .from(memberships)
-    .where(and(eq(memberships.organizationId, org), eq(memberships.userId, userId)));
-  if (!m) throw new DomainError("NOT_FOUND", `Member not found: ${userId}`);
   if (ctx.actor.type === "user" && ctx.actor.userId === userId) throw new DomainError("CONFLICT", "You cannot disable your own account");
-  await dbOf(ctx)
-    .update(users)
-    .set({ disabledAt: disabled ? ctx.deps.clock() : null })
-    .where(eq(users.id, userId));
+  await withTx(ctx, async (_, tx) => {
+    const ownedBy = async () =>
+      (
+        await tx
+          .select({ org: memberships.organizationId })
+          .from(memberships)
+          .where(and(eq(memberships.userId, userId), eq(memberships.role, "owner")))
+      ).map((r) => r.org);
+    const locked = new Set<string>();
+    let owned = disabled ? await ownedBy() : [];
+    // Read again once locked: the person may have been made an owner elsewhere in between.
+    for (let fresh = [org, ...owned]; fresh.length; fresh = owned.filter((o) => !locked.has(o))) {
+      for (const o of fresh) locked.add(o);
+      await lockOrganizations(tx, fresh);
+      if (disabled) owned = await ownedBy();
+    }
+    await requireStillOwner(ctx, tx, org, "disabling members");
+    const [m] = await tx
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.organizationId, org), eq(memberships.userId, userId)));
+    if (!m) throw new DomainError("NOT_FOUND", `Member not found: ${userId}`);
+    for (const o of owned) {
+      if ((await otherActiveOwners(tx, o, userId)) === 0) {
+        throw new DomainError(
+          "CONFLICT",
+          `${NEEDS_AN_OWNER}: this account is the last enabled owner of ${o === org ? "this organisation" : "another organisation"}; make another member owner first`,
+        );
+      }
+    }
+    await tx
+      .update(users)
+      .set({ disabledAt: disabled ? ctx.deps.clock() : null })
+      .where(eq(users.id, userId));
+  });
+  forgetAllApiKeys(ctx.deps);
   const member = (await listMembers({ ...ctx, actor: { type: "system", job: "members" } })).find((x) => x.userId === userId);
-  return member!;
+  if (!member) throw new DomainError("NOT_FOUND", `Member not found: ${userId}`);
+  return member;
 }
 
 const toInvitationInfo = (r: typeof invitations.$inferSelect, by: string | null): InvitationInfo => ({

@@ -1,4 +1,5 @@
 import { builder } from "./builder";
+import { guardMutations } from "./mutation-guard";
 import "./types/criteria";
 import "./types/datasets";
 import "./types/evaluations";
@@ -17,4 +18,5 @@ import "./types/limits";
 import "./types/teams";
 import "./types/usage";
 
-export const schema = builder.toSchema({ sortSchema: true });
+// Every Mutation field checks its scope and is audited where it runs (see mutation-guard.ts).
+export const schema = guardMutations(builder.toSchema({ sortSchema: true }));

@@ -1,10 +1,17 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { GraphQLError, getOperationAST, Kind } from "graphql";
+import {
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  getOperationAST,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
 import { getArgumentValues } from "graphql/execution/values";
-import { auditRequest, resultIdOf } from "../audit-request";
+import { auditRequest } from "../audit-request";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
-import { asOrganizationActor, requireRole, requireScope } from "../../domain/projects/key-scopes";
-import type { Role } from "../../key-scope";
+import { requireScope } from "../../domain/projects/key-scopes";
 import type { Deps } from "../../deps";
 import { DomainError, statusOf, toDomainError } from "../../errors";
 import { errorFields } from "../../logger";
@@ -86,7 +93,7 @@ export function createGraphqlHandler(deps: Deps): (request: Request) => Promise<
       ...(renderGraphiQL ? { renderGraphiQL } : {}),
       landingPage: false,
       logging: false,
-      plugins: [useOperationLimits(limitsOf(deps.config)), useAudit(deps), useKeyScopes()],
+      plugins: [useOperationLimits(limitsOf(deps.config)), useRefusedReadsAudit(), useKeyScopes()],
       maskedErrors: {
         maskError: (error) => toGraphqlError(error, deps, requestIds.getStore()),
       },
@@ -155,78 +162,100 @@ async function principalOf(deps: Deps, request: Request): Promise<{ principal: P
 }
 
 /**
- * A scoped key's surfaces: queries need `read`, mutations `write` (a gateway-only key reads and
- * changes nothing here). Checked before execution, with the operation chosen.
+ * A scoped key's surfaces: queries need `read` (a gateway-only key reads nothing here), checked
+ * before execution, with the operation chosen. Mutations check `write` and their role field by
+ * field as they run (mutation-guard.ts), however the operation is written.
  */
 function useKeyScopes(): Plugin<Record<string, unknown>, GqlContext> {
   return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const ctx = (args.contextValue as unknown as Partial<GqlContext>).principal?.ctx;
+    async onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as unknown as Partial<GqlContext> & { request?: Request };
+      const ctx = context.principal?.ctx;
       if (!ctx) return;
       const op = getOperationAST(args.document, args.operationName ?? undefined);
-      const scope = op?.operation === "mutation" ? "write" : "read";
-      const fields = op?.operation === "mutation" ? args.schema.getMutationType()?.getFields() : undefined;
-      const extOf = (name: string) => fields?.[name]?.extensions as { role?: Role; organization?: boolean } | undefined;
-      const selected = (op?.selectionSet.selections ?? []).flatMap((sel) => (sel.kind === Kind.FIELD ? [sel.name.value] : []));
+      if (op?.operation === "mutation") return;
       try {
-        // Organisation mutations (members, invitations) go by the organisation role alone; every
-        // other operation needs `read` or `write` in the project.
-        if (!(fields && selected.length > 0 && selected.every((name) => extOf(name)?.organization))) {
-          requireScope(ctx.actor, scope, scope === "write" ? "GraphQL mutations" : "GraphQL queries");
-        }
-        // Mutations that need more than a member (extensions.role: admin, owner) are refused before
-        // their input is validated, as on tRPC.
-        for (const name of selected) {
-          const ext = extOf(name);
-          if (ext?.role) requireRole((ext.organization ? asOrganizationActor(ctx) : ctx).actor, ext.role, name);
-        }
+        requireScope(ctx.actor, "read", "GraphQL queries");
       } catch (err) {
         const e = toDomainError(err);
+        if (context.request && op) {
+          for (const name of topLevelFields(op, args.document)) {
+            await auditRequest(ctx.deps, context.request, { ...auditWho(context.principal!), verb: name, input: null, error: e });
+          }
+        }
         setResultAndStopExecution({ errors: [new GraphQLError(e.message, { extensions: { code: e.code, http: { status: 403 } } })] });
       }
     },
   };
 }
 
+const auditWho = (principal: GqlContext["principal"]) => ({
+  actor: principal.ctx.actor,
+  projectId: principal.kind === "project" ? principal.ctx.projectId : null,
+  transport: "graphql" as const,
+});
+
+// A refused read is recorded once per field name, and an operation records at most this many.
+const MAX_REFUSALS_RECORDED = 20;
+
+/** The names of an operation's top-level fields, through its fragments, for the record of a refusal. */
+function topLevelFields(op: OperationDefinitionNode, document: DocumentNode): string[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const names = new Set<string>();
+  const seen = new Set<string>();
+  const walk = (set: SelectionSetNode) => {
+    for (const sel of set.selections) {
+      if (names.size >= MAX_REFUSALS_RECORDED) return;
+      if (sel.kind === Kind.FIELD) {
+        if (!sel.name.value.startsWith("__")) names.add(sel.name.value);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) walk(sel.selectionSet);
+      else if (!seen.has(sel.name.value)) {
+        seen.add(sel.name.value);
+        const f = fragments.get(sel.name.value);
+        if (f) walk(f.selectionSet);
+      }
+    }
+  };
+  walk(op.selectionSet);
+  return [...names];
+}
+
 /**
- * Every mutation field is recorded in the audit log once the operation has run: its arguments
- * (secrets removed), and whether it failed for want of a role or scope.
+ * Mutations are audited where they run (mutation-guard.ts). A read is not, unless it was refused
+ * (FORBIDDEN) to someone: then each refused field is recorded, as a refused change is. This looks
+ * only at the errors of the answer, so a query that is not refused costs nothing more.
  */
-function useAudit(deps: Deps): Plugin<Record<string, unknown>, GqlContext> {
+function useRefusedReadsAudit(): Plugin<Record<string, unknown>, GqlContext> {
   return {
     onExecute({ args }) {
       const op = getOperationAST(args.document, args.operationName ?? undefined);
-      if (op?.operation !== "mutation") return;
+      if (op?.operation === "mutation") return;
       const context = args.contextValue as unknown as Partial<GqlContext> & { request?: Request };
       const principal = context.principal;
       const request = context.request;
       if (!principal || !request) return;
-      const mutation = args.schema.getMutationType();
       return {
         async onExecuteDone({ result }) {
-          if (!("errors" in result || "data" in result)) return;
-          const errors = (result as { errors?: readonly GraphQLError[] }).errors ?? [];
-          for (const sel of op.selectionSet.selections) {
-            if (sel.kind !== Kind.FIELD) continue;
-            const key = sel.alias?.value ?? sel.name.value;
-            const field = mutation?.getFields()[sel.name.value];
+          const errors = (result as { errors?: readonly GraphQLError[] }).errors;
+          if (!errors?.length) return;
+          const recorded = new Set<string>();
+          const query = args.schema.getQueryType()?.getFields();
+          for (const error of errors) {
+            const original = error.originalError;
+            const node = error.nodes?.[0];
+            if (!original || node?.kind !== Kind.FIELD || toDomainError(original).code !== "FORBIDDEN") continue;
+            const name = node.name.value;
+            if (recorded.has(name) || recorded.size >= MAX_REFUSALS_RECORDED) continue;
+            recorded.add(name);
             let input: unknown = null;
+            const field = error.path?.length === 1 ? query?.[name] : undefined;
             try {
-              input = field ? getArgumentValues(field, sel, args.variableValues ?? {}) : null;
+              input = field ? getArgumentValues(field, node, args.variableValues ?? {}) : null;
             } catch {
               input = null;
             }
-            const failed = errors.find((e) => e.path?.[0] === key) ?? (errors.length && !errors.some((e) => e.path) ? errors[0] : undefined);
-            const data = (result as { data?: Record<string, unknown> | null }).data?.[key];
-            const code = failed ? ((failed.extensions?.code as string | undefined) ?? "INTERNAL") : null;
-            await auditRequest(deps, request, {
-              actor: principal.ctx.actor,
-              projectId: principal.kind === "project" ? principal.ctx.projectId : null,
-              transport: "graphql",
-              verb: sel.name.value,
-              input,
-              ...(failed ? { error: new DomainError(code === "FORBIDDEN" ? "FORBIDDEN" : "VALIDATION", failed.message) } : { resultId: resultIdOf(data) }),
-            });
+            await auditRequest(principal.ctx.deps, request, { ...auditWho(principal), verb: name, input, error: original });
           }
         },
       };

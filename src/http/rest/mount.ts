@@ -43,11 +43,21 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const read = r.body?.read;
   const scope = scopeOf(r);
   const what = `${r.method.toUpperCase()} /api/v1${r.path}`;
-  // Changes through the management routes are audited; model calls and what rides with them are logs.
+  // Changes through the management routes are audited, and so are their reads when refused (someone
+  // tried); model calls and what rides with them are logs.
   const audited = scope === "write";
+  const refusalsAudited = scope === "read";
   const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
     const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request, { xApiKey: r.errorFormat === "anthropic" });
+    if (refusalsAudited && ctx) {
+      try {
+        return await serve(ctx, request, params, query);
+      } catch (err) {
+        await auditRequest(deps, request, { actor: ctx.actor, projectId: ctx.projectId, transport: "rest", verb: what, input: params, error: err });
+        throw err;
+      }
+    }
     if (!audited || !ctx) return serve(ctx, request, params, query);
     try {
       const result = await serve(ctx, request, params, query);

@@ -168,10 +168,11 @@ function signedInPerson(data: unknown): Actor | null {
 }
 
 // Every mutation is recorded in the audit log once it has succeeded (or been refused for want of
-// a role or scope), with who, from where, and what was sent (secrets removed).
+// a role or scope), with who, from where, and what was sent (secrets removed). A read is recorded
+// only when it is refused to someone signed in: someone tried to see what they may not.
 const audit = t.middleware(async ({ ctx, type, path, getRawInput, next }) => {
-  if (type !== "mutation") return next();
   const result = await next();
+  if (type !== "mutation" && (result.ok || domainErrorOf(result.error).code !== "FORBIDDEN" || !actorOf(ctx).actor)) return result;
   const who = actorOf(ctx);
   const { projectId } = who;
   // A sign-in (or an accepted invitation) acts as the person it signed in.
@@ -247,7 +248,7 @@ export const orgProcedure = base.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, team } });
 });
 
-/** Managing keys, provider keys, custom providers, routes, limits and webhooks: admins (a key with every scope), checked before the input. */
+/** Managing keys, provider keys, custom providers, routes, limits, webhooks and prices: admins (a key with every scope), checked before the input. */
 export const manageProcedure = projectProcedure.use(({ ctx, next, path }) => {
   try {
     requireRole(ctx.project.actor, "admin", path);
