@@ -23,6 +23,8 @@ export const limits = pgTable(
     tokensPerMinute: integer("tokens_per_minute"),
     costPerDayUsd: doublePrecision("cost_per_day_usd"),
     costPerMonthUsd: doublePrecision("cost_per_month_usd"),
+    /** Under a cost cap, a call Hone cannot price: refused, or admitted and counted at what it turns out to cost. */
+    unpricedCalls: text("unpriced_calls").$type<"refuse" | "allow">().notNull().default("refuse"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

@@ -53,11 +53,27 @@ export function asDomainError(ctx: Ctx, err: unknown): DomainError {
 }
 
 /** A routed call's attempts (filled in as they happen), its route and the version that answered. */
-export type CallRouting = { attempts: LogAttempt[]; route: string | null; routeVersion: string | null };
+export type CallRouting = {
+  attempts: LogAttempt[];
+  route: string | null;
+  routeVersion: string | null;
+  /** Whether an upstream was tried (a refusal after one is logged with the attempts). */
+  reached?: boolean;
+};
 
 export type CallLog = {
-  /** The upstream, once resolved: it prices the call and names its provider. */
-  useUpstream(up: Upstream): void;
+  /** The upstream, once resolved: it prices the call (with the override of `model`, the target's model string) and names its provider. */
+  useUpstream(up: Upstream, model?: string): void;
+  /** Why the acting key may not call this target (null: it may). A routed call skips such a target. */
+  refusal(model: string): DomainError | null;
+  /**
+   * Before a target is called: the key may call it (else FORBIDDEN), and the limits that apply are
+   * reserved at its price (else RATE_LIMITED). A call that moves on to another target gives back
+   * what it reserved and reserves again at that target's price.
+   */
+  admit(model: string, up: Upstream): Promise<void>;
+  /** Before an answer from the cache: the limits count the call (at no cost) when no target has reserved it yet. */
+  admitCached(): Promise<void>;
   /** A call with fallbacks or a route: the log keeps its attempts (read when the log is written). */
   useRouting(routing: CallRouting): void;
   /** The tokens a fine-tune's pruning rules removed from the request sent upstream (the last attempt's). */
@@ -88,21 +104,42 @@ export async function createCallLog(
   // The project's price overrides, as this process last read them (usually no read at all).
   const overrides = await projectOverrides(ctx);
   const requestedAt = ctx.deps.clock();
-  const model = canonicalModel(call.request.model, ctx.deps.config.modelPrefixes);
+  const prefixes = ctx.deps.config.modelPrefixes;
+  const model = canonicalModel(call.request.model, prefixes);
+  const tags = mergeTags(call.request.metadata, call.tags);
   // A gateway call (not Hone's own) is one its key may make, within the limits that apply to it:
-  // what it may use is reserved here, before anything reaches an upstream, and settled when it ends.
+  // the name it calls is checked here; each target it reaches (a route's, a fallback, a pool's key)
+  // is checked, and reserved at its own price, before it is called (admit), and settled when it ends.
+  if (!ctx.internal) requireModelAllowed(ctx.actor, call.request.model, model);
+  /** Runs a check before an upstream is called: what it refuses is marked as the call's admission. */
+  const admission = async (check: () => Promise<void>) => {
+    try {
+      await check();
+    } catch (err) {
+      if (err instanceof DomainError) err.details.admission = true;
+      throw err;
+    }
+  };
   let reservation: Reservation | null = null;
-  if (!ctx.internal) {
-    requireModelAllowed(ctx.actor, call.request.model, model);
-    reservation = await reserveCall(ctx, { model, tags: mergeTags(call.request.metadata, call.tags), request: call.request });
-  }
+  /** The target the reservation was made for ("" for the cache), or null before any. */
+  let reservedFor: string | null = null;
+  const reserve = async (target: string, u: Upstream | null) => {
+    if (reservedFor === target) return;
+    reservation?.release();
+    reservation = null;
+    reservedFor = null;
+    reservation = await reserveCall(ctx, { model: target || null, upstream: u, tags, request: call.request });
+    reservedFor = target;
+  };
+  /** The model whose price override prices the call: the target that answered. */
+  let pricedModel = model;
   const started = performance.now();
   let up: Upstream | null = null;
   let routing: CallRouting | null = null;
   let prunedTokens: number | null = null;
   const priceOf = (usage: Usage | null | undefined, statusCode: number, cacheHit: boolean, durationMs: number): LogCost => {
     const table = up ? ratesFor(up.provider, up.upstreamModel, requestedAt, up.pricing ? { ...up.pricing, name: up.target } : null) : null;
-    const rates = withOverride(overrides, model, requestedAt, table);
+    const rates = withOverride(overrides, pricedModel, requestedAt, table);
     const cost = logCost(usage, rates, { answered: statusCode >= 200 && statusCode < 300, cacheHit, durationMs });
     if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
     return cost;
@@ -144,7 +181,7 @@ export async function createCallLog(
       ...costOf(),
       warning: [o.warning, warning].filter(Boolean).join("; ") || null,
       cacheHit: o.cacheHit ?? false,
-      tags: mergeTags(call.request.metadata, call.tags),
+      tags,
       reqPayload: call.rawBody,
       respPayload: o.respPayload,
     };
@@ -165,8 +202,31 @@ export async function createCallLog(
     ctx.deps.logWriter.enqueue(row);
   };
   return {
-    useUpstream(u) {
+    useUpstream(u, target) {
       up = u;
+      if (target !== undefined) pricedModel = canonicalModel(target, prefixes);
+    },
+    refusal(target) {
+      if (ctx.internal) return null;
+      try {
+        requireModelAllowed(ctx.actor, target, canonicalModel(target, prefixes));
+        return null;
+      } catch (err) {
+        if (err instanceof DomainError) return err;
+        throw err;
+      }
+    },
+    async admit(target, u) {
+      if (ctx.internal) return;
+      const canonical = canonicalModel(target, prefixes);
+      await admission(async () => {
+        requireModelAllowed(ctx.actor, target, canonical);
+        await reserve(canonical, u);
+      });
+    },
+    async admitCached() {
+      if (ctx.internal || reservedFor !== null) return;
+      await admission(() => reserve("", null));
     },
     useRouting(r) {
       routing = r;
@@ -181,6 +241,9 @@ export async function createCallLog(
         return new DomainError("VALIDATION", CLIENT_CLOSED_MESSAGE);
       }
       const e = asDomainError(ctx, err);
+      // Refused before any upstream was tried (a limit, a model the key may not call): not logged,
+      // so a client hammering a limit cannot fill the database (the refusal is counted in /metrics).
+      if (e.details.admission === true && !routing?.reached) return e;
       log({ statusCode: statusOf(e), errorMessage: e.message, respPayload: e.details.upstreamBody ?? { error: { message: e.message, code: e.code } } });
       return e;
     },

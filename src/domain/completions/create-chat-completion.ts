@@ -11,7 +11,7 @@ import { type CallRouter, routeCall } from "../routing";
 import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, type CallLog, createCallLog, type ProtocolCall } from "./call-log";
 import { createChunkMerger } from "./merge-chunks";
 import { checkBodyTags, parseControls } from "./parse-controls";
-import { resolveModel } from "./resolve-model";
+import { requireKeyMayCall, resolveModel } from "./resolve-model";
 import { answeredAs, upstreamBody } from "./resolve-upstream";
 import { CompiledChatCompletionRequest, type ControlHeaders } from "./schemas";
 
@@ -83,6 +83,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         );
       }
       criteria = await resolveCriteriaRefs(ctx, controls.criteria);
+      // The judges are called on this key's behalf: each judge model must be one it may call.
+      requireKeyMayCall(ctx, criteria.map((c) => c.judgeModel));
     }
     const tags = mergeTags(request.metadata, controls.tags);
     router = await routeCall(ctx, call, { model: request.model, route, fallbacks: controls.fallbacks, tags, signal: input.signal });
@@ -112,6 +114,11 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     const hit = await readCacheEntry(ctx, key);
     ctx.deps.metrics.cacheLookup(hit ? "hit" : "miss");
     if (hit) {
+      try {
+        await call.admitCached();
+      } catch (err) {
+        throw logFailure(err);
+      }
       const completion = stream ? hit.response : await judge(hit.response);
       log({
         statusCode: 200,

@@ -78,6 +78,7 @@ export async function createEmbeddings(ctx: Ctx, input: CreateEmbeddingsInput): 
     ctx.deps.metrics.cacheLookup(hit ? "hit" : "miss");
     if (hit) {
       try {
+        await call.admitCached();
         const response = encodedAs(hit.response, encoding);
         call.log({ statusCode: 200, errorMessage: null, respPayload: logged(response), usage: usageOf(hit.response), cacheHit: true });
         return { response, cache: "HIT" };

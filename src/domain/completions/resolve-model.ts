@@ -1,3 +1,5 @@
+import type { Actor } from "../../context";
+import { requireModelAllowed } from "../projects/key-scopes";
 import { DomainError } from "../../errors";
 
 export type ModelRoute =
@@ -47,4 +49,13 @@ export function canonicalModel(model: string, ownPrefixes: readonly string[], ba
   const prefix = model.slice(0, colon);
   if (ownPrefixes.includes(prefix) && prefix !== ownPrefixes[0]) return `${ownPrefixes[0]}:${model.slice(colon + 1)}`;
   return model;
+}
+
+/**
+ * FORBIDDEN unless the acting key may call each model (its allowed models): for work that calls
+ * models on the key's behalf later (an evaluation, a relabel run, a judge, the playground), checked
+ * when it is asked for.
+ */
+export function requireKeyMayCall(ctx: { actor: Actor; deps: { config: { modelPrefixes: string[] } } }, models: readonly (string | null | undefined)[]): void {
+  for (const m of models) if (m) requireModelAllowed(ctx.actor, m, canonicalModel(m, ctx.deps.config.modelPrefixes));
 }

@@ -3,11 +3,12 @@ import type { Ctx } from "../../context";
 import { DomainError, parseInput, toDomainError } from "../../errors";
 import { MAX_CRITERIA_PER_REQUEST, MAX_MODEL_LENGTH } from "../../limits";
 import { createChatCompletion } from "./create-chat-completion";
+import { requireKeyMayCall } from "./resolve-model";
 
 /** The tag every playground call is logged with, so the logs can tell them from production. */
 export const PLAYGROUND_TAG = { key: "hone.source", value: "playground" } as const;
 
-export const PlaygroundRunInput = z.object({
+export const PlaygroundRunInput = z.strictObject({
   model: z.string().min(1, "choose a model").max(MAX_MODEL_LENGTH),
   messages: z.array(z.unknown()).min(1, "add at least one message").max(200),
   temperature: z.number().min(0).max(2).nullish(),
@@ -46,6 +47,7 @@ type Msg = {
  */
 export async function* runPlayground(ctx: Ctx, raw: PlaygroundRunInput, signal: AbortSignal): AsyncGenerator<PlaygroundEvent> {
   const input = parseInput(PlaygroundRunInput, raw);
+  requireKeyMayCall(ctx, [input.model]);
   const judged = (input.criteria?.length ?? 0) > 0;
   const started = performance.now();
   const body = {

@@ -2,13 +2,14 @@ import { and, desc, eq } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { criteria, criterionVersions } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { resolveModel } from "../completions/resolve-model";
+import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
 import { criterionNotFound } from "./internal";
 import { CreateCriterionVersionInput, type CriterionVersion } from "./schemas";
 
 /** Version N+1; what is not given is carried over from the latest version. */
 export async function createCriterionVersion(ctx: Ctx, raw: CreateCriterionVersionInput): Promise<CriterionVersion> {
   const input = parseInput(CreateCriterionVersionInput, raw);
+  requireKeyMayCall(ctx, [input.judgeModel]);
   if (input.judgeModel) resolveModel(input.judgeModel, ctx.deps.config.modelPrefixes);
   return dbOf(ctx).transaction(async (tx) => {
     // The row lock serialises concurrent new versions of one criterion.

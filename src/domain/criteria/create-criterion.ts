@@ -1,12 +1,13 @@
 import { dbOf, type Ctx } from "../../context";
 import { criteria, criterionVersions } from "../../db/schema";
 import { parseInput } from "../../errors";
-import { resolveModel } from "../completions/resolve-model";
+import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
 import { CreateCriterionInput, type Criterion } from "./schemas";
 
 /** A new criterion with its version 1. */
 export async function createCriterion(ctx: Ctx, raw: CreateCriterionInput): Promise<Criterion> {
   const input = parseInput(CreateCriterionInput, raw);
+  requireKeyMayCall(ctx, [input.judgeModel]);
   resolveModel(input.judgeModel, ctx.deps.config.modelPrefixes); // a malformed model string fails here, not at judging time
   const id = ctx.deps.ids("criterion");
   const now = ctx.deps.clock();

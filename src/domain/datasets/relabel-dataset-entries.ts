@@ -2,6 +2,7 @@ import type { Ctx } from "../../context";
 import { parseInput } from "../../errors";
 import { RelabelDatasetEntriesInput, type DatasetTask } from "./schemas";
 import { startDatasetTask } from "./start-dataset-task";
+import { requireKeyMayCall } from "../completions/resolve-model";
 
 /**
  * Does the whole quality job of a criterion in one background task: first judges the entries that
@@ -12,5 +13,6 @@ import { startDatasetTask } from "./start-dataset-task";
  */
 export async function relabelDatasetEntries(ctx: Ctx, raw: RelabelDatasetEntriesInput): Promise<DatasetTask> {
   const input = parseInput(RelabelDatasetEntriesInput, raw);
+  requireKeyMayCall(ctx, [input.model]);
   return startDatasetTask(ctx, { ...input, kind: "relabel" });
 }

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { dbOf, type Ctx, withTx } from "../../context";
 import { datasetEntries, evaluations } from "../../db/schema";
 import { DomainError, parseInput } from "../../errors";
-import { resolveModel } from "../completions/resolve-model";
+import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
 import { resolveCriterion } from "../criteria";
 import { findDataset } from "../datasets/internal";
 import { enqueueJob } from "../jobs";
@@ -14,6 +14,7 @@ export const EVALUATION_JOB = "evaluation";
 /** Creates an evaluation of models on a dataset's TEST entries; criterion versions are pinned now. */
 export async function createEvaluation(ctx: Ctx, raw: CreateEvaluationInput): Promise<Evaluation> {
   const input = parseInput(CreateEvaluationInput, raw);
+  requireKeyMayCall(ctx, input.models);
   const dataset = await findDataset(ctx, input.datasetId);
   const models = [...new Set(input.models)];
   for (const m of models) if (m !== DATASET_MODEL) resolveModel(m, ctx.deps.config.modelPrefixes);

@@ -20,6 +20,7 @@ const toLimit = (r: Row): Limit => ({
   tokensPerMinute: r.tokensPerMinute,
   costPerDayUsd: r.costPerDayUsd,
   costPerMonthUsd: r.costPerMonthUsd,
+  unpricedCalls: r.unpricedCalls === "allow" ? "allow" : "refuse",
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
 });
@@ -65,6 +66,7 @@ export async function setLimit(ctx: Ctx, raw: SetLimitInput): Promise<Limit> {
     tokensPerMinute: input.tokensPerMinute ?? null,
     costPerDayUsd: input.costPerDayUsd ?? null,
     costPerMonthUsd: input.costPerMonthUsd ?? null,
+    unpricedCalls: input.unpricedCalls ?? "refuse",
   };
   const [row] = await db
     .insert(limits)

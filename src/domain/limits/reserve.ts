@@ -16,17 +16,27 @@ import { resetText, type Window, windowOf } from "./windows";
 
 /** What a gateway call is about to send, as the limits estimate it. */
 type CallShape = {
-  /** The model as the logs name it (`openai:gpt-4o-mini`). */
-  model: string;
+  /**
+   * The target about to be called, as the logs name it (`openai:gpt-4o-mini`), and its upstream
+   * (which prices a custom provider's model or a fine-tune); null for an answer from the cache,
+   * which costs nothing.
+   */
+  model: string | null;
+  upstream?: PricedUpstream | null;
   tags: Record<string, string>;
   request: unknown;
 };
+
+/** What prices a call to an upstream: its provider and model, and the price Hone was given for it (a custom provider's, a fine-tune's). */
+export type PricedUpstream = { provider: string; upstreamModel: string; target: string; pricing?: { chatIn: number; chatOut: number } | null };
 
 export type CallEnd = { answered: boolean; usage: Usage | null | undefined; costUsd: number | null };
 
 export type Reservation = {
   /** Settles what the call really used (once; a failed call gives its tokens and cost back). */
   settle(end: CallEnd): void;
+  /** Gives everything back uncounted: the call moves on to another target, which reserves at its own price. */
+  release(): void;
 };
 
 type Taken = { counter: Counter; amount: number; limit: Limit };
@@ -90,6 +100,12 @@ export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservatio
   const needsTokens = applicable.some(({ limit: l }) => l.tokensPerMinute != null || l.costPerDayUsd != null || l.costPerMonthUsd != null);
   const estimate = needsTokens ? estimateCall(ctx, call, now) : { tokens: 0, costUsd: 0 };
   const est = estimate instanceof Promise ? await estimate : estimate;
+  // A call Hone cannot price is never admitted under a cost cap as if it cost nothing: each limit
+  // with a cost cap says whether it admits such calls (counted at what they turn out to cost).
+  if (est.costUsd === null) {
+    const refusing = applicable.find(({ limit: l }) => (l.costPerDayUsd != null || l.costPerMonthUsd != null) && l.unpricedCalls !== "allow");
+    if (refusing) throw unpricedRefusal(ctx, call, refusing.limit, refusing.value);
+  }
   const windows = WINDOWED.map((metric) => windowOf(metric, now));
   const wanted: Taken[] = [];
   for (const { limit, value } of applicable) {
@@ -98,7 +114,9 @@ export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservatio
       const cap = capOf(limit, metric);
       if (cap == null) continue;
       const counter = slotOf(ctx, limit, value, m, windows[m]!, cap);
-      const amount = metric === "requests" ? 1 : metric === "tokens" ? est.tokens : est.costUsd;
+      // Never nothing: a window already at or over its cap admits no call, whatever its estimate
+      // (a cache hit, an unpriced call a limit allows, an estimate of zero tokens).
+      const amount = metric === "requests" ? 1 : metric === "tokens" ? Math.max(1, est.tokens) : Math.max(MIN_USD, est.costUsd ?? 0);
       wanted.push({ counter, amount, limit });
     }
   }
@@ -125,13 +143,35 @@ export async function reserveCall(ctx: Ctx, call: CallShape): Promise<Reservatio
       if (settled) return;
       settled = true;
       const tokens = end.usage ? (end.usage.prompt_tokens ?? 0) + (end.usage.completion_tokens ?? 0) : end.answered ? est.tokens : 0;
-      const cost = end.answered || end.usage ? (end.costUsd ?? (end.usage ? 0 : est.costUsd)) : 0;
+      const cost = end.answered || end.usage ? (end.costUsd ?? (end.usage ? 0 : (est.costUsd ?? 0))) : 0;
       for (const w of wanted) {
         const actual = w.counter.metric === "requests" ? 1 : w.counter.metric === "tokens" ? tokens : cost;
         settle(ctx.deps, w.counter, w.amount, actual);
       }
     },
+    release() {
+      if (settled) return;
+      settled = true;
+      for (const w of wanted) settle(ctx.deps, w.counter, w.amount, 0);
+    },
   };
+}
+
+/** The least cost a call reserves under a cost cap: enough that a spent window refuses it. */
+const MIN_USD = 1e-9;
+
+function unpricedRefusal(ctx: Ctx, call: CallShape, limit: Limit, value: string): DomainError {
+  const model = call.model ?? "this model";
+  const message =
+    `Hone has no price for ${model}, and the cost limit on ${subjectText(limit, value)} (${limit.id}) refuses calls it cannot price: ` +
+    `add a price override for ${model} (pricing), or set the limit's unpricedCalls to "allow"`;
+  ctx.deps.metrics.limitCheck?.("budget_exceeded");
+  return new DomainError("FORBIDDEN", message, {
+    limitCode: "unpriced_model",
+    limitId: limit.id,
+    issues: [{ message: `no price for ${model}`, path: ["model"] }],
+    openAiError: { message, type: "invalid_request_error", param: "model", code: "unpriced_model" },
+  });
 }
 
 const METRIC_NAMES: Record<Metric, string> = {
@@ -208,8 +248,8 @@ const outputCapOf = (r: Record<string, unknown>, fallback: number): number => {
 
 /**
  * The call's tokens (its input counted by the o200k tokenizer, plus its output bound) and their
- * cost at the model's price now (the project's override first). A model with no known price (a
- * route, a custom provider without one) reserves no cost: its real cost is settled after.
+ * cost at the target's price now (the project's override first). A target with no known price (a
+ * custom provider's model without one) has a null cost: the limits decide whether it is admitted.
  */
 function estimateCall(ctx: Ctx, call: CallShape, now: Date): Estimate | Promise<Estimate> {
   // The tokenizer and the project's price overrides, once loaded, are used without a wait.
@@ -219,7 +259,8 @@ function estimateCall(ctx: Ctx, call: CallShape, now: Date): Estimate | Promise<
   return Promise.all([tokenCounter(), projectOverrides(ctx)]).then(([c, o]) => estimateWith(ctx, call, now, c, o));
 }
 
-type Estimate = { tokens: number; costUsd: number };
+/** The call's tokens, and its cost at the target's price (null: Hone has no price for it). */
+type Estimate = { tokens: number; costUsd: number | null };
 
 function estimateWith(
   ctx: Ctx,
@@ -258,18 +299,33 @@ function estimateWith(
     chars += t.length;
   }
   const output = embeddings ? 0 : outputCapOf(r, ctx.deps.config.limitDefaultOutputTokens);
-  // The same call shape costs the same within a minute (overrides are re-read every 30 s anyway).
-  const key = `${ctx.projectId}\u0000${call.model}\u0000${input}\u0000${output}\u0000${Math.floor(now.getTime() / 60_000)}`;
+  if (call.model === null) return { tokens: input + output, costUsd: 0 };
+  // The same call shape to the same target costs the same within a minute, for as long as the
+  // project's overrides are the ones read (a change here, or a re-read, is a new generation).
+  const up = call.upstream;
+  const target = up ? `${up.target}\u0000${up.upstreamModel}\u0000${up.pricing ? `${up.pricing.chatIn}/${up.pricing.chatOut}` : ""}` : "";
+  const key = `${ctx.projectId}\u0000${generationOf(overrides)}\u0000${call.model}\u0000${target}\u0000${input}\u0000${output}\u0000${Math.floor(now.getTime() / 60_000)}`;
   let costUsd = costMemo.get(key);
   if (costUsd === undefined) {
     const [provider, ...rest] = call.model.split(":");
-    const table = ratesFor(provider ?? null, rest.join(":") || null, now, null);
+    const table = up
+      ? ratesFor(up.provider, up.upstreamModel, now, up.pricing ? { ...up.pricing, name: up.target } : null)
+      : ratesFor(provider ?? null, rest.join(":") || null, now, null);
     const rates = withOverride(overrides, call.model, now, table);
-    costUsd = rates ? (logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd ?? 0) : 0;
+    costUsd = rates ? logCost({ prompt_tokens: input, completion_tokens: output, total_tokens: input + output }, rates, { answered: true }).costUsd : null;
     if (costMemo.size >= MEMO_MAX) costMemo.clear();
     costMemo.set(key, costUsd);
   }
   return { tokens: input + output, costUsd };
+}
+
+/** A number per list of overrides read: a price memoised with one list is never used with the next. */
+const generations = new WeakMap<object, number>();
+let lastGeneration = 0;
+function generationOf(overrides: object): number {
+  let g = generations.get(overrides);
+  if (g === undefined) generations.set(overrides, (g = ++lastGeneration));
+  return g;
 }
 
 // Calls repeat themselves (a system prompt on every call, the same tools): counted texts and priced
@@ -280,7 +336,7 @@ const MEMO_TEXT_CHARS = 8_000;
 const MEMO_TOTAL_CHARS = 8_000_000;
 const countMemo = new Map<string, number>();
 let countMemoChars = 0;
-const costMemo = new Map<string, number>();
+const costMemo = new Map<string, number | null>();
 
 function counted(count: (text: string) => number, t: string): number {
   if (t.length > MEMO_TEXT_CHARS) return count(t);

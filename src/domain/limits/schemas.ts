@@ -9,6 +9,8 @@ export type Metric = (typeof METRICS)[number];
 export const MAX_REQUESTS_PER_MINUTE = 10_000_000;
 export const MAX_TOKENS_PER_MINUTE = 2_000_000_000;
 export const MAX_COST_USD = 100_000_000;
+/** What a cost cap does with a call Hone cannot price. */
+export const UNPRICED_CALLS = ["refuse", "allow"] as const;
 /** Limits one project may hold. */
 export const MAX_LIMITS = 1_000;
 
@@ -35,6 +37,8 @@ export const SetLimitInput = z
     tokensPerMinute: cap("tokensPerMinute", MAX_TOKENS_PER_MINUTE, true),
     costPerDayUsd: cap("costPerDayUsd", MAX_COST_USD, false),
     costPerMonthUsd: cap("costPerMonthUsd", MAX_COST_USD, false),
+    /** Under a cost cap, a call to a model Hone has no price for: refused (the default), or admitted. */
+    unpricedCalls: z.enum(UNPRICED_CALLS, { error: `unpricedCalls must be "refuse" or "allow"` }).nullish(),
   })
   .superRefine((v, c) => {
     if (v.scope === "key" && !v.keyId) c.addIssue({ code: "custom", path: ["keyId"], message: "a key limit names its key: keyId" });
@@ -51,7 +55,7 @@ export const SetLimitInput = z
   });
 export type SetLimitInput = z.input<typeof SetLimitInput>;
 
-export const LimitIdInput = z.object({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH) });
+export const LimitIdInput = z.strictObject({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH) });
 
 export type Limit = {
   id: string;
@@ -63,6 +67,8 @@ export type Limit = {
   tokensPerMinute: number | null;
   costPerDayUsd: number | null;
   costPerMonthUsd: number | null;
+  /** Under a cost cap, a call Hone cannot price: refused, or admitted (and counted at what it turns out to cost). */
+  unpricedCalls: "refuse" | "allow";
   createdAt: Date;
   updatedAt: Date;
 };
@@ -83,7 +89,7 @@ export type LimitSpend = {
 };
 
 export const LimitSpendInput = z
-  .object({
+  .strictObject({
     /** Only this limit's counters. */
     limitId: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
     /** Tag values of a per-value limit: the first so many by spend. */

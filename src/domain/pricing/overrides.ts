@@ -3,6 +3,7 @@ import { type Ctx, dbOf } from "../../context";
 import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { priceOverrides } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
+import { requireRole } from "../projects/key-scopes";
 import { CreatePriceOverrideInput, type PriceOverride, PriceOverrideIdInput } from "./schemas";
 import type { GivenRates, Rates } from "./price-usage";
 
@@ -40,6 +41,8 @@ export async function listPriceOverrides(ctx: Ctx): Promise<PriceOverride[]> {
  * recalculated (recalculateCosts).
  */
 export async function createPriceOverride(ctx: Ctx, raw: CreatePriceOverrideInput): Promise<PriceOverride> {
+  // Prices are what cost caps count with (a multiplier of 0 would lift every budget): admin work.
+  requireRole(ctx.actor, "admin", "creating price overrides");
   const input = parseInput(CreatePriceOverrideInput, raw);
   const db = dbOf(ctx);
   const existing = await db.$count(priceOverrides, eq(priceOverrides.projectId, ctx.projectId));
@@ -68,6 +71,7 @@ export async function createPriceOverride(ctx: Ctx, raw: CreatePriceOverrideInpu
 }
 
 export async function deletePriceOverride(ctx: Ctx, raw: { id: string }): Promise<{ id: string; deleted: true }> {
+  requireRole(ctx.actor, "admin", "deleting price overrides");
   const { id } = parseInput(PriceOverrideIdInput, raw);
   const gone = await dbOf(ctx)
     .delete(priceOverrides)

@@ -10,6 +10,7 @@ import { logConditions, resultRows, whereAll } from "../logs/internal";
 import type { LogAttempt } from "../logs/attempts";
 import { closedHours, readRollupState } from "../logs/store/rollups";
 import { findBaseModel, findModelRow } from "../models";
+import { requireRole } from "../projects/key-scopes";
 import { type LogCost, logCost, ratesFor } from "./log-cost";
 import { listPriceOverrides, withOverride } from "./overrides";
 import type { GivenRates } from "./price-usage";
@@ -41,6 +42,8 @@ const toRecalculation = (r: TaskRow): CostRecalculation => ({
  * falls in are summed again within a minute. One runs at a time per project (CONFLICT otherwise).
  */
 export async function recalculateCosts(ctx: Ctx, raw: RecalculateCostsInput): Promise<CostRecalculation> {
+  // Rewrites the cost of stored logs (and so usage and invoices): admin work, as prices are.
+  requireRole(ctx.actor, "admin", "recalculating costs");
   const input = parseInput(RecalculateCostsInput, raw);
   const filter = input.filter ?? {};
   // One at a time per project: each walks every matching log, and a tenant must not queue thousands.

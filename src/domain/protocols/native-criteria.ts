@@ -4,6 +4,7 @@ import type { ChatCompletion } from "../../providers";
 import type { CallLog } from "../completions/call-log";
 import type { ChatCompletionRequest } from "../completions/schemas";
 import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
+import { requireKeyMayCall } from "../completions/resolve-model";
 
 // op-criteria on /messages and /responses. Neither protocol has choices, so the answer (a Message,
 // a Response) is judged in its chat form as the one choice of a chat completion is, by the same
@@ -44,6 +45,8 @@ export async function nativeJudge(
   }
   const request = opts.request;
   const criteria = await resolveCriteriaRefs(ctx, refs);
+  // The judges are called on this key's behalf: each judge model must be one it may call.
+  requireKeyMayCall(ctx, criteria.map((c) => c.judgeModel));
   return (chat) => judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, chat);
 }
 

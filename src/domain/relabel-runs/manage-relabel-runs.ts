@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, inArray, isNull, isNotNull, sql } from "drizzle
 import { dbOf, type Ctx, withTx } from "../../context";
 import { datasetEntries, entryVerdicts, monitors, relabelOutputs, relabelRuns } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../errors";
-import { resolveModel } from "../completions/resolve-model";
+import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
 import { resolveCriterion } from "../criteria/internal";
 import { chargeAnswer } from "../answer-budget";
 import { decodeCursor, ENTRY_SIZE, encodeCursor, entryContentHash, findDataset, withRejected } from "../datasets/internal";
@@ -87,6 +87,7 @@ async function withDecisions(ctx: Ctx, rows: RunRow[]): Promise<RelabelRun[]> {
 export async function createRelabelRun(ctx: Ctx, raw: CreateRelabelRunInput): Promise<RelabelRun> {
   requireScope(ctx.actor, "write", "starting relabel runs");
   const input = parseInput(CreateRelabelRunInput, raw);
+  requireKeyMayCall(ctx, [input.model]);
   await findDataset(ctx, input.datasetId);
   resolveModel(input.model, ctx.deps.config.modelPrefixes);
   const criteria: string[] = [];

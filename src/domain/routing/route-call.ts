@@ -45,7 +45,9 @@ export async function routeCall(
     planKey = [opts.model, ...opts.fallbacks].join("\u0000");
   } else {
     up = await resolveUpstream(ctx, opts.route);
-    call.useUpstream(up);
+    call.useUpstream(up, opts.model);
+    // One model, whichever key of a pool calls it: admitted (allowed, reserved at its price) once.
+    await call.admit(opts.model, up);
     // A provider with a key pool: the call is spread over the keys (a rate-limited one sheds its load).
     if (up.pool) plan = fallbackPlan(ctx, opts.model, []);
   }
@@ -66,7 +68,18 @@ export async function routeCall(
     },
     async send(fn) {
       if (!plan || !routing) return fn(up!, opts.signal);
-      const routed = await runPlan(ctx, plan, opts.signal, routing.attempts, fn, (u) => call.useUpstream(u));
+      const routed = await runPlan(
+        ctx,
+        plan,
+        opts.signal,
+        routing.attempts,
+        fn,
+        (u, m) => {
+          routing.reached = true;
+          call.useUpstream(u, m);
+        },
+        call,
+      );
       up = routed.up;
       servedModel = routed.target.model;
       routing.routeVersion = routed.target.version ?? null;

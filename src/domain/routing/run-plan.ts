@@ -31,6 +31,16 @@ export function failureKind(err: unknown): "retry" | "next" | "stop" {
   return "stop";
 }
 
+/** What a call may reach: the acting key's allowed models, and the limits reserved at each target's price. */
+export type PlanGate = {
+  /** Why the key may not call this target (null: it may): the target is skipped, and its attempt says why. */
+  refusal(model: string): DomainError | null;
+  /** Before a target's first try: reserves the call's limits at its price (throws when they refuse). */
+  admit(model: string, up: Upstream): Promise<void>;
+};
+
+const OPEN_GATE: PlanGate = { refusal: () => null, admit: async () => {} };
+
 /**
  * Runs `call` against the plan's targets until one answers: each target up to `plan.attempts`
  * times while its failures are retryable, with exponential backoff (HONE_RETRY_BACKOFF_MS, doubled
@@ -47,11 +57,15 @@ export async function runPlan<T>(
   attempts: Attempt[],
   call: (up: Upstream, signal: AbortSignal) => Promise<T>,
   /** Told each upstream before it is tried (the call's log prices and names the one that answered). */
-  onTry: (up: Upstream) => void = () => {},
+  onTry: (up: Upstream, model: string) => void = () => {},
+  gate: PlanGate = OPEN_GATE,
 ): Promise<{ value: T; up: Upstream; target: PlanTarget }> {
   const { metrics, config } = ctx.deps;
   const order = orderTargets(ctx, plan);
   let last: unknown = new DomainError("VALIDATION", "The route has no target to call");
+  /** Targets the key may not call, skipped; when no other was left, the answer names them. */
+  const refused: string[] = [];
+  let allowedOne = false;
   for (const [i, target] of order.entries()) {
     if (attempts.length >= MAX_ATTEMPTS_PER_CALL) return capped(attempts, last);
     const fallBack = i < order.length - 1 ? "fell-back" : "failed";
@@ -59,6 +73,14 @@ export async function runPlan<T>(
       attempts.push({ target: target.model, version: target.version ?? null, ...(up?.key ? { key: up.key } : {}), ...a });
     let up: Upstream;
     let route: ReturnType<typeof resolveModel>;
+    // A target the acting key may not call is never called, whatever the route or fallback says.
+    const notAllowed = gate.refusal(target.model);
+    if (notAllowed) {
+      note({ statusCode: statusOf(notAllowed), error: notAllowed.message, latencyMs: 0, next: fallBack });
+      if (!refused.includes(target.model)) refused.push(target.model);
+      continue;
+    }
+    allowedOne = true;
     try {
       route = resolveModel(target.model, config.modelPrefixes);
       up = await resolveUpstream(ctx, route);
@@ -68,6 +90,14 @@ export async function runPlan<T>(
       note({ statusCode: statusOf(e), error: e.message, latencyMs: 0, next: fallBack });
       last = err;
       continue;
+    }
+    try {
+      // Reserved at this target's price: a fallback to a dearer model is counted at its price.
+      await gate.admit(target.model, up);
+    } catch (err) {
+      const e = toDomainError(err);
+      note({ statusCode: statusOf(e), error: e.message, latencyMs: 0, next: "failed" });
+      throw err;
     }
     // A key pool: its keys in a weighted order (open circuits last). A failure moves to the next
     // key at once while one is left untried (a rate-limited key sheds its load to the others);
@@ -89,7 +119,7 @@ export async function runPlan<T>(
           break;
         }
       }
-      onTry(up);
+      onTry(up, target.model);
       const circuit = circuitOf(target.model, up.key);
       const done = startAttempt(ctx, circuit);
       const started = performance.now();
@@ -125,7 +155,22 @@ export async function runPlan<T>(
       }
     }
   }
+  if (!allowedOne && refused.length) {
+    const e = notAllowedAnywhere(refused, plan.route ? `${ctx.deps.config.modelPrefixes[0]}:${plan.route}` : null);
+    e.details.admission = true;
+    throw e;
+  }
   throw last;
+}
+
+/** FORBIDDEN naming the targets: the acting key may call none of them. */
+function notAllowedAnywhere(refused: string[], route: string | null): DomainError {
+  const via = route ? `the route ${route}` : "this call and its fallbacks";
+  const message = `This API key may not call any model that ${via} would reach: ${refused.join(", ")} (its allowed models do not include them)`;
+  return new DomainError("FORBIDDEN", message, {
+    missingScope: "model",
+    issues: refused.map((m) => ({ message: `model ${m} is not allowed for this key`, path: ["model"] })),
+  });
 }
 
 /** The call has made MAX_ATTEMPTS_PER_CALL attempts: its last failure is the answer, and the log says nothing came next. */

@@ -14,7 +14,7 @@ export type CreateRouteInput = z.input<typeof CreateRouteInput>;
 export const UpdateRouteInput = RouteConfig.extend({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
 export type UpdateRouteInput = z.input<typeof UpdateRouteInput>;
 
-export const RouteSlugInput = z.object({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
+export const RouteSlugInput = z.strictObject({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
 export type RouteSlugInput = z.input<typeof RouteSlugInput>;
 
 /** The longest window route figures are computed over (a percentile over every call in it). */
@@ -34,10 +34,10 @@ const checkWindow = (v: { from?: Date | null; to?: Date | null }, c: z.Refinemen
 };
 
 /** The window of route figures: at most MAX_STATS_DAYS. */
-export const StatsWindowInput = z.object(windowFields).superRefine(checkWindow);
+export const StatsWindowInput = z.strictObject(windowFields).superRefine(checkWindow);
 export type StatsWindowInput = z.input<typeof StatsWindowInput>;
 
-export const RouteStatsInput = z.object({ slug: z.string().min(1).max(MAX_ID_LENGTH), ...windowFields }).superRefine(checkWindow);
+export const RouteStatsInput = z.strictObject({ slug: z.string().min(1).max(MAX_ID_LENGTH), ...windowFields }).superRefine(checkWindow);
 export type RouteStatsInput = z.input<typeof RouteStatsInput>;
 
 export type Route = RouteConfig & {

@@ -14,6 +14,7 @@ type FormState = {
   tokensPerMinute: number | string;
   costPerDayUsd: number | string;
   costPerMonthUsd: number | string;
+  unpricedCalls: "refuse" | "allow";
 };
 
 const num = (v: number | string) => (v === "" || v == null ? null : Number(v));
@@ -32,6 +33,7 @@ export function LimitModal({ limit, keys, onClose }: { limit: Limit | null; keys
       tokensPerMinute: limit?.tokensPerMinute ?? "",
       costPerDayUsd: limit?.costPerDayUsd ?? "",
       costPerMonthUsd: limit?.costPerMonthUsd ?? "",
+      unpricedCalls: limit?.unpricedCalls ?? "refuse",
     },
     validate: {
       keyId: (v, all) => (all.scope === "key" && !v ? "Choose a key" : null),
@@ -54,6 +56,7 @@ export function LimitModal({ limit, keys, onClose }: { limit: Limit | null; keys
       tokensPerMinute: num(s.tokensPerMinute),
       costPerDayUsd: num(s.costPerDayUsd),
       costPerMonthUsd: num(s.costPerMonthUsd),
+      unpricedCalls: s.unpricedCalls,
     }),
   );
   return (
@@ -99,6 +102,18 @@ export function LimitModal({ limit, keys, onClose }: { limit: Limit | null; keys
             <NumberInput label="Budget per day ($)" decimalScale={4} {...form.getInputProps("costPerDayUsd")} />
             <NumberInput label="Budget per month ($)" decimalScale={4} {...form.getInputProps("costPerMonthUsd")} />
           </SimpleGrid>
+          {v.costPerDayUsd !== "" || v.costPerMonthUsd !== "" ? (
+            <Select
+              label="Calls to a model without a price"
+              description="Hone cannot count the cost of a model it has no price for (add a price override to give it one)"
+              allowDeselect={false}
+              data={[
+                { value: "refuse", label: "Refuse them (403)" },
+                { value: "allow", label: "Allow them, counted at what they turn out to cost" },
+              ]}
+              {...form.getInputProps("unpricedCalls")}
+            />
+          ) : null}
           <ErrorAlert error={save.error} title="The limit was not saved" />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>

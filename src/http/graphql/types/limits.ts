@@ -25,6 +25,9 @@ const LimitRef = builder.objectRef<Limit>("Limit").implement({
     tokensPerMinute: t.exposeInt("tokensPerMinute", { nullable: true }),
     costPerDayUsd: t.exposeFloat("costPerDayUsd", { nullable: true, description: "A budget per UTC day" }),
     costPerMonthUsd: t.exposeFloat("costPerMonthUsd", { nullable: true, description: "A budget per UTC month" }),
+    unpricedCalls: t.exposeString("unpricedCalls", {
+      description: "Under a cost cap, a call to a model Hone has no price for: refuse (403 unpriced_model) or allow (counted at what it turns out to cost)",
+    }),
     createdAt: t.field({ type: "DateTime", resolve: (l) => l.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (l) => l.updatedAt }),
   }),
@@ -54,6 +57,7 @@ const SetLimitInputRef = builder.inputType("SetLimitInput", {
     tokensPerMinute: t.int({ required: false }),
     costPerDayUsd: t.float({ required: false }),
     costPerMonthUsd: t.float({ required: false }),
+    unpricedCalls: t.string({ required: false, description: "refuse (default) or allow: what a cost cap does with a call Hone cannot price" }),
   }),
 });
 

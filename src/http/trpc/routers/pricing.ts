@@ -13,7 +13,7 @@ import {
   RecalculateCostsInput,
 } from "../../../domain/pricing";
 import { toWireDate } from "../../dates";
-import { projectProcedure, router } from "../init";
+import { manageProcedure, projectProcedure, router } from "../init";
 
 const overrideOut = (o: PriceOverride) => ({ ...o, effectiveFrom: toWireDate(o.effectiveFrom), createdAt: toWireDate(o.createdAt) });
 const recalculationOut = (r: CostRecalculation) => ({ ...r, createdAt: toWireDate(r.createdAt), updatedAt: toWireDate(r.updatedAt) });
@@ -21,12 +21,12 @@ const recalculationOut = (r: CostRecalculation) => ({ ...r, createdAt: toWireDat
 export const pricingRouter = router({
   /** The project's price overrides, by model then date. */
   overrides: projectProcedure.query(async ({ ctx }) => (await listPriceOverrides(ctx.project)).map(overrideOut)),
-  createOverride: projectProcedure
+  createOverride: manageProcedure
     .input(CreatePriceOverrideInput)
     .mutation(async ({ ctx, input }) => overrideOut(await createPriceOverride(ctx.project, input))),
-  deleteOverride: projectProcedure.input(PriceOverrideIdInput).mutation(({ ctx, input }) => deletePriceOverride(ctx.project, input)),
+  deleteOverride: manageProcedure.input(PriceOverrideIdInput).mutation(({ ctx, input }) => deletePriceOverride(ctx.project, input)),
   /** Prices the logs matching a filter again, in the background; follow it with `recalculation`. */
-  recalculate: projectProcedure.input(RecalculateCostsInput).mutation(async ({ ctx, input }) => recalculationOut(await recalculateCosts(ctx.project, input))),
+  recalculate: manageProcedure.input(RecalculateCostsInput).mutation(async ({ ctx, input }) => recalculationOut(await recalculateCosts(ctx.project, input))),
   recalculation: projectProcedure.input(PriceOverrideIdInput).query(async ({ ctx, input }) => recalculationOut(await getCostRecalculation(ctx.project, input))),
   /** Spend per UTC day, provider, model and token class: an invoice's line items. */
   invoiceLines: projectProcedure.input(InvoiceLinesInput).query(({ ctx, input }) => invoiceLines(ctx.project, input)),
