@@ -54,7 +54,16 @@ export function issuesFromZod(error: z.ZodError): Issue[] {
 }
 
 export function validationError(error: z.ZodError): DomainError {
-  return new DomainError("VALIDATION", VALIDATION_MESSAGE, { issues: issuesFromZod(error) });
+  // A key the input does not have is named in the message itself: a misspelt or foreign word (a
+  // filter's `metadata` where the field is `tags`) must be seen, since dropping it would widen what
+  // the call does.
+  const unknown = error.issues.flatMap((i) =>
+    i.code === "unrecognized_keys" ? i.keys.map((k) => [...i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), k].join(".")) : [],
+  );
+  const message = unknown.length
+    ? `${VALIDATION_MESSAGE}: unknown input key${unknown.length > 1 ? "s" : ""} ${unknown.slice(0, 10).join(", ")}`
+    : VALIDATION_MESSAGE;
+  return new DomainError("VALIDATION", message, { issues: issuesFromZod(error) });
 }
 
 /** Parse with a zod schema; failures become a VALIDATION DomainError listing every issue. */

@@ -9,7 +9,7 @@ import { checkPageSize, MAX_ID_LENGTH } from "../limits";
 // next page `after` the last id of this one.
 
 export const ListPageInput = z
-  .object({
+  .strictObject({
     first: z.number().int().min(1, "first must be at least 1").nullish(),
     /** The last id of the previous page: the items older than it. */
     after: z.string().min(1).max(MAX_ID_LENGTH).nullish(),

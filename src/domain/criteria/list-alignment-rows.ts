@@ -9,7 +9,7 @@ import { resultRows } from "../logs/internal";
 import { ownCriterionId } from "./internal";
 import type { AlignmentRow, AlignmentVerdict } from "./schemas";
 
-export const ListAlignmentRowsInput = z.object({
+export const ListAlignmentRowsInput = z.strictObject({
   criterionId: z.string().min(1).max(120),
   /** Rows per page (default and ceiling HONE_MAX_PAGE_SIZE), oldest first. */
   first: z.number().int().min(1, "first must be at least 1").nullish(),

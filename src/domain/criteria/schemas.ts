@@ -19,31 +19,31 @@ const CriterionPrompt = z
 
 const JudgeModel = modelName("judgeModel");
 
-export const CreateCriterionInput = z.object({
+export const CreateCriterionInput = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(200),
   judgeModel: JudgeModel,
   prompt: CriterionPrompt,
 });
 export type CreateCriterionInput = z.input<typeof CreateCriterionInput>;
 
-export const CreateCriterionVersionInput = z.object({
+export const CreateCriterionVersionInput = z.strictObject({
   criterionId: z.string().min(1).max(MAX_ID_LENGTH),
   judgeModel: JudgeModel.nullish(),
   prompt: CriterionPrompt.nullish(),
 });
 export type CreateCriterionVersionInput = z.input<typeof CreateCriterionVersionInput>;
 
-export const CriterionIdInput = z.object({ criterionId: z.string().min(1).max(120) });
+export const CriterionIdInput = z.strictObject({ criterionId: z.string().min(1).max(120) });
 export type CriterionIdInput = z.input<typeof CriterionIdInput>;
 
-const JudgeInputSchema = z.object({
+const JudgeInputSchema = z.strictObject({
   messages: z.array(ChatMessage).default([]),
   tools: z.array(Tool).nullish(),
   tool_choice: ToolChoice.nullish(),
 });
 
 /** POST /criteria/judge */
-export const JudgeRequest = z.object({
+export const JudgeRequest = z.strictObject({
   criterion_id: z.string({ error: "criterion_id is required" }).min(1).max(MAX_ID_LENGTH),
   input: JudgeInputSchema.optional(),
   output: AssistantMessage,
@@ -72,16 +72,19 @@ export const AlignmentLine = z.strictObject({
   judgement: z.enum(["PASS", "FAIL"]).nullish(),
 });
 
-export const ImportAlignmentSetInput = z.object({ criterionId: z.string().min(1).max(MAX_ID_LENGTH), jsonl: z.string() });
+export const ImportAlignmentSetInput = z.strictObject({ criterionId: z.string().min(1).max(MAX_ID_LENGTH), jsonl: z.string() });
 export type ImportAlignmentSetInput = z.input<typeof ImportAlignmentSetInput>;
 
-export const LabelAlignmentRowInput = z.object({ rowId: z.string().min(1).max(MAX_ID_LENGTH), judgement: z.enum(["PASS", "FAIL"]).nullable() });
+export const LabelAlignmentRowInput = z.strictObject({ rowId: z.string().min(1).max(MAX_ID_LENGTH), judgement: z.enum(["PASS", "FAIL"]).nullable() });
 export type LabelAlignmentRowInput = z.input<typeof LabelAlignmentRowInput>;
 
-export const RunAlignmentInput = z.object({ criterionId: z.string().min(1).max(MAX_ID_LENGTH), version: z.number().int().min(1).max(2_147_483_647).nullish() });
+export const RunAlignmentInput = z.strictObject({
+  criterionId: z.string().min(1).max(MAX_ID_LENGTH),
+  version: z.number().int().min(1).max(2_147_483_647).nullish(),
+});
 export type RunAlignmentInput = z.input<typeof RunAlignmentInput>;
 
-export const AlignmentTaskIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export const AlignmentTaskIdInput = z.strictObject({ id: z.string().min(1).max(MAX_ID_LENGTH) });
 export type AlignmentTaskIdInput = z.input<typeof AlignmentTaskIdInput>;
 
 /**
@@ -90,7 +93,7 @@ export type AlignmentTaskIdInput = z.input<typeof AlignmentTaskIdInput>;
  * assistant turn as the output). An optional label applies to all of them.
  */
 export const ImportAlignmentRowsInput = z
-  .object({
+  .strictObject({
     criterionId: z.string().min(1).max(MAX_ID_LENGTH),
     logIds: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids per request`).nullish(),
     entryIds: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} entry ids per request`).nullish(),
@@ -99,7 +102,7 @@ export const ImportAlignmentRowsInput = z
   .refine((v) => (v.logIds?.length ?? 0) + (v.entryIds?.length ?? 0) > 0, { message: "give logIds or entryIds to import", path: ["logIds"] });
 export type ImportAlignmentRowsInput = z.input<typeof ImportAlignmentRowsInput>;
 
-export const DeleteAlignmentRowsInput = z.object({
+export const DeleteAlignmentRowsInput = z.strictObject({
   criterionId: z.string().min(1).max(MAX_ID_LENGTH),
   rowIds: z
     .array(z.string().min(1).max(MAX_ID_LENGTH))

@@ -9,7 +9,7 @@ import { type PreferenceLine, preferenceLines } from "./preference-lines";
 import { decodeCursor, encodeCursor, ENTRY_SIZE, entryConditions, findDataset, verdictsOfEntries } from "./internal";
 import { DatasetId, ExportDatasetPageInput, Split, VerdictFilter, type EntryFilter } from "./schemas";
 
-const ExportDatasetInput = z.object({
+const ExportDatasetInput = z.strictObject({
   datasetId: DatasetId,
   split: Split.nullish(),
   verdict: VerdictFilter.nullish(),

@@ -6,7 +6,7 @@ import { notFound, parseInput } from "../../errors";
 import { findDataset, toDatasetTask } from "./internal";
 import { DatasetId, DatasetTaskIdInput, type DatasetTask } from "./schemas";
 
-export const DatasetIdOnlyInput = z.object({ datasetId: DatasetId });
+export const DatasetIdOnlyInput = z.strictObject({ datasetId: DatasetId });
 
 export async function getDatasetTask(ctx: Ctx, raw: DatasetTaskIdInput): Promise<DatasetTask> {
   const { id } = parseInput(DatasetTaskIdInput, raw);

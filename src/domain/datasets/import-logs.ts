@@ -15,7 +15,7 @@ import { CreateDatasetInput, DatasetEntryInput, DatasetId } from "./schemas";
 const MAX_LOGS_PER_IMPORT = 100_000;
 
 export const ImportLogsInput = z
-  .object({
+  .strictObject({
     /** The dataset to add to; or give newDatasetName to create one in the same call. */
     datasetId: DatasetId.nullish(),
     newDatasetName: CreateDatasetInput.shape.name.nullish(),

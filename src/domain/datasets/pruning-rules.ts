@@ -12,14 +12,14 @@ import { DatasetId } from "./schemas";
 /** Rules a dataset has, at most. */
 export const MAX_PRUNING_RULES = 20;
 
-export const CreatePruningRuleInput = z.object({
+export const CreatePruningRuleInput = z.strictObject({
   datasetId: DatasetId,
   /** The text to remove, exactly as the prompts hold it (a shared system prompt, a preamble). */
   text: z.string().min(1, "text must not be empty").max(100_000, "text may be at most 100,000 characters"),
 });
 export type CreatePruningRuleInput = z.input<typeof CreatePruningRuleInput>;
-export const PruningRuleIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
-export const ListPruningRulesInput = z.object({ datasetId: DatasetId });
+export const PruningRuleIdInput = z.strictObject({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export const ListPruningRulesInput = z.strictObject({ datasetId: DatasetId });
 
 export type PruningRule = { id: string; datasetId: string; text: string; createdAt: Date };
 

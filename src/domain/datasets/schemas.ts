@@ -7,12 +7,12 @@ export const DatasetId = z.string().min(1).max(100);
 export const Split = z.enum(["TRAIN", "TEST"]);
 export type Split = z.infer<typeof Split>;
 
-export const CreateDatasetInput = z.object({
+export const CreateDatasetInput = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(256, "name must be at most 256 characters"),
 });
 export type CreateDatasetInput = z.input<typeof CreateDatasetInput>;
 
-export const DatasetIdInput = z.object({ datasetId: DatasetId });
+export const DatasetIdInput = z.strictObject({ datasetId: DatasetId });
 export type DatasetIdInput = z.input<typeof DatasetIdInput>;
 
 /** One training example: a conversation whose last message is the assistant output to learn. */
@@ -41,7 +41,7 @@ const MAX_ENTRIES_PER_REQUEST = 100;
 
 // The request as a whole: its shape and the type of each entry's metadata. The content of each
 // entry is checked one by one, so that one bad entry does not reject the good ones.
-export const AddDatasetEntriesInput = z.object({
+export const AddDatasetEntriesInput = z.strictObject({
   datasetId: DatasetId,
   entries: z
     .array(z.looseObject({ metadata: Metadata.optional() }), { error: "entries must be an array of objects" })
@@ -54,7 +54,7 @@ export type AddDatasetEntriesInput = z.input<typeof AddDatasetEntriesInput>;
  * Entries whose latest verdict of a criterion is this judgement: PASS or FAIL; ERROR when the
  * judge gave none (its error is recorded); NONE when the criterion never judged the entry.
  */
-export const VerdictFilter = z.object({
+export const VerdictFilter = z.strictObject({
   criterionId: z.string().min(1).max(MAX_ID_LENGTH),
   judgement: z.enum(["PASS", "FAIL", "ERROR", "NONE"], { error: "judgement must be PASS, FAIL, ERROR or NONE" }),
 });
@@ -76,10 +76,10 @@ export const EntryFilterFields = {
   /** Text in the messages (contents, content parts, tool call names and arguments, refusals), case-insensitive. */
   search: z.string().max(MAX_ENTRY_SEARCH_LENGTH, `search must be at most ${MAX_ENTRY_SEARCH_LENGTH} characters`).nullish(),
 };
-export const EntryFilter = z.object(EntryFilterFields);
+export const EntryFilter = z.strictObject(EntryFilterFields);
 export type EntryFilter = z.infer<typeof EntryFilter>;
 
-export const ListDatasetEntriesInput = z.object({
+export const ListDatasetEntriesInput = z.strictObject({
   datasetId: DatasetId,
   first: z.number().int().min(1).max(MAX_PAGE_SIZE_CEILING).optional(),
   after: z.string().max(200).nullable().optional(),
@@ -87,10 +87,10 @@ export const ListDatasetEntriesInput = z.object({
 });
 export type ListDatasetEntriesInput = z.input<typeof ListDatasetEntriesInput>;
 
-export const CountDatasetEntriesInput = z.object({ datasetId: DatasetId, filter: EntryFilter.nullish() });
+export const CountDatasetEntriesInput = z.strictObject({ datasetId: DatasetId, filter: EntryFilter.nullish() });
 export type CountDatasetEntriesInput = z.input<typeof CountDatasetEntriesInput>;
 
-export const RenameDatasetInput = z.object({ id: DatasetId, name: CreateDatasetInput.shape.name });
+export const RenameDatasetInput = z.strictObject({ id: DatasetId, name: CreateDatasetInput.shape.name });
 export type RenameDatasetInput = z.input<typeof RenameDatasetInput>;
 
 /** Entries one bulk call (deleteEntries, setSplit) may name. */
@@ -120,12 +120,12 @@ const oneSelection = (v: { entryIds?: unknown; filter?: unknown }, c: z.Refineme
 };
 
 export const DeleteDatasetEntriesInput = z
-  .object({ datasetId: DatasetId, entryIds: EntryIds.optional(), filter: EntryFilter.nullish() })
+  .strictObject({ datasetId: DatasetId, entryIds: EntryIds.optional(), filter: EntryFilter.nullish() })
   .superRefine(oneSelection);
 export type DeleteDatasetEntriesInput = z.input<typeof DeleteDatasetEntriesInput>;
 
 export const SetDatasetEntriesSplitInput = z
-  .object({ datasetId: DatasetId, entryIds: EntryIds.optional(), filter: EntryFilter.nullish(), split: Split })
+  .strictObject({ datasetId: DatasetId, entryIds: EntryIds.optional(), filter: EntryFilter.nullish(), split: Split })
   .superRefine(oneSelection);
 export type SetDatasetEntriesSplitInput = z.input<typeof SetDatasetEntriesSplitInput>;
 
@@ -135,7 +135,7 @@ export type SetDatasetEntriesSplitInput = z.input<typeof SetDatasetEntriesSplitI
  * rest to TRAIN.
  */
 export const ResplitDatasetEntriesInput = z
-  .object({
+  .strictObject({
     datasetId: DatasetId,
     entryIds: EntryIds.optional(),
     filter: EntryFilter.nullish(),
@@ -151,7 +151,7 @@ export type ResplitResult = { matched: number; test: number; train: number };
  * An edit of one entry: the fields given replace the stored ones (null clears tools, toolChoice and
  * responseFormat); the result is checked as a whole by DatasetEntryInput, as an added entry is.
  */
-export const UpdateDatasetEntryInput = z.object({
+export const UpdateDatasetEntryInput = z.strictObject({
   datasetId: DatasetId,
   entryId: z.string().min(1).max(MAX_ID_LENGTH),
   // The content is checked after the merge, by DatasetEntryInput, so its issues carry field paths.
@@ -166,7 +166,7 @@ export type UpdateDatasetEntryInput = z.input<typeof UpdateDatasetEntryInput>;
 
 /** A page of a JSONL export (the rows GET /datasets/{id}/export writes), for a browser download. */
 export const MAX_DATASET_EXPORT_PAGE = 500;
-export const ExportDatasetPageInput = z.object({
+export const ExportDatasetPageInput = z.strictObject({
   datasetId: DatasetId,
   ...EntryFilterFields,
   after: z.string().max(200).nullish(),
@@ -179,20 +179,20 @@ export type ExportDatasetPageInput = z.input<typeof ExportDatasetPageInput>;
  * sent in chunks of lines: firstLine is the number of this chunk's first line in the file, so the
  * per-line errors name the file's lines.
  */
-export const ImportDatasetJsonlInput = z.object({
+export const ImportDatasetJsonlInput = z.strictObject({
   datasetId: DatasetId,
   jsonl: z.string(),
   firstLine: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
 });
 export type ImportDatasetJsonlInput = z.input<typeof ImportDatasetJsonlInput>;
 
-export const JudgeDatasetEntriesInput = z.object({ datasetId: z.string().min(1), criterionId: z.string().min(1) });
+export const JudgeDatasetEntriesInput = z.strictObject({ datasetId: z.string().min(1), criterionId: z.string().min(1) });
 export type JudgeDatasetEntriesInput = z.input<typeof JudgeDatasetEntriesInput>;
 
 export const RelabelDatasetEntriesInput = JudgeDatasetEntriesInput.extend({ model: modelName("model") });
 export type RelabelDatasetEntriesInput = z.input<typeof RelabelDatasetEntriesInput>;
 
-export const DatasetTaskIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export const DatasetTaskIdInput = z.strictObject({ id: z.string().min(1).max(MAX_ID_LENGTH) });
 export type DatasetTaskIdInput = z.input<typeof DatasetTaskIdInput>;
 
 export type DatasetTask = {
@@ -271,4 +271,4 @@ export type DatasetEntryPage<E extends DatasetEntry = DatasetEntry> = {
 };
 
 /** revertDatasetEntry: the entry whose relabelling is rejected. */
-export const RevertEntryInput = z.object({ entryId: z.string().min(1).max(100) });
+export const RevertEntryInput = z.strictObject({ entryId: z.string().min(1).max(100) });

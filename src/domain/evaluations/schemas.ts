@@ -5,7 +5,7 @@ import { modelName } from "../chat/schemas";
 /** The pseudo-model that answers with the dataset's own reference output. */
 export const DATASET_MODEL = "dataset";
 
-export const CreateEvaluationInput = z.object({
+export const CreateEvaluationInput = z.strictObject({
   /** A name to find it by; default "<models> on <dataset>". */
   name: z
     .string()
@@ -20,7 +20,7 @@ export const CreateEvaluationInput = z.object({
 });
 export type CreateEvaluationInput = z.input<typeof CreateEvaluationInput>;
 
-export const EvaluationIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export const EvaluationIdInput = z.strictObject({ id: z.string().min(1).max(MAX_ID_LENGTH) });
 export type EvaluationIdInput = z.input<typeof EvaluationIdInput>;
 
 export const ListEvaluationResultsInput = EvaluationIdInput.extend({

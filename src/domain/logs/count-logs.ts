@@ -7,7 +7,7 @@ import { LOG_COUNT_EXACT_LIMIT } from "../../limits";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
 
-export const CountLogsInput = z.object({ filter: LogFilter.nullish() });
+export const CountLogsInput = z.strictObject({ filter: LogFilter.nullish() });
 export type CountLogsInput = z.input<typeof CountLogsInput>;
 
 /**

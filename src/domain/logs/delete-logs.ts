@@ -8,7 +8,7 @@ import { logConditions, resultRows, sliceBounds, whereAll } from "./internal";
 import { timeSlices } from "./list-logs";
 import { closedHours, GONE_COLUMNS, noteGone, prepareGone, subtractGone } from "./store/rollups";
 
-export const DeleteLogsInput = z.object({
+export const DeleteLogsInput = z.strictObject({
   filter: LogFilter.nullish(),
   /** Count what would be deleted, delete nothing. */
   dryRun: z.boolean().nullish(),

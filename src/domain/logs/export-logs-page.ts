@@ -9,7 +9,7 @@ import { encodeLogCursor } from "./internal";
 import { listLogs } from "./list-logs";
 import { payloadSizes } from "./store/payload-sizes";
 
-export const ExportLogsPageInput = z.object({
+export const ExportLogsPageInput = z.strictObject({
   filter: LogFilter.nullish(),
   after: z.string().max(200).nullish(),
   first: z.number().int().min(1).max(MAX_EXPORT_PAGE, `first may be at most ${MAX_EXPORT_PAGE} (a page of an export carries bodies)`).nullish(),

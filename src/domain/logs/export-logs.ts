@@ -9,7 +9,7 @@ import { yieldTurn } from "../yield-turn";
 import { timeSlices } from "./list-logs";
 import { type PayloadSizes, payloadSizes } from "./store/payload-sizes";
 
-export const ExportLogsInput = z.object({
+export const ExportLogsInput = z.strictObject({
   filter: LogFilter.nullish(),
   format: z.enum(["jsonl", "csv"], { error: "format must be jsonl or csv" }).default("jsonl"),
 });

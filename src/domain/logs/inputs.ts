@@ -67,7 +67,7 @@ export const AnthropicReportInput = ReportInput.extend({ metadata: Tags.nullish(
 export type AnthropicReportInput = z.input<typeof AnthropicReportInput>;
 
 /** Which logs an update of tags applies to: `model`, `completionId`, or a tag (`metadata.<key>` or `tags.<key>`, as the wire spells it). */
-const TagUpdateFilter = z.object({
+const TagUpdateFilter = z.strictObject({
   field: z
     .string()
     .max(MAX_TAG_KEY_LENGTH + 9)
@@ -75,7 +75,7 @@ const TagUpdateFilter = z.object({
   equals: z.union([z.string().max(MAX_TAG_VALUE_LENGTH), z.number(), z.boolean()]),
 });
 
-export const UpdateTagsInput = z.object({
+export const UpdateTagsInput = z.strictObject({
   filters: z.array(TagUpdateFilter).max(50),
   tags: z.record(TagKey.min(1), TagValue).refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`),
 });
@@ -99,10 +99,10 @@ export type StatusClass = (typeof STATUS_CLASSES)[number];
 export const LOG_SOURCES = ["gateway", "report", "report-anthropic", "internal"] as const;
 export type LogSource = (typeof LOG_SOURCES)[number];
 
-const TagPair = z.object({ key: z.string().min(1).max(MAX_TAG_KEY_LENGTH), equals: z.string().max(MAX_TAG_VALUE_LENGTH) });
+const TagPair = z.strictObject({ key: z.string().min(1).max(MAX_TAG_KEY_LENGTH), equals: z.string().max(MAX_TAG_VALUE_LENGTH) });
 
 /** Fields a filter can exclude: a log matches when it differs from every value given. */
-export const LogFilterNot = z.object({
+export const LogFilterNot = z.strictObject({
   model: z.string().max(MAX_MODEL_LENGTH).nullish(),
   statusCode: z.number().int().min(0).max(999).nullish(),
   statusClass: z.enum(STATUS_CLASSES, { error: `statusClass must be one of ${STATUS_CLASSES.join(", ")}` }).nullish(),
@@ -113,7 +113,7 @@ export const LogFilterNot = z.object({
   api: z.enum(LOG_APIS).nullish(),
 });
 
-export const LogFilter = z.object({
+export const LogFilter = z.strictObject({
   /** A selection: only these logs (of the project); an empty list matches none. */
   ids: z.array(z.string().min(1).max(MAX_ID_LENGTH)).max(MAX_IDS_PER_REQUEST, `at most ${MAX_IDS_PER_REQUEST} log ids; use a filter for more`).nullish(),
   model: z.string().max(MAX_MODEL_LENGTH).nullish(),
@@ -147,14 +147,14 @@ export const LogFilter = z.object({
 });
 export type LogFilter = z.input<typeof LogFilter>;
 
-export const ListLogsInput = z.object({
+export const ListLogsInput = z.strictObject({
   filter: LogFilter.nullish(),
   first: z.number().int().min(1).max(MAX_PAGE_SIZE_CEILING).nullish(),
   after: z.string().max(200).nullish(),
 });
 export type ListLogsInput = z.input<typeof ListLogsInput>;
 
-export const LogIdInput = z.object({ id: z.string().min(1).max(100) });
+export const LogIdInput = z.strictObject({ id: z.string().min(1).max(100) });
 
 export type RequestLog = {
   id: string;

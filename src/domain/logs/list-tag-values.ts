@@ -5,7 +5,7 @@ import { requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAG_VALUE_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../limits";
 
-export const ListTagValuesInput = z.object({
+export const ListTagValuesInput = z.strictObject({
   key: z.string().min(1).max(MAX_TAG_KEY_LENGTH),
   /** Only values starting with this (case-insensitive). */
   prefix: z.string().max(MAX_TAG_VALUE_LENGTH).nullish(),

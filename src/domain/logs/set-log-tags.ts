@@ -11,7 +11,7 @@ import { refreshRollupsForLogs } from "./store/rollups";
 const TagKey = z.string().min(1).max(MAX_TAG_KEY_LENGTH, `a tag key may be at most ${MAX_TAG_KEY_LENGTH} characters`);
 
 export const SetLogTagsInput = z
-  .object({
+  .strictObject({
     /** The logs to change: a filter, or a selection (`filter.ids`); an empty filter is every log of the project. */
     filter: LogFilter,
     /** Tags to add or replace. */

@@ -9,7 +9,7 @@ export const DAY_MS = 86_400_000;
 const MAX_DAYS = { hour: MAX_USAGE_DAYS_HOURLY, day: MAX_USAGE_DAYS_DAILY } as const;
 
 export const UsageInput = z
-  .object({
+  .strictObject({
     /** The range, from (inclusive) to (exclusive), ISO 8601 times. */
     from: FilterDate,
     to: FilterDate,

@@ -9,7 +9,7 @@ import { trainingEntries } from "./internal";
 import { modelName } from "../chat/schemas";
 import { tokenCounter } from "../token-counter";
 
-export const EstimateFineTuneInput = z.object({
+export const EstimateFineTuneInput = z.strictObject({
   datasetId: z.string().min(1).max(MAX_ID_LENGTH),
   baseModel: modelName("baseModel"),
   /** Only n_epochs matters to the estimate; the rest are accepted and ignored. */

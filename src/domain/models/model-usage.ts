@@ -7,7 +7,7 @@ import { logIdAt } from "../logs";
 import { resultRows } from "../logs/internal";
 import { findModelRow, modelNotFound } from "./internal";
 
-export const ModelUsageInput = z.object({
+export const ModelUsageInput = z.strictObject({
   slug: z.string().min(1).max(MAX_ID_LENGTH),
   /** The last this many days (default 30). */
   days: z.number().int().min(1).max(90).nullish(),

@@ -13,10 +13,10 @@ const ModelSlug = z
  * A model named by its slug in a lookup: any string an older slug rule may have allowed, so a
  * name that is not stored is NOT_FOUND rather than a validation error.
  */
-export const ModelSlugInput = z.object({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
+export const ModelSlugInput = z.strictObject({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
 export type ModelSlugInput = z.input<typeof ModelSlugInput>;
 
-export const ListModelsInput = z.object({
+export const ListModelsInput = z.strictObject({
   datasetId: z.string().min(1).max(MAX_ID_LENGTH).optional(),
   /** A page (list-page.ts): at most HONE_MAX_PAGE_SIZE, newest first, after the last id of the previous one. */
   first: z.number().int().min(1, "first must be at least 1").nullish(),
@@ -44,7 +44,7 @@ export const TogetherHyperparameters = z.strictObject({
 });
 
 /** POST /models: `trainingConfig` names the provider, the base model and the hyperparameters. */
-export const CreateModelInput = z.object({
+export const CreateModelInput = z.strictObject({
   datasetId: z.string().min(1),
   slug: ModelSlug,
   description: z.string().max(1000).nullish(),
@@ -62,7 +62,7 @@ export const CreateModelInput = z.object({
 export type CreateModelInput = z.input<typeof CreateModelInput>;
 
 /** POST /unstable/finetune/create */
-export const CreateFineTuneInput = z.object({
+export const CreateFineTuneInput = z.strictObject({
   datasetId: z.string().min(1),
   slug: ModelSlug,
   baseModel: modelName("baseModel"),

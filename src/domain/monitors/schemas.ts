@@ -15,7 +15,7 @@ const TestFraction = z.number().min(0).max(1, "testFraction is a share of the en
 /** A live monitor watches new calls: a selection of log ids is a backfill's job, not a filter's. */
 const MonitorFilter = LogFilter.refine((f) => f.ids == null, { message: "a monitor's filter cannot list log ids", path: ["ids"] });
 
-export const CreateMonitorInput = z.object({
+export const CreateMonitorInput = z.strictObject({
   name: Name,
   /** Which calls: anything the Logs page filters by. Absent: every answered call of the application. */
   filter: MonitorFilter.nullish(),
@@ -32,7 +32,7 @@ export const CreateMonitorInput = z.object({
 });
 export type CreateMonitorInput = z.input<typeof CreateMonitorInput>;
 
-export const UpdateMonitorInput = z.object({
+export const UpdateMonitorInput = z.strictObject({
   id: MonitorId,
   name: Name.nullish(),
   filter: MonitorFilter.nullish(),
@@ -45,10 +45,10 @@ export const UpdateMonitorInput = z.object({
 });
 export type UpdateMonitorInput = z.input<typeof UpdateMonitorInput>;
 
-export const MonitorIdInput = z.object({ id: MonitorId });
+export const MonitorIdInput = z.strictObject({ id: MonitorId });
 
 export const BackfillMonitorInput = z
-  .object({
+  .strictObject({
     id: MonitorId,
     /** The calls made in this time range (ISO times): every one in the monitor's sample is offered to it. */
     from: FilterDate,

@@ -13,7 +13,7 @@ const SampleRate = z.number().gt(0, "sampleRate must be above 0 (pause it to sto
 const AlertBelow = z.number().gt(0, "alertBelow is a pass rate above 0").max(1, "alertBelow is a pass rate, at most 1");
 const AlertMinJudged = z.number().int().min(1).max(10_000);
 
-export const CreateOnlineEvalInput = z.object({
+export const CreateOnlineEvalInput = z.strictObject({
   /** The model judged, as a client names it (`gpt-4o-mini`, `anthropic:claude-sonnet-4-5`, `hone:my-fine-tune`). */
   model: z.string().trim().min(1, "model must not be empty").max(MAX_MODEL_LENGTH),
   criteria: Criteria,
@@ -26,7 +26,7 @@ export const CreateOnlineEvalInput = z.object({
 });
 export type CreateOnlineEvalInput = z.input<typeof CreateOnlineEvalInput>;
 
-export const UpdateOnlineEvalInput = z.object({
+export const UpdateOnlineEvalInput = z.strictObject({
   id: OnlineEvalId,
   criteria: Criteria.nullish(),
   sampleRate: SampleRate.nullish(),
@@ -37,7 +37,7 @@ export const UpdateOnlineEvalInput = z.object({
 });
 export type UpdateOnlineEvalInput = z.input<typeof UpdateOnlineEvalInput>;
 
-export const OnlineEvalIdInput = z.object({ id: OnlineEvalId });
+export const OnlineEvalIdInput = z.strictObject({ id: OnlineEvalId });
 
 /** What the gateway needs of an active online evaluation, by model. */
 export type ActiveEval = { id: string; model: string; criteria: string[]; sampleRate: number; alertBelow: number | null; alertMinJudged: number };
@@ -59,7 +59,7 @@ export type OnlineEval = {
 };
 
 export const PassRatesInput = z
-  .object({
+  .strictObject({
     from: FilterDate.nullish(),
     to: FilterDate.nullish(),
     /** What the figures are split by: the model that answered, the route called, or the route's rollout version. */

@@ -24,7 +24,7 @@ export const OverrideRates = z.strictObject(
 );
 
 export const CreatePriceOverrideInput = z
-  .object({
+  .strictObject({
     /** The model as the logs name it: `openai:gpt-4o`, `anthropic:claude-sonnet-4-5`, `hone:support-v1`, `my-vllm:llama-3`. */
     model: z.string().min(1).max(MAX_MODEL_LENGTH),
     /** From when it applies (calls made at or after it); absent: to every call. */
@@ -47,7 +47,7 @@ export const CreatePriceOverrideInput = z
   });
 export type CreatePriceOverrideInput = z.input<typeof CreatePriceOverrideInput>;
 
-export const PriceOverrideIdInput = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
+export const PriceOverrideIdInput = z.strictObject({ id: z.string().min(1).max(MAX_ID_LENGTH) });
 
 export type PriceOverride = {
   id: string;
@@ -60,7 +60,7 @@ export type PriceOverride = {
   createdAt: Date;
 };
 
-export const RecalculateCostsInput = z.object({ filter: LogFilter.nullish() });
+export const RecalculateCostsInput = z.strictObject({ filter: LogFilter.nullish() });
 export type RecalculateCostsInput = z.input<typeof RecalculateCostsInput>;
 
 export type CostRecalculation = {
@@ -75,7 +75,7 @@ export type CostRecalculation = {
 };
 
 export const InvoiceLinesInput = z
-  .object({
+  .strictObject({
     /** UTC days, from (inclusive) to (exclusive): 2026-11-01 .. 2026-12-01 is November. */
     from: FilterDate,
     to: FilterDate,

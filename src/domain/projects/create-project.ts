@@ -11,7 +11,8 @@ export async function createProject(
   ctx: BaseCtx,
   raw: CreateProjectInput & { apiKey?: string; projectId?: string; keyName?: string; organizationId?: string | null },
 ): Promise<CreatedProject> {
-  const input = parseInput(CreateProjectInput, raw);
+  // The transport's input is the name; the rest is Hone's own (bootstrap, the CLI, an organisation's new project).
+  const input = parseInput(CreateProjectInput, { name: raw.name });
   return withTx(ctx, async (inTx, tx) => {
     const projectId = raw.projectId ?? ctx.deps.ids("project");
     // The admin token's projects join the oldest organisation (none before the first owner).

@@ -17,7 +17,7 @@ export function providerKeyContext(projectId: string, provider: string, name: st
   return name === DEFAULT_KEY_NAME ? `provider-key:${projectId}:${provider}` : `provider-key:${projectId}:${provider}:${name}`;
 }
 
-export const SetProviderKeyInput = z.object({
+export const SetProviderKeyInput = z.strictObject({
   provider: Provider,
   apiKey: z.string().trim().min(8, "apiKey looks too short to be a provider key").max(1000),
   /** Several keys of one provider (a key pool) have names; one key alone is "default". */
@@ -33,13 +33,13 @@ export const SetProviderKeyInput = z.object({
 });
 export type SetProviderKeyInput = z.input<typeof SetProviderKeyInput>;
 
-export const ProviderKeyInput = z.object({ provider: Provider, name: KeyName.nullish().transform((n) => n ?? DEFAULT_KEY_NAME) });
+export const ProviderKeyInput = z.strictObject({ provider: Provider, name: KeyName.nullish().transform((n) => n ?? DEFAULT_KEY_NAME) });
 
 const CustomProviderSlug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "slug must be lowercase letters, digits and dashes (up to 63), starting with a letter or digit");
 
-const CustomProviderFields = z.object({
+const CustomProviderFields = z.strictObject({
   slug: CustomProviderSlug,
   kind: z.enum(["openai", "azure"], { error: "kind must be openai (any OpenAI-compatible API) or azure" }),
   baseUrl: z
@@ -59,7 +59,7 @@ const azureNeedsVersion = (v: { kind?: string; apiVersion?: string | null }, c: 
 export const CreateCustomProviderInput = CustomProviderFields.superRefine(azureNeedsVersion);
 export type CreateCustomProviderInput = z.input<typeof CreateCustomProviderInput>;
 
-export const CustomProviderIdInput = z.object({ id: z.string().min(1).max(100) });
+export const CustomProviderIdInput = z.strictObject({ id: z.string().min(1).max(100) });
 
 /**
  * Every field optional: what is given replaces the stored value; `apiKey: null` removes the key,

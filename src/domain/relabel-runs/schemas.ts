@@ -7,7 +7,7 @@ export type { RunVerdict };
 export const RelabelRunId = z.string().min(1).max(MAX_ID_LENGTH);
 const EntryIds = z.array(z.string().min(1).max(MAX_ID_LENGTH)).min(1).max(1_000, "at most 1,000 entry ids; leave them out for all");
 
-export const CreateRelabelRunInput = z.object({
+export const CreateRelabelRunInput = z.strictObject({
   datasetId: DatasetId,
   /** A name to tell runs apart (default: the model). */
   name: z.string().trim().min(1).max(200).nullish(),
@@ -30,10 +30,10 @@ export const CreateRelabelRunInput = z.object({
 });
 export type CreateRelabelRunInput = z.input<typeof CreateRelabelRunInput>;
 
-export const RelabelRunIdInput = z.object({ id: RelabelRunId });
-export const ListRelabelRunsInput = z.object({ datasetId: DatasetId.nullish() });
+export const RelabelRunIdInput = z.strictObject({ id: RelabelRunId });
+export const ListRelabelRunsInput = z.strictObject({ datasetId: DatasetId.nullish() });
 
-export const RelabelOutputsInput = z.object({
+export const RelabelOutputsInput = z.strictObject({
   id: RelabelRunId,
   /** UNDECIDED, ACCEPTED or REJECTED; absent: all. */
   decision: z.enum(["UNDECIDED", "ACCEPTED", "REJECTED"]).nullish(),
@@ -43,7 +43,7 @@ export const RelabelOutputsInput = z.object({
 export type RelabelOutputsInput = z.input<typeof RelabelOutputsInput>;
 
 /** Accept or reject: some entries of the run, or (without entryIds) every undecided one. */
-export const DecideRelabelInput = z.object({ id: RelabelRunId, entryIds: EntryIds.nullish() });
+export const DecideRelabelInput = z.strictObject({ id: RelabelRunId, entryIds: EntryIds.nullish() });
 export type DecideRelabelInput = z.input<typeof DecideRelabelInput>;
 
 export type RelabelRunStatus = "QUEUED" | "RUNNING" | "DONE" | "ERROR" | "CANCELLED";

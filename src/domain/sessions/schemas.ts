@@ -1,13 +1,13 @@
 import type { KeyGrant, Role } from "../../key-scope";
 import { z } from "zod";
 
-export const SignInInput = z.object({
+export const SignInInput = z.strictObject({
   /** A project API key, or the admin token (HONE_ADMIN_TOKEN). */
   token: z.string().trim().min(1, "enter an API key").max(500, "an API key is at most 500 characters"),
 });
 export type SignInInput = z.input<typeof SignInInput>;
 
-export const SwitchProjectInput = z.object({ projectId: z.string().min(1).max(100) });
+export const SwitchProjectInput = z.strictObject({ projectId: z.string().min(1).max(100) });
 export type SwitchProjectInput = z.input<typeof SwitchProjectInput>;
 
 /** Who a session is, as the console shows it. */

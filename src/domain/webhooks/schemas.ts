@@ -29,7 +29,7 @@ export type WebhookDelivery = {
 };
 
 export const ListDeliveriesInput = z
-  .object({
+  .strictObject({
     first: z.number().int().min(1).max(500).nullish(),
     /** Deliveries older than this one (its id), for the next page. */
     after: z.string().min(1).max(MAX_ID_LENGTH).nullish(),

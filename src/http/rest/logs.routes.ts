@@ -25,7 +25,7 @@ import * as W from "./wire-schemas";
 const DeleteLogsWire = DeleteLogsInput.extend({ filter: LogFilterWire.nullish() });
 
 /** OpenPipe's spelling: the tags are `metadata` on this route (the domain's word is tags). */
-const UpdateMetadataWire = z.object({ filters: UpdateTagsInput.shape.filters, metadata: UpdateTagsInput.shape.tags });
+const UpdateMetadataWire = z.strictObject({ filters: UpdateTagsInput.shape.filters, metadata: UpdateTagsInput.shape.tags });
 
 export const logsRoutes = [
   route({

@@ -43,7 +43,7 @@ const recalculationToWire = (r: CostRecalculation) => ({
 });
 
 /** The body of /costs/recalculate: the wire's LogFilter (its tags are `metadata`). */
-const RecalculateWire = z.object({ filter: LogFilterWire.nullish() });
+const RecalculateWire = z.strictObject({ filter: LogFilterWire.nullish() });
 
 export const pricingRoutes = [
   route({

@@ -3,7 +3,7 @@ import { PlaygroundRunInput, runPlayground } from "../../../domain/completions";
 import { addDatasetEntries } from "../../../domain/datasets";
 import { projectProcedure, router } from "../init";
 
-const SaveEntryInput = z.object({
+const SaveEntryInput = z.strictObject({
   datasetId: z.string().min(1).max(100),
   /** The conversation up to the output, then the output (an assistant message) last. */
   messages: z.array(z.unknown()).min(2).max(200),
