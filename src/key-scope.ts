@@ -1,8 +1,11 @@
 /** What an API key may be used for: the gateway (model calls and reports), reading the management APIs, changing through them. */
 export type KeyScope = "gateway" | "read" | "write";
 
-/** What an API key may do (api_keys.scopes, allowed_models). */
-export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null };
+/**
+ * What an API key may do (api_keys.scopes, allowed_models); a key owned by a person also never more
+ * than that person's role in the project now (`maxRole`).
+ */
+export type KeyGrant = { scopes: readonly KeyScope[]; allowedModels: readonly string[] | null; maxRole?: Role; ownerId?: string };
 
 /** What a member of an organisation may do, from least to most: read; read and write data; manage keys and settings; everything (members, deletion). */
 export type Role = "viewer" | "member" | "admin" | "owner";

@@ -68,6 +68,9 @@ describe("hone keys", () => {
       scopes: ["gateway", "read", "write"],
       allowedModels: null,
       metadata: {},
+      // Made by the operator, not a person: the project's (a service key).
+      owner: "project",
+      createdBy: null,
     });
     expect(listed.stdout).not.toContain(k.apiKey);
     expect(listed.stdout).not.toContain(project.apiKey);

@@ -39,6 +39,9 @@ const ADMIN_TRPC = new Set([
   "routes.delete",
   "limits.set",
   "limits.delete",
+  "pricing.createOverride",
+  "pricing.deleteOverride",
+  "pricing.recalculate",
   "webhooks.set",
   "webhooks.delete",
   "webhooks.test",
@@ -49,7 +52,16 @@ const ADMIN_TRPC = new Set([
   "team.auditExport",
 ]);
 // Owners manage members.
-const OWNER_TRPC = new Set(["team.createProject", "team.updateRole", "team.clearProjectRole", "team.remove", "team.setDisabled"]);
+const OWNER_TRPC = new Set([
+  "team.createProject",
+  "team.updateRole",
+  "team.clearProjectRole",
+  "team.remove",
+  "team.memberKeys",
+  "team.handKeys",
+  "team.setDisabled",
+  "team.unlinkSso",
+]);
 const ADMIN_GQL = new Set([
   "createApiKey",
   "renameApiKey",
@@ -66,6 +78,9 @@ const ADMIN_GQL = new Set([
   "deleteRoute",
   "setLimit",
   "deleteLimit",
+  "createPriceOverride",
+  "deletePriceOverride",
+  "recalculateCosts",
   "setWebhook",
   "deleteWebhook",
   "testWebhook",

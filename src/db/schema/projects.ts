@@ -61,8 +61,15 @@ export const apiKeys = pgTable(
     metadata: jsonb("metadata").$type<Record<string, string>>(),
     /** When the "key.expiring" alert was sent, so it is sent once. */
     expiryAlertedAt: timestamp("expiry_alerted_at", { withTimezone: true, mode: "date" }),
+    /** The person who made it (null: the CLI, the admin token, another key, or made before this was kept). */
+    createdBy: text("created_by"),
+    /**
+     * `person`: the key acts for its maker, at most with their current role, and stops when they are
+     * removed or disabled; `project`: a service key, which outlives whoever made it.
+     */
+    owner: text("owner").$type<"person" | "project">().notNull().default("project"),
   },
-  (t) => [index().on(t.projectId)],
+  (t) => [index().on(t.projectId), index().on(t.createdBy)],
 );
 
 // Console sign-ins. The browser holds only a random token (in an HttpOnly cookie); its SHA-256 is

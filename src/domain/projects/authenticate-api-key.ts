@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
-import { apiKeys } from "../../db/schema";
+import { apiKeys, memberships, projectRoles, projects, users } from "../../db/schema";
+import type { Role } from "../../key-scope";
 import type { Deps } from "../../deps";
 import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { DomainError } from "../../errors";
@@ -15,6 +16,14 @@ const CACHE_MAX = 10_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 // deps.caches.apiKeys: its generation is bumped by every revocation here, so a lookup that began
 // before one does not cache what it read.
+
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+
+/** Forgets every key this process knows: a person's role or membership changed, so their keys are read again. */
+export function forgetAllApiKeys(deps: Deps): void {
+  deps.caches.apiKeys.generation++;
+  deps.caches.apiKeys.entries.clear();
+}
 
 /** Drops a key from this process's cache, so a revocation applies here on the next request. */
 export function forgetApiKey(deps: Deps, keyHash: string): void {
@@ -51,33 +60,59 @@ async function readApiKey(deps: Deps, keyHash: string, hit: { value: Authenticat
   // until it answers again (a revocation made meanwhile applies once it does); an unknown key cannot be checked.
   const read = await readOrKnown(
     deps.database,
-    async () =>
-      (
-        await deps.database.db
-          .select({
-            id: apiKeys.id,
-            projectId: apiKeys.projectId,
-            lastUsedAt: apiKeys.lastUsedAt,
-            expiresAt: apiKeys.expiresAt,
-            scopes: apiKeys.scopes,
-            allowedModels: apiKeys.allowedModels,
-          })
-          .from(apiKeys)
-          .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
-      )[0],
+    async () => {
+      const [key] = await deps.database.db
+        .select({
+          id: apiKeys.id,
+          projectId: apiKeys.projectId,
+          lastUsedAt: apiKeys.lastUsedAt,
+          expiresAt: apiKeys.expiresAt,
+          scopes: apiKeys.scopes,
+          allowedModels: apiKeys.allowedModels,
+          owner: apiKeys.owner,
+          createdBy: apiKeys.createdBy,
+        })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+      if (!key) return undefined;
+      if (key.owner !== "person" || !key.createdBy) return { key, maker: null };
+      // A person's key acts for them: as long as they are an enabled member, with their role now.
+      const [maker] = await deps.database.db
+        .select({ email: users.email, disabledAt: users.disabledAt, orgRole: memberships.role, projectRole: projectRoles.role })
+        .from(users)
+        .innerJoin(projects, eq(projects.id, key.projectId))
+        .leftJoin(memberships, and(eq(memberships.organizationId, projects.organizationId), eq(memberships.userId, users.id)))
+        .leftJoin(projectRoles, and(eq(projectRoles.projectId, projects.id), eq(projectRoles.userId, users.id)))
+        .where(eq(users.id, key.createdBy));
+      return { key, maker: maker ?? { email: null, disabledAt: null, orgRole: null, projectRole: null } };
+    },
     hit ? { value: undefined } : undefined,
   );
   if (!read.fresh) return unexpired(hit!.value, now);
-  const row = read.value;
+  const row = read.value?.key;
   if (!row) {
     byHash.delete(keyHash);
     throw new DomainError("UNAUTHORIZED", "Invalid API key");
+  }
+  const maker = read.value?.maker ?? null;
+  let maxRole: Role | undefined;
+  if (maker) {
+    if (!maker.orgRole || maker.disabledAt) {
+      byHash.delete(keyHash);
+      const who = maker.email ?? "the person who made it";
+      const why = maker.disabledAt ? "whose account is disabled" : "who is no longer a member of this project's organisation";
+      throw new DomainError(
+        "UNAUTHORIZED",
+        `This API key belongs to ${who}, ${why}: it stopped working with them. An admin can hand it to the project (a service key) or make a new one`,
+      );
+    }
+    maxRole = maker.projectRole && RANK[maker.projectRole] < RANK[maker.orgRole] ? maker.projectRole : maker.orgRole;
   }
   const value: Authenticated = {
     projectId: row.projectId,
     keyId: row.id,
     expiresAt: row.expiresAt,
-    grant: { scopes: row.scopes, allowedModels: row.allowedModels ?? null },
+    grant: { scopes: row.scopes, allowedModels: row.allowedModels ?? null, ...(maxRole ? { maxRole, ownerId: row.createdBy! } : {}) },
   };
   unexpired(value, now);
   await touchLastUsed(deps, row);

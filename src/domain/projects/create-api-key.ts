@@ -31,6 +31,14 @@ export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promis
     const message = `A project may hold at most ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before creating another`;
     throw new DomainError("VALIDATION", message, { issues: [{ message }] });
   }
+  // A person's key is theirs unless they make it for the project (a service key); a key made with
+  // a person's key is that person's too. The CLI, the admin token and a service key make service keys.
+  const maker = ctx.actor.type === "user" ? ctx.actor.userId : ctx.actor.type === "apiKey" ? (ctx.actor.grant?.ownerId ?? null) : null;
+  if (input.owner === "me" && !maker) {
+    const message = `owner "me" needs a person: this key is made by ${ctx.actor.type === "apiKey" ? "a service key" : "Hone itself"}, so it belongs to the project`;
+    throw new DomainError("VALIDATION", message, { issues: [{ message, path: ["owner"] }] });
+  }
+  const owner = maker && input.owner !== "project" ? "person" : "project";
   const apiKey = input.apiKey ?? generateApiKey();
   const keyHash = hashApiKey(apiKey);
   const keyId = ctx.deps.ids("apiKey");
@@ -47,6 +55,8 @@ export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promis
       allowedModels: input.allowedModels ?? null,
       ...(input.scopes ? { scopes: input.scopes } : {}),
       metadata: input.metadata ?? null,
+      createdBy: maker,
+      owner,
     })
     .onConflictDoNothing({ target: apiKeys.keyHash })
     .returning(apiKeyInfoColumns);

@@ -1,4 +1,4 @@
-export { authenticateApiKey } from "./authenticate-api-key";
+export { authenticateApiKey, forgetAllApiKeys } from "./authenticate-api-key";
 export { bootstrapProjects } from "./bootstrap-projects";
 export { createApiKey } from "./create-api-key";
 export { createCustomProvider } from "./create-custom-provider";

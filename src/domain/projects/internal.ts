@@ -25,6 +25,8 @@ export function toApiKeyInfo(row: {
   scopes: KeyScope[];
   allowedModels: string[] | null;
   metadata: Record<string, string> | null;
+  createdBy: string | null;
+  owner: "person" | "project";
 }): ApiKeyInfo {
   return {
     id: row.id,
@@ -37,6 +39,8 @@ export function toApiKeyInfo(row: {
     scopes: row.scopes,
     allowedModels: row.allowedModels,
     metadata: row.metadata ?? {},
+    createdBy: row.createdBy,
+    owner: row.owner === "person" ? "person" : "project",
   };
 }
 
@@ -52,4 +56,6 @@ export const apiKeyInfoColumns = {
   scopes: apiKeys.scopes,
   allowedModels: apiKeys.allowedModels,
   metadata: apiKeys.metadata,
+  createdBy: apiKeys.createdBy,
+  owner: apiKeys.owner,
 };

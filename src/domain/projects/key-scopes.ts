@@ -35,8 +35,20 @@ export function requireRole(actor: Actor, least: Role, what: string): void {
   if (actor.type !== "apiKey") return;
   if (least === "owner")
     throw new DomainError("FORBIDDEN", `${what} needs an organisation owner signed in as themselves, not an API key`, { neededRole: least });
+  requireMakerRole(actor, least, what);
   if (least === "admin") requireFullKey(actor, what);
   else requireScope(actor, least === "member" ? "write" : "read", what);
+}
+
+/** A person's key acts at most with its maker's role now: FORBIDDEN past it, whatever its scopes. */
+function requireMakerRole(actor: Actor, least: Role, what: string): void {
+  const maxRole = grantOf(actor)?.maxRole;
+  if (!maxRole || roleAtLeast(maxRole, least)) return;
+  throw new DomainError(
+    "FORBIDDEN",
+    `This API key acts for a person whose role here is now ${maxRole}: ${what} needs ${least === "owner" ? "an owner" : `${least} or above`}`,
+    { role: maxRole, neededRole: least },
+  );
 }
 
 /** FORBIDDEN, naming the scope, when the acting key lacks it (or the acting person's role is below it). */
@@ -46,6 +58,7 @@ export function requireScope(actor: Actor, scope: KeyScope, what: string): void 
     return;
   }
   const grant = grantOf(actor);
+  if (grant?.maxRole) requireMakerRole(actor, SCOPE_ROLE[scope], what);
   if (!grant || grant.scopes.includes(scope)) return;
   throw new DomainError("FORBIDDEN", `This API key lacks the \`${scope}\` scope needed for ${what} (it has: ${grant.scopes.join(", ") || "none"})`, {
     missingScope: scope,
@@ -58,6 +71,7 @@ export function requireFullKey(actor: Actor, what: string): void {
     requireRole(actor, "admin", what);
     return;
   }
+  requireMakerRole(actor, "admin", what);
   for (const s of ALL_SCOPES) requireScope(actor, s, what);
 }
 

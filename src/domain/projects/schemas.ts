@@ -3,7 +3,7 @@ import type { KeyGrant } from "../../key-scope";
 import type { KeyScope } from "../../key-scope";
 import { MAX_API_KEY_NAME_LENGTH, MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
 
-export const CreateProjectInput = z.object({
+export const CreateProjectInput = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(200),
 });
 export type CreateProjectInput = z.infer<typeof CreateProjectInput>;
@@ -56,6 +56,9 @@ const ExpiresAt = z.coerce
   .refine((d) => d.getUTCFullYear() >= 2000 && d.getUTCFullYear() <= 9999, "expiresAt must be a date between the years 2000 and 9999");
 
 /** What a scoped key may carry besides its name (creation and update alike). */
+/** Who a new key belongs to: the person making it (the default for a person), or the project (a service key that outlives them). */
+const KeyOwner = z.enum(["me", "project"], { error: `owner must be "me" or "project"` });
+
 const KeyGrantFields = {
   /** After it the key is refused; absent or null: never. */
   expiresAt: ExpiresAt.nullish(),
@@ -65,9 +68,10 @@ const KeyGrantFields = {
   metadata: KeyMetadata.nullish(),
 };
 
-export const CreateApiKeyInput = z.object({
+export const CreateApiKeyInput = z.strictObject({
   projectId: z.string().min(1).max(MAX_ID_LENGTH),
   name: ApiKeyName.nullish(),
+  owner: KeyOwner.nullish(),
   /** Register this exact key instead of generating one (bootstrap). */
   apiKey: ApiKeyString.optional(),
   ...KeyGrantFields,
@@ -75,22 +79,22 @@ export const CreateApiKeyInput = z.object({
 export type CreateApiKeyInput = z.input<typeof CreateApiKeyInput>;
 
 /** What a project's own key may ask for: a new key of the same project, optionally named and scoped. */
-export const NewApiKeyInput = z.object({ name: ApiKeyName.nullish(), ...KeyGrantFields });
+export const NewApiKeyInput = z.strictObject({ name: ApiKeyName.nullish(), owner: KeyOwner.nullish(), ...KeyGrantFields });
 export type NewApiKeyInput = z.input<typeof NewApiKeyInput>;
 
 /** Changes a key's grant: each field given replaces the key's (null clears expiresAt, allowedModels, metadata). */
-export const UpdateApiKeyInput = z.object({
+export const UpdateApiKeyInput = z.strictObject({
   id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH),
   name: ApiKeyName.nullish(),
   ...KeyGrantFields,
 });
 export type UpdateApiKeyInput = z.input<typeof UpdateApiKeyInput>;
 
-export const RevokeApiKeyInput = z.object({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH) });
+export const RevokeApiKeyInput = z.strictObject({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH) });
 export type RevokeApiKeyInput = z.input<typeof RevokeApiKeyInput>;
 
 /** A new label for one of the project's keys: the same rules as a name given at creation. */
-export const RenameApiKeyInput = z.object({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH), name: ApiKeyName });
+export const RenameApiKeyInput = z.strictObject({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH), name: ApiKeyName });
 export type RenameApiKeyInput = z.input<typeof RenameApiKeyInput>;
 
 /**
@@ -112,6 +116,10 @@ export type ApiKeyInfo = {
   allowedModels: string[] | null;
   /** A person's notes about the key (owner, app). */
   metadata: Record<string, string>;
+  /** The id of the person who made it; null: made by the CLI, the admin token, or before makers were kept. */
+  createdBy: string | null;
+  /** `person`: acts for its maker (at most with their role) and stops when they leave; `project`: a service key. */
+  owner: "person" | "project";
 };
 
 export type CreatedProject = { projectId: string; name: string; apiKey: string };

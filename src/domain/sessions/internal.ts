@@ -58,7 +58,6 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
         isNull(consoleSessions.revokedAt),
         gt(consoleSessions.expiresAt, now),
         gt(consoleSessions.lastSeenAt, idleSince),
-        // A key's session lives only as long as its key (and its project).
         // A key's session lives only as long as its key (and its project): not revoked, not expired.
         or(
           eq(consoleSessions.isAdmin, true),
@@ -69,6 +68,9 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
             or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
             sql`${apiKeys.id} is not null`,
             sql`${projects.id} is not null`,
+            // A person's key (and so its session) stops when its maker is removed or disabled.
+            sql`(${apiKeys.owner} <> 'person' or exists (select 1 from ${memberships} km join ${users} ku on ku.id = km.user_id
+              where km.user_id = ${apiKeys.createdBy} and km.organization_id = ${projects.organizationId} and ku.disabled_at is null))`,
           ),
         ),
       ),

@@ -20,12 +20,12 @@ export const Password = z
 
 export const RoleInput = z.enum(ROLES as [Role, ...Role[]], { message: `a role is one of ${ROLES.join(", ")}` });
 
-export const PasswordSignInInput = z.object({ email, password: z.string().min(1, "enter your password").max(PASSWORD_MAX) });
+export const PasswordSignInInput = z.strictObject({ email, password: z.string().min(1, "enter your password").max(PASSWORD_MAX) });
 export type PasswordSignInInput = z.input<typeof PasswordSignInInput>;
 
 const name = z.string().trim().min(1).max(200).optional();
 
-export const AcceptInvitationInput = z.object({
+export const AcceptInvitationInput = z.strictObject({
   token: z.string().trim().min(1, "the invitation link's token is missing").max(200),
   /** A new user's email (the first owner's; an invitation names its own). */
   email: email.optional(),
@@ -37,10 +37,10 @@ export const AcceptInvitationInput = z.object({
 });
 export type AcceptInvitationInput = z.input<typeof AcceptInvitationInput>;
 
-export const InviteMemberInput = z.object({ email, role: RoleInput });
+export const InviteMemberInput = z.strictObject({ email, role: RoleInput });
 export type InviteMemberInput = z.input<typeof InviteMemberInput>;
 
-export const UpdateMemberRoleInput = z.object({
+export const UpdateMemberRoleInput = z.strictObject({
   userId: z.string().min(1).max(100),
   role: RoleInput,
   /** Narrow the role in this project only (never above the organisation role); null `role` clears it. */
@@ -48,17 +48,30 @@ export const UpdateMemberRoleInput = z.object({
 });
 export type UpdateMemberRoleInput = z.input<typeof UpdateMemberRoleInput>;
 
-export const ClearProjectRoleInput = z.object({ userId: z.string().min(1).max(100), projectId: z.string().min(1).max(100) });
+export const ClearProjectRoleInput = z.strictObject({ userId: z.string().min(1).max(100), projectId: z.string().min(1).max(100) });
 
-export const UserIdInput = z.object({ userId: z.string().min(1).max(100) });
-export const IdInput = z.object({ id: z.string().min(1).max(100) });
+export const UserIdInput = z.strictObject({ userId: z.string().min(1).max(100) });
 
-export const ChangePasswordInput = z.object({ currentPassword: z.string().max(PASSWORD_MAX).optional(), newPassword: Password });
+/** What happens to a person's own API keys when they are removed: they stop (the default), or become their projects' service keys. */
+export const MemberKeysOnRemoval = z.enum(["stop", "project"], { error: `keys must be "stop" or "project"` });
+
+export const RemoveMemberInput = z.strictObject({ userId: z.string().min(1).max(100), keys: MemberKeysOnRemoval.optional() });
+export type RemoveMemberInput = z.input<typeof RemoveMemberInput>;
+
+/** A person's keys to hand to their projects: those named, or all of them in the organisation. */
+export const HandKeysInput = z.strictObject({
+  userId: z.string().min(1).max(100),
+  keyIds: z.array(z.string().min(1).max(100)).min(1).max(1_000).optional(),
+});
+export type HandKeysInput = z.input<typeof HandKeysInput>;
+export const IdInput = z.strictObject({ id: z.string().min(1).max(100) });
+
+export const ChangePasswordInput = z.strictObject({ currentPassword: z.string().max(PASSWORD_MAX).optional(), newPassword: Password });
 export type ChangePasswordInput = z.input<typeof ChangePasswordInput>;
 
-export const SwitchOrganizationInput = z.object({ organizationId: z.string().min(1).max(100) });
+export const SwitchOrganizationInput = z.strictObject({ organizationId: z.string().min(1).max(100) });
 
-export const CreateOrgProjectInput = z.object({ name: z.string().trim().min(1, "name the project").max(200) });
+export const CreateOrgProjectInput = z.strictObject({ name: z.string().trim().min(1, "name the project").max(200) });
 
 export type Member = {
   userId: string;

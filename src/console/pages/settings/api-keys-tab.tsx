@@ -99,6 +99,9 @@ export function ApiKeysTab() {
                         ))
                       )}
                     </Group>
+                    <Text size="xs" c="dimmed">
+                      {k.owner === "person" ? "a person's key: stops when they leave" : "service key"}
+                    </Text>
                     {k.allowedModels ? (
                       <Text size="xs" c="dimmed" title={k.allowedModels.join(", ")}>
                         models: {k.allowedModels.join(", ").slice(0, 60)}

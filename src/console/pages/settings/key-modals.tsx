@@ -1,5 +1,6 @@
-import { Alert, Button, Code, Group, Modal, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Code, Group, Modal, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
+import { useSession } from "../../lib/session";
 import { ErrorAlert } from "../../components/error-alert";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import { CopyTextButton } from "./copy-text-button";
@@ -23,7 +24,13 @@ const NAME_DESCRIPTION = "Who or what uses it: a person, a service, a CI job. Sh
 /** Name a key, then see it once. */
 export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const create = useCreateApiKey();
-  const form = useForm({ mode: "controlled", initialValues: { name: "", ...grantForm() }, validate: { name: nameProblem, ...grantProblems } });
+  // A person's key is theirs (it stops when they leave) unless they make it for the project.
+  const person = !!useSession().user;
+  const form = useForm({
+    mode: "controlled",
+    initialValues: { name: "", owner: "me" as "me" | "project", ...grantForm() },
+    validate: { name: nameProblem, ...grantProblems },
+  });
   const close = () => {
     onClose();
     form.reset();
@@ -51,7 +58,7 @@ export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: 
           </Group>
         </Stack>
       ) : (
-        <form onSubmit={form.onSubmit((v) => create.mutate({ name: v.name.trim(), ...grantInput(v) }))}>
+        <form onSubmit={form.onSubmit((v) => create.mutate({ name: v.name.trim(), ...(person ? { owner: v.owner } : {}), ...grantInput(v) }))}>
           <Stack>
             <TextInput
               label="Key name"
@@ -62,6 +69,26 @@ export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: 
               required
               data-autofocus
             />
+            {person ? (
+              <Stack gap={4}>
+                <Text size="sm" fw={500}>
+                  Belongs to
+                </Text>
+                <SegmentedControl
+                  aria-label="Belongs to"
+                  data={[
+                    { value: "me", label: "Me" },
+                    { value: "project", label: "The project (a service key)" },
+                  ]}
+                  {...form.getInputProps("owner")}
+                />
+                <Text size="xs" c="dimmed">
+                  {form.getValues().owner === "me"
+                    ? "It acts with your role and stops if you leave the organisation or your account is disabled."
+                    : "It keeps working whoever leaves: for services and CI."}
+                </Text>
+              </Stack>
+            ) : null}
             <GrantFields form={form} />
             <ErrorAlert error={create.error} title="The key was not created" />
             <Group justify="flex-end">

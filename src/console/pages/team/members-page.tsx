@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Checkbox, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { modals } from "@mantine/modals";
 import { notifications } from "@mantine/notifications";
@@ -14,10 +14,12 @@ import {
   useClearProjectRole,
   useInvitations,
   useInvite,
+  useMemberKeys,
   useMembers,
   useOrgProjects,
   useRemoveMember,
   useRevokeInvitation,
+  useUnlinkSso,
   useUpdateRole,
 } from "./queries";
 
@@ -122,6 +124,75 @@ function ProjectRolesModal({ member, onClose }: { member: Member; onClose: () =>
   );
 }
 
+/**
+ * Removing a member: the API keys they made for themselves stop with them, so the owner sees them
+ * first and may hand them to their projects (service keys) in the same change.
+ */
+function RemoveMemberModal({ member, onClose }: { member: Member; onClose: () => void }) {
+  const keys = useMemberKeys(member.userId);
+  const remove = useRemoveMember();
+  const [handOver, setHandOver] = useState(false);
+  const list = keys.data ?? [];
+  return (
+    <Modal opened onClose={onClose} title={`Remove ${member.email}?`} centered>
+      <Stack>
+        <Text size="sm">They lose access to every project of the organisation at once; their sessions here end.</Text>
+        <ErrorAlert error={keys.error} />
+        {keys.isPending ? (
+          <Text size="sm" c="dimmed">
+            Looking for their API keys…
+          </Text>
+        ) : list.length ? (
+          <Stack gap="xs">
+            <Text size="sm">
+              {list.length === 1 ? "This API key of theirs stops working" : `These ${list.length} API keys of theirs stop working`} with the removal:
+            </Text>
+            <Table aria-label="API keys that stop">
+              <Table.Tbody>
+                {list.map((k) => (
+                  <Table.Tr key={k.id}>
+                    <Table.Td>{k.name ?? "unnamed"}</Table.Td>
+                    <Table.Td>
+                      <Text size="xs" ff="monospace">
+                        {k.prefix}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>{k.projectName}</Table.Td>
+                    <Table.Td>{k.lastUsedAt ? `used ${formatTime(k.lastUsedAt)}` : "never used"}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+            <Checkbox
+              checked={handOver}
+              onChange={(e) => setHandOver(e.currentTarget.checked)}
+              label="Hand them to their projects instead: they keep working as service keys"
+            />
+          </Stack>
+        ) : (
+          <Text size="sm" c="dimmed">
+            They have no API keys of their own.
+          </Text>
+        )}
+        <ErrorAlert error={remove.error} title="Could not remove" />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            loading={remove.isPending}
+            disabled={keys.isPending}
+            onClick={() => remove.mutate({ userId: member.userId, keys: handOver ? "project" : "stop" }, { onSuccess: onClose })}
+          >
+            Remove member
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
 /** The organisation's members: owners change roles and remove; owners and admins invite. */
 export function MembersPage() {
   const session = useSession();
@@ -130,22 +201,26 @@ export function MembersPage() {
   const members = useMembers();
   const invitations = useInvitations(isAdmin && !!session.user);
   const updateRole = useUpdateRole();
-  const remove = useRemoveMember();
   const revoke = useRevokeInvitation();
+  const unlinkSso = useUnlinkSso();
   const [narrowing, setNarrowing] = useState<string | null>(null);
   const onError = (title: string) => (err: unknown) => notifications.show({ color: "red", title, message: errorMessageOf(err) });
-  const confirmRemove = (m: Member) =>
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const confirmRemove = (m: Member) => setRemoving(m);
+  const confirmUnlink = (m: Member) =>
     modals.openConfirmModal({
-      title: `Remove ${m.email}?`,
-      children: <Text size="sm">They lose access to every project of the organisation at once; their sessions here end.</Text>,
-      labels: { confirm: "Remove member", cancel: "Cancel" },
-      confirmProps: { color: "red" },
-      onConfirm: () => remove.mutate({ userId: m.userId }, { onError: onError("Could not remove") }),
+      title: `Remove ${m.email}'s single sign-on link?`,
+      children: (
+        <Text size="sm">Their account stops answering to its identity at the provider. Their next single sign-on, with a verified email, links again.</Text>
+      ),
+      labels: { confirm: "Remove SSO link", cancel: "Cancel" },
+      onConfirm: () => unlinkSso.mutate({ userId: m.userId }, { onError: onError("Could not remove the SSO link") }),
     });
   const open = (invitations.data ?? []).filter((i) => !i.acceptedAt && !i.revokedAt && new Date(i.expiresAt) > new Date());
   return (
     <>
       <PageHeader title="Members" description={`The people of ${session.organization?.name ?? "this organisation"} and their roles.`} />
+      {removing ? <RemoveMemberModal member={removing} onClose={() => setRemoving(null)} /> : null}
       <Stack gap="lg">
         {isAdmin && session.user ? <InviteForm canInviteOwner={isOwner} /> : null}
         <ErrorAlert error={members.error} />
@@ -202,6 +277,11 @@ export function MembersPage() {
                       <Button size="xs" variant="default" onClick={() => setNarrowing(m.userId)} aria-label={`Roles of ${m.email} per project`}>
                         Per project
                       </Button>
+                      {m.sso ? (
+                        <Button size="xs" variant="default" onClick={() => confirmUnlink(m)} aria-label={`Remove the SSO link of ${m.email}`}>
+                          Remove SSO link
+                        </Button>
+                      ) : null}
                       <Button size="xs" variant="light" color="red" onClick={() => confirmRemove(m)} aria-label={`Remove ${m.email}`}>
                         Remove
                       </Button>

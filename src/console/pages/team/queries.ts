@@ -28,9 +28,16 @@ export function useUpdateRole() {
   const refresh = useTeamChange();
   return useMutation(useTRPC().team.updateRole.mutationOptions({ onSuccess: refresh }));
 }
+/** A member's own API keys: what stops when they are removed. */
+export const useMemberKeys = (userId: string) => useQuery({ ...useTRPC().team.memberKeys.queryOptions({ userId }), staleTime: 0 });
+
 export function useRemoveMember() {
   const refresh = useTeamChange();
   return useMutation(useTRPC().team.remove.mutationOptions({ onSuccess: refresh }));
+}
+export function useUnlinkSso() {
+  const refresh = useTeamChange();
+  return useMutation(useTRPC().team.unlinkSso.mutationOptions({ onSuccess: refresh }));
 }
 export function useRevokeInvitation() {
   const refresh = useTeamChange();

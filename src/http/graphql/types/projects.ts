@@ -40,6 +40,14 @@ const ApiKeyRef = builder.objectRef<ApiKeyInfo>("ApiKey").implement({
     scopes: t.stringList({ description: "gateway (model calls, reports), read and write (the management APIs)", resolve: (k) => k.scopes }),
     allowedModels: t.stringList({ nullable: true, description: "Model globs the key may call; null: any", resolve: (k) => k.allowedModels }),
     metadata: t.field({ type: "JSON", description: "A person's notes about the key (owner, app)", resolve: (k) => k.metadata }),
+    createdBy: t.exposeString("createdBy", {
+      nullable: true,
+      description: "The id of the person who made it (a member's userId); null: the CLI, the admin token, a service key, or made before makers were kept",
+    }),
+    owner: t.exposeString("owner", {
+      description:
+        "person: acts for createdBy, at most with their role, and stops when they are removed or disabled; project: a service key that outlives its maker",
+    }),
   }),
 });
 
@@ -59,7 +67,11 @@ const grantFields = (t: InputFields) => ({
 });
 
 const CreateApiKeyInputRef = builder.inputType("CreateApiKeyInput", {
-  fields: (t) => ({ name: t.string({ required: false, description: "A label such as ci or laptop (up to 100 characters)" }), ...grantFields(t) }),
+  fields: (t) => ({
+    name: t.string({ required: false, description: "A label such as ci or laptop (up to 100 characters)" }),
+    owner: t.string({ required: false, description: "me (the default for a person: the key stops when you leave) or project (a service key)" }),
+    ...grantFields(t),
+  }),
 });
 
 const UpdateApiKeyInputRef = builder.inputType("UpdateApiKeyInput", {

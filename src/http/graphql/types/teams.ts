@@ -1,5 +1,14 @@
 import { type AuditEvent, AuditFilter, listAudit } from "../../../domain/audit";
-import { inviteMember, InviteMemberInput, listMembers, type Member, removeMember, updateMemberRole, UpdateMemberRoleInput } from "../../../domain/teams";
+import {
+  inviteMember,
+  InviteMemberInput,
+  listMembers,
+  type Member,
+  removeMember,
+  RemoveMemberInput,
+  updateMemberRole,
+  UpdateMemberRoleInput,
+} from "../../../domain/teams";
 import { asInputOf } from "../../../verb-input";
 import { builder } from "../builder";
 import type { GqlContext } from "../builder";
@@ -124,8 +133,12 @@ builder.mutationFields((t) => ({
   removeMember: t.field({
     extensions: { role: "owner", organization: true },
     type: "ID",
-    description: "Removes a member from the organisation (owners); their sessions end",
-    args: { userId: t.arg.id() },
-    resolve: async (_, args, c) => (await removeMember(teamCtx(c), String(args.userId))).userId,
+    description:
+      "Removes a member from the organisation (owners); their sessions end, and so do the API keys they made for themselves, unless keys is project (they become their projects' service keys)",
+    args: { userId: t.arg.id(), keys: t.arg.string({ required: false, description: "stop (default) or project" }) },
+    resolve: async (_, args, c) => {
+      const input = asInputOf(RemoveMemberInput, { userId: String(args.userId), keys: args.keys ?? undefined });
+      return (await removeMember(teamCtx(c), input.userId, input.keys ?? "stop")).userId;
+    },
   }),
 }));

@@ -13,9 +13,15 @@ import {
   listMembers,
   listOrganizationProjects,
   type Member,
+  handKeysToProject,
+  HandKeysInput,
+  listMemberKeys,
+  type MemberKey,
   removeMember,
+  RemoveMemberInput,
   revokeInvitation,
   setMemberDisabled,
+  unlinkSingleSignOn,
   updateMemberRole,
   UpdateMemberRoleInput,
   UserIdInput,
@@ -25,6 +31,7 @@ import { toWireDate } from "../../dates";
 import { router, teamProcedure } from "../init";
 
 export const memberOut = (m: Member) => ({ ...m, joinedAt: toWireDate(m.joinedAt) });
+const memberKeyOut = (k: MemberKey) => ({ ...k, lastUsedAt: toWireDate(k.lastUsedAt) });
 export const invitationOut = (i: InvitationInfo) => ({
   ...i,
   createdAt: toWireDate(i.createdAt),
@@ -67,12 +74,25 @@ export const teamRouter = router({
   clearProjectRole: teamProcedure("owner")
     .input(ClearProjectRoleInput)
     .mutation(({ ctx, input }) => clearProjectRole(ctx.team, input.userId, input.projectId)),
+  /** Removes a member; their own API keys stop, or (keys: "project") become their projects' service keys. */
   remove: teamProcedure("owner")
+    .input(RemoveMemberInput)
+    .mutation(({ ctx, input }) => removeMember(ctx.team, input.userId, input.keys ?? "stop")),
+  /** A member's own API keys in the organisation: what stops when they are removed or disabled. */
+  memberKeys: teamProcedure("owner")
     .input(UserIdInput)
-    .mutation(({ ctx, input }) => removeMember(ctx.team, input.userId)),
+    .query(async ({ ctx, input }) => (await listMemberKeys(ctx.team, input.userId)).map(memberKeyOut)),
+  /** Hands a member's own keys (all, or those named) to their projects: service keys that outlive them. */
+  handKeys: teamProcedure("owner")
+    .input(HandKeysInput)
+    .mutation(({ ctx, input }) => handKeysToProject(ctx.team, input)),
   setDisabled: teamProcedure("owner")
     .input(UserIdInput.extend({ disabled: z.boolean() }))
     .mutation(async ({ ctx, input }) => memberOut(await setMemberDisabled(ctx.team, input.userId, input.disabled))),
+  /** Removes a member's link to their identity at the provider; their next single sign-on links again. */
+  unlinkSso: teamProcedure("owner")
+    .input(UserIdInput)
+    .mutation(async ({ ctx, input }) => memberOut(await unlinkSingleSignOn(ctx.team, input.userId))),
   invitations: teamProcedure("admin").query(async ({ ctx }) => (await listInvitations(ctx.team)).map(invitationOut)),
   revokeInvitation: teamProcedure("admin")
     .input(IdInput)
