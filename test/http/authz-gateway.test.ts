@@ -309,7 +309,9 @@ describe("work that calls models on a key's behalf is checked against its allowe
     );
     expect(err.data?.code).toBe("FORBIDDEN");
     // Within its models, the same work is accepted.
-    expect((await code(`mutation { createCriterion(input: {name: "y", judgeModel: "openai:gpt-4o-mini", prompt: "Is {{output}} ok?"}) { id } }`))[0]).toBe("OK");
+    expect((await code(`mutation { createCriterion(input: {name: "y", judgeModel: "openai:gpt-4o-mini", prompt: "Is {{output}} ok?"}) { id } }`))[0]).toBe(
+      "OK",
+    );
   });
 });
 

@@ -84,7 +84,10 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
       }
       criteria = await resolveCriteriaRefs(ctx, controls.criteria);
       // The judges are called on this key's behalf: each judge model must be one it may call.
-      requireKeyMayCall(ctx, criteria.map((c) => c.judgeModel));
+      requireKeyMayCall(
+        ctx,
+        criteria.map((c) => c.judgeModel),
+      );
     }
     const tags = mergeTags(request.metadata, controls.tags);
     router = await routeCall(ctx, call, { model: request.model, route, fallbacks: controls.fallbacks, tags, signal: input.signal });

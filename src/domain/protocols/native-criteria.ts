@@ -46,7 +46,10 @@ export async function nativeJudge(
   const request = opts.request;
   const criteria = await resolveCriteriaRefs(ctx, refs);
   // The judges are called on this key's behalf: each judge model must be one it may call.
-  requireKeyMayCall(ctx, criteria.map((c) => c.judgeModel));
+  requireKeyMayCall(
+    ctx,
+    criteria.map((c) => c.judgeModel),
+  );
   return (chat) => judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, chat);
 }
 
