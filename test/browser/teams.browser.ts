@@ -170,4 +170,38 @@ describe("teams in the console", () => {
     await owner.getByTestId("member-vic@example.com").waitFor({ state: "detached" });
     expect(errors).toEqual([]);
   });
+
+  test("an admin's own key is listed before their removal, and handed to the project keeps working", async () => {
+    const inv = await forceMutation(owner, "team.invite", { email: "kim@example.com", role: "admin" });
+    const admin = await (await browser.newContext()).newPage();
+    admin.on("pageerror", (e) => errors.push(String(e)));
+    await admin.setViewportSize({ width: 1440, height: 900 });
+    await admin.goto(`${hone.url}/invite#${String(inv.body.result.data.url).split("#")[1]}`);
+    await admin.getByLabel("Choose a password").fill("admin password 123");
+    await admin.getByRole("button", { name: "Accept and sign in" }).click();
+    await admin.getByTestId("user-badge").waitFor();
+    // Kim makes a key of her own (the default for a person), through the form.
+    await admin.goto(`${hone.url}/settings?tab=api-keys`);
+    await admin.getByRole("button", { name: "Create key" }).click();
+    await admin.getByLabel("Key name").fill("kim laptop");
+    await admin.getByText("stops if you leave the organisation").waitFor();
+    await shot(admin, "teams-key-belongs-to");
+    await admin.getByRole("button", { name: "Create key", exact: true }).last().click();
+    const key = (await admin.getByTestId("new-api-key").textContent())!;
+    await admin.getByRole("button", { name: "Done" }).click();
+    await admin.locator('tr[data-key-name="kim laptop"]').getByText("a person's key").waitFor();
+    await admin.close();
+
+    await owner.goto(`${hone.url}/members`);
+    await owner.getByRole("button", { name: "Remove kim@example.com" }).click();
+    const dialog = owner.getByRole("dialog", { name: "Remove kim@example.com?" });
+    await dialog.getByRole("table", { name: "API keys that stop" }).getByText("kim laptop").waitFor();
+    await shot(owner, "teams-remove-lists-keys");
+    await dialog.getByRole("checkbox", { name: /Hand them to their projects/ }).check();
+    await dialog.getByRole("button", { name: "Remove member" }).click();
+    await owner.getByTestId("member-kim@example.com").waitFor({ state: "detached" });
+    const used = await fetch(`${hone.url}/api/v1/datasets`, { headers: { authorization: `Bearer ${key}` } });
+    expect(used.status).toBe(200);
+    expect(errors).toEqual([]);
+  });
 });
