@@ -128,6 +128,19 @@ describe("a person's key", () => {
     expect(removals.events.some((e) => JSON.stringify(e).includes('"project"'))).toBe(true);
   });
 
+  test("a console session signed in with a person's key acts with their role now, and ends with them", async () => {
+    const ivy = await person("ivy@example.com", "admin");
+    const key = (await ivy.c.client.apiKeys.create.mutate({ name: "ivy" })).apiKey;
+    const browser = consoleClient(t);
+    await browser.client.session.signIn.mutate({ token: key });
+    expect(await browser.client.limits.set.mutate({ scope: "project", requestsPerMinute: 50 })).toMatchObject({ requestsPerMinute: 50 });
+    await owner.client.team.updateRole.mutate({ userId: ivy.userId, role: "member" });
+    await expect(browser.client.limits.set.mutate({ scope: "project", requestsPerMinute: 60 })).rejects.toThrow(/member/);
+    expect((await browser.client.datasets.create.mutate({ name: "ivy's" })).name).toBe("ivy's");
+    await owner.client.team.remove.mutate({ userId: ivy.userId });
+    await expect(browser.client.datasets.list.query({})).rejects.toThrow();
+  });
+
   test("only an owner lists or hands over a member's keys", async () => {
     const gil = await person("gil@example.com", "admin");
     const hal = await person("hal@example.com", "admin");

@@ -41,6 +41,9 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
       projectRole: projectRoles.role,
       apiKeyId: consoleSessions.apiKeyId,
       key: apiKeyInfoColumns,
+      // A person's key acts at most with its maker's role now (the organisation's, narrowed in the project).
+      makerOrgRole: sql<Role | null>`(select km.role from ${memberships} km where km.user_id = ${apiKeys.createdBy} and km.organization_id = ${projects.organizationId})`,
+      makerProjectRole: sql<Role | null>`(select kr.role from ${projectRoles} kr where kr.user_id = ${apiKeys.createdBy} and kr.project_id = ${projects.id})`,
       createdAt: consoleSessions.createdAt,
       lastSeenAt: consoleSessions.lastSeenAt,
       expiresAt: consoleSessions.expiresAt,
@@ -109,7 +112,15 @@ export async function findLiveSession(db: Queryable, deps: Deps, tokenHash: stri
     createdAt: row.createdAt,
     idleExpiresAt,
     expiresAt: row.expiresAt,
-    keyGrant: key ? { scopes: key.scopes, allowedModels: key.allowedModels } : null,
+    keyGrant: key
+      ? {
+          scopes: key.scopes,
+          allowedModels: key.allowedModels,
+          ...(key.owner === "person" && row.makerOrgRole && key.createdBy
+            ? { maxRole: effectiveRole(row.makerOrgRole, row.makerProjectRole), ownerId: key.createdBy }
+            : {}),
+        }
+      : null,
     user: null,
     organization: null,
     orgRole: null,
