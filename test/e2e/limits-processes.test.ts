@@ -75,8 +75,13 @@ describe("limits held by real processes", () => {
     await gql(a, `mutation { setLimit(input: {scope: "tag", tagKey: "burst", tagValue: "yes", requestsPerMinute: 100}) { id } }`);
     // A budget of four calls for one user: a streamed call settles its real cost, a failed call
     // gives back its reservation, and the counters outlive a restart of the process that spent.
-    const limit = (await gql(a, `mutation { setLimit(input: {scope: "tag", tagKey: "user", tagValue: "carl", costPerDayUsd: ${4 * CALL_USD}}) { id } }`))
-      .setLimit;
+    // (The failing model has no price: the limit admits such calls, counted at what they cost.)
+    const limit = (
+      await gql(
+        a,
+        `mutation { setLimit(input: {scope: "tag", tagKey: "user", tagValue: "carl", costPerDayUsd: ${4 * CALL_USD}, unpricedCalls: "allow"}) { id } }`,
+      )
+    ).setLimit;
     // The burst (about 2 s) must fit in one minute.
     if (msToNextMinute() < 10_000) await Bun.sleep(msToNextMinute() + 100);
     const burstStarted = Date.now();
