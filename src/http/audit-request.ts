@@ -25,6 +25,9 @@ export async function auditRequest(
     const code = toDomainError(change.error).code;
     if (code !== "FORBIDDEN") return;
     error = code;
+    // A client hammering what it may not do must not fill the audit log: refusals are recorded up
+    // to REFUSALS_PER_MINUTE per actor (this process); past that in the same minute, not.
+    if (!refusalRecorded(change.actor, deps.clock().getTime())) return;
   }
   await recordAudit(deps, {
     actor: change.actor ?? { type: "system", job: "anonymous" },
@@ -38,6 +41,21 @@ export async function auditRequest(
     requestId: requestMeta(request).requestId,
     resultId: change.resultId ?? null,
   });
+}
+
+/** Refusals recorded per actor per minute, in each process. */
+export const REFUSALS_PER_MINUTE = 20;
+const refusals = new Map<string, { minute: number; n: number }>();
+
+function refusalRecorded(actor: Actor | null, now: number): boolean {
+  const who = !actor ? "anonymous" : actor.type === "apiKey" ? `key:${actor.keyId}` : actor.type === "user" ? `user:${actor.userId}` : actor.type;
+  const minute = Math.floor(now / 60_000);
+  let seen = refusals.get(who);
+  if (!seen || seen.minute !== minute) {
+    if (refusals.size >= 10_000) refusals.clear();
+    refusals.set(who, (seen = { minute, n: 0 }));
+  }
+  return ++seen.n <= REFUSALS_PER_MINUTE;
 }
 
 /** The id an answer names, when it names one at its top (what a create just made). */

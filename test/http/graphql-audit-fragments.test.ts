@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { asc, eq } from "drizzle-orm";
 import { auditEvents } from "../../src/db/schema";
+import { REFUSALS_PER_MINUTE } from "../../src/http/audit-request";
 import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql, gqlData } from "../helpers/gql";
@@ -176,3 +177,18 @@ function trpcClientWithRequestId(key: string, requestId: string) {
     ],
   });
 }
+
+test("a client hammering what it may not do is recorded at most REFUSALS_PER_MINUTE times a minute", async () => {
+  const CREATE = "mutation($input: CreateApiKeyInput) { createApiKey(input: $input) { apiKey } }";
+  const hammer = (await gqlData(t, CREATE, { input: { name: "hammer", scopes: ["gateway"] } })).createApiKey.apiKey as string;
+  for (let i = 0; i < 3 * REFUSALS_PER_MINUTE; i++) {
+    const r = await t.request("GET", "/api/v1/datasets", { key: hammer });
+    expect(r.status).toBe(403);
+  }
+  const rows = await t.deps.database.db.select().from(auditEvents).where(eq(auditEvents.outcome, "error"));
+  const keyId = (await gqlData(t, "{ apiKeys { id name } }")).apiKeys.find((k: { name: string }) => k.name === "hammer").id;
+  const mine = rows.filter((e) => e.actorId === keyId);
+  // Within one minute (the test's clock may cross into the next once: at most twice the bound).
+  expect(mine.length).toBeGreaterThanOrEqual(REFUSALS_PER_MINUTE);
+  expect(mine.length).toBeLessThanOrEqual(2 * REFUSALS_PER_MINUTE);
+});
