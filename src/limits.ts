@@ -1,7 +1,7 @@
 // Fixed caps on what one input may carry. Limits an operator may want to move live in config.ts
 // (HONE_* variables); these are set so that no legitimate client comes near them, and so that an
 // attacker holding a valid key cannot make one request cost unbounded memory or time.
-// README "Security and limits" lists every one of them.
+// docs/teams-and-security.md ("Security and limits") lists every one of them.
 
 import { DomainError } from "./errors";
 

@@ -12,7 +12,7 @@ import { storedByTag, waitForLogsStored } from "../helpers/stored-logs";
 // through a proxy the test cuts: every gateway call is served (keys, provider keys from what the
 // process knows), every /report answers 2xx (spooled), and once the database is back every
 // answered call and acknowledged report is stored. HONE_TEST_OUTAGE_MS sets the outage's length
-// (default 8 s in the suite; the README's figure is from 60 s). Postgres only (PGlite lives in the
+// (default 8 s in the suite; the figure in docs/ is from 60 s). Postgres only (PGlite lives in the
 // process: it has no outage of its own), on the local server whichever database the suite runs on.
 
 const OUTAGE_MS = Number(process.env.HONE_TEST_OUTAGE_MS ?? 8_000);

@@ -11,7 +11,7 @@ import { waitFor } from "../helpers/wait-for";
 // The durable log spool, proven on a real server process: kill -9 while 16 clients call the
 // gateway and 16 report calls, start it again on the same data, and find every answered call and
 // every acknowledged report stored. HONE_TEST_KILL_ROUNDS sets the number of kills in a row
-// (default 2 in the suite; the README's figure is from 10).
+// (default 2 in the suite; the figure in docs/ is from 10).
 
 const ROUNDS = Number(process.env.HONE_TEST_KILL_ROUNDS ?? 2);
 const CLIENTS = 16;

@@ -57,7 +57,7 @@ afterAll(async () => {
 
 const SET = `mutation ($url: String!, $rotate: Boolean) { setWebhook(url: $url, rotateSecret: $rotate) { webhook { url secretHint } secret } }`;
 
-/** The check a receiver makes (README "Webhooks"): HMAC-SHA256 of "<t>.<body>" under the secret, and a recent timestamp. */
+/** The check a receiver makes (docs/limits.md, "Alerts (webhooks)"): HMAC-SHA256 of "<t>.<body>" under the secret, and a recent timestamp. */
 function verify(secret: string, header: string, body: string, toleranceS = 300): boolean {
   const parts = Object.fromEntries(header.split(",").map((p) => p.split("=") as [string, string]));
   const ts = Number(parts.t);
