@@ -1,4 +1,5 @@
 export * from "./accounts";
+export * from "./invitations";
 export * from "./member-keys";
 export * from "./organization";
 export * from "./schemas";
