@@ -6,7 +6,6 @@ import type { Deps } from "../../deps";
 import { parseInput } from "../../errors";
 import { errorFields } from "../../logger";
 import { asOrganizationActor, requireRole } from "../projects/key-scopes";
-import { organizationOf } from "../teams/organization";
 import { z } from "zod";
 
 export type AuditTransport = "trpc" | "graphql" | "rest" | "cli" | "console";
@@ -190,7 +189,6 @@ export async function listAudit(orgCtx: BaseCtx & { projectId?: string }, raw: A
         : ctx.actor.type === "admin" || ctx.actor.type === "cli"
           ? undefined
           : eq(auditEvents.projectId, "");
-  if (ctx.actor.type === "user") await organizationOf(ctx);
   const cond = and(
     scope,
     f.actor ? or(ilike(auditEvents.actorLabel, `%${escapeLike(f.actor)}%`), eq(auditEvents.actorId, f.actor)) : undefined,
