@@ -7,7 +7,6 @@ import { DomainError } from "../../errors";
 import { postJson } from "../../providers/http";
 import { upstreamPolicy } from "../../providers/upstream-guard";
 import { enqueueJob } from "../jobs";
-import type { Counter } from "../limits/lease-state";
 import { toDelivery, webhookSecret } from "./webhook-store";
 import type { WebhookDelivery, WebhookEvent } from "./schemas";
 
@@ -111,11 +110,21 @@ export async function failWebhookDelivery(deps: Deps, payload: unknown, reason: 
     .where(eq(webhookDeliveries.id, deliveryId));
 }
 
+/** One budget's window, as the limits count it (what an alert names). */
+export type SpendWindow = {
+  limitId: string;
+  projectId: string;
+  metric: "requests" | "tokens" | "usd_day" | "usd_month";
+  value: string;
+  window: { start: Date; end: Date };
+  cap: number;
+};
+
 /**
  * A budget's spend was written: the thresholds it crossed (50, 80, 100 %) not yet alerted in this
  * window are marked (one process wins the mark) and alerted.
  */
-export async function alertOnSpend(deps: Deps, c: Counter, row: { spent: number; alerted: number }): Promise<void> {
+export async function alertOnSpend(deps: Deps, c: SpendWindow, row: { spent: number; alerted: number }): Promise<void> {
   if (c.metric !== "usd_day" && c.metric !== "usd_month") return;
   const pct = (row.spent / c.cap) * 100;
   const crossed = THRESHOLDS.filter((t) => t <= pct + 1e-9 && t > row.alerted);
