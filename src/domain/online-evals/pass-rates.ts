@@ -3,7 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { routeVerdicts } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { resultRows } from "../logs/internal";
-import { seriesBucketMs, statsWindow } from "../routing/route-stats";
+import { seriesBucketMs, statsWindow } from "../stats-window";
 import { type PassRateGroup, type PassRates, PassRatesInput } from "./schemas";
 
 /** Groups kept apart in the answer, at most (the most judged); the rest are left out of series and groups. */

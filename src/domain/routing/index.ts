@@ -6,7 +6,8 @@ export { createRoute, deleteRoute, getRoute, listRoutes, rollbackRoute, updateRo
 export { fallbackPlan, orderTargets, type PlanGroup, type PlanTarget, type RoutingPlan } from "./plan";
 export { RouteConfig, RouteGroup, RouteTarget } from "./route-config";
 export { deleteExpiredRouteVerdicts } from "./route-judging";
-export { loadRouteSeries, loadRouteStats, MAX_SERIES_BUCKETS, routeSeries, routeStats, seriesBucketMs, statsWindow } from "./route-stats";
+export { MAX_SERIES_BUCKETS, seriesBucketMs, statsWindow } from "../stats-window";
+export { loadRouteSeries, loadRouteStats, routeSeries, routeStats } from "./route-stats";
 export { type Attempt, failureKind, runPlan } from "./run-plan";
 export * from "./schemas";
 export { applyRoutesFile, MAX_ROUTES_FILE_BYTES, parseRoutesFile, type RoutesFileResult } from "./routes-file";

@@ -2,19 +2,11 @@ import { sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../../context";
 import { routeVerdicts } from "../../db/schema";
 import { parseInput } from "../../errors";
+import { seriesBucketMs, statsWindow } from "../stats-window";
 import { logIdAt } from "../logs";
 import { logMsOf, resultRows } from "../logs/internal";
 import { findRouteRow, routeNotFound } from "./internal";
-import { type RouteSeries, type RouteStatsInput, RouteStatsInput as Input, type RouteVersionStats, StatsWindowInput } from "./schemas";
-
-const DAY_MS = 86_400_000;
-
-/** The window of a stats question, checked (at most MAX_STATS_DAYS): `to` (default now) and `from` (default a day before it). */
-export function statsWindow(ctx: Ctx, raw: StatsWindowInput): { from: Date; to: Date } {
-  const { from, to } = parseInput(StatsWindowInput, raw);
-  const end = to ?? ctx.deps.clock();
-  return { from: from ?? new Date(end.getTime() - DAY_MS), to: end };
-}
+import { type RouteSeries, type RouteStatsInput, RouteStatsInput as Input, type RouteVersionStats } from "./schemas";
 
 /**
  * Each rollout version's figures over a window (default: the last 24 hours), from the logs of the
@@ -27,17 +19,6 @@ export async function routeStats(ctx: Ctx, raw: RouteStatsInput): Promise<RouteV
   const row = await findRouteRow(ctx, input.slug);
   if (!row) throw routeNotFound(input.slug);
   return (await loadRouteStats(ctx, [input.slug], statsWindow(ctx, { from: input.from, to: input.to }))).get(input.slug) ?? [];
-}
-
-/** The bucket sizes a series may use, smallest first: the smallest giving at most MAX_SERIES_BUCKETS is chosen. */
-const BUCKETS_MS = [60_000, 300_000, 900_000, 3_600_000, 6 * 3_600_000, DAY_MS];
-export const MAX_SERIES_BUCKETS = 60;
-
-/** The bucket a series over this window is cut into: 1 minute over an hour, 1 hour over two days, a day over a month. */
-export function seriesBucketMs(window: { from: Date; to: Date }): number {
-  const span = Math.max(1, window.to.getTime() - window.from.getTime());
-  // A little slack, so "the last hour" asked a few ms late still gets minutes (61 bucket starts at most).
-  return BUCKETS_MS.find((b) => span / b <= MAX_SERIES_BUCKETS * 1.01) ?? DAY_MS;
 }
 
 /**

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { MAX_ID_LENGTH } from "../../limits";
-import { FilterDate } from "../logs/inputs";
+import { checkWindow, windowFields } from "../stats-window";
 import { RouteConfig } from "./route-config";
+
+export { MAX_STATS_DAYS, StatsWindowInput } from "../stats-window";
 
 export const RouteSlug = z
   .string()
@@ -16,26 +18,6 @@ export type UpdateRouteInput = z.input<typeof UpdateRouteInput>;
 
 export const RouteSlugInput = z.strictObject({ slug: z.string().min(1).max(MAX_ID_LENGTH) });
 export type RouteSlugInput = z.input<typeof RouteSlugInput>;
-
-/** The longest window route figures are computed over (a percentile over every call in it). */
-export const MAX_STATS_DAYS = 31;
-
-const windowFields = {
-  /** The window (default: the last 24 hours). */
-  from: FilterDate.nullish(),
-  to: FilterDate.nullish(),
-};
-const checkWindow = (v: { from?: Date | null; to?: Date | null }, c: z.RefinementCtx) => {
-  if (v.from && v.to && v.to.getTime() < v.from.getTime()) c.addIssue({ code: "custom", path: ["to"], message: "to must not be before from" });
-  const end = v.to?.getTime() ?? Date.now();
-  if (v.from && end - v.from.getTime() > MAX_STATS_DAYS * 86_400_000) {
-    c.addIssue({ code: "custom", path: ["from"], message: `the window may span at most ${MAX_STATS_DAYS} days` });
-  }
-};
-
-/** The window of route figures: at most MAX_STATS_DAYS. */
-export const StatsWindowInput = z.strictObject(windowFields).superRefine(checkWindow);
-export type StatsWindowInput = z.input<typeof StatsWindowInput>;
 
 export const RouteStatsInput = z.strictObject({ slug: z.string().min(1).max(MAX_ID_LENGTH), ...windowFields }).superRefine(checkWindow);
 export type RouteStatsInput = z.input<typeof RouteStatsInput>;
