@@ -3,7 +3,7 @@ import { dbOf, type Ctx } from "../../context";
 import { type alignmentRows, datasetEntries, requestLogs } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { logToEntry } from "../datasets/import-logs";
-import { splitEntry } from "../evaluations/internal";
+import { splitEntry } from "../datasets/split-entry";
 import { loadLogBodies } from "../logs/get-log";
 import { insertAlignmentRows } from "./alignment";
 import { ownCriterionId } from "./internal";

@@ -36,3 +36,4 @@ export {
   type PruningRule,
   pruningTextsOf,
 } from "./pruning-rules";
+export { splitEntry } from "./split-entry";

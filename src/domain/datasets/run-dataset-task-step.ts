@@ -5,7 +5,7 @@ import type { Deps } from "../../deps";
 import { toDomainError } from "../../errors";
 import { callModel } from "../completions/call-model";
 import { judgeOutput, resolveCriterion } from "../criteria";
-import { splitEntry } from "../evaluations/internal";
+import { splitEntry } from "./split-entry";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { assistantOutput, entryContentHash } from "./internal";
 

@@ -33,13 +33,6 @@ export function toResult(r: typeof evaluationResults.$inferSelect): EvaluationRe
   };
 }
 
-/** The input of a test entry (its messages without the final assistant turn) and that turn. */
-export function splitEntry(messages: unknown[]): { input: unknown[]; reference: Record<string, unknown> | null } {
-  const last = messages.at(-1) as Record<string, unknown> | undefined;
-  if (last?.role === "assistant") return { input: messages.slice(0, -1), reference: last };
-  return { input: messages, reference: null };
-}
-
 /** The project's evaluation row, or NOT_FOUND. */
 export async function findEvaluationRow(ctx: Ctx, id: string): Promise<typeof evaluations.$inferSelect> {
   const [r] = await dbOf(ctx)

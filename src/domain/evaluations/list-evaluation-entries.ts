@@ -4,7 +4,8 @@ import { datasetEntries, evaluationResults } from "../../db/schema";
 import { parseInput } from "../../errors";
 import { chargeAnswer, ROWS_INSTEAD } from "../answer-budget";
 import { decodeCursor, ENTRY_SIZE, encodeCursor } from "../datasets/internal";
-import { findEvaluationRow, RESULT_SIZE, splitEntry, toResult } from "./internal";
+import { splitEntry } from "../datasets";
+import { findEvaluationRow, RESULT_SIZE, toResult } from "./internal";
 import { ListEvaluationEntriesInput, type EvaluationEntry } from "./schemas";
 
 /**

@@ -8,7 +8,7 @@ import { checkedUsage } from "../logs";
 import { estimateCost } from "../completions/estimate-cost";
 import { resolveCriterion, judgeOutput } from "../criteria";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
-import { splitEntry } from "./internal";
+import { splitEntry } from "../datasets";
 import { DATASET_MODEL, type Verdicts } from "./schemas";
 
 /** Pairs worked on per job step; the step then yields so its lease never runs out. */

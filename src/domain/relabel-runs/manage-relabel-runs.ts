@@ -6,7 +6,7 @@ import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
 import { resolveCriterion } from "../criteria/internal";
 import { chargeAnswer } from "../answer-budget";
 import { decodeCursor, ENTRY_SIZE, encodeCursor, entryContentHash, findDataset, withRejected } from "../datasets/internal";
-import { splitEntry } from "../evaluations/internal";
+import { splitEntry } from "../datasets";
 import { enqueueJob } from "../jobs";
 import { requireScope } from "../projects/key-scopes";
 import {

@@ -9,7 +9,7 @@ import { estimateCost } from "../completions/estimate-cost";
 import { judgeOutput, resolveCriterion } from "../criteria";
 import type { ResolvedCriterion } from "../criteria/schemas";
 import { assistantOutput } from "../datasets/internal";
-import { splitEntry } from "../evaluations/internal";
+import { splitEntry } from "../datasets";
 import { runTaskStep, type StepResult, type TaskKind } from "../jobs";
 
 type RunRow = typeof relabelRuns.$inferSelect;
