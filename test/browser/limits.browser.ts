@@ -54,6 +54,9 @@ describe("budgets and limits", () => {
     await page.getByRole("button", { name: "Add limit" }).click();
     await page.getByLabel("Requests per minute").fill("5");
     await page.getByLabel("Budget per day ($)").fill("10");
+    // With a budget, the form asks what to do with calls Hone cannot price (refused by default).
+    expect(await page.getByRole("combobox", { name: "Calls to a model without a price" }).inputValue()).toBe("Refuse them (403)");
+    await shot(page, "limits-form-unpriced");
     await page.getByRole("button", { name: "Save limit" }).click();
     const projectRow = 'tr[data-subject="The project"]';
     await page.locator(projectRow).waitFor();
