@@ -10,13 +10,13 @@
 // request/response bodies of about 1-2 KB of text, 1% of them mentioning a refund.
 import { parseArgs } from "node:util";
 import postgres from "postgres";
-import { loadConfig } from "../src/config";
-import { systemCtx, type Ctx } from "../src/context";
+import { loadConfig } from "../src/core/config";
+import { systemCtx, type Ctx } from "../src/domain/context";
 import { openDatabase } from "../src/db/client";
 import { createDeps } from "../src/compose";
 import { countLogs, listLogs, logUsage } from "../src/domain/logs";
 import { createProject } from "../src/domain/projects";
-import { createLogger } from "../src/logger";
+import { createLogger } from "../src/core/logger";
 import { fmt } from "./lib";
 import { seedLogs } from "./seed-logs";
 

@@ -4,11 +4,11 @@
 // RSS the kernel recorded (VmHWM) and the RSS when the database had just been opened.
 import { readFileSync } from "node:fs";
 import { createDeps } from "../src/compose";
-import { loadConfig } from "../src/config";
-import { systemCtx } from "../src/context";
+import { loadConfig } from "../src/core/config";
+import { systemCtx } from "../src/domain/context";
 import { openDatabase } from "../src/db/client";
 import { exportLogs } from "../src/domain/logs";
-import { createLogger } from "../src/logger";
+import { createLogger } from "../src/core/logger";
 
 const job = JSON.parse(process.env.HONE_BENCH_EXPORT ?? "{}") as { projectId: string; format: "jsonl" | "csv"; from: string; to: string };
 const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) * 1024;

@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { sql as q } from "drizzle-orm";
 import postgres from "postgres";
-import { loadConfig } from "../src/config";
-import { systemCtx, type Ctx } from "../src/context";
+import { loadConfig } from "../src/core/config";
+import { systemCtx, type Ctx } from "../src/domain/context";
 import { openDatabase } from "../src/db/client";
 import { createDeps } from "../src/compose";
 import {
@@ -34,7 +34,7 @@ import {
 } from "../src/domain/logs";
 import { resultRows } from "../src/domain/logs/internal";
 import { createProject } from "../src/domain/projects";
-import { createLogger } from "../src/logger";
+import { createLogger } from "../src/core/logger";
 import { fmt } from "./lib";
 
 const { values } = parseArgs({

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { Deps } from "./deps";
-import { DomainError, toDomainError } from "./errors";
+import type { Deps } from "./domain/deps";
+import { DomainError, toDomainError } from "./core/errors";
 import { createConsoleServer } from "./http/console/console-assets";
 import { notFoundPage, wantsHtmlPage } from "./http/console/not-found-page";
 import { incomingRequestId, newRequestId, requestMeta, setRequestMeta } from "./http/request-meta";
@@ -10,7 +10,7 @@ import { bodyLimitOf, readsOwnJsonBody, restApi, type RestOptions } from "./http
 import { checkMetricsToken } from "./http/auth";
 import { controlResponse } from "./http/control";
 import { ssoCallback, ssoStart } from "./http/single-sign-on";
-import { errorFields } from "./logger";
+import { errorFields } from "./core/logger";
 import { REST_ROUTES } from "./http/rest/routes";
 import { LOG_QUEUE_CAPACITY } from "./log-writer/log-writer";
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env bun
 // The `hone` command: operator tasks on the same database the server uses (same environment).
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "./config";
-import { systemCtx } from "./context";
+import { ConfigError, loadConfig } from "./core/config";
+import { systemCtx } from "./domain/context";
 import { DataDirLockedError, openDatabase } from "./db/client";
 import { startFromTemplate } from "./db/pglite-template";
 import { createDeps } from "./compose";
-import { type ControlFile, readControlFile } from "./control-file";
-import { DomainError, ERROR_CODES } from "./errors";
-import { createLogger } from "./logger";
-import { OPERATOR_COMMANDS, type OperatorCommand, runOperatorCommand, UsageError } from "./operator-commands";
-import { resolveSecretKey } from "./secrets";
+import { type ControlFile, readControlFile } from "./core/control-file";
+import { DomainError, ERROR_CODES } from "./core/errors";
+import { createLogger } from "./core/logger";
+import { OPERATOR_COMMANDS, type OperatorCommand, runOperatorCommand, UsageError } from "./commands/operator-commands";
+import { resolveSecretKey } from "./db/secret-key";
 
 const USAGE = `Usage: hone <command> [options]
 

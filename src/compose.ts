@@ -1,9 +1,9 @@
-import { createCaches } from "./caches";
-import { createFairShare } from "./fair-share";
-import type { Deps, JobSignal } from "./deps";
-import { newId } from "./ids";
+import { createCaches } from "./domain/caches";
+import { createFairShare } from "./core/fair-share";
+import type { Deps, JobSignal } from "./domain/deps";
+import { newId } from "./lib/ids";
 import { createLogWriter } from "./log-writer/log-writer";
-import { createMetrics } from "./metrics";
+import { createMetrics } from "./domain/metrics";
 import { createUpstreamFactory, systemResolveHost, upstreamPolicy } from "./providers";
 import { createTrainerFactory } from "./providers/trainers";
 

@@ -1,6 +1,6 @@
 // Writes the configuration table of docs/operations.md from the config schema (`bun run docs:config`); a test fails on drift.
 import { resolve } from "node:path";
-import { EnvSchema, type EnvVariable } from "./config";
+import { EnvSchema, type EnvVariable } from "./core/config";
 
 export const CONFIG_DOCS_PATH = resolve(import.meta.dir, "../docs/operations.md");
 export const TABLE_START = "<!-- config-table:start -->";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ALIGNMENT_RUN_JOB, failAlignmentTask, runAlignmentStep } from "../domain/criteria";
 import { DATASET_TASK_JOB, failDatasetTask, runDatasetTaskStep } from "../domain/datasets";
 import { EVALUATION_JOB, failEvaluation, runEvaluationStep } from "../domain/evaluations";
-import { failCostRecalculation, RECALCULATE_COSTS_JOB, runCostRecalculationStep } from "../domain/pricing/recalculate-costs";
+import { failCostRecalculation, RECALCULATE_COSTS_JOB, runCostRecalculationStep } from "../domain/billing";
 import { failRelabelRun, RELABEL_RUN_JOB, runRelabelStep } from "../domain/relabel-runs";
 import type { JobHandler } from "./worker";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { advanceFineTune, failFineTune, FINE_TUNE_JOB } from "../domain/models";
+import { advanceFineTune, failFineTune, FINE_TUNE_JOB } from "../domain/fine-tunes";
 import type { JobHandler } from "./worker";
 
 const Payload = z.object({ modelId: z.string().min(1) });

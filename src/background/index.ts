@@ -1,4 +1,4 @@
-import type { Deps } from "../deps";
+import type { Deps } from "../domain/deps";
 import { evaluationJobs } from "./evaluation.job";
 import { fineTuneJob } from "./fine-tune.job";
 import { webhookJob } from "./webhook.job";

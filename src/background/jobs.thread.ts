@@ -2,12 +2,12 @@
 // environment, its own Postgres pool and log writer). Messages in: init (first), nudge, stop.
 // Messages out: ready, fatal (it could not start), stopped (after stop: the running step finished
 // and its connections are closed).
-import { loadConfig } from "../config";
+import { loadConfig } from "../core/config";
 import { openDatabase } from "../db/client";
 import { createDeps } from "../compose";
-import type { Deps } from "../deps";
-import { createLogger } from "../logger";
-import { resolveSecretKey } from "../secrets";
+import type { Deps } from "../domain/deps";
+import { createLogger } from "../core/logger";
+import { resolveSecretKey } from "../db/secret-key";
 import { startJobs } from "./index";
 import type { JobsThreadMessage, JobsThreadReply } from "./start-jobs-thread";
 import type { Worker as JobWorker } from "./worker";

@@ -1,4 +1,4 @@
-import type { Deps } from "../deps";
+import type { Deps } from "../domain/deps";
 import { purgeOldAudit } from "../domain/audit";
 import { alertExpiringKeys, deleteOldCounters } from "../domain/webhooks";
 import { startPeriodic, type Periodic } from "./periodic";

@@ -1,6 +1,6 @@
-import type { Deps } from "../deps";
+import type { Deps } from "../domain/deps";
 import { runMonitorsOnce } from "../domain/monitors";
-import { errorFields } from "../logger";
+import { errorFields } from "../core/logger";
 
 export type MonitorRunner = { stop(): Promise<void>; runOnce(): Promise<number>; readonly id: string };
 

@@ -1,5 +1,5 @@
-import type { Logger } from "../logger";
-import { errorFields } from "../logger";
+import type { Logger } from "../core/logger";
+import { errorFields } from "../core/logger";
 
 export type Periodic = { stop(): void; runOnce(): Promise<number> };
 

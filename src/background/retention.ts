@@ -1,5 +1,5 @@
-import { systemCtx } from "../context";
-import type { Deps } from "../deps";
+import { systemCtx } from "../domain/context";
+import type { Deps } from "../domain/deps";
 import { deleteExpiredLogs, dropExpiredLogPartitions, dropExpiredUsageRollups, ensureLogPartitions } from "../domain/logs";
 import { deleteExpiredResponses } from "../domain/protocols";
 import { deleteExpiredMonitorLogs } from "../domain/monitors";

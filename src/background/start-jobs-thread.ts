@@ -1,5 +1,5 @@
-import type { Deps } from "../deps";
-import { errorFields } from "../logger";
+import type { Deps } from "../domain/deps";
+import { errorFields } from "../core/logger";
 import { startJobs } from "./index";
 import type { Worker as JobWorker } from "./worker";
 

@@ -1,5 +1,5 @@
-import { systemCtx } from "../context";
-import type { Deps } from "../deps";
+import { systemCtx } from "../domain/context";
+import type { Deps } from "../domain/deps";
 import { closeUsageHours } from "../domain/logs";
 import { startPeriodic, type Periodic } from "./periodic";
 

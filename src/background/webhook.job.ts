@@ -1,4 +1,4 @@
-import type { Deps } from "../deps";
+import type { Deps } from "../domain/deps";
 import { deliverWebhook, failWebhookDelivery, WEBHOOK_JOB } from "../domain/webhooks";
 import type { JobHandler } from "./worker";
 

@@ -1,7 +1,7 @@
-import { systemCtx } from "../context";
-import type { Deps } from "../deps";
+import { systemCtx } from "../domain/context";
+import type { Deps } from "../domain/deps";
 import { claimJob, failAbandonedJobs, renewJobLease, settleJob, type Job } from "../domain/jobs";
-import { errorFields } from "../logger";
+import { errorFields } from "../core/logger";
 
 /** What a step asks for: the job is finished, or it should run again later (polling). */
 export type JobResult = { done: true } | { runAgainInMs: number };

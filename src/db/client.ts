@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { PgAsyncDatabase, PgAsyncTransaction, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { SQL } from "drizzle-orm";
-import type { Config } from "../config";
+import type { Config } from "../core/config";
 import { relations } from "./relations";
 
 export type Relations = typeof relations;
@@ -23,7 +23,7 @@ export type Database = {
 
 export const MIGRATIONS_FOLDER = resolve(import.meta.dir, "../../schema/migrations");
 
-import { ownStartTime, processAlive } from "../process-identity";
+import { ownStartTime, processAlive } from "../lib/process-identity";
 
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";

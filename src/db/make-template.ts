@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../config";
+import { loadConfig } from "../core/config";
 import { openDatabase } from "./client";
 import { hasTemplate, saveTemplate } from "./pglite-template";
 

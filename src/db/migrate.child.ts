@@ -4,7 +4,7 @@
 // that only opens (about 340 MB instead of 740 MB). Then keeps a copy as the template the next
 // fresh data directory starts from (pglite-template.ts); a template that cannot be kept is said on
 // stderr, and the exit is still 0. Exits 1 with the reason on stderr when the database failed.
-import { loadConfig } from "../config";
+import { loadConfig } from "../core/config";
 import { openDatabase } from "./client";
 import { saveTemplate } from "./pglite-template";
 

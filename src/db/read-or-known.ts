@@ -1,5 +1,5 @@
-import { errorFields, type Logger } from "../logger";
-import { isConnectionError } from "./errors";
+import { errorFields, type Logger } from "../core/logger";
+import { isConnectionError } from "../core/sql-errors";
 
 // What the gateway reads on its path (an API key, provider credentials, a route, a fine-tune) it
 // can serve from what it last read while the database is away. A database that is away does not

@@ -1,5 +1,5 @@
-import type { AnswerBudget, BaseCtx } from "../context";
-import { DomainError } from "../errors";
+import type { AnswerBudget, BaseCtx } from "./context";
+import { DomainError } from "../core/errors";
 
 // A GraphQL operation or a tRPC batch answers with everything its resolvers load: 15 aliases of a
 // page of 200 logs of 1 MB made a 600 MB answer and grew the process by gigabytes. Rows already

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import { type BaseCtx, dbOf } from "../context";
-import { resultRows } from "./logs/internal";
+import { type BaseCtx, dbOf } from "./context";
+import { resultRows } from "./logs";
 
 /**
  * Deletes a table's rows created before `before` (its `id` and `created_at` columns), across

@@ -1,8 +1,8 @@
 import { type AnyColumn, lt, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { Ctx } from "../context";
-import { parseInput } from "../errors";
-import { checkPageSize, MAX_ID_LENGTH } from "../limits";
+import type { Ctx } from "./context";
+import { parseInput } from "../core/errors";
+import { checkPageSize, MAX_ID_LENGTH } from "../core/limits";
 
 // A page of a list that grows with use (datasets, criteria, models, evaluations): newest first, at
 // most `first` items (default and ceiling HONE_MAX_PAGE_SIZE; more is refused, never clamped), the

@@ -1,7 +1,7 @@
-import type { Actor } from "../context";
-import type { Deps } from "../deps";
+import type { Actor } from "../domain/context";
+import type { Deps } from "../domain/deps";
 import { type AuditTransport, recordAudit } from "../domain/audit";
-import { toDomainError } from "../errors";
+import { toDomainError } from "../core/errors";
 import { clientAddress } from "./client-address";
 import { requestMeta } from "./request-meta";
 

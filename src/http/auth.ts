@@ -1,10 +1,10 @@
-import type { Actor, Ctx } from "../context";
+import type { Actor, Ctx } from "../domain/context";
 import type { Principal } from "./principal";
-import { secretsEqual } from "../crypto";
-import type { Deps } from "../deps";
+import { secretsEqual } from "../lib/crypto";
+import type { Deps } from "../domain/deps";
 import { type Authenticated, authenticateApiKey } from "../domain/projects";
 import { checkCredential } from "../domain/sessions";
-import { DomainError } from "../errors";
+import { DomainError } from "../core/errors";
 import { clientAddress } from "./client-address";
 import { requestMeta } from "./request-meta";
 import { authenticateSession, sessionTokenOf } from "./session-cookie";

@@ -1,4 +1,4 @@
-import { formatIPv4, inRange, type IpRange, isIPv4, parseIp, parseIPv4 } from "../ip-address";
+import { formatIPv4, inRange, type IpRange, isIPv4, parseIp, parseIPv4 } from "../lib/ip-address";
 import { requestMeta } from "./request-meta";
 
 /** The client of a request that came with no peer address: an in-process call (tests). */

@@ -1,8 +1,8 @@
-import { systemCtx } from "../context";
-import { secretsEqual } from "../crypto";
-import type { Deps } from "../deps";
-import { DomainError, toDomainError } from "../errors";
-import { OPERATOR_COMMANDS, type OperatorCommand, runOperatorCommand, UsageError } from "../operator-commands";
+import { systemCtx } from "../domain/context";
+import { secretsEqual } from "../lib/crypto";
+import type { Deps } from "../domain/deps";
+import { DomainError, toDomainError } from "../core/errors";
+import { OPERATOR_COMMANDS, type OperatorCommand, runOperatorCommand, UsageError } from "../commands/operator-commands";
 import { errorResponse } from "./rest/errors";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LogFilter } from "../domain/logs";
-import { DomainError } from "../errors";
+import { DomainError } from "../core/errors";
 
 // The public wire (REST and GraphQL) spells a log's tags as OpenPipe does, `metadata`; the domain's
 // word is tags. A filter's tag pairs are `metadata` / `metadataNot` on the wire and `tags` /

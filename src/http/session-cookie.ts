@@ -1,7 +1,7 @@
-import type { Actor, Ctx } from "../context";
-import type { Deps } from "../deps";
+import type { Actor, Ctx } from "../domain/context";
+import type { Deps } from "../domain/deps";
 import { type ResolvedSession, resolveSession, type SessionInfo } from "../domain/sessions";
-import { DomainError } from "../errors";
+import { DomainError } from "../core/errors";
 import type { Principal } from "./principal";
 import { requestMeta } from "./request-meta";
 

@@ -1,8 +1,8 @@
-import type { Deps } from "../deps";
+import type { Deps } from "../domain/deps";
 import { recordAudit } from "../domain/audit";
 import { finishSingleSignOn, SsoError, startSingleSignOn } from "../domain/teams";
-import { DomainError } from "../errors";
-import { errorFields } from "../logger";
+import { DomainError } from "../core/errors";
+import { errorFields } from "../core/logger";
 import { clientOf } from "./audit-request";
 import { requestMeta } from "./request-meta";
 import { personActor, sessionCookie } from "./session-cookie";

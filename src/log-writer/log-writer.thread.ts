@@ -7,10 +7,10 @@
 // deferred while the database is away), {fatal} when it
 // cannot start.
 import { openDatabase } from "../db/client";
-import { statementErrorFields } from "../db/errors";
-import { insertLogRows } from "../domain/logs/store";
-import { insertStoredResponses } from "../domain/protocols/stored-responses";
-import { createLogger } from "../logger";
+import { statementErrorFields } from "../core/sql-errors";
+import { insertLogRows } from "../domain/logs";
+import { insertStoredResponses } from "../domain/protocols";
+import { createLogger } from "../core/logger";
 import { createRowWriter, type RowWriter } from "./log-writer";
 import { answered } from "./spool";
 import type { ThreadMessage, ThreadReply } from "./threaded-log-writer";

@@ -1,7 +1,7 @@
 import type { Database } from "../db/client";
-import { isConnectionError, sqlStateOf, statementErrorFields } from "../db/errors";
-import { insertLogRows, type LogWriter, type LogWriterStats, logRow, type NewRequestLog } from "../domain/logs/store";
-import { errorFields, type Logger } from "../logger";
+import { isConnectionError, sqlStateOf, statementErrorFields } from "../core/sql-errors";
+import { insertLogRows, type LogWriter, type LogWriterStats, logRow, type NewRequestLog } from "../domain/logs";
+import { errorFields, type Logger } from "../core/logger";
 import { answered, type Spool, type SpoolMark, type SpoolOutcome } from "./spool";
 
 /** The same, for logs already serialised by logRow (what crosses to the log-writer thread). */

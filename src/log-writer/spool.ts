@@ -1,21 +1,11 @@
-import {
-  closeSync,
-  existsSync,
-  fdatasync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writevSync,
-} from "node:fs";
-import { join, resolve } from "node:path";
-import { isConnectionError } from "../db/errors";
-import { errorFields, type Logger } from "../logger";
-import { ownStartTime, processAlive } from "../process-identity";
+import { closeSync, fdatasync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writevSync } from "node:fs";
+import { join } from "node:path";
+import { isConnectionError } from "../core/sql-errors";
+import { errorFields } from "../core/logger";
+import { HEADER, isDirectory, OWNER_FILE, ownedByGone, readRecords, writeOwner } from "./spool-files";
+import type { Segment, Spool, SpoolMark, SpoolOptions, SpoolOutcome, SpoolStats } from "./spool-types";
+export type { Spool, SpoolMark, SpoolOptions, SpoolOutcome, SpoolStats };
+export { readRecords };
 
 // The durable log spool. A gateway call's log is appended to a local file before the call's last
 // byte reaches the client (one write(2) on the serving thread: it survives kill -9, as the page
@@ -32,76 +22,6 @@ import { ownStartTime, processAlive } from "../process-identity";
 // Record: [u32 byte length][u32 crc32][the log row, UTF-8]; a torn last record (a crash in the
 // middle of a write) fails its length or checksum and is ignored.
 
-export type SpoolOutcome = "stored" | "dropped" | "deferred";
-
-type Segment = {
-  path: string;
-  fd: number | null;
-  bytes: number;
-  records: number;
-  /** Logs appended and not yet stored or given up on. */
-  outstanding: number;
-  sealed: boolean;
-  /** Some log of it was deferred: the whole segment is replayed before it goes. */
-  replay: boolean;
-  /** Written since its last fsync. */
-  dirty: boolean;
-  openedAt: number;
-  /** The directory of a stopped process it was taken over from (it goes with its last segment). */
-  adoptedFrom?: string;
-};
-
-/** Where a spooled log is: handed back with its outcome. */
-export type SpoolMark = { readonly segment: unknown };
-
-export type SpoolStats = {
-  /** Bytes of the segments on disk. */
-  bytes: number;
-  segments: number;
-  /** Segments waiting to be read back into the database. */
-  awaitingReplay: number;
-  /** Logs stored from a replay since start. */
-  replayed: number;
-  /** Logs not spooled since start (the spool was full or could not be written). */
-  unspooled: number;
-};
-
-export type Spool = {
-  /** Appends a log row; null when it was not spooled (past the size cap, or the disk failed). */
-  append(row: string): SpoolMark | null;
-  /** Resolves once everything appended so far is fsync'ed. */
-  synced(): Promise<void>;
-  /** What became of spooled logs (in any order). */
-  settle(marks: readonly (SpoolMark | null | undefined)[], outcome: SpoolOutcome): void;
-  stats(): SpoolStats;
-  /** Resolves when no segment waits for a replay (or after timeoutMs). */
-  drained(timeoutMs?: number): Promise<boolean>;
-  /** Seals and syncs the open segment and stops the timers; segments still holding logs stay for the next start. */
-  close(): Promise<void>;
-};
-
-export type SpoolOptions = {
-  /** HONE_SPOOL_DIR: the directory holding one directory per process. */
-  root: string;
-  /**
-   * Which database the logs belong to (spoolDatabaseKey): a process takes over only the
-   * directories of its own database, never another's sharing the directory.
-   */
-  database: string;
-  /** HONE_SPOOL_MAX_BYTES: past it, logs are not spooled (and counted). */
-  maxBytes: number;
-  /** The longest a spooled log waits for its fsync. */
-  syncMs: number;
-  segmentBytes?: number;
-  segmentMs?: number;
-  /** How often directories of processes that are gone are looked for. */
-  adoptEveryMs?: number;
-  logger: Logger;
-  /** Stores rows idempotently (a row whose id is stored is skipped). */
-  store(rows: string[]): Promise<void>;
-};
-
-const OWNER_FILE = "owner.json";
 /** A replayed batch unanswered this long is taken as the database away (a driver can hang on a dead connection). */
 const STORE_DEADLINE_MS = 30_000;
 
@@ -118,7 +38,6 @@ export async function answered<T>(p: Promise<T>, ms: number): Promise<T> {
     clearTimeout(timer);
   }
 }
-const HEADER = 8;
 const REPLAY_BATCH = 250;
 const REPLAY_BATCH_BYTES = 4 * 1024 * 1024;
 
@@ -445,64 +364,4 @@ export function openSpool(opts: SpoolOptions): Spool {
       }
     },
   };
-}
-
-/** The rows of a segment, up to its first torn or corrupt record. */
-export function readRecords(data: Buffer, path: string, logger: Logger): string[] {
-  const rows: string[] = [];
-  let at = 0;
-  while (at + HEADER <= data.length) {
-    const len = data.readUInt32LE(at);
-    const crc = data.readUInt32LE(at + 4);
-    const end = at + HEADER + len;
-    if (end > data.length) break;
-    const body = data.subarray(at + HEADER, end);
-    if (Bun.hash.crc32(body) !== crc) {
-      logger.warn("spool record failed its checksum: the rest of the segment is skipped", { path, offset: at });
-      return rows;
-    }
-    rows.push(body.toString("utf8"));
-    at = end;
-  }
-  if (at < data.length) logger.warn("spool segment ends in a torn record (a crash while writing it): it is skipped", { path, offset: at });
-  return rows;
-}
-
-function writeOwner(dir: string, database: string): void {
-  writeFileSync(join(dir, OWNER_FILE), JSON.stringify({ pid: process.pid, started: ownStartTime() ?? null, database }), { mode: 0o600 });
-}
-
-/** A spool's database key: the server and database a URL names (no credentials), or the embedded database's directory, hashed. */
-export function spoolDatabaseKey(config: { databaseUrl?: string | undefined; dataDir: string }): string {
-  let name: string;
-  if (config.databaseUrl) {
-    const u = new URL(config.databaseUrl);
-    name = `postgres://${u.hostname}:${u.port || "5432"}${u.pathname}`;
-  } else name = `pglite:${resolve(config.dataDir)}`;
-  return new Bun.CryptoHasher("sha256").update(name).digest("hex").slice(0, 24);
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Whether a spool directory is this database's and its process is gone (stopped, killed, its pid
- * now another's). A directory of another database, or without a readable owner, is left alone.
- */
-function ownedByGone(dir: string, database: string): boolean {
-  const file = join(dir, OWNER_FILE);
-  if (!existsSync(file)) return false;
-  try {
-    const v = JSON.parse(readFileSync(file, "utf8")) as { pid?: unknown; started?: unknown; database?: unknown };
-    if (v.database !== database) return false;
-    if (typeof v.pid !== "number" || v.pid <= 0) return true;
-    return !processAlive({ pid: v.pid, ...(typeof v.started === "string" ? { started: v.started } : {}) });
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,6 @@
-import type { Config } from "../config";
-import { errorFields, type Logger } from "../logger";
-import type { LogWriter } from "../domain/logs/store";
+import type { Config } from "../core/config";
+import { errorFields, type Logger } from "../core/logger";
+import type { LogWriter } from "../domain/logs";
 import { recordWriter, type RowWriter } from "./log-writer";
 import type { Spool, SpoolMark } from "./spool";
 

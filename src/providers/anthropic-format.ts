@@ -1,6 +1,6 @@
-import { jsonTextTooDeep, tooDeepError } from "../json-depth";
-import { MAX_EMBEDDED_JSON_DEPTH } from "../limits";
-import { DomainError } from "../errors";
+import { jsonTextTooDeep, tooDeepError } from "../core/json-depth";
+import { MAX_EMBEDDED_JSON_DEPTH } from "../core/limits";
+import { DomainError } from "../core/errors";
 import type { ChatCompletion, ChatCompletionChunk, ToolCallOut, Usage } from "./types";
 
 // Translation between OpenAI chat completions and Anthropic's native Messages API, both ways.

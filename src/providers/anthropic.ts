@@ -1,17 +1,8 @@
-import { DomainError } from "../errors";
+import { DomainError } from "../core/errors";
 import { createStreamTranslator, fromAnthropicMessage, toAnthropicRequest } from "./anthropic-format";
-import {
-  nativeJsonBatches,
-  nativeJsonEvents,
-  postJson,
-  readAnswer,
-  readCallBody,
-  readSse,
-  readSseBatches,
-  storableBody,
-  upstreamHttpError,
-  type HttpOptions,
-} from "./http";
+import { postJson, readAnswer, readCallBody, type HttpOptions } from "./http";
+import { storableBody, upstreamHttpError } from "./upstream-errors";
+import { nativeJsonBatches, nativeJsonEvents, readSse, readSseBatches } from "./sse";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, NativeOptions, Usage, UpstreamTarget } from "./types";
 
 const ANTHROPIC_VERSION = "2023-06-01";

@@ -4,7 +4,8 @@ import { openAiUpstream } from "./openai";
 import type { UpstreamFactory } from "./types";
 
 export type { ChatCompletion, ChatCompletionChunk, ChatUpstream, Choice, Embedding, EmbeddingList, UpstreamFactory, UpstreamTarget, Usage } from "./types";
-export { type Batches, ClientAborted, isPassThrough, UpstreamTimeout, type NativeEvent, type PassThroughAnswer, type PassThroughOutcome } from "./http";
+export { ClientAborted, isPassThrough, UpstreamTimeout, type PassThroughAnswer, type PassThroughOutcome } from "./http";
+export type { Batches, NativeEvent } from "./sse";
 export { fromAnthropicMessage, fromAnthropicRequest } from "./anthropic-format";
 
 export { checkUpstreamUrl, systemResolveHost, upstreamPolicy, type ResolveHost } from "./upstream-guard";

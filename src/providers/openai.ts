@@ -1,17 +1,7 @@
-import { DomainError } from "../errors";
-import {
-  isPassThrough,
-  nativeJsonBatches,
-  type PassThroughAnswer,
-  postJson,
-  readAnswer,
-  readCallBody,
-  readSse,
-  readSseBatches,
-  storableBody,
-  upstreamHttpError,
-  type HttpOptions,
-} from "./http";
+import { DomainError } from "../core/errors";
+import { isPassThrough, type PassThroughAnswer, postJson, readAnswer, readCallBody, type HttpOptions } from "./http";
+import { storableBody, upstreamHttpError } from "./upstream-errors";
+import { nativeJsonBatches, readSse, readSseBatches } from "./sse";
 import type { ChatCompletion, ChatCompletionChunk, ChatUpstream, EmbeddingList, UpstreamTarget } from "./types";
 
 /** The events that end a Responses stream (each carries the whole Response). */

@@ -1,5 +1,6 @@
-import { DomainError } from "../errors";
-import { readUpstreamBody, upstreamHttpError } from "./http";
+import { DomainError } from "../core/errors";
+import { readUpstreamBody } from "./http";
+import { upstreamHttpError } from "./upstream-errors";
 
 type TrainerJobState = {
   status: "queued" | "running" | "succeeded" | "failed" | "cancelled";

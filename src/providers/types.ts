@@ -1,4 +1,5 @@
-import type { Batches, NativeEvent, PassThroughAnswer } from "./http";
+import type { PassThroughAnswer } from "./http";
+import type { Batches, NativeEvent } from "./sse";
 // The OpenAI chat-completions wire format, which Hone speaks to clients whatever the upstream.
 // Loose on purpose: members Hone does not interpret are passed through untouched.
 

@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { EnvSchema, loadConfig } from "../../src/config";
+import { EnvSchema, loadConfig } from "../../src/core/config";
 import { CONFIG_DOCS_PATH, envVariableDocs, renderConfigTable, spliceConfigTable } from "../../src/print-config-docs";
 
 const SRC = resolve(import.meta.dir, "../../src");
 
 /**
- * The only mentions of the environment outside src/config.ts, and why each is not a read of a
+ * The only mentions of the environment outside src/core/config.ts, and why each is not a read of a
  * variable the schema should list.
  */
 const ENV_EXCEPTIONS: Record<string, string> = {
@@ -45,7 +45,7 @@ describe("the configuration table of docs/operations.md", () => {
     const docs = envVariableDocs();
     expect(docs.length).toBe(Object.keys(EnvSchema.shape).length);
     const undescribed = docs.filter((d) => !d.description?.trim()).map((d) => d.name);
-    expect(undescribed, `variables without a description in src/config.ts (add .describe(...)): ${undescribed.join(", ")}`).toEqual([]);
+    expect(undescribed, `variables without a description in src/core/config.ts (add .describe(...)): ${undescribed.join(", ")}`).toEqual([]);
     for (const d of docs) expect(d.default.trim()).not.toBe("");
   });
 
@@ -68,15 +68,16 @@ describe("the configuration table of docs/operations.md", () => {
 });
 
 describe("the environment", () => {
-  test("is read only by src/config.ts (the schema is the full list)", () => {
+  test("is read only by src/core/config.ts (the schema is the full list)", () => {
     const readers = sourceFiles(SRC)
       .filter((f) => /\b(process\.env|Bun\.env|import\.meta\.env)\b/.test(readFileSync(f, "utf8")))
       .map((f) => relative(SRC, f).split("\\").join("/"))
-      .filter((f) => f !== "config.ts")
+      .filter((f) => f !== "core/config.ts")
       .sort();
     const unexpected = readers.filter((f) => !(f in ENV_EXCEPTIONS));
-    expect(unexpected, `src/ files reading the environment outside src/config.ts (add the variable to EnvSchema instead): ${unexpected.join(", ")}`).toEqual(
-      [],
-    );
+    expect(
+      unexpected,
+      `src/ files reading the environment outside src/core/config.ts (add the variable to EnvSchema instead): ${unexpected.join(", ")}`,
+    ).toEqual([]);
   });
 });

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config";
-import { decodeSecretKey, resolveSecretKey } from "../../src/secrets";
+import { ConfigError, loadConfig } from "../../src/core/config";
+import { decodeSecretKey, resolveSecretKey } from "../../src/db/secret-key";
 
 describe("loadConfig", () => {
   test("defaults match the operator contract", () => {

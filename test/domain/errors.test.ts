@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { statusOf, toDomainError } from "../../src/errors";
+import { statusOf, toDomainError } from "../../src/core/errors";
 
 // Driver errors that carry meaning for the client are mapped once, for every transport; the rest
 // stay INTERNAL. Drizzle wraps the driver's error in `cause`, so the mapping looks through it.

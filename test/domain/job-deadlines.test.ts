@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { evaluationResults, jobs } from "../../src/db/schema";
 import { createDeps } from "../../src/compose";
 import { claimJob, enqueueJob, failAbandonedJobs, renewJobLease } from "../../src/domain/jobs";
 import { startJobs } from "../../src/background";
 import { startWorker, type JobHandler, type Worker } from "../../src/background/worker";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, storeProviderKey, testConfig, type TestApp } from "../helpers/app";
 import { createCriterion, createDataset, qa } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";

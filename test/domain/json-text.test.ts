@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { jsonText, parseJsonKeepingText } from "../../src/json-text";
+import { jsonText, parseJsonKeepingText } from "../../src/lib/json-text";
 
 describe("JSON text kept from parsing", () => {
   test("a parsed object or array is written out as the text it came from", () => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { createDeps } from "../../src/compose";
 import { insertLogRows, logRow, type NewRequestLog } from "../../src/domain/logs";
 import { sanitizeJsonText } from "../../src/domain/logs/store/sanitize-json-text";
-import { newId } from "../../src/ids";
+import { newId } from "../../src/lib/ids";
 import { createRowWriter } from "../../src/log-writer/log-writer";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { testConfig } from "../helpers/app";
 

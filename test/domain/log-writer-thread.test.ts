@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { migrateDatabase, openDatabase, type Database } from "../../src/db/client";
-import { parseJsonKeepingText } from "../../src/json-text";
+import { parseJsonKeepingText } from "../../src/lib/json-text";
 import type { NewRequestLog } from "../../src/domain/logs";
 import { createLogWriter } from "../../src/log-writer/log-writer";
 import { createThreadedLogWriter } from "../../src/log-writer/threaded-log-writer";
-import { createLogger } from "../../src/logger";
-import { newId } from "../../src/ids";
+import { createLogger } from "../../src/core/logger";
+import { newId } from "../../src/lib/ids";
 import { createOwnPostgresDatabase } from "../helpers/db";
 import { waitFor } from "../helpers/wait-for";
 

@@ -20,7 +20,8 @@ beforeAll(() => {
         new ReadableStream({
           async pull(c) {
             if (at >= bytes.length) {
-              await Bun.sleep(300); // every byte sent; the end comes later
+              // Every byte sent; the end comes later: the fake upstream holds the connection open a while.
+              await Bun.sleep(300);
               return c.close();
             }
             c.enqueue(bytes.slice(at, at + 65_536));

@@ -8,9 +8,9 @@ import { executePrepared, migrateDatabase, openDatabase, type Database } from ".
 import { logIdAt, resultRows } from "../../src/domain/logs/internal";
 import { insertLogRows, logRow } from "../../src/domain/logs/store/rows";
 import { saveResponse, settleResponseSaves } from "../../src/domain/protocols/stored-responses";
-import { newId } from "../../src/ids";
-import type { Ctx } from "../../src/context";
-import { createLogger } from "../../src/logger";
+import { newId } from "../../src/lib/ids";
+import type { Ctx } from "../../src/domain/context";
+import { createLogger } from "../../src/core/logger";
 import { createOwnPostgresDatabase } from "../helpers/db";
 import { newLogRecord } from "../helpers/logs";
 

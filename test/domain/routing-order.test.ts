@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Ctx, systemCtx } from "../../src/context";
+import { type Ctx, systemCtx } from "../../src/domain/context";
 import { startAttempt } from "../../src/domain/routing/circuits";
 import { orderTargets, type RoutingPlan } from "../../src/domain/routing";
 import { createTestApp, type TestApp } from "../helpers/app";

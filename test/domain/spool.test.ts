@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRowWriter, recordWriter } from "../../src/log-writer/log-writer";
 import { openSpool, readRecords, type Spool } from "../../src/log-writer/spool";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { newLogRecord } from "../helpers/logs";
 import { waitFor } from "../helpers/wait-for";
 
@@ -148,7 +148,8 @@ describe("the log spool", () => {
           {
             logger,
             insertRows: async () => {
-              // Away: refused at once the first time, then a connection that takes seconds to fail.
+              // Away: refused at once the first time, then a connection that takes seconds to fail
+              // (the fake's latency: a write that tried it would take this long, which the test rules out).
               if (mode === "down" && inserts++ > 0) await Bun.sleep(2_000);
               throw mode === "down" ? down() : Object.assign(new Error("value too long"), { code: "22001" });
             },

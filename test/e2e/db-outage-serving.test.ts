@@ -7,6 +7,7 @@ import { type FakeUpstream, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { killStartedServers, type RunningServer, startServer } from "../helpers/process";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy";
 import { storedByTag, waitForLogsStored } from "../helpers/stored-logs";
+import { waitFor } from "../helpers/wait-for";
 
 // A Postgres outage under steady traffic, on a real server process whose database connections go
 // through a proxy the test cuts: every gateway call is served (keys, provider keys from what the
@@ -107,13 +108,20 @@ describe("a database outage under steady traffic", () => {
       });
       expect(set.status).toBe(200);
       const load = steadyTraffic(server);
-      await Bun.sleep(1_000);
+      // Served (and stored) from the start: 20 calls and 20 reports answered before the cut.
+      const answered = (list: Outcome[], since: number) => list.filter((o) => o.at >= since && o.status === 200).length;
+      await waitFor(() => answered(load.calls, 0) >= 20 && answered(load.reports, 0) >= 20, { message: "steady traffic before the cut" });
       const cutAt = Date.now();
       await proxy.cut();
+      // The outage's length is the point of the test: time must pass.
       await Bun.sleep(OUTAGE_MS);
       const backAt = Date.now();
       await proxy.restore();
-      await Bun.sleep(2_000);
+      // And served on once it is back: 20 more of each, sent after the restore.
+      await waitFor(() => answered(load.calls, backAt) >= 20 && answered(load.reports, backAt) >= 20, {
+        timeoutMs: 30_000,
+        message: "traffic served after the database is back",
+      });
       await load.stop();
 
       const during = (list: Outcome[]) => list.filter((o) => o.at >= cutAt && o.at < backAt);

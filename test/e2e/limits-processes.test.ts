@@ -6,6 +6,7 @@ import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { killStartedServers, startServer, type RunningServer } from "../helpers/process";
 import { waitFor } from "../helpers/wait-for";
+import type { ChatErrorBody } from "../helpers/rest";
 
 // Limits held by real Hone processes: two on one Postgres sharing one cap under 1,000 concurrent
 // calls, counters kept across a restart; on the embedded database, one process and its restart.
@@ -31,9 +32,10 @@ afterAll(async () => {
 });
 
 const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
-const gql = async (s: RunningServer, query: string) => {
+/** A GraphQL call that must succeed: its data, as the caller types it. */
+const gql = async <T = unknown>(s: RunningServer, query: string): Promise<T> => {
   const res = await fetch(`${s.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query }) });
-  const body = (await res.json()) as any;
+  const body = (await res.json()) as { data: T; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 };
@@ -77,7 +79,7 @@ describe("limits held by real processes", () => {
     // gives back its reservation, and the counters outlive a restart of the process that spent.
     // (The failing model has no price: the limit admits such calls, counted at what they cost.)
     const limit = (
-      await gql(
+      await gql<{ setLimit: { id: string } }>(
         a,
         `mutation { setLimit(input: {scope: "tag", tagKey: "user", tagValue: "carl", costPerDayUsd: ${4 * CALL_USD}, unpricedCalls: "allow"}) { id } }`,
       )
@@ -98,7 +100,7 @@ describe("limits held by real processes", () => {
     expect(refused.headers.get("x-ratelimit-limit-requests")).toBe("100");
     expect(refused.headers.get("x-ratelimit-remaining-requests")).toBe("0");
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await refused.json()) as any).error.code).toBe("rate_limit_exceeded");
+    expect(((await refused.json()) as ChatErrorBody).error.code).toBe("rate_limit_exceeded");
     await Promise.all(responses.map((r) => r.body?.cancel().catch(() => {})));
 
     const carl = { metadata: { user: "carl" } };
@@ -112,11 +114,14 @@ describe("limits held by real processes", () => {
     expect((await chat(b, carl)).status).toBe(200);
     const over = await chat(b, carl);
     expect(over.status).toBe(429);
-    expect(((await over.json()) as any).error.code).toBe("budget_exceeded");
-    const spend = await waitFor(async () => (await gql(b, `{ limitSpend(limitId: "${limit.id}") { metric spent } }`)).limitSpend[0], {
-      until: (s) => Math.abs(s.spent - 4 * CALL_USD) < 1e-9,
-      message: (s) => `spend: ${JSON.stringify(s)}`,
-    });
+    expect(((await over.json()) as ChatErrorBody).error.code).toBe("budget_exceeded");
+    const spend = await waitFor(
+      async () => (await gql<{ limitSpend: { metric: string; spent: number }[] }>(b, `{ limitSpend(limitId: "${limit.id}") { metric spent } }`)).limitSpend[0],
+      {
+        until: (s) => s !== undefined && Math.abs(s.spent - 4 * CALL_USD) < 1e-9,
+        message: (s) => `spend: ${JSON.stringify(s)}`,
+      },
+    );
     expect(spend.metric).toBe("usd_day");
     // The next minute admits again, on both (the budget's calls above ran while this one ends).
     if (Math.floor(Date.now() / 60_000) === Math.floor(burstStarted / 60_000)) await Bun.sleep(msToNextMinute() + 200);

@@ -29,10 +29,14 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+type EntryPage = {
+  dataset: { entries: { edges: { node: { messages: { content: string }[] } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+};
 const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
-async function gql(s: RunningServer, query: string, variables: Record<string, unknown> = {}) {
+/** A GraphQL call that must succeed: its data, as the caller types it. */
+async function gql<T = unknown>(s: RunningServer, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const res = await fetch(`${s.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as any;
+  const body = (await res.json()) as { data: T; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 }
@@ -95,11 +99,19 @@ describe("a monitor across processes", () => {
     const servers: RunningServer[] = [a];
     if (TEST_DATABASE_URL) servers.push(await startServer(env));
     await gql(a, `mutation($k: String!) { setProviderKey(input: {provider: "openai", apiKey: $k}) { last4 } }`, { k: OPENAI_KEY });
-    const ds = (await gql(a, `mutation { createDataset(input: {name: "passing"}) { id } }`)).createDataset.id;
-    const crit = (await gql(a, `mutation { createCriterion(input: {name: "right", judgeModel: "openai:gpt-4o-mini", prompt: "Right? {{output}}"}) { id } }`))
-      .createCriterion.id;
+    const ds = (await gql<{ createDataset: { id: string } }>(a, `mutation { createDataset(input: {name: "passing"}) { id } }`)).createDataset.id;
+    const crit = (
+      await gql<{ createCriterion: { id: string } }>(
+        a,
+        `mutation { createCriterion(input: {name: "right", judgeModel: "openai:gpt-4o-mini", prompt: "Right? {{output}}"}) { id } }`,
+      )
+    ).createCriterion.id;
     const monitorId = (
-      await gql(a, `mutation($ds: ID!, $c: String!) { createMonitor(input: {name: "m", datasetId: $ds, criterionId: $c}) { id } }`, { ds, c: crit })
+      await gql<{ createMonitor: { id: string } }>(
+        a,
+        `mutation($ds: ID!, $c: String!) { createMonitor(input: {name: "m", datasetId: $ds, criterionId: $c}) { id } }`,
+        { ds, c: crit },
+      )
     ).createMonitor.id;
 
     const load = traffic(() => servers);
@@ -117,7 +129,13 @@ describe("a monitor across processes", () => {
     const live = servers[0]!;
     const monitor = await waitFor(
       async () => {
-        const m = (await gql(live, `query($id: ID!) { monitor(id: $id) { counts { added waiting rejected judged } } }`, { id: monitorId })).monitor;
+        const m = (
+          await gql<{ monitor: { counts: { added: number; waiting: number; rejected: number; judged: number } } }>(
+            live,
+            `query($id: ID!) { monitor(id: $id) { counts { added waiting rejected judged } } }`,
+            { id: monitorId },
+          )
+        ).monitor;
         return m.counts.added >= expected.size && m.counts.waiting === 0 ? m : null;
       },
       { timeoutMs: 90_000, intervalMs: 200 },
@@ -125,12 +143,12 @@ describe("a monitor across processes", () => {
     const questions: string[] = [];
     let after: string | null = null;
     for (;;) {
-      const page: any = await gql(
+      const page: EntryPage = await gql<EntryPage>(
         live,
         `query($id: ID!, $after: String) { dataset(id: $id) { entries(first: 200, after: $after) { edges { node { messages } } pageInfo { hasNextPage endCursor } } } }`,
         { id: ds, after },
       );
-      questions.push(...page.dataset.entries.edges.map((e: any) => e.node.messages[0].content as string));
+      questions.push(...page.dataset.entries.edges.map((e) => e.node.messages[0]!.content));
       if (!page.dataset.entries.pageInfo.hasNextPage) break;
       after = page.dataset.entries.pageInfo.endCursor;
     }
@@ -144,7 +162,13 @@ describe("a monitor across processes", () => {
     // once: with no sample and no filter, it settles equal to the calls the monitor examined.
     const counted = await waitFor(
       async () => {
-        const m = (await gql(live, `query($id: ID!) { monitor(id: $id) { counts { seen sampled waiting } } }`, { id: monitorId })).monitor;
+        const m = (
+          await gql<{ monitor: { counts: { seen: number; sampled: number; waiting: number } } }>(
+            live,
+            `query($id: ID!) { monitor(id: $id) { counts { seen sampled waiting } } }`,
+            { id: monitorId },
+          )
+        ).monitor;
         return m.counts.waiting === 0 && m.counts.seen === m.counts.sampled ? m.counts : null;
       },
       { timeoutMs: 30_000, intervalMs: 200 },

@@ -6,6 +6,7 @@ import { createMigratedPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db
 import { type FakeUpstream, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { baseEnv, killStartedServers, ROOT, type RunningServer, startServer } from "../helpers/process";
 import { waitFor } from "../helpers/wait-for";
+import type { RestOutput } from "../helpers/rest";
 
 // README.md's quick start and "The loop in five commands", run by bash exactly as written against a
 // real server process (on this suite's database) and a fake OpenAI. Only what a reader substitutes
@@ -42,8 +43,8 @@ function substitute(text: string, from: string, to: string, what: string): strin
 }
 
 /** Values written one after another (curl -s prints no newline): parses each top-level JSON value. */
-function jsonValues(text: string): any[] {
-  const out: any[] = [];
+function jsonValues(text: string): unknown[] {
+  const out: unknown[] = [];
   let depth = 0;
   let start = -1;
   let inString = false;
@@ -137,13 +138,18 @@ function asTyped(text: string): string {
   return substitute(s, "127.0.0.1:3000", new URL(server.url).host, "the server's address");
 }
 
-const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+/** A GraphQL answer: its data as the caller types it, and its errors. */
+type GqlBody<T> = { data?: T | null; errors?: unknown };
+type Completion = RestOutput<"POST /chat/completions">;
+type LogEdges<N> = { logs: { edges: { node: N }[] } };
+
+const gql = async <T>(query: string, variables: Record<string, unknown> = {}): Promise<GqlBody<T>> => {
   const res = await fetch(`${server.url}/graphql`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ query, variables }),
   });
-  return (await res.json()) as any;
+  return (await res.json()) as GqlBody<T>;
 };
 
 /** The lines of step `n` of a block (from its "# n." comment to the next comment line), as typed. */
@@ -189,7 +195,7 @@ describe("README quick start, run as written", () => {
       expect(stored).toEqual({ data: { setProviderKey: { provider: "openai", last4: PROVIDER_KEY.slice(-4) } } });
       expect(crit).toMatch(/^\S+$/);
       expect(crit).not.toBe("null");
-      const criteria = await gql("query ($id: ID!) { criterion(id: $id) { id name } }", { id: crit });
+      const criteria = await gql<{ criterion: unknown }>("query ($id: ID!) { criterion(id: $id) { id name } }", { id: crit });
       expect(criteria.data?.criterion).toEqual({ id: crit, name: "concise" });
 
       // 3. the completion: 200, a cache miss, 3 choices each judged by the criterion.
@@ -198,7 +204,8 @@ describe("README quick start, run as written", () => {
       const head = response.slice(0, headEnd);
       expect(head).toMatch(/^HTTP\/1\.1 200/);
       expect(head).toMatch(/^x-hone-cache: MISS\r?$/im);
-      const [completion, logs] = jsonValues(response.slice(headEnd + 4));
+      type LoggedCall = { model: string; statusCode: number; cacheHit: boolean; metadata: Record<string, unknown> | null };
+      const [completion, logs] = jsonValues(response.slice(headEnd + 4)) as [Completion, GqlBody<LogEdges<LoggedCall>>];
       expect(completion.choices).toHaveLength(3);
       for (const choice of completion.choices) {
         expect(choice.message.content).toStartWith("echo: Capital of France?");
@@ -208,20 +215,22 @@ describe("README quick start, run as written", () => {
 
       // 4. the log, listed as written (the block waits a second for the log writer's batch).
       expect(logs.errors).toBeUndefined();
-      const edges = logs.data.logs.edges as { node: { model: string; statusCode: number; cacheHit: boolean; metadata: any } }[];
+      const edges = logs.data!.logs.edges;
       expect(edges.some((e) => e.node.statusCode === 200 && e.node.metadata?.prompt_id === "capital")).toBe(true);
 
       // Loop 1: the tagged production call answered, and was logged with its tag.
-      const [supportReply] = jsonValues(loopOut);
-      expect(supportReply.choices[0].message.content).toBe("echo: Where is my order?");
-      const tagged = await gql("{ logs(first: 50) { edges { node { statusCode metadata } } } }");
-      expect(tagged.data.logs.edges.some((e: any) => e.node.metadata?.prompt_id === "support" && e.node.statusCode === 200)).toBe(true);
+      const [supportReply] = jsonValues(loopOut) as [Completion];
+      expect(supportReply.choices[0]!.message.content).toBe("echo: Where is my order?");
+      const tagged = await gql<LogEdges<Pick<LoggedCall, "statusCode" | "metadata">>>("{ logs(first: 50) { edges { node { statusCode metadata } } } }");
+      expect(tagged.data!.logs.edges.some((e) => e.node.metadata?.prompt_id === "support" && e.node.statusCode === 200)).toBe(true);
 
       // Loop 2: importLogsToDataset made the "support" dataset (its id kept by jq as DS).
       expect(ds).toMatch(/^\S+$/);
       expect(ds).not.toBe("null");
-      const datasets = (await (await fetch(`${server.url}/api/v1/datasets`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
-      const support = datasets.data.find((d: any) => d.id === ds);
+      const datasets = (await (
+        await fetch(`${server.url}/api/v1/datasets`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as RestOutput<"GET /datasets">;
+      const support = datasets.data.find((d) => d.id === ds);
       expect(support?.name).toBe("support");
       expect(support?.dataset_entry_count).toBeGreaterThan(0);
       // Loops 3-5 answer (errors are expected here: too few entries to fine-tune, no model deployed).
@@ -242,16 +251,22 @@ describe("README quick start, run as written", () => {
       if (again.code !== 0) throw new Error(show("step 3 run again", again));
       expect(again.stdout).toMatch(/^HTTP\/1\.1 200/);
       expect(again.stdout).toMatch(/^x-hone-cache: HIT\r?$/im);
-      expect(jsonValues(again.stdout)[0].choices).toHaveLength(3);
+      expect((jsonValues(again.stdout)[0] as Completion).choices).toHaveLength(3);
       // The model is not called again. The criterion's judge is: a cached answer is judged afresh
       // (one judge call per choice), so "the provider is not called" holds for the completion only.
       const after = fake.requests.slice(before);
       expect(after.filter((r) => r.body?.tools?.[0]?.function?.name !== "record_verdict")).toEqual([]);
       expect(after).toHaveLength(3);
       // And it is logged as a cache hit.
-      await waitFor(async () => (await gql("{ logs(first: 50) { edges { node { cacheHit } } } }")).data.logs.edges.some((e: any) => e.node.cacheHit), {
-        message: "a cache-hit log",
-      });
+      await waitFor(
+        async () =>
+          (await gql<LogEdges<Pick<LoggedCall, "cacheHit">>>("{ logs(first: 50) { edges { node { cacheHit } } } }")).data!.logs.edges.some(
+            (e) => e.node.cacheHit,
+          ),
+        {
+          message: "a cache-hit log",
+        },
+      );
     } catch (e) {
       console.error(show("the README's blocks", run, context));
       throw e;

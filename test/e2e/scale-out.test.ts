@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
 import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
 import { killStartedServers, startServer, type RunningServer } from "../helpers/process";
+import type { RestOutput } from "../helpers/rest";
 
 const KEY = "hone_sk_scaleoutscaleoutscaleout000001";
 let fake: FakeTrainer;
@@ -24,10 +25,12 @@ afterAll(async () => {
 });
 
 const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
-const post = async (s: RunningServer, path: string, body: unknown, extra: Record<string, string> = {}) => {
+/** A POST: the Response and its JSON body, as the caller types it. */
+const post = async <T = unknown>(s: RunningServer, path: string, body: unknown, extra: Record<string, string> = {}) => {
   const res = await fetch(`${s.url}${path}`, { method: "POST", headers: { ...headers, ...extra }, body: JSON.stringify(body) });
-  return { res, body: (await res.json()) as any };
+  return { res, body: (await res.json()) as T };
 };
+type Completion = RestOutput<"POST /chat/completions">;
 
 describe("several Hone processes", () => {
   test(TEST_DATABASE_URL ? "two processes on one Postgres behave as one service" : "the embedded database refuses a second process", async () => {
@@ -54,9 +57,9 @@ describe("several Hone processes", () => {
     try {
       // A provider key set through one process is used by the other.
       await post(a, "/graphql", { query: `mutation { setProviderKey(input: {provider: "openai", apiKey: "sk-shared-0001"}) { last4 } }` });
-      const viaB = await post(b, "/api/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "from b" }] });
+      const viaB = await post<Completion>(b, "/api/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "from b" }] });
       expect(viaB.res.status).toBe(200);
-      expect(viaB.body.choices[0].message.content).toBe("echo: from b");
+      expect(viaB.body.choices[0]!.message.content).toBe("echo: from b");
 
       // The cache is shared: written through A, hit through B.
       const cached = { model: "gpt-4o-mini", messages: [{ role: "user", content: "shared cache" }] };
@@ -67,15 +70,17 @@ describe("several Hone processes", () => {
       await post(a, "/api/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "from a" }] });
       const contents = await waitFor(
         async () => {
-          const logs = await post(b, "/graphql", { query: `{ logs(first: 50) { edges { node { reqPayload } } } }` });
-          return logs.body.data.logs.edges.map((e: any) => e.node.reqPayload.messages[0].content) as string[];
+          const logs = await post<{ data: { logs: { edges: { node: { reqPayload: { messages: { content: string }[] } } }[] } } }>(b, "/graphql", {
+            query: `{ logs(first: 50) { edges { node { reqPayload } } } }`,
+          });
+          return logs.body.data.logs.edges.map((e) => e.node.reqPayload.messages[0]!.content);
         },
         { until: (c) => c.includes("from a") && c.includes("from b"), message: (c) => `logs seen through B: ${JSON.stringify(c)}` },
       );
       expect(contents).toEqual(expect.arrayContaining(["from a", "from b", "shared cache"]));
 
       // Jobs: fine-tunes created through A are trained once each, by whichever worker claims them.
-      const ds = (await post(a, "/api/v1/datasets", { name: "scale" })).body.id;
+      const ds = (await post<RestOutput<"POST /datasets">>(a, "/api/v1/datasets", { name: "scale" })).body.id;
       await post(a, `/api/v1/datasets/${ds}/entries`, {
         entries: [
           {
@@ -97,10 +102,13 @@ describe("several Hone processes", () => {
         expect(m.res.status).toBe(200);
       }
       for (const slug of slugs) {
-        const status = await waitFor(async () => ((await (await fetch(`${b.url}/api/v1/models/${slug}`, { headers })).json()) as any).hone.status as string, {
-          until: (s) => s === "DEPLOYED",
-          message: (s) => `model ${slug} is ${s}`,
-        });
+        const status = await waitFor(
+          async () => ((await (await fetch(`${b.url}/api/v1/models/${slug}`, { headers })).json()) as RestOutput<"GET /models/:modelSlug">).hone.status,
+          {
+            until: (s) => s === "DEPLOYED",
+            message: (s) => `model ${slug} is ${s}`,
+          },
+        );
         expect(status).toBe("DEPLOYED");
         expect([...fake.jobs.values()].filter((j) => j.suffix === slug)).toHaveLength(1);
       }
@@ -108,14 +116,18 @@ describe("several Hone processes", () => {
       // fine-tune rolled out from 0% to 100%, then rolled back.
       const split = (v1: number, v2: number) =>
         `groups: [{targets: [{model: "hone:scale-0", weight: ${v1}, version: "v1"}, {model: "hone:scale-1", weight: ${v2}, version: "v2"}]}]`;
-      const made = await post(a, "/graphql", { query: `mutation { createRoute(input: {slug: "rollout", ${split(100, 0)}}) { revision } }` });
+      const made = await post<{ data: { createRoute: { revision: number } } }>(a, "/graphql", {
+        query: `mutation { createRoute(input: {slug: "rollout", ${split(100, 0)}}) { revision } }`,
+      });
       expect(made.body.data.createRoute.revision).toBe(1);
       const servedBy = async (s: RunningServer) =>
-        (await post(s, "/api/v1/chat/completions", { model: "hone:rollout", messages: [{ role: "user", content: "which?" }] })).body.model as string;
+        (await post<Completion>(s, "/api/v1/chat/completions", { model: "hone:rollout", messages: [{ role: "user", content: "which?" }] })).body.model;
       expect(await servedBy(b)).toBe("hone:scale-0");
       await post(a, "/graphql", { query: `mutation { updateRoute(input: {slug: "rollout", ${split(0, 100)}}) { revision } }` });
       await waitFor(async () => (await servedBy(b)) === "hone:scale-1", { timeoutMs: 2_000, message: "B to follow the new split within 2 s" });
-      const rolled = await post(a, "/graphql", { query: `mutation { rollbackRoute(slug: "rollout") { revision } }` });
+      const rolled = await post<{ data: { rollbackRoute: { revision: number } } }>(a, "/graphql", {
+        query: `mutation { rollbackRoute(slug: "rollout") { revision } }`,
+      });
       expect(rolled.body.data.rollbackRoute.revision).toBe(3);
       await waitFor(async () => (await servedBy(b)) === "hone:scale-0", { timeoutMs: 2_000, message: "B to follow the rollback within 2 s" });
 

@@ -6,6 +6,8 @@ import { openDatabase } from "../../src/db/client";
 import { createEmptyPostgresDatabase, TEST_DATABASE_URL } from "../helpers/db";
 import { startFakeOpenAI } from "../helpers/fake-upstreams";
 import { killStartedServers, runCli, startServer } from "../helpers/process";
+import type { RestOutput } from "../helpers/rest";
+import { waitFor } from "../helpers/wait-for";
 
 // The real server process, on the database this suite runs on: an embedded data directory, or a
 // fresh database on the Postgres server when DATABASE_URL is set.
@@ -38,6 +40,19 @@ const entry = {
   ],
 };
 
+/** The body of a chunked HTTP/1.1 answer, its chunks joined. */
+function dechunk(text: string): string {
+  let out = "";
+  let at = 0;
+  for (;;) {
+    const lineEnd = text.indexOf("\r\n", at);
+    const size = Number.parseInt(text.slice(at, lineEnd), 16);
+    if (!size) return out;
+    out += text.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
 describe("the server process", () => {
   let firstKey = "";
   let datasetId = "";
@@ -50,13 +65,13 @@ describe("the server process", () => {
       firstKey = m![1]!;
       const res = await fetch(`${s.url}/api/v1/datasets`, { method: "POST", headers: auth(firstKey), body: JSON.stringify({ name: "kept" }) });
       expect(res.status).toBe(200);
-      datasetId = ((await res.json()) as any).id;
+      datasetId = ((await res.json()) as RestOutput<"POST /datasets">).id;
       const add = await fetch(`${s.url}/api/v1/datasets/${datasetId}/entries`, {
         method: "POST",
         headers: auth(firstKey),
         body: JSON.stringify({ entries: [entry, entry, entry] }),
       });
-      expect(((await add.json()) as any).entries_created).toBe(3);
+      expect(((await add.json()) as RestOutput<"POST /datasets/:datasetId/entries">).entries_created).toBe(3);
 
       // The CLI works while the server runs: on Postgres alongside it, on the embedded database
       // (one process only) by handing the command to the server through its data directory.
@@ -68,7 +83,7 @@ describe("the server process", () => {
       // The new project's key works against the running server at once, and sees its own project.
       const own = await fetch(`${s.url}/api/v1/datasets`, { headers: auth(created.apiKey) });
       expect(own.status).toBe(200);
-      expect(((await own.json()) as any).data).toEqual([]);
+      expect(((await own.json()) as RestOutput<"GET /datasets">).data).toEqual([]);
       // A command's validation error comes back as the CLI's error, not a success.
       const bad = await runCli(["keys", "create", "--project", "proj_nope"], env);
       expect(bad.code).toBe(1);
@@ -100,24 +115,43 @@ describe("the server process", () => {
   test("SIGTERM lets an in-flight request finish, then closes the database and exits 0", async () => {
     const s = await startServer(env);
     expect(s.output()).not.toContain("hone_sk_"); // not printed again
-    let sendRest!: () => void;
-    const gate = new Promise<void>((r) => (sendRest = r));
-    const body = new ReadableStream<Uint8Array>({
-      async start(c) {
-        c.enqueue(new TextEncoder().encode('{"entries": ['));
-        await gate;
-        c.enqueue(new TextEncoder().encode(`${JSON.stringify(entry)}]}`));
-        c.close();
+    // A raw request, so that the test knows when the server has it: Bun answers "100 Continue" to
+    // `Expect: 100-continue` once the request is being handled. Its body is sent in two pieces.
+    const first = '{"entries": [';
+    const rest = `${JSON.stringify(entry)}]}`;
+    let received = "";
+    let closed = false;
+    const decoder = new TextDecoder();
+    const url = new URL(s.url);
+    const socket = await Bun.connect({
+      hostname: url.hostname,
+      port: Number(url.port),
+      socket: {
+        data(_socket, data) {
+          received += decoder.decode(data, { stream: true });
+        },
+        close() {
+          closed = true;
+        },
+        error() {},
       },
     });
-    const inFlight = fetch(`${s.url}/api/v1/datasets/${datasetId}/entries`, { method: "POST", headers: auth(firstKey), body });
-    await Bun.sleep(300);
+    socket.write(
+      `POST /api/v1/datasets/${datasetId}/entries HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${firstKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(first + rest)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    );
+    await waitFor(() => received.startsWith("HTTP/1.1 100"), { message: "the server to take the request" });
+    socket.write(first);
     s.proc.kill("SIGTERM");
-    await Bun.sleep(300);
-    sendRest();
-    const res = await inFlight;
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as any).entries_created).toBe(1);
+    await waitFor(() => s.output().includes('"msg":"shutting down"'), { message: "the server to start shutting down" });
+    socket.write(rest);
+    await waitFor(() => closed, { message: "the answer to the in-flight request" });
+    const answer = received.slice(received.lastIndexOf("HTTP/1.1 "));
+    expect(answer).toStartWith("HTTP/1.1 200");
+    const head = answer.slice(0, answer.indexOf("\r\n\r\n"));
+    const payload = answer.slice(head.length + 4);
+    const json = /^transfer-encoding: chunked/im.test(head) ? dechunk(payload) : payload;
+    expect((JSON.parse(json) as RestOutput<"POST /datasets/:datasetId/entries">).entries_created).toBe(1);
     expect(await s.proc.exited).toBe(0);
     expect(s.output()).toContain('"msg":"stopped"');
     if (!onPostgres) {
@@ -134,8 +168,8 @@ describe("the server process", () => {
         for (const key of [firstKey, bootstrapKey]) {
           const res = await fetch(`${s.url}/api/v1/datasets`, { headers: auth(key) });
           expect(res.status).toBe(200);
-          const list = (await res.json()) as any;
-          expect(list.data.find((d: any) => d.id === datasetId)?.dataset_entry_count).toBe(4);
+          const list = (await res.json()) as RestOutput<"GET /datasets">;
+          expect(list.data.find((d) => d.id === datasetId)?.dataset_entry_count).toBe(4);
         }
       } finally {
         expect(await s.stop()).toBe(0);
@@ -169,7 +203,7 @@ describe("the server process", () => {
     try {
       const res = await fetch(`${s.url}/api/v1/datasets`, { headers: auth(k.apiKey) });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as any).data).toEqual([]);
+      expect(((await res.json()) as RestOutput<"GET /datasets">).data).toEqual([]);
     } finally {
       await s.stop();
     }

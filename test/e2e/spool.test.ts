@@ -117,9 +117,8 @@ describe("the durable log spool", () => {
       for (let round = 0; round < ROUNDS; round++) {
         const load = traffic(server, round);
         // Enough for thousands of calls; killed in the middle of them, once both kinds have been
-        // answered more than 50 times (a loaded machine takes longer to get there).
-        await Bun.sleep(1_500);
-        await waitFor(() => load.answered.length > 50 && load.reported.length > 50, {
+        // answered more than 400 times (a loaded machine takes longer to get there).
+        await waitFor(() => load.answered.length > 400 && load.reported.length > 400, {
           timeoutMs: 30_000,
           intervalMs: 50,
           message: () => `traffic before the kill: ${load.answered.length} answered calls, ${load.reported.length} acknowledged reports`,

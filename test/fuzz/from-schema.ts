@@ -376,9 +376,9 @@ function objectArb(schema: JsonSchema, pools: Pools, draw: Draw, root: JsonSchem
 function resolveRef(root: JsonSchema, ref: string): JsonSchema | undefined {
   if (ref === "#") return root;
   if (!ref.startsWith("#/")) return undefined;
-  let cur: any = root;
-  for (const part of ref.slice(2).split("/")) cur = cur?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
-  return cur;
+  let cur: unknown = root;
+  for (const part of ref.slice(2).split("/")) cur = (cur as Record<string, unknown> | null | undefined)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+  return cur as JsonSchema | undefined;
 }
 
 /**

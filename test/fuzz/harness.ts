@@ -66,13 +66,20 @@ export function startHealthyUpstream(): { url: string; requests: number; stop():
     async fetch(req) {
       state.requests++;
       const path = new URL(req.url).pathname;
-      let body: any = {};
+      let parsed: unknown = {};
       try {
-        body = JSON.parse(await req.text());
+        parsed = JSON.parse(await req.text());
       } catch {}
-      if (typeof body !== "object" || body === null) body = {};
+      // Whatever the fuzzer sent: the members read here may hold anything.
+      const body = (typeof parsed === "object" && parsed !== null ? parsed : {}) as {
+        model?: unknown;
+        n?: unknown;
+        tools?: unknown;
+        stream?: unknown;
+        stream_options?: { include_usage?: unknown } | null;
+      };
       const model = typeof body.model === "string" ? body.model : "unknown";
-      const n = Math.max(1, Math.min(Number.isInteger(body.n) ? body.n : 1, 16));
+      const n = Math.max(1, Math.min(Number.isInteger(body.n) ? (body.n as number) : 1, 16));
       if (req.method === "POST" && path.endsWith("/chat/completions")) {
         const isJudge = JSON.stringify(body.tools ?? null).includes("record_verdict");
         const c = isJudge ? verdict(model) : completion(model, "fuzz reply");
@@ -185,6 +192,15 @@ export function clientRefused(o: Outcome): boolean {
   return "error" in o && /TypeError|invalid header|Header/i.test(o.error) && !/timed? ?out|abort|ECONN|socket/i.test(o.error);
 }
 
+/** A REST error body as far as the check reads it; any member may be missing or odd. */
+type ErrorLike = {
+  type?: unknown;
+  message?: unknown;
+  code?: unknown;
+  issues?: unknown;
+  error?: { type?: unknown; message?: unknown } | null;
+} | null;
+
 /**
  * What is wrong with a response, or null: no 5xx ever; REST errors in the {message, code, issues}
  * envelope; GraphQL errors with an extensions.code that is not INTERNAL; tRPC errors whose
@@ -201,9 +217,9 @@ export function violation(req: FuzzRequest, o: Outcome): string | null {
   if (path === "/graphql") return graphqlViolation(o.text);
   if (path.startsWith("/trpc")) return trpcViolation(o.text);
   if (o.status >= 400 && req.method !== "HEAD") {
-    let body: any;
+    let body: ErrorLike;
     try {
-      body = JSON.parse(o.text);
+      body = JSON.parse(o.text) as ErrorLike;
     } catch {
       return `status ${o.status} without a JSON body: ${excerpt(o.text, 200)}`;
     }
@@ -223,14 +239,17 @@ export function violation(req: FuzzRequest, o: Outcome): string | null {
   return null;
 }
 
+/** A GraphQL result (or one of a batch) as far as the check reads it; any member may be missing or odd. */
+type GraphqlResultLike = { errors?: ({ message?: unknown; extensions?: { code?: unknown } | null } | null)[] | null } | null;
+
 function graphqlViolation(text: string): string | null {
-  let body: any;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     return text.startsWith("<") ? null : `GraphQL answer is not JSON: ${excerpt(text, 200)}`;
   }
-  for (const result of Array.isArray(body) ? body : [body]) {
+  for (const result of (Array.isArray(body) ? body : [body]) as GraphqlResultLike[]) {
     for (const e of result?.errors ?? []) {
       const code = e?.extensions?.code;
       if (typeof code !== "string") return `GraphQL error without extensions.code: ${excerpt(e, 300)}`;
@@ -260,7 +279,7 @@ function trpcViolation(text: string): string | null {
   while (stack.length && seen++ < 10_000) {
     const v = stack.pop();
     if (!v || typeof v !== "object") continue;
-    const e = (v as any).error;
+    const e = (v as { error?: unknown }).error as { code?: unknown; message?: unknown; data?: { code?: unknown } | null } | null | undefined;
     if (e && typeof e === "object") {
       if (e?.data?.code === "INTERNAL" || e?.code === -32603 || e?.data?.code === "INTERNAL_SERVER_ERROR")
         return `tRPC error INTERNAL: ${excerpt(e?.message, 200)}`;
@@ -273,7 +292,8 @@ function trpcViolation(text: string): string | null {
 
 // ----------------------------------------------------------------------------------------- seed
 
-async function call(baseUrl: string, key: string, method: string, path: string, body?: unknown): Promise<any> {
+/** A REST call that must succeed: its JSON body (null when empty), as the caller types it. */
+async function call<T = unknown>(baseUrl: string, key: string, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(baseUrl + path, {
     method,
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -281,17 +301,20 @@ async function call(baseUrl: string, key: string, method: string, path: string, 
   });
   const text = await res.text();
   if (res.status >= 400) throw new Error(`${method} ${path} -> ${res.status}: ${excerpt(text, 500)}`);
-  return text ? JSON.parse(text) : null;
+  return (text ? JSON.parse(text) : null) as T;
 }
 
-export async function gql(baseUrl: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<any> {
-  const body = await call(baseUrl, key, "POST", "/graphql", { query, variables });
+/** A GraphQL call that must succeed: its data, as the caller types it. */
+export async function gql<T = unknown>(baseUrl: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const body = await call<{ data: T; errors?: unknown }>(baseUrl, key, "POST", "/graphql", { query, variables });
   if (body.errors) throw new Error(`GraphQL ${excerpt(query, 80)}: ${excerpt(body.errors, 500)}`);
   return body.data;
 }
 
 export async function createProjectAsAdmin(baseUrl: string, name: string): Promise<string> {
-  const data = await gql(baseUrl, ADMIN_TOKEN, "mutation ($n: String!) { createProject(name: $n) { apiKey } }", { n: name });
+  const data = await gql<{ createProject: { apiKey: string } }>(baseUrl, ADMIN_TOKEN, "mutation ($n: String!) { createProject(name: $n) { apiKey } }", {
+    n: name,
+  });
   return data.createProject.apiKey;
 }
 
@@ -310,6 +333,9 @@ export type Seeded = {
   modelSlug: string | null;
 };
 
+/** A connection's ids, as the seeding queries read them. */
+type Ids = { edges: { node: { id: string } }[] };
+
 const entry = (i: number) => ({
   messages: [
     { role: "user", content: `question ${i}` },
@@ -325,9 +351,9 @@ export async function seedProject(baseUrl: string, key: string, upstreamUrl: str
   await gql(baseUrl, key, "mutation ($i: CreateCustomProviderInput!) { createCustomProvider(input: $i) { id } }", {
     i: { slug: "fuzzprov", kind: "openai", baseUrl: `${upstreamUrl}/v1`, apiKey: "sk-fuzz-custom" },
   });
-  const ds = await call(baseUrl, key, "POST", "/api/v1/datasets", { name: `${label} target` });
+  const ds = await call<{ id: string }>(baseUrl, key, "POST", "/api/v1/datasets", { name: `${label} target` });
   await call(baseUrl, key, "POST", `/api/v1/datasets/${ds.id}/entries`, { entries: Array.from({ length: 12 }, (_, i) => entry(i)) });
-  const keep = await call(baseUrl, key, "POST", "/api/v1/datasets", { name: `${label} keep` });
+  const keep = await call<{ id: string }>(baseUrl, key, "POST", "/api/v1/datasets", { name: `${label} keep` });
   await call(baseUrl, key, "POST", `/api/v1/datasets/${keep.id}/entries`, { entries: Array.from({ length: 5 }, (_, i) => entry(100 + i)) });
   const completionIds: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -343,15 +369,22 @@ export async function seedProject(baseUrl: string, key: string, upstreamUrl: str
     });
   }
   await call(baseUrl, key, "POST", "/api/v1/chat/completions", { model: "gpt-4o-mini", messages: [{ role: "user", content: "seed call" }] });
-  const crit = await gql(baseUrl, key, "mutation ($i: CreateCriterionInput!) { createCriterion(input: $i) { id } }", {
+  const crit = await gql<{ createCriterion: { id: string } }>(baseUrl, key, "mutation ($i: CreateCriterionInput!) { createCriterion(input: $i) { id } }", {
     i: { name: `${label} crit`, judgeModel: "gpt-4o-mini", prompt: "Is {{output}} a good answer to {{messages}}?" },
   });
   const criterionId: string = crit.createCriterion.id;
   const jsonl = [0, 1, 2].map((i) => JSON.stringify({ ...entry(i), judgement: i % 2 ? "FAIL" : "PASS" })).join("\n");
   await gql(baseUrl, key, "mutation ($i: ImportAlignmentSetInput!) { importAlignmentSet(input: $i) { rowsImported } }", { i: { criterionId, jsonl } });
-  const rows = await gql(baseUrl, key, "query ($id: ID!) { criterion(id: $id) { alignmentRows { id } } }", { id: criterionId });
-  const logs = await gql(baseUrl, key, "{ logs(first: 50) { edges { node { id } } } }");
-  const entries = await gql(baseUrl, key, "query ($id: ID!) { dataset(id: $id) { entries(first: 50) { edges { node { id } } } } }", { id: ds.id });
+  const rows = await gql<{ criterion: { alignmentRows: { id: string }[] } }>(baseUrl, key, "query ($id: ID!) { criterion(id: $id) { alignmentRows { id } } }", {
+    id: criterionId,
+  });
+  const logs = await gql<{ logs: Ids }>(baseUrl, key, "{ logs(first: 50) { edges { node { id } } } }");
+  const entries = await gql<{ dataset: { entries: Ids } }>(
+    baseUrl,
+    key,
+    "query ($id: ID!) { dataset(id: $id) { entries(first: 50) { edges { node { id } } } } }",
+    { id: ds.id },
+  );
   // The rest are optional: their absence only narrows what the fuzzer reaches.
   const optional = async <T>(f: () => Promise<T>): Promise<T | null> => {
     try {
@@ -361,26 +394,28 @@ export async function seedProject(baseUrl: string, key: string, upstreamUrl: str
     }
   };
   const evaluation = await optional(() =>
-    gql(baseUrl, key, "mutation ($i: CreateEvaluationInput!) { createEvaluation(input: $i) { id } }", {
+    gql<{ createEvaluation: { id: string } }>(baseUrl, key, "mutation ($i: CreateEvaluationInput!) { createEvaluation(input: $i) { id } }", {
       i: { datasetId: ds.id, models: ["dataset", "gpt-4o-mini"], criterionIds: [criterionId] },
     }),
   );
   const task = await optional(() =>
-    gql(baseUrl, key, "mutation ($i: JudgeDatasetEntriesInput!) { judgeDatasetEntries(input: $i) { id } }", { i: { datasetId: ds.id, criterionId } }),
+    gql<{ judgeDatasetEntries: { id: string } }>(baseUrl, key, "mutation ($i: JudgeDatasetEntriesInput!) { judgeDatasetEntries(input: $i) { id } }", {
+      i: { datasetId: ds.id, criterionId },
+    }),
   );
   const model = await optional(() =>
-    gql(baseUrl, key, "mutation ($i: CreateModelInput!) { createModel(input: $i) { slug } }", {
+    gql<{ createModel: { slug: string } }>(baseUrl, key, "mutation ($i: CreateModelInput!) { createModel(input: $i) { slug } }", {
       i: { datasetId: ds.id, slug: `${label}-model`, trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } },
     }),
   );
   return {
     datasetId: ds.id,
     keepDatasetId: keep.id,
-    entryIds: entries.dataset.entries.edges.map((e: any) => e.node.id),
-    logIds: logs.logs.edges.map((e: any) => e.node.id),
+    entryIds: entries.dataset.entries.edges.map((e) => e.node.id),
+    logIds: logs.logs.edges.map((e) => e.node.id),
     completionIds,
     criterionId,
-    alignmentRowIds: rows.criterion.alignmentRows.map((r: any) => r.id),
+    alignmentRowIds: rows.criterion.alignmentRows.map((r) => r.id),
     evaluationId: evaluation?.createEvaluation.id ?? null,
     taskId: task?.judgeDatasetEntries.id ?? null,
     modelSlug: model?.createModel.slug ?? null,
@@ -424,15 +459,28 @@ export async function snapshot(baseUrl: string, key: string, seeded: Seeded, who
     "query ($id: ID!) { dataset(id: $id) { id name entryCount entries(first: 50) { edges { node { id messages metadata split } } } } }",
     { id: seeded.keepDatasetId },
   );
-  const logs: unknown[] = [];
+  const logs: (Record<string, unknown> | null)[] = [];
   for (const id of seeded.logIds) {
-    logs.push((await gql(baseUrl, key, "query ($id: ID!) { log(id: $id) { id model completionId statusCode metadata reqPayload respPayload } }", { id })).log);
+    logs.push(
+      (
+        await gql<{ log: Record<string, unknown> | null }>(
+          baseUrl,
+          key,
+          "query ($id: ID!) { log(id: $id) { id model completionId statusCode metadata reqPayload respPayload } }",
+          { id },
+        )
+      ).log,
+    );
   }
-  const providers = await gql(baseUrl, key, "{ customProviders { slug baseUrl kind } }");
+  const providers = await gql<{ customProviders: { slug: string; baseUrl: string; kind: string }[] }>(
+    baseUrl,
+    key,
+    "{ customProviders { slug baseUrl kind } }",
+  );
   if (!whole) {
     // The fuzzed project's own log metadata may change: update-metadata with empty filters matches every log.
-    const bodies = logs.map((l: any) => ({ ...l, metadata: undefined }));
-    return { keep, logs: bodies, providers: providers.customProviders.filter((p: any) => p.slug === "fuzzprov") };
+    const bodies = logs.map((l) => ({ ...l, metadata: undefined }));
+    return { keep, logs: bodies, providers: providers.customProviders.filter((p) => p.slug === "fuzzprov") };
   }
   const all = await gql(
     baseUrl,
@@ -445,12 +493,14 @@ export async function snapshot(baseUrl: string, key: string, seeded: Seeded, who
   return { keep, logs, providers, all, target };
 }
 
+type LogCursorPage = { logs: { edges: { cursor: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+
 /** How many logs a project has (up to 5,000: counts only grow, so a bound suffices). */
 export async function logCount(baseUrl: string, key: string): Promise<number> {
   let n = 0;
   let after: string | null = null;
   for (let page = 0; page < 25; page++) {
-    const data: any = await gql(
+    const data: LogCursorPage = await gql<LogCursorPage>(
       baseUrl,
       key,
       "query ($after: String) { logs(first: 200, after: $after) { edges { cursor } pageInfo { hasNextPage endCursor } } }",

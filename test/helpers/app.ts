@@ -1,12 +1,12 @@
 import { settleResponseSaves } from "../../src/domain/protocols";
 import { createApp, type App } from "../../src/app";
-import { loadConfig, type Config } from "../../src/config";
-import { systemCtx } from "../../src/context";
+import { loadConfig, type Config } from "../../src/core/config";
+import { systemCtx } from "../../src/domain/context";
 import { createDeps } from "../../src/compose";
-import type { Deps } from "../../src/deps";
+import type { Deps } from "../../src/domain/deps";
 import OpenAI from "openai";
 import { createProject, setProviderKey } from "../../src/domain/projects";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestDatabase, type TestDatabase } from "./db";
 
 export type TestProject = { projectId: string; apiKey: string };

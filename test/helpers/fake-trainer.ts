@@ -4,14 +4,35 @@
 // containing "fail" ends in failure; one containing "stall" stays running; one containing "quick"
 // goes from queued to succeeded in one poll (it ran between two polls).
 
-type Job = { id: string; api: "openai" | "together"; model: string; suffix: string; fileId: string; polls: number; cancelled: boolean; body: any };
+import type { SentMessage, SentTool } from "./fake-upstreams";
+
+/** A fine-tuning job request as the fake received it (OpenAI's or Together's): the members read, the rest unknown. */
+export type JobRequest = {
+  model: string;
+  suffix?: string;
+  training_file: string;
+  /** OpenAI's method: `{ type: "supervised" | "dpo", supervised?: {...}, dpo?: {...} }`. */
+  method?: {
+    type?: string;
+    supervised?: { hyperparameters?: Record<string, unknown> };
+    dpo?: { hyperparameters?: Record<string, unknown> };
+    [key: string]: unknown;
+  };
+  /** Together's method: `{ method: "sft" | "dpo", ... }`. */
+  training_method?: { method?: string; [key: string]: unknown };
+  [key: string]: unknown;
+};
+/** A chat completion request to a trained model, as the fake received it. */
+export type TrainerChat = { model: string; messages: SentMessage[]; tools?: SentTool[]; stream?: boolean; [key: string]: unknown };
+
+type Job = { id: string; api: "openai" | "together"; model: string; suffix: string; fileId: string; polls: number; cancelled: boolean; body: JobRequest };
 
 export type FakeTrainer = {
   url: string;
   files: Map<string, string>;
   jobs: Map<string, Job>;
   cancelled: string[];
-  chats: any[];
+  chats: TrainerChat[];
   stop(): Promise<void>;
 };
 
@@ -73,7 +94,7 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
       }
       // Jobs
       if (req.method === "POST" && (path === "/v1/fine_tuning/jobs" || path === "/v1/fine-tunes")) {
-        const body = (await req.json()) as any;
+        const body = (await req.json()) as JobRequest;
         const api = path === "/v1/fine-tunes" ? "together" : "openai";
         const job: Job = {
           id: `${api === "openai" ? "ftjob" : "ft"}-${++n}`,
@@ -147,9 +168,9 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
       }
       // Inference for trained models
       if (req.method === "POST" && path === "/v1/chat/completions") {
-        const body = (await req.json()) as any;
+        const body = (await req.json()) as TrainerChat;
         fake.chats.push(body);
-        const last = [...body.messages].reverse().find((x: any) => x.role === "user")?.content ?? "";
+        const last = String([...body.messages].reverse().find((x) => x.role === "user")?.content ?? "");
         if (body.tools?.[0]?.function?.name === "record_verdict") {
           // The judge: an output passes when it is "tuned" or "good".
           const pass = /(tuned|good):/.test(last.split("Output:").at(-1) ?? "");
@@ -212,7 +233,11 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
   return fake;
 }
 
-const isAssistant = (m: any) => m && typeof m === "object" && m.role === "assistant" && ("content" in m || "tool_calls" in m);
+const isAssistant = (m: unknown) =>
+  typeof m === "object" && m !== null && (m as { role?: unknown }).role === "assistant" && ("content" in m || "tool_calls" in m);
+
+/** One line of a training file, as far as the checks read it. */
+type TrainingRow = { messages?: unknown; input?: { messages?: unknown } | null; preferred_output?: unknown; non_preferred_output?: unknown };
 
 /**
  * What a backend would refuse in a training file: each line must be JSON of the method's format.
@@ -224,9 +249,9 @@ export function checkTrainingFile(text: string, method: "sft" | "dpo"): string |
   const lines = text.split("\n").filter((l) => l.trim() !== "");
   if (!lines.length) return "the training file is empty";
   for (const [i, line] of lines.entries()) {
-    let row: any;
+    let row: TrainingRow;
     try {
-      row = JSON.parse(line);
+      row = JSON.parse(line) as TrainingRow;
     } catch {
       return `line ${i + 1}: not JSON`;
     }
@@ -237,8 +262,9 @@ export function checkTrainingFile(text: string, method: "sft" | "dpo"): string |
     }
     if (!row.input || !Array.isArray(row.input.messages) || row.input.messages.length === 0) return `line ${i + 1}: input.messages is missing`;
     if (isAssistant(row.input.messages.at(-1))) return `line ${i + 1}: input.messages must end before the answer`;
-    for (const k of ["preferred_output", "non_preferred_output"]) {
-      if (!Array.isArray(row[k]) || row[k].length !== 1 || !isAssistant(row[k][0])) return `line ${i + 1}: ${k} must hold exactly one assistant message`;
+    for (const k of ["preferred_output", "non_preferred_output"] as const) {
+      const out = row[k];
+      if (!Array.isArray(out) || out.length !== 1 || !isAssistant(out[0])) return `line ${i + 1}: ${k} must hold exactly one assistant message`;
     }
     if (JSON.stringify(row.preferred_output) === JSON.stringify(row.non_preferred_output))
       return `line ${i + 1}: the preferred and non-preferred outputs are the same`;

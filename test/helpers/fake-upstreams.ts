@@ -8,7 +8,40 @@
 //   not-a-list      (embeddings) answers 200 with a body that is not an embedding list
 //   anything else   answers "echo: <last user text>", or a tool call when tools are offered
 
-type Recorded = { path: string; url: string; headers: Record<string, string>; body: any };
+/** A content part of a message as sent upstream (text, image, tool result, ...). */
+export type SentPart = { type?: string; text?: string; [key: string]: unknown };
+/** A message (or a Responses input item) as sent upstream, OpenAI's or Anthropic's shape. */
+export type SentMessage = { role?: string; type?: string; content?: string | SentPart[] | null; [key: string]: unknown };
+/** A tool as sent upstream: OpenAI's `{ type, function }`, or Anthropic's and Responses' flat `{ name }`. */
+export type SentTool = {
+  type?: string;
+  name?: string;
+  function?: { name: string; parameters?: { required?: string[]; [key: string]: unknown }; [key: string]: unknown };
+  [key: string]: unknown;
+};
+/**
+ * A request body as a fake received it: the members the fakes and tests read (chat completions,
+ * Anthropic messages, Responses, embeddings), the rest unknown. A body that is not a JSON object
+ * is recorded as `{}` (its text is `text`).
+ */
+export type SentBody = {
+  model?: string;
+  messages?: SentMessage[];
+  input?: string | number[] | (string | number[])[] | SentMessage[];
+  tools?: SentTool[];
+  tool_choice?: string | { type?: string; [key: string]: unknown };
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean; [key: string]: unknown };
+  n?: number;
+  thinking?: { type?: string; [key: string]: unknown };
+  reasoning?: unknown;
+  store?: boolean;
+  encoding_format?: string;
+  dimensions?: number;
+  [key: string]: unknown;
+};
+
+type Recorded = { path: string; url: string; headers: Record<string, string>; text: string; body: SentBody };
 
 export type FakeUpstream = {
   url: string;
@@ -28,14 +61,14 @@ export type FakeUpstream = {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const encoder = new TextEncoder();
 
-function lastUserText(messages: any[]): string {
+function lastUserText(messages: SentMessage[] | undefined): string {
   const m = [...(messages ?? [])].reverse().find((x) => x.role === "user");
   if (!m) return "";
   if (typeof m.content === "string") return m.content;
   if (Array.isArray(m.content))
     return m.content
-      .filter((p: any) => p.type === "text")
-      .map((p: any) => p.text)
+      .filter((p) => p.type === "text")
+      .map((p) => p.text)
       .join(" ");
   return "";
 }
@@ -57,13 +90,14 @@ function startServer(handle: (req: Request, rec: Recorded, fake: FakeUpstream) =
     async fetch(req) {
       const url = new URL(req.url);
       const text = await req.text();
-      let body: any = null;
+      let parsed: unknown = null;
       try {
-        body = JSON.parse(text);
+        parsed = JSON.parse(text);
       } catch {
-        body = text;
+        parsed = null;
       }
-      const rec: Recorded = { path: url.pathname, url: req.url, headers: Object.fromEntries(req.headers), body };
+      const body: SentBody = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as SentBody) : {};
+      const rec: Recorded = { path: url.pathname, url: req.url, headers: Object.fromEntries(req.headers), text, body };
       fake.requests.push(rec);
       req.signal.addEventListener("abort", () => fake.aborted++);
       if (fake.latencyMs) await sleep(fake.latencyMs);
@@ -122,9 +156,9 @@ export function fakeEmbedding(input: string | number[], dimensions = 8): number[
 export const fakeEmbeddingTokens = (input: string | number[]) => (typeof input === "string" ? input.split(/\s+/).filter(Boolean).length : input.length);
 
 /** OpenAI's `POST /embeddings`: float vectors, or base64 of little-endian float32 when asked. */
-function fakeEmbeddings(body: any, model: string): Response {
+function fakeEmbeddings(body: SentBody, model: string): Response {
   const raw = body.input;
-  const inputs: (string | number[])[] = typeof raw === "string" ? [raw] : Array.isArray(raw) && typeof raw[0] === "number" ? [raw] : raw;
+  const inputs = (typeof raw === "string" ? [raw] : Array.isArray(raw) && typeof raw[0] === "number" ? [raw] : (raw ?? [])) as (string | number[])[];
   const base64 = body.encoding_format === "base64";
   const tokens = inputs.reduce((n, x) => n + fakeEmbeddingTokens(x), 0);
   return Response.json({
@@ -154,7 +188,7 @@ export function startFakeOpenAI(opts: { apiKey?: string; chatUsage?: Record<stri
       );
     }
     const body = rec.body;
-    const model: string = body.model ?? rec.path.split("/deployments/")[1]?.split("/")[0] ?? "unknown";
+    const model = body.model ?? rec.path.split("/deployments/")[1]?.split("/")[0] ?? "unknown";
     const err = /^error-(\d{3})$/.exec(model);
     if (err) {
       return Response.json(
@@ -170,19 +204,20 @@ export function startFakeOpenAI(opts: { apiKey?: string; chatUsage?: Record<stri
       if (model === "not-a-list") return Response.json({ object: "list", data: "nope", model });
       return fakeEmbeddings(body, model);
     }
-    const n: number = body.n ?? 1;
+    const n = body.n ?? 1;
     const useTool = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== "none";
     const text = `echo: ${lastUserText(body.messages)}`;
     const id = `chatcmpl-${crypto.randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
     const usage = opts.chatUsage ?? { prompt_tokens: 11, completion_tokens: 7 * n, total_tokens: 11 + 7 * n, prompt_tokens_details: { cached_tokens: 0 } };
-    const isJudge = useTool && body.tools[0].function.name === "record_verdict";
+    const firstTool = body.tools?.[0]?.function;
+    const isJudge = useTool && firstTool?.name === "record_verdict";
     const toolCall = useTool
       ? {
           id: "call_abc",
           type: "function",
           function: {
-            name: body.tools[0].function.name,
+            name: firstTool?.name ?? "",
             arguments: JSON.stringify(isJudge ? fake.judge(lastUserText(body.messages)) : { q: lastUserText(body.messages) }),
           },
         }
@@ -210,7 +245,7 @@ export function startFakeOpenAI(opts: { apiKey?: string; chatUsage?: Record<stri
     }
 
     const includeUsage = body.stream_options?.include_usage === true;
-    const chunk = (choices: any[], extra: object = {}) =>
+    const chunk = (choices: object[], extra: object = {}) =>
       `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: "fp_fake", choices, ...(includeUsage ? { usage: null } : {}), ...extra })}\n\n`;
     async function* events() {
       for (let i = 0; i < n; i++) {
@@ -246,22 +281,23 @@ export function startFakeOpenAI(opts: { apiKey?: string; chatUsage?: Record<stri
 }
 
 /** The last user text of a Responses input (a string, or its last user message's text parts). */
-function lastInputText(input: any): string {
+function lastInputText(input: SentBody["input"]): string {
   if (typeof input === "string") return input;
-  const m = [...(input ?? [])].reverse().find((x: any) => (x.type === "message" || !x.type) && x.role === "user");
+  const items = (input ?? []) as SentMessage[];
+  const m = [...items].reverse().find((x) => (x.type === "message" || !x.type) && x.role === "user");
   if (!m) return "";
-  return typeof m.content === "string" ? m.content : (m.content ?? []).map((p: any) => p.text ?? "").join(" ");
+  return typeof m.content === "string" ? m.content : (m.content ?? []).map((p) => p.text ?? "").join(" ");
 }
 
 /**
  * OpenAI's `POST /responses`: a reasoning item (with encrypted content) when reasoning is asked
  * for, then a function call when function tools are offered, else a message echoing the input.
  */
-function fakeResponse(body: any, model: string): Response {
+function fakeResponse(body: SentBody, model: string): Response {
   const id = `resp_fake${crypto.randomUUID().replaceAll("-", "")}`;
   const text = `echo: ${lastInputText(body.input)}`;
-  const fn = (body.tools ?? []).find((t: any) => t.type === "function");
-  const answered = (body.input ?? []).some?.((i: any) => i.type === "function_call_output");
+  const fn = (body.tools ?? []).find((t) => t.type === "function");
+  const answered = Array.isArray(body.input) && (body.input as SentMessage[]).some((i) => i.type === "function_call_output");
   const reasoning = body.reasoning
     ? { id: "rs_fake1", type: "reasoning", summary: [{ type: "summary_text", text: "Thinking." }], encrypted_content: "enc-xyz" }
     : null;
@@ -298,8 +334,8 @@ function fakeResponse(body: any, model: string): Response {
   let seq = 0;
   const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
   const events: string[] = [ev("response.created", { response: { ...base, status: "in_progress", output: [], usage: null } })];
-  output.forEach((item: any, output_index) => {
-    if (item.type === "message") {
+  output.forEach((item, output_index) => {
+    if ("content" in item && item.content) {
       events.push(ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } }));
       events.push(
         ev("response.content_part.added", { item_id: item.id, output_index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }),
@@ -341,22 +377,24 @@ export function startFakeAnthropic(opts: { apiKey?: string; usage?: Record<strin
       return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
     }
     const body = rec.body;
-    const model: string = body.model;
+    const model = body.model ?? "";
     const err = /^error-(\d{3})$/.exec(model);
     if (err) {
       const type = err[1] === "529" ? "overloaded_error" : "api_error";
       return Response.json({ type: "error", error: { type, message: `Simulated ${type}` } }, { status: Number(err[1]) });
     }
     if (model === "hang") return hang(req);
-    const useTool = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice?.type !== "none";
+    const useTool =
+      Array.isArray(body.tools) && body.tools.length > 0 && (typeof body.tool_choice === "object" ? body.tool_choice.type : body.tool_choice) !== "none";
     const text = useTool ? "Let me check." : `echo: ${lastUserText(body.messages)}`;
     const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
     const toolInput = { q: lastUserText(body.messages) };
     // With thinking on, a thinking block (and its signature) comes first.
     const thinking = body.thinking?.type === "enabled" ? { type: "thinking", thinking: "Let me think.", signature: "sig-abc123" } : null;
-    const content: any[] = [...(thinking ? [thinking] : []), { type: "text", text }];
-    if (useTool) content.push({ type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: toolInput });
-    const usage: Record<string, any> = opts.usage ?? { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 3, cache_creation_input_tokens: 0 };
+    const toolName = body.tools?.[0]?.name ?? "";
+    const content: object[] = [...(thinking ? [thinking] : []), { type: "text", text }];
+    if (useTool) content.push({ type: "tool_use", id: "toolu_01", name: toolName, input: toolInput });
+    const usage: Record<string, unknown> = opts.usage ?? { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 3, cache_creation_input_tokens: 0 };
     const stopReason = useTool ? "tool_use" : "end_turn";
 
     if (!body.stream) {
@@ -383,7 +421,7 @@ export function startFakeAnthropic(opts: { apiKey?: string; usage?: Record<strin
       }
       yield ev("content_block_stop", { index: t0 });
       if (useTool) {
-        yield ev("content_block_start", { index: t0 + 1, content_block: { type: "tool_use", id: "toolu_01", name: body.tools[0].name, input: {} } });
+        yield ev("content_block_start", { index: t0 + 1, content_block: { type: "tool_use", id: "toolu_01", name: toolName, input: {} } });
         const json = JSON.stringify(toolInput);
         for (const piece of [json.slice(0, 4), json.slice(4)]) {
           yield ev("content_block_delta", { index: t0 + 1, delta: { type: "input_json_delta", partial_json: piece } });

@@ -1,4 +1,4 @@
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { insertRequestLogs, type NewRequestLog } from "../../src/domain/logs";
 import type { TestApp } from "./app";
 

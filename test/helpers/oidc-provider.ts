@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import Provider from "oidc-provider";
 
 // A real OpenID provider (npm oidc-provider, the certified implementation) on loopback, with its
-// development login and consent pages: any login name signs in; a name with an "@" is the email,
+// development login and consent pages, where any login name signs in; a name with an "@" is the email,
 // otherwise <name>@example.com, and the login name is the subject (so `ann` and `ann@example.com` are
 // two identities with one email). `unverified-…` names get email_verified: false; `silent-…` names
 // get no email_verified claim at all, as Microsoft Entra ID sends none.

@@ -32,7 +32,7 @@ type Common = {
 type ParamsOption<K extends RouteKey> = keyof ParamsOf<PathOf<K>> extends never ? { params?: never } : { params: ParamsOf<PathOf<K>> };
 /** For an answer expected to succeed: the body as the route's schema accepts it. */
 export type OkOptions<K extends RouteKey> = Common & ParamsOption<K> & { query?: QueryOf<K>; body?: z.input<DeclOf<K>["body"]> };
-/** For an answer expected to fail: any body at all (a string is sent as it is), any query. */
+/** For an answer expected to fail, any body at all (a string is sent as it is) and any query. */
 export type FailOptions<K extends RouteKey> = Common & ParamsOption<K> & { query?: Record<string, string | number | boolean>; body?: unknown };
 type Args<O> = Record<never, never> extends O ? [opts?: O] : [opts: O];
 
@@ -49,6 +49,11 @@ type ErrorBodyOf<K extends RouteKey> = DeclOf<K>["errorFormat"] extends "anthrop
   : DeclOf<K>["errorFormat"] extends "openai"
     ? z.output<typeof OpenAiOnlyError> & Partial<z.output<typeof ErrorEnvelope>>
     : z.output<typeof ErrorEnvelope>;
+
+/** SPEC's error envelope, the body of a REST error (for tests that read a raw Response). */
+export type ErrorBody = z.output<typeof ErrorEnvelope>;
+/** The gateway's error body: the envelope with OpenAI's error object beside it. */
+export type ChatErrorBody = z.output<typeof ChatErrorEnvelope>;
 
 /** A failed answer: its status, headers and error body. */
 export type RestFailure<K extends RouteKey> = { status: number; headers: Headers; body: ErrorBodyOf<K> };

@@ -2,6 +2,9 @@ import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import type { AppRouter } from "../../src/http/trpc/router";
 import type { TestApp } from "./app";
 
+/** A tRPC error answer as a raw Response carries it (httpLink's shape, not batched). */
+export type TrpcErrorBody = { error: { message: string; code: number; data: { code: string; httpStatus?: number; [key: string]: unknown } } };
+
 /** A typed tRPC client (AppRouter) that calls through app.handle, with the given key (the project's by default). */
 export function trpcClient(t: TestApp, key: string = t.project.apiKey) {
   return createTRPCClient<AppRouter>({

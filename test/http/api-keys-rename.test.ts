@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { apiKeys } from "../../src/db/schema";
 import { createDeps } from "../../src/compose";
 import { bootstrapProjects, listApiKeys } from "../../src/domain/projects";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, type TestApp, testConfig } from "../helpers/app";
 import { createTestDatabase } from "../helpers/db";
 import { gql } from "../helpers/gql";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { createCustomProvider } from "../../src/domain/projects";
 import type { AppRouter } from "../../src/http/trpc/router";
 import { createTestApp, serve, storeProviderKey, type TestApp, type TestProject } from "../helpers/app";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { startCacheSweep } from "../../src/background/cache-sweep";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
@@ -28,6 +28,8 @@ afterAll(async () => {
 });
 
 let seq = 0;
+/** A logged chat request, as far as these tests read it. */
+type SentChat = { model?: string; messages?: unknown; stream?: boolean };
 const fresh = () => [{ role: "user" as const, content: `question ${++seq} at ${Date.now()}` }];
 
 /** One call; returns the x-hone-cache header and whether the upstream was reached. */
@@ -148,7 +150,11 @@ describe("response caching", () => {
     expect(plain.data.choices[0]!.message.content).toBe(miss.text);
     // The plain call's log (logs of one batch share their storage time; ids hold each call's time).
     const plainLog = (await logsOf(t))
-      .filter((l) => JSON.stringify((l.body?.reqPayload as any)?.messages) === JSON.stringify(messages) && !(l.body?.reqPayload as any)?.stream)
+      .filter(
+        (l) =>
+          JSON.stringify((l.body?.reqPayload as SentChat | undefined)?.messages) === JSON.stringify(messages) &&
+          !(l.body?.reqPayload as SentChat | undefined)?.stream,
+      )
       .at(-1)!;
     expect(plainLog.cacheHit).toBe(true);
 
@@ -190,7 +196,7 @@ describe("response caching", () => {
     controller.abort();
     // Once its call is logged, the server is done with the abandoned request: it can store nothing later.
     await waitFor(() => latestLog(t), {
-      until: (l) => l.statusCode === 499 && (l.body.reqPayload as any)?.model === "slow-100",
+      until: (l) => l.statusCode === 499 && (l.body.reqPayload as SentChat | null)?.model === "slow-100",
       message: "the abandoned call's log",
     });
     expect(await call({ model: "slow-100", messages: abandoned }, { "op-cache": "readOnly" })).toMatchObject({ cache: "MISS", upstream: true });

@@ -67,7 +67,7 @@ describe("background alignment runs", () => {
     // Every row judged exactly once over the steps.
     const prompts = judgeRequests()
       .slice(judgedBefore)
-      .map((r) => r.body.messages.at(-1).content as string);
+      .map((r) => r.body.messages!.at(-1)!.content as string);
     expect(prompts).toHaveLength(60);
     for (let i = 0; i < 60; i++) expect(prompts.filter((p) => p.includes(`#${i}#`))).toHaveLength(1);
 

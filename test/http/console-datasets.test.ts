@@ -542,7 +542,7 @@ describe("GraphQL", () => {
       { id },
       key,
     );
-    expect(read.dataset.entries.edges.map((e: any) => e.node.source)).toEqual(["upload"]);
+    expect(read.dataset.entries.edges.map((e: { node: { source: string } }) => e.node.source)).toEqual(["upload"]);
     expect(read.all).toBe(3);
     expect(read.train).toBe(2);
     const alpha = read.dataset.entries.edges[0].node.id as string;

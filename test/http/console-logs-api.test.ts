@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { LOG_COUNT_EXACT_LIMIT } from "../../src/limits";
+import { LOG_COUNT_EXACT_LIMIT } from "../../src/core/limits";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql } from "../helpers/gql";
 import { seedLogs } from "../helpers/logs";
@@ -45,14 +45,14 @@ describe("LogFilter: statusClass and ids", () => {
       { f: { statusClass: "5xx" } },
       { key: p.apiKey },
     );
-    expect(gqlIds.data.logs.edges.map((e: any) => e.node.completionId).sort()).toEqual(["c5", "c6"]);
+    expect(gqlIds.data.logs.edges.map((e: { node: { completionId: string } }) => e.node.completionId).sort()).toEqual(["c5", "c6"]);
     const sel = await gql(
       t,
       `query($f: LogFilterInput) { logs(filter: $f) { edges { node { completionId } } } }`,
       { f: { ids: [logs[1]!.id] } },
       { key: p.apiKey },
     );
-    expect(sel.data.logs.edges.map((e: any) => e.node.completionId)).toEqual(["c1"]);
+    expect(sel.data.logs.edges.map((e: { node: { completionId: string } }) => e.node.completionId)).toEqual(["c1"]);
   });
 
   test("bad statusClass or too many ids is VALIDATION", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startJobs } from "../../src/background";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { addEntries, createDataset, qa, waitForModelStatus } from "../helpers/factories";

@@ -4,9 +4,17 @@ import { codeOf, consoleClient, trpcClient } from "../helpers/trpc";
 
 const ADMIN = "admin-token-for-console-tests-0123456789";
 let t: TestApp;
+/**
+ * How far the app's clock runs ahead of real time: the expiry tests move it on by hand instead of
+ * sleeping through the session limits (every session time is read from deps.clock).
+ */
+let ahead = 0;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { HONE_ADMIN_TOKEN: ADMIN, HONE_SESSION_IDLE_MS: "1500", HONE_API_KEY_CACHE_MS: "0" } });
+  t = await createTestApp({
+    env: { HONE_ADMIN_TOKEN: ADMIN, HONE_SESSION_IDLE_MS: "1500", HONE_API_KEY_CACHE_MS: "0" },
+    deps: { clock: () => new Date(Date.now() + ahead) },
+  });
 }, 60_000);
 afterAll(async () => {
   await t.close();
@@ -95,10 +103,10 @@ describe("console sessions", () => {
     const b = browser();
     await b.client.session.signIn.mutate({ token: t.project.apiKey });
     for (let i = 0; i < 4; i++) {
-      await Bun.sleep(600);
+      ahead += 600;
       expect(await codeOf(b.client.session.me.query())).toBe("OK");
     }
-    await Bun.sleep(1700);
+    ahead += 1700;
     expect(await codeOf(b.client.session.me.query())).toBe("UNAUTHORIZED");
     expect(await codeOf(b.client.logs.list.query({}))).toBe("UNAUTHORIZED");
   });
@@ -160,7 +168,11 @@ describe("long query inputs", () => {
 
 describe("absolute expiry", () => {
   test("a session ends HONE_SESSION_MAX_MS after sign-in however active it is", async () => {
-    const short = await createTestApp({ env: { HONE_SESSION_MAX_MS: "1200", HONE_SESSION_IDLE_MS: "60000" } });
+    let shortAhead = 0;
+    const short = await createTestApp({
+      env: { HONE_SESSION_MAX_MS: "1200", HONE_SESSION_IDLE_MS: "60000" },
+      deps: { clock: () => new Date(Date.now() + shortAhead) },
+    });
     try {
       let cookie = "";
       const call = async (path: string, init: RequestInit = {}) => {
@@ -175,9 +187,9 @@ describe("absolute expiry", () => {
       expect(signIn.status).toBe(200);
       for (let i = 0; i < 3; i++) {
         expect((await call("session.me")).status).toBe(200);
-        await Bun.sleep(300);
+        shortAhead += 300;
       }
-      await Bun.sleep(500);
+      shortAhead += 500;
       expect((await call("session.me")).status).toBe(401);
     } finally {
       await short.close();

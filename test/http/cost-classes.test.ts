@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { closeUsageHours } from "../../src/domain/logs";
 import { usageFromRollups } from "../../src/domain/logs/usage-from-rollups";
 import { setProviderKey } from "../../src/domain/projects";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
 import { z } from "zod";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { alignmentStats, importAlignmentSet } from "../../src/domain/criteria";
 import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp, storeProviderKey, openAiClient } from "../helpers/app";
@@ -86,9 +86,9 @@ describe("POST /criteria/judge", () => {
     expect(fake.requests.at(-1)!.body.model).toBe("judge-b");
     const sent = fake.requests.at(-1)!.body;
     expect(sent.tool_choice).toEqual({ type: "function", function: { name: "record_verdict" } });
-    expect(Object.keys(sent.tools[0].function.parameters.properties)).toEqual(["explanation", "judgement"]);
-    expect(sent.messages[1].content).toContain('"content": "2+2?"');
-    expect(sent.messages[1].content).toContain("Output: 4");
+    expect(Object.keys(sent.tools![0]!.function!.parameters!.properties as object)).toEqual(["explanation", "judgement"]);
+    expect(sent.messages![1]!.content).toContain('"content": "2+2?"');
+    expect(sent.messages![1]!.content).toContain("Output: 4");
 
     const fail = await api.ok("POST /criteria/judge", { body: { criterion_id: `${c.id}@v1`, input, output: { role: "assistant", content: "that is wrong" } } });
     expect(fail).toMatchObject({ score: 0, explanation: "The output is wrong." });
@@ -103,7 +103,7 @@ describe("POST /criteria/judge", () => {
       },
     });
     expect(noInput.score).toBe(1);
-    expect(fake.requests.at(-1)!.body.messages[1].content).toContain('"tool_calls"');
+    expect(fake.requests.at(-1)!.body.messages![1]!.content).toContain('"tool_calls"');
   });
 
   test("exact not-found messages; other projects' criteria are not found; bad bodies are 400", async () => {

@@ -23,22 +23,41 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const json = async (res: Response) => (await res.json()) as any;
+const json = async (res: Response): Promise<unknown> => res.json();
 const pair = (q: string, a: string) => qa(q, a);
 const addEntries = (ds: string, entries: EntryInput[]) => addDatasetEntries(t, ds, entries);
 const waitTask = (id: string) => waitForDatasetTask(t, id);
 
+type Msg = { role: string; content: string };
+/** An entry as ENTRIES reads it. */
+type Entry = {
+  id: string;
+  messages: Msg[];
+  originalMessages: Msg[] | null;
+  relabeledBy: string | null;
+  verdicts: {
+    criterionId: string;
+    version: number;
+    judgement: "PASS" | "FAIL" | null;
+    score: number | null;
+    explanation: string | null;
+    error: string | null;
+    judgedAt: string;
+  }[];
+};
+/** The entries' questions (their first message). */
+type Question = "capital of France" | "capital of Spain" | "capital of Peru" | "capital of Italy" | "wrong question" | "secret";
 const ENTRIES = `query($id: ID!, $n: Int) { dataset(id: $id) { entries(first: $n) { edges { node { id messages originalMessages relabeledBy
   verdicts { criterionId version judgement score explanation error judgedAt } } } } } }`;
 /** Entries keyed by their question. */
-async function entriesByQuestion(ds: string): Promise<Record<string, any>> {
-  const r = await gql(t, ENTRIES, { id: ds, n: 200 });
+async function entriesByQuestion(ds: string): Promise<Record<Question, Entry>> {
+  const r = await gql<{ dataset: { entries: { edges: { node: Entry }[] } } }>(t, ENTRIES, { id: ds, n: 200 });
   expect(r.errors).toBeUndefined();
-  return Object.fromEntries(r.data.dataset.entries.edges.map((e: any) => [e.node.messages[0].content, e.node]));
+  return Object.fromEntries(r.data!.dataset.entries.edges.map((e) => [e.node.messages[0]!.content, e.node])) as Record<Question, Entry>;
 }
-const answer = (e: any) => e.messages.at(-1).content;
+const answer = (e: { messages: readonly unknown[] | null }) => (e.messages!.at(-1) as { content?: unknown }).content;
 /** Generation (not judge) calls the upstream got for this question. */
-const generations = (q: string) => fake.requests.filter((r) => r.body.model === "gpt-4o-mini" && !r.body.tools && r.body.messages.at(-1).content === q);
+const generations = (q: string) => fake.requests.filter((r) => r.body.model === "gpt-4o-mini" && !r.body.tools && r.body.messages!.at(-1)!.content === q);
 
 describe("dataset quality you can read", () => {
   test("judge, read verdicts, relabel in one call (unjudged judged first, FAIL relabelled and judged again), originals, export, revert", async () => {
@@ -61,13 +80,13 @@ describe("dataset quality you can read", () => {
     expect(first["capital of Spain"].verdicts).toEqual([
       { criterionId: crit, version: 1, judgement: "FAIL", score: 0, explanation: "The output is wrong.", error: null, judgedAt: expect.any(String) },
     ]);
-    const judgedAt = Date.parse(first["capital of France"].verdicts[0].judgedAt);
+    const judgedAt = Date.parse(first["capital of France"].verdicts[0]!.judgedAt);
     expect(judgedAt).toBeGreaterThanOrEqual(started - 1000);
     expect(judgedAt).toBeLessThanOrEqual(Date.now() + 1000);
 
     // tRPC: the same verdicts on the entries listing.
     const listed = await trpcClient(t).datasets.listEntries.query({ datasetId: ds });
-    const spain = listed.entries.find((e) => (e.messages[0] as any).content === "capital of Spain")!;
+    const spain = listed.entries.find((e) => (e.messages[0] as { content?: unknown }).content === "capital of Spain")!;
     expect(spain.verdicts).toEqual([
       {
         criterionId: crit,
@@ -76,7 +95,7 @@ describe("dataset quality you can read", () => {
         score: 0,
         explanation: "The output is wrong.",
         error: null,
-        judgedAt: first["capital of Spain"].verdicts[0].judgedAt,
+        judgedAt: first["capital of Spain"].verdicts[0]!.judgedAt,
       },
     ]);
     expect(spain.originalMessages).toBeNull();
@@ -126,7 +145,7 @@ describe("dataset quality you can read", () => {
     const judgeOf = (text: string) =>
       fake.requests.findIndex((r) => r.body.tools?.[0]?.function?.name === "record_verdict" && JSON.stringify(r.body.messages).includes(text));
     const generationIndex = fake.requests.findIndex(
-      (r) => r.body.model === "gpt-4o-mini" && !r.body.tools && r.body.messages.at(-1).content === "capital of Peru",
+      (r) => r.body.model === "gpt-4o-mini" && !r.body.tools && r.body.messages!.at(-1)!.content === "capital of Peru",
     );
     expect(judgeOf("wrong: Lima")).toBeGreaterThanOrEqual(0);
     expect(judgeOf("wrong: Lima")).toBeLessThan(generationIndex);
@@ -134,7 +153,7 @@ describe("dataset quality you can read", () => {
 
     // tRPC shows the new verdicts and the originals too.
     const relisted = await trpcClient(t).datasets.listEntries.query({ datasetId: ds, first: 200 });
-    const peru = relisted.entries.find((e) => (e.messages[0] as any).content === "capital of Peru")!;
+    const peru = relisted.entries.find((e) => (e.messages[0] as { content?: unknown }).content === "capital of Peru")!;
     expect(peru.verdicts).toEqual(after["capital of Peru"].verdicts);
     expect(peru.originalMessages).toEqual(after["capital of Peru"].originalMessages);
     expect(peru.relabeledBy).toBe("gpt-4o-mini");
@@ -162,7 +181,7 @@ describe("dataset quality you can read", () => {
         score: 0,
         explanation: "The output is wrong.",
         error: null,
-        judged_at: after["wrong question"].verdicts[0].judgedAt,
+        judged_at: after["wrong question"].verdicts[0]!.judgedAt,
       },
     ]);
     expect(byAnswer["capital of France"].verdicts).toMatchObject([{ version: 1, judgement: "PASS", score: 1 }]);
@@ -211,7 +230,7 @@ describe("dataset quality you can read", () => {
     expect(large.result.errors).toBeUndefined();
     const edges = large.result.data.dataset.entries.edges;
     expect(edges).toHaveLength(40);
-    expect(edges.filter((e: any) => e.node.verdicts[0].judgement === "FAIL")).toHaveLength(10);
+    expect(edges.filter((e: { node: { verdicts: { judgement: string }[] } }) => e.node.verdicts[0]!.judgement === "FAIL")).toHaveLength(10);
     // Only the statements of the query itself: the job worker and the API key cache share the database.
     const ofDatasets = (qs: string[]) => qs.filter((q) => /"(datasets|dataset_entries|entry_verdicts)"/.test(q));
     // dataset, its page of entries (sized, then loaded), their verdicts

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { isConnectionError } from "../../src/db/errors";
+import { isConnectionError } from "../../src/core/sql-errors";
 import { createLogWriter } from "../../src/log-writer/log-writer";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, storeProviderKey, type TestApp } from "../helpers/app";
 import { createTestDatabase, type TestDatabase } from "../helpers/db";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import type { GqlErrorBody } from "../helpers/gql";
+import type { TrpcErrorBody } from "../helpers/trpc";
+import type { ErrorBody, RestOutput } from "../helpers/rest";
 
 // A database outage, on whichever database the suite runs (PGlite: a closed instance; Postgres: a
 // closed pool, and a port nothing listens on).
@@ -64,7 +67,7 @@ describe("the log store is down, the rest of the database answers", () => {
   test("the gateway still answers, and the server log says which logs it could not store", async () => {
     const res = await t.request("POST", "/api/v1/chat/completions", { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "still there?" }] } });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).choices[0].message.content).toContain("still there?");
+    expect(((await res.json()) as RestOutput<"POST /chat/completions">).choices[0]!.message.content).toContain("still there?");
     await t.deps.logWriter.flush();
     const lines = parse(logLines);
     expect(lines.some((l) => l.level === "warn" && l.msg === "database unreachable: request logs are kept and retried")).toBe(true);
@@ -88,15 +91,15 @@ describe("the whole database is down", () => {
     const report = await t.request("POST", "/api/v1/report", { body: { statusCode: 200 } });
     expect(report.status).toBe(503);
     expect(report.headers.get("retry-after")).toBe("5");
-    expect(((await report.json()) as any).code).toBe("UNAVAILABLE");
+    expect(((await report.json()) as ErrorBody).code).toBe("UNAVAILABLE");
     const list = await t.request("GET", "/api/v1/datasets");
     expect(list.status).toBe(503);
     const trpc = await t.request("GET", `/trpc/logs.list?input=${encodeURIComponent("{}")}`);
     expect(trpc.status).toBe(503);
-    expect(((await trpc.json()) as any).error.data.code).toBe("UNAVAILABLE");
+    expect(((await trpc.json()) as TrpcErrorBody).error.data.code).toBe("UNAVAILABLE");
     const gql = await t.request("POST", "/graphql", { body: { query: "{ datasets { id } }" } });
-    const body = (await gql.json()) as any;
-    expect(body.errors[0].extensions.code).toBe("UNAVAILABLE");
+    const body = (await gql.json()) as GqlErrorBody;
+    expect(body.errors[0]!.extensions!.code).toBe("UNAVAILABLE");
     await t.db.drop().catch(() => {});
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/app";
+import type { GqlErrorBody } from "../helpers/gql";
+import type { ErrorBody, RestOutput } from "../helpers/rest";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,7 +26,7 @@ describe("errors, request ids and request logs", () => {
     ] as const) {
       const res = await t.request(method, path, { body: method === "POST" ? { entries: [] } : undefined });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as any).message).toContain("percent-encoding");
+      expect(((await res.json()) as ErrorBody).message).toContain("percent-encoding");
     }
   });
 
@@ -35,7 +37,7 @@ describe("errors, request ids and request logs", () => {
     expect(await declared.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE", issues: [{ message: expect.stringContaining("4096") }] });
 
     // A chunked body declares no length: the limit is enforced while reading.
-    const ds = (await (await t.request("POST", "/api/v1/datasets", { body: { name: "limit" } })).json()) as any;
+    const ds = (await (await t.request("POST", "/api/v1/datasets", { body: { name: "limit" } })).json()) as RestOutput<"POST /datasets">;
     const stream = new ReadableStream({
       start(c) {
         for (let i = 0; i < 10; i++) c.enqueue(new TextEncoder().encode(i === 0 ? '{"entries": ["' : "y".repeat(1000)));
@@ -133,9 +135,9 @@ describe("failures inside the server", () => {
         body: { query: 'mutation { createDataset(input: {name: "x"}) { id } }' },
         headers: { "x-request-id": "gql-trace-1" },
       });
-      const body = (await res.json()) as any;
-      expect(body.errors[0].extensions.code).toBe("INTERNAL");
-      expect(body.errors[0].message).toBe("Internal server error");
+      const body = (await res.json()) as GqlErrorBody;
+      expect(body.errors[0]!.extensions!.code).toBe("INTERNAL");
+      expect(body.errors[0]!.message).toBe("Internal server error");
       const line = t.logLines.map((l) => JSON.parse(l)).find((l) => l.msg === "graphql resolver failed");
       expect(line).toMatchObject({ level: "error", requestId: "gql-trace-1" });
     } finally {
@@ -152,7 +154,7 @@ describe("failures inside the server", () => {
     const res = await broken.request("POST", "/api/v1/datasets", { body: { name: "x" }, key });
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
-    const body = (await res.json()) as any;
+    const body = (await res.json()) as ErrorBody;
     expect(body).toEqual({ message: "The database is unavailable; retry in 5 seconds", code: "UNAVAILABLE", issues: [] });
     await broken.db.drop().catch(() => {});
   });

@@ -25,7 +25,9 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const json = async (res: Response) => (await res.json()) as any;
+const json = async <T>(res: Response): Promise<T> => (await res.json()) as T;
+/** The members of a model (REST) these tests read. */
+type ModelOut = { hone: { status: string } };
 const gql = (query: string, variables: Record<string, unknown> = {}, key = t.project.apiKey) => sharedGql(t, query, variables, { key });
 const dataset = (entries: { q: string; a: string; split: "TRAIN" | "TEST" }[], key = t.project.apiKey) =>
   createDataset(t, { name: "eval", entries: entries.map((e) => qa(e.q, e.a, e.split)), key });
@@ -61,7 +63,7 @@ describe("evaluations", () => {
     const ev = await waitEval(created.data.createEvaluation.id, ["DONE"]);
     expect(ev.progress).toEqual({ done: 8, total: 8 });
     expect(ev.criteria).toEqual([{ criterionId: crit, version: 1 }]);
-    const byModel = Object.fromEntries(ev.summary.map((s: any) => [s.model, s]));
+    const byModel = Object.fromEntries(ev.summary.map((s: { model: string }) => [s.model, s]));
     // gpt-4o-mini echoes the question: fails on "wrong question"; the references fail on "this is wrong".
     expect(byModel["gpt-4o-mini"]).toMatchObject({
       criterionId: crit,
@@ -76,7 +78,7 @@ describe("evaluations", () => {
     expect(byModel.dataset).toMatchObject({ passRate: 0.75, costUsd: 0, inputTokens: 0 });
     // The model only saw the input, never the reference answer.
     const generated = fake.requests.filter((r) => r.body.model === "gpt-4o-mini" && !r.body.tools);
-    expect(generated.every((r) => r.body.messages.length === 1 && r.body.messages[0].role === "user")).toBe(true);
+    expect(generated.every((r) => r.body.messages!.length === 1 && r.body.messages![0]!.role === "user")).toBe(true);
 
     const h2h = await gql(
       `query($id: ID!) { evaluation(id: $id) { headToHead(modelA: "gpt-4o-mini", modelB: "dataset") { aWins bWins ties entries { entryId scoreA scoreB a { output } b { output } } } } }`,
@@ -214,6 +216,9 @@ describe("evaluations", () => {
   });
 });
 
+/** An entry as the relabel query reads it. */
+type RelabelledEntry = { messages: unknown[]; originalMessages: unknown[]; relabeledBy: string | null };
+
 describe("dataset quality", () => {
   test("judge entries, filter by verdict (GraphQL and export), relabel failing ones keeping the original", async () => {
     const ds = await dataset(ENTRIES);
@@ -227,7 +232,7 @@ describe("dataset quality", () => {
       `query($id: ID!, $c: String!) { dataset(id: $id) { entries(verdict: {criterionId: $c, judgement: "FAIL"}) { edges { node { id messages } } } } }`,
       { id: ds, c: crit },
     );
-    const failed = failing.data.dataset.entries.edges.map((e: any) => e.node.messages[1].content);
+    const failed = failing.data.dataset.entries.edges.map((e: { node: { messages: { content: string }[] } }) => e.node.messages[1]!.content);
     expect(failed).toEqual(["this is wrong"]);
     const passing = await fetch(`${server.url}/api/v1/datasets/${ds}/export?criterion=${crit}&judgement=PASS`, {
       headers: { authorization: `Bearer ${t.project.apiKey}` },
@@ -243,8 +248,8 @@ describe("dataset quality", () => {
     expect(await waitTask(relabel.id)).toMatchObject({ status: "DONE", progress: { done: 1, total: 1 } });
     const entries = (
       await gql(`query($id: ID!) { dataset(id: $id) { entries { edges { node { messages originalMessages relabeledBy } } } } }`, { id: ds })
-    ).data.dataset.entries.edges.map((e: any) => e.node);
-    const relabelled = entries.find((e: any) => e.relabeledBy);
+    ).data.dataset.entries.edges.map((e: { node: RelabelledEntry }) => e.node) as RelabelledEntry[];
+    const relabelled = entries.find((e) => e.relabeledBy)!;
     expect(relabelled.messages[1]).toEqual({ role: "assistant", content: "echo: capital of Spain" });
     expect(relabelled.originalMessages[1]).toEqual({ role: "assistant", content: "this is wrong" });
     expect(relabelled.relabeledBy).toBe("gpt-4o-mini");
@@ -264,7 +269,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
     const w = startJobs(loop.deps);
     try {
       await storeProviderKey(loop, "openai", "sk-loop-000001");
-      const call = async (method: string, path: string, body?: unknown) => json(await loop.request(method, path, { body }));
+      const call = async <T>(method: string, path: string, body?: unknown) => json<T>(await loop.request(method, path, { body }));
       const q = (query: string, variables: Record<string, unknown> = {}) => sharedGql(loop, query, variables);
       // Production traffic: half the answers are good, half bad.
       for (let i = 0; i < 20; i++) {
@@ -281,7 +286,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         });
         expect(r.status).toBe(200);
       }
-      const ds = (await call("POST", "/api/v1/datasets", { name: "support" })).id;
+      const ds = (await call<{ id: string }>("POST", "/api/v1/datasets", { name: "support" })).id;
       const imported = await q(
         `mutation($ds: ID!) { importLogsToDataset(input: {datasetId: $ds, filter: {metadata: [{key: "feature", equals: "support"}]}}) { entriesCreated } }`,
         { ds },
@@ -324,7 +329,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
       ).data.dataset.entries.edges;
       expect(stillFailing).toHaveLength(0);
 
-      const model = await call("POST", "/api/v1/models", {
+      const model = await call<ModelOut>("POST", "/api/v1/models", {
         datasetId: ds,
         slug: "support-ft",
         excludeFailing: [crit],
@@ -332,7 +337,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
       });
       expect(model.hone.status).toBe("PENDING");
       await waitForModelStatus(loop, "support-ft", ["DEPLOYED"], { timeoutMs: 20_000 });
-      expect((await call("GET", "/api/v1/models/support-ft")).hone.status).toBe("DEPLOYED");
+      expect((await call<ModelOut>("GET", "/api/v1/models/support-ft")).hone.status).toBe("DEPLOYED");
       const trained = [...trainer.files.values()]
         .at(-1)!
         .trim()
@@ -353,7 +358,7 @@ describe("the loop: logs -> dataset -> quality -> fine-tune -> evaluation", () =
         message: "the evaluation to finish",
       });
       expect(result.status).toBe("DONE");
-      const rate = Object.fromEntries(result.summary.map((s: any) => [s.model, s.passRate]));
+      const rate = Object.fromEntries(result.summary.map((s: { model: string; passRate: number }) => [s.model, s.passRate]));
       expect(rate).toEqual({ "gpt-4o-mini": 0, "hone:support-ft": 1 });
       expect(result.headToHead.bWins).toBe(0);
       expect(result.headToHead.aWins).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { z } from "zod";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { ChatCompletionWire } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type OpenAI from "openai";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { cacheKey } from "../../src/domain/cache";
 import { calcPrice } from "@pydantic/genai-prices";
 import { createCustomProvider } from "../../src/domain/projects";
-import { MAX_EMBEDDING_INPUT_CHARS, MAX_EMBEDDING_INPUTS } from "../../src/limits";
+import { MAX_EMBEDDING_INPUT_CHARS, MAX_EMBEDDING_INPUTS } from "../../src/core/limits";
 import { createTestApp, openAiClient, serve, storeProviderKey, type TestApp } from "../helpers/app";
 import { fakeEmbedding, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog, logsOf } from "../helpers/logs";

@@ -197,8 +197,8 @@ describe("to other providers: translated", () => {
     });
     const sent = openaiFake.requests.at(-1)!.body;
     expect(sent.model).toBe("gpt-4o-mini");
-    expect(sent.messages[0]).toEqual({ role: "system", content: "Use tools." });
-    expect(sent.tools[0].function.name).toBe("get_weather");
+    expect(sent.messages![0]).toEqual({ role: "system", content: "Use tools." });
+    expect(sent.tools![0]!.function!.name).toBe("get_weather");
     expect(first.stop_reason).toBe("tool_use");
     const use = first.content.find((b) => b.type === "tool_use")!;
     expect(use).toMatchObject({ type: "tool_use", name: "get_weather", input: { q: "Weather in Oslo?" } });
@@ -213,7 +213,7 @@ describe("to other providers: translated", () => {
       ],
     });
     const sent2 = openaiFake.requests.at(-1)!.body;
-    expect(sent2.messages.at(-1)).toEqual({ role: "tool", tool_call_id: (use as { id: string }).id, content: "Snowing" });
+    expect(sent2.messages!.at(-1)).toEqual({ role: "tool", tool_call_id: (use as { id: string }).id, content: "Snowing" });
     expect(second.stop_reason).toBe("end_turn");
     expect(second.content as unknown).toEqual([{ type: "text", text: "echo: Weather in Oslo?" }]);
     expect(second.usage).toMatchObject({ input_tokens: 11, output_tokens: 7 });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { createProject } from "../../src/domain/projects";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { storedResponses } from "../../src/db/schema";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
-import { type FakeUpstream, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
+import { type FakeUpstream, type SentMessage, startFakeAnthropic, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
 
 // POST /api/v1/responses, driven by the official openai SDK: translated to chat completions for
@@ -94,7 +94,7 @@ describe("responses.create", () => {
     expect(second.previous_response_id).toBe(first.id);
     // A third link reads the whole chain.
     await sdk.responses.create({ model: GEMINI, previous_response_id: second.id, input: "And again?" });
-    expect(openaiFake.requests.at(-1)!.body.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+    expect(openaiFake.requests.at(-1)!.body.messages!.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
   });
 
   test("store: false is not kept; an unknown or another project's previous_response_id is a 404", async () => {
@@ -149,8 +149,8 @@ describe("responses.create", () => {
       input: [{ type: "function_call_output", call_id: (call as { call_id: string }).call_id, output: "Snowing" }],
     });
     const sent2 = openaiFake.requests.at(-1)!.body;
-    expect(sent2.messages.at(-2)).toMatchObject({ role: "assistant", tool_calls: [{ id: "call_abc", function: { name: "get_weather" } }] });
-    expect(sent2.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_abc", content: "Snowing" });
+    expect(sent2.messages!.at(-2)).toMatchObject({ role: "assistant", tool_calls: [{ id: "call_abc", function: { name: "get_weather" } }] });
+    expect(sent2.messages!.at(-1)).toEqual({ role: "tool", tool_call_id: "call_abc", content: "Snowing" });
     expect(second.output_text).toBe("echo: Weather in Oslo?");
   });
 
@@ -179,7 +179,7 @@ describe("responses.create", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-hone-warning")).toContain("tool web_search");
-    expect(anthropicFake.requests.at(-1)!.body.tools.map((x: { name: string }) => x.name)).toEqual(["get_weather"]);
+    expect(anthropicFake.requests.at(-1)!.body.tools!.map((x) => x.name)).toEqual(["get_weather"]);
     expect((await latestLog(t)).warning).toContain("tool web_search");
 
     const refused = await sdk.responses
@@ -200,7 +200,7 @@ describe("responses.create", () => {
     });
     const call = r.output.find((i) => i.type === "custom_tool_call");
     expect(call).toMatchObject({ type: "custom_tool_call", name: "apply_patch" });
-    expect(openaiFake.requests.at(-1)!.body.tools[0].function.parameters.required).toEqual(["input"]);
+    expect(openaiFake.requests.at(-1)!.body.tools![0]!.function!.parameters!.required).toEqual(["input"]);
   });
 
   test("bad input is a 400 in OpenAI's error shape naming the field", async () => {
@@ -328,8 +328,8 @@ describe("to OpenAI: passed through as it is", () => {
     await sdk.responses.create({ model: "openai:gpt-5.5", previous_response_id: first.id, input: "What number?" });
     const sent = openaiFake.requests.at(-1)!.body;
     expect(sent.previous_response_id).toBeUndefined();
-    expect(sent.input.map((i: { type: string; role?: string }) => `${i.type}:${i.role ?? ""}`)).toEqual(["message:user", "message:assistant", "message:user"]);
-    expect(JSON.stringify(sent.input[1])).toContain("echo: Remember 42.");
+    expect((sent.input as SentMessage[]).map((i) => `${i.type}:${i.role ?? ""}`)).toEqual(["message:user", "message:assistant", "message:user"]);
+    expect(JSON.stringify(sent.input![1])).toContain("echo: Remember 42.");
   });
 
   test("streamed: OpenAI's events are relayed as they are; the log and the store hold the final Response", async () => {

@@ -34,14 +34,14 @@ describe("GraphQL datasets", () => {
     expect(d1.entryCount).toBe(5);
     expect(d1.entries.edges).toHaveLength(3);
     expect(d1.entries.pageInfo.hasNextPage).toBe(true);
-    expect(d1.entries.edges.map((e: any) => e.node.metadata.i)).toEqual(["0", "1", "2"]);
+    expect(d1.entries.edges.map((e: { node: { metadata: { i: string } } }) => e.node.metadata.i)).toEqual(["0", "1", "2"]);
     const page2 = await gql(t, GET, { id: ds.id, first: 3, after: d1.entries.pageInfo.endCursor });
     const d2 = page2.data.dataset;
-    expect(d2.entries.edges.map((e: any) => e.node.metadata.i)).toEqual(["3", "4"]);
+    expect(d2.entries.edges.map((e: { node: { metadata: { i: string } } }) => e.node.metadata.i)).toEqual(["3", "4"]);
     expect(d2.entries.pageInfo.hasNextPage).toBe(false);
 
     const tests = await gql(t, GET, { id: ds.id, split: "TEST" });
-    expect(tests.data.dataset.entries.edges.map((e: any) => e.node.split)).toEqual(["TEST", "TEST"]);
+    expect(tests.data.dataset.entries.edges.map((e: { node: { split: string } }) => e.node.split)).toEqual(["TEST", "TEST"]);
 
     const list = await gql(t, `{ datasets { id entryCount } }`);
     expect(list.data.datasets).toContainEqual({ id: ds.id, entryCount: 5 });
@@ -108,7 +108,7 @@ describe("GraphQL datasets", () => {
       expect(del.errors[0].extensions.code).toBe("NOT_FOUND");
     }
     const mine = await gql(t, `{ datasets { id } }`);
-    expect(mine.data.datasets.some((d: any) => d.id === theirs.id)).toBe(false);
+    expect(mine.data.datasets.some((d: { id: string }) => d.id === theirs.id)).toBe(false);
     const still = await gql(t, GET, { id: theirs.id }, { key: other.apiKey });
     expect(still.data.dataset.id).toBe(theirs.id);
   });

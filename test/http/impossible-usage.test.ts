@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gqlData } from "../helpers/gql";
@@ -67,7 +67,7 @@ describe("impossible token counts", () => {
       expect({ usage, input: log.inputTokens, output: log.outputTokens, cost: log.costUsd }).toEqual({ usage, input: null, output: null, cost: null });
       expect(log.warning).toContain(`is ${shown}, not a token count`);
       // The payload keeps the value as it was sent (jsonb orders the keys its own way).
-      expect((log.body.respPayload as any).usage).toEqual(JSON.parse(usage));
+      expect((log.body.respPayload as { usage: unknown }).usage).toEqual(JSON.parse(usage));
     }
     // None of them reached the usage totals.
     expect(await totalCost()).toBe(0);
@@ -107,7 +107,7 @@ describe("impossible token counts", () => {
     const log = await latestLog(t);
     expect([log.inputTokens, log.outputTokens, log.costUsd]).toEqual([null, null, null]);
     expect(log.warning).toContain("not a token count");
-    expect((log.body.respPayloadOriginal as any).usage.input_tokens).toBe("7");
+    expect((log.body.respPayloadOriginal as { usage: { input_tokens: unknown } }).usage.input_tokens).toBe("7");
   });
 
   test("an upstream's answer is held to the same rule through the gateway", async () => {
@@ -115,7 +115,7 @@ describe("impossible token counts", () => {
     const r = await t.request("POST", "/api/v1/chat/completions", { body: { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] } });
     expect(r.status).toBe(200);
     // The client gets the answer as the upstream sent it.
-    expect(((await r.json()) as any).usage.prompt_tokens).toBe(1e300);
+    expect(((await r.json()) as { usage: { prompt_tokens: number } }).usage.prompt_tokens).toBe(1e300);
     const log = await latestLog(t);
     expect([log.inputTokens, log.outputTokens, log.costUsd]).toEqual([null, null, null]);
     expect(log.warning).toContain("usage.prompt_tokens is 1e+300");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ImportWire } from "../../src/http/rest/wire-schemas";
-import { jsonTextTooDeep, valueTooDeep } from "../../src/json-depth";
+import { jsonTextTooDeep, valueTooDeep } from "../../src/core/json-depth";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { createDataset } from "../helpers/factories";
 import { gql } from "../helpers/gql";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { ChatErrorEnvelope } from "../../src/http/rest/wire-schemas";
 import { createTestApp, serve, type TestApp } from "../helpers/app";

@@ -5,11 +5,12 @@ import { createApp, type App } from "../../src/app";
 import { createDeps } from "../../src/compose";
 import { flushLeases, returnLeases } from "../../src/domain/limits";
 import { globMatch } from "../../src/domain/projects/key-scopes";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, openAiClient, serve, storeProviderKey, testConfig, type TestApp } from "../helpers/app";
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
 import { logsOf } from "../helpers/logs";
+import type { ChatErrorBody, ErrorBody } from "../helpers/rest";
 import { trpcClient, trpcFailure } from "../helpers/trpc";
 
 // Limits on the gateway: requests, tokens and cost reserved before the upstream is called and
@@ -137,7 +138,7 @@ describe("rate limits", () => {
     expect(h["x-ratelimit-remaining-requests"]).toBe("0");
     expect(Number(h["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(Number(h["retry-after"])).toBeLessThanOrEqual(60);
-    const body = (await refused.json()) as any;
+    const body = (await refused.json()) as ChatErrorBody;
     expect(body.code).toBe("RATE_LIMITED");
     expect(body.error.code).toBe("rate_limit_exceeded");
     expect(body.error.message).toContain("requests per minute of the project");
@@ -174,7 +175,7 @@ describe("rate limits", () => {
     // Asking for more output than the whole limit: refused before the upstream, and the message says why.
     const tooBig = await chat(p.apiKey, { max_tokens: 6000 });
     expect(tooBig.status).toBe(429);
-    expect(((await tooBig.json()) as any).error.message).toContain("more than the whole limit on tokens per minute");
+    expect(((await tooBig.json()) as ChatErrorBody).error.message).toContain("more than the whole limit on tokens per minute");
     // Each call reserves ~1,010 and uses 2,000: two calls settle 4,000, a third (1,010 more) passes 5,000.
     const first = await chat(p.apiKey);
     expect(first.status).toBe(200);
@@ -182,7 +183,7 @@ describe("rate limits", () => {
     expect((await chat(p.apiKey)).status).toBe(200);
     const third = await chat(p.apiKey);
     expect(third.status).toBe(429);
-    expect(((await third.json()) as any).error.type).toBe("tokens");
+    expect(((await third.json()) as ChatErrorBody).error.type).toBe("tokens");
     expect(third.headers.get("x-ratelimit-limit-tokens")).toBe("5000");
   });
 
@@ -199,7 +200,7 @@ describe("rate limits", () => {
     expect((await asUser("ann")).status).toBe(200);
     const a3 = await asUser("ann");
     expect(a3.status).toBe(429);
-    expect(((await a3.json()) as any).error.message).toContain("tag user=ann");
+    expect(((await a3.json()) as ChatErrorBody).error.message).toContain("tag user=ann");
     // Another user, and the tag given as a header (op-tags), still has both calls.
     const b = await chat(p.apiKey, {}, { "op-tags": JSON.stringify({ user: "bob" }) });
     expect(b.status).toBe(200);
@@ -240,7 +241,7 @@ describe("every gateway endpoint", () => {
     ] as const) {
       const r = await post(path, body);
       expect(r.status, path).toBe(429);
-      expect(((await r.json()) as any).error.code, path).toBe("rate_limit_exceeded");
+      expect(((await r.json()) as ChatErrorBody).error.code, path).toBe("rate_limit_exceeded");
     }
     // The next minute: each endpoint is admitted once more, one call a minute.
     now += 60_000;
@@ -261,7 +262,7 @@ describe("budgets", () => {
     expect(await stream.text()).toContain("[DONE]");
     const refused = await chat(p.apiKey);
     expect(refused.status).toBe(429);
-    const body = (await refused.json()) as any;
+    const body = (await refused.json()) as ChatErrorBody;
     expect(body.error.code).toBe("budget_exceeded");
     expect(body.error.type).toBe("insufficient_quota");
     expect(body.error.message).toContain("Budget exceeded: the cost per day of the project ($0.0020) is spent");
@@ -289,9 +290,9 @@ describe("budgets", () => {
     const hit = await chat(p.apiKey, {}, { "op-cache": "readWrite" });
     expect(hit.headers.get("x-hone-cache")).toBe("HIT");
     await flushLeases(t.deps);
-    const spend = (await gqlData(t, `{ limitSpend { metric spent } }`, {}, { key: p.apiKey })).limitSpend;
-    expect(spend.find((s: any) => s.metric === "usd_day").spent).toBeCloseTo(CALL_USD, 9);
-    expect(spend.find((s: any) => s.metric === "tokens").spent).toBe(2000);
+    const spend = (await gqlData<{ limitSpend: { metric: string; spent: number }[] }>(t, `{ limitSpend { metric spent } }`, {}, { key: p.apiKey })).limitSpend;
+    expect(spend.find((s) => s.metric === "usd_day")!.spent).toBeCloseTo(CALL_USD, 9);
+    expect(spend.find((s) => s.metric === "tokens")!.spent).toBe(2000);
   });
 });
 
@@ -361,7 +362,7 @@ describe("scoped keys", () => {
     expect((await chat(k.apiKey)).status).toBe(200);
     const other = await chat(k.apiKey, { model: "gpt-4o" });
     expect(other.status).toBe(403);
-    expect(((await other.json()) as any).error.message).toContain("may not call the model gpt-4o");
+    expect(((await other.json()) as ChatErrorBody).error.message).toContain("may not call the model gpt-4o");
     // Reports are what the SDKs send beside calls: allowed.
     const report = await t.request("POST", "/api/v1/report", {
       key: k.apiKey,
@@ -370,7 +371,7 @@ describe("scoped keys", () => {
     expect(report.status).toBe(200);
     const list = await t.request("GET", "/api/v1/datasets", { key: k.apiKey });
     expect(list.status).toBe(403);
-    expect(((await list.json()) as any).message).toContain("lacks the `read` scope");
+    expect(((await list.json()) as ErrorBody).message).toContain("lacks the `read` scope");
     const q = await gql(t, `{ apiKeys { id } }`, {}, { key: k.apiKey });
     expect(q.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
     expect(q.errors?.[0]?.message).toContain("`read`");
@@ -401,7 +402,7 @@ describe("scoped keys", () => {
     expect(write.errors?.[0]?.message).toContain("lacks the `write` scope");
     const call = await chat(k.apiKey);
     expect(call.status).toBe(403);
-    expect(((await call.json()) as any).error.message).toContain("lacks the `gateway` scope");
+    expect(((await call.json()) as ChatErrorBody).error.message).toContain("lacks the `gateway` scope");
     const rw = await create({ scopes: ["read", "write"] });
     const limit = await gql(t, SET_LIMIT, { input: { scope: "project", requestsPerMinute: 5 } }, { key: rw.apiKey });
     expect(limit.errors?.[0]?.message).toContain("`gateway` scope needed for setLimit");
@@ -415,7 +416,7 @@ describe("scoped keys", () => {
     now += 61_000;
     const expired = await chat(k.apiKey);
     expect(expired.status).toBe(401);
-    expect(((await expired.json()) as any).error.message).toContain("expired");
+    expect(((await expired.json()) as ChatErrorBody).error.message).toContain("expired");
     const k2 = await create({ name: "to-update" });
     const upd = await gqlData(t, `mutation ($input: UpdateApiKeyInput!) { updateApiKey(input: $input) { scopes allowedModels } }`, {
       input: { id: k2.key.id, scopes: ["gateway"], allowedModels: ["anthropic:*"] },

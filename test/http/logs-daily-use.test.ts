@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { closeUsageHours } from "../../src/domain/logs";
 import { setProviderKey } from "../../src/domain/projects";
 import { createTestApp, type TestApp } from "../helpers/app";
@@ -7,6 +7,7 @@ import { createCriterion, createDataset } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
 import { trpcClient, trpcFailure } from "../helpers/trpc";
+import type { ErrorBody } from "../helpers/rest";
 
 // The loop made right for daily use: Hone's own calls kept apart from the application's, a log
 // dated when its call was made, previews, one spelling per model, negative filters: on REST,
@@ -153,12 +154,12 @@ describe("a log is dated when its call was made", () => {
   test("a report from the future or older than retention is a 400 that says why", async () => {
     const ahead = await t.request("POST", "/api/v1/report", { body: { requestedAt: Date.now() + 3_600_000, statusCode: 200 } });
     expect(ahead.status).toBe(400);
-    expect(((await ahead.json()) as any).message).toContain("ahead of the server's clock");
+    expect(((await ahead.json()) as ErrorBody).message).toContain("ahead of the server's clock");
     const kept = await createTestApp({ env: { HONE_LOG_RETENTION_DAYS: "7" } });
     try {
       const old = await kept.request("POST", "/api/v1/report", { body: { requestedAt: Date.now() - 30 * 86_400_000, statusCode: 200 } });
       expect(old.status).toBe(400);
-      expect(((await old.json()) as any).message).toContain("HONE_LOG_RETENTION_DAYS");
+      expect(((await old.json()) as ErrorBody).message).toContain("HONE_LOG_RETENTION_DAYS");
       expect((await kept.request("POST", "/api/v1/report", { body: { requestedAt: Date.now() - 6 * 86_400_000, statusCode: 200 } })).status).toBe(200);
     } finally {
       await kept.close();

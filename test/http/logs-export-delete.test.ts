@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import type { Database } from "../../src/db/client";
 import { CSV_COLUMNS, deleteLogs, ensureLogPartitions, exportLogs } from "../../src/domain/logs";
 import { timeSlices } from "../../src/domain/logs/list-logs";
@@ -279,6 +279,7 @@ describe("streaming 20,000 logs", () => {
       const decoder = new TextDecoder();
       let text = decoder.decode((await reader.read()).value!, { stream: true });
       const before = executes;
+      // Time must pass to show that reads stop while the client does not read (nothing to wait for).
       await Bun.sleep(500);
       // Backpressure: a client that stops reading stops the reads: the page the stream queues and
       // the one its reader buffers are read ahead (each 2,000 logs or 4 MiB at most, two statements:

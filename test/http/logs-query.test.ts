@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { z } from "zod";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { createDeps } from "../../src/compose";
 import { insertRequestLogs, logIdAt, type ReportInput } from "../../src/domain/logs";
 import { startLogRetention } from "../../src/background/retention";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, testConfig, type TestApp } from "../helpers/app";
 import { logsOf, newLogRecord } from "../helpers/logs";
 import { captureQueries } from "../helpers/queries";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { MIGRATIONS_FOLDER, migrateDatabase, openDatabase, pgliteOptions, wrapPglite, type Database } from "../../src/db/client";
 import {
   closeUsageHours,

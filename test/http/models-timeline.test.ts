@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startJobs } from "../../src/background";
-import { systemCtx } from "../../src/context";
-import { TRAINING_UNSEEN } from "../../src/domain/models/advance-fine-tune";
+import { systemCtx } from "../../src/domain/context";
+import { TRAINING_UNSEEN } from "../../src/domain/fine-tunes/advance-fine-tune";
 import { setProviderKey } from "../../src/domain/projects";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { addEntries, createDataset, qa, waitForModelStatus } from "../helpers/factories";
@@ -49,7 +49,7 @@ describe("fine-tune timeline", () => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     // The hyperparameters it was started with, as the backend got them.
     expect(m.hyperparameters).toEqual({ n_epochs: 2 });
-    expect([...fake.jobs.values()].at(-1)!.body.method.supervised.hyperparameters).toEqual({ n_epochs: 2 });
+    expect([...fake.jobs.values()].at(-1)!.body.method!.supervised!.hyperparameters).toEqual({ n_epochs: 2 });
   });
 
   test("a job seen running has TRAINING without a note", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import type { z } from "zod";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { openDatabase } from "../../src/db/client";
 import { createDeps } from "../../src/compose";
 import type { DatasetEntryInput } from "../../src/domain/datasets";
@@ -10,7 +10,7 @@ import { canTransition, MODEL_STATUSES, type ModelStatus } from "../../src/domai
 import { setProviderKey } from "../../src/domain/projects";
 import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, serve, testConfig, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeTrainer, type FakeTrainer } from "../helpers/fake-trainer";
 import { waitForModelStatus } from "../helpers/factories";
@@ -107,7 +107,7 @@ describe("fine-tuning end to end", () => {
     // Only TRAIN entries were uploaded, tool calls included.
     const job = [...fake.jobs.values()].find((j) => j.suffix === "support-v1")!;
     expect(job.body.model).toBe("gpt-4o-mini-2024-07-18");
-    expect(job.body.method.supervised.hyperparameters).toEqual({ n_epochs: 3 });
+    expect(job.body.method!.supervised!.hyperparameters).toEqual({ n_epochs: 3 });
     const lines = fake.files
       .get(job.fileId)!
       .trim()

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { startMonitorRunner } from "../../src/background/monitors";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { resultRows } from "../../src/domain/logs/internal";
 import { deleteExpiredMonitorLogs } from "../../src/domain/monitors";
 import { sampleUnit } from "../../src/domain/sample-unit";
@@ -64,17 +64,20 @@ async function call(questions: string[], tags: Record<string, string> = {}): Pro
   await t.deps.logWriter.flush();
 }
 
+type LogPage = {
+  logs: { edges: { node: { id: string; reqPayload: { messages: { content: string }[] } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+};
 /** The application's answered calls in the project, by id, with their question. */
 async function appLogs(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   let after: string | null = null;
   for (;;) {
-    const page: any = await gqlData(
+    const page: LogPage = await gqlData<LogPage>(
       t,
       `query($after: String) { logs(first: 200, after: $after, filter: {internal: false}) { edges { node { id reqPayload } } pageInfo { hasNextPage endCursor } } }`,
       { after },
     );
-    for (const e of page.logs.edges) out.set(e.node.id, e.node.reqPayload.messages[0].content);
+    for (const e of page.logs.edges) out.set(e.node.id, e.node.reqPayload.messages[0]!.content);
     if (!page.logs.pageInfo.hasNextPage) return out;
     after = page.logs.pageInfo.endCursor;
   }
@@ -155,7 +158,9 @@ describe("monitors", () => {
     expect(internal.logs.edges[0].node).toMatchObject({ source: "internal", internalKind: "monitor" });
     expect(done.judgeCostUsd).toBeGreaterThan(0);
     // Judge calls were never offered to the monitor (it would judge its own judges).
-    const judgeCalls = fake.requests.filter((r) => Array.isArray(r.body.tools) && r.body.messages[0].content.startsWith("You are an evaluator")).length;
+    const judgeCalls = fake.requests.filter(
+      (r) => Array.isArray(r.body.tools) && String(r.body.messages![0]!.content).startsWith("You are an evaluator"),
+    ).length;
     // (A runner stopped mid-judging gives its calls back; they are judged again, added once.)
     expect(judgeCalls).toBeGreaterThanOrEqual(1000);
   }, 180_000);

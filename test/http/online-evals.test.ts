@@ -21,14 +21,15 @@ let openai: ChaosUpstream;
 let worker: Worker;
 let server: { url: string; stop(): Promise<void> };
 let receiver: ReturnType<typeof Bun.serve>;
-const received: { event: string; json: any }[] = [];
+/** Delivered webhook events: the event header, and the body's data (the alert's figures). */
+const received: { event: string; json: { data: Record<string, unknown> } }[] = [];
 
 beforeAll(async () => {
   receiver = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     fetch: async (req) => {
-      received.push({ event: req.headers.get("hone-event") ?? "", json: await req.json() });
+      received.push({ event: req.headers.get("hone-event") ?? "", json: (await req.json()) as { data: Record<string, unknown> } });
       return new Response("ok");
     },
   });
@@ -209,7 +210,9 @@ describe("online evaluation of a model", () => {
     // Once per hour: more failures raise no second alert.
     for (let i = 0; i < 3; i++) await api.ok("POST /chat/completions", { body: ask(`wrong again ${i}`, "openai:graded") });
     expect(await settled("openai:graded")).toBe(11);
-    await Bun.sleep(300);
+    // Settled: every judgement has run its pass-rate check, so a second alert would be a delivery by now.
+    const deliveries = await gqlData<{ webhookDeliveries: { event: string }[] }>(t, `{ webhookDeliveries(first: 50) { event } }`);
+    expect(deliveries.webhookDeliveries.filter((d) => d.event === "evaluation.pass_rate_low")).toHaveLength(1);
     expect(received.filter((r) => r.event === "evaluation.pass_rate_low")).toHaveLength(1);
 
     type Rates = {
@@ -240,22 +243,26 @@ describe("online evaluation of a model", () => {
 
   test("a route's judged sample: pass rate by route version and by the model that answered, with the route's alert", async () => {
     const crit = await createCriterion(t, { name: "route ok?" });
-    const r = await gql(t, `mutation($input: CreateRouteInput!) { createRoute(input: $input) { slug judge { sampleRate alertBelow alertMinJudged } } }`, {
-      input: {
-        slug: "graded-route",
-        groups: [
-          {
-            targets: [
-              { model: "openai:alpha", weight: 50, version: "a" },
-              { model: "openai:beta", weight: 50, version: "b" },
-            ],
-          },
-        ],
-        judge: { criteria: [crit.id], sampleRate: 1, alertBelow: 0.9, alertMinJudged: 10 },
+    const r = await gql<{ createRoute: { slug: string; judge: unknown } }>(
+      t,
+      `mutation($input: CreateRouteInput!) { createRoute(input: $input) { slug judge { sampleRate alertBelow alertMinJudged } } }`,
+      {
+        input: {
+          slug: "graded-route",
+          groups: [
+            {
+              targets: [
+                { model: "openai:alpha", weight: 50, version: "a" },
+                { model: "openai:beta", weight: 50, version: "b" },
+              ],
+            },
+          ],
+          judge: { criteria: [crit.id], sampleRate: 1, alertBelow: 0.9, alertMinJudged: 10 },
+        },
       },
-    });
+    );
     expect(r.errors).toBeUndefined();
-    expect((r.data as any).createRoute.judge).toEqual({ sampleRate: 1, alertBelow: 0.9, alertMinJudged: 10 });
+    expect(r.data!.createRoute.judge).toEqual({ sampleRate: 1, alertBelow: 0.9, alertMinJudged: 10 });
     for (let i = 0; i < 12; i++) await api.ok("POST /chat/completions", { body: ask(i % 3 === 0 ? `wrong ${i}` : `right ${i}`, "hone:graded-route") });
     await waitFor(
       async () => {

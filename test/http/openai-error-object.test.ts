@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { DomainError } from "../../src/errors";
+import { DomainError } from "../../src/core/errors";
 import { openAiErrorResponse } from "../../src/http/rest/errors";
 import { sseResponse } from "../../src/http/rest/sse";
 

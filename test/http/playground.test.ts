@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import type { PlaygroundEvent } from "../../src/domain/completions";
 import { setProviderKey } from "../../src/domain/projects";
 import type { AppRouter } from "../../src/http/trpc/router";

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type OpenAI from "openai";
 import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { closeUsageHours } from "../../src/domain/logs";
 import { setProviderKey } from "../../src/domain/projects";
 import { createTestApp, openAiClient, serve, type TestApp } from "../helpers/app";

@@ -3,7 +3,7 @@ import { TRPCClientError } from "@trpc/client";
 import type OpenAI from "openai";
 import { createApp } from "../../src/app";
 import { createDeps } from "../../src/compose";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, serve, type TestApp, openAiClient } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
@@ -93,7 +93,7 @@ describe("provider keys", () => {
       }),
     );
     expect(res.status).toBe(500);
-    const body = (await res.json()) as any;
+    const body = (await res.json()) as { message: string };
     expect(body.message).toContain("cannot be decrypted: HONE_SECRET_KEY is not the key it was stored with");
     // This second app's log of the call is stored now, not on its writer's timer during a later
     // test (whose latest log it would then be).
@@ -102,7 +102,7 @@ describe("provider keys", () => {
 });
 
 describe("custom providers", () => {
-  test("kind openai: any OpenAI-compatible base URL, called as hone:<slug>/<model>", async () => {
+  test("kind openai takes any OpenAI-compatible base URL, called as hone:<slug>/<model>", async () => {
     const r = await gql(
       t,
       `mutation($u: String!) { createCustomProvider(input: {slug: "local-llm", kind: "openai", baseUrl: $u, apiKey: "custom-key-wxyz"}) { id slug kind baseUrl } }`,

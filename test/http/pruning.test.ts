@@ -64,16 +64,16 @@ describe("pruning rules", () => {
       .get(job.fileId)!
       .trim()
       .split("\n")
-      .map((l) => JSON.parse(l));
+      .map((l) => JSON.parse(l) as { messages: { role: string; content: unknown }[] });
     expect(lines).toHaveLength(3);
     // The system message held only the rule's text: it is gone; the rest is as it was.
-    expect(lines.map((l) => l.messages.map((m: any) => m.role))).toEqual([
+    expect(lines.map((l) => l.messages.map((m) => m.role))).toEqual([
       ["user", "assistant"],
       ["user", "assistant"],
       ["user", "assistant"],
     ]);
     expect(JSON.stringify(lines)).not.toContain("only about Acme");
-    expect(lines[2].messages[0].content).toBe(`q3 ${SYSTEM.slice(0, 37)}`);
+    expect(lines[2]!.messages[0]!.content).toBe(`q3 ${SYSTEM.slice(0, 37)}`);
     const model = (await gqlData(t, `{ model(slug: "acme-pruned") { pruningRules prunedTokens } }`)).model;
     expect(model.pruningRules).toEqual([SYSTEM]);
     expect(model.prunedTokens).toBe(3 * countTokens(SYSTEM));
@@ -117,7 +117,7 @@ describe("pruning rules", () => {
       },
     });
     expect(other.status).toBe(200);
-    expect(trainer.chats.at(-1)!.messages[0].content).toBe(SYSTEM);
+    expect(trainer.chats.at(-1)!.messages[0]!.content).toBe(SYSTEM);
 
     // The tokens saved at serving: on each call's log (the rule's tokens per occurrence removed), and summed in the model's usage.
     await t.deps.logWriter.flush();

@@ -65,9 +65,34 @@ const waitDone = (id: string) =>
     },
     { timeoutMs: 30_000 },
   );
+type Msg = { role: string; content: string };
+type Verdict = { criterionId: string; judgement: string; explanation: string };
+/** A relabel run's output as outputsOf reads it. */
+type RelabelOutput = {
+  entryId: string;
+  input: Msg[];
+  current: Msg | null;
+  proposed: Msg | null;
+  error: string | null;
+  decision: string | null;
+  stale: boolean;
+  currentVerdicts: Verdict[];
+  proposedVerdicts: Verdict[];
+};
+/** A dataset entry as `entries` reads it (ENTRY). */
+type Entry = {
+  id: string;
+  messages: Msg[];
+  originalMessages: Msg[] | null;
+  relabeledBy: string | null;
+  rejectedOutputs: { message: Msg; source: string; ref: string; at: string }[];
+  verdicts: { criterionId: string; judgement: string }[];
+};
+/** The entries' first user texts (their questions). */
+type Question = "q1" | "q2" | "q3" | "q4" | "best of three";
 const outputsOf = async (id: string, decision?: string) =>
   (
-    await gqlData(
+    await gqlData<{ relabelRun: { outputs: { outputs: RelabelOutput[] } } }>(
       t,
       `query($id: ID!, $d: String) { relabelRun(id: $id) { outputs(first: 100, decision: $d) { outputs { entryId input current proposed error decision stale
         currentVerdicts { criterionId judgement explanation } proposedVerdicts { criterionId judgement explanation } } } } }`,
@@ -75,15 +100,19 @@ const outputsOf = async (id: string, decision?: string) =>
     )
   ).relabelRun.outputs.outputs;
 const ENTRY = `id messages originalMessages relabeledBy rejectedOutputs verdicts { criterionId judgement }`;
-async function entries(ds: string): Promise<Record<string, any>> {
-  const r = await gqlData(t, `query($id: ID!) { dataset(id: $id) { entries(first: 100) { edges { node { ${ENTRY} } } } } }`, { id: ds });
-  return Object.fromEntries(r.dataset.entries.edges.map((e: any) => [e.node.messages[0].content, e.node]));
+async function entries(ds: string): Promise<Record<Question, Entry>> {
+  const r = await gqlData<{ dataset: { entries: { edges: { node: Entry }[] } } }>(
+    t,
+    `query($id: ID!) { dataset(id: $id) { entries(first: 100) { edges { node { ${ENTRY} } } } } }`,
+    { id: ds },
+  );
+  return Object.fromEntries(r.dataset.entries.edges.map((e) => [e.node.messages[0]!.content, e.node])) as Record<Question, Entry>;
 }
 
 describe("relabel runs and preference data", () => {
   let ds: string;
   let crit: string;
-  let byQ: Record<string, any>;
+  let byQ: Record<Question, Entry>;
 
   test("a named run proposes outputs judged beside the current ones; accepted in part, the rest rejected", async () => {
     ds = await createDataset(t, {
@@ -100,11 +129,11 @@ describe("relabel runs and preference data", () => {
     expect(done.costUsd).toBeGreaterThan(0);
     // Nothing changed in the dataset yet.
     byQ = await entries(ds);
-    expect(byQ.q1.messages[1].content).toBe("a wrong answer");
+    expect(byQ.q1.messages[1]!.content).toBe("a wrong answer");
 
     const side = await outputsOf(run.id);
     expect(side).toHaveLength(4);
-    const q1 = side.find((o: any) => o.input[0].content === "q1");
+    const q1 = side.find((o) => o.input[0]!.content === "q1");
     expect(q1).toMatchObject({
       current: { role: "assistant", content: "a wrong answer" },
       proposed: { role: "assistant", content: "echo: q1" },
@@ -119,7 +148,7 @@ describe("relabel runs and preference data", () => {
     expect(internal.logs.edges.length).toBe(4 + 8);
 
     // Accept the two that failed; reject the rest.
-    const failing = side.filter((o: any) => o.currentVerdicts[0].judgement === "FAIL").map((o: any) => o.entryId);
+    const failing = side.filter((o) => o.currentVerdicts[0]!.judgement === "FAIL").map((o) => o.entryId);
     expect(failing).toHaveLength(2);
     const accepted = await gqlData(t, `mutation($id: ID!, $e: [ID!]) { acceptRelabelOutputs(id: $id, entryIds: $e) { accepted rejected stale } }`, {
       id: run.id,
@@ -132,14 +161,14 @@ describe("relabel runs and preference data", () => {
 
     byQ = await entries(ds);
     expect(byQ.q1.messages[1]).toEqual({ role: "assistant", content: "echo: q1" });
-    expect(byQ.q1.originalMessages[1].content).toBe("a wrong answer");
+    expect(byQ.q1.originalMessages![1]!.content).toBe("a wrong answer");
     expect(byQ.q1.relabeledBy).toBe("stronger model (gpt-4o-mini)");
     expect(byQ.q1.rejectedOutputs).toEqual([
       { message: { role: "assistant", content: "a wrong answer" }, source: "relabel", ref: run.id, at: expect.any(String) },
     ]);
     // The proposal's verdict became the entry's.
     expect(byQ.q1.verdicts).toEqual([{ criterionId: crit, judgement: "PASS" }]);
-    expect(byQ.q2.messages[1].content).toBe("a fine answer");
+    expect(byQ.q2.messages[1]!.content).toBe("a fine answer");
     expect(byQ.q2.rejectedOutputs).toEqual([]);
   });
 
@@ -159,16 +188,16 @@ describe("relabel runs and preference data", () => {
         { role: "assistant", content: "a better answer, by hand" },
       ],
     });
-    const stale = (await outputsOf(run2.id)).find((o: any) => o.entryId === byQ.q2.id);
+    const stale = (await outputsOf(run2.id)).find((o) => o.entryId === byQ.q2.id)!;
     expect(stale.stale).toBe(true);
     const r = await gqlData(t, `mutation($id: ID!) { acceptRelabelOutputs(id: $id) { accepted stale } }`, { id: run2.id });
     expect(r.acceptRelabelOutputs).toEqual({ accepted: 1, stale: 1 });
     byQ = await entries(ds);
-    expect(byQ.q2.messages[1].content).toBe("a better answer, by hand");
+    expect(byQ.q2.messages[1]!.content).toBe("a better answer, by hand");
     expect(byQ.q2.rejectedOutputs).toEqual([
       { message: { role: "assistant", content: "a fine answer" }, source: "edit", ref: expect.stringMatching(/^key key_/), at: expect.any(String) },
     ]);
-    expect(byQ.q4.messages[1].content).toBe("echo: q4");
+    expect(byQ.q4.messages[1]!.content).toBe("echo: q4");
     expect(byQ.q4.rejectedOutputs[0]).toMatchObject({ source: "relabel", ref: run2.id });
   });
 
@@ -203,8 +232,8 @@ describe("relabel runs and preference data", () => {
     );
     expect(imported.importLogsToDataset.entriesCreated).toBe(1);
     byQ = await entries(ds);
-    expect(byQ["best of three"].messages.at(-1).content).toBe("the best");
-    expect(byQ["best of three"].rejectedOutputs.map((r: any) => [r.source, r.message.content])).toEqual([
+    expect(byQ["best of three"].messages.at(-1)!.content).toBe("the best");
+    expect(byQ["best of three"].rejectedOutputs.map((r) => [r.source, r.message.content])).toEqual([
       ["best-of-n", "worse"],
       ["best-of-n", "also worse"],
     ]);
@@ -251,7 +280,7 @@ describe("relabel runs and preference data", () => {
       body: { datasetId: ds, slug: "support-dpo-tg", method: "dpo", trainingConfig: { provider: "together", baseModel: "Qwen/Qwen2.5-7B-Instruct" } },
     });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).hone).toMatchObject({ method: "dpo", dpoBeta: null });
+    expect(((await res.json()) as { hone: unknown }).hone).toMatchObject({ method: "dpo", dpoBeta: null });
     await waitForModelStatus(t, "support-dpo-tg", ["DEPLOYED"]);
     const tg = [...trainer.jobs.values()].find((j) => j.suffix === "support-dpo-tg")!;
     expect(tg.body.training_method).toEqual({ method: "dpo" });
@@ -259,7 +288,7 @@ describe("relabel runs and preference data", () => {
     // Training curves from the backends' events: OpenAI's metrics events and checkpoints, Together's progress events.
     const CURVE = `query($slug: String!) { model(slug: $slug) { trainingCurve { step trainLoss validLoss } checkpoints { id step model trainLoss validLoss } } }`;
     const oa = (await gqlData(t, CURVE, { slug: "support-dpo" })).model;
-    expect(oa.trainingCurve.map((p: any) => p.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(oa.trainingCurve.map((p: { step: number }) => p.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(oa.trainingCurve[0]).toEqual({ step: 1, trainLoss: 2, validLoss: null });
     expect(oa.trainingCurve[4]).toEqual({ step: 5, trainLoss: 0.894, validLoss: 0.984 });
     expect(oa.checkpoints).toEqual([

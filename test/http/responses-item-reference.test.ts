@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { storedResponses } from "../../src/db/schema";
 import { createProject } from "../../src/domain/projects";
 import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
@@ -42,16 +42,23 @@ const weather = {
 
 type Item = { id: string; type: string; [k: string]: unknown };
 
-async function create(body: Record<string, unknown>, key = t.project.apiKey): Promise<{ status: number; body: any }> {
+type MessageItem = Item & { content: { type: string; text: string }[] };
+/** A created Response, as these tests read it. */
+type ResponseOut = { id: string; output: Item[] };
+/** A refused one: OpenAI's error object. */
+type ErrorOut = { error: { message: string; type: string; code: unknown } };
+
+/** POST /responses: the status and the body, typed as a Response unless the caller names the error's type. */
+async function create<T = ResponseOut>(body: Record<string, unknown>, key = t.project.apiKey): Promise<{ status: number; body: T }> {
   const res = await t.request("POST", "/api/v1/responses", { body, key });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as T };
 }
 
 describe("item_reference on a translated provider", () => {
   test("references to a stored response's input and output items are the items themselves, upstream; the chain they are stored in continues", async () => {
     const first = await create({ model: CLAUDE, tools: [weather], input: "Weather in Oslo?" });
     expect(first.status).toBe(200);
-    const output = first.body.output as Item[];
+    const output = first.body.output;
     const message = output.find((i) => i.type === "message")!;
     const call = output.find((i) => i.type === "function_call")!;
     expect(call).toMatchObject({ call_id: "toolu_01", name: "get_weather" });
@@ -121,7 +128,7 @@ describe("item_reference on a translated provider", () => {
     expect(third.status).toBe(200);
     expect(anthropicFake.requests.at(-1)!.body.messages).toEqual([
       ...expected,
-      { role: "assistant", content: [{ type: "text", text: second.body.output[0].content[0].text }] },
+      { role: "assistant", content: [{ type: "text", text: (second.body.output[0] as MessageItem).content[0]!.text }] },
       { role: "user", content: [{ type: "text", text: "Thanks!" }] },
     ]);
   });
@@ -131,15 +138,15 @@ describe("item_reference on a translated provider", () => {
     await storeProviderKey(t, "anthropic", "sk-ant-refs", other.projectId);
     const theirs = await create({ model: CLAUDE, input: "Their secret" }, other.apiKey);
     expect(theirs.status).toBe(200);
-    const theirMessage = (theirs.body.output as Item[])[0]!.id;
+    const theirMessage = theirs.body.output[0]!.id;
     const mine = await create({ model: CLAUDE, input: "Mine" });
     const before = anthropicFake.requests.length;
 
     for (const id of ["msg_never_stored", theirMessage]) {
-      const r = await create({
+      const r = await create<ErrorOut>({
         model: CLAUDE,
         input: [
-          { type: "item_reference", id: mine.body.output[0].id },
+          { type: "item_reference", id: mine.body.output[0]!.id },
           { type: "item_reference", id },
         ],
       });
@@ -159,14 +166,14 @@ describe("item_reference on a translated provider", () => {
       other.apiKey,
     );
     expect(resolved.status).toBe(200);
-    expect(anthropicFake.requests.at(-1)!.body.messages[0]).toEqual({ role: "assistant", content: [{ type: "text", text: "echo: Their secret" }] });
+    expect(anthropicFake.requests.at(-1)!.body.messages![0]).toEqual({ role: "assistant", content: [{ type: "text", text: "echo: Their secret" }] });
     const afterTheirs = anthropicFake.requests.length;
 
-    const noId = await create({ model: CLAUDE, input: [{ type: "item_reference" }] });
+    const noId = await create<ErrorOut>({ model: CLAUDE, input: [{ type: "item_reference" }] });
     expect(noId.status).toBe(400);
     expect(noId.body.error.message).toContain("item_reference needs the id");
 
-    const many = await create({ model: CLAUDE, input: Array.from({ length: 1_001 }, (_, i) => ({ type: "item_reference", id: `msg_${i}` })) });
+    const many = await create<ErrorOut>({ model: CLAUDE, input: Array.from({ length: 1_001 }, (_, i) => ({ type: "item_reference", id: `msg_${i}` })) });
     expect(many.status).toBe(400);
     expect(many.body.error.message).toContain("1,001 items are referenced");
     expect(anthropicFake.requests.length).toBe(afterTheirs);
@@ -174,13 +181,13 @@ describe("item_reference on a translated provider", () => {
   });
 
   test("the AI SDK's tool loop (openai Responses model, store on) runs on an Anthropic model through Hone", async () => {
-    const sent: any[] = [];
+    const sent: { input: Item[] }[] = [];
     const answered: { output: Item[] }[] = [];
     const openai = createOpenAI({
       baseURL: `${server.url}/api/v1`,
       apiKey: t.project.apiKey,
       fetch: (async (url: string | URL | Request, init?: RequestInit) => {
-        if (typeof init?.body === "string") sent.push(JSON.parse(init.body));
+        if (typeof init?.body === "string") sent.push(JSON.parse(init.body) as { input: Item[] });
         const res = await fetch(url, init);
         answered.push(await res.clone().json());
         return res;
@@ -212,13 +219,13 @@ describe("item_reference on a translated provider", () => {
     // The SDK sent its earlier answers as references (store is its default) ...
     expect(sent).toHaveLength(3);
     const firstMessageId = answered[0]!.output.find((i) => i.type === "message")!.id;
-    expect(sent[1].input).toContainEqual({ type: "item_reference", id: firstMessageId });
-    expect(sent[2].input.filter((i: Item) => i.type === "item_reference")).toHaveLength(2);
+    expect(sent[1]!.input).toContainEqual({ type: "item_reference", id: firstMessageId });
+    expect(sent[2]!.input.filter((i) => i.type === "item_reference")).toHaveLength(2);
     // ... and Anthropic got what they name.
     const last = anthropicFake.requests.at(-1)!.body;
     expect(last.tool_choice).toEqual({ type: "none" });
-    expect(last.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
-    expect(last.messages[1].content).toEqual([
+    expect(last.messages!.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+    expect(last.messages![1]!.content).toEqual([
       { type: "text", text: "Let me check." },
       { type: "tool_use", id: "toolu_01", name: "get_weather", input: { q: "Weather in Paris?" } },
     ]);

@@ -129,7 +129,7 @@ describe("the role matrix", () => {
     test(`tRPC: every procedure as ${role}`, async () => {
       const wrong: string[] = [];
       for (const [path, proc] of procedures) {
-        if (path.startsWith("session.")) continue; // a person's own session: any role
+        if (path.startsWith("session.")) continue; // a person's own session, open to any role
         const type = proc._def.type;
         const { code } = await callTrpc(clients[role], path, type);
         if (path.startsWith("admin.")) {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createApp } from "../../src/app";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { routeVerdicts } from "../../src/db/schema";
 import { deleteExpiredRouteVerdicts } from "../../src/domain/routing";
 import { createDeps } from "../../src/compose";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, storeProviderKey, type TestApp, testConfig } from "../helpers/app";
 import { type ChaosUpstream, startChaosUpstream } from "../helpers/chaos-upstream";
 import { createCriterion, createDataset, createDeployedModel, qa } from "../helpers/factories";

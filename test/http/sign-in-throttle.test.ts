@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
-import { ConfigError, loadConfig } from "../../src/config";
+import { ConfigError, loadConfig } from "../../src/core/config";
 import { createDeps } from "../../src/compose";
 import { createSignInThrottle, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from "../../src/domain/sessions/sign-in-throttle";
 import { firstOwnerLink } from "../../src/domain/teams";
 import { LOCAL_CLIENT, resolveClientAddress } from "../../src/http/client-address";
-import { parseIpRange } from "../../src/ip-address";
-import { createLogger } from "../../src/logger";
+import { parseIpRange } from "../../src/lib/ip-address";
+import { createLogger } from "../../src/core/logger";
 import { createTestApp, serve, testConfig, type TestApp } from "../helpers/app";
 
 const ADMIN = "admin-token-for-throttle-tests-0123456789";

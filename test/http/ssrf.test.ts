@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../../src/config";
-import { MAX_MODEL_LENGTH, MAX_UPSTREAM_ERROR_TEXT } from "../../src/limits";
+import { ConfigError, loadConfig } from "../../src/core/config";
+import { MAX_MODEL_LENGTH, MAX_UPSTREAM_ERROR_TEXT } from "../../src/core/limits";
 import { createUpstreamFactory, upstreamPolicy } from "../../src/providers";
 import { createTestApp, testConfig, type TestApp } from "../helpers/app";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { latestLog } from "../helpers/logs";
+import type { GqlError, GqlErrorBody } from "../helpers/gql";
+import type { ChatErrorBody, RestOutput } from "../helpers/rest";
 
 // Custom providers are URLs a tenant chose. These tests run the real guard, real HTTP and the real
 // database: a "secret" server on loopback stands for everything inside the network Hone runs in,
@@ -103,13 +105,15 @@ async function createProvider(t: TestApp, slug: string, baseUrl: string) {
       variables: { s: slug, u: baseUrl },
     },
   });
-  return (await res.json()) as any;
+  return (await res.json()) as { data?: { createCustomProvider: { slug: string; baseUrl: string } } | null; errors?: GqlError[] };
 }
 
-async function chat(t: TestApp, model: string) {
+/** A chat call: its status and body, an error body unless the caller names the completion's type. */
+async function chat<T = ChatErrorBody>(t: TestApp, model: string): Promise<{ status: number; body: T }> {
   const res = await t.request("POST", "/api/v1/chat/completions", { body: { model, messages: [{ role: "user", content: "hi" }] } });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as T };
 }
+type Completion = RestOutput<"POST /chat/completions">;
 
 describe("custom providers on private addresses are refused by default", () => {
   test("loopback, private and odd literal forms are refused when saved, before any connection", async () => {
@@ -137,8 +141,8 @@ describe("custom providers on private addresses are refused by default", () => {
     for (const [i, u] of urls.entries()) {
       const r = await createProvider(strict, `p${i}`, u);
       expect({ u, code: r.errors?.[0]?.extensions?.code }).toEqual({ u, code: "VALIDATION" });
-      expect(r.errors[0].message).toMatch(/private, loopback or link-local|the local machine/);
-      expect(r.errors[0].message).toContain("HONE_ALLOW_PRIVATE_UPSTREAMS");
+      expect(r.errors![0]!.message).toMatch(/private, loopback or link-local|the local machine/);
+      expect(r.errors![0]!.message).toContain("HONE_ALLOW_PRIVATE_UPSTREAMS");
     }
     expect(secret.hits).toEqual([]);
   });
@@ -146,7 +150,7 @@ describe("custom providers on private addresses are refused by default", () => {
   test("checked again at call time: a name that moved to a private address after it was saved", async () => {
     dns.set("moving.example.test", ["93.184.216.34"]);
     const saved = await createProvider(strict, "moving", `http://moving.example.test:${secret.port}/v1`);
-    expect(saved.data.createCustomProvider.slug).toBe("moving");
+    expect(saved.data!.createCustomProvider.slug).toBe("moving");
     // DNS changes: the check at connection time is the one that counts.
     dns.set("moving.example.test", ["127.0.0.1"]);
     const r = await chat(strict, "hone:moving/m");
@@ -184,10 +188,10 @@ describe("custom providers on private addresses are refused by default", () => {
 describe("HONE_ALLOW_PRIVATE_UPSTREAMS=true", () => {
   test("reaches a local upstream (a vLLM or Ollama next to Hone), by address and by name, connecting to the checked address", async () => {
     const saved = await createProvider(open, "local", `${fake.url}/v1`);
-    expect(saved.data.createCustomProvider.slug).toBe("local");
-    const r = await chat(open, "hone:local/llama");
+    expect(saved.data!.createCustomProvider.slug).toBe("local");
+    const r = await chat<Completion>(open, "hone:local/llama");
     expect(r.status).toBe(200);
-    expect(r.body.choices[0].message.content).toBe("echo: hi");
+    expect(r.body.choices[0]!.message.content).toBe("echo: hi");
 
     dns.set("vllm.internal.test", ["127.0.0.1"]);
     const port = fake.url.split(":")[2];
@@ -223,7 +227,7 @@ describe("HONE_ALLOW_PRIVATE_UPSTREAMS=true", () => {
     ]) {
       const r = await createProvider(open, "meta", u);
       expect({ u, code: r.errors?.[0]?.extensions?.code }).toEqual({ u, code: "VALIDATION" });
-      expect(r.errors[0].message).toContain("metadata");
+      expect(r.errors![0]!.message).toContain("metadata");
     }
     dns.set("innocent.example.test", ["127.0.0.1"]);
     await createProvider(open, "rebind", "http://innocent.example.test/v1");
@@ -268,8 +272,8 @@ describe("HONE_ALLOW_PRIVATE_UPSTREAMS=true", () => {
 describe("HONE_UPSTREAM_ALLOWLIST", () => {
   test("host:port opens that port only; the redirect it answers with is not followed to the secret server", async () => {
     const refused = await createProvider(listed, "secret", `${secret.url}/v1`);
-    expect(refused.errors[0].extensions.code).toBe("VALIDATION");
-    expect((await createProvider(listed, "redir", `${redirector.url}/v1`)).data.createCustomProvider.slug).toBe("redir");
+    expect(refused.errors![0]!.extensions!.code).toBe("VALIDATION");
+    expect((await createProvider(listed, "redir", `${redirector.url}/v1`)).data!.createCustomProvider.slug).toBe("redir");
     const before = redirector.hits.length;
     const r = await chat(listed, "hone:redir/m");
     expect(r.status).toBe(502);
@@ -282,12 +286,12 @@ describe("HONE_UPSTREAM_ALLOWLIST", () => {
     await createProvider(listed, "named", `http://localhost:${fake.url.split(":")[2]}/v1`);
     expect((await chat(listed, "hone:named/m")).status).toBe(200);
     // localhost on another port is not on the list.
-    expect((await createProvider(listed, "named2", `http://localhost:${secret.port}/v1`)).errors[0].extensions.code).toBe("VALIDATION");
+    expect((await createProvider(listed, "named2", `http://localhost:${secret.port}/v1`)).errors![0]!.extensions!.code).toBe("VALIDATION");
 
     await createProvider(listed, "cidr", `${second.url}/v1`);
-    const r = await chat(listed, "hone:cidr/m");
+    const r = await chat<Completion>(listed, "hone:cidr/m");
     expect(r.status).toBe(200);
-    expect(r.body.choices[0].message.content).toBe("the secret");
+    expect(r.body.choices[0]!.message.content).toBe("the secret");
     expect(second.hits).toEqual(["POST /v1/chat/completions"]);
     // 127.0.0.2/32 does not cover 127.0.0.1.
     dns.set("sneaky.example.test", ["127.0.0.1"]);
@@ -316,23 +320,23 @@ describe("model strings have a length cap", () => {
     const r = await chat(strict, long);
     expect(r.status).toBe(400);
     expect(r.body.code).toBe("VALIDATION");
-    expect(r.body.issues[0].message).toBe(`model: model must be at most ${MAX_MODEL_LENGTH} characters`);
+    expect(r.body.issues[0]!.message).toBe(`model: model must be at most ${MAX_MODEL_LENGTH} characters`);
   });
 
   test("on criteria, evaluations, fine-tunes and relabelling", async () => {
     const gql = async (query: string, variables: Record<string, unknown>) =>
-      (await (await strict.request("POST", "/graphql", { body: { query, variables } })).json()) as any;
+      (await (await strict.request("POST", "/graphql", { body: { query, variables } })).json()) as GqlErrorBody;
     const crit = await gql(`mutation($m: String!) { createCriterion(input: {name: "c", judgeModel: $m, prompt: "Is {{output}} fine?"}) { id } }`, { m: long });
-    expect(crit.errors[0].extensions.code).toBe("VALIDATION");
+    expect(crit.errors[0]!.extensions!.code).toBe("VALIDATION");
     const ft = await strict.request("POST", "/api/v1/unstable/finetune/create", { body: { datasetId: "ds_x", slug: "x", baseModel: long } });
     expect(ft.status).toBe(400);
     const evalRes = await gql(`mutation($m: String!) { createEvaluation(input: {datasetId: "ds_x", models: [$m], criterionIds: ["crit_x"]}) { id } }`, {
       m: long,
     });
-    expect(evalRes.errors[0].extensions.code).toBe("VALIDATION");
+    expect(evalRes.errors[0]!.extensions!.code).toBe("VALIDATION");
     const relabel = await gql(`mutation($m: String!) { relabelDatasetEntries(input: {datasetId: "ds_x", criterionId: "crit_x", model: $m}) { id } }`, {
       m: long,
     });
-    expect(relabel.errors[0].extensions.code).toBe("VALIDATION");
+    expect(relabel.errors[0]!.extensions!.code).toBe("VALIDATION");
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { createTestApp, openAiClient, serve, type TestApp } from "../helpers/app";
 import { createDataset } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import type { RestOutput } from "../helpers/rest";
 
 // A request body that stops arriving is answered 408 after HONE_BODY_IDLE_TIMEOUT_MS and its
 // connection closed (before, 300 stalled uploads were all still held 75 s later); a stream whose
@@ -130,7 +131,7 @@ describe("stalled request bodies", () => {
       body,
     });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).entries_created).toBe(6);
+    expect(((await res.json()) as RestOutput<"POST /datasets/:datasetId/entries">).entries_created).toBe(6);
   });
 });
 
@@ -167,7 +168,7 @@ describe("silent providers", () => {
         body: JSON.stringify({ model: "slow-2500", messages: [{ role: "user", content: "take your time" }] }),
       });
       expect(res.status).toBe(200);
-      expect(((await res.json()) as any).choices[0].message.content).toContain("take your time");
+      expect(((await res.json()) as RestOutput<"POST /chat/completions">).choices[0]!.message.content).toContain("take your time");
     } finally {
       short.stop(true);
     }

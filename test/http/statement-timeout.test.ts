@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase, type Database } from "../../src/db/client";
-import { sqlStateOf } from "../../src/db/errors";
-import { STATEMENT_TIMEOUT_MESSAGE, toDomainError } from "../../src/errors";
+import { sqlStateOf } from "../../src/core/sql-errors";
+import { STATEMENT_TIMEOUT_MESSAGE, toDomainError } from "../../src/core/errors";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { createOwnPostgresDatabase } from "../helpers/db";
+import type { GqlErrorBody } from "../helpers/gql";
+import type { TrpcErrorBody } from "../helpers/trpc";
 
 const TIMEOUT_MS = 300;
 let own: { url: string; drop(): Promise<void> };
@@ -55,15 +57,15 @@ describe("statement_timeout", () => {
         expect(await rest.json()).toEqual({ message: STATEMENT_TIMEOUT_MESSAGE, code: "UNAVAILABLE", issues: [] });
 
         const trpc = await t.request("GET", "/trpc/datasets.list");
-        const trpcBody = (await trpc.json()) as any;
+        const trpcBody = (await trpc.json()) as TrpcErrorBody;
         expect(trpc.status).toBe(503);
         expect(trpcBody.error.data.code).toBe("UNAVAILABLE");
         expect(trpcBody.error.message).toBe(STATEMENT_TIMEOUT_MESSAGE);
 
         const gql = await t.request("POST", "/graphql", { body: { query: "{ datasets { id } }" } });
-        const gqlBody = (await gql.json()) as any;
-        expect(gqlBody.errors[0].extensions.code).toBe("UNAVAILABLE");
-        expect(gqlBody.errors[0].message).toBe(STATEMENT_TIMEOUT_MESSAGE);
+        const gqlBody = (await gql.json()) as GqlErrorBody;
+        expect(gqlBody.errors[0]!.extensions!.code).toBe("UNAVAILABLE");
+        expect(gqlBody.errors[0]!.message).toBe(STATEMENT_TIMEOUT_MESSAGE);
       });
     } finally {
       await holder.end();

@@ -88,6 +88,7 @@ describe("the end of a passed-through stream", () => {
     const log = await waitFor(() => latestLog(t));
     expect(log.statusCode).toBe(200);
     expect(JSON.stringify(log.body.respPayloadOriginal)).toContain("answer to closed");
+    // The grace given to a body's end (a second, fixed in the code) must pass to show it is not aborted.
     await Bun.sleep(1_500);
     expect(abortedAfter.has("closed")).toBe(false);
   });

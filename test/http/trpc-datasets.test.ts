@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import type { AppRouter } from "../../src/http/trpc/router";
-import { trpcFailure } from "../helpers/trpc";
+import { type TrpcErrorBody, trpcFailure } from "../helpers/trpc";
 import { createTestApp, serve, userAssistant, type TestApp } from "../helpers/app";
 
 const ADMIN = "admin-token-abcdefghijkl";
@@ -75,7 +75,7 @@ describe("tRPC datasets", () => {
       body: "{nope",
     });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as any;
+    const body = (await res.json()) as TrpcErrorBody;
     expect(body.error.data.code).toBe("VALIDATION");
     const unknown = await fetch(`${server.url}/trpc/datasets.nothing`, { headers: { authorization: `Bearer ${t.project.apiKey}` } });
     expect(unknown.status).toBe(404);

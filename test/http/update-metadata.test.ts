@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_TAGS, TAG_UPDATE_BATCH } from "../../src/limits";
+import { MAX_TAGS, TAG_UPDATE_BATCH } from "../../src/core/limits";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { logsOf, seedLogs } from "../helpers/logs";
 import { rest, type Rest } from "../helpers/rest";

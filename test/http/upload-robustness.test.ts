@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createTestApp, serve, type TestApp } from "../helpers/app";
 import { createDataset } from "../helpers/factories";
+import { waitFor } from "../helpers/wait-for";
 
 // Uploads as an attacker (or a flaky network) sends them: multipart and JSONL bodies cut short,
 // spliced and corrupted at random points, against a real server. The properties: never a 5xx, the
@@ -40,13 +41,16 @@ function multipart(file: string): Uint8Array {
   );
 }
 
-async function upload(body: Uint8Array, type: string): Promise<{ status: number; body: any }> {
+/** An import's answer: the entries created, or the error envelope; null when the body is not JSON. */
+type UploadBody = { entries_created?: number; message?: string; code?: string } | null;
+
+async function upload(body: Uint8Array, type: string): Promise<{ status: number; body: UploadBody }> {
   const res = await fetch(`${server.url}/api/v1/datasets/${dataset}/import`, {
     method: "POST",
     headers: { authorization: `Bearer ${t.project.apiKey}`, "content-type": type },
     body: body as Uint8Array<ArrayBuffer>,
   });
-  return { status: res.status, body: await res.json().catch(() => null) };
+  return { status: res.status, body: (await res.json().catch(() => null)) as UploadBody };
 }
 
 async function entryCount(): Promise<number> {
@@ -91,11 +95,11 @@ describe("malformed uploads", () => {
         expect(r.status).toBeLessThan(500);
         const after = await entryCount();
         if (r.status === 200) {
-          expect(after - before).toBe(r.body.entries_created);
+          expect(after - before).toBe(r.body!.entries_created!);
         } else {
           expect(r.status).toBeGreaterThanOrEqual(400);
-          expect(typeof r.body.message).toBe("string");
-          expect(r.body.code).toBe("VALIDATION");
+          expect(typeof r.body!.message).toBe("string");
+          expect(r.body!.code).toBe("VALIDATION");
           expect(after).toBe(before);
         }
         // A body cut before its closing delimiter is malformed, whatever it held.
@@ -104,7 +108,7 @@ describe("malformed uploads", () => {
         // And the next good upload works.
         const good = await upload(multipart(jsonl(2)), MULTIPART);
         expect(good.status).toBe(200);
-        expect(good.body.entries_created).toBe(2);
+        expect(good.body!.entries_created).toBe(2);
       }),
       { numRuns: 60, seed: 3_838 },
     );
@@ -118,7 +122,7 @@ describe("malformed uploads", () => {
         const r = await upload(apply(body, m), "application/x-ndjson");
         expect(r.status).toBeLessThan(500);
         const after = await entryCount();
-        if (r.status === 200) expect(after - before).toBe(r.body.entries_created);
+        if (r.status === 200) expect(after - before).toBe(r.body!.entries_created!);
         else expect(after).toBe(before);
         await healthy();
       }),
@@ -140,7 +144,7 @@ describe("malformed uploads", () => {
     for (const [name, body, type] of cases) {
       const r = await upload(typeof body === "string" ? enc.encode(body) : body, type);
       expect({ name, status: r.status, code: r.body?.code }).toEqual({ name, status: 400, code: "VALIDATION" });
-      expect(r.body.message.length).toBeGreaterThan(10);
+      expect(r.body!.message!.length).toBeGreaterThan(10);
     }
     await healthy();
   });
@@ -148,6 +152,11 @@ describe("malformed uploads", () => {
   test("a client that declares a length and hangs up early does not take the process down", async () => {
     const before = await entryCount();
     const { port } = new URL(server.url);
+    const answered = () =>
+      t.logLines
+        .map((l) => JSON.parse(l) as { msg?: string; method?: string; path?: string })
+        .filter((l) => l.msg === "request" && l.method === "POST" && l.path === `/api/v1/datasets/${dataset}/import`).length;
+    const answeredBefore = answered();
     const socket = await Bun.connect({ hostname: "127.0.0.1", port: Number(port), socket: { data() {}, error() {} } });
     const part = GOOD.slice(0, 200);
     socket.write(
@@ -157,7 +166,8 @@ describe("malformed uploads", () => {
     socket.write(part);
     await Bun.sleep(100);
     socket.end();
-    await Bun.sleep(300);
+    // The server is done with the cut request once it has logged its answer to it.
+    await waitFor(() => answered() > answeredBefore, { message: "the server's answer to the cut request" });
     await healthy();
     expect(await entryCount()).toBe(before);
     const good = await upload(multipart(jsonl(3)), MULTIPART);
@@ -181,7 +191,7 @@ describe("malformed uploads", () => {
     expect(await entryCount()).toBe(before);
     const whole = await upload(body, MULTIPART);
     expect(whole.status).toBe(200);
-    expect(whole.body.entries_created).toBe(4);
+    expect(whole.body!.entries_created).toBe(4);
     expect(await entryCount()).toBe(before + 4);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { systemCtx } from "../../src/context";
+import { systemCtx } from "../../src/domain/context";
 import { closeUsageHours, logUsage } from "../../src/domain/logs";
 import { usageFromRollups } from "../../src/domain/logs/usage-from-rollups";
 import { createTestApp, type TestApp } from "../helpers/app";

@@ -14,7 +14,10 @@ import { waitFor } from "../helpers/wait-for";
 // project's secret, retried when the receiver fails, listed as deliveries.
 
 const UPSTREAM_KEY = "sk-webhooks-upstream-0001";
-type Received = { headers: Record<string, string>; body: string; json: any };
+/** A delivered event's body: its id and type, and the event's data (a budget alert's has its threshold). */
+type EventBody = { id: string; type: string; data: { threshold?: number; [key: string]: unknown } };
+type Delivery = { id: string; event: string; status: string; attempts: number; lastStatusCode: number | null };
+type Received = { headers: Record<string, string>; body: string; json: EventBody };
 
 let t: TestApp;
 let fake: FakeUpstream;
@@ -32,7 +35,7 @@ beforeAll(async () => {
     fetch: async (req) => {
       const body = await req.text();
       const headers = Object.fromEntries(req.headers);
-      const json = JSON.parse(body);
+      const json = JSON.parse(body) as EventBody;
       if (failOnce.delete(json.type)) return new Response("not now", { status: 500 });
       received.push({ headers, body, json });
       return new Response("ok");
@@ -123,7 +126,7 @@ describe("alerts", () => {
       until: (a) => a.length >= 3,
       message: (a) => `alerts so far: ${JSON.stringify(a?.map((x) => x.json))}`,
     });
-    expect(alerts.map((a) => a.json.data.threshold).sort((x: number, y: number) => x - y)).toEqual([50, 80, 100]);
+    expect(alerts.map((a) => a.json.data.threshold as number).sort((x, y) => x - y)).toEqual([50, 80, 100]);
     for (const a of alerts) {
       expect(a.json.data).toMatchObject({ limitId: limit.id, scope: "tag", tagKey: "user", tagValue: "ann", budget: "costPerDayUsd", limitUsd: 0.0015 });
       expect(a.headers["hone-event"]).toBe("budget.threshold");
@@ -144,8 +147,10 @@ describe("alerts", () => {
     expect(d.status).toBe("PENDING");
     const done = await waitFor(
       async () =>
-        (await gqlData(t, `{ webhookDeliveries(first: 20) { id event status attempts lastStatusCode } }`)).webhookDeliveries.find((x: any) => x.id === d.id),
-      { until: (x) => x.status === "DELIVERED", timeoutMs: 15_000 },
+        (
+          await gqlData<{ webhookDeliveries: Delivery[] }>(t, `{ webhookDeliveries(first: 20) { id event status attempts lastStatusCode } }`)
+        ).webhookDeliveries.find((x) => x.id === d.id),
+      { until: (x) => x?.status === "DELIVERED", timeoutMs: 15_000 },
     );
     expect(done).toMatchObject({ event: "webhook.test", attempts: 2, lastStatusCode: 200 });
     expect(received.filter((r) => r.json.id === d.id).length).toBe(1);

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { LogAttempt } from "../../domain/logs/attempts";
-import { CLASS_SUM_KEYS } from "../../domain/pricing/token-classes";
+import type { LogAttempt } from "../../domain/logs";
+import { CLASS_SUM_KEYS } from "../../core/token-classes";
 import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
 // One lean row per logged call: what filters, lists and aggregates read. The request and

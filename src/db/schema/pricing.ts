@@ -1,5 +1,5 @@
 import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import type { LogFilter } from "../../domain/logs/inputs";
+import type { LogFilter } from "../../domain/logs";
 import { projects } from "./projects";
 
 /**

@@ -1,5 +1,5 @@
 import { boolean, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import type { KeyScope, Role } from "../../key-scope";
+import type { KeyScope, Role } from "../../core/key-scope";
 
 export type { KeyScope, Role };
 

@@ -1,5 +1,5 @@
 import { integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-import type { RouteConfig } from "../../domain/routing/route-config";
+import type { RouteConfig } from "../../domain/routing";
 import { projects } from "./projects";
 
 // A project's named routes, called as hone:<slug> (one namespace with its fine-tunes): fallback

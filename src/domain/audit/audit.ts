@@ -1,11 +1,11 @@
 import { and, desc, eq, gte, ilike, lt, lte, or, sql } from "drizzle-orm";
-import type { Actor, BaseCtx } from "../../context";
-import { dbOf } from "../../context";
+import type { Actor, BaseCtx } from "../context";
+import { dbOf } from "../context";
 import { auditEvents, projects } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { parseInput } from "../../errors";
-import { errorFields } from "../../logger";
-import { asOrganizationActor, requireRole } from "../projects/key-scopes";
+import type { Deps } from "../deps";
+import { parseInput } from "../../core/errors";
+import { errorFields } from "../../core/logger";
+import { asOrganizationActor, requireRole } from "../projects";
 import { z } from "zod";
 
 export type AuditTransport = "trpc" | "graphql" | "rest" | "cli" | "console";

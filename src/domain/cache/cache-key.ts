@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from "../../canonical-json";
+import { canonicalJson, sha256Hex } from "../../lib/canonical-json";
 
 /**
  * Members that cannot change what the model answers, left out of the cache key. Everything else

@@ -1,8 +1,8 @@
 import { and, eq, gt, inArray, lt } from "drizzle-orm";
-import { dbOf, type BaseCtx, type Ctx } from "../../context";
+import { dbOf, type BaseCtx, type Ctx } from "../context";
 import { cacheEntries } from "../../db/schema";
-import type { Caches, RememberedAnswer } from "../../caches";
-import type { Deps } from "../../deps";
+import type { Caches, RememberedAnswer } from "../caches";
+import type { Deps } from "../deps";
 import { readOrKnown } from "../../db/read-or-known";
 import type { ChatCompletion, EmbeddingList } from "../../providers";
 

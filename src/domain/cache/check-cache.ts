@@ -1,6 +1,6 @@
-import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
-import { CheckCacheInput } from "../logs/inputs";
+import type { Ctx } from "../context";
+import { parseInput } from "../../core/errors";
+import { CheckCacheInput } from "../logs";
 
 /**
  * Deprecated /check-cache: kept so old SDKs keep working. It validates the body and never

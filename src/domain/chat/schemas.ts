@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_MODEL_LENGTH } from "../../limits";
+import { MAX_MODEL_LENGTH } from "../../core/limits";
 
 // The chat format of SPEC.md, shared by dataset entries and the gateway. Every message variant is
 // strict: a member the spec does not list is an error, not silently dropped.

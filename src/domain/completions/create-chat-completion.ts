@@ -1,19 +1,26 @@
-import type { Ctx } from "../../context";
-import { DomainError, parseInput, statusOf, toDomainError } from "../../errors";
+import type { Ctx } from "../context";
+import { DomainError, parseInput, statusOf, toDomainError } from "../../core/errors";
 import { ClientAborted, type ChatCompletion, type ChatCompletionChunk, isPassThrough, type PassThroughOutcome, type Usage } from "../../providers";
-import { cacheKey } from "../cache/cache-key";
-import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
-import { replayAsChunks } from "../cache/replay";
-import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
-import type { ResolvedCriterion } from "../criteria/schemas";
+import { cacheKey, readCacheEntry, writeCacheEntry, replayAsChunks } from "../cache";
+import { judgeChoices, resolveCriteriaRefs } from "../criteria";
+import type { ResolvedCriterion } from "../criteria";
 import { mergeTags, truncatedPayload } from "../logs";
 import { type CallRouter, routeCall } from "../routing";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS, type CallLog, createCallLog, type ProtocolCall } from "./call-log";
-import { createChunkMerger } from "./merge-chunks";
+import {
+  asDomainError,
+  CLIENT_CLOSED_MESSAGE,
+  CLIENT_CLOSED_STATUS,
+  type CallLog,
+  createCallLog,
+  type ProtocolCall,
+  createChunkMerger,
+  answeredAs,
+  upstreamBody,
+  CompiledChatCompletionRequest,
+  type ControlHeaders,
+} from "../calls";
 import { checkBodyTags, parseControls } from "./parse-controls";
-import { requireKeyMayCall, resolveModel } from "./resolve-model";
-import { answeredAs, upstreamBody } from "./resolve-upstream";
-import { CompiledChatCompletionRequest, type ControlHeaders } from "./schemas";
+import { requireKeyMayCall, resolveModel } from "../projects";
 
 export { CLIENT_CLOSED_STATUS };
 

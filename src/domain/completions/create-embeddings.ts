@@ -1,16 +1,14 @@
-import type { Ctx } from "../../context";
-import { DomainError, parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { DomainError, parseInput } from "../../core/errors";
 import type { EmbeddingList } from "../../providers";
-import { cacheKey } from "../cache/cache-key";
-import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
-import { createCallLog } from "./call-log";
+import { cacheKey, readCacheEntry, writeCacheEntry } from "../cache";
+import { createCallLog, type ControlHeaders, EmbeddingsRequest } from "../calls";
 import { encodedAs, usageOf, withoutVectors } from "./embedding-vectors";
 import { checkBodyTags, parseControls, parseLogVectors } from "./parse-controls";
-import { resolveModel } from "./resolve-model";
-import type { Upstream } from "./resolve-upstream";
+import { resolveModel } from "../projects";
+import type { Upstream } from "../calls";
 import { mergeTags } from "../logs";
 import { type CallRouter, findRoute, routeCall } from "../routing";
-import { type ControlHeaders, EmbeddingsRequest } from "./schemas";
 
 type CreateEmbeddingsInput = {
   /** The JSON body as the client sent it (validated here). */

@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../core/errors";
 import type { Embedding, EmbeddingList, Usage } from "../../providers";
 
 // Embeddings travel as JSON numbers or as base64 of little-endian float32 (OpenAI's

@@ -1,9 +1,8 @@
-import { jsonTextTooDeep } from "../../json-depth";
-import { MAX_EMBEDDED_JSON_DEPTH } from "../../limits";
-import { DomainError } from "../../errors";
-import { MAX_CRITERIA_PER_REQUEST, MAX_FALLBACKS, MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
-import { checkTagShapes, Tags } from "../logs/inputs";
-import { CacheMode, type ControlHeaders, type Controls } from "./schemas";
+import { jsonTextTooDeep } from "../../core/json-depth";
+import { MAX_EMBEDDED_JSON_DEPTH, MAX_CRITERIA_PER_REQUEST, MAX_FALLBACKS, MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../core/limits";
+import { DomainError } from "../../core/errors";
+import { checkTagShapes, Tags } from "../logs";
+import { CacheMode, type ControlHeaders, type Controls } from "../calls";
 
 /** The `hone` body member of a chat completion or an embeddings request, as its schema parsed it. */
 type BodyControls =

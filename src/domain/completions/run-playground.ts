@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { Ctx } from "../../context";
-import { DomainError, parseInput, toDomainError } from "../../errors";
-import { MAX_CRITERIA_PER_REQUEST, MAX_MODEL_LENGTH } from "../../limits";
+import type { Ctx } from "../context";
+import { DomainError, parseInput, toDomainError } from "../../core/errors";
+import { MAX_CRITERIA_PER_REQUEST, MAX_MODEL_LENGTH } from "../../core/limits";
 import { createChatCompletion } from "./create-chat-completion";
-import { requireKeyMayCall } from "./resolve-model";
+import { requireKeyMayCall } from "../projects";
 
 /** The tag every playground call is logged with, so the logs can tell them from production. */
 export const PLAYGROUND_TAG = { key: "hone.source", value: "playground" } as const;

@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import pLimit from "p-limit";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { alignmentRows, alignmentRuns, type alignmentTasks, alignmentVerdicts, criteria } from "../../db/schema";
-import { DomainError, toDomainError } from "../../errors";
-import { MAX_ALIGNMENT_ROWS } from "../../limits";
+import { DomainError, toDomainError } from "../../core/errors";
+import { MAX_ALIGNMENT_ROWS } from "../../core/limits";
 import { computeAlignmentStats } from "./compute-alignment-stats";
 import { judgeOutput } from "./judge-output";
 import type { AlignmentStats, AlignmentTask, ResolvedCriterion } from "./schemas";

@@ -1,8 +1,8 @@
 import { and, desc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { criteria, criterionVersions } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
+import { parseInput } from "../../core/errors";
+import { requireKeyMayCall, resolveModel } from "../projects";
 import { criterionNotFound } from "./internal";
 import { CreateCriterionVersionInput, type CriterionVersion } from "./schemas";
 

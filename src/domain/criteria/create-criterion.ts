@@ -1,7 +1,7 @@
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { criteria, criterionVersions } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
+import { parseInput } from "../../core/errors";
+import { requireKeyMayCall, resolveModel } from "../projects";
 import { CreateCriterionInput, type Criterion } from "./schemas";
 
 /** A new criterion with its version 1. */

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { alignmentRows } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { ownCriterionId } from "./internal";
 import { DeleteAlignmentRowsInput } from "./schemas";
 

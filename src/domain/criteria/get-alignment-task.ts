@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { alignmentTasks } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { toAlignmentTask } from "./alignment";
 import { ownCriterionId } from "./internal";
 import { AlignmentTaskIdInput, CriterionIdInput, type AlignmentTask } from "./schemas";

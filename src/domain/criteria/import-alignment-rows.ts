@@ -1,10 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { type alignmentRows, datasetEntries, requestLogs } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { logToEntry } from "../datasets/import-logs";
-import { splitEntry } from "../datasets/split-entry";
-import { loadLogBodies } from "../logs/get-log";
+import { parseInput } from "../../core/errors";
+import { logToEntry, loadLogBodies } from "../logs";
+import { splitEntry } from "../chat";
 import { insertAlignmentRows } from "./alignment";
 import { ownCriterionId } from "./internal";
 import { ImportAlignmentRowsInput } from "./schemas";

@@ -1,8 +1,8 @@
-import type { Ctx } from "../../context";
+import type { Ctx } from "../context";
 import type { alignmentRows } from "../../db/schema";
-import { jsonTextTooDeep, tooDeepError } from "../../json-depth";
-import { DomainError, issuesFromZod, parseInput } from "../../errors";
-import { MAX_ALIGNMENT_ROWS, MAX_JSONL_LINE_BYTES } from "../../limits";
+import { jsonTextTooDeep, tooDeepError } from "../../core/json-depth";
+import { DomainError, issuesFromZod, parseInput } from "../../core/errors";
+import { MAX_ALIGNMENT_ROWS, MAX_JSONL_LINE_BYTES } from "../../core/limits";
 import { insertAlignmentRows } from "./alignment";
 import { ownCriterionId } from "./internal";
 import { AlignmentLine, ImportAlignmentSetInput } from "./schemas";

@@ -18,3 +18,5 @@ export { resolveCriterion } from "./internal";
 export { judgeCriterion } from "./judge-criterion";
 export { judgeOutput } from "./judge-output";
 export * from "./schemas";
+export { judgeChoices } from "./judge-choices";
+export { resolveCriteriaRefs } from "./judge-choices";

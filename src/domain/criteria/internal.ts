@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { criteria, criterionVersions } from "../../db/schema";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../core/errors";
 import type { Criterion, ResolvedCriterion } from "./schemas";
 
 export function criterionNotFound(id: string): DomainError {

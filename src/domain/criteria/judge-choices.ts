@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
-import type { Ctx } from "../../context";
-import { DomainError, toDomainError } from "../../errors";
+import type { Ctx } from "../context";
+import { DomainError, toDomainError } from "../../core/errors";
 import type { ChatCompletion } from "../../providers";
 import { parseCriterionRef, resolveCriterion } from "./internal";
 import { judgeOutput } from "./judge-output";

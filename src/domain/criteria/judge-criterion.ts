@@ -1,5 +1,5 @@
-import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { parseInput } from "../../core/errors";
 import { resolveCriterion } from "./internal";
 import { judgeOutput } from "./judge-output";
 import { JudgeRequest, type JudgeUsage } from "./schemas";

@@ -1,6 +1,6 @@
-import type { Ctx } from "../../context";
-import { DomainError, toDomainError } from "../../errors";
-import { callModel } from "../completions/call-model";
+import type { Ctx } from "../context";
+import { DomainError, toDomainError } from "../../core/errors";
+import { callModel } from "../calls";
 import { renderPrompt } from "./internal";
 import type { JudgeUsage, ResolvedCriterion, Verdict } from "./schemas";
 

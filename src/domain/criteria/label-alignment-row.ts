@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { alignmentRows, criteria } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { LabelAlignmentRowInput, type AlignmentRow } from "./schemas";
 
 /** Sets or clears (null) the human label of a row. */

@@ -1,11 +1,11 @@
 import { and, asc, gt, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { alignmentRows, alignmentVerdicts, criteria } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { checkPageSize, MAX_ID_LENGTH } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { checkPageSize, MAX_ID_LENGTH } from "../../core/limits";
 import { chargeAnswer, ROWS_INSTEAD } from "../answer-budget";
-import { resultRows } from "../logs/internal";
+import { resultRows } from "../logs";
 import { ownCriterionId } from "./internal";
 import type { AlignmentRow, AlignmentVerdict } from "./schemas";
 

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { alignmentRuns, criteria } from "../../db/schema";
 import { type ListPageInput, listPage } from "../list-page";
 import { withVersions } from "./internal";

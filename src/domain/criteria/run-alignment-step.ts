@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { alignmentRows, alignmentTasks, alignmentVerdicts } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { toDomainError } from "../../errors";
+import type { Deps } from "../deps";
+import { toDomainError } from "../../core/errors";
 import { runTaskStep, type StepResult, type TaskKind } from "../jobs";
 import { judgeAlignmentRows, storeAlignmentStats } from "./alignment";
 import { resolveCriterion } from "./internal";

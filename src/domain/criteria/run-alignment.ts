@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { alignmentRows } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { judgeAlignmentRows, storeAlignmentStats } from "./alignment";
 import { resolveCriterion } from "./internal";
 import { RunAlignmentInput, type AlignmentStats } from "./schemas";

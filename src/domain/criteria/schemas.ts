@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
-import { AssistantMessage, ChatMessage, Tool, ToolChoice, modelName } from "../chat/schemas";
+import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../core/limits";
+import { AssistantMessage, ChatMessage, Tool, ToolChoice, modelName } from "../chat";
 
 const TEMPLATE_VARIABLES = ["messages", "tools", "tool_choice", "output"] as const;
 

@@ -1,6 +1,6 @@
-import { type Ctx, withTx } from "../../context";
+import { type Ctx, withTx } from "../context";
 import { alignmentTasks } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { enqueueJob } from "../jobs";
 import { countAlignmentRows, toAlignmentTask } from "./alignment";
 import { resolveCriterion } from "./internal";

@@ -1,8 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { toDatasetEntry, verdictsOfEntries } from "./internal";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { toDatasetEntry } from "./internal";
+import { verdictsOfEntries } from "./entry-queries";
 import { type DatasetEntryWithVerdicts, RevertEntryInput } from "./schemas";
 
 /**

@@ -1,5 +1,5 @@
-import { dbOf, type Ctx } from "../../context";
-import { issuesFromZod, parseInput } from "../../errors";
+import { dbOf, type Ctx } from "../context";
+import { issuesFromZod, parseInput } from "../../core/errors";
 import { assignSplits, entryContentHash, insertEntries, touchDataset } from "./internal";
 import { AddDatasetEntriesInput, DatasetEntryInput, type AddDatasetEntriesResult } from "./schemas";
 

@@ -1,8 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { entryConditions, findDataset } from "./internal";
+import { parseInput } from "../../core/errors";
+import { findDataset } from "./internal";
+import { entryConditions } from "./entry-queries";
 import { CountDatasetEntriesInput } from "./schemas";
 
 /** How many entries of a dataset match a filter (the filter of listDatasetEntries), exactly. */

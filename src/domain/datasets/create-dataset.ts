@@ -1,6 +1,6 @@
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasets } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { toDataset } from "./internal";
 import { CreateDatasetInput, type Dataset } from "./schemas";
 

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasets } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { DatasetIdInput } from "./schemas";
 import { type Deleted, deleted as deletedAs } from "../deleted";
 

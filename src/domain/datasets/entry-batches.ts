@@ -1,8 +1,9 @@
 import { and, asc, eq, gt, type SQL } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import type { Queryable } from "../../db/client";
 import { datasetEntries } from "../../db/schema";
-import { entryConditions, touchDataset } from "./internal";
+import { touchDataset } from "./internal";
+import { entryConditions } from "./entry-queries";
 import { ENTRY_BATCH, type EntryFilter } from "./schemas";
 
 /**

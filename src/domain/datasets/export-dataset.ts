@@ -1,12 +1,13 @@
 import { and, asc, eq, gt, inArray, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
+import { DomainError, parseInput } from "../../core/errors";
 import { answerRoom, chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
 import { yieldTurn } from "../yield-turn";
 import { type PreferenceLine, preferenceLines } from "./preference-lines";
-import { decodeCursor, encodeCursor, ENTRY_SIZE, entryConditions, findDataset, verdictsOfEntries } from "./internal";
+import { findDataset } from "./internal";
+import { decodeCursor, encodeCursor, ENTRY_SIZE, entryConditions, verdictsOfEntries } from "./entry-queries";
 import { DatasetId, ExportDatasetPageInput, Split, VerdictFilter, type EntryFilter } from "./schemas";
 
 const ExportDatasetInput = z.strictObject({

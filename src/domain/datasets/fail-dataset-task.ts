@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { datasetTasks } from "../../db/schema";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 
 /**
  * Ends a judge or relabel task in ERROR when its job was given up for good (steps kept failing,

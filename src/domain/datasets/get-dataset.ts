@@ -1,5 +1,5 @@
-import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { parseInput } from "../../core/errors";
 import { findDataset } from "./internal";
 import { DatasetIdInput, type Dataset } from "./schemas";
 

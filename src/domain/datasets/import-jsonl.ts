@@ -1,10 +1,10 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { IMPORT_BATCH_BYTES, MAX_JSONL_LINE_BYTES } from "../../limits";
-import { DomainError, issuesFromZod, parseInput } from "../../errors";
-import { jsonTextTooDeep, tooDeepError } from "../../json-depth";
-import { errorFields } from "../../logger";
+import { IMPORT_BATCH_BYTES, MAX_JSONL_LINE_BYTES } from "../../core/limits";
+import { DomainError, issuesFromZod, parseInput } from "../../core/errors";
+import { jsonTextTooDeep, tooDeepError } from "../../core/json-depth";
+import { errorFields } from "../../core/logger";
 import { assignSplits, entryContentHash, findDataset, insertEntries, touchDataset, type NewEntry } from "./internal";
 import { DatasetEntryInput, DatasetIdInput, ImportDatasetJsonlInput } from "./schemas";
 

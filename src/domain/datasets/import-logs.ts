@@ -1,16 +1,14 @@
 import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries, requestLogBodies, requestLogs } from "../../db/schema";
-import { issuesFromZod, parseInput } from "../../errors";
-import { IMPORT_BATCH_BYTES, MAX_ID_LENGTH, MAX_IDS_PER_REQUEST } from "../../limits";
-import { isTruncatedPayload, payloadSizes, TRUNCATED_PAYLOAD_KEY } from "../logs";
-import { LogFilter } from "../logs/inputs";
-import { logConditions, whereAll } from "../logs/internal";
+import { parseInput } from "../../core/errors";
+import { IMPORT_BATCH_BYTES, MAX_ID_LENGTH, MAX_IDS_PER_REQUEST } from "../../core/limits";
+import { logToEntry, payloadSizes, LogFilter, logConditions, whereAll } from "../logs";
 import type { RejectedOutput } from "../../db/schema/datasets";
 import { assignSplits, assistantOutput, entryContentHash, findDataset, insertEntries, MAX_REJECTED_OUTPUTS, touchDataset, type NewEntry } from "./internal";
 import { createDataset } from "./create-dataset";
-import { CreateDatasetInput, DatasetEntryInput, DatasetId } from "./schemas";
+import { CreateDatasetInput, type DatasetEntryInput, DatasetId } from "./schemas";
 
 const MAX_LOGS_PER_IMPORT = 100_000;
 
@@ -52,7 +50,6 @@ export type ImportLogsResult = {
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const ASSISTANT_MEMBERS = ["content", "tool_calls", "function_call", "refusal", "name", "audio", "annotations"] as const;
 
 /**
  * The losers of a judged best-of-N call: the logged choices carry `criteria_results` and come
@@ -77,46 +74,6 @@ export function bestOfNLosers(resp: unknown): Record<string, unknown>[] {
     if (score !== null && score < best && isObject(message)) losers.push(assistantOutput(message));
   }
   return losers;
-}
-
-/**
- * A successful logged call as a training example: the request's messages with the response's
- * first choice appended; functions/function_call become tools/tool_choice.
- */
-export function logToEntry(req: unknown, resp: unknown, metadata: Record<string, string>): DatasetEntryInput | string {
-  // A payload stored cut short (or not at all) is not the call any more: training on it would teach a fragment.
-  for (const [name, p] of [
-    ["request", req],
-    ["response", resp],
-  ] as const) {
-    if (isTruncatedPayload(p)) {
-      const size = p[TRUNCATED_PAYLOAD_KEY].bytes.toLocaleString("en-US");
-      return `the logged ${name} (${size} bytes) was stored cut short (HONE_MAX_LOGGED_PAYLOAD_BYTES), so it cannot become an entry`;
-    }
-    if (isObject(p) && "hone_payload_not_stored" in p) return `the logged ${name} was not stored (the database refused it), so it cannot become an entry`;
-  }
-  if (!isObject(req) || !Array.isArray(req.messages)) return "the logged request has no messages";
-  const choices = isObject(resp) ? resp.choices : undefined;
-  const message = Array.isArray(choices) && isObject(choices[0]) ? choices[0].message : undefined;
-  if (!isObject(message)) return "the logged response has no message to learn";
-  const assistant: Record<string, unknown> = { role: "assistant" };
-  for (const k of ASSISTANT_MEMBERS) if (message[k] !== undefined && message[k] !== null) assistant[k] = message[k];
-  if (!("content" in assistant)) assistant.content = null;
-  const tools = req.tools ?? (Array.isArray(req.functions) ? req.functions.map((f) => ({ type: "function", function: f })) : undefined);
-  const fc = req.function_call;
-  const toolChoice = req.tool_choice ?? (typeof fc === "string" ? fc : isObject(fc) ? { type: "function", function: { name: fc.name } } : undefined);
-  const r = DatasetEntryInput.safeParse({
-    messages: [...req.messages, assistant],
-    ...(tools !== undefined ? { tools } : {}),
-    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
-    ...(req.response_format !== undefined ? { response_format: req.response_format } : {}),
-    metadata,
-  });
-  return r.success
-    ? r.data
-    : issuesFromZod(r.error)
-        .map((i) => i.message)
-        .join("; ");
 }
 
 /** Whether an import names Hone's own calls itself; otherwise they are left out. */

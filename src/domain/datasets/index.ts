@@ -36,4 +36,17 @@ export {
   type PruningRule,
   pruningTextsOf,
 } from "./pruning-rules";
-export { splitEntry } from "./split-entry";
+export { findDataset } from "./internal";
+export { trainingEntries } from "./training-entries";
+export { preferenceLines } from "./preference-lines";
+export { asksForInternal } from "./import-logs";
+export { byteBoundedBatches } from "./import-logs";
+export { rejectedOf } from "./import-logs";
+export { entryContentHash } from "./internal";
+export { insertEntries } from "./internal";
+export type { NewEntry } from "./internal";
+export { decodeCursor } from "./entry-queries";
+export { ENTRY_SIZE } from "./entry-queries";
+export { encodeCursor } from "./entry-queries";
+export { withRejected } from "./internal";
+export { assistantOutput } from "./internal";

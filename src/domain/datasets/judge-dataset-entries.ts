@@ -1,5 +1,5 @@
-import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { parseInput } from "../../core/errors";
 import { JudgeDatasetEntriesInput, type DatasetTask } from "./schemas";
 import { startDatasetTask } from "./start-dataset-task";
 

@@ -1,10 +1,11 @@
 import { and, asc, eq, gt, type SQL } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { checkPageSize } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { checkPageSize } from "../../core/limits";
 import { chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
-import { decodeCursor, encodeCursor, ENTRY_SIZE, entriesByIds, entryConditions, findDataset, toDatasetEntry, verdictsOfEntries } from "./internal";
+import { findDataset, toDatasetEntry } from "./internal";
+import { decodeCursor, encodeCursor, ENTRY_SIZE, entriesByIds, entryConditions, verdictsOfEntries } from "./entry-queries";
 import { ListDatasetEntriesInput, type DatasetEntryPage, type DatasetEntryWithVerdicts } from "./schemas";
 
 export const DEFAULT_PAGE_SIZE = 50;

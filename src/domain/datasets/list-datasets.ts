@@ -1,5 +1,5 @@
 import { and, desc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasets } from "../../db/schema";
 import { type ListPageInput, listPage } from "../list-page";
 import { datasetColumns, toDataset } from "./internal";

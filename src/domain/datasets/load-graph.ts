@@ -1,21 +1,12 @@
 import { and, eq, gt, inArray, lte, sql, type SQL } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries, datasets } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { checkPageSize } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { checkPageSize } from "../../core/limits";
 import { DEFAULT_PAGE_SIZE } from "./list-dataset-entries";
 import { chargeEach, ENTRIES_INSTEAD } from "../answer-budget";
-import {
-  datasetColumns,
-  decodeCursor,
-  encodeCursor,
-  ENTRY_SIZE,
-  entriesByIds,
-  entryConditions,
-  toDataset,
-  toDatasetEntry,
-  verdictsOfEntries,
-} from "./internal";
+import { datasetColumns, toDataset, toDatasetEntry } from "./internal";
+import { decodeCursor, encodeCursor, ENTRY_SIZE, entriesByIds, entryConditions, verdictsOfEntries } from "./entry-queries";
 import { ListDatasetEntriesInput, type Dataset, type DatasetEntry, type DatasetEntryPage, type EntryVerdict } from "./schemas";
 
 // Batch lookups for the graph API: one query for many keys, always scoped to the project.

@@ -1,8 +1,9 @@
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { assistantOutput, findDataset, verdictCondition } from "./internal";
+import { parseInput } from "../../core/errors";
+import { assistantOutput, findDataset } from "./internal";
+import { verdictCondition } from "./entry-queries";
 import { DatasetIdInput } from "./schemas";
 
 // Preference data: the pairs DPO trains on and the preference export writes.

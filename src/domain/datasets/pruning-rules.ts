@@ -1,11 +1,11 @@
 import { and, asc, count, eq } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { pruningRules } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { MAX_ID_LENGTH } from "../../limits";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { MAX_ID_LENGTH } from "../../core/limits";
 import { chargeAnswer } from "../answer-budget";
-import { requireScope } from "../projects/key-scopes";
+import { requireScope } from "../projects";
 import { findDataset } from "./internal";
 import { DatasetId } from "./schemas";
 

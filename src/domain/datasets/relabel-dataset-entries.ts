@@ -1,8 +1,8 @@
-import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { parseInput } from "../../core/errors";
 import { RelabelDatasetEntriesInput, type DatasetTask } from "./schemas";
 import { startDatasetTask } from "./start-dataset-task";
-import { requireKeyMayCall } from "../completions/resolve-model";
+import { requireKeyMayCall } from "../projects";
 
 /**
  * Does the whole quality job of a criterion in one background task: first judges the entries that

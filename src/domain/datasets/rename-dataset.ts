@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasets } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { findDataset } from "./internal";
 import { RenameDatasetInput, type Dataset } from "./schemas";
 

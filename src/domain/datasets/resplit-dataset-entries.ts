@@ -1,11 +1,12 @@
 import { inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import type { Queryable } from "../../db/client";
 import { datasetEntries } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { countDatasetEntries } from "./count-dataset-entries";
 import { eachEntryBatch } from "./entry-batches";
-import { namedEntries, touchDataset } from "./internal";
+import { touchDataset } from "./internal";
+import { namedEntries } from "./entry-queries";
 import { ResplitDatasetEntriesInput, type ResplitResult } from "./schemas";
 
 /**

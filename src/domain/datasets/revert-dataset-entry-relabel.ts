@@ -1,8 +1,9 @@
 import { and, eq, gte } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries, entryVerdicts } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { entryContentHash, toDatasetEntry, verdictsOfEntries } from "./internal";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { entryContentHash, toDatasetEntry } from "./internal";
+import { verdictsOfEntries } from "./entry-queries";
 import { type DatasetEntryInput, type DatasetEntryWithVerdicts, RevertEntryInput } from "./schemas";
 
 /**

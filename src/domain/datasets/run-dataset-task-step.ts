@@ -1,11 +1,11 @@
 import { and, asc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { toDomainError } from "../../errors";
-import { callModel } from "../completions/call-model";
+import type { Deps } from "../deps";
+import { toDomainError } from "../../core/errors";
+import { callModel } from "../calls";
 import { judgeOutput, resolveCriterion } from "../criteria";
-import { splitEntry } from "./split-entry";
+import { splitEntry } from "../chat";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
 import { assistantOutput, entryContentHash } from "./internal";
 

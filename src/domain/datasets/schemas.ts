@@ -1,11 +1,10 @@
 import { z } from "zod";
 import type { RejectedOutput } from "../../db/schema/datasets";
-import { ChatMessage, Metadata, modelName, ResponseFormat, Tool, ToolChoice } from "../chat/schemas";
-import { MAX_ID_LENGTH, MAX_PAGE_SIZE_CEILING } from "../../limits";
+import { ChatEntry, Metadata, modelName, Split } from "../chat";
+import { MAX_ID_LENGTH, MAX_PAGE_SIZE_CEILING } from "../../core/limits";
 
 export const DatasetId = z.string().min(1).max(100);
-export const Split = z.enum(["TRAIN", "TEST"]);
-export type Split = z.infer<typeof Split>;
+export { Split };
 
 export const CreateDatasetInput = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(256, "name must be at most 256 characters"),
@@ -15,27 +14,9 @@ export type CreateDatasetInput = z.input<typeof CreateDatasetInput>;
 export const DatasetIdInput = z.strictObject({ datasetId: DatasetId });
 export type DatasetIdInput = z.input<typeof DatasetIdInput>;
 
-/** One training example: a conversation whose last message is the assistant output to learn. */
-export const DatasetEntryInput = z
-  .strictObject({
-    messages: z.array(ChatMessage).min(1, "messages must hold at least one message"),
-    tools: z.array(Tool).nullable().optional(),
-    tool_choice: ToolChoice.nullable().optional(),
-    response_format: ResponseFormat.nullable().optional(),
-    metadata: Metadata.optional(),
-    split: Split.optional(),
-  })
-  .superRefine((entry, c) => {
-    const last = entry.messages.at(-1);
-    if (last && last.role !== "assistant") {
-      c.addIssue({
-        code: "custom",
-        path: ["messages", entry.messages.length - 1],
-        message: "the last message must have role `assistant` (the output the model should learn)",
-      });
-    }
-  });
-export type DatasetEntryInput = z.output<typeof DatasetEntryInput>;
+/** One training example: a conversation whose last message is the assistant output to learn (the chat area's entry shape). */
+export const DatasetEntryInput = ChatEntry;
+export type DatasetEntryInput = ChatEntry;
 
 const MAX_ENTRIES_PER_REQUEST = 100;
 

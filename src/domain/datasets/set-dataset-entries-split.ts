@@ -1,9 +1,10 @@
 import { inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { eachEntryBatch } from "./entry-batches";
-import { namedEntries, touchDataset } from "./internal";
+import { touchDataset } from "./internal";
+import { namedEntries } from "./entry-queries";
 import { SetDatasetEntriesSplitInput } from "./schemas";
 
 /**

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import { dbOf, type Ctx, withTx } from "../../context";
+import { dbOf, type Ctx, withTx } from "../context";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
-import { resolveModel } from "../completions/resolve-model";
+import { resolveModel } from "../projects";
 import { resolveCriterion } from "../criteria";
 import { enqueueJob } from "../jobs";
 import { findDataset, toDatasetTask } from "./internal";

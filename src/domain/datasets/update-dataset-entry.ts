@@ -1,10 +1,11 @@
 import { and, eq, ne } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries, entryVerdicts } from "../../db/schema";
-import { DomainError, issuesFromZod, notFound, parseInput, VALIDATION_MESSAGE } from "../../errors";
-import { canonicalJson } from "../../canonical-json";
-import { entryContentHash, toDatasetEntry, touchDataset, verdictsOfEntries, withRejected } from "./internal";
+import { DomainError, issuesFromZod, notFound, parseInput, VALIDATION_MESSAGE } from "../../core/errors";
+import { canonicalJson } from "../../lib/canonical-json";
+import { entryContentHash, toDatasetEntry, touchDataset, withRejected } from "./internal";
+import { verdictsOfEntries } from "./entry-queries";
 import { DatasetEntryInput, type DatasetEntryWithVerdicts, UpdateDatasetEntryInput } from "./schemas";
 
 // DatasetEntryInput speaks the wire's snake_case; the edit's input (and so its issue paths) camelCase.

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { evaluations } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { getEvaluation } from "./get-evaluation";
 import { findEvaluationRow } from "./internal";
 import { EvaluationIdInput, type Evaluation } from "./schemas";

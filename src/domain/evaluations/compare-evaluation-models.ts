@@ -1,5 +1,5 @@
-import type { Ctx } from "../../context";
-import { DomainError, parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { DomainError, parseInput } from "../../core/errors";
 import { findEvaluationRow } from "./internal";
 import { allEvaluationResults } from "./list-evaluation-results";
 import { HeadToHeadInput, type EvaluationResult, type HeadToHead } from "./schemas";

@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
-import { dbOf, type Ctx, withTx } from "../../context";
+import { dbOf, type Ctx, withTx } from "../context";
 import { datasetEntries, evaluations } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
-import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
+import { DomainError, parseInput } from "../../core/errors";
+import { requireKeyMayCall, resolveModel } from "../projects";
 import { resolveCriterion } from "../criteria";
-import { findDataset } from "../datasets/internal";
+import { findDataset } from "../datasets";
 import { enqueueJob } from "../jobs";
 import { toEvaluation } from "./internal";
 import { CreateEvaluationInput, DATASET_MODEL, type Evaluation } from "./schemas";

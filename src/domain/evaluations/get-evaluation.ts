@@ -1,5 +1,5 @@
-import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { parseInput } from "../../core/errors";
 import { countDoneResults, findEvaluationRow, toEvaluation } from "./internal";
 import { EvaluationIdInput, type Evaluation } from "./schemas";
 

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { evaluationResults, evaluations } from "../../db/schema";
-import { notFound } from "../../errors";
+import { notFound } from "../../core/errors";
 import type { Evaluation, EvaluationResult, Verdicts } from "./schemas";
 
 export function toEvaluation(r: typeof evaluations.$inferSelect, done: number): Evaluation {

@@ -1,10 +1,10 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries, evaluationResults } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { chargeAnswer, ROWS_INSTEAD } from "../answer-budget";
-import { decodeCursor, ENTRY_SIZE, encodeCursor } from "../datasets/internal";
-import { splitEntry } from "../datasets";
+import { decodeCursor, ENTRY_SIZE, encodeCursor } from "../datasets";
+import { splitEntry } from "../chat";
 import { findEvaluationRow, RESULT_SIZE, toResult } from "./internal";
 import { ListEvaluationEntriesInput, type EvaluationEntry } from "./schemas";
 

@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { evaluationResults, evaluations } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { checkPageSize } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { checkPageSize } from "../../core/limits";
 import { chargeAnswer, ROWS_INSTEAD } from "../answer-budget";
-import { resultRows } from "../logs/internal";
+import { resultRows } from "../logs";
 import { findEvaluationRow, RESULT_SIZE, toResult } from "./internal";
 import { ListEvaluationResultsInput, type EvaluationResult } from "./schemas";
 

@@ -1,5 +1,5 @@
 import { and, desc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { evaluations } from "../../db/schema";
 import { type ListPageInput, listPage } from "../list-page";
 import { countDoneResults, toEvaluation } from "./internal";

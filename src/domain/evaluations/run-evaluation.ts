@@ -1,14 +1,13 @@
 import { and, asc, eq } from "drizzle-orm";
 import pLimit from "p-limit";
 import { datasetEntries, evaluationResults, evaluations } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { toDomainError } from "../../errors";
-import { callModel } from "../completions/call-model";
+import type { Deps } from "../deps";
+import { toDomainError } from "../../core/errors";
+import { callModel, estimateCost } from "../calls";
 import { checkedUsage } from "../logs";
-import { estimateCost } from "../completions/estimate-cost";
 import { resolveCriterion, judgeOutput } from "../criteria";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
-import { splitEntry } from "../datasets";
+import { splitEntry } from "../chat";
 import { DATASET_MODEL, type Verdicts } from "./schemas";
 
 /** Pairs worked on per job step; the step then yields so its lease never runs out. */

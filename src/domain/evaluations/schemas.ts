@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH } from "../../limits";
-import { modelName } from "../chat/schemas";
+import { MAX_ID_LENGTH } from "../../core/limits";
+import { modelName } from "../chat";
 
 /** The pseudo-model that answers with the dataset's own reference output. */
 export const DATASET_MODEL = "dataset";

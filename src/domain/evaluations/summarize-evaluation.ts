@@ -1,7 +1,7 @@
 import { asc, inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { evaluationResults, evaluations } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { findEvaluationRow } from "./internal";
 import { EvaluationIdInput, type EvaluationSummaryRow } from "./schemas";
 

@@ -1,5 +1,5 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../context";
+import { dbOf, type BaseCtx } from "../context";
 import { jobs } from "../../db/schema";
 import type { Job } from "./queue";
 

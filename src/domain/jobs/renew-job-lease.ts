@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../context";
+import { dbOf, type BaseCtx } from "../context";
 import { jobs } from "../../db/schema";
 
 /**

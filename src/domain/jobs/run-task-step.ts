@@ -1,5 +1,5 @@
-import type { Ctx } from "../../context";
-import type { Deps } from "../../deps";
+import type { Ctx } from "../context";
+import type { Deps } from "../deps";
 
 /** What a job step tells the queue: the task is over, or run the next step after a pause. */
 export type StepResult = { done: true } | { runAgainInMs: number };

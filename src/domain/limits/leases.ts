@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Deps } from "../../deps";
-import { isConnectionError } from "../../db/errors";
+import type { Deps } from "../deps";
+import { isConnectionError } from "../../core/sql-errors";
 import { limitCounters } from "../../db/schema";
-import { errorFields } from "../../logger";
-import { alertOnSpend } from "../webhooks/deliver";
+import { errorFields } from "../../core/logger";
+import { alertOnSpend } from "../webhooks";
 import type { Counter } from "./lease-state";
 import type { Metric } from "./schemas";
 import type { Window } from "./windows";

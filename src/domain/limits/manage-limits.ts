@@ -1,9 +1,10 @@
 import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
-import { type Ctx, dbOf } from "../../context";
+import { type Ctx, dbOf } from "../context";
 import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { apiKeys, limitCounters, limits } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { requireFullKey } from "../projects/key-scopes";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { requireFullKey } from "../projects";
+import { NoInput, verb } from "../verb";
 import { type Limit, LimitIdInput, type ProjectLimits, type LimitSpend, LimitSpendInput, MAX_LIMITS, type Metric, SetLimitInput } from "./schemas";
 
 /** How long a process enforces the limits it read (another process's change applies within it). */
@@ -29,76 +30,98 @@ const subjectOf = (i: { scope: string; keyId?: string | null; tagKey?: string | 
   i.scope === "project" ? "project" : i.scope === "key" ? `key:${i.keyId}` : i.tagValue != null ? `tag:${i.tagKey}=${i.tagValue}` : `tag:${i.tagKey}`;
 
 /** The project's limits: the project's own first, then keys', then tags'. */
-export async function listLimits(ctx: Ctx): Promise<Limit[]> {
-  const rows = await dbOf(ctx).select().from(limits).where(eq(limits.projectId, ctx.projectId)).orderBy(asc(limits.subject)).limit(MAX_LIMITS);
-  const order = { project: 0, key: 1, tag: 2 };
-  return rows.map(toLimit).sort((a, b) => order[a.scope] - order[b.scope]);
-}
+export const listLimits = verb({
+  name: "limits",
+  description: "The project's limits",
+  kind: "query",
+  role: "viewer",
+  input: NoInput,
+  run: async (ctx: Ctx): Promise<Limit[]> => {
+    const rows = await dbOf(ctx).select().from(limits).where(eq(limits.projectId, ctx.projectId)).orderBy(asc(limits.subject)).limit(MAX_LIMITS);
+    const order = { project: 0, key: 1, tag: 2 };
+    return rows.map(toLimit).sort((a, b) => order[a.scope] - order[b.scope]);
+  },
+});
 
 /**
  * Sets one subject's limits (the project, a key, a tag value, or each value of a tag), replacing
  * the ones it had. What was counted in the current windows still counts: a lower cap applies at once.
  */
-export async function setLimit(ctx: Ctx, raw: SetLimitInput): Promise<Limit> {
-  requireFullKey(ctx.actor, "setting limits");
-  const input = parseInput(SetLimitInput, raw);
-  const db = dbOf(ctx);
-  if (input.keyId) {
-    const [key] = await db
-      .select({ id: apiKeys.id })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.projectId, ctx.projectId), eq(apiKeys.id, input.keyId)));
-    if (!key) throw notFound("API key", input.keyId);
-  }
-  const subject = subjectOf(input);
-  const [existing] = await db
-    .select({ id: limits.id })
-    .from(limits)
-    .where(and(eq(limits.projectId, ctx.projectId), eq(limits.subject, subject)));
-  if (!existing && (await db.$count(limits, eq(limits.projectId, ctx.projectId))) >= MAX_LIMITS) {
-    throw new DomainError("VALIDATION", `A project has at most ${MAX_LIMITS} limits; delete one first`, {
-      issues: [{ message: `at most ${MAX_LIMITS} limits`, path: ["scope"] }],
-    });
-  }
-  const now = ctx.deps.clock();
-  const caps = {
-    requestsPerMinute: input.requestsPerMinute ?? null,
-    tokensPerMinute: input.tokensPerMinute ?? null,
-    costPerDayUsd: input.costPerDayUsd ?? null,
-    costPerMonthUsd: input.costPerMonthUsd ?? null,
-    unpricedCalls: input.unpricedCalls ?? "refuse",
-  };
-  const [row] = await db
-    .insert(limits)
-    .values({
-      id: ctx.deps.ids("limit"),
-      projectId: ctx.projectId,
-      scope: input.scope,
-      keyId: input.keyId ?? null,
-      tagKey: input.tagKey ?? null,
-      tagValue: input.tagValue ?? null,
-      subject,
-      ...caps,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .onConflictDoUpdate({ target: [limits.projectId, limits.subject], set: { ...caps, updatedAt: now } })
-    .returning();
-  ctx.deps.caches.limits.delete(ctx.projectId);
-  return toLimit(row!);
-}
+export const setLimit = verb({
+  name: "setLimit",
+  description: "Sets one subject's limits, replacing the ones it had (needs a key with every scope)",
+  kind: "mutation",
+  role: "admin",
+  input: SetLimitInput,
+  graphqlArgs: "input",
+  run: async (ctx: Ctx, raw: SetLimitInput): Promise<Limit> => {
+    requireFullKey(ctx.actor, "setting limits");
+    const input = parseInput(SetLimitInput, raw);
+    const db = dbOf(ctx);
+    if (input.keyId) {
+      const [key] = await db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.projectId, ctx.projectId), eq(apiKeys.id, input.keyId)));
+      if (!key) throw notFound("API key", input.keyId);
+    }
+    const subject = subjectOf(input);
+    const [existing] = await db
+      .select({ id: limits.id })
+      .from(limits)
+      .where(and(eq(limits.projectId, ctx.projectId), eq(limits.subject, subject)));
+    if (!existing && (await db.$count(limits, eq(limits.projectId, ctx.projectId))) >= MAX_LIMITS) {
+      throw new DomainError("VALIDATION", `A project has at most ${MAX_LIMITS} limits; delete one first`, {
+        issues: [{ message: `at most ${MAX_LIMITS} limits`, path: ["scope"] }],
+      });
+    }
+    const now = ctx.deps.clock();
+    const caps = {
+      requestsPerMinute: input.requestsPerMinute ?? null,
+      tokensPerMinute: input.tokensPerMinute ?? null,
+      costPerDayUsd: input.costPerDayUsd ?? null,
+      costPerMonthUsd: input.costPerMonthUsd ?? null,
+      unpricedCalls: input.unpricedCalls ?? "refuse",
+    };
+    const [row] = await db
+      .insert(limits)
+      .values({
+        id: ctx.deps.ids("limit"),
+        projectId: ctx.projectId,
+        scope: input.scope,
+        keyId: input.keyId ?? null,
+        tagKey: input.tagKey ?? null,
+        tagValue: input.tagValue ?? null,
+        subject,
+        ...caps,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({ target: [limits.projectId, limits.subject], set: { ...caps, updatedAt: now } })
+      .returning();
+    ctx.deps.caches.limits.delete(ctx.projectId);
+    return toLimit(row!);
+  },
+});
 
-export async function deleteLimit(ctx: Ctx, raw: { id: string }): Promise<{ id: string; deleted: true }> {
-  requireFullKey(ctx.actor, "deleting limits");
-  const { id } = parseInput(LimitIdInput, raw);
-  const gone = await dbOf(ctx)
-    .delete(limits)
-    .where(and(eq(limits.projectId, ctx.projectId), eq(limits.id, id)))
-    .returning({ id: limits.id });
-  if (!gone.length) throw notFound("Limit", id);
-  ctx.deps.caches.limits.delete(ctx.projectId);
-  return { id, deleted: true };
-}
+export const deleteLimit = verb({
+  name: "deleteLimit",
+  description: "Deletes a limit; returns its id",
+  kind: "mutation",
+  role: "admin",
+  input: LimitIdInput,
+  run: async (ctx: Ctx, raw: { id: string }): Promise<{ id: string; deleted: true }> => {
+    requireFullKey(ctx.actor, "deleting limits");
+    const { id } = parseInput(LimitIdInput, raw);
+    const gone = await dbOf(ctx)
+      .delete(limits)
+      .where(and(eq(limits.projectId, ctx.projectId), eq(limits.id, id)))
+      .returning({ id: limits.id });
+    if (!gone.length) throw notFound("Limit", id);
+    ctx.deps.caches.limits.delete(ctx.projectId);
+    return { id, deleted: true };
+  },
+});
 
 const NO_LIMITS: ProjectLimits = { project: null, byKey: new Map(), byTag: new Map(), empty: true };
 
@@ -170,48 +193,55 @@ export const capOf = (l: Limit, metric: Metric): number | null =>
  * What each limit's current windows hold: per limit and capped quantity (and per tag value of a
  * per-value limit, the most spent first), spent and reserved against the cap.
  */
-export async function limitSpend(ctx: Ctx, raw?: { limitId?: string | null; first?: number | null }): Promise<LimitSpend[]> {
-  const input = parseInput(LimitSpendInput, raw) ?? {};
-  const list = (await listLimits(ctx)).filter((l) => !input.limitId || l.id === input.limitId);
-  if (input.limitId && !list.length) throw notFound("Limit", input.limitId);
-  if (!list.length) return [];
-  const now = ctx.deps.clock();
-  const rows = await dbOf(ctx)
-    .select()
-    .from(limitCounters)
-    .where(
-      and(
-        inArray(
-          limitCounters.limitId,
-          list.map((l) => l.id),
+export const limitSpend = verb({
+  name: "limitSpend",
+  description: "What each limit's current windows hold against their caps (per tag value: the most spent first)",
+  kind: "query",
+  role: "viewer",
+  input: LimitSpendInput,
+  run: async (ctx: Ctx, raw?: { limitId?: string | null; first?: number | null }): Promise<LimitSpend[]> => {
+    const input = parseInput(LimitSpendInput, raw) ?? {};
+    const list = (await listLimits(ctx)).filter((l) => !input.limitId || l.id === input.limitId);
+    if (input.limitId && !list.length) throw notFound("Limit", input.limitId);
+    if (!list.length) return [];
+    const now = ctx.deps.clock();
+    const rows = await dbOf(ctx)
+      .select()
+      .from(limitCounters)
+      .where(
+        and(
+          inArray(
+            limitCounters.limitId,
+            list.map((l) => l.id),
+          ),
+          gt(limitCounters.windowEnd, now),
         ),
-        gt(limitCounters.windowEnd, now),
-      ),
-    )
-    .orderBy(desc(limitCounters.spent))
-    .limit(20_000);
-  const first = input.first ?? 100;
-  const byLimit = new Map(list.map((l) => [l.id, l]));
-  const seen = new Map<string, number>();
-  const out: LimitSpend[] = [];
-  for (const r of rows) {
-    const l = byLimit.get(r.limitId)!;
-    const cap = capOf(l, r.metric);
-    if (cap == null || r.windowStart.getTime() > now.getTime()) continue;
-    const k = `${r.limitId}\u0000${r.metric}`;
-    const n = seen.get(k) ?? 0;
-    if (n >= first) continue;
-    seen.set(k, n + 1);
-    out.push({
-      limitId: r.limitId,
-      metric: r.metric,
-      value: l.scope === "tag" && l.tagValue == null ? r.value : null,
-      cap,
-      spent: r.spent,
-      reserved: Math.min(Math.max(r.leased, r.spent), Math.max(cap, r.spent)),
-      windowStart: r.windowStart,
-      windowEnd: r.windowEnd,
-    });
-  }
-  return out;
-}
+      )
+      .orderBy(desc(limitCounters.spent))
+      .limit(20_000);
+    const first = input.first ?? 100;
+    const byLimit = new Map(list.map((l) => [l.id, l]));
+    const seen = new Map<string, number>();
+    const out: LimitSpend[] = [];
+    for (const r of rows) {
+      const l = byLimit.get(r.limitId)!;
+      const cap = capOf(l, r.metric);
+      if (cap == null || r.windowStart.getTime() > now.getTime()) continue;
+      const k = `${r.limitId}\u0000${r.metric}`;
+      const n = seen.get(k) ?? 0;
+      if (n >= first) continue;
+      seen.set(k, n + 1);
+      out.push({
+        limitId: r.limitId,
+        metric: r.metric,
+        value: l.scope === "tag" && l.tagValue == null ? r.value : null,
+        cap,
+        spent: r.spent,
+        reserved: Math.min(Math.max(r.leased, r.spent), Math.max(cap, r.spent)),
+        windowStart: r.windowStart,
+        windowEnd: r.windowEnd,
+      });
+    }
+    return out;
+  },
+});

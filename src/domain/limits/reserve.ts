@@ -1,8 +1,7 @@
-import type { Ctx } from "../../context";
-import { DomainError } from "../../errors";
+import type { Ctx } from "../context";
+import { DomainError } from "../../core/errors";
 import type { Usage } from "../../providers";
-import { logCost, ratesFor } from "../pricing/log-cost";
-import { freshProjectOverrides, projectOverrides, withOverride } from "../pricing/overrides";
+import { logCost, ratesFor, freshProjectOverrides, projectOverrides, withOverride } from "../pricing";
 import { loadedTokenCounter, tokenCounter } from "../token-counter";
 import { type Counter, counterOf, giveBack, lease, remainingOf, settle, takeLocal } from "./leases";
 import { capOf, freshProjectLimits, projectLimits } from "./manage-limits";

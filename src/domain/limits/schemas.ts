@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH } from "../../limits";
+import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH } from "../../core/limits";
 
 /** The quantities a limit caps, each counted in its own window. */
 export const METRICS = ["requests", "tokens", "usd_day", "usd_month"] as const;
@@ -29,16 +29,24 @@ const cap = (name: string, max: number, int: boolean) => {
  */
 export const SetLimitInput = z
   .strictObject({
-    scope: z.enum(["project", "key", "tag"], { error: "scope must be project, key or tag" }),
+    scope: z.enum(["project", "key", "tag"], { error: "scope must be project, key or tag" }).describe("project, key or tag"),
     keyId: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
     tagKey: z.string().trim().min(1, "tagKey must not be empty").max(MAX_TAG_KEY_LENGTH).nullish(),
-    tagValue: z.string().min(1, "tagValue must not be empty").max(MAX_TAG_VALUE_LENGTH).nullish(),
+    tagValue: z
+      .string()
+      .min(1, "tagValue must not be empty")
+      .max(MAX_TAG_VALUE_LENGTH)
+      .nullish()
+      .describe("Absent: each value of tagKey has the limits on its own"),
     requestsPerMinute: cap("requestsPerMinute", MAX_REQUESTS_PER_MINUTE, true),
     tokensPerMinute: cap("tokensPerMinute", MAX_TOKENS_PER_MINUTE, true),
     costPerDayUsd: cap("costPerDayUsd", MAX_COST_USD, false),
     costPerMonthUsd: cap("costPerMonthUsd", MAX_COST_USD, false),
     /** Under a cost cap, a call to a model Hone has no price for: refused (the default), or admitted. */
-    unpricedCalls: z.enum(UNPRICED_CALLS, { error: `unpricedCalls must be "refuse" or "allow"` }).nullish(),
+    unpricedCalls: z
+      .enum(UNPRICED_CALLS, { error: `unpricedCalls must be "refuse" or "allow"` })
+      .nullish()
+      .describe("refuse (default) or allow: what a cost cap does with a call Hone cannot price"),
   })
   .superRefine((v, c) => {
     if (v.scope === "key" && !v.keyId) c.addIssue({ code: "custom", path: ["keyId"], message: "a key limit names its key: keyId" });
@@ -52,7 +60,8 @@ export const SetLimitInput = z
         path: ["requestsPerMinute"],
         message: "give at least one of requestsPerMinute, tokensPerMinute, costPerDayUsd, costPerMonthUsd",
       });
-  });
+  })
+  .meta({ id: "SetLimitInput" });
 export type SetLimitInput = z.input<typeof SetLimitInput>;
 
 export const LimitIdInput = z.strictObject({ id: z.string().min(1, "must not be empty").max(MAX_ID_LENGTH) });

@@ -1,6 +1,6 @@
-import { MAX_TOKENS_PER_CALL } from "../../limits";
+import { MAX_TOKENS_PER_CALL } from "../../core/limits";
 import type { Usage } from "../../providers";
-import { inputOutput } from "../pricing/token-classes";
+import { inputOutput } from "../pricing";
 
 // Token counts come from whoever reports a call, or from an upstream a tenant may have chosen. A
 // count that cannot be true (1e300, -5, 1.5, "7") would otherwise be priced and summed into the

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { LOG_COUNT_EXACT_LIMIT } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { LOG_COUNT_EXACT_LIMIT } from "../../core/limits";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
 

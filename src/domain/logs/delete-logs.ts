@@ -1,8 +1,8 @@
 import { lt, sql } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
+import { DomainError, parseInput } from "../../core/errors";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, sliceBounds, whereAll } from "./internal";
 import { timeSlices } from "./list-logs";

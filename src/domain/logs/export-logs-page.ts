@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
-import { DomainError, parseInput } from "../../errors";
-import { checkPageSize, MAX_EXPORT_PAGE } from "../../limits";
+import { dbOf, type Ctx } from "../context";
+import { DomainError, parseInput } from "../../core/errors";
+import { checkPageSize, MAX_EXPORT_PAGE } from "../../core/limits";
 import { answerRoom, chargeAnswer, LOGS_INSTEAD } from "../answer-budget";
 import { loadLogBodies } from "./get-log";
 import { LogFilter, type RequestLog } from "./inputs";

@@ -1,8 +1,8 @@
 import { lt, sql } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, sliceBounds, whereAll } from "./internal";
 import { yieldTurn } from "../yield-turn";

@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { datasetEntries, datasets } from "../../db/schema";
 import { getLog, loadLogBodies } from "./get-log";
 import type { RequestLog, RequestLogBody } from "./inputs";

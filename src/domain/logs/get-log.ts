@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogBodies, requestLogs } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { LogIdInput, type RequestLog, type RequestLogBody } from "./inputs";
 import { chargeEach, LOGS_INSTEAD } from "../answer-budget";
 import { logColumns } from "./internal";

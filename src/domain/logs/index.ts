@@ -40,3 +40,15 @@ export {
   truncatedPayload,
 } from "./store";
 export type { LogAttempt } from "./attempts";
+export type { LogWriterStats } from "./store/writer";
+export { resultRows } from "./internal";
+export { logMsOf } from "./internal";
+export { logConditions } from "./internal";
+export { whereAll } from "./internal";
+export { closedHours } from "./store/rollups";
+export { csvCell } from "./export-logs";
+export { classMapFromLogs } from "./store/rollups";
+export { classMapOfColumns } from "./store/rollups";
+export { numberMap } from "./store/rollups";
+export { sanitizeJsonText } from "./store/sanitize-json-text";
+export { logToEntry } from "./log-to-entry";

@@ -1,12 +1,21 @@
 import type { LogAttempt } from "./attempts";
 import { z } from "zod";
-import { DomainError } from "../../errors";
-import { INTERNAL_KINDS } from "../../internal-kinds";
+import { DomainError } from "../../core/errors";
+import { FilterDate } from "../filter-date";
+import { INTERNAL_KINDS } from "../../core/internal-kinds";
 /** The protocols a logged call can come in by. */
 export const LOG_APIS = ["chat", "responses", "messages", "embeddings"] as const;
 export type LogApi = (typeof LOG_APIS)[number];
 
-import { MAX_ID_LENGTH, MAX_IDS_PER_REQUEST, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS } from "../../limits";
+import {
+  MAX_ID_LENGTH,
+  MAX_IDS_PER_REQUEST,
+  MAX_MODEL_LENGTH,
+  MAX_PAGE_SIZE_CEILING,
+  MAX_TAG_KEY_LENGTH,
+  MAX_TAG_VALUE_LENGTH,
+  MAX_TAGS,
+} from "../../core/limits";
 
 // A report's times are Date.now() of the client: anything before 2000 or after 2100 is a mistake
 // (0, or seconds instead of milliseconds), answered 400 rather than stored as 1970.
@@ -87,10 +96,6 @@ export const CheckCacheInput = z.looseObject({
   tags: Tags.optional(),
 });
 
-// Filter values are compared with integer and indexed text columns: a value no row can hold is a
-// 400 here rather than an out-of-range error from the database.
-export const FilterDate = z.coerce.date().refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, "must be a date between the years 1 and 9999");
-
 /** A status class: 2xx..5xx, or `none` for calls with no HTTP status (null, or 0 = no response). */
 export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
@@ -146,6 +151,7 @@ export const LogFilter = z.strictObject({
   search: z.string().min(1).max(500).nullish(),
 });
 export type LogFilter = z.input<typeof LogFilter>;
+export { FilterDate };
 
 export const ListLogsInput = z.strictObject({
   filter: LogFilter.nullish(),

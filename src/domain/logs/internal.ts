@@ -1,6 +1,6 @@
 import { type AnyColumn, and, between, eq, gte, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { requestLogBodies, requestLogs } from "../../db/schema";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../core/errors";
 import type { LogFilter, StatusClass } from "./inputs";
 
 // Log ids are `log_` + a UUIDv7 in hex, whose first 12 hex digits are the creation time in ms.

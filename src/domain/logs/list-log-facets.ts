@@ -1,7 +1,7 @@
 import { desc, eq, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { MAX_TAG_VALUE_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../limits";
+import { MAX_TAG_VALUE_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../core/limits";
 
 export type LogFacets = { models: { value: string; count: number }[]; providers: { value: string; count: number }[] };
 

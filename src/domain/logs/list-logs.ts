@@ -1,10 +1,10 @@
 import { desc, lt } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import type { Queryable } from "../../db/client";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import { requestLogs } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { checkPageSize } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { checkPageSize } from "../../core/limits";
 import { ListLogsInput, type RequestLogPage } from "./inputs";
 import { decodeLogCursor, encodeLogCursor, logColumns, logConditions, whereAll } from "./internal";
 import { listLogPartitions } from "./store/partitions";

@@ -1,7 +1,7 @@
 import { desc, eq, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { MAX_TAG_KEY_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../limits";
+import { MAX_TAG_KEY_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../core/limits";
 
 /**
  * The tag keys of the project's newest TAG_SUGGESTION_SAMPLE logs with how many of them carry

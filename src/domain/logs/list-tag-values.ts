@@ -1,9 +1,9 @@
 import { desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAG_VALUE_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAG_VALUE_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../core/limits";
 
 export const ListTagValuesInput = z.strictObject({
   key: z.string().min(1).max(MAX_TAG_KEY_LENGTH),

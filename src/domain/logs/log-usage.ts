@@ -1,9 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { MAX_USAGE_GROUPS } from "../../limits";
+import { parseInput } from "../../core/errors";
+import { MAX_USAGE_GROUPS } from "../../core/limits";
 import { inTopGroups, logConditions, logIdAt, resultRows, whereAll } from "./internal";
 import { classMapFromLogs, numberMap } from "./store/rollups";
 import { usageFromRollups } from "./usage-from-rollups";

@@ -1,12 +1,11 @@
 import type { z } from "zod";
-import type { Ctx } from "../../context";
-import { isConnectionError, sqlStateOf } from "../../db/errors";
-import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE } from "../../errors";
+import type { Ctx } from "../context";
+import { isConnectionError, sqlStateOf } from "../../core/sql-errors";
+import { DomainError, issuesFromZod, parseInput, unavailable, VALIDATION_MESSAGE } from "../../core/errors";
 import { fromAnthropicMessage, fromAnthropicRequest, type Usage } from "../../providers";
-import { logCost, ratesFor } from "../pricing/log-cost";
-import { projectOverrides, withOverride } from "../pricing/overrides";
-import type { GivenRates } from "../pricing/price-usage";
-import { canonicalModel, resolveModel } from "../completions/resolve-model";
+import { logCost, ratesFor, projectOverrides, withOverride } from "../pricing";
+import type { GivenRates } from "../pricing";
+import { canonicalModel, resolveModel } from "../projects";
 import {
   AnthropicMessageShape,
   AnthropicReportInput,

@@ -1,4 +1,4 @@
-import type { InternalKind } from "../../internal-kinds";
+import type { InternalKind } from "../../core/internal-kinds";
 import type { LogApi, RequestLog } from "./inputs";
 
 /** A call to be logged, as the gateway and the report endpoints produce it: a log's row plus its bodies. */

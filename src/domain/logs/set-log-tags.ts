@@ -1,9 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
-import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS, TAG_UPDATE_BATCH } from "../../limits";
+import { DomainError, parseInput } from "../../core/errors";
+import { MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH, MAX_TAGS, TAG_UPDATE_BATCH } from "../../core/limits";
 import { LogFilter } from "./inputs";
 import { logConditions, resultRows, whereAll } from "./internal";
 import { refreshRollupsForLogs } from "./store/rollups";

@@ -1,7 +1,7 @@
 import { eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Ctx } from "../../context";
+import type { Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { UpdateTagsInput } from "./inputs";
 import { modelSpellings } from "./internal";
 import { changeTags } from "./set-log-tags";

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
-import { MAX_USAGE_GROUPS } from "../../limits";
+import { dbOf, type Ctx } from "../context";
+import { MAX_USAGE_GROUPS } from "../../core/limits";
 import { inTopGroups, logConditions, logIdAt, resultRows, whereAll } from "./internal";
 import type { OTHER_GROUP as OtherGroup, Usage, UsageFigures, UsageInput } from "./usage-types";
 import { binBounds, classMapFromLogs, classMapOfColumns, HOUR_MS, LATENCY_BIN, numberMap, readRollupState } from "./store/rollups";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TAG_KEY_LENGTH, MAX_USAGE_DAYS_DAILY, MAX_USAGE_DAYS_HOURLY } from "../../limits";
+import { MAX_TAG_KEY_LENGTH, MAX_USAGE_DAYS_DAILY, MAX_USAGE_DAYS_HOURLY } from "../../core/limits";
 import { FilterDate, LogFilter } from "./inputs";
 
 // What the usage verbs take and answer: shared by logUsage (from the logs) and usageFromRollups

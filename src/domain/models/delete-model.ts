@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { models } from "../../db/schema";
-import { parseInput, toDomainError } from "../../errors";
+import { parseInput, toDomainError } from "../../core/errors";
 import { getProviderApiKey } from "../projects";
 import { findModelRow, modelNotFound } from "./internal";
 import { ModelSlugInput, type Model } from "./schemas";

@@ -1,5 +1,5 @@
-import type { Ctx } from "../../context";
-import { parseInput } from "../../errors";
+import type { Ctx } from "../context";
+import { parseInput } from "../../core/errors";
 import { findModelRow, modelNotFound, toModel } from "./internal";
 import { ModelSlugInput, type Model } from "./schemas";
 

@@ -1,13 +1,14 @@
-export { advanceFineTune } from "./advance-fine-tune";
 export { findBaseModel } from "./catalogue";
-export { createFineTune, createModel, FINE_TUNE_JOB } from "./create-model";
 export { deleteModel } from "./delete-model";
 export { getModel } from "./get-model";
 export { type BaseModelInfo, listBaseModels } from "./list-base-models";
-export { EstimateFineTuneInput, estimateFineTune, type FineTuneEstimate } from "./estimate-fine-tune";
 export { listModels, loadModelsByDataset } from "./list-models";
 export { findModelRow } from "./internal";
 export * from "./schemas";
 export { canTransition } from "./state";
-export { failFineTune } from "./fail-fine-tune";
 export { type ModelUsage, ModelUsageInput, modelUsage } from "./model-usage";
+export { moveModel } from "./internal";
+export { isFinal } from "./state";
+export type { ModelRow } from "./internal";
+export { BASE_MODELS } from "./catalogue";
+export { toModel } from "./internal";

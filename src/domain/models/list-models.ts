@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { models } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { listPage } from "../list-page";
 import { toModel } from "./internal";
 import { ListModelsInput, type Model } from "./schemas";

@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { dbOf, type Ctx } from "../../context";
-import { parseInput } from "../../errors";
-import { MAX_ID_LENGTH } from "../../limits";
-import { logIdAt } from "../logs";
-import { resultRows } from "../logs/internal";
+import { dbOf, type Ctx } from "../context";
+import { parseInput } from "../../core/errors";
+import { MAX_ID_LENGTH } from "../../core/limits";
+import { logIdAt, resultRows } from "../logs";
 import { findModelRow, modelNotFound } from "./internal";
 
 export const ModelUsageInput = z.strictObject({

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH } from "../../limits";
-import { modelName } from "../chat/schemas";
+import { MAX_ID_LENGTH } from "../../core/limits";
+import { modelName } from "../chat";
 
 export const MODEL_STATUSES = ["PENDING", "QUEUED", "TRAINING", "DEPLOYED", "ERROR"] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];

@@ -1,13 +1,11 @@
 import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
-import { type BaseCtx, dbOf, type Ctx } from "../../context";
+import { type BaseCtx, dbOf, type Ctx } from "../context";
 import { monitorLogs, monitorSeen, monitors, requestLogs } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { requireScope } from "../projects/key-scopes";
-import { resolveCriterion } from "../criteria/internal";
-import { findDataset } from "../datasets/internal";
-import { asksForInternal } from "../datasets/import-logs";
-import { LogFilter } from "../logs/inputs";
-import { logConditions, logIdAt, resultRows, whereAll } from "../logs/internal";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { requireScope } from "../projects";
+import { resolveCriterion } from "../criteria";
+import { findDataset, asksForInternal } from "../datasets";
+import { LogFilter, logConditions, logIdAt, resultRows, whereAll } from "../logs";
 import { sampleUnitSql } from "../sample-unit";
 import { BackfillMonitorInput, CreateMonitorInput, type Monitor, MonitorIdInput, UpdateMonitorInput } from "./schemas";
 

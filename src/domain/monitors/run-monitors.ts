@@ -1,18 +1,16 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import pLimit from "p-limit";
-import type { Ctx } from "../../context";
-import type { Deps } from "../../deps";
+import type { Ctx } from "../context";
+import type { Deps } from "../deps";
 import { datasetEntries, datasets, monitorLogs, monitorSeen, monitors, requestLogBodies, requestLogs } from "../../db/schema";
-import { toDomainError } from "../../errors";
-import { errorFields } from "../../logger";
-import { estimateCost } from "../completions/estimate-cost";
-import { resolveCriterion } from "../criteria/internal";
-import { judgeOutput } from "../criteria/judge-output";
-import type { ResolvedCriterion } from "../criteria/schemas";
-import { byteBoundedBatches, logToEntry, rejectedOf } from "../datasets/import-logs";
-import { entryContentHash, insertEntries, type NewEntry } from "../datasets/internal";
-import type { DatasetEntryInput } from "../datasets/schemas";
-import { logConditions, resultRows, whereAll } from "../logs/internal";
+import { toDomainError } from "../../core/errors";
+import { errorFields } from "../../core/logger";
+import { estimateCost } from "../calls";
+import { resolveCriterion, judgeOutput } from "../criteria";
+import type { ResolvedCriterion } from "../criteria";
+import { byteBoundedBatches, rejectedOf, entryContentHash, insertEntries, type NewEntry } from "../datasets";
+import { logToEntry, logConditions, resultRows, whereAll } from "../logs";
+import type { DatasetEntryInput } from "../datasets";
 import { sampleUnit } from "../sample-unit";
 import { storedFilter } from "./manage-monitors";
 

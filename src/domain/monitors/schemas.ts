@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH } from "../../limits";
-import { DatasetId } from "../datasets/schemas";
-import { FilterDate, LogFilter } from "../logs/inputs";
+import { MAX_ID_LENGTH } from "../../core/limits";
+import { DatasetId } from "../datasets";
+import { FilterDate, LogFilter } from "../logs";
 
 export const MonitorId = z.string().min(1).max(MAX_ID_LENGTH);
 const Name = z.string().trim().min(1, "name must not be empty").max(200, "name may be at most 200 characters");

@@ -11,3 +11,6 @@ export {
   updateOnlineEval,
 } from "./manage-online-evals";
 export { passRates } from "./pass-rates";
+export type { JudgedInput } from "./judge-sample";
+export { judgeSample } from "./judge-sample";
+export { sampleModelCall } from "./judge-sample";

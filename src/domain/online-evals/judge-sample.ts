@@ -1,14 +1,13 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Ctx } from "../../context";
-import { dbOf } from "../../context";
+import type { Ctx } from "../context";
+import { dbOf } from "../context";
 import { routeVerdicts } from "../../db/schema";
-import { errorFields } from "../../logger";
+import { errorFields } from "../../core/logger";
 import type { ChatCompletion } from "../../providers";
-import { canonicalModel } from "../completions/resolve-model";
-import { resolveCriteriaRefs } from "../criteria/judge-choices";
-import { judgeOutput } from "../criteria/judge-output";
-import { resultRows } from "../logs/internal";
-import { raiseAlert } from "../webhooks/deliver";
+import { canonicalModel } from "../projects";
+import { resolveCriteriaRefs, judgeOutput } from "../criteria";
+import { resultRows } from "../logs";
+import { raiseAlert } from "../webhooks";
 import { activeOnlineEvals } from "./manage-online-evals";
 
 /** Sampled judgements in flight on this process at most: past it, a sample is skipped, never queued. */

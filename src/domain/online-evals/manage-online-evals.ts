@@ -1,12 +1,11 @@
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { onlineEvals, routeVerdicts } from "../../db/schema";
 import { readOrKnown, refreshAhead } from "../../db/read-or-known";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { canonicalModel } from "../completions/resolve-model";
-import { resolveCriteriaRefs } from "../criteria/judge-choices";
-import { requireScope } from "../projects/key-scopes";
-import { resultRows } from "../logs/internal";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { canonicalModel, requireScope } from "../projects";
+import { resolveCriteriaRefs } from "../criteria";
+import { resultRows } from "../logs";
 import { type ActiveEval, CreateOnlineEvalInput, type OnlineEval, OnlineEvalIdInput, UpdateOnlineEvalInput } from "./schemas";
 
 /** A project's online evaluations, at most (one per model). */

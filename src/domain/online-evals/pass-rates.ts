@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { routeVerdicts } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { resultRows } from "../logs/internal";
+import { parseInput } from "../../core/errors";
+import { resultRows } from "../logs";
 import { seriesBucketMs, statsWindow } from "../stats-window";
 import { type PassRateGroup, type PassRates, PassRatesInput } from "./schemas";
 

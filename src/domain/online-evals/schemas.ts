@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
-import { FilterDate } from "../logs/inputs";
+import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../core/limits";
+import { FilterDate } from "../logs";
 
 export const OnlineEvalId = z.string().min(1).max(MAX_ID_LENGTH);
 /** A criterion reference: its id, or `<id>@v<N>` to keep one version. */

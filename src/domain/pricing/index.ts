@@ -1,14 +1,14 @@
-export { invoiceCsv, invoiceLines, INVOICE_CSV_COLUMNS } from "./invoice-lines";
 export { createPriceOverride, deletePriceOverride, listPriceOverrides } from "./overrides";
-export { getCostRecalculation, recalculateCosts } from "./recalculate-costs";
-export {
-  type CostRecalculation,
-  CreatePriceOverrideInput,
-  type InvoiceLine,
-  InvoiceLinesInput,
-  type PriceOverride,
-  PriceOverrideIdInput,
-  RecalculateCostsInput,
-  RATE_KEYS,
-} from "./schemas";
+export { CreatePriceOverrideInput, type PriceOverride, PriceOverrideIdInput, RATE_KEYS } from "./schemas";
 export { TOKEN_CLASSES } from "./token-classes";
+export type { ClassFigure } from "./token-classes";
+export { classFigures } from "./token-classes";
+export { CLASS_SUM_KEYS } from "./token-classes";
+export { logCost } from "./log-cost";
+export { ratesFor } from "./log-cost";
+export { freshProjectOverrides } from "./overrides";
+export { projectOverrides } from "./overrides";
+export { withOverride } from "./overrides";
+export type { GivenRates } from "./price-usage";
+export type { LogCost } from "./log-cost";
+export { inputOutput } from "./token-classes";

@@ -1,9 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
-import { type Ctx, dbOf } from "../../context";
+import { type Ctx, dbOf } from "../context";
 import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { priceOverrides } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { requireRole } from "../projects/key-scopes";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { requireRole } from "../projects";
 import { CreatePriceOverrideInput, type PriceOverride, PriceOverrideIdInput } from "./schemas";
 import type { GivenRates, Rates } from "./price-usage";
 

@@ -1,13 +1,13 @@
+import { CLASS_SUM_KEYS, TOKEN_CLASSES, type TokenClass } from "../../core/token-classes";
 import type { Usage } from "../../providers";
+
+export { CLASS_SUM_KEYS, TOKEN_CLASSES, type TokenClass };
 
 // A call's tokens split into the classes providers bill apart. Every usage Hone reads arrives in
 // chat terms (providers/anthropic-format.ts and protocols/responses-format.ts convert theirs):
 // cached input and cache writes are part of prompt_tokens, reasoning and audio output part of
 // completion_tokens. The classes do not overlap, so they add up to the call's input and output.
 
-/** The token classes, in the order a bill lists them. */
-export const TOKEN_CLASSES = ["input", "cache_read", "cache_write_5m", "cache_write_1h", "audio_input", "output", "reasoning", "audio_output"] as const;
-export type TokenClass = (typeof TOKEN_CLASSES)[number];
 export type ClassCounts = Partial<Record<TokenClass, number>>;
 
 const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
@@ -89,6 +89,3 @@ export function classFigures(map: Record<string, number> | null | undefined): Cl
   if (map.compute_seconds || map.compute_usd) out.push({ tokenClass: "compute", tokens: map.compute_seconds ?? 0, costUsd: map.compute_usd ?? null });
   return out;
 }
-
-/** Every figure a log's classes map may hold, in bill order: what the usage rollups sum, a column each (`class_<key>`). */
-export const CLASS_SUM_KEYS = [...TOKEN_CLASSES.flatMap((c) => [`${c}_tokens`, `${c}_usd`]), "compute_seconds", "compute_usd"] as const;

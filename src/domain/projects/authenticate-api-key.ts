@@ -1,10 +1,10 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { apiKeys, memberships, projectRoles, projects, users } from "../../db/schema";
-import type { Role } from "../../key-scope";
-import type { Deps } from "../../deps";
+import type { Role } from "../../core/key-scope";
+import type { Deps } from "../deps";
 import { readOrKnown, refreshAhead } from "../../db/read-or-known";
-import { DomainError } from "../../errors";
-import { errorFields } from "../../logger";
+import { DomainError } from "../../core/errors";
+import { errorFields } from "../../core/logger";
 import { hashApiKey } from "./internal";
 import type { Authenticated } from "./schemas";
 

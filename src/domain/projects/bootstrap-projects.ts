@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { BaseCtx } from "../../context";
-import { withTx } from "../../context";
+import type { BaseCtx } from "../context";
+import { withTx } from "../context";
 import { apiKeys, projects } from "../../db/schema";
 import { createApiKey } from "./create-api-key";
 import { createProject } from "./create-project";

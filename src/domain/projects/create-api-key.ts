@@ -1,8 +1,8 @@
 import { and, count, eq, isNull } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../context";
+import { dbOf, type BaseCtx } from "../context";
 import { apiKeys, projects } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { MAX_ACTIVE_API_KEYS } from "../../limits";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { MAX_ACTIVE_API_KEYS } from "../../core/limits";
 import { apiKeyInfoColumns, generateApiKey, hashApiKey, toApiKeyInfo } from "./internal";
 import { requireFullKey } from "./key-scopes";
 import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";

@@ -1,9 +1,9 @@
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requireFullKey } from "./key-scopes";
-import { encryptSecret } from "../../crypto";
+import { encryptSecret } from "../../lib/crypto";
 import { customProviders } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
-import { isUniqueViolation } from "../../db/errors";
+import { DomainError, parseInput } from "../../core/errors";
+import { isUniqueViolation } from "../../core/sql-errors";
 import { checkUpstreamUrl, upstreamPolicy } from "../../providers";
 import { CreateCustomProviderInput, type CustomProviderInfo } from "./provider-settings";
 

@@ -1,8 +1,8 @@
-import type { BaseCtx } from "../../context";
-import { withTx } from "../../context";
+import type { BaseCtx } from "../context";
+import { withTx } from "../context";
 import { asc } from "drizzle-orm";
 import { organizations, projects } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { createApiKey } from "./create-api-key";
 import { CreateProjectInput, type CreatedProject } from "./schemas";
 

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { requireFullKey } from "./key-scopes";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { customProviders } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { type Deleted, deleted as deletedAs } from "../deleted";
 import { forgetCredentials } from "./get-upstream-credentials";
 import { CustomProviderIdInput } from "./provider-settings";

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { requireFullKey } from "./key-scopes";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { providerKeys } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
+import { DomainError, parseInput } from "../../core/errors";
 import { forgetCredentials } from "./get-upstream-credentials";
 import { DEFAULT_KEY_NAME, ProviderKeyInput } from "./provider-settings";
 import { type Deleted, deleted as deletedAs } from "../deleted";

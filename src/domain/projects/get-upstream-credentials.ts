@@ -1,10 +1,10 @@
 import { and, asc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
-import { DecryptError, decryptSecret } from "../../crypto";
+import { dbOf, type Ctx } from "../context";
+import { DecryptError, decryptSecret } from "../../lib/crypto";
 import { customProviders, providerKeys } from "../../db/schema";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import { readOrKnown, refreshAhead } from "../../db/read-or-known";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../core/errors";
 import { DEFAULT_KEY_NAME, type Provider, providerKeyContext } from "./provider-settings";
 
 type CustomProviderTarget = {

@@ -1,6 +1,6 @@
-import type { KeyScope } from "../../key-scope";
+import type { KeyScope } from "../../core/key-scope";
 import { apiKeys } from "../../db/schema";
-import { randomBase62 } from "../../ids";
+import { randomBase62 } from "../../lib/ids";
 import type { ApiKeyInfo } from "./schemas";
 
 const API_KEY_PREFIX = "hone_sk_";

@@ -1,6 +1,6 @@
-import type { Actor, KeyGrant } from "../../context";
-import type { KeyScope, Role } from "../../key-scope";
-import { DomainError } from "../../errors";
+import type { Actor, KeyGrant } from "../context";
+import type { KeyScope, Role } from "../../core/key-scope";
+import { DomainError } from "../../core/errors";
 
 // What a scoped key may do. `gateway`: model calls and what the SDKs send beside them (reports,
 // cache checks, log tags); `read`: the management APIs' reads (REST GETs, GraphQL queries, tRPC

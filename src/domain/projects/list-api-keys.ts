@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { apiKeys } from "../../db/schema";
 import { apiKeyInfoColumns, toApiKeyInfo } from "./internal";
 import type { ApiKeyInfo } from "./schemas";

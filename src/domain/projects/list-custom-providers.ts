@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { customProviders } from "../../db/schema";
 import { toInfo } from "./create-custom-provider";
 import type { CustomProviderInfo } from "./provider-settings";

@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { providerKeys } from "../../db/schema";
 import type { Provider, ProviderKeyInfo } from "./provider-settings";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_BASE_URL_LENGTH } from "../../limits";
+import { MAX_BASE_URL_LENGTH } from "../../core/limits";
 
 const PROVIDERS = ["openai", "anthropic", "gemini", "together"] as const;
 export const Provider = z.enum(PROVIDERS, { error: `provider must be one of ${PROVIDERS.join(", ")}` });

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { apiKeys } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { apiKeyInfoColumns, toApiKeyInfo } from "./internal";
 import { requireFullKey } from "./key-scopes";
 import { RenameApiKeyInput, type ApiKeyInfo } from "./schemas";

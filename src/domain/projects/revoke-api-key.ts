@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { apiKeys } from "../../db/schema";
-import { notFound, parseInput } from "../../errors";
+import { notFound, parseInput } from "../../core/errors";
 import { requireFullKey } from "./key-scopes";
 import { forgetApiKey } from "./authenticate-api-key";
 import { apiKeyInfoColumns, toApiKeyInfo } from "./internal";

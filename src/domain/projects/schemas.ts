@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { KeyGrant } from "../../key-scope";
-import type { KeyScope } from "../../key-scope";
-import { MAX_API_KEY_NAME_LENGTH, MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../limits";
+import type { KeyGrant } from "../../core/key-scope";
+import type { KeyScope } from "../../core/key-scope";
+import { MAX_API_KEY_NAME_LENGTH, MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../core/limits";
 
 export const CreateProjectInput = z.strictObject({
   name: z.string().trim().min(1, "name must not be empty").max(200),

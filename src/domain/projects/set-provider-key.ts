@@ -1,9 +1,9 @@
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { requireFullKey } from "./key-scopes";
-import { encryptSecret } from "../../crypto";
+import { encryptSecret } from "../../lib/crypto";
 import { providerKeys } from "../../db/schema";
 import { and, count, eq, ne } from "drizzle-orm";
-import { DomainError, parseInput } from "../../errors";
+import { DomainError, parseInput } from "../../core/errors";
 import { forgetCredentials } from "./get-upstream-credentials";
 import { MAX_KEYS_PER_PROVIDER, providerKeyContext, SetProviderKeyInput, type ProviderKeyInfo } from "./provider-settings";
 

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { apiKeys } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
+import { DomainError, notFound, parseInput } from "../../core/errors";
 import { forgetApiKey } from "./authenticate-api-key";
 import { apiKeyInfoColumns, toApiKeyInfo } from "./internal";
 import { requireFullKey } from "./key-scopes";

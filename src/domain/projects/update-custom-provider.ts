@@ -1,10 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { requireFullKey } from "./key-scopes";
-import { dbOf, type Ctx } from "../../context";
-import { encryptSecret } from "../../crypto";
-import { isUniqueViolation } from "../../db/errors";
+import { dbOf, type Ctx } from "../context";
+import { encryptSecret } from "../../lib/crypto";
+import { isUniqueViolation } from "../../core/sql-errors";
 import { customProviders } from "../../db/schema";
-import { DomainError, notFound, parseInput, validationError } from "../../errors";
+import { DomainError, notFound, parseInput, validationError } from "../../core/errors";
 import { checkUpstreamUrl, upstreamPolicy } from "../../providers";
 import { toInfo } from "./create-custom-provider";
 import { forgetCredentials } from "./get-upstream-credentials";

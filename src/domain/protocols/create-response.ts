@@ -1,30 +1,18 @@
-import { namesFallbacks } from "../completions/parse-controls";
-import type { Ctx } from "../../context";
-import { DomainError, parseInput, toDomainError } from "../../errors";
+import { namesFallbacks, createChatCompletion, parseControls } from "../completions";
+import type { Ctx } from "../context";
+import { DomainError, parseInput, toDomainError } from "../../core/errors";
 import type { ChatCompletion, ChatCompletionChunk, NativeEvent, Batches } from "../../providers";
-import { createChatCompletion } from "../completions";
-import { createCallLog } from "../completions/call-log";
-import { parseControls } from "../completions/parse-controls";
-import { type ModelRoute, resolveModel } from "../completions/resolve-model";
-import type { Upstream } from "../completions/resolve-upstream";
+import { createCallLog, CompiledChatCompletionRequest, type ControlHeaders } from "../calls";
+import { type ModelRoute, resolveModel } from "../projects";
+import type { Upstream } from "../calls";
 import { type CallRouter, routeCall } from "../routing";
-import { CompiledChatCompletionRequest, type ControlHeaders } from "../completions/schemas";
 import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
 import { judgedAnswer, type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
 import { relayEvents } from "./relay";
 import { batchOf, responseEvents } from "./replay";
-import {
-  createResponseEventWriter,
-  type Item,
-  newResponseId,
-  normalizeInput,
-  ResponsesRequest,
-  responseEnvelope,
-  responseToChat,
-  toChatRequest,
-  toResponse,
-} from "./responses-format";
+import { type Item, newResponseId, normalizeInput, ResponsesRequest, responseEnvelope, responseToChat, toChatRequest, toResponse } from "./responses-format";
+import { createResponseEventWriter } from "./responses-events";
 import { conversationOf, resolveItemReferences, saveResponse } from "./stored-responses";
 
 // POST /api/v1/responses: OpenAI's Responses API for every provider Hone has. The request, with

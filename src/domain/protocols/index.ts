@@ -2,3 +2,4 @@ export { anthropicModel, countMessageTokens, CountTokensRequest, createMessage, 
 export { createResponse, type ResponseResult } from "./create-response";
 export { ResponsesRequest } from "./responses-format";
 export { deleteExpiredResponses, deleteStoredResponse, getStoredResponse, listInputItems, settleResponseSaves } from "./stored-responses";
+export { insertStoredResponses } from "./stored-responses";

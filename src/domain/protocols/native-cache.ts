@@ -1,8 +1,6 @@
-import type { Ctx } from "../../context";
-import { cacheKey } from "../cache/cache-key";
-import { readCacheEntry, writeCacheEntry } from "../cache/cache-store";
-import type { CacheMode } from "../completions/schemas";
-import type { Upstream } from "../completions/resolve-upstream";
+import type { Ctx } from "../context";
+import { cacheKey, readCacheEntry, writeCacheEntry } from "../cache";
+import type { CacheMode, Upstream } from "../calls";
 
 /**
  * The completion cache for an answer passed through as the provider gave it (a Message from

@@ -1,10 +1,9 @@
-import type { Ctx } from "../../context";
-import { DomainError } from "../../errors";
+import type { Ctx } from "../context";
+import { DomainError } from "../../core/errors";
 import type { ChatCompletion } from "../../providers";
-import type { CallLog } from "../completions/call-log";
-import type { ChatCompletionRequest } from "../completions/schemas";
-import { judgeChoices, resolveCriteriaRefs } from "../criteria/judge-choices";
-import { requireKeyMayCall } from "../completions/resolve-model";
+import type { CallLog, ChatCompletionRequest } from "../calls";
+import { judgeChoices, resolveCriteriaRefs } from "../criteria";
+import { requireKeyMayCall } from "../projects";
 
 // op-criteria on /messages and /responses. Neither protocol has choices, so the answer (a Message,
 // a Response) is judged in its chat form as the one choice of a chat completion is, by the same

@@ -1,7 +1,7 @@
-import type { Ctx } from "../../context";
-import { statusOf } from "../../errors";
+import type { Ctx } from "../context";
+import { statusOf } from "../../core/errors";
 import { type Batches, ClientAborted, type NativeEvent } from "../../providers";
-import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS } from "../completions/call-log";
+import { asDomainError, CLIENT_CLOSED_MESSAGE, CLIENT_CLOSED_STATUS } from "../calls";
 
 export type Outcome = { statusCode: number; errorMessage: string | null };
 

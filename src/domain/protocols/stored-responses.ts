@@ -1,14 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import { deleteOlderThan } from "../delete-older-than";
 import { z } from "zod";
-import type { Caches } from "../../caches";
-import { type BaseCtx, dbOf, type Ctx } from "../../context";
+import type { Caches } from "../caches";
+import { type BaseCtx, dbOf, type Ctx } from "../context";
 import { storedResponses } from "../../db/schema";
 import { executePrepared, type Queryable } from "../../db/client";
-import { statementErrorFields } from "../../db/errors";
-import { DomainError, parseInput } from "../../errors";
-import { resultRows } from "../logs/internal";
-import { sanitizeJsonText } from "../logs/store/sanitize-json-text";
+import { statementErrorFields } from "../../core/sql-errors";
+import { DomainError, parseInput } from "../../core/errors";
+import { resultRows, sanitizeJsonText } from "../logs";
 import type { Item } from "./responses-format";
 
 // Hone keeps the state of the Responses API itself, per project: previous_response_id continues a

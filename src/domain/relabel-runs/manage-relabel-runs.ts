@@ -1,14 +1,13 @@
 import { and, asc, desc, eq, gt, inArray, isNull, isNotNull, sql } from "drizzle-orm";
-import { dbOf, type Ctx, withTx } from "../../context";
+import { dbOf, type Ctx, withTx } from "../context";
 import { datasetEntries, entryVerdicts, monitors, relabelOutputs, relabelRuns } from "../../db/schema";
-import { DomainError, notFound, parseInput } from "../../errors";
-import { requireKeyMayCall, resolveModel } from "../completions/resolve-model";
-import { resolveCriterion } from "../criteria/internal";
+import { DomainError, notFound, parseInput } from "../../core/errors";
+import { requireKeyMayCall, resolveModel, requireScope } from "../projects";
+import { resolveCriterion } from "../criteria";
 import { chargeAnswer } from "../answer-budget";
-import { decodeCursor, ENTRY_SIZE, encodeCursor, entryContentHash, findDataset, withRejected } from "../datasets/internal";
-import { splitEntry } from "../datasets";
+import { decodeCursor, ENTRY_SIZE, encodeCursor, entryContentHash, findDataset, withRejected } from "../datasets";
+import { splitEntry } from "../chat";
 import { enqueueJob } from "../jobs";
-import { requireScope } from "../projects/key-scopes";
 import {
   CreateRelabelRunInput,
   type DecideResult,

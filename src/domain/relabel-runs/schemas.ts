@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING } from "../../limits";
+import { MAX_ID_LENGTH, MAX_MODEL_LENGTH, MAX_PAGE_SIZE_CEILING } from "../../core/limits";
 import type { RunVerdict } from "../../db/schema/relabel-runs";
-import { DatasetId } from "../datasets/schemas";
+import { DatasetId } from "../datasets";
 
 export type { RunVerdict };
 export const RelabelRunId = z.string().min(1).max(MAX_ID_LENGTH);

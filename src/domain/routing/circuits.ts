@@ -1,4 +1,4 @@
-import type { Ctx } from "../../context";
+import type { Ctx } from "../context";
 import type { Circuit } from "./circuit";
 
 // A circuit per project and target: a target that fails `circuitFailures` times within

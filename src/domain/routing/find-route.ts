@@ -1,4 +1,4 @@
-import type { Ctx } from "../../context";
+import type { Ctx } from "../context";
 import { readOrKnown, refreshAhead } from "../../db/read-or-known";
 import { findRouteRow, toRoute } from "./internal";
 import { checkFallbacks, type RoutingPlan } from "./plan";

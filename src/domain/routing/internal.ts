@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { customProviders, models, routes } from "../../db/schema";
-import { DomainError, type Issue } from "../../errors";
-import { resolveModel } from "../completions/resolve-model";
+import { DomainError, type Issue } from "../../core/errors";
+import { resolveModel } from "../projects";
 import { resolveCriterion } from "../criteria";
 import type { RouteConfig } from "./route-config";
 import type { Route } from "./schemas";

@@ -1,10 +1,10 @@
 import { and, asc, count, eq } from "drizzle-orm";
-import { requireFullKey } from "../projects/key-scopes";
-import { MAX_ROUTES } from "../../limits";
-import { dbOf, type Ctx } from "../../context";
-import { isUniqueViolation } from "../../db/errors";
+import { requireFullKey } from "../projects";
+import { MAX_ROUTES } from "../../core/limits";
+import { dbOf, type Ctx } from "../context";
+import { isUniqueViolation } from "../../core/sql-errors";
 import { routes, routeVerdicts } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
+import { DomainError, parseInput } from "../../core/errors";
 import { checkTargets, findRouteRow, fineTuneNamed, forgetRoute, routeNotFound, storedConfig, toRoute } from "./internal";
 import type { RouteConfig } from "./route-config";
 import { CreateRouteInput, type Route, RouteSlugInput, UpdateRouteInput } from "./schemas";

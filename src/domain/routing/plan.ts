@@ -1,6 +1,6 @@
-import type { Ctx } from "../../context";
-import { DomainError } from "../../errors";
-import { resolveModel } from "../completions/resolve-model";
+import type { Ctx } from "../context";
+import { DomainError } from "../../core/errors";
+import { resolveModel } from "../projects";
 import { circuitAdmits, inFlightOf } from "./circuits";
 
 // A routing plan: the targets a call may reach, in fallback groups. The call tries the first

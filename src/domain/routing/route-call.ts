@@ -1,10 +1,10 @@
-import type { Ctx } from "../../context";
-import type { CallLog, CallRouting } from "../completions/call-log";
-import type { ModelRoute } from "../completions/resolve-model";
-import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
+import type { Ctx } from "../context";
+import type { CallLog, CallRouting } from "../calls";
+import type { ModelRoute } from "../projects";
+import { resolveUpstream, type Upstream } from "../calls";
 import { findRoute, routePlan } from "./find-route";
 import { fallbackPlan, type RoutingPlan } from "./plan";
-import { sampleModelCall } from "../online-evals/judge-sample";
+import { sampleModelCall } from "../online-evals";
 import { sampleForJudging } from "./route-judging";
 import { runPlan } from "./run-plan";
 import type { ChatCompletion } from "../../providers";

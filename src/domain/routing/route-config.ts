@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH } from "../../limits";
-import { modelName } from "../chat/schemas";
+import { MAX_ID_LENGTH, MAX_TAG_KEY_LENGTH } from "../../core/limits";
+import { modelName } from "../chat";
 
 // What a route is made of, as it is stored and as the verbs accept it.
 

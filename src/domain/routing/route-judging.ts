@@ -1,9 +1,9 @@
-import type { BaseCtx, Ctx } from "../../context";
+import type { BaseCtx, Ctx } from "../context";
 import { deleteOlderThan } from "../delete-older-than";
 import { routeVerdicts } from "../../db/schema";
 import type { ChatCompletion } from "../../providers";
-import { canonicalModel } from "../completions/resolve-model";
-import { type JudgedInput, judgeSample } from "../online-evals/judge-sample";
+import { canonicalModel } from "../projects";
+import { type JudgedInput, judgeSample } from "../online-evals";
 import type { Route } from "./schemas";
 
 /**

@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
-import { dbOf, type Ctx } from "../../context";
+import { dbOf, type Ctx } from "../context";
 import { routeVerdicts } from "../../db/schema";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { seriesBucketMs, statsWindow } from "../stats-window";
-import { logIdAt } from "../logs";
-import { logMsOf, resultRows } from "../logs/internal";
+import { logIdAt, logMsOf, resultRows } from "../logs";
 import { findRouteRow, routeNotFound } from "./internal";
 import { type RouteSeries, type RouteStatsInput, RouteStatsInput as Input, type RouteVersionStats } from "./schemas";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { BaseCtx, Ctx } from "../../context";
-import { DomainError, issuesFromZod } from "../../errors";
-import { MAX_ID_LENGTH } from "../../limits";
+import type { BaseCtx, Ctx } from "../context";
+import { DomainError, issuesFromZod } from "../../core/errors";
+import { MAX_ID_LENGTH } from "../../core/limits";
 import { getProject } from "../projects";
 import { checkTargets, findRouteRow, storedConfig } from "./internal";
 import { createRoute, updateRoute } from "./manage-routes";

@@ -1,10 +1,10 @@
-import type { Ctx } from "../../context";
+import type { Ctx } from "../context";
 import type { LogAttempt } from "../logs";
-import { DomainError, statusOf, toDomainError } from "../../errors";
+import { DomainError, statusOf, toDomainError } from "../../core/errors";
 import { ClientAborted, UpstreamTimeout } from "../../providers";
-import { MAX_ATTEMPTS_PER_CALL } from "../../limits";
-import { resolveModel } from "../completions/resolve-model";
-import { resolveUpstream, type Upstream } from "../completions/resolve-upstream";
+import { MAX_ATTEMPTS_PER_CALL } from "../../core/limits";
+import { resolveModel } from "../projects";
+import { resolveUpstream, type Upstream } from "../calls";
 import { startAttempt } from "./circuits";
 import { circuitOf, orderKeys, orderTargets, type PlanTarget, type RoutingPlan } from "./plan";
 

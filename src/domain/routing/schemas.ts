@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_ID_LENGTH } from "../../limits";
+import { MAX_ID_LENGTH } from "../../core/limits";
 import { checkWindow, windowFields } from "../stats-window";
 import { RouteConfig } from "./route-config";
 

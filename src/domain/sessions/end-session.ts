@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { consoleSessions } from "../../db/schema";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import { hashSessionToken } from "./internal";
 
 /** Signs out: the session's token is refused from now on, by every process. Idempotent. */

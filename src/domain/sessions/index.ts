@@ -6,3 +6,6 @@ export { startSession } from "./start-session";
 export { switchSessionOrganization, switchSessionProject } from "./switch-session-project";
 export { type PersonSignIn, startPersonSession } from "./start-person-session";
 export { effectiveRole } from "./internal";
+export { createSignInThrottle } from "./throttle";
+export type { SignInThrottle } from "./throttle";
+export { signInThrottleOf } from "./sign-in-throttle";

@@ -1,10 +1,10 @@
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../db/client";
 import { apiKeys, consoleSessions, memberships, organizations, projectRoles, projects, users } from "../../db/schema";
-import type { Role } from "../../key-scope";
-import type { Deps } from "../../deps";
-import { randomBase62 } from "../../ids";
-import { apiKeyInfoColumns, toApiKeyInfo } from "../projects/internal";
+import type { Role } from "../../core/key-scope";
+import type { Deps } from "../deps";
+import { randomBase62 } from "../../lib/ids";
+import { apiKeyInfoColumns, toApiKeyInfo } from "../projects";
 import type { ResolvedSession } from "./schemas";
 
 export const SESSION_TOKEN_PREFIX = "hone_ses_";

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { consoleSessions } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { DomainError } from "../../errors";
-import { errorFields } from "../../logger";
+import type { Deps } from "../deps";
+import { DomainError } from "../../core/errors";
+import { errorFields } from "../../core/logger";
 import { findLiveSession, hashSessionToken, SESSION_TOKEN_PREFIX } from "./internal";
 import type { ResolvedSession } from "./schemas";
 

@@ -1,4 +1,4 @@
-import type { KeyGrant, Role } from "../../key-scope";
+import type { KeyGrant, Role } from "../../core/key-scope";
 import { z } from "zod";
 
 export const SignInInput = z.strictObject({

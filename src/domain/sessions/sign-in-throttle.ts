@@ -1,5 +1,5 @@
-import type { Deps } from "../../deps";
-import { DomainError } from "../../errors";
+import type { Deps } from "../deps";
+import { DomainError } from "../../core/errors";
 import { isApiKeyShaped, type Refusal, SIGN_IN_MAX_FAILURES, type SignInThrottle } from "./throttle";
 
 export { createSignInThrottle, isApiKeyShaped, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS, type SignInThrottle } from "./throttle";

@@ -1,8 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Queryable } from "../../db/client";
 import { consoleSessions, memberships, projects } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { DomainError } from "../../errors";
+import type { Deps } from "../deps";
+import { DomainError } from "../../core/errors";
 import { findLiveSession, hashSessionToken, newSessionToken } from "./internal";
 import type { StartedSession } from "./schemas";
 import { purgeDeadSessions } from "./start-session";

@@ -1,10 +1,10 @@
 import { asc, inArray, lt, or } from "drizzle-orm";
-import type { BaseCtx } from "../../context";
-import { dbOf } from "../../context";
-import { secretsEqual } from "../../crypto";
+import type { BaseCtx } from "../context";
+import { dbOf } from "../context";
+import { secretsEqual } from "../../lib/crypto";
 import { consoleSessions, projects } from "../../db/schema";
-import { DomainError, parseInput } from "../../errors";
-import { errorFields } from "../../logger";
+import { DomainError, parseInput } from "../../core/errors";
+import { errorFields } from "../../core/logger";
 import { type Authenticated, authenticateApiKey } from "../projects";
 import { findLiveSession, hashSessionToken, newSessionToken } from "./internal";
 import { SignInInput, type StartedSession } from "./schemas";

@@ -1,9 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
 import { consoleSessions, memberships, projects } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { DomainError, parseInput } from "../../errors";
+import type { Deps } from "../deps";
+import { DomainError, parseInput } from "../../core/errors";
 import { getProject } from "../projects";
-import { systemCtx } from "../../context";
+import { systemCtx } from "../context";
 import { SwitchProjectInput, type ResolvedSession } from "./schemas";
 
 /**

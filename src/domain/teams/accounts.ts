@@ -1,11 +1,10 @@
 import { and, desc, eq, gt, isNull, ne } from "drizzle-orm";
-import type { BaseCtx } from "../../context";
-import { dbOf } from "../../context";
+import type { BaseCtx } from "../context";
+import { dbOf } from "../context";
 import { consoleSessions, users } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { DomainError, parseInput } from "../../errors";
-import { type ResolvedSession, type StartedSession, startPersonSession } from "../sessions";
-import { SIGN_IN_MAX_FAILURES, signInThrottleOf } from "../sessions/sign-in-throttle";
+import type { Deps } from "../deps";
+import { DomainError, parseInput } from "../../core/errors";
+import { type ResolvedSession, type StartedSession, startPersonSession, SIGN_IN_MAX_FAILURES, signInThrottleOf } from "../sessions";
 import { ChangePasswordInput, PasswordSignInInput } from "./schemas";
 
 /** argon2id at Bun's defaults (64 MiB, 2 passes). */

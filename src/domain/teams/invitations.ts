@@ -1,14 +1,14 @@
 // Invitations: a single-use link to join an organisation with a role, or to create its first owner.
 import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
-import type { BaseCtx } from "../../context";
-import { dbOf } from "../../context";
+import type { BaseCtx } from "../context";
+import { dbOf } from "../context";
 import { invitations, memberships, organizations, projects, users } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { DomainError, parseInput } from "../../errors";
-import { randomBase62 } from "../../ids";
-import type { Role } from "../../key-scope";
-import { errorFields } from "../../logger";
-import { asOrganizationActor, requireRole } from "../projects/key-scopes";
+import type { Deps } from "../deps";
+import { DomainError, parseInput } from "../../core/errors";
+import { randomBase62 } from "../../lib/ids";
+import type { Role } from "../../core/key-scope";
+import { errorFields } from "../../core/logger";
+import { asOrganizationActor, requireRole } from "../projects";
 import { type StartedSession, startPersonSession } from "../sessions";
 import { type ClientInfo, checkPassword, hashPassword } from "./accounts";
 import { organizationOf, publicUrlOf } from "./organization";

@@ -1,9 +1,8 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { type BaseCtx, dbOf } from "../../context";
+import { type BaseCtx, dbOf } from "../context";
 import { apiKeys, projects } from "../../db/schema";
-import { parseInput } from "../../errors";
-import { forgetAllApiKeys } from "../projects";
-import { asOrganizationActor, requireRole } from "../projects/key-scopes";
+import { parseInput } from "../../core/errors";
+import { forgetAllApiKeys, asOrganizationActor, requireRole } from "../projects";
 import { handOver } from "./hand-over-keys";
 import { organizationOf } from "./organization";
 import { HandKeysInput } from "./schemas";

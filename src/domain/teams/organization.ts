@@ -1,13 +1,12 @@
 import { and, asc, count, eq, inArray, isNull, ne } from "drizzle-orm";
-import type { BaseCtx } from "../../context";
-import { dbOf, withTx } from "../../context";
+import type { BaseCtx } from "../context";
+import { dbOf, withTx } from "../context";
 import type { Queryable } from "../../db/client";
 import { consoleSessions, memberships, organizations, projectRoles, projects, users } from "../../db/schema";
-import type { Deps } from "../../deps";
-import { DomainError, parseInput } from "../../errors";
-import type { Role } from "../../key-scope";
-import { forgetAllApiKeys } from "../projects";
-import { asOrganizationActor, requireRole, roleAtLeast } from "../projects/key-scopes";
+import type { Deps } from "../deps";
+import { DomainError, parseInput } from "../../core/errors";
+import type { Role } from "../../core/key-scope";
+import { forgetAllApiKeys, asOrganizationActor, requireRole, roleAtLeast } from "../projects";
 import { handOver } from "./hand-over-keys";
 import { type Member, UpdateMemberRoleInput } from "./schemas";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ROLES, type Role } from "../../key-scope";
+import { ROLES, type Role } from "../../core/key-scope";
 
 export type { Role };
 

@@ -1,18 +1,18 @@
 import { and, asc, eq, isNull, lt } from "drizzle-orm";
 import type * as Oidc from "openid-client";
 import { memberships, oidcFlows, organizations, users } from "../../db/schema";
-import { type BaseCtx, dbOf } from "../../context";
-import type { Deps } from "../../deps";
-import { DomainError } from "../../errors";
-import { randomBase62 } from "../../ids";
-import { errorFields } from "../../logger";
+import { type BaseCtx, dbOf } from "../context";
+import type { Deps } from "../deps";
+import { DomainError } from "../../core/errors";
+import { randomBase62 } from "../../lib/ids";
+import { errorFields } from "../../core/logger";
 import { type StartedSession, startPersonSession } from "../sessions";
 import type { ClientInfo } from "./accounts";
 import { acceptInvitation } from "./invitations";
 import { listMembers, organizationOf, publicUrlOf } from "./organization";
 import type { Member } from "./schemas";
 import { recordAudit } from "../audit";
-import { asOrganizationActor, requireRole } from "../projects/key-scopes";
+import { asOrganizationActor, requireRole } from "../projects";
 
 /** How long a sign-in may stay at the provider before its return is refused. */
 const FLOW_TTL_MS = 10 * 60_000;

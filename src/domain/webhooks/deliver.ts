@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import { and, eq, gt, isNull, lt, lte, sql } from "drizzle-orm";
-import { systemCtx } from "../../context";
-import type { Deps } from "../../deps";
+import { systemCtx } from "../context";
+import type { Deps } from "../deps";
 import { apiKeys, limitCounters, limits, projectWebhooks, webhookDeliveries } from "../../db/schema";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../core/errors";
 import { postJson } from "../../providers/http";
 import { upstreamPolicy } from "../../providers/upstream-guard";
 import { enqueueJob } from "../jobs";

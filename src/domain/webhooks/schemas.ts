@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_BASE_URL_LENGTH, MAX_ID_LENGTH } from "../../limits";
+import { MAX_BASE_URL_LENGTH, MAX_ID_LENGTH } from "../../core/limits";
 
 export const SetWebhookInput = z.strictObject({
   /** Where alerts are posted (https, or http to a host the operator opened); a private address is refused like a custom provider's. */
@@ -32,6 +32,6 @@ export const ListDeliveriesInput = z
   .strictObject({
     first: z.number().int().min(1).max(500).nullish(),
     /** Deliveries older than this one (its id), for the next page. */
-    after: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
+    after: z.string().min(1).max(MAX_ID_LENGTH).nullish().meta({ graphql: "ID" }),
   })
   .optional();

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import type { Deps } from "../../deps";
-import { decryptSecret } from "../../crypto";
+import type { Deps } from "../deps";
+import { decryptSecret } from "../../lib/crypto";
 import { projectWebhooks, type webhookDeliveries } from "../../db/schema";
 import type { WebhookDelivery } from "./schemas";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ASSETS_PATH, bundleOptions } from "./bundle-options";
-import type { Logger } from "../../logger";
+import type { Logger } from "../../core/logger";
 import { pageSecurityHeaders } from "../page-security";
 
 /** Where the bundled console's files are served from. */

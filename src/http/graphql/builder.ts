@@ -1,8 +1,8 @@
 import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import ZodPlugin from "@pothos/plugin-zod";
-import type { BaseCtx, Ctx } from "../../context";
-import { DomainError, validationError } from "../../errors";
+import type { BaseCtx, Ctx } from "../../domain/context";
+import { DomainError, validationError } from "../../core/errors";
 import type { Principal } from "../auth";
 import { toWireDate } from "../dates";
 

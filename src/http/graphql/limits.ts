@@ -30,9 +30,9 @@ import {
   type ValueNode,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import type { Config } from "../../config";
-import type { BaseCtx, Ctx } from "../../context";
-import { tooDeepError, valueTooDeep } from "../../json-depth";
+import type { Config } from "../../core/config";
+import type { BaseCtx, Ctx } from "../../domain/context";
+import { tooDeepError, valueTooDeep } from "../../core/json-depth";
 
 type GraphqlLimits = {
   maxDepth: number;

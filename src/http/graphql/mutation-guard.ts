@@ -1,6 +1,6 @@
 import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
-import { asOrganizationActor, requireRole, requireScope } from "../../domain/projects/key-scopes";
-import type { Role } from "../../key-scope";
+import { asOrganizationActor, requireRole, requireScope } from "../../domain/projects";
+import type { Role } from "../../core/key-scope";
 import { auditRequest, resultIdOf } from "../audit-request";
 import type { GqlContext } from "./builder";
 

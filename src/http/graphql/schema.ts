@@ -17,6 +17,12 @@ import "./types/pricing";
 import "./types/limits";
 import "./types/teams";
 import "./types/usage";
+import { limitsFields } from "../verbs/limits";
+import { webhooksFields } from "../verbs/webhooks";
+
+// Verbs declared once (src/domain/verb.ts), exposed by src/http/verbs/<area>.ts.
+limitsFields();
+webhooksFields();
 
 // Every Mutation field checks its scope and is audited where it runs (see mutation-guard.ts).
 export const schema = guardMutations(builder.toSchema({ sortSchema: true }));

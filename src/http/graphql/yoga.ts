@@ -11,10 +11,10 @@ import {
 import { getArgumentValues } from "graphql/execution/values";
 import { auditRequest } from "../audit-request";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
-import { requireScope } from "../../domain/projects/key-scopes";
-import type { Deps } from "../../deps";
-import { DomainError, statusOf, toDomainError } from "../../errors";
-import { errorFields } from "../../logger";
+import { requireScope } from "../../domain/projects";
+import type { Deps } from "../../domain/deps";
+import { DomainError, statusOf, toDomainError } from "../../core/errors";
+import { errorFields } from "../../core/logger";
 import { newAnswerBudget } from "../../domain/answer-budget";
 import { type Principal, resolvePrincipal } from "../auth";
 import { authenticateSession, sessionTokenOf } from "../session-cookie";

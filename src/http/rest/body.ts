@@ -1,6 +1,6 @@
-import { DomainError } from "../../errors";
-import { jsonTextTooDeep, tooDeepError } from "../../json-depth";
-import { parseJsonKeepingText } from "../../json-text";
+import { DomainError } from "../../core/errors";
+import { jsonTextTooDeep, tooDeepError } from "../../core/json-depth";
+import { parseJsonKeepingText } from "../../lib/json-text";
 
 /**
  * Reads a JSON request body, enforcing the size limit while streaming so an oversized chunked

@@ -1,6 +1,7 @@
 import { controlHeaderDocs, controlHeadersOf } from "./control-headers";
-import { createChatCompletion, ChatCompletionRequest } from "../../domain/completions";
-import { jsonText } from "../../json-text";
+import { createChatCompletion } from "../../domain/completions";
+import { ChatCompletionRequest } from "../../domain/calls";
+import { jsonText } from "../../lib/json-text";
 import { requestMeta } from "../request-meta";
 import { route } from "./route";
 import { sseResponse } from "./sse";

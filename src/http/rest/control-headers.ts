@@ -1,4 +1,4 @@
-import type { ControlHeaders } from "../../domain/completions/schemas";
+import type { ControlHeaders } from "../../domain/calls";
 
 // The op-* request headers of the gateway endpoints: read in one place, documented in one place.
 

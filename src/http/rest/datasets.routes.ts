@@ -10,7 +10,7 @@ import {
   importDatasetJsonl,
   listDatasets,
 } from "../../domain/datasets";
-import { errorFields } from "../../logger";
+import { errorFields } from "../../core/logger";
 import { requestMeta } from "../request-meta";
 import { linesOf, multipartFileChunks } from "./lines";
 import { createPacer, heldUntilDone } from "./pacing";

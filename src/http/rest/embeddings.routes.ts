@@ -1,8 +1,9 @@
 import { controlHeadersOf } from "./control-headers";
 
 const withoutCriteria = <T extends { criteria?: unknown }>({ criteria: _c, ...rest }: T) => rest;
-import { createEmbeddings, EmbeddingsRequest } from "../../domain/completions";
-import { jsonText } from "../../json-text";
+import { createEmbeddings } from "../../domain/completions";
+import { EmbeddingsRequest } from "../../domain/calls";
+import { jsonText } from "../../lib/json-text";
 import { requestMeta } from "../request-meta";
 import { route } from "./route";
 import * as W from "./wire-schemas";

@@ -1,4 +1,4 @@
-import { RETRY_AFTER_SECONDS, statusOf, type DomainError, type ErrorCode, type Issue } from "../../errors";
+import { RETRY_AFTER_SECONDS, statusOf, type DomainError, type ErrorCode, type Issue } from "../../core/errors";
 
 type ErrorEnvelope = { message: string; code: ErrorCode; issues: Issue[] };
 

@@ -1,7 +1,7 @@
 import Busboy from "busboy";
 import { Readable } from "node:stream";
-import { DomainError } from "../../errors";
-import { MAX_JSONL_LINE_BYTES } from "../../limits";
+import { DomainError } from "../../core/errors";
+import { MAX_JSONL_LINE_BYTES } from "../../core/limits";
 import { payloadTooLarge } from "./body";
 
 function lineTooLong(): DomainError {

@@ -13,8 +13,8 @@ import {
   UpdateTagsInput,
   updateLogTags,
 } from "../../domain/logs";
-import { DomainError, parseInput } from "../../errors";
-import { errorFields } from "../../logger";
+import { DomainError, parseInput } from "../../core/errors";
+import { errorFields } from "../../core/logger";
 import { domainLogFilter, LogFilterWire } from "../log-filter-wire";
 import { requestMeta } from "../request-meta";
 import { createPacer, heldUntilDone } from "./pacing";

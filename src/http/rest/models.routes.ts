@@ -1,14 +1,5 @@
-import {
-  createFineTune,
-  CreateFineTuneInput,
-  createModel,
-  CreateModelInput,
-  deleteModel,
-  findBaseModel,
-  getModel,
-  listModels,
-  type Model,
-} from "../../domain/models";
+import { CreateFineTuneInput, CreateModelInput, deleteModel, findBaseModel, getModel, listModels, type Model } from "../../domain/models";
+import { createFineTune, createModel } from "../../domain/fine-tunes";
 import { route } from "./route";
 import { deletedToWire, PAGE_QUERY, pageOfQuery, pageToWire } from "./wire";
 import * as W from "./wire-schemas";

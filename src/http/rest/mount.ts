@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import type { Config } from "../../config";
-import type { Ctx } from "../../context";
-import type { Deps } from "../../deps";
-import { DomainError, toDomainError } from "../../errors";
-import { errorFields } from "../../logger";
+import type { Config } from "../../core/config";
+import type { Ctx } from "../../domain/context";
+import type { Deps } from "../../domain/deps";
+import { DomainError, toDomainError } from "../../core/errors";
+import { errorFields } from "../../core/logger";
 import { authenticateRequest } from "../auth";
 import { requestMeta } from "../request-meta";
 import { auditRequest } from "../audit-request";
@@ -13,7 +13,7 @@ import { anthropicErrorResponse, openAiErrorResponse } from "./errors";
 import { buildOpenApiDocument } from "./openapi";
 import { checkResponse } from "./response-check";
 import { type RestRoute, scopeOf } from "./route";
-import { requireScope } from "../../domain/projects/key-scopes";
+import { requireScope } from "../../domain/projects";
 import { REST_ROUTES } from "./routes";
 import { asObject } from "./wire";
 

@@ -1,18 +1,8 @@
 import { z } from "zod";
-import {
-  type CostRecalculation,
-  createPriceOverride,
-  CreatePriceOverrideInput,
-  deletePriceOverride,
-  getCostRecalculation,
-  invoiceCsv,
-  invoiceLines,
-  listPriceOverrides,
-  type PriceOverride,
-  recalculateCosts,
-} from "../../domain/pricing";
+import { createPriceOverride, CreatePriceOverrideInput, deletePriceOverride, listPriceOverrides, type PriceOverride } from "../../domain/pricing";
+import { type CostRecalculation, getCostRecalculation, invoiceCsv, invoiceLines, recalculateCosts } from "../../domain/billing";
 import type { LogFilter } from "../../domain/logs";
-import { parseInput } from "../../errors";
+import { parseInput } from "../../core/errors";
 import { domainLogFilter, LogFilterWire } from "../log-filter-wire";
 import { route } from "./route";
 import { listToWire } from "./wire";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { DomainError, type Issue } from "../../errors";
+import { DomainError, type Issue } from "../../core/errors";
 import { errorResponse } from "./errors";
 import type { RestRoute } from "./route";
 

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { Config } from "../../config";
-import type { Ctx } from "../../context";
-import type { Deps } from "../../deps";
-import type { KeyScope } from "../../key-scope";
+import type { Config } from "../../core/config";
+import type { Ctx } from "../../domain/context";
+import type { Deps } from "../../domain/deps";
+import type { KeyScope } from "../../core/key-scope";
 
 // One REST route, declared once: the Elysia mount (mount.ts) and the OpenAPI document (openapi.ts)
 // are both made from these declarations, so what is served and what is documented cannot drift.

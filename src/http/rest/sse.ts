@@ -1,4 +1,4 @@
-import { type DomainError, toDomainError } from "../../errors";
+import { type DomainError, toDomainError } from "../../core/errors";
 import { openAiError } from "./errors";
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AddDatasetEntriesResult, Dataset } from "../../domain/datasets";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../core/errors";
 
 // Domain objects -> the REST wire of SPEC.md (snake_case members, `object` tags, ISO 8601 times).
 

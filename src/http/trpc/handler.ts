@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import type { Deps } from "../../deps";
-import { errorFields } from "../../logger";
-import { toDomainError } from "../../errors";
+import type { Deps } from "../../domain/deps";
+import { errorFields } from "../../core/logger";
+import { toDomainError } from "../../core/errors";
 import { newAnswerBudget } from "../../domain/answer-budget";
 import { type Principal, resolvePrincipal } from "../auth";
 import { authenticateSession, sessionTokenOf } from "../session-cookie";

@@ -1,15 +1,15 @@
-import { requireRole, requireScope } from "../../domain/projects/key-scopes";
-import type { Role } from "../../key-scope";
+import { requireRole, requireScope } from "../../domain/projects";
+import type { Role } from "../../core/key-scope";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { z } from "zod";
-import type { Actor, BaseCtx, Ctx } from "../../context";
+import type { Actor, BaseCtx, Ctx } from "../../domain/context";
 import { auditRequest, resultIdOf } from "../audit-request";
-import type { Deps } from "../../deps";
-import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../errors";
+import type { Deps } from "../../domain/deps";
+import { DomainError, type ErrorCode, type Issue, toDomainError, validationError } from "../../core/errors";
 import type { ResolvedSession, SessionInfo } from "../../domain/sessions";
 import { personActor } from "../session-cookie";
-import { tooDeepError, valueTooDeep } from "../../json-depth";
+import { tooDeepError, valueTooDeep } from "../../core/json-depth";
 import type { Principal } from "../auth";
 
 type TrpcContext = {
@@ -92,7 +92,7 @@ function domainCodeOfTrpc(code: TRPC_ERROR_CODE_KEY): ErrorCode {
   }
 }
 
-function toTrpcError(err: DomainError): TRPCError {
+export function toTrpcError(err: DomainError): TRPCError {
   return new TRPCError({ code: trpcCodeOf(err.code), message: err.message, cause: err });
 }
 

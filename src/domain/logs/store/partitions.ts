@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../../context";
+import { dbOf, type BaseCtx } from "../../context";
 import type { Queryable } from "../../../db/client";
 import { logIdAt, resultRows } from "../internal";
 

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
-import { type BaseCtx, type Ctx, dbOf } from "../../../context";
+import { type BaseCtx, type Ctx, dbOf } from "../../context";
 import type { Queryable } from "../../../db/client";
-import { CLASS_SUM_KEYS } from "../../pricing/token-classes";
+import { CLASS_SUM_KEYS } from "../../pricing";
 import { logIdAt, logMsOf, resultRows } from "../internal";
 
 // Usage rollups: per project and closed UTC hour, the requests, errors, tokens, cost and a latency

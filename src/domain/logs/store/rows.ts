@@ -1,10 +1,10 @@
 import { sampleUnitSql } from "../../sample-unit";
 import { sql } from "drizzle-orm";
-import { dbOf, type BaseCtx } from "../../../context";
+import { dbOf, type BaseCtx } from "../../context";
 import { executePrepared, type Queryable } from "../../../db/client";
-import { jsonText } from "../../../json-text";
+import { jsonText } from "../../../lib/json-text";
 import { logMsOf } from "../internal";
-import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../../limits";
+import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../../core/limits";
 import { sanitizeJsonText } from "./sanitize-json-text";
 import { inputPreviewOf, outputPreviewOf } from "./previews";
 import { searchTextOf } from "./search-text";

@@ -1,4 +1,4 @@
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import {
   addDatasetEntries,
   createDataset,
@@ -21,7 +21,7 @@ import {
   type DatasetEntry,
   type EntryVerdict,
 } from "../../../domain/datasets";
-import { DomainError } from "../../../errors";
+import { DomainError } from "../../../core/errors";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 

@@ -1,6 +1,6 @@
 // The fields that join logs, entries and datasets, each resolved through a batch loader.
 import { domainLogFilter } from "../../log-filter-wire";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { importLogsToDataset, type ImportLogsResult } from "../../../domain/datasets";
 import { LogFilter } from "../../../domain/logs";
 import { builder, projectCtx } from "../builder";

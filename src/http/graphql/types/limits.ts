@@ -1,19 +1,8 @@
-import { deleteLimit, type Limit, limitSpend, type LimitSpend, listLimits, setLimit, SetLimitInput } from "../../../domain/limits";
-import {
-  deleteWebhook,
-  getWebhook,
-  listWebhookDeliveries,
-  setWebhook,
-  SetWebhookInput,
-  type SetWebhookResult,
-  testWebhook,
-  type Webhook,
-  type WebhookDelivery,
-} from "../../../domain/webhooks";
-import { asInputOf } from "../../../verb-input";
-import { builder, projectCtx } from "../builder";
+import type { Limit, LimitSpend } from "../../../domain/limits";
+import type { SetWebhookResult, Webhook, WebhookDelivery } from "../../../domain/webhooks";
+import { builder } from "../builder";
 
-const LimitRef = builder.objectRef<Limit>("Limit").implement({
+export const LimitRef = builder.objectRef<Limit>("Limit").implement({
   description: "What one subject may spend: the project, one key, one tag value, or each value of a tag (tagKey without tagValue). A null cap is not limited",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -33,7 +22,7 @@ const LimitRef = builder.objectRef<Limit>("Limit").implement({
   }),
 });
 
-const LimitSpendRef = builder.objectRef<LimitSpend>("LimitSpend").implement({
+export const LimitSpendRef = builder.objectRef<LimitSpend>("LimitSpend").implement({
   description: "One capped quantity of a limit in its current window (per tag value for a per-value limit)",
   fields: (t) => ({
     limitId: t.exposeString("limitId"),
@@ -47,21 +36,7 @@ const LimitSpendRef = builder.objectRef<LimitSpend>("LimitSpend").implement({
   }),
 });
 
-const SetLimitInputRef = builder.inputType("SetLimitInput", {
-  fields: (t) => ({
-    scope: t.string({ description: "project, key or tag" }),
-    keyId: t.id({ required: false }),
-    tagKey: t.string({ required: false }),
-    tagValue: t.string({ required: false, description: "Absent: each value of tagKey has the limits on its own" }),
-    requestsPerMinute: t.int({ required: false }),
-    tokensPerMinute: t.int({ required: false }),
-    costPerDayUsd: t.float({ required: false }),
-    costPerMonthUsd: t.float({ required: false }),
-    unpricedCalls: t.string({ required: false, description: "refuse (default) or allow: what a cost cap does with a call Hone cannot price" }),
-  }),
-});
-
-const WebhookRef = builder.objectRef<Webhook>("Webhook").implement({
+export const WebhookRef = builder.objectRef<Webhook>("Webhook").implement({
   description: "Where the project's alerts are posted (budget thresholds, keys near expiry), signed with its secret",
   fields: (t) => ({
     url: t.exposeString("url"),
@@ -71,14 +46,14 @@ const WebhookRef = builder.objectRef<Webhook>("Webhook").implement({
   }),
 });
 
-const SetWebhookResultRef = builder.objectRef<SetWebhookResult>("SetWebhookResult").implement({
+export const SetWebhookResultRef = builder.objectRef<SetWebhookResult>("SetWebhookResult").implement({
   fields: (t) => ({
     webhook: t.field({ type: WebhookRef, resolve: (r) => r.webhook }),
     secret: t.exposeString("secret", { nullable: true, description: "The signing secret, shown this once (a new webhook, or rotateSecret)" }),
   }),
 });
 
-const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>("WebhookDelivery").implement({
+export const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>("WebhookDelivery").implement({
   fields: (t) => ({
     id: t.exposeID("id"),
     event: t.exposeString("event"),
@@ -91,46 +66,3 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDelivery>("WebhookDelivery")
     deliveredAt: t.field({ type: "DateTime", nullable: true, resolve: (d) => d.deliveredAt }),
   }),
 });
-
-builder.queryFields((t) => ({
-  limits: t.field({ type: [LimitRef], description: "The project's limits", resolve: (_, __, c) => listLimits(projectCtx(c)) }),
-  limitSpend: t.field({
-    type: [LimitSpendRef],
-    description: "What each limit's current windows hold against their caps (per tag value: the most spent first)",
-    args: { limitId: t.arg.id({ required: false }), first: t.arg.int({ required: false }) },
-    resolve: (_, args, c) => limitSpend(projectCtx(c), { limitId: args.limitId == null ? null : String(args.limitId), first: args.first }),
-  }),
-  webhook: t.field({ type: WebhookRef, nullable: true, resolve: (_, __, c) => getWebhook(projectCtx(c)) }),
-  webhookDeliveries: t.field({
-    type: [WebhookDeliveryRef],
-    description: "The project's alert deliveries, newest first",
-    args: { first: t.arg.int({ required: false }), after: t.arg.id({ required: false }) },
-    resolve: (_, args, c) => listWebhookDeliveries(projectCtx(c), { first: args.first, after: args.after == null ? null : String(args.after) }),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  setLimit: t.field({
-    extensions: { role: "admin" },
-    type: LimitRef,
-    description: "Sets one subject's limits, replacing the ones it had (needs a key with every scope)",
-    args: { input: t.arg({ type: SetLimitInputRef }) },
-    resolve: (_, args, c) =>
-      setLimit(projectCtx(c), asInputOf(SetLimitInput, { ...args.input, keyId: args.input.keyId == null ? args.input.keyId : String(args.input.keyId) })),
-  }),
-  deleteLimit: t.field({
-    extensions: { role: "admin" },
-    type: "String",
-    description: "Deletes a limit; returns its id",
-    args: { id: t.arg.id() },
-    resolve: async (_, args, c) => (await deleteLimit(projectCtx(c), { id: String(args.id) })).id,
-  }),
-  setWebhook: t.field({
-    extensions: { role: "admin" },
-    type: SetWebhookResultRef,
-    args: { url: t.arg.string(), rotateSecret: t.arg.boolean({ required: false }) },
-    resolve: (_, args, c) => setWebhook(projectCtx(c), asInputOf(SetWebhookInput, args)),
-  }),
-  deleteWebhook: t.field({ type: "Boolean", resolve: async (_, __, c) => (await deleteWebhook(projectCtx(c))).deleted }),
-  testWebhook: t.field({ type: WebhookDeliveryRef, description: "Sends a webhook.test event now", resolve: (_, __, c) => testWebhook(projectCtx(c)) }),
-}));

@@ -1,8 +1,8 @@
 import { domainLogFilter } from "../../log-filter-wire";
 import { deleteLogs, exportLogsPage, getLog, listLogs, type LogAttempt, LogFilter, type RequestLog } from "../../../domain/logs";
-import { asInputOf } from "../../../verb-input";
-import { DomainError } from "../../../errors";
-import { type ClassFigure, classFigures } from "../../../domain/pricing/token-classes";
+import { asInputOf } from "../../../core/verb-input";
+import { DomainError } from "../../../core/errors";
+import { type ClassFigure, classFigures } from "../../../domain/pricing";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 

@@ -1,15 +1,6 @@
-import {
-  CreateModelInput,
-  createModel,
-  deleteModel,
-  getModel,
-  listModels,
-  type Model,
-  type ModelUsage,
-  ModelUsageInput,
-  modelUsage,
-} from "../../../domain/models";
-import { asInputOf } from "../../../verb-input";
+import { CreateModelInput, deleteModel, getModel, listModels, type Model, type ModelUsage, ModelUsageInput, modelUsage } from "../../../domain/models";
+import { createModel } from "../../../domain/fine-tunes";
+import { asInputOf } from "../../../core/verb-input";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 import { DatasetRef } from "./datasets";

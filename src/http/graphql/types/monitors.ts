@@ -10,7 +10,7 @@ import {
   updateMonitor,
   UpdateMonitorInput,
 } from "../../../domain/monitors";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { domainLogFilter, wireLogFilter } from "../../log-filter-wire";
 import { builder, projectCtx } from "../builder";
 import { LogFilterInput } from "./logs";

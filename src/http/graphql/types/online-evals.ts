@@ -12,7 +12,7 @@ import {
   updateOnlineEval,
   UpdateOnlineEvalInput,
 } from "../../../domain/online-evals";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { builder, projectCtx } from "../builder";
 
 const OnlineEvalRef = builder.objectRef<OnlineEval>("OnlineEval").implement({

@@ -1,18 +1,7 @@
-import {
-  type CostRecalculation,
-  createPriceOverride,
-  CreatePriceOverrideInput,
-  deletePriceOverride,
-  getCostRecalculation,
-  type InvoiceLine,
-  invoiceLines,
-  listPriceOverrides,
-  type PriceOverride,
-  recalculateCosts,
-  RecalculateCostsInput,
-} from "../../../domain/pricing";
+import { createPriceOverride, CreatePriceOverrideInput, deletePriceOverride, listPriceOverrides, type PriceOverride } from "../../../domain/pricing";
+import { type CostRecalculation, getCostRecalculation, type InvoiceLine, invoiceLines, recalculateCosts, RecalculateCostsInput } from "../../../domain/billing";
 import { domainLogFilter } from "../../log-filter-wire";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { builder, projectCtx } from "../builder";
 import { LogFilterInput } from "./logs";
 

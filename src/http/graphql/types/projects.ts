@@ -1,4 +1,4 @@
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import {
   createApiKey,
   createProject,

@@ -1,5 +1,5 @@
 import { CreatePruningRuleInput, createPruningRule, deletePruningRule, listPruningRules, type PruningRule } from "../../../domain/datasets";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { builder, projectCtx } from "../builder";
 import { DatasetRef } from "./datasets";
 

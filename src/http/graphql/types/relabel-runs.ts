@@ -12,7 +12,7 @@ import {
   type RunVerdict,
   rejectRelabelOutputs,
 } from "../../../domain/relabel-runs";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { builder, projectCtx } from "../builder";
 
 const RunVerdictRef = builder.objectRef<RunVerdict>("RelabelVerdict").implement({

@@ -12,7 +12,7 @@ import {
   updateRoute,
   UpdateRouteInput,
 } from "../../../domain/routing";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 
 type SchemaTypesOf<B> = B extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 import { builder, projectCtx } from "../builder";

@@ -9,7 +9,7 @@ import {
   updateMemberRole,
   UpdateMemberRoleInput,
 } from "../../../domain/teams";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { builder } from "../builder";
 import type { GqlContext } from "../builder";
 

@@ -1,10 +1,10 @@
 import { domainLogFilter } from "../../log-filter-wire";
 import { logUsage, type Usage, type UsageFigures, type UsageGroup, type UsagePoint, UsageInput } from "../../../domain/logs";
-import { asInputOf } from "../../../verb-input";
+import { asInputOf } from "../../../core/verb-input";
 import { builder, projectCtx } from "../builder";
 import { selects } from "../selects";
 import { ClassFigureRef, LogFilterInput } from "./logs";
-import { classFigures } from "../../../domain/pricing/token-classes";
+import { classFigures } from "../../../domain/pricing";
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 

@@ -1,9 +1,6 @@
 import {
-  createModel,
   CreateModelInput,
   deleteModel,
-  EstimateFineTuneInput,
-  estimateFineTune,
   getModel,
   listBaseModels,
   listModels,
@@ -13,6 +10,7 @@ import {
   ModelUsageInput,
   modelUsage,
 } from "../../../domain/models";
+import { createModel, EstimateFineTuneInput, estimateFineTune } from "../../../domain/fine-tunes";
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 

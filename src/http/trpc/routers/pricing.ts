@@ -1,17 +1,19 @@
 import {
-  type CostRecalculation,
   createPriceOverride,
   CreatePriceOverrideInput,
   deletePriceOverride,
-  getCostRecalculation,
-  invoiceLines,
-  InvoiceLinesInput,
   listPriceOverrides,
   type PriceOverride,
   PriceOverrideIdInput,
+} from "../../../domain/pricing";
+import {
+  type CostRecalculation,
+  getCostRecalculation,
+  invoiceLines,
+  InvoiceLinesInput,
   recalculateCosts,
   RecalculateCostsInput,
-} from "../../../domain/pricing";
+} from "../../../domain/billing";
 import { toWireDate } from "../../dates";
 import { manageProcedure, projectProcedure, router } from "../init";
 

@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { boolFlag, emptyAsUndefined, splitList } from "./env-fields";
+import { parseIpRange } from "../lib/ip-address";
+import { parseAllowlistEntry } from "../lib/allowlist-entry";
+
+/** The environment variables that bound what one request or one key may cost the process. */
+export const HARDENING_VARIABLES = {
+  // Wave 2 hardening: limits an attacker holding a valid key runs into.
+  HONE_GRAPHQL_MAX_DEPTH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .describe("deepest nesting of fields in one GraphQL operation (see Security and limits)"),
+  HONE_GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).max(1000).default(15).describe("most aliases in one GraphQL operation (see Security and limits)"),
+  HONE_GRAPHQL_MAX_TOKENS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(1_000_000)
+    .default(2_000)
+    .describe("most lexer tokens in one GraphQL operation (see Security and limits)"),
+  HONE_GRAPHQL_MAX_COST: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000_000)
+    .default(20_000)
+    .describe("highest estimated cost of one GraphQL operation (see Security and limits)"),
+  HONE_MAX_PAGE_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(200)
+    .describe("largest page (`first`) of any list, on GraphQL and tRPC (`limit` on REST lists)"),
+  HONE_TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1_000).default(10).describe("most calls in one tRPC batch"),
+  HONE_DB_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30_000)
+    .describe("Postgres `statement_timeout` of every connection (`0`: none); not enforced by PGlite"),
+  HONE_ALLOW_PRIVATE_UPSTREAMS: z
+    .preprocess(emptyAsUndefined, boolFlag.optional())
+    .transform((v) => v ?? false)
+    .describe("`true` lets custom providers reach loopback, private and link-local addresses (a local vLLM or Ollama); cloud metadata addresses stay refused"),
+  HONE_UPSTREAM_ALLOWLIST: z
+    .string()
+    .default("")
+    .superRefine((v, c) => {
+      for (const entry of splitList(v)) {
+        try {
+          parseAllowlistEntry(entry);
+        } catch (err) {
+          c.addIssue({ code: "custom", message: (err as Error).message });
+        }
+      }
+    })
+    .describe("comma-separated hosts, `host:port` pairs, IPs or CIDRs custom providers may reach besides public addresses"),
+  HONE_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .superRefine((v, c) => {
+      for (const entry of splitList(v)) {
+        if (parseIpRange(entry) === null) c.addIssue({ code: "custom", message: `HONE_TRUSTED_PROXIES entry "${entry}" is not an IP address or CIDR` });
+      }
+    })
+    .meta({
+      description:
+        "comma-separated IPs or CIDRs (IPv4, IPv6) of your reverse proxies: from them `X-Forwarded-For` names the client for sign-in throttling (see Security and limits)",
+      docDefault: "empty: the TCP peer is the client",
+    }),
+  HONE_JOB_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(60_000)
+    .describe("how long a claimed job is held before another worker may take it; renewed every third of it while a step runs"),
+  HONE_JOB_STEP_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(15 * 60_000)
+    .describe("longest one job step may run before it is aborted and counted as a failed attempt"),
+  HONE_API_KEY_CACHE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(5_000)
+    .describe("how long a process remembers an API key's authentication; a revoked key is refused by every process within it"),
+  HONE_LOG_FINETUNE_CALLS: z
+    .enum(["always", "on-request"])
+    .default("on-request")
+    .describe(
+      "`always`: log every call to the project's fine-tunes; `on-request` (OpenPipe's rule): only with `op-log-request: true`, `hone.logRequest: true` or `store: true`",
+    ),
+  HONE_SESSION_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(12 * 3_600_000)
+    .describe("a console session ends after this long without a request (sliding)"),
+  HONE_SESSION_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(7 * 24 * 3_600_000)
+    .describe("a console session ends this long after sign-in, however active"),
+  // Issue 38: what one request may cost the process, whatever it asks for.
+  HONE_MAX_JSON_DEPTH: z.coerce
+    .number()
+    .int()
+    .min(16)
+    .max(10_000)
+    .default(128)
+    .describe(
+      "deepest nesting of arrays and objects in any JSON a client sends: REST bodies, reports, GraphQL variables, tRPC inputs, JSONL lines (400 past it)",
+    ),
+  HONE_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(32 * 1024 * 1024)
+    .describe("largest answer of one GraphQL operation or one tRPC batch, counted from stored sizes before anything is loaded"),
+  HONE_MAX_LOGGED_PAYLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(128 * 1024 * 1024, "HONE_MAX_LOGGED_PAYLOAD_BYTES may be at most 128 MiB (Postgres refuses larger JSON values)")
+    .default(32 * 1024 * 1024)
+    .describe("a logged request or response payload larger than this is stored cut short, with a marker giving its size (at most 128 MiB)"),
+  HONE_BODY_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(30_000)
+    .describe("a request body that sends nothing for this long is answered 408 and its connection closed"),
+  HONE_SSE_KEEPALIVE_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(600_000)
+    .default(15_000)
+    .describe("a stream to a client that carried nothing for this long gets an SSE comment (`: keep-alive`)"),
+};

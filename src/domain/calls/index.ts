@@ -1,0 +1,15 @@
+export * from "./schemas";
+export type { CallLog } from "./call-log";
+export type { CallRouting } from "./call-log";
+export { resolveUpstream } from "./resolve-upstream";
+export type { Upstream } from "./resolve-upstream";
+export { createCallLog } from "./call-log";
+export { asDomainError } from "./call-log";
+export { CLIENT_CLOSED_MESSAGE } from "./call-log";
+export { CLIENT_CLOSED_STATUS } from "./call-log";
+export type { ProtocolCall } from "./call-log";
+export { createChunkMerger } from "./merge-chunks";
+export { answeredAs } from "./resolve-upstream";
+export { upstreamBody } from "./resolve-upstream";
+export { callModel } from "./call-model";
+export { estimateCost } from "./estimate-cost";

@@ -1,0 +1,3 @@
+export * from "./schemas";
+export { splitEntry } from "./split-entry";
+export { ChatEntry, Split } from "./entry";
