@@ -16,14 +16,14 @@ import {
   useMantineColorScheme,
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useRouterState } from "@tanstack/react-router";
 import { useState } from "react";
 import { CopyButton } from "./components/copy-button";
 import { ErrorAlert } from "./components/error-alert";
+import { StackForm } from "./components/inline-form";
+import { useOrganizations, useProjects, useSignOut } from "./lib/layout-queries";
 import { canAct } from "./lib/session";
-import { replaceSession, type Session, useTRPC } from "./lib/trpc";
+import type { Session } from "./lib/trpc";
 
 export const SECTIONS = [
   { to: "/logs", label: "Logs" },
@@ -83,131 +83,39 @@ function NewProjectModal({
           </Group>
         </Stack>
       ) : (
-        <Stack
-          component="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate({ name });
-          }}
-        >
+        <StackForm onSubmit={() => create.mutate({ name })}>
           <TextInput label="Project name" value={name} onChange={(e) => setName(e.currentTarget.value)} required data-autofocus />
           <ErrorAlert error={create.error} />
           <Button type="submit" loading={create.isPending}>
             Create project
           </Button>
-        </Stack>
+        </StackForm>
       )}
     </Modal>
   );
 }
 
-/** Admins pick the project they act on, and may create one (its first key is shown once). */
-function ProjectSwitcher({ session }: { session: Session }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const projects = useQuery(trpc.admin.listProjects.queryOptions());
+/**
+ * The project the session acts on, to pick (a person's organisation's projects; every project for
+ * the admin), and "New project" for those who may create one (its first key is shown once).
+ */
+function ProjectSwitcher({ session, width, canCreate }: { session: Session; width: number; canCreate: boolean }) {
+  const { projects, switchTo, create, createdKey, forgetCreatedKey } = useProjects(session);
   const [creating, { open, close }] = useDisclosure(false);
-  const [createdKey, setCreatedKey] = useState<string | null>(null);
-  const switchProject = useMutation(
-    trpc.session.switchProject.mutationOptions({
-      onSuccess: (me) => {
-        replaceSession(queryClient, trpc.session.me.queryKey(), me);
-      },
-    }),
-  );
-  const create = useMutation(
-    trpc.admin.createProject.mutationOptions({
-      onSuccess: async (created) => {
-        setCreatedKey(created.apiKey);
-        await queryClient.invalidateQueries({ queryKey: trpc.admin.listProjects.queryKey() });
-        switchProject.mutate({ projectId: created.projectId });
-      },
-    }),
-  );
   return (
-    <Group gap="xs">
+    <>
       <Select
         label="Project"
         size="xs"
-        w={200}
-        data={(projects.data ?? []).map((p) => ({ value: p.id, label: p.name }))}
+        w={width}
+        data={projects.map((p) => ({ value: p.id, label: p.name }))}
         value={session.project?.id ?? null}
-        onChange={(id) => id && switchProject.mutate({ projectId: id })}
+        onChange={(id) => id && switchTo(id)}
         placeholder="Choose a project"
         allowDeselect={false}
         comboboxProps={{ withinPortal: true }}
       />
-      <Button size="xs" variant="default" mt={22} onClick={open}>
-        New project
-      </Button>
-      <NewProjectModal
-        opened={creating}
-        createdKey={createdKey}
-        create={create}
-        onClose={() => {
-          close();
-          setCreatedKey(null);
-        }}
-      />
-    </Group>
-  );
-}
-
-/** A person picks their organisation (when in several) and the project they act on; owners make projects. */
-function PersonSwitcher({ session }: { session: Session }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const organizations = useQuery(trpc.session.organizations.queryOptions());
-  const projects = useQuery(trpc.team.projects.queryOptions());
-  const [creating, { open, close }] = useDisclosure(false);
-  const [createdKey, setCreatedKey] = useState<string | null>(null);
-  const refreshMe = async () => {
-    await queryClient.invalidateQueries();
-  };
-  const switchProject = useMutation(
-    trpc.session.switchProject.mutationOptions({ onSuccess: (me) => replaceSession(queryClient, trpc.session.me.queryKey(), me) }),
-  );
-  const switchOrganization = useMutation(trpc.session.switchOrganization.mutationOptions({ onSuccess: refreshMe }));
-  const create = useMutation(
-    trpc.team.createProject.mutationOptions({
-      onSuccess: async (created) => {
-        setCreatedKey(created.apiKey);
-        await queryClient.invalidateQueries({ queryKey: trpc.team.projects.queryKey() });
-        switchProject.mutate({ projectId: created.projectId });
-      },
-    }),
-  );
-  const orgs = organizations.data ?? [];
-  return (
-    <Group gap="xs" wrap="nowrap">
-      {orgs.length > 1 ? (
-        <Select
-          label="Organisation"
-          size="xs"
-          w={170}
-          data={orgs.map((o) => ({ value: o.id, label: o.name }))}
-          value={session.organization?.id ?? null}
-          onChange={(id) => id && switchOrganization.mutate({ organizationId: id })}
-          allowDeselect={false}
-          comboboxProps={{ withinPortal: true }}
-        />
-      ) : (
-        <Text fw={600} size="sm" visibleFrom="sm" data-testid="organization-name">
-          {session.organization?.name}
-        </Text>
-      )}
-      <Select
-        label="Project"
-        size="xs"
-        w={180}
-        data={(projects.data ?? []).map((p) => ({ value: p.id, label: p.name }))}
-        value={session.project?.id ?? null}
-        onChange={(id) => id && switchProject.mutate({ projectId: id })}
-        placeholder="Choose a project"
-        allowDeselect={false}
-        comboboxProps={{ withinPortal: true }}
-      />
-      {session.orgRole === "owner" ? (
+      {canCreate ? (
         <Button size="xs" variant="default" mt={22} onClick={open}>
           New project
         </Button>
@@ -218,10 +126,31 @@ function PersonSwitcher({ session }: { session: Session }) {
         create={create}
         onClose={() => {
           close();
-          setCreatedKey(null);
+          forgetCreatedKey();
         }}
       />
-    </Group>
+    </>
+  );
+}
+
+/** A person picks their organisation when in several (else it is named), then the project. */
+function OrganizationSwitcher({ session }: { session: Session }) {
+  const { organizations, switchTo } = useOrganizations();
+  return organizations.length > 1 ? (
+    <Select
+      label="Organisation"
+      size="xs"
+      w={170}
+      data={organizations.map((o) => ({ value: o.id, label: o.name }))}
+      value={session.organization?.id ?? null}
+      onChange={(id) => id && switchTo(id)}
+      allowDeselect={false}
+      comboboxProps={{ withinPortal: true }}
+    />
+  ) : (
+    <Text fw={600} size="sm" visibleFrom="sm" data-testid="organization-name">
+      {session.organization?.name}
+    </Text>
   );
 }
 
@@ -233,18 +162,9 @@ const TEAM_SECTIONS = [
 ] as const;
 
 export function AppLayout({ session }: { session: Session }) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const [opened, { toggle, close }] = useDisclosure();
   const pathname = useRouterState({ select: (s) => s.location.pathname });
-  const signOut = useMutation(
-    trpc.session.signOut.mutationOptions({
-      onSettled: () => {
-        replaceSession(queryClient, trpc.session.me.queryKey(), null);
-        notifications.show({ message: "Signed out" });
-      },
-    }),
-  );
+  const signOut = useSignOut();
   return (
     <AppShell header={{ height: 64 }} navbar={{ width: 210, breakpoint: "md", collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
@@ -253,9 +173,14 @@ export function AppLayout({ session }: { session: Session }) {
             <Burger opened={opened} onClick={toggle} hiddenFrom="md" size="sm" aria-label="Toggle navigation" />
             <Title order={3}>Hone</Title>
             {session.user ? (
-              <PersonSwitcher session={session} />
+              <Group gap="xs" wrap="nowrap">
+                <OrganizationSwitcher session={session} />
+                <ProjectSwitcher session={session} width={180} canCreate={session.orgRole === "owner"} />
+              </Group>
             ) : session.admin ? (
-              <ProjectSwitcher session={session} />
+              <Group gap="xs">
+                <ProjectSwitcher session={session} width={200} canCreate />
+              </Group>
             ) : (
               <Text fw={600} data-testid="project-name">
                 {session.project?.name}

@@ -1,23 +1,54 @@
-import { Group, Stack, Text, Title } from "@mantine/core";
+import { Group, type MantineSpacing, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
-import type { Role } from "../../key-scope";
+import type { Role } from "../../core/key-scope";
 import { useCan } from "../lib/session";
 
-/** A page's title and actions; actions that change something name the role they need (`mutates`) and are hidden from those below it. */
-export function PageHeader({ title, description, actions: given, mutates }: { title: string; description?: ReactNode; actions?: ReactNode; mutates?: Role }) {
+/**
+ * A page's (or a section's, `order` 3) title, a line under it, and its actions; actions that change
+ * something name the role they need (`mutates`) and are hidden from those below it. `wrap`: the
+ * actions go under the title in a narrow window (a long title wraps too).
+ */
+export function PageHeader({
+  title,
+  description,
+  actions: given,
+  mutates,
+  order = 2,
+  mb = "md",
+  wrap = false,
+  testId,
+  actionsTestId,
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  mutates?: Role;
+  order?: 2 | 3;
+  mb?: MantineSpacing | 0;
+  wrap?: boolean;
+  /** The description line's test id. */
+  testId?: string;
+  actionsTestId?: string;
+}) {
   const can = useCan(mutates ?? "viewer");
   const actions = can ? given : null;
   return (
-    <Group justify="space-between" align="flex-start" mb="md" wrap="nowrap">
-      <Stack gap={2}>
-        <Title order={2}>{title}</Title>
+    <Group justify="space-between" align="flex-start" mb={mb} gap={wrap ? "sm" : undefined} wrap={wrap ? "wrap" : "nowrap"}>
+      <Stack gap={2} style={wrap ? { minWidth: 0 } : undefined}>
+        <Title order={order} style={wrap ? { overflowWrap: "anywhere" } : undefined}>
+          {title}
+        </Title>
         {description ? (
-          <Text c="dimmed" size="sm">
+          <Text c="dimmed" size="sm" data-testid={testId}>
             {description}
           </Text>
         ) : null}
       </Stack>
-      {actions ? <Group gap="xs">{actions}</Group> : null}
+      {actions ? (
+        <Group gap="xs" wrap={wrap ? "wrap" : undefined} data-testid={actionsTestId}>
+          {actions}
+        </Group>
+      ) : null}
     </Group>
   );
 }

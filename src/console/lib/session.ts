@@ -1,5 +1,5 @@
 import { createContext, useContext } from "react";
-import type { Role } from "../../key-scope";
+import type { Role } from "../../core/key-scope";
 import type { Session } from "./trpc";
 
 export const SessionContext = createContext<Session | null>(null);

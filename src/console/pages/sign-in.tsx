@@ -1,4 +1,5 @@
-import { Alert, Button, Center, Code, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Code, Divider, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { AuthCard } from "../components/auth-card";
 import { useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
@@ -75,57 +76,41 @@ export function SignInPage({ ended = false }: { ended?: boolean }) {
   const ssoError = new URLSearchParams(window.location.search).get("sso_error");
   if (!showForm) {
     return (
-      <Center mih="100vh" p="md" component="main">
-        <Paper withBorder p="xl" radius="md" w={440} maw="100%">
-          <Stack>
-            <Title order={1} size="h2">
-              Your session has ended
-            </Title>
-            <Text c="dimmed">
-              You were signed out, the session expired, your access changed, or the API key it used was revoked. Nothing you saved is lost.
-            </Text>
-            <Button onClick={() => setShowForm(true)}>Sign in again</Button>
-          </Stack>
-        </Paper>
-      </Center>
+      <AuthCard title="Your session has ended" width={440}>
+        <Text c="dimmed">You were signed out, the session expired, your access changed, or the API key it used was revoked. Nothing you saved is lost.</Text>
+        <Button onClick={() => setShowForm(true)}>Sign in again</Button>
+      </AuthCard>
     );
   }
   const o = options.data;
   return (
-    <Center mih="100vh" p="md" component="main">
-      <Paper withBorder p="xl" radius="md" w={480} maw="100%">
-        <Stack>
-          <Title order={1} size="h2">
-            Sign in to Hone
-          </Title>
-          {o?.needsFirstOwner ? (
-            <Alert color="blue" title="No one has an account yet" data-testid="first-owner-hint">
-              Open the first-owner link Hone printed when it started (<Code>…/invite#hone_inv_…</Code>) to create the first owner. Each start prints a new one
-              until it is used.
-            </Alert>
-          ) : null}
-          {ssoError ? (
-            <Alert color="red" title="Single sign-on failed" data-testid="sso-error">
-              {SSO_ERRORS[ssoError] ?? "The sign-in could not be completed."}
-            </Alert>
-          ) : null}
-          <PasswordForm />
-          {o?.sso ? (
-            <Button component="a" href="/auth/oidc/start" variant="outline">
-              Sign in with SSO
-            </Button>
-          ) : null}
-          {o?.keySignIn !== false ? (
-            <>
-              <Divider label="or with a project API key" labelPosition="center" />
-              <KeyForm />
-            </>
-          ) : null}
-          <Text size="xs" c="dimmed">
-            Invited? Open the link you were given; it signs you in.
-          </Text>
-        </Stack>
-      </Paper>
-    </Center>
+    <AuthCard title="Sign in to Hone">
+      {o?.needsFirstOwner ? (
+        <Alert color="blue" title="No one has an account yet" data-testid="first-owner-hint">
+          Open the first-owner link Hone printed when it started (<Code>…/invite#hone_inv_…</Code>) to create the first owner. Each start prints a new one until
+          it is used.
+        </Alert>
+      ) : null}
+      {ssoError ? (
+        <Alert color="red" title="Single sign-on failed" data-testid="sso-error">
+          {SSO_ERRORS[ssoError] ?? "The sign-in could not be completed."}
+        </Alert>
+      ) : null}
+      <PasswordForm />
+      {o?.sso ? (
+        <Button component="a" href="/auth/oidc/start" variant="outline">
+          Sign in with SSO
+        </Button>
+      ) : null}
+      {o?.keySignIn !== false ? (
+        <>
+          <Divider label="or with a project API key" labelPosition="center" />
+          <KeyForm />
+        </>
+      ) : null}
+      <Text size="xs" c="dimmed">
+        Invited? Open the link you were given; it signs you in.
+      </Text>
+    </AuthCard>
   );
 }

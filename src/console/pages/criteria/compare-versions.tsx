@@ -1,4 +1,5 @@
 import { Badge, Group, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { DataTable } from "../../components/data-table";
 import { useState } from "react";
 import { formatTime, plural } from "../../lib/format";
 import { verdictOf } from "./disagreements";
@@ -61,36 +62,26 @@ export function CompareVersions({ runs, rows }: { runs: AlignmentStats[]; rows: 
       <Title order={3} size="h4">
         Compare versions
       </Title>
-      <Table.ScrollContainer minWidth={640}>
-        <Table withTableBorder aria-label="Versions compared">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Version</Table.Th>
-              <Table.Th>Precision</Table.Th>
-              <Table.Th>Recall</Table.Th>
-              <Table.Th>F1</Table.Th>
-              <Table.Th>TP / FP / FN / TN</Table.Th>
-              <Table.Th>Judge errors</Table.Th>
-              <Table.Th>Run</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {runs.map((r) => (
-              <Table.Tr key={r.version} data-testid="compare-row">
-                <Table.Td>v{r.version}</Table.Td>
-                {cell(r, "precision")}
-                {cell(r, "recall")}
-                {cell(r, "f1")}
-                <Table.Td>
-                  {r.truePositives} / {r.falsePositives} / {r.falseNegatives} / {r.trueNegatives}
-                </Table.Td>
-                <Table.Td>{r.judgeErrors}</Table.Td>
-                <Table.Td>{formatTime(r.createdAt)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        label="Versions compared"
+        withTableBorder
+        minWidth={640}
+        columns={["Version", "Precision", "Recall", "F1", "TP / FP / FN / TN", "Judge errors", "Run"]}
+        rows={runs}
+        row={(r) => (
+          <Table.Tr key={r.version} data-testid="compare-row">
+            <Table.Td>v{r.version}</Table.Td>
+            {cell(r, "precision")}
+            {cell(r, "recall")}
+            {cell(r, "f1")}
+            <Table.Td>
+              {r.truePositives} / {r.falsePositives} / {r.falseNegatives} / {r.trueNegatives}
+            </Table.Td>
+            <Table.Td>{r.judgeErrors}</Table.Td>
+            <Table.Td>{formatTime(r.createdAt)}</Table.Td>
+          </Table.Tr>
+        )}
+      />
       {runs.length > 1 ? (
         <>
           <Group align="flex-end">

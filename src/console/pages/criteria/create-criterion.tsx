@@ -1,8 +1,8 @@
-import { Button, Group, Modal, Stack, TextInput } from "@mantine/core";
+import { Modal, Stack, TextInput } from "@mantine/core";
+import { FormActions } from "../../components/form-actions";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import { useForm } from "@mantine/form";
 import { useNavigate } from "@tanstack/react-router";
-import { ErrorAlert } from "../../components/error-alert";
 import { promptProblems } from "../../lib/messages";
 import { PromptField } from "./prompt-editor";
 import { useCreateCriterion } from "./queries";
@@ -43,15 +43,14 @@ export function CreateCriterion({ onClose }: { onClose(): void }) {
             required
           />
           <PromptField prompt={form.values.prompt} setPrompt={(p) => form.setFieldValue("prompt", p)} />
-          <ErrorAlert error={create.error} title="Not created" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending} disabled={problems.length > 0}>
-              Create criterion
-            </Button>
-          </Group>
+          <FormActions
+            label="Create criterion"
+            error={create.error}
+            errorTitle="Not created"
+            loading={create.isPending}
+            disabled={problems.length > 0}
+            onCancel={onClose}
+          />
         </Stack>
       </form>
     </Modal>

@@ -1,7 +1,7 @@
 import { Button, Group, Loader, Tabs, Text } from "@mantine/core";
-import { NAMED_CLOSE } from "../../components/modal-close";
-import { modals } from "@mantine/modals";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
+import { useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { plural } from "../../lib/format";
@@ -18,6 +18,7 @@ export function CriterionPage() {
   const criterion = useCriterion(criterionId);
   const setSearch = (patch: Partial<CriterionSearch>) =>
     void navigate({ to: "/criteria/$criterionId", params: { criterionId }, search: (old) => ({ ...(old as CriterionSearch), ...patch }), replace: true });
+  const [deleting, setDeleting] = useState(false);
   const remove = useDeleteCriterion(() => void navigate({ to: "/criteria" }));
   if (criterion.error) return <ErrorAlert error={criterion.error} title="Criterion not found" />;
   const c = criterion.data;
@@ -35,25 +36,22 @@ export function CriterionPage() {
         }
         actions={
           <Group>
-            <Button
-              color="red"
-              variant="light"
-              onClick={() =>
-                modals.openConfirmModal({
-                  ...NAMED_CLOSE,
-                  title: `Delete ${c.name}?`,
-                  children: <Text size="sm">Its versions, alignment set and runs go with it. Calls that name it will fail.</Text>,
-                  labels: { confirm: "Delete criterion", cancel: "Cancel" },
-                  confirmProps: { color: "red" },
-                  onConfirm: () => remove.mutate({ criterionId }),
-                })
-              }
-            >
+            <Button color="red" variant="light" onClick={() => setDeleting(true)}>
               Delete
             </Button>
           </Group>
         }
       />
+      <ConfirmDelete
+        opened={deleting}
+        title={`Delete ${c.name}?`}
+        confirmLabel="Delete criterion"
+        onClose={() => setDeleting(false)}
+        onConfirm={() => remove.mutate({ criterionId })}
+        mutation={remove}
+      >
+        <Text size="sm">Its versions, alignment set and runs go with it. Calls that name it will fail.</Text>
+      </ConfirmDelete>
       <Tabs value={search.tab ?? "prompt"} onChange={(v) => setSearch({ tab: v === "prompt" ? undefined : (v as CriterionSearch["tab"]) })} keepMounted={false}>
         <Tabs.List mb="md">
           <Tabs.Tab value="prompt">Prompt and versions</Tabs.Tab>

@@ -1,6 +1,6 @@
-import { Button, Group, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Paper, Stack, Text, TextInput, Title } from "@mantine/core";
+import { FormActions } from "../../components/form-actions";
 import { useForm } from "@mantine/form";
-import { ErrorAlert } from "../../components/error-alert";
 import { TextDiff } from "../../components/text-diff";
 import { promptProblems } from "../../lib/messages";
 import { PromptField } from "./prompt-editor";
@@ -28,15 +28,14 @@ export function NewVersion({ criterion, onCancel, onSaved }: { criterion: Criter
           <TextInput label="Judge model" {...form.getInputProps("judgeModel")} required />
           <PromptField prompt={prompt} setPrompt={(p) => form.setFieldValue("prompt", p)} />
           {!unchanged ? <TextDiff before={latest.prompt} after={prompt} label={`Prompt changes against v${latest.version}`} /> : null}
-          <ErrorAlert error={save.error} title="Not saved" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onCancel}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending} disabled={problems.length > 0 || unchanged}>
-              Save as v{next}
-            </Button>
-          </Group>
+          <FormActions
+            label={<>Save as v{next}</>}
+            error={save.error}
+            errorTitle="Not saved"
+            loading={save.isPending}
+            disabled={problems.length > 0 || unchanged}
+            onCancel={onCancel}
+          />
         </Stack>
       </form>
     </Paper>

@@ -5,6 +5,7 @@ import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { errorMessageOf, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { useChange } from "../../lib/mutations";
 
 export type CriterionDetail = RouterOutputs["criteria"]["get"];
 export type AlignmentRow = RouterOutputs["criteria"]["alignmentRows"][number];
@@ -26,49 +27,25 @@ export function useCriterion(criterionId: string) {
   return useQuery(trpc.criteria.get.queryOptions({ criterionId }));
 }
 
-export function useCreateCriterion(onCreated: (c: { id: string; name: string }) => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.criteria.create.mutationOptions({
-      onSuccess: async (c) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.criteria.list.queryKey() });
-        notifications.show({ message: `Criterion ${c.name} created` });
-        onCreated(c);
-      },
-    }),
-  );
-}
+export const useCreateCriterion = (onCreated: (c: { id: string; name: string }) => void) =>
+  useChange((t) => t.criteria.create, {
+    message: (c) => `Criterion ${c.name} created`,
+    onDone: onCreated,
+    refresh: (t) => [t.criteria.list.queryKey()],
+    refreshFirst: true,
+  });
 
 /** Saves a new version; once the criterion is read again, `onSaved` gets the new version's number. */
-export function useCreateVersion(criterionId: string, onSaved: (version: number) => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.criteria.createVersion.mutationOptions({
-      onSuccess: async (v) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.criteria.get.queryKey({ criterionId }) });
-        void queryClient.invalidateQueries({ queryKey: trpc.criteria.list.queryKey() });
-        notifications.show({ message: `Version ${v.version} saved` });
-        onSaved(v.version);
-      },
-    }),
-  );
-}
+export const useCreateVersion = (criterionId: string, onSaved: (version: number) => void) =>
+  useChange((t) => t.criteria.createVersion, {
+    message: (v) => `Version ${v.version} saved`,
+    onDone: (v) => onSaved(v.version),
+    refresh: (t) => [t.criteria.get.queryKey({ criterionId }), t.criteria.list.queryKey()],
+    refreshFirst: true,
+  });
 
-export function useDeleteCriterion(onDeleted: () => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.criteria.delete.mutationOptions({
-      onSuccess: () => {
-        void queryClient.invalidateQueries({ queryKey: trpc.criteria.list.queryKey() });
-        notifications.show({ message: "Criterion deleted" });
-        onDeleted();
-      },
-    }),
-  );
-}
+export const useDeleteCriterion = (onDeleted: () => void) =>
+  useChange((t) => t.criteria.delete, { message: () => "Criterion deleted", onDone: onDeleted, refresh: (t) => [t.criteria.list.queryKey()] });
 
 /** Judges one output with one version (the "Try it" box). */
 export function useJudge() {
@@ -177,15 +154,8 @@ export function useAlignmentTasks(criterionId: string) {
   });
 }
 
-export function useStartAlignmentRun(criterionId: string) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.criteria.startAlignmentRun.mutationOptions({
-      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.criteria.alignmentTasks.queryKey({ criterionId }) }),
-    }),
-  );
-}
+export const useStartAlignmentRun = (criterionId: string) =>
+  useChange((t) => t.criteria.startAlignmentRun, { refresh: (t) => [t.criteria.alignmentTasks.queryKey({ criterionId })] });
 
 /** What a finished run changed: its statistics, the rows' verdicts, the list's last F1. */
 export function useRefreshAfterRun(criterionId: string) {

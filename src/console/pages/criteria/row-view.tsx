@@ -1,4 +1,6 @@
-import { Badge, Paper, Stack, Text } from "@mantine/core";
+import { Badge, Button, Modal, Paper, Stack, Text } from "@mantine/core";
+import { useState } from "react";
+import { NAMED_CLOSE } from "../../components/modal-close";
 import { messageText } from "../../lib/messages";
 import { Message, toolNamesOf } from "../logs/conversation";
 import type { AlignmentRow } from "./queries";
@@ -81,4 +83,20 @@ export function LabelBadge({ label, testId = "row-label" }: { label: Label | "er
       {label}
     </Badge>
   );
+}
+
+/** A list whose rows open one at a time in a dialog: each row's Open button, and the dialog. */
+export function useRowDialog() {
+  const [open, setOpen] = useState<AlignmentRow | null>(null);
+  const openButton = (row: AlignmentRow, label: string) => (
+    <Button size="compact-xs" variant="default" onClick={() => setOpen(row)} aria-label={label}>
+      Open
+    </Button>
+  );
+  const dialog = open ? (
+    <Modal {...NAMED_CLOSE} opened onClose={() => setOpen(null)} title="Alignment row" size="xl">
+      <RowView row={open} />
+    </Modal>
+  ) : null;
+  return { openButton, dialog };
 }

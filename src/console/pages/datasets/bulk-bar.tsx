@@ -1,9 +1,9 @@
 import { Button, Group, Modal, NumberInput, Paper, Stack, Text } from "@mantine/core";
+import { FormActions } from "../../components/form-actions";
 import { useForm } from "@mantine/form";
-import { modals } from "@mantine/modals";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
+import { ConfirmDelete } from "../../components/confirm-delete";
 import { formatNumber, plural } from "../../lib/format";
 import { errorMessageOf } from "../../lib/trpc";
 import { type EntryFilter, type EntrySelection, NO_SELECTION, useDeleteEntries, useResplit, useSetSplit } from "./queries";
@@ -29,6 +29,7 @@ type Props = {
 export function BulkBar({ datasetId, datasetName, selection, filter, matching, filtered, onSelectionChange }: Props) {
   const count = selection.allMatching ? (matching ?? 0) : selection.ids.size;
   const [resplitting, setResplitting] = useState(false);
+  const [deleting, setDeleting] = useState(false);
   const remove = useDeleteEntries();
   const move = useSetSplit();
   const target = { datasetId, selection, filter };
@@ -38,19 +39,6 @@ export function BulkBar({ datasetId, datasetName, selection, filter, matching, f
     onSelectionChange(NO_SELECTION);
   };
   const moveTo = (split: "TRAIN" | "TEST") => move.mutate({ ...target, split }, { onSuccess: (r) => done(`${entries(r.updated)} moved to ${split}`), onError });
-  const confirmDelete = () =>
-    modals.openConfirmModal({
-      title: `Delete ${entries(count)}?`,
-      children: (
-        <Text size="sm">
-          {selection.allMatching ? `Every entry ${filtered ? "matching the filters" : "of the dataset"}` : "The selected entries"} ({formatNumber(count)}) will
-          be removed from {datasetName}. This cannot be undone.
-        </Text>
-      ),
-      labels: { confirm: "Delete entries", cancel: "Cancel" },
-      confirmProps: { color: "red" },
-      onConfirm: () => remove.mutate(target, { onSuccess: (r) => done(`${entries(r.deleted)} deleted`), onError }),
-    });
   const busy = remove.isPending || move.isPending;
   return (
     <Paper
@@ -81,13 +69,34 @@ export function BulkBar({ datasetId, datasetName, selection, filter, matching, f
         <Button size="xs" variant="default" onClick={() => setResplitting(true)} disabled={busy}>
           Re-split by ratio…
         </Button>
-        <Button size="xs" color="red" variant="light" onClick={confirmDelete} loading={remove.isPending} disabled={busy}>
+        <Button size="xs" color="red" variant="light" onClick={() => setDeleting(true)} loading={remove.isPending} disabled={busy}>
           Delete
         </Button>
         <Button size="xs" variant="subtle" onClick={() => onSelectionChange(NO_SELECTION)}>
           Clear selection
         </Button>
       </Group>
+      <ConfirmDelete
+        opened={deleting}
+        title={`Delete ${entries(count)}?`}
+        confirmLabel="Delete entries"
+        onClose={() => setDeleting(false)}
+        onConfirm={() =>
+          remove.mutate(target, {
+            onSuccess: (r) => {
+              setDeleting(false);
+              done(`${entries(r.deleted)} deleted`);
+            },
+          })
+        }
+        mutation={remove}
+        errorTitle="Not done"
+      >
+        <Text size="sm">
+          {selection.allMatching ? `Every entry ${filtered ? "matching the filters" : "of the dataset"}` : "The selected entries"} ({formatNumber(count)}) will
+          be removed from {datasetName}. This cannot be undone.
+        </Text>
+      </ConfirmDelete>
       {resplitting ? <ResplitModal count={count} target={target} onClose={() => setResplitting(false)} onDone={() => onSelectionChange(NO_SELECTION)} /> : null}
     </Paper>
   );
@@ -133,15 +142,7 @@ function ResplitModal({
           <Text size="sm" data-testid="resplit-preview">
             Of the {entries(count)} selected: {formatNumber(test)} to TEST, {formatNumber(count - test)} to TRAIN, picked at random.
           </Text>
-          <ErrorAlert error={resplit.error} title="Not re-split" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={resplit.isPending}>
-              Re-split
-            </Button>
-          </Group>
+          <FormActions label="Re-split" mutation={resplit} errorTitle="Not re-split" onCancel={onClose} />
         </Stack>
       </form>
     </Modal>

@@ -1,9 +1,23 @@
-import { Anchor, Button, Group, Paper, Spoiler, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Button, Paper, Spoiler, Text } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
+import { PageHeader } from "../../components/page-header";
 import { formatNumber, plural } from "../../lib/format";
 import type { Dataset } from "./queries";
 
 export type DatasetDialog = "add" | "upload" | "import" | "quality" | "relabel" | "pruning";
+
+/**
+ * The dialogs the header opens, in order. "Judge / relabel" stays the same whatever runs (the
+ * count is in the line above): a longer label would move the actions after it.
+ */
+const DIALOGS: [DatasetDialog, string][] = [
+  ["add", "Add entry"],
+  ["upload", "Upload JSONL"],
+  ["import", "Import from logs"],
+  ["quality", "Judge / relabel"],
+  ["relabel", "Relabel runs"],
+  ["pruning", "Pruning rules"],
+];
 
 /** The dataset's name and counts, and what can be done to it; the actions wrap on a narrow window. */
 export function DatasetHeader({
@@ -20,68 +34,57 @@ export function DatasetHeader({
   onExport(): void;
 }) {
   const d = dataset;
+  const open = (dialog: DatasetDialog) => () => onDialog(dialog);
   return (
-    <Group justify="space-between" align="flex-start" mb="sm" gap="sm" wrap="wrap">
-      <Stack gap={2} style={{ minWidth: 0 }}>
-        <Title order={2} style={{ overflowWrap: "anywhere" }}>
-          {d?.name ?? "Dataset"}
-        </Title>
-        {d ? (
-          <Text c="dimmed" size="sm" data-testid="dataset-counts">
+    <PageHeader
+      wrap
+      mb="sm"
+      title={d?.name ?? "Dataset"}
+      testId={d ? "dataset-counts" : undefined}
+      description={
+        d ? (
+          <>
             {plural(d.entryCount, "entry", "entries")} · {formatNumber(d.trainCount)} train · {formatNumber(d.testCount)} test ·{" "}
             {plural(d.fineTuneCount, "fine-tune")} · {runningTasks ? `${plural(runningTasks, "quality task")} running · ` : null}
             <Anchor component={Link} to="/datasets" size="sm" underline="always">
               all datasets
             </Anchor>
-          </Text>
+          </>
         ) : (
           // The counts' line, held while they load, so nothing below moves when they come.
-          <Text c="dimmed" size="sm" aria-hidden>
-            …
-          </Text>
-        )}
-      </Stack>
-      {/* Every action is there from the first paint (Fine-tune disabled until the dataset is known):
-          a late button would push the others aside, and a click aimed at one would land on another. */}
-      <Group gap="xs" wrap="wrap" data-testid="dataset-actions">
-        <Button variant="default" size="sm" onClick={() => onDialog("add")}>
-          Add entry
-        </Button>
-        <Button variant="default" size="sm" onClick={() => onDialog("upload")}>
-          Upload JSONL
-        </Button>
-        <Button variant="default" size="sm" onClick={() => onDialog("import")}>
-          Import from logs
-        </Button>
-        {/* Its label stays the same whatever runs (the count is in the line above): a longer one would move the actions after it. */}
-        <Button variant="default" size="sm" onClick={() => onDialog("quality")}>
-          Judge / relabel
-        </Button>
-        <Button variant="default" size="sm" onClick={() => onDialog("relabel")}>
-          Relabel runs
-        </Button>
-        <Button variant="default" size="sm" onClick={() => onDialog("pruning")}>
-          Pruning rules
-        </Button>
-        <Button variant="default" size="sm" onClick={onExport} loading={exportProgress !== null}>
-          {exportProgress !== null ? `Exporting ${formatNumber(exportProgress)}…` : "Export JSONL"}
-        </Button>
-        {d ? (
-          <Button
-            size="sm"
-            disabled={d.trainCount === 0}
-            title={d.trainCount === 0 ? "The dataset has no TRAIN entries to train on" : undefined}
-            renderRoot={(props) => <Link {...props} to="/models" search={{ new: 1, datasetId: d.id }} />}
-          >
-            Fine-tune
+          <span aria-hidden>…</span>
+        )
+      }
+      actionsTestId="dataset-actions"
+      actions={
+        // Every action is there from the first paint (Fine-tune disabled until the dataset is known):
+        // a late button would push the others aside, and a click aimed at one would land on another.
+        <>
+          {DIALOGS.map(([dialog, label]) => (
+            <Button key={dialog} variant="default" size="sm" onClick={open(dialog)}>
+              {label}
+            </Button>
+          ))}
+          <Button variant="default" size="sm" onClick={onExport} loading={exportProgress !== null}>
+            {exportProgress !== null ? `Exporting ${formatNumber(exportProgress)}…` : "Export JSONL"}
           </Button>
-        ) : (
-          <Button size="sm" disabled>
-            Fine-tune
-          </Button>
-        )}
-      </Group>
-    </Group>
+          {d ? (
+            <Button
+              size="sm"
+              disabled={d.trainCount === 0}
+              title={d.trainCount === 0 ? "The dataset has no TRAIN entries to train on" : undefined}
+              renderRoot={(props) => <Link {...props} to="/models" search={{ new: 1, datasetId: d.id }} />}
+            >
+              Fine-tune
+            </Button>
+          ) : (
+            <Button size="sm" disabled>
+              Fine-tune
+            </Button>
+          )}
+        </>
+      }
+    />
   );
 }
 

@@ -1,6 +1,6 @@
 import { Box, Button, Group, Loader } from "@mantine/core";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useRef } from "react";
+import { useVirtualRows } from "../../components/virtual-table";
+import { useRef } from "react";
 import { EntryCard } from "./entry-card";
 import type { Entry, EntrySelection } from "./queries";
 import { selectRange } from "./selection";
@@ -29,13 +29,15 @@ export function EntriesCards({
   isFetchingNextPage,
   fetchNextPage,
 }: Props) {
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => 220, overscan: 4 });
-  const items = virtualizer.getVirtualItems();
-  const last = items.at(-1)?.index ?? -1;
-  useEffect(() => {
-    if (last >= rows.length - 5 && hasNextPage && !isFetchingNextPage) fetchNextPage();
-  }, [last, rows.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const { scrollRef, virtualizer, items } = useVirtualRows({
+    count: rows.length,
+    estimateSize: 220,
+    overscan: 4,
+    ahead: 5,
+    hasNextPage,
+    isFetchingNextPage,
+    fetchNextPage,
+  });
   const anchor = useRef<number | null>(null);
   const select = (index: number, on: boolean, shift: boolean) => {
     onSelectionChange(selectRange(selection, rows, anchor.current, index, on, shift));

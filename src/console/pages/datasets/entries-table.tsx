@@ -1,9 +1,9 @@
-import { Box, Checkbox, Group, Text } from "@mantine/core";
+import { Group, Text } from "@mantine/core";
 import { useElementSize } from "@mantine/hooks";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { type KeyboardEvent, memo, type ReactNode, useEffect, useRef, useState } from "react";
+import { type KeyboardEvent, memo, type ReactNode, useRef, useState } from "react";
 import { ListFooter } from "../../components/list-footer";
+import { GRID_TABLE, useVirtualRows, VirtualTableBox, VirtualTableHead } from "../../components/virtual-table";
 import { useShortcuts } from "../../lib/shortcuts";
 import { SOURCE_LABELS, VerdictBadges } from "./entry-card";
 import { inputPreview, outputPreview } from "./entry-preview";
@@ -86,13 +86,15 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
   const template = `36px ${metas.map((m) => (m.grow ? `minmax(${m.width}px, ${m.grow}fr)` : `${m.width}px`)).join(" ")}`;
   const minWidth = 36 + metas.reduce((n, m) => n + m.width, 0);
 
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 5 });
-  const items = virtualizer.getVirtualItems();
-  const last = items.at(-1)?.index ?? -1;
-  useEffect(() => {
-    if (last >= rows.length - 30 && hasNextPage && !isFetchingNextPage) fetchNextPage();
-  }, [last, rows.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const { scrollRef, virtualizer, items } = useVirtualRows({
+    count: rows.length,
+    estimateSize: ROW_HEIGHT,
+    overscan: 5,
+    ahead: 30,
+    hasNextPage,
+    isFetchingNextPage,
+    fetchNextPage,
+  });
 
   // Shift-click selects the range from the last row clicked.
   const anchor = useRef<number | null>(null);
@@ -128,34 +130,31 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
     .join(",");
 
   return (
-    <Box
-      ref={(el: HTMLDivElement | null) => {
+    <VirtualTableBox
+      boxRef={(el: HTMLDivElement | null) => {
         scrollRef.current = el;
         sizeRef(el);
       }}
       data-testid="entries-scroll"
-      style={{ flex: "1 1 0", minHeight: 360, overflow: "auto", border: "1px solid var(--mantine-color-default-border)", borderRadius: 8 }}
+      minHeight={360}
     >
       <style>{TABLE_CSS}</style>
-      <table aria-label="Dataset entries" aria-rowcount={rows.length + 1} style={{ display: "grid", minWidth, borderCollapse: "collapse" }}>
-        <thead className="hone-entries-head" style={{ display: "grid", position: "sticky", top: 0, zIndex: 2 }}>
-          <tr style={{ display: "grid", gridTemplateColumns: template, height: ROW_HEIGHT, alignItems: "center" }}>
-            <th style={{ paddingLeft: 10, display: "flex" }}>
-              <Checkbox
-                size="xs"
-                aria-label="Select all loaded entries"
-                checked={allLoaded}
-                indeterminate={!allLoaded && selection.ids.size > 0}
-                onChange={(e) => onSelectionChange({ ids: e.currentTarget.checked ? new Set(rows.map((r) => r.id)) : new Set(), allMatching: false })}
-              />
+      <table aria-label="Dataset entries" aria-rowcount={rows.length + 1} style={{ ...GRID_TABLE, minWidth }}>
+        <VirtualTableHead
+          className="hone-entries-head"
+          template={template}
+          height={ROW_HEIGHT}
+          selectLabel="Select all loaded entries"
+          allSelected={allLoaded}
+          someSelected={!allLoaded && selection.ids.size > 0}
+          onSelectAll={(on) => onSelectionChange({ ids: on ? new Set(rows.map((r) => r.id)) : new Set(), allMatching: false })}
+        >
+          {table.getHeaderGroups()[0]!.headers.map((h) => (
+            <th key={h.id} style={{ padding: "0 8px", fontSize: 12, fontWeight: 600, textAlign: "left", whiteSpace: "nowrap", overflow: "hidden" }}>
+              {flexRender(h.column.columnDef.header, h.getContext())}
             </th>
-            {table.getHeaderGroups()[0]!.headers.map((h) => (
-              <th key={h.id} style={{ padding: "0 8px", fontSize: 12, fontWeight: 600, textAlign: "left", whiteSpace: "nowrap", overflow: "hidden" }}>
-                {flexRender(h.column.columnDef.header, h.getContext())}
-              </th>
-            ))}
-          </tr>
-        </thead>
+          ))}
+        </VirtualTableHead>
         <tbody style={{ display: "grid", height: virtualizer.getTotalSize(), position: "relative" }}>
           {items.map((item) => {
             const entry = rows[item.index];
@@ -178,7 +177,7 @@ export function EntriesTable({ rows, criterionNames, selection, onSelectionChang
         </tbody>
       </table>
       <ListFooter what="entries" count={rows.length} hasNextPage={hasNextPage} isFetchingNextPage={isFetchingNextPage} fetchNextPage={fetchNextPage} />
-    </Box>
+    </VirtualTableBox>
   );
 }
 

@@ -17,37 +17,28 @@ export function EntryFilters({
   matching: number | null;
   onChange(patch: Partial<EntriesSearch>): void;
 }) {
+  // Each narrows the entries to one value, or "any" when cleared.
+  const choices: { key: "split" | "source" | "criterion"; label: string; w: number; data: (string | { value: string; label: string })[] }[] = [
+    { key: "split", label: "Split", w: 110, data: ["TRAIN", "TEST"] },
+    { key: "source", label: "Source", w: 150, data: SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s]! })) },
+    { key: "criterion", label: "Verdict of criterion", w: 190, data: criteria.map((c) => ({ value: c.id, label: c.name })) },
+  ];
   const setText = useDebouncedCallback((q: string) => onChange({ q: q.trim() || undefined }), 350);
   return (
     <Group gap="xs" align="flex-end" mb="sm" wrap="wrap" justify="space-between">
       <Group gap="xs" align="flex-end" role="search" aria-label="Entry filters" wrap="wrap">
-        <Select
-          label="Split"
-          w={110}
-          data={["TRAIN", "TEST"]}
-          value={search.split ?? null}
-          onChange={(v) => onChange({ split: (v as EntriesSearch["split"]) ?? undefined })}
-          clearable
-          placeholder="any"
-        />
-        <Select
-          label="Source"
-          w={150}
-          data={SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s]! }))}
-          value={search.source ?? null}
-          onChange={(v) => onChange({ source: (v as EntriesSearch["source"]) ?? undefined })}
-          clearable
-          placeholder="any"
-        />
-        <Select
-          label="Verdict of criterion"
-          w={190}
-          data={criteria.map((c) => ({ value: c.id, label: c.name }))}
-          value={search.criterion ?? null}
-          onChange={(v) => onChange({ criterion: v ?? undefined })}
-          clearable
-          placeholder="any"
-        />
+        {choices.map((f) => (
+          <Select
+            key={f.key}
+            label={f.label}
+            w={f.w}
+            data={f.data}
+            value={search[f.key] ?? null}
+            onChange={(v) => onChange({ [f.key]: v ?? undefined })}
+            clearable
+            placeholder="any"
+          />
+        ))}
         <Select
           label="Verdict"
           w={100}

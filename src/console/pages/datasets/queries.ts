@@ -3,6 +3,7 @@ import { type InfiniteData, useMutation, useQuery, useQueryClient } from "@tanst
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useCursorPages } from "../../lib/cursor-pages";
 import { errorMessageOf, type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { useChange } from "../../lib/mutations";
 
 // The Datasets section's data layer: every query and mutation of its pages, their keys, and what
 // each change invalidates. Components call these hooks and handle only what the person sees.
@@ -118,23 +119,11 @@ export function useImportPreview(filter: RouterInputs["logs"]["count"]["filter"]
 
 // ---------------------------------------------------------------- dataset mutations
 
-export function useCreateDataset() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(trpc.datasets.create.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() }) }));
-}
+export const useCreateDataset = () => useChange((t) => t.datasets.create, { refresh: (t) => [t.datasets.list.queryKey()] });
 
-export function useRenameDataset() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(trpc.datasets.rename.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.datasets.pathKey() }) }));
-}
+export const useRenameDataset = () => useChange((t) => t.datasets.rename, { refresh: (t) => [t.datasets.pathKey()] });
 
-export function useDeleteDataset() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(trpc.datasets.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() }) }));
-}
+export const useDeleteDataset = () => useChange((t) => t.datasets.delete, { refresh: (t) => [t.datasets.list.queryKey()] });
 
 // ---------------------------------------------------------------- entry mutations
 
@@ -143,56 +132,49 @@ const chunks = (ids: string[]) => Array.from({ length: Math.ceil(ids.length / ID
 
 type Target = { datasetId: string; selection: EntrySelection; filter: EntryFilter };
 
-/** Deletes the selection (ids, or every entry matching the filter on the server). */
-export function useDeleteEntries() {
+/** A change to the selected entries (their ids, or every entry the filter matches); the dataset is read again after. */
+function useEntriesChange<V extends Target, R>(run: (client: ReturnType<typeof useTRPCClient>, v: V) => Promise<R>) {
   const client = useTRPCClient();
   const refresh = useRefreshDataset();
-  return useMutation({
-    mutationFn: async ({ datasetId, selection, filter }: Target) => {
-      if (selection.allMatching) return client.datasets.deleteEntries.mutate({ datasetId, filter });
-      let deleted = 0;
-      for (const entryIds of chunks([...selection.ids])) deleted += (await client.datasets.deleteEntries.mutate({ datasetId, entryIds })).deleted;
-      return { deleted };
-    },
-    onSettled: (_r, _e, v) => refresh(v.datasetId),
-  });
+  return useMutation({ mutationFn: (v: V) => run(client, v), onSettled: (_r, _e, v) => refresh(v.datasetId) });
 }
+
+/** Calls `call` a chunk of the selected ids at a time, adding up the counts each answers. */
+async function inChunks<K extends string>(ids: Set<string>, keys: K[], call: (entryIds: string[]) => Promise<Record<K, number>>) {
+  const total = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+  for (const entryIds of chunks([...ids])) {
+    const r = await call(entryIds);
+    for (const k of keys) total[k] += r[k];
+  }
+  return total;
+}
+
+/** Deletes the selection. */
+export const useDeleteEntries = () =>
+  useEntriesChange((client, { datasetId, selection, filter }: Target) =>
+    selection.allMatching
+      ? client.datasets.deleteEntries.mutate({ datasetId, filter })
+      : inChunks(selection.ids, ["deleted"], (entryIds) => client.datasets.deleteEntries.mutate({ datasetId, entryIds })),
+  );
 
 /** Moves the selection to TRAIN or TEST. */
-export function useSetSplit() {
-  const client = useTRPCClient();
-  const refresh = useRefreshDataset();
-  return useMutation({
-    mutationFn: async ({ datasetId, selection, filter, split }: Target & { split: "TRAIN" | "TEST" }) => {
-      if (selection.allMatching) return client.datasets.setSplit.mutate({ datasetId, filter, split });
-      let updated = 0;
-      for (const entryIds of chunks([...selection.ids])) updated += (await client.datasets.setSplit.mutate({ datasetId, entryIds, split })).updated;
-      return { updated };
-    },
-    onSettled: (_r, _e, v) => refresh(v.datasetId),
-  });
-}
+export const useSetSplit = () =>
+  useEntriesChange((client, { datasetId, selection, filter, split }: Target & { split: "TRAIN" | "TEST" }) =>
+    selection.allMatching
+      ? client.datasets.setSplit.mutate({ datasetId, filter, split })
+      : inChunks(selection.ids, ["updated"], (entryIds) => client.datasets.setSplit.mutate({ datasetId, entryIds, split })),
+  );
 
-/** Splits the selection at random: round(testRatio x n) to TEST (the server draws them). */
-export function useResplit() {
-  const client = useTRPCClient();
-  const refresh = useRefreshDataset();
-  return useMutation({
-    mutationFn: async ({ datasetId, selection, filter, testRatio }: Target & { testRatio: number }) => {
-      if (selection.allMatching) return client.datasets.resplit.mutate({ datasetId, filter, testRatio });
-      // Over 1,000 picked rows: each call draws its own exact share, so the whole is within a row per call.
-      const total = { matched: 0, test: 0, train: 0 };
-      for (const entryIds of chunks([...selection.ids])) {
-        const r = await client.datasets.resplit.mutate({ datasetId, entryIds, testRatio });
-        total.matched += r.matched;
-        total.test += r.test;
-        total.train += r.train;
-      }
-      return total;
-    },
-    onSettled: (_r, _e, v) => refresh(v.datasetId),
-  });
-}
+/**
+ * Splits the selection at random: round(testRatio x n) to TEST (the server draws them). Over 1,000
+ * picked rows, each call draws its own exact share, so the whole is within a row per call.
+ */
+export const useResplit = () =>
+  useEntriesChange((client, { datasetId, selection, filter, testRatio }: Target & { testRatio: number }) =>
+    selection.allMatching
+      ? client.datasets.resplit.mutate({ datasetId, filter, testRatio })
+      : inChunks(selection.ids, ["matched", "test", "train"], (entryIds) => client.datasets.resplit.mutate({ datasetId, entryIds, testRatio })),
+  );
 
 /**
  * Saves an edited entry. The loaded pages get the saved entry in place (no refetch, the list keeps

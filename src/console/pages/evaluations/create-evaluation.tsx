@@ -1,7 +1,7 @@
-import { Button, Group, Modal, MultiSelect, Select, Stack, TagsInput, Text, TextInput } from "@mantine/core";
+import { Modal, MultiSelect, Select, Stack, TagsInput, Text, TextInput } from "@mantine/core";
+import { FormActions } from "../../components/form-actions";
 import { useForm } from "@mantine/form";
 import { useNavigate } from "@tanstack/react-router";
-import { ErrorAlert } from "../../components/error-alert";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import { formatNumber, plural } from "../../lib/format";
 import { DATASET_MODEL, useCreateEvaluation, useCriteriaList, useDatasetsList, useModelSuggestions } from "./queries";
@@ -88,15 +88,13 @@ export function CreateEvaluation({ onClose, initial }: { onClose(): void; initia
               {workSummary(dataset.testCount * models.length, criterionIds.length)}
             </Text>
           ) : null}
-          <ErrorAlert error={create.error} title="Not started" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending} disabled={!datasetId || !models.length || !criterionIds.length}>
-              Start evaluation
-            </Button>
-          </Group>
+          <FormActions
+            label="Start evaluation"
+            mutation={create}
+            errorTitle="Not started"
+            disabled={!datasetId || !models.length || !criterionIds.length}
+            onCancel={onClose}
+          />
         </Stack>
       </form>
     </Modal>

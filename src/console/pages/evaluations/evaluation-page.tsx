@@ -1,8 +1,8 @@
 import { Button, Group, Loader, Tabs, Text, Title } from "@mantine/core";
-import { modals } from "@mantine/modals";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
+import { useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
 import { ErrorAlert } from "../../components/error-alert";
-import { NAMED_CLOSE } from "../../components/modal-close";
 import { PageHeader } from "../../components/page-header";
 import { formatTime, plural } from "../../lib/format";
 import { EntriesView } from "./entries-view";
@@ -21,6 +21,7 @@ export function EvaluationPage() {
   const datasets = useDatasetsList();
   const names = useCriterionNames();
   const cancel = useCancelEvaluation(evaluationId);
+  const [cancelling, setCancelling] = useState(false);
   const setSearch = (patch: Partial<EvaluationSearch>) =>
     void navigate({ to: "/evaluations/$evaluationId", params: { evaluationId }, search: (old) => ({ ...(old as EvaluationSearch), ...patch }), replace: true });
   if (detail.error) return <ErrorAlert error={detail.error} title="Evaluation not found" />;
@@ -50,20 +51,7 @@ export function EvaluationPage() {
         }
         actions={
           ACTIVE.has(d.status) ? (
-            <Button
-              color="red"
-              variant="light"
-              onClick={() =>
-                modals.openConfirmModal({
-                  ...NAMED_CLOSE,
-                  title: "Cancel this evaluation?",
-                  children: <Text size="sm">Answers and verdicts so far are kept; nothing more is asked of the models or judges.</Text>,
-                  labels: { confirm: "Cancel evaluation", cancel: "Keep running" },
-                  confirmProps: { color: "red" },
-                  onConfirm: () => cancel.mutate({ id: evaluationId }),
-                })
-              }
-            >
+            <Button color="red" variant="light" onClick={() => setCancelling(true)}>
               Cancel
             </Button>
           ) : null
@@ -79,7 +67,18 @@ export function EvaluationPage() {
           </Text>
         ) : null}
       </Group>
-      <ErrorAlert error={cancel.error} title="Not cancelled" />
+      <ConfirmDelete
+        opened={cancelling}
+        title="Cancel this evaluation?"
+        confirmLabel="Cancel evaluation"
+        cancelLabel="Keep running"
+        onClose={() => setCancelling(false)}
+        onConfirm={() => cancel.mutate({ id: evaluationId }, { onSuccess: () => setCancelling(false) })}
+        mutation={cancel}
+        errorTitle="Not cancelled"
+      >
+        <Text size="sm">Answers and verdicts so far are kept; nothing more is asked of the models or judges.</Text>
+      </ConfirmDelete>
       <Tabs
         value={search.tab ?? "summary"}
         onChange={(v) => setSearch({ tab: v === "summary" ? undefined : (v as EvaluationSearch["tab"]) })}

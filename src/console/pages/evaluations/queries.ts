@@ -1,10 +1,10 @@
 // The evaluations section's data: every query and mutation of its pages, with their keys and what
 // each refreshes. Components call these hooks and never tRPC itself.
 import { useCriterionList, useDatasetList, useEvaluationList, useModelList } from "../../lib/project-lists";
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useCursorPages } from "../../lib/cursor-pages";
 import { type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { useChange } from "../../lib/mutations";
 
 export type Evaluation = RouterOutputs["evaluations"]["list"][number];
 export type EvaluationDetail = RouterOutputs["evaluations"]["get"];
@@ -36,32 +36,16 @@ export function useEvaluation(id: string) {
   });
 }
 
-export function useCreateEvaluation(onCreated: (id: string) => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.evaluations.create.mutationOptions({
-      onSuccess: async (e) => {
-        await queryClient.invalidateQueries({ queryKey: trpc.evaluations.list.queryKey() });
-        notifications.show({ message: `Evaluation ${e.name} started` });
-        onCreated(e.id);
-      },
-    }),
-  );
-}
+export const useCreateEvaluation = (onCreated: (id: string) => void) =>
+  useChange((t) => t.evaluations.create, {
+    message: (e) => `Evaluation ${e.name} started`,
+    onDone: (e) => onCreated(e.id),
+    refresh: (t) => [t.evaluations.list.queryKey()],
+    refreshFirst: true,
+  });
 
-export function useCancelEvaluation(id: string) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.evaluations.cancel.mutationOptions({
-      onSuccess: () => {
-        void queryClient.invalidateQueries({ queryKey: trpc.evaluations.get.queryKey({ id }) });
-        void queryClient.invalidateQueries({ queryKey: trpc.evaluations.list.queryKey() });
-      },
-    }),
-  );
-}
+export const useCancelEvaluation = (id: string) =>
+  useChange((t) => t.evaluations.cancel, { refresh: (t) => [t.evaluations.get.queryKey({ id }), t.evaluations.list.queryKey()] });
 
 /**
  * The evaluation entry by entry, ten at a time as the list is scrolled; read again as the run

@@ -1,6 +1,6 @@
-import { Button, Group, Modal, NumberInput, SegmentedControl, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
+import { Modal, NumberInput, SegmentedControl, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
+import { FormActions } from "../../components/form-actions";
 import { useForm } from "@mantine/form";
-import { ErrorAlert } from "../../components/error-alert";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import type { ApiKey } from "../settings/queries";
 import { type Limit, useSetLimit } from "./queries";
@@ -114,15 +114,7 @@ export function LimitModal({ limit, keys, onClose }: { limit: Limit | null; keys
               {...form.getInputProps("unpricedCalls")}
             />
           ) : null}
-          <ErrorAlert error={save.error} title="The limit was not saved" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending}>
-              Save limit
-            </Button>
-          </Group>
+          <FormActions label="Save limit" mutation={save} errorTitle="The limit was not saved" onCancel={onClose} />
         </Stack>
       </form>
     </Modal>

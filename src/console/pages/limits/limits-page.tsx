@@ -1,9 +1,10 @@
-import { Button, Code, Group, Paper, Progress, Stack, Table, Text, Title, VisuallyHidden } from "@mantine/core";
+import { Button, Code, Group, Paper, Progress, Stack, Table, Text, Title } from "@mantine/core";
+import { RowActions, RowButton } from "../../components/row-actions";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { ACTIONS, DataTable } from "../../components/data-table";
 import { PageHeader } from "../../components/page-header";
 import { formatNumber } from "../../lib/format";
-import { ConfirmModal } from "../settings/confirm-modal";
 import { type ApiKey, useApiKeys } from "../settings/queries";
 import { LimitModal } from "./limit-modal";
 import { type Limit, type LimitSpend, useDeleteLimit, useLimitSpend, useLimits } from "./queries";
@@ -67,7 +68,6 @@ export function LimitsPage() {
   const [editing, setEditing] = useState<Limit | "new" | null>(null);
   const [deleting, setDeleting] = useState<Limit | null>(null);
   const remove = useDeleteLimit(() => setDeleting(null));
-  const list = limits.data ?? [];
   const rows = spend.data ?? [];
   const keyList = keys.data ?? [];
   return (
@@ -80,86 +80,70 @@ export function LimitsPage() {
       />
       <Stack gap="xl">
         <Stack gap="xs">
-          <ErrorAlert error={limits.error ?? spend.error} title="Limits could not be loaded" />
-          <Table.ScrollContainer minWidth={900}>
-            <Table aria-label="Limits" data-testid="limits-table" verticalSpacing="sm">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Applies to</Table.Th>
-                  <Table.Th>Spent in the current window</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.flatMap((l) => {
-                  const subject = subjectOf(l, keyList);
-                  const perValue = l.scope === "tag" && l.tagValue == null;
-                  const values = perValue ? [...new Set(rows.filter((r) => r.limitId === l.id && r.value != null).map((r) => r.value!))] : [];
-                  return [
-                    <Table.Tr key={l.id} data-limit-id={l.id} data-subject={subject}>
-                      <Table.Td>
-                        <Stack gap={2}>
-                          <Text size="sm" fw={500}>
-                            {subject}
-                          </Text>
-                          {perValue ? (
-                            <Text size="xs" c="dimmed">
-                              each value has these limits on its own
-                            </Text>
-                          ) : null}
-                        </Stack>
-                      </Table.Td>
-                      <Table.Td>
-                        {perValue ? (
-                          <Text size="xs" c="dimmed">
-                            {values.length
-                              ? `${values.length} value${values.length === 1 ? "" : "s"} spent in this window, most first:`
-                              : "No value spent in this window yet"}
-                          </Text>
-                        ) : (
-                          <Bars limit={l} spend={rows} value={null} />
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap="xs" justify="flex-end" wrap="nowrap">
-                          <Button size="xs" variant="default" aria-label={`Change limit of ${subject}`} onClick={() => setEditing(l)}>
-                            Change
-                          </Button>
-                          <Button size="xs" variant="light" color="red" aria-label={`Delete limit of ${subject}`} onClick={() => setDeleting(l)}>
-                            Delete
-                          </Button>
-                        </Group>
-                      </Table.Td>
-                    </Table.Tr>,
-                    ...values.map((v) => (
-                      <Table.Tr key={`${l.id}:${v}`} data-limit-id={l.id} data-tag-value={v}>
-                        <Table.Td pl="xl">
-                          <Code>
-                            {l.tagKey} = {v}
-                          </Code>
-                        </Table.Td>
-                        <Table.Td>
-                          <Bars limit={l} spend={rows} value={v} />
-                        </Table.Td>
-                        <Table.Td />
-                      </Table.Tr>
-                    )),
-                  ];
-                })}
-                {limits.isSuccess && list.length === 0 ? (
-                  <Table.Tr>
-                    <Table.Td colSpan={3}>
-                      <Text c="dimmed" size="sm">
-                        No limits: every key may call as much as the providers allow. Add one to cap requests, tokens or spend.
+          <DataTable
+            label="Limits"
+            testId="limits-table"
+            verticalSpacing="sm"
+            minWidth={900}
+            columns={["Applies to", "Spent in the current window", ACTIONS]}
+            rows={limits.data}
+            loading
+            error={limits.error ?? spend.error}
+            errorTitle="Limits could not be loaded"
+            empty="No limits: every key may call as much as the providers allow. Add one to cap requests, tokens or spend."
+            row={(l) => {
+              const subject = subjectOf(l, keyList);
+              const perValue = l.scope === "tag" && l.tagValue == null;
+              const values = perValue ? [...new Set(rows.filter((r) => r.limitId === l.id && r.value != null).map((r) => r.value!))] : [];
+              return [
+                <Table.Tr key={l.id} data-limit-id={l.id} data-subject={subject}>
+                  <Table.Td>
+                    <Stack gap={2}>
+                      <Text size="sm" fw={500}>
+                        {subject}
                       </Text>
+                      {perValue ? (
+                        <Text size="xs" c="dimmed">
+                          each value has these limits on its own
+                        </Text>
+                      ) : null}
+                    </Stack>
+                  </Table.Td>
+                  <Table.Td>
+                    {perValue ? (
+                      <Text size="xs" c="dimmed">
+                        {values.length
+                          ? `${values.length} value${values.length === 1 ? "" : "s"} spent in this window, most first:`
+                          : "No value spent in this window yet"}
+                      </Text>
+                    ) : (
+                      <Bars limit={l} spend={rows} value={null} />
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <RowActions deleteLabel={`Delete limit of ${subject}`} onDelete={() => setDeleting(l)}>
+                      <RowButton label={`Change limit of ${subject}`} onClick={() => setEditing(l)}>
+                        Change
+                      </RowButton>
+                    </RowActions>
+                  </Table.Td>
+                </Table.Tr>,
+                ...values.map((v) => (
+                  <Table.Tr key={`${l.id}:${v}`} data-limit-id={l.id} data-tag-value={v}>
+                    <Table.Td pl="xl">
+                      <Code>
+                        {l.tagKey} = {v}
+                      </Code>
                     </Table.Td>
+                    <Table.Td>
+                      <Bars limit={l} spend={rows} value={v} />
+                    </Table.Td>
+                    <Table.Td />
                   </Table.Tr>
-                ) : null}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+                )),
+              ];
+            }}
+          />
           <Text size="xs" c="dimmed">
             Over a limit, calls get a 429 (<Code>rate_limit_exceeded</Code> or <Code>budget_exceeded</Code>) with <Code>Retry-After</Code>; every answer carries
             the <Code>x-ratelimit-*</Code> headers of its tightest limit.
@@ -173,17 +157,16 @@ export function LimitsPage() {
         </Paper>
       </Stack>
       {editing ? <LimitModal limit={editing === "new" ? null : editing} keys={keyList} onClose={() => setEditing(null)} /> : null}
-      <ConfirmModal
-        opened={deleting !== null}
+      <ConfirmDelete
+        target={deleting}
         title={`Delete the limit of ${deleting ? subjectOf(deleting, keyList) : ""}?`}
         confirmLabel="Delete limit"
         onClose={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate({ id: deleting.id })}
-        loading={remove.isPending}
-        error={remove.error}
+        onConfirm={(t) => remove.mutate({ id: t.id })}
+        mutation={remove}
       >
         <Text size="sm">Calls are no longer counted against it. What was spent stays in the logs and usage.</Text>
-      </ConfirmModal>
+      </ConfirmDelete>
     </>
   );
 }

@@ -1,7 +1,7 @@
 // The budgets-and-limits section's data: the project's limits and what their current windows hold,
 // the webhook and its deliveries, and the mutations that change them (and read them again).
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
+import { type Trpc, useChange } from "../../lib/mutations";
 import { type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type Limit = RouterOutputs["limits"]["list"][number];
@@ -11,110 +11,21 @@ export type Delivery = RouterOutputs["webhooks"]["deliveries"][number];
 /** Spend moves with traffic: read again every few seconds while the page is open. */
 const LIVE_MS = 5_000;
 
-export function useLimits() {
-  const trpc = useTRPC();
-  return useQuery(trpc.limits.list.queryOptions());
-}
+export const useLimits = () => useQuery(useTRPC().limits.list.queryOptions());
+export const useLimitSpend = () => useQuery(useTRPC().limits.spend.queryOptions({ first: 20 }, { refetchInterval: LIVE_MS }));
 
-export function useLimitSpend() {
-  const trpc = useTRPC();
-  return useQuery(trpc.limits.spend.queryOptions({ first: 20 }, { refetchInterval: LIVE_MS }));
-}
+/** What a change to limits makes stale: the limits and their spend. */
+const LIMITS = (t: Trpc) => [t.limits.list.queryKey(), t.limits.spend.queryKey()];
 
-function useRefreshLimits() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.limits.list.queryKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.limits.spend.queryKey() }),
-    ]);
-}
+export const useSetLimit = (onDone: () => void) => useChange((t) => t.limits.set, { message: () => "Limit saved", onDone, refresh: LIMITS });
+export const useDeleteLimit = (onDone: () => void) => useChange((t) => t.limits.delete, { message: () => "Limit deleted", onDone, refresh: LIMITS });
 
-export function useSetLimit(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshLimits();
-  return useMutation(
-    trpc.limits.set.mutationOptions({
-      onSuccess: async () => {
-        notifications.show({ message: "Limit saved" });
-        onDone();
-        await refresh();
-      },
-    }),
-  );
-}
+export const useWebhook = () => useQuery(useTRPC().webhooks.get.queryOptions());
+export const useDeliveries = () => useQuery(useTRPC().webhooks.deliveries.queryOptions({ first: 50 }, { refetchInterval: LIVE_MS }));
 
-export function useDeleteLimit(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshLimits();
-  return useMutation(
-    trpc.limits.delete.mutationOptions({
-      onSuccess: async () => {
-        notifications.show({ message: "Limit deleted" });
-        onDone();
-        await refresh();
-      },
-    }),
-  );
-}
+/** What a change to the webhook makes stale: it and its deliveries. */
+const WEBHOOK = (t: Trpc) => [t.webhooks.get.queryKey(), t.webhooks.deliveries.queryKey()];
 
-export function useWebhook() {
-  const trpc = useTRPC();
-  return useQuery(trpc.webhooks.get.queryOptions());
-}
-
-export function useDeliveries() {
-  const trpc = useTRPC();
-  return useQuery(trpc.webhooks.deliveries.queryOptions({ first: 50 }, { refetchInterval: LIVE_MS }));
-}
-
-function useRefreshWebhook() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.get.queryKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
-    ]);
-}
-
-export function useSetWebhook() {
-  const trpc = useTRPC();
-  const refresh = useRefreshWebhook();
-  return useMutation(
-    trpc.webhooks.set.mutationOptions({
-      onSuccess: async () => {
-        notifications.show({ message: "Webhook saved" });
-        await refresh();
-      },
-    }),
-  );
-}
-
-export function useDeleteWebhook(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshWebhook();
-  return useMutation(
-    trpc.webhooks.delete.mutationOptions({
-      onSuccess: async () => {
-        notifications.show({ message: "Webhook removed" });
-        onDone();
-        await refresh();
-      },
-    }),
-  );
-}
-
-export function useTestWebhook() {
-  const trpc = useTRPC();
-  const refresh = useRefreshWebhook();
-  return useMutation(
-    trpc.webhooks.test.mutationOptions({
-      onSuccess: async () => {
-        notifications.show({ message: "Test event queued" });
-        await refresh();
-      },
-    }),
-  );
-}
+export const useSetWebhook = () => useChange((t) => t.webhooks.set, { message: () => "Webhook saved", refresh: WEBHOOK });
+export const useDeleteWebhook = (onDone: () => void) => useChange((t) => t.webhooks.delete, { message: () => "Webhook removed", onDone, refresh: WEBHOOK });
+export const useTestWebhook = () => useChange((t) => t.webhooks.test, { message: () => "Test event queued", refresh: WEBHOOK });

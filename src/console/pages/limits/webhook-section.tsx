@@ -1,8 +1,9 @@
 import { Alert, Badge, Button, Code, Group, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useEffect, useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { DataTable } from "../../components/data-table";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatTime } from "../../lib/format";
-import { ConfirmModal } from "../settings/confirm-modal";
 import { CopyTextButton } from "../settings/copy-text-button";
 import { type Delivery, useDeleteWebhook, useDeliveries, useSetWebhook, useTestWebhook, useWebhook } from "./queries";
 
@@ -30,7 +31,6 @@ export function WebhookSection() {
   const current = webhook.data;
   useEffect(() => setUrl(current?.url ?? ""), [current?.url]);
   const secret = save.data?.secret ?? null;
-  const list = deliveries.data ?? [];
   return (
     <Stack>
       <Text size="sm" c="dimmed" maw={760}>
@@ -88,66 +88,51 @@ export function WebhookSection() {
           </Text>
         </Alert>
       ) : null}
-      <Table.ScrollContainer minWidth={760}>
-        <Table striped aria-label="Webhook deliveries" data-testid="deliveries-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Sent</Table.Th>
-              <Table.Th>Event</Table.Th>
-              <Table.Th>What</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Attempts</Table.Th>
-              <Table.Th>Last answer</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((d) => (
-              <Table.Tr key={d.id} data-delivery-id={d.id} data-status={d.status}>
-                <Table.Td>
-                  <Text size="sm">{formatTime(d.createdAt)}</Text>
-                </Table.Td>
-                <Table.Td>
-                  <Code>{d.event}</Code>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{summary(d)}</Text>
-                </Table.Td>
-                <Table.Td>
-                  <Badge color={STATUS_COLOR[d.status]} variant="light">
-                    {d.status.toLowerCase()}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>{d.attempts}</Table.Td>
-                <Table.Td>
-                  <Text size="sm" c={d.lastError ? "red" : undefined} title={d.lastError ?? undefined}>
-                    {d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : ""} {d.lastError && d.status !== "DELIVERED" ? d.lastError.slice(0, 80) : ""}
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {deliveries.isSuccess && list.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={6}>
-                  <Text c="dimmed" size="sm">
-                    Nothing delivered yet.
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      <ConfirmModal
+      <DataTable
+        label="Webhook deliveries"
+        testId="deliveries-table"
+        striped
+        minWidth={760}
+        columns={["Sent", "Event", "What", "Status", "Attempts", "Last answer"]}
+        rows={deliveries.data}
+        loading
+        error={deliveries.error}
+        empty="Nothing delivered yet."
+        row={(d) => (
+          <Table.Tr key={d.id} data-delivery-id={d.id} data-status={d.status}>
+            <Table.Td>
+              <Text size="sm">{formatTime(d.createdAt)}</Text>
+            </Table.Td>
+            <Table.Td>
+              <Code>{d.event}</Code>
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm">{summary(d)}</Text>
+            </Table.Td>
+            <Table.Td>
+              <Badge color={STATUS_COLOR[d.status]} variant="light">
+                {d.status.toLowerCase()}
+              </Badge>
+            </Table.Td>
+            <Table.Td>{d.attempts}</Table.Td>
+            <Table.Td>
+              <Text size="sm" c={d.lastError ? "red" : undefined} title={d.lastError ?? undefined}>
+                {d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : ""} {d.lastError && d.status !== "DELIVERED" ? d.lastError.slice(0, 80) : ""}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
+      <ConfirmDelete
         opened={removing}
         title="Remove the webhook?"
         confirmLabel="Remove webhook"
         onClose={() => setRemoving(false)}
         onConfirm={() => remove.mutate()}
-        loading={remove.isPending}
-        error={remove.error}
+        mutation={remove}
       >
         <Text size="sm">No alert is sent until a webhook is added again; deliveries not yet made fail.</Text>
-      </ConfirmModal>
+      </ConfirmDelete>
     </Stack>
   );
 }

@@ -1,4 +1,5 @@
 import { Alert, Autocomplete, Button, Group, List, Modal, Stack, Text } from "@mantine/core";
+import { StackForm } from "../../components/inline-form";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { Link } from "@tanstack/react-router";
@@ -78,13 +79,7 @@ export function AddToDatasetModal({ opened, onClose, filters, count }: { opened:
           </Group>
         </Stack>
       ) : (
-        <Stack
-          component="form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit();
-          }}
-        >
+        <StackForm onSubmit={submit}>
           <Text size="sm">
             {count} selected. Only successful calls (status 200) with a request and an answer become entries; content already in the dataset is skipped.
           </Text>
@@ -107,7 +102,7 @@ export function AddToDatasetModal({ opened, onClose, filters, count }: { opened:
           <Button type="submit" loading={add.isPending} disabled={!name}>
             {existing ? "Add to dataset" : "Create dataset and add"}
           </Button>
-        </Stack>
+        </StackForm>
       )}
     </Modal>
   );

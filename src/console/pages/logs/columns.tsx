@@ -63,6 +63,18 @@ function PreviewCell({ text, q }: { text: string | null; q: string | undefined }
 
 const meta = (m: ColumnMeta) => m;
 
+/** A cell showing a text the row can be filtered by (its menu offers "is" and "is not"), or "–". */
+const filterableText = (field: "model" | "provider", text: (r: LogRow) => string | null) => (c: CellContext<LogRow, unknown>) => {
+  const value = text(c.row.original);
+  return value ? (
+    <FilterValue field={field} value={value} onFilter={metaOf(c).onFilter}>
+      {value}
+    </FilterValue>
+  ) : (
+    "–"
+  );
+};
+
 export const COLUMNS: ColumnDef<LogRow>[] = [
   {
     id: "time",
@@ -90,16 +102,7 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     id: "model",
     header: "Model",
     meta: meta({ width: 140, label: "Model", priority: KEEP }),
-    cell: (c) => {
-      const model = c.row.original.model;
-      return model ? (
-        <FilterValue field="model" value={model} onFilter={metaOf(c).onFilter}>
-          {model}
-        </FilterValue>
-      ) : (
-        "–"
-      );
-    },
+    cell: filterableText("model", (r) => r.model),
   },
   {
     id: "input",
@@ -180,16 +183,7 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     id: "provider",
     header: "Provider",
     meta: meta({ width: 96, label: "Provider", priority: 1 }),
-    cell: (c) => {
-      const p = c.row.original.provider;
-      return p ? (
-        <FilterValue field="provider" value={p} onFilter={metaOf(c).onFilter}>
-          {p}
-        </FilterValue>
-      ) : (
-        "–"
-      );
-    },
+    cell: filterableText("provider", (r) => r.provider),
   },
   { id: "cache", header: "Cache", meta: meta({ width: 56, label: "Cache hit", priority: 1 }), cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
 ];

@@ -1,6 +1,7 @@
 // Chat payloads as conversations: messages with role labels, tool calls and their results,
 // images, and the request's tools and response_format. Anything unexpected falls back to JSON.
 import { Anchor, Badge, Box, Group, Paper, Stack, Table, Text } from "@mantine/core";
+import { Hint } from "../../components/hint";
 import type { ReactNode } from "react";
 import { MessageText } from "./highlight";
 import { CutShort, DATA_IMAGE, isCutShort, JsonBlock, RemoteImage, ShownImage } from "./payload-parts";
@@ -108,11 +109,7 @@ export function Message({ message, scope, toolNames }: { message: Json; scope: s
         <Badge color={ROLE_COLORS[role] ?? "gray"} variant="light" c="bright" tt="none" data-testid="role">
           {role}
         </Badge>
-        {str(message.name) ? (
-          <Text size="xs" c="dimmed">
-            {str(message.name)}
-          </Text>
-        ) : null}
+        <Hint>{str(message.name)}</Hint>
         {callId ? (
           <Text size="xs" c="dimmed">
             result of{" "}
@@ -174,11 +171,7 @@ function Tools({ tools }: { tools: Json[] }) {
               <Text ff="monospace" fw={600} size="sm">
                 {str(fn.name) ?? "(unnamed)"}
               </Text>
-              {str(fn.description) ? (
-                <Text size="xs" c="dimmed">
-                  {str(fn.description)}
-                </Text>
-              ) : null}
+              <Hint>{str(fn.description)}</Hint>
             </Group>
             {(fn.parameters ?? fn.input_schema) ? <JsonBlock value={fn.parameters ?? fn.input_schema} label="Parameters schema" /> : null}
           </Paper>

@@ -1,4 +1,5 @@
 import { Alert, Anchor, Badge, Group, SimpleGrid, Stack, Table, Tabs, Text, Title } from "@mantine/core";
+import { Hint } from "../../components/hint";
 import { Link } from "@tanstack/react-router";
 import type { ReactNode } from "react";
 import { CopyButton } from "../../components/copy-button";
@@ -28,13 +29,18 @@ function Fact({ label, hint, children }: { label: string; hint?: string; childre
       >
         {children}
       </Text>
-      {hint ? (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      ) : null}
+      <Hint>{hint}</Hint>
     </Stack>
   );
+}
+
+/** A share of the tokens in or out, when the call had any. */
+function TokenFact({ label, hint, tokens }: { label: string; hint: string; tokens: number | null | undefined }) {
+  return tokens ? (
+    <Fact label={label} hint={hint}>
+      {formatNumber(tokens)}
+    </Fact>
+  ) : null;
 }
 
 function errorOf(log: LogDetailData): string | null {
@@ -139,22 +145,10 @@ export function DetailBody({ log }: { log: LogDetailData }) {
           {formatTime(log.createdAt)}
         </Fact>
         <Fact label="Tokens in">{formatNumber(log.inputTokens)}</Fact>
-        {log.cachedInputTokens ? (
-          <Fact label="Cached input" hint="of tokens in, read from the cache">
-            {formatNumber(log.cachedInputTokens)}
-          </Fact>
-        ) : null}
-        {log.cacheWriteTokens ? (
-          <Fact label="Cache writes" hint="of tokens in, written to the cache">
-            {formatNumber(log.cacheWriteTokens)}
-          </Fact>
-        ) : null}
+        <TokenFact label="Cached input" hint="of tokens in, read from the cache" tokens={log.cachedInputTokens} />
+        <TokenFact label="Cache writes" hint="of tokens in, written to the cache" tokens={log.cacheWriteTokens} />
         <Fact label="Tokens out">{formatNumber(log.outputTokens)}</Fact>
-        {log.reasoningTokens ? (
-          <Fact label="Reasoning" hint="of tokens out">
-            {formatNumber(log.reasoningTokens)}
-          </Fact>
-        ) : null}
+        <TokenFact label="Reasoning" hint="of tokens out" tokens={log.reasoningTokens} />
         <Fact label="Cost" hint={log.costFlag ? COST_FLAGS[log.costFlag]?.why : (log.priceVersion ?? undefined)}>
           {log.costFlag ? (
             <Badge color="orange" variant="light" tt="none" data-testid="cost-flag">

@@ -1,5 +1,6 @@
-import { Autocomplete, Button, Group, Select } from "@mantine/core";
+import { Autocomplete, Button, Select } from "@mantine/core";
 import { useForm } from "@mantine/form";
+import { InlineForm, SMALL_FIELD } from "../../components/inline-form";
 import { API_LABELS, type Api, APIS, type LogsSearch, SOURCE_LABELS, SOURCES, STATUS_CLASSES, type Source, type StatusClass } from "./search";
 
 type Field = "model" | "statusClass" | "status" | "source" | "api" | "provider";
@@ -11,6 +12,13 @@ const FIELDS: { value: Field; label: string }[] = [
   { value: "api", label: "API" },
   { value: "provider", label: "Provider" },
 ];
+
+/** The fields whose values are a fixed list, chosen rather than typed. */
+const CHOICES: Partial<Record<Field, { data: { value: string; label: string }[]; placeholder: string }>> = {
+  statusClass: { data: STATUS_CLASSES.map((c) => ({ value: c, label: c === "none" ? "no status" : c })), placeholder: "class" },
+  api: { data: APIS.map((a) => ({ value: a, label: API_LABELS[a] ?? a })), placeholder: "API" },
+  source: { data: SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] ?? s })), placeholder: "source" },
+};
 
 /** Adds an "is not" filter on a model, a status class or code, a source or a provider. */
 export function ExcludeFilter({ onChange, models, providers }: { onChange(patch: Partial<LogsSearch>): void; models: string[]; providers: string[] }) {
@@ -28,51 +36,23 @@ export function ExcludeFilter({ onChange, models, providers }: { onChange(patch:
     else return;
     form.setFieldValue("value", "");
   });
-  const valueProps = { label: "Value to exclude", size: "xs" as const, w: 150, comboboxProps: { withinPortal: true }, ...form.getInputProps("value") };
+  const choice = CHOICES[field];
+  const valueProps = { label: "Value to exclude", ...SMALL_FIELD, w: 150, ...form.getInputProps("value") };
   return (
-    <Group
-      gap={6}
-      align="flex-end"
-      wrap="nowrap"
-      component="form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        add();
-      }}
-    >
+    <InlineForm onSubmit={add}>
       <Select
         label="Exclude"
-        size="xs"
+        {...SMALL_FIELD}
         w={120}
         data={FIELDS}
         allowDeselect={false}
-        comboboxProps={{ withinPortal: true }}
         {...form.getInputProps("field")}
         onChange={(v) => {
           form.setValues({ field: (v as Field) ?? "model", value: "" });
         }}
       />
-      {field === "statusClass" ? (
-        <Select
-          {...valueProps}
-          onChange={(v) => form.setFieldValue("value", v ?? "")}
-          data={STATUS_CLASSES.map((c) => ({ value: c, label: c === "none" ? "no status" : c }))}
-          placeholder="class"
-        />
-      ) : field === "api" ? (
-        <Select
-          {...valueProps}
-          onChange={(v) => form.setFieldValue("value", v ?? "")}
-          data={APIS.map((a) => ({ value: a, label: API_LABELS[a] ?? a }))}
-          placeholder="API"
-        />
-      ) : field === "source" ? (
-        <Select
-          {...valueProps}
-          onChange={(v) => form.setFieldValue("value", v ?? "")}
-          data={SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] ?? s }))}
-          placeholder="source"
-        />
+      {choice ? (
+        <Select {...valueProps} onChange={(v) => form.setFieldValue("value", v ?? "")} data={choice.data} placeholder={choice.placeholder} />
       ) : (
         <Autocomplete
           {...valueProps}
@@ -84,6 +64,6 @@ export function ExcludeFilter({ onChange, models, providers }: { onChange(patch:
       <Button size="xs" variant="default" type="submit" disabled={!value.trim()}>
         Exclude
       </Button>
-    </Group>
+    </InlineForm>
   );
 }

@@ -1,8 +1,9 @@
-import { Box, Checkbox, VisuallyHidden } from "@mantine/core";
+import { VisuallyHidden } from "@mantine/core";
 import { flexRender, getCoreRowModel, useReactTable, type VisibilityState } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { forwardRef, useEffect, useImperativeHandle, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ListFooter } from "../../components/list-footer";
+import { GRID_TABLE, VirtualTableBox, VirtualTableHead } from "../../components/virtual-table";
 import type { OnFilter } from "./cell-filter";
 import { COLUMNS, type ColumnMeta, fitColumns, type TableMeta } from "./columns";
 import { LogRowView, ROW_HEIGHT } from "./log-row";
@@ -114,37 +115,26 @@ export const LogsTable = forwardRef<LogsTableHandle, Props>(function LogsTable(p
   const now = Date.now();
 
   return (
-    <Box
-      ref={scrollRef}
-      className="hone-logs-scroll"
-      style={{ flex: "1 1 0", minHeight: 240, overflow: "auto", border: "1px solid var(--mantine-color-default-border)", borderRadius: 8 }}
-    >
-      <table aria-label="Request logs" aria-rowcount={rows.length + 1} style={{ display: "grid", minWidth, borderCollapse: "collapse" }}>
-        <thead className="hone-logs-head" style={{ display: "grid", position: "sticky", top: 0, zIndex: 2 }}>
-          <tr style={{ display: "grid", gridTemplateColumns: template, height: ROW_HEIGHT, alignItems: "center" }}>
-            <th style={{ paddingLeft: 10, display: "flex" }}>
-              <Checkbox
-                size="xs"
-                aria-label="Select all loaded logs"
-                checked={allLoadedSelected}
-                indeterminate={someSelected}
-                onChange={(e) =>
-                  onSelectionChange(
-                    e.currentTarget.checked ? { ids: new Set(rows.map((r) => r.id)), allMatching: false } : { ids: new Set(), allMatching: false },
-                  )
-                }
-              />
+    <VirtualTableBox boxRef={scrollRef} className="hone-logs-scroll" minHeight={240}>
+      <table aria-label="Request logs" aria-rowcount={rows.length + 1} style={{ ...GRID_TABLE, minWidth }}>
+        <VirtualTableHead
+          className="hone-logs-head"
+          template={template}
+          height={ROW_HEIGHT}
+          selectLabel="Select all loaded logs"
+          allSelected={allLoadedSelected}
+          someSelected={someSelected}
+          onSelectAll={(on) => onSelectionChange({ ids: on ? new Set(rows.map((r) => r.id)) : new Set(), allMatching: false })}
+        >
+          <th>
+            <VisuallyHidden>Filter menu</VisuallyHidden>
+          </th>
+          {table.getHeaderGroups()[0]!.headers.map((h) => (
+            <th key={h.id} style={{ padding: "0 8px", fontSize: 12, fontWeight: 600, textAlign: (h.column.columnDef.meta as ColumnMeta).align ?? "left" }}>
+              {flexRender(h.column.columnDef.header, h.getContext())}
             </th>
-            <th>
-              <VisuallyHidden>Filter menu</VisuallyHidden>
-            </th>
-            {table.getHeaderGroups()[0]!.headers.map((h) => (
-              <th key={h.id} style={{ padding: "0 8px", fontSize: 12, fontWeight: 600, textAlign: (h.column.columnDef.meta as ColumnMeta).align ?? "left" }}>
-                {flexRender(h.column.columnDef.header, h.getContext())}
-              </th>
-            ))}
-          </tr>
-        </thead>
+          ))}
+        </VirtualTableHead>
         <tbody style={{ display: "grid", height: virtualizer.getTotalSize(), position: "relative" }}>
           {items.map((item) => {
             const row = table.getRowModel().rows[item.index];
@@ -183,6 +173,6 @@ export const LogsTable = forwardRef<LogsTableHandle, Props>(function LogsTable(p
         fetchNextPage={fetchNextPage}
         hint="Scroll down or press to load the next 100"
       />
-    </Box>
+    </VirtualTableBox>
   );
 });

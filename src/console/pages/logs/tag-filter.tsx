@@ -1,5 +1,6 @@
-import { Autocomplete, Button, Group, Select } from "@mantine/core";
+import { Autocomplete, Button, Select } from "@mantine/core";
 import { useForm } from "@mantine/form";
+import { InlineForm, SMALL_FIELD } from "../../components/inline-form";
 import { useMemo } from "react";
 import { useTagKeys, useTagValues } from "./queries";
 import type { LogsSearch } from "./search";
@@ -28,42 +29,23 @@ export function TagFilter({ search, onChange }: { search: LogsSearch; onChange(p
     form.setFieldValue("value", "");
   });
   return (
-    <Group
-      gap={6}
-      align="flex-end"
-      wrap="nowrap"
-      component="form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        add();
-      }}
-    >
-      <Autocomplete
-        label="Tag key"
-        size="xs"
-        w={120}
-        data={keyData}
-        placeholder="prompt_id"
-        limit={50}
-        comboboxProps={{ withinPortal: true }}
-        {...form.getInputProps("key")}
-      />
-      <Select label="Tag match" size="xs" w={96} data={OPS} allowDeselect={false} comboboxProps={{ withinPortal: true }} {...form.getInputProps("op")} />
+    <InlineForm onSubmit={add}>
+      <Autocomplete label="Tag key" {...SMALL_FIELD} w={120} data={keyData} placeholder="prompt_id" limit={50} {...form.getInputProps("key")} />
+      <Select label="Tag match" {...SMALL_FIELD} w={96} data={OPS} allowDeselect={false} {...form.getInputProps("op")} />
       {op === "absent" ? null : (
         <Autocomplete
           label="Tag value"
-          size="xs"
+          {...SMALL_FIELD}
           w={120}
           data={(values.data ?? []).map((v) => v.value)}
           placeholder={key ? "value" : "choose a key"}
           limit={50}
-          comboboxProps={{ withinPortal: true }}
           {...form.getInputProps("value")}
         />
       )}
       <Button size="xs" variant="default" type="submit" disabled={!key.trim()}>
         Add tag filter
       </Button>
-    </Group>
+    </InlineForm>
   );
 }

@@ -1,4 +1,5 @@
-import { Alert, Button, Group, Modal, MultiSelect, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Group, Modal, MultiSelect, Paper, Select, SimpleGrid, Stack, Text, TextInput } from "@mantine/core";
+import { SegmentedField } from "../../components/segmented-field";
 import { useForm } from "@mantine/form";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../../lib/trpc";
@@ -144,24 +145,19 @@ export function CreateModel({ datasetId, onClose }: { datasetId?: string; onClos
           />
           {base ? <BaseModelFacts base={base} /> : null}
           <TextInput label="Slug" description="Call it as hone:<slug>. Lowercase letters, digits and dashes." required {...form.getInputProps("slug")} />
-          <Stack gap={4}>
-            <Text size="sm" fw={500}>
-              Method
-            </Text>
-            <SegmentedControl
-              aria-label="Method"
-              data={[
-                { value: "sft", label: "Supervised" },
-                { value: "dpo", label: "Preference (DPO)" },
-              ]}
-              {...form.getInputProps("method")}
-            />
-            <Text size="xs" c="dimmed">
-              {v.method === "dpo"
+          <SegmentedField
+            label="Method"
+            data={[
+              { value: "sft", label: "Supervised" },
+              { value: "dpo", label: "Preference (DPO)" },
+            ]}
+            {...form.getInputProps("method")}
+            hint={
+              v.method === "dpo"
                 ? `Trains on preference pairs: each TRAIN entry's answer against its rejected outputs (from accepted relabels, edits, judged best-of-N calls)${pairs.data ? `: ${plural(pairs.data.pairs, "pair")} in this dataset` : ""}.`
-                : "Trains on the TRAIN entries' conversations."}
-            </Text>
-          </Stack>
+                : "Trains on the TRAIN entries' conversations."
+            }
+          />
           {v.method === "dpo" ? (
             <TextInput label="Beta" description="DPO's beta (leave empty for the backend's default)" placeholder="0.1" {...form.getInputProps("beta")} />
           ) : null}

@@ -1,12 +1,12 @@
-import { Alert, Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Tabs, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Tabs, Text } from "@mantine/core";
 import { useInterval } from "@mantine/hooks";
-import { modals } from "@mantine/modals";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
 import { CopyButton } from "../../components/copy-button";
 import { ErrorAlert } from "../../components/error-alert";
+import { PageHeader } from "../../components/page-header";
 import { formatNumber, formatTime } from "../../lib/format";
-import { errorMessageOf } from "../../lib/trpc";
 import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "../settings/snippets";
 import { ModelStatus } from "./model-status";
 import { PruningSummary, TrainingCurve } from "./training-curve";
@@ -37,40 +37,39 @@ export function ModelPage() {
   const dataset = useDatasetOf(model.data?.datasetId);
   const catalogue = useBaseModels();
   const remove = useDeleteModel();
+  const [deleting, setDeleting] = useState(false);
   const now = useNow(Boolean(model.data && ACTIVE.has(model.data.status)));
   if (model.error) return <ErrorAlert error={model.error} title="Model not found" />;
   const m = model.data;
   if (!m) return null;
   const code = snippets(m.slug);
-  const confirmDelete = () =>
-    modals.openConfirmModal({
-      title: `Delete ${m.slug}?`,
-      children: (
-        <Text size="sm">
-          hone:{m.slug} stops answering at once{ACTIVE.has(m.status) ? " and its training job is cancelled" : ""}. Its dataset is kept.
-        </Text>
-      ),
-      labels: { confirm: "Delete model", cancel: "Cancel" },
-      confirmProps: { color: "red" },
-      onConfirm: () => remove.mutate({ slug: m.slug }, { onSuccess: () => void navigate({ to: "/models" }) }),
-    });
   return (
     <>
-      <Group justify="space-between" align="flex-start" mb="md" gap="sm" wrap="wrap">
-        <Stack gap={2} style={{ minWidth: 0 }}>
-          <Title order={2} style={{ overflowWrap: "anywhere" }}>
-            {m.slug}
-          </Title>
-          <Text c="dimmed" size="sm">
+      <PageHeader
+        wrap
+        title={m.slug}
+        description={
+          <>
             Fine-tune of <code>{m.baseModel}</code> on {m.backend} · created {formatTime(m.createdAt)} ·{" "}
             <Anchor component={Link} to="/models" size="sm" underline="always">
               all models
             </Anchor>
-          </Text>
-        </Stack>
-        <ModelActions model={m} onDelete={confirmDelete} />
-      </Group>
-      {remove.error ? <Alert color="red">{errorMessageOf(remove.error)}</Alert> : null}
+          </>
+        }
+        actions={<ModelActions model={m} onDelete={() => setDeleting(true)} />}
+      />
+      <ConfirmDelete
+        opened={deleting}
+        title={`Delete ${m.slug}?`}
+        confirmLabel="Delete model"
+        onClose={() => setDeleting(false)}
+        onConfirm={() => remove.mutate({ slug: m.slug }, { onSuccess: () => void navigate({ to: "/models" }) })}
+        mutation={remove}
+      >
+        <Text size="sm">
+          hone:{m.slug} stops answering at once{ACTIVE.has(m.status) ? " and its training job is cancelled" : ""}. Its dataset is kept.
+        </Text>
+      </ConfirmDelete>
       <Paper withBorder p="md" radius="md" mb="md">
         <Group justify="space-between" mb="md">
           <Group gap="xs">
@@ -159,7 +158,7 @@ function ModelActions({ model: m, onDelete }: { model: Model; onDelete(): void }
   const why = deployed ? undefined : "Only a deployed model answers";
   const evaluate = { new: 1, model: `hone:${m.slug}`, ...(m.datasetId ? { datasetId: m.datasetId } : {}) };
   return (
-    <Group gap="xs" wrap="wrap">
+    <>
       <Button
         variant="default"
         disabled={!deployed}
@@ -174,6 +173,6 @@ function ModelActions({ model: m, onDelete }: { model: Model; onDelete(): void }
       <Button color="red" variant="light" onClick={onDelete}>
         {ACTIVE.has(m.status) ? "Cancel and delete" : "Delete"}
       </Button>
-    </Group>
+    </>
   );
 }

@@ -1,6 +1,6 @@
-import { Anchor, Button, Paper, Table, Text } from "@mantine/core";
+import { Anchor, Button, Table, Text } from "@mantine/core";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
-import { ErrorAlert } from "../../components/error-alert";
+import { DataTable, EmptyCard } from "../../components/data-table";
 import { PageHeader } from "../../components/page-header";
 import { formatNumber, formatTime } from "../../lib/format";
 import { CreateModel } from "./create-model";
@@ -15,7 +15,6 @@ export function ModelsPage() {
   const names = new Map((datasets.data ?? []).map((d) => [d.id, d.name]));
   // The form is open while the URL says so: the dataset page's "Fine-tune" link opens it prefilled.
   const setCreating = (open: boolean) => void navigate({ search: open ? { new: 1 } : {}, replace: !open });
-  const rows = models.data ?? [];
   return (
     <>
       <PageHeader
@@ -24,60 +23,55 @@ export function ModelsPage() {
         description="Fine-tunes of this project, trained on a dataset and served by the gateway as hone:<slug>."
         actions={<Button onClick={() => setCreating(true)}>New fine-tune</Button>}
       />
-      <ErrorAlert error={models.error} />
-      {models.data && rows.length === 0 ? (
-        <Paper withBorder p="xl" maw={640}>
-          <Text fw={600}>No fine-tunes yet</Text>
-          <Text size="sm" c="dimmed">
+      <DataTable
+        label="Models"
+        striped
+        highlightOnHover
+        columns={[
+          "Slug",
+          "Status",
+          "Base model",
+          "Dataset",
+          { label: "Training entries", ta: "right", visibleFrom: "md" },
+          { label: "Created", visibleFrom: "lg" },
+        ]}
+        rows={models.data}
+        loading
+        error={models.error}
+        emptyState={
+          <EmptyCard title="No fine-tunes yet">
             Fill a dataset (Datasets), store a provider key for the training backend (Settings), then start one with "New fine-tune".
-          </Text>
-        </Paper>
-      ) : (
-        <Table striped highlightOnHover aria-label="Models">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Slug</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Base model</Table.Th>
-              <Table.Th>Dataset</Table.Th>
-              <Table.Th ta="right" visibleFrom="md">
-                Training entries
-              </Table.Th>
-              <Table.Th visibleFrom="lg">Created</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((m) => (
-              <Table.Tr key={m.id} data-testid={`model-row-${m.slug}`}>
-                <Table.Td>
-                  <Anchor renderRoot={(props) => <Link {...props} to="/models/$slug" params={{ slug: m.slug }} />}>{m.slug}</Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <ModelStatus status={m.status} />
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
-                    {m.baseModel}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  {m.datasetId ? (
-                    <Anchor renderRoot={(props) => <Link {...props} to="/datasets/$datasetId" params={{ datasetId: m.datasetId! }} />}>
-                      {names.get(m.datasetId) ?? m.datasetId}
-                    </Anchor>
-                  ) : (
-                    "deleted"
-                  )}
-                </Table.Td>
-                <Table.Td ta="right" visibleFrom="md">
-                  {formatNumber(m.trainingEntries)}
-                </Table.Td>
-                <Table.Td visibleFrom="lg">{formatTime(m.createdAt)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+          </EmptyCard>
+        }
+        row={(m) => (
+          <Table.Tr key={m.id} data-testid={`model-row-${m.slug}`}>
+            <Table.Td>
+              <Anchor renderRoot={(props) => <Link {...props} to="/models/$slug" params={{ slug: m.slug }} />}>{m.slug}</Anchor>
+            </Table.Td>
+            <Table.Td>
+              <ModelStatus status={m.status} />
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
+                {m.baseModel}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              {m.datasetId ? (
+                <Anchor renderRoot={(props) => <Link {...props} to="/datasets/$datasetId" params={{ datasetId: m.datasetId! }} />}>
+                  {names.get(m.datasetId) ?? m.datasetId}
+                </Anchor>
+              ) : (
+                "deleted"
+              )}
+            </Table.Td>
+            <Table.Td ta="right" visibleFrom="md">
+              {formatNumber(m.trainingEntries)}
+            </Table.Td>
+            <Table.Td visibleFrom="lg">{formatTime(m.createdAt)}</Table.Td>
+          </Table.Tr>
+        )}
+      />
       {search.new ? <CreateModel key={search.datasetId ?? ""} datasetId={search.datasetId} onClose={() => setCreating(false)} /> : null}
     </>
   );

@@ -1,6 +1,7 @@
 import { useCriterionList, useDatasetList, useModelList } from "../../lib/project-lists";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
+import { useChange } from "../../lib/mutations";
 
 // The Models section's data layer: its queries (polled while a fine-tune is on its way), its
 // mutations, and what each change invalidates. Components only show and ask.
@@ -59,18 +60,7 @@ export function useEstimate(input: EstimateInput, enabled: boolean) {
 }
 
 /** Starts a fine-tune: the models list, and the datasets' fine-tune counts, change. */
-export function useCreateModel() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.models.create.mutationOptions({
-      onSuccess: async () => {
-        void queryClient.invalidateQueries({ queryKey: trpc.datasets.list.queryKey() });
-        await queryClient.invalidateQueries({ queryKey: trpc.models.list.queryKey() });
-      },
-    }),
-  );
-}
+export const useCreateModel = () => useChange((t) => t.models.create, { refresh: (t) => [t.datasets.list.queryKey(), t.models.list.queryKey()] });
 
 export function useDeleteModel() {
   const trpc = useTRPC();

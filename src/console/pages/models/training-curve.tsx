@@ -1,5 +1,6 @@
 import { LineChart } from "@mantine/charts";
 import { Paper, Stack, Table, Text, Title } from "@mantine/core";
+import { DataTable } from "../../components/data-table";
 import { type Model, useModelUsage } from "./queries";
 
 const loss = (v: number | null) => (v === null ? "–" : v.toFixed(3));
@@ -38,30 +39,24 @@ export function TrainingCurve({ model }: { model: Model }) {
           <Text size="sm" fw={600}>
             Checkpoints
           </Text>
-          <Table aria-label="Checkpoints" data-testid="checkpoints">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Step</Table.Th>
-                <Table.Th>Training loss</Table.Th>
-                <Table.Th>Validation loss</Table.Th>
-                <Table.Th>Model</Table.Th>
+          <DataTable
+            label="Checkpoints"
+            testId="checkpoints"
+            columns={["Step", "Training loss", "Validation loss", "Model"]}
+            rows={model.checkpoints}
+            row={(c) => (
+              <Table.Tr key={c.id}>
+                <Table.Td>{c.step}</Table.Td>
+                <Table.Td>{loss(c.trainLoss)}</Table.Td>
+                <Table.Td>{loss(c.validLoss)}</Table.Td>
+                <Table.Td>
+                  <Text size="xs" ff="monospace">
+                    {c.model ?? c.id}
+                  </Text>
+                </Table.Td>
               </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {model.checkpoints.map((c) => (
-                <Table.Tr key={c.id}>
-                  <Table.Td>{c.step}</Table.Td>
-                  <Table.Td>{loss(c.trainLoss)}</Table.Td>
-                  <Table.Td>{loss(c.validLoss)}</Table.Td>
-                  <Table.Td>
-                    <Text size="xs" ff="monospace">
-                      {c.model ?? c.id}
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+            )}
+          />
         </Stack>
       ) : null}
     </Paper>

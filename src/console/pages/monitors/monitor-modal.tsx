@@ -1,7 +1,8 @@
-import { Autocomplete, Button, Checkbox, Group, Modal, NumberInput, SegmentedControl, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Autocomplete, Checkbox, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
+import { SegmentedField } from "../../components/segmented-field";
+import { FormActions } from "../../components/form-actions";
 import { useForm } from "@mantine/form";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { ErrorAlert } from "../../components/error-alert";
 import { useTRPC } from "../../lib/trpc";
 import { describeFilter } from "./describe-filter";
 import { type MonitorFilter, useBackfillMonitor, useCreateMonitor, useMonitorChoices } from "./queries";
@@ -121,20 +122,15 @@ export function MonitorModal({
               data={(criteria.data ?? []).map((c) => ({ value: c.id, label: c.name }))}
               {...form.getInputProps("criterionId")}
             />
-            <Stack gap={4}>
-              <Text size="sm" fw={500}>
-                Keep
-              </Text>
-              <SegmentedControl
-                aria-label="Keep"
-                disabled={!form.values.criterionId}
-                data={[
-                  { value: "PASS", label: "Passing calls" },
-                  { value: "FAIL", label: "Failures" },
-                ]}
-                {...form.getInputProps("keepOn")}
-              />
-            </Stack>
+            <SegmentedField
+              label="Keep"
+              disabled={!form.values.criterionId}
+              data={[
+                { value: "PASS", label: "Passing calls" },
+                { value: "FAIL", label: "Failures" },
+              ]}
+              {...form.getInputProps("keepOn")}
+            />
           </Group>
           <Group grow align="flex-start">
             <NumberInput label="Sample (% of calls)" min={0.1} max={100} decimalScale={2} suffix="%" {...form.getInputProps("samplePct")} />
@@ -152,15 +148,13 @@ export function MonitorModal({
               {...form.getInputProps("backfill", { type: "checkbox" })}
             />
           ) : null}
-          <ErrorAlert error={create.error ?? createDataset.error ?? backfill.error} title="The monitor could not be saved" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={pending}>
-              Save monitor
-            </Button>
-          </Group>
+          <FormActions
+            label="Save monitor"
+            error={create.error ?? createDataset.error ?? backfill.error}
+            errorTitle="The monitor could not be saved"
+            loading={pending}
+            onCancel={close}
+          />
         </Stack>
       </form>
     </Modal>

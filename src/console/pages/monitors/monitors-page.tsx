@@ -1,17 +1,16 @@
-import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Tooltip, VisuallyHidden } from "@mantine/core";
+import { Anchor, Button, Group, Modal, Stack, Table, Text, TextInput, Tooltip } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { ACTIONS, DataTable } from "../../components/data-table";
+import { FormActions } from "../../components/form-actions";
 import { PageHeader } from "../../components/page-header";
 import { formatCost, formatNumber } from "../../lib/format";
-import { useCan } from "../../lib/session";
-import { ConfirmModal } from "../settings/confirm-modal";
 import { describeFilter } from "./describe-filter";
 import { MonitorModal } from "./monitor-modal";
 import { OnlineEvalsSection } from "./online-evals-section";
 import { type Monitor, useBackfillMonitor, useDeleteMonitor, useMonitorChoices, useMonitors, useUpdateMonitor } from "./queries";
-
-const pct = (n: number) => `${Math.round(n * 1000) / 10}%`;
+import { criterionNamer, NameAndStatus, pct, RowControls } from "./status-controls";
 
 /** What the monitor did, left to right as a call goes through it. */
 function Counts({ m }: { m: Monitor }) {
@@ -59,19 +58,14 @@ function BackfillModal({ monitor, onClose }: { monitor: Monitor | null; onClose(
           <TextInput type="datetime-local" label="From" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
           <TextInput type="datetime-local" label="To" placeholder="now" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
         </Group>
-        <ErrorAlert error={backfill.error} title="The backfill failed" />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            loading={backfill.isPending}
-            disabled={!from}
-            onClick={() => monitor && backfill.mutate({ id: monitor.id, from: new Date(from), ...(to ? { to: new Date(to) } : {}) })}
-          >
-            Backfill
-          </Button>
-        </Group>
+        <FormActions
+          label="Backfill"
+          mutation={backfill}
+          errorTitle="The backfill failed"
+          disabled={!from}
+          onCancel={onClose}
+          onConfirm={() => monitor && backfill.mutate({ id: monitor.id, from: new Date(from), ...(to ? { to: new Date(to) } : {}) })}
+        />
       </Stack>
     </Modal>
   );
@@ -85,10 +79,8 @@ export function MonitorsPage() {
   const [filling, setFilling] = useState<Monitor | null>(null);
   const [deleting, setDeleting] = useState<Monitor | null>(null);
   const remove = useDeleteMonitor(() => setDeleting(null));
-  const canChange = useCan("member");
-  const list = monitors.data ?? [];
   const datasetName = (id: string) => datasets.data?.find((d) => d.id === id)?.name ?? id;
-  const criterionName = (ref: string) => criteria.data?.find((c) => c.id === ref.split("@")[0])?.name ?? ref;
+  const criterionName = criterionNamer(criteria);
   return (
     <>
       <PageHeader
@@ -98,94 +90,64 @@ export function MonitorsPage() {
         actions={<Button onClick={() => setCreating(true)}>New monitor</Button>}
       />
       <Stack gap="xs">
-        <ErrorAlert error={monitors.error ?? update.error} title="Monitors could not be loaded" />
-        <Table.ScrollContainer minWidth={1040}>
-          <Table aria-label="Monitors" data-testid="monitors-table" verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Monitor</Table.Th>
-                <Table.Th>Into</Table.Th>
-                <Table.Th>What it did</Table.Th>
-                <Table.Th>Judging cost</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.map((m) => (
-                <Table.Tr key={m.id} data-monitor-id={m.id} data-monitor-name={m.name} data-status={m.status}>
-                  <Table.Td miw={240} maw={360}>
-                    <Stack gap={2}>
-                      <Group gap="xs">
-                        <Text size="sm" fw={600}>
-                          {m.name}
-                        </Text>
-                        <Badge size="sm" variant="light" color={m.status === "ACTIVE" ? "teal" : "gray"}>
-                          {m.status === "ACTIVE" ? "Active" : "Paused"}
-                        </Badge>
-                      </Group>
-                      <Text size="xs">{describeFilter(m.filter)}</Text>
-                      <Text size="xs" c="dimmed">
-                        {m.sampleRate < 1 ? `${pct(m.sampleRate)} sample` : "every call"}
-                        {m.criterionId ? ` · judged by ${criterionName(m.criterionId)}, keeping ${m.keepOn === "PASS" ? "passes" : "failures"}` : ""}
-                      </Text>
-                      {m.lastError ? (
-                        <Text size="xs" c="red" role="alert">
-                          {m.lastError}
-                        </Text>
-                      ) : null}
-                    </Stack>
-                  </Table.Td>
-                  <Table.Td>
-                    <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/datasets/$datasetId" params={{ datasetId: m.datasetId }} />}>
-                      {datasetName(m.datasetId)}
-                    </Anchor>
-                    <Text size="xs" c="dimmed">
-                      {pct(m.testFraction)} to TEST
+        <DataTable
+          label="Monitors"
+          testId="monitors-table"
+          verticalSpacing="sm"
+          minWidth={1040}
+          columns={["Monitor", "Into", "What it did", "Judging cost", ACTIONS]}
+          rows={monitors.data}
+          loading
+          error={monitors.error ?? update.error}
+          errorTitle="Monitors could not be loaded"
+          empty="No monitors yet. Filter the Logs page down to the calls you want to learn from and choose “Monitor these calls”, or add one here."
+          row={(m) => (
+            <Table.Tr key={m.id} data-monitor-id={m.id} data-monitor-name={m.name} data-status={m.status}>
+              <Table.Td miw={240} maw={360}>
+                <Stack gap={2}>
+                  <NameAndStatus name={m.name} status={m.status} />
+                  <Text size="xs">{describeFilter(m.filter)}</Text>
+                  <Text size="xs" c="dimmed">
+                    {m.sampleRate < 1 ? `${pct(m.sampleRate)} sample` : "every call"}
+                    {m.criterionId ? ` · judged by ${criterionName(m.criterionId)}, keeping ${m.keepOn === "PASS" ? "passes" : "failures"}` : ""}
+                  </Text>
+                  {m.lastError ? (
+                    <Text size="xs" c="red" role="alert">
+                      {m.lastError}
                     </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Counts m={m} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{m.criterionId ? formatCost(m.judgeCostUsd) : "–"}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {canChange ? (
-                      <Group gap="xs" justify="flex-end" wrap="nowrap">
-                        <Button
-                          size="xs"
-                          variant="default"
-                          aria-label={`${m.status === "ACTIVE" ? "Pause" : "Resume"} ${m.name}`}
-                          loading={update.isPending && update.variables?.id === m.id}
-                          onClick={() => update.mutate({ id: m.id, status: m.status === "ACTIVE" ? "PAUSED" : "ACTIVE" })}
-                        >
-                          {m.status === "ACTIVE" ? "Pause" : "Resume"}
-                        </Button>
-                        <Button size="xs" variant="default" aria-label={`Backfill ${m.name}`} onClick={() => setFilling(m)}>
-                          Backfill
-                        </Button>
-                        <Button size="xs" variant="light" color="red" aria-label={`Delete ${m.name}`} onClick={() => setDeleting(m)}>
-                          Delete
-                        </Button>
-                      </Group>
-                    ) : null}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-              {monitors.isSuccess && list.length === 0 ? (
-                <Table.Tr>
-                  <Table.Td colSpan={5}>
-                    <Text c="dimmed" size="sm">
-                      No monitors yet. Filter the Logs page down to the calls you want to learn from and choose “Monitor these calls”, or add one here.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              ) : null}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                  ) : null}
+                </Stack>
+              </Table.Td>
+              <Table.Td>
+                <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/datasets/$datasetId" params={{ datasetId: m.datasetId }} />}>
+                  {datasetName(m.datasetId)}
+                </Anchor>
+                <Text size="xs" c="dimmed">
+                  {pct(m.testFraction)} to TEST
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Counts m={m} />
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{m.criterionId ? formatCost(m.judgeCostUsd) : "–"}</Text>
+              </Table.Td>
+              <Table.Td>
+                <RowControls
+                  of={m.name}
+                  status={m.status}
+                  update={{ isPending: update.isPending, busy: update.variables?.id === m.id }}
+                  onToggle={(status) => update.mutate({ id: m.id, status })}
+                  onDelete={() => setDeleting(m)}
+                >
+                  <Button size="xs" variant="default" aria-label={`Backfill ${m.name}`} onClick={() => setFilling(m)}>
+                    Backfill
+                  </Button>
+                </RowControls>
+              </Table.Td>
+            </Table.Tr>
+          )}
+        />
         <Text size="xs" c="dimmed">
           A monitor examines each answered call as it is stored: its sample first (decided by the call's id), then its filter, then its criterion. Its judge
           calls are Hone's own (kind monitor), kept apart from the application's logs and usage.
@@ -194,17 +156,16 @@ export function MonitorsPage() {
       <OnlineEvalsSection />
       <MonitorModal opened={creating} onClose={() => setCreating(false)} filter={null} />
       <BackfillModal monitor={filling} onClose={() => setFilling(null)} />
-      <ConfirmModal
-        opened={deleting !== null}
+      <ConfirmDelete
+        target={deleting}
         title={`Delete the monitor ${deleting?.name ?? ""}?`}
         confirmLabel="Delete monitor"
         onClose={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate({ id: deleting.id })}
-        loading={remove.isPending}
-        error={remove.error}
+        onConfirm={(t) => remove.mutate({ id: t.id })}
+        mutation={remove}
       >
         <Text size="sm">It stops examining calls. The entries it added stay in their dataset.</Text>
-      </ConfirmModal>
+      </ConfirmDelete>
     </>
   );
 }

@@ -1,7 +1,7 @@
 // The online evaluation section's data: the project's online evaluations (read again while the page
 // is open, so the pass rates move with traffic), pass rates over time, and the mutations.
-import { notifications } from "@mantine/notifications";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { type Trpc, useChange } from "../../lib/mutations";
 import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type OnlineEval = RouterOutputs["onlineEvals"]["list"][number];
@@ -20,42 +20,10 @@ export function usePassRates(input: PassRatesInput, opts: { enabled: boolean }) 
   return useQuery(trpc.onlineEvals.passRates.queryOptions(input, { enabled: opts.enabled, placeholderData: keepPreviousData }));
 }
 
-function useRefresh() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: trpc.onlineEvals.list.queryKey() });
-}
+const EVALS = (t: Trpc) => [t.onlineEvals.list.queryKey()];
 
-export function useCreateOnlineEval(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefresh();
-  return useMutation(
-    trpc.onlineEvals.create.mutationOptions({
-      onSuccess: async (e) => {
-        notifications.show({ color: "teal", message: `${e.model} is evaluated online` });
-        onDone();
-        await refresh();
-      },
-    }),
-  );
-}
-
-export function useUpdateOnlineEval() {
-  const trpc = useTRPC();
-  const refresh = useRefresh();
-  return useMutation(trpc.onlineEvals.update.mutationOptions({ onSuccess: () => refresh() }));
-}
-
-export function useDeleteOnlineEval(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefresh();
-  return useMutation(
-    trpc.onlineEvals.delete.mutationOptions({
-      onSuccess: async () => {
-        notifications.show({ message: "Online evaluation deleted" });
-        onDone();
-        await refresh();
-      },
-    }),
-  );
-}
+export const useCreateOnlineEval = (onDone: () => void) =>
+  useChange((t) => t.onlineEvals.create, { message: (e) => `${e.model} is evaluated online`, color: "teal", onDone, refresh: EVALS });
+export const useUpdateOnlineEval = () => useChange((t) => t.onlineEvals.update, { refresh: EVALS });
+export const useDeleteOnlineEval = (onDone: () => void) =>
+  useChange((t) => t.onlineEvals.delete, { message: () => "Online evaluation deleted", onDone, refresh: EVALS });

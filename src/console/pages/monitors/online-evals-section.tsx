@@ -1,14 +1,14 @@
-import { Badge, Button, Group, Modal, MultiSelect, NumberInput, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
+import { Button, Group, Modal, MultiSelect, NumberInput, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { ACTIONS, DataTable } from "../../components/data-table";
+import { FormActions } from "../../components/form-actions";
+import { PageHeader } from "../../components/page-header";
 import { formatNumber } from "../../lib/format";
-import { useCan } from "../../lib/session";
-import { ConfirmModal } from "../settings/confirm-modal";
 import { type OnlineEval, useCreateOnlineEval, useDeleteOnlineEval, useOnlineEvals, useUpdateOnlineEval } from "./online-evals-queries";
 import { useMonitorChoices } from "./queries";
-
-const pct = (n: number) => `${Math.round(n * 1000) / 10}%`;
+import { criterionNamer, NameAndStatus, pct, RowControls } from "./status-controls";
 
 type Values = { model: string; criteria: string[]; samplePct: number | string; alertPct: number | string; alertMinJudged: number | string };
 
@@ -74,15 +74,7 @@ function OnlineEvalModal({ opened, onClose }: { opened: boolean; onClose(): void
             Each sampled answer is judged after it was sent: the application never waits for it. The alert goes to the project's webhook (Limits page), at most
             once an hour.
           </Text>
-          <ErrorAlert error={create.error} title="The online evaluation could not be saved" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Start evaluating
-            </Button>
-          </Group>
+          <FormActions label="Start evaluating" mutation={create} errorTitle="The online evaluation could not be saved" onCancel={close} />
         </Stack>
       </form>
     </Modal>
@@ -97,113 +89,77 @@ export function OnlineEvalsSection() {
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<OnlineEval | null>(null);
   const remove = useDeleteOnlineEval(() => setDeleting(null));
-  const canChange = useCan("member");
-  const list = evals.data ?? [];
-  const criterionName = (ref: string) => criteria.data?.find((c) => c.id === ref.split("@")[0])?.name ?? ref;
+  const criterionName = criterionNamer(criteria);
   return (
     <Stack gap="xs" mt="xl">
-      <Group justify="space-between" align="flex-end">
-        <Stack gap={2}>
-          <Title order={3}>Online evaluation</Title>
-          <Text size="sm" c="dimmed">
-            A share of a model's production calls judged by criteria, off the answer's path. Routes judge theirs in their own settings; every pass rate is on
-            the Usage page.
-          </Text>
-        </Stack>
-        {canChange ? (
+      <PageHeader
+        order={3}
+        mb={0}
+        mutates="member"
+        title="Online evaluation"
+        description="A share of a model's production calls judged by criteria, off the answer's path. Routes judge theirs in their own settings; every pass rate is on the Usage page."
+        actions={
           <Button variant="default" onClick={() => setCreating(true)}>
             New online evaluation
           </Button>
-        ) : null}
-      </Group>
-      <ErrorAlert error={evals.error ?? update.error} title="Online evaluations could not be loaded" />
-      <Table.ScrollContainer minWidth={800}>
-        <Table aria-label="Online evaluations" data-testid="online-evals-table" verticalSpacing="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Model</Table.Th>
-              <Table.Th>Judged by</Table.Th>
-              <Table.Th>Alert</Table.Th>
-              <Table.Th>Last 24 hours</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((e) => (
-              <Table.Tr key={e.id} data-online-eval={e.model} data-status={e.status}>
-                <Table.Td>
-                  <Group gap="xs">
-                    <Text size="sm" fw={600}>
-                      {e.model}
-                    </Text>
-                    <Badge size="sm" variant="light" color={e.status === "ACTIVE" ? "teal" : "gray"}>
-                      {e.status === "ACTIVE" ? "Active" : "Paused"}
-                    </Badge>
-                  </Group>
-                  <Text size="xs" c="dimmed">
-                    {e.sampleRate < 1 ? `${pct(e.sampleRate)} of calls` : "every call"}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{e.criteria.map(criterionName).join(", ")}</Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{e.alertBelow === null ? "–" : `below ${pct(e.alertBelow)} (${formatNumber(e.alertMinJudged)} judged)`}</Text>
-                </Table.Td>
-                <Table.Td data-judged={e.judged}>
-                  <Text size="sm" fw={600} c={e.passRate !== null && e.alertBelow !== null && e.passRate < e.alertBelow ? "red" : undefined}>
-                    {e.passRate === null ? "–" : `${pct(e.passRate)} passed`}
-                  </Text>
-                  <Text size="xs" c="dimmed">
-                    {formatNumber(e.judged)} judged
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  {canChange ? (
-                    <Group gap="xs" justify="flex-end" wrap="nowrap">
-                      <Button
-                        size="xs"
-                        variant="default"
-                        aria-label={`${e.status === "ACTIVE" ? "Pause" : "Resume"} the evaluation of ${e.model}`}
-                        loading={update.isPending && update.variables?.id === e.id}
-                        onClick={() => update.mutate({ id: e.id, status: e.status === "ACTIVE" ? "PAUSED" : "ACTIVE" })}
-                      >
-                        {e.status === "ACTIVE" ? "Pause" : "Resume"}
-                      </Button>
-                      <Button size="xs" variant="light" color="red" aria-label={`Delete the evaluation of ${e.model}`} onClick={() => setDeleting(e)}>
-                        Delete
-                      </Button>
-                    </Group>
-                  ) : null}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {evals.isSuccess && list.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={5}>
-                  <Text c="dimmed" size="sm">
-                    No model is evaluated online yet.
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+        }
+      />
+      <DataTable
+        label="Online evaluations"
+        testId="online-evals-table"
+        verticalSpacing="sm"
+        minWidth={800}
+        columns={["Model", "Judged by", "Alert", "Last 24 hours", ACTIONS]}
+        rows={evals.data}
+        loading
+        error={evals.error ?? update.error}
+        errorTitle="Online evaluations could not be loaded"
+        empty="No model is evaluated online yet."
+        row={(e) => (
+          <Table.Tr key={e.id} data-online-eval={e.model} data-status={e.status}>
+            <Table.Td>
+              <NameAndStatus name={e.model} status={e.status} />
+              <Text size="xs" c="dimmed">
+                {e.sampleRate < 1 ? `${pct(e.sampleRate)} of calls` : "every call"}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm">{e.criteria.map(criterionName).join(", ")}</Text>
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm">{e.alertBelow === null ? "–" : `below ${pct(e.alertBelow)} (${formatNumber(e.alertMinJudged)} judged)`}</Text>
+            </Table.Td>
+            <Table.Td data-judged={e.judged}>
+              <Text size="sm" fw={600} c={e.passRate !== null && e.alertBelow !== null && e.passRate < e.alertBelow ? "red" : undefined}>
+                {e.passRate === null ? "–" : `${pct(e.passRate)} passed`}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {formatNumber(e.judged)} judged
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <RowControls
+                of={`the evaluation of ${e.model}`}
+                status={e.status}
+                update={{ isPending: update.isPending, busy: update.variables?.id === e.id }}
+                onToggle={(status) => update.mutate({ id: e.id, status })}
+                onDelete={() => setDeleting(e)}
+              />
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
       <OnlineEvalModal opened={creating} onClose={() => setCreating(false)} />
-      <ConfirmModal
-        opened={deleting !== null}
+      <ConfirmDelete
+        target={deleting}
         title={`Stop evaluating ${deleting?.model ?? ""}?`}
         confirmLabel="Delete online evaluation"
         onClose={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate({ id: deleting.id })}
-        loading={remove.isPending}
-        error={remove.error}
+        onConfirm={(t) => remove.mutate({ id: t.id })}
+        mutation={remove}
       >
         <Text size="sm">Its calls are no longer judged. The verdicts it gave stay in the pass rates.</Text>
-      </ConfirmModal>
+      </ConfirmDelete>
     </Stack>
   );
 }

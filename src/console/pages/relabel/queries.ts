@@ -1,7 +1,7 @@
 // Relabel runs: a dataset's runs, one run's outputs side by side, starting runs and deciding on
 // outputs (each mutation reads the run, its outputs and the dataset's entries again).
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
+import { type Trpc, useChange } from "../../lib/mutations";
 import { type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type RelabelRun = RouterOutputs["relabelRuns"]["list"][number];
@@ -24,54 +24,17 @@ export function useRelabelOutputs(id: string, running: boolean) {
   return useQuery(trpc.relabelRuns.outputs.queryOptions({ id, first: 200 }, { refetchInterval: running ? 1_000 : false }));
 }
 
-export function useStartRelabelRun(onDone: (r: RelabelRun) => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.relabelRuns.create.mutationOptions({
-      onSuccess: async (r) => {
-        notifications.show({ message: `Relabel run ${r.name} started` });
-        onDone(r);
-        await queryClient.invalidateQueries({ queryKey: trpc.relabelRuns.list.queryKey() });
-      },
-    }),
-  );
-}
+export const useStartRelabelRun = (onDone: (r: RelabelRun) => void) =>
+  useChange((t) => t.relabelRuns.create, { message: (r) => `Relabel run ${r.name} started`, onDone, refresh: (t) => [t.relabelRuns.list.queryKey()] });
 
-function useRefreshDecided() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.relabelRuns.pathKey() }),
-      queryClient.invalidateQueries({ queryKey: trpc.datasets.pathKey() }),
-    ]);
-}
+/** What deciding on outputs makes stale: the runs and the datasets' entries. */
+const DECIDED = (t: Trpc) => [t.relabelRuns.pathKey(), t.datasets.pathKey()];
 
 const outputs = (n: number) => `${n} output${n === 1 ? "" : "s"}`;
 
-export function useAcceptOutputs() {
-  const trpc = useTRPC();
-  const refresh = useRefreshDecided();
-  return useMutation(
-    trpc.relabelRuns.accept.mutationOptions({
-      onSuccess: async (r) => {
-        notifications.show({ message: `${outputs(r.accepted)} accepted${r.stale ? `; ${r.stale} left as edited since the run read them` : ""}` });
-        await refresh();
-      },
-    }),
-  );
-}
-
-export function useRejectOutputs() {
-  const trpc = useTRPC();
-  const refresh = useRefreshDecided();
-  return useMutation(
-    trpc.relabelRuns.reject.mutationOptions({
-      onSuccess: async (r) => {
-        notifications.show({ message: `${outputs(r.rejected)} rejected` });
-        await refresh();
-      },
-    }),
-  );
-}
+export const useAcceptOutputs = () =>
+  useChange((t) => t.relabelRuns.accept, {
+    message: (r) => `${outputs(r.accepted)} accepted${r.stale ? `; ${r.stale} left as edited since the run read them` : ""}`,
+    refresh: DECIDED,
+  });
+export const useRejectOutputs = () => useChange((t) => t.relabelRuns.reject, { message: (r) => `${outputs(r.rejected)} rejected`, refresh: DECIDED });

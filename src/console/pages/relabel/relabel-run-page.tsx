@@ -1,7 +1,8 @@
-import { Alert, Badge, Button, Checkbox, Group, Paper, Progress, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Badge, Button, Checkbox, Group, Paper, Progress, Stack, Table, Text } from "@mantine/core";
 import { Link, useParams } from "@tanstack/react-router";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
+import { PageHeader } from "../../components/page-header";
 import { formatCost } from "../../lib/format";
 import { useCan } from "../../lib/session";
 import { type RelabelOutput, useAcceptOutputs, useRejectOutputs, useRelabelOutputs, useRelabelRun } from "./queries";
@@ -54,47 +55,51 @@ export function RelabelRunPage() {
   const done = () => setPicked(new Set());
   return (
     <Stack>
-      <Group justify="space-between" align="flex-start">
-        <Stack gap={2}>
-          <Title order={2}>{r ? `Relabel run: ${r.name}` : "Relabel run"}</Title>
-          {r ? (
-            <Text size="sm" c="dimmed">
+      <PageHeader
+        mb={0}
+        title={r ? `Relabel run: ${r.name}` : "Relabel run"}
+        description={
+          r ? (
+            <>
               {r.model} · {r.decisions.accepted} accepted · {r.decisions.rejected} rejected · {r.decisions.undecided} to decide · {formatCost(r.costUsd)} ·{" "}
               <Link to="/datasets/$datasetId" params={{ datasetId: r.datasetId }}>
                 the dataset
               </Link>
-            </Text>
-          ) : null}
-        </Stack>
-        {canDecide && r ? (
-          <Group gap="xs">
-            <Button
-              variant="default"
-              disabled={picked.size === 0}
-              loading={accept.isPending && picked.size > 0}
-              onClick={() => accept.mutate({ id: runId, entryIds: [...picked] }, { onSuccess: done })}
-            >
-              Accept selected ({picked.size})
-            </Button>
-            <Button
-              disabled={undecided.length === 0}
-              loading={accept.isPending && picked.size === 0}
-              onClick={() => accept.mutate({ id: runId }, { onSuccess: done })}
-            >
-              Accept all
-            </Button>
-            <Button
-              variant="light"
-              color="red"
-              disabled={undecided.length === 0}
-              loading={reject.isPending}
-              onClick={() => reject.mutate({ id: runId }, { onSuccess: done })}
-            >
-              Reject the rest
-            </Button>
-          </Group>
-        ) : null}
-      </Group>
+            </>
+          ) : null
+        }
+        mutates="member"
+        actions={
+          r ? (
+            <>
+              <Button
+                variant="default"
+                disabled={picked.size === 0}
+                loading={accept.isPending && picked.size > 0}
+                onClick={() => accept.mutate({ id: runId, entryIds: [...picked] }, { onSuccess: done })}
+              >
+                Accept selected ({picked.size})
+              </Button>
+              <Button
+                disabled={undecided.length === 0}
+                loading={accept.isPending && picked.size === 0}
+                onClick={() => accept.mutate({ id: runId }, { onSuccess: done })}
+              >
+                Accept all
+              </Button>
+              <Button
+                variant="light"
+                color="red"
+                disabled={undecided.length === 0}
+                loading={reject.isPending}
+                onClick={() => reject.mutate({ id: runId }, { onSuccess: done })}
+              >
+                Reject the rest
+              </Button>
+            </>
+          ) : null
+        }
+      />
       <ErrorAlert error={run.error ?? outputs.error ?? accept.error ?? reject.error} title="The run could not be loaded or changed" />
       {r && running ? <Progress value={(100 * r.progress.done) / Math.max(1, r.progress.total)} aria-label="Run progress" /> : null}
       {r?.errorMessage ? (

@@ -1,8 +1,9 @@
 import { useCriterionList } from "../../lib/project-lists";
-import { Anchor, Badge, Button, Group, Modal, MultiSelect, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Anchor, Badge, Group, Modal, MultiSelect, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { Link } from "@tanstack/react-router";
-import { ErrorAlert } from "../../components/error-alert";
+import { DataTable } from "../../components/data-table";
+import { FormActions } from "../../components/form-actions";
 import { formatCost } from "../../lib/format";
 import { useRelabelRuns, useStartRelabelRun } from "./queries";
 
@@ -26,56 +27,44 @@ export function RelabelRunsModal({ datasetId, onClose }: { datasetId: string; on
           A run has a model write a new output for every entry, judged beside the current one. Nothing changes until you accept outputs; the outputs they
           replace are kept as rejected outputs, the preference pairs a DPO fine-tune trains on.
         </Text>
-        <Table aria-label="Relabel runs" data-testid="relabel-runs">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Run</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Decided</Table.Th>
-              <Table.Th>Cost</Table.Th>
+        <DataTable
+          label="Relabel runs"
+          testId="relabel-runs"
+          columns={["Run", "Status", "Decided", "Cost"]}
+          rows={runs.data}
+          loading
+          error={runs.error}
+          empty="No runs yet."
+          row={(r) => (
+            <Table.Tr key={r.id} data-run-name={r.name}>
+              <Table.Td>
+                <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/relabel/$runId" params={{ runId: r.id }} />}>
+                  {r.name}
+                </Anchor>
+                <Text size="xs" c="dimmed">
+                  {r.model}
+                  {r.criteria.length ? ` · ${r.criteria.length} criteri${r.criteria.length === 1 ? "on" : "a"}` : ""}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Badge variant="light" color={r.status === "DONE" ? "teal" : r.status === "ERROR" ? "red" : "blue"}>
+                  {r.status === "DONE" ? "done" : r.status.toLowerCase()}
+                </Badge>{" "}
+                <Text span size="xs">
+                  {r.progress.done}/{r.progress.total}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="xs">
+                  {r.decisions.accepted} accepted · {r.decisions.rejected} rejected · {r.decisions.undecided} to decide
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Text size="xs">{formatCost(r.costUsd)}</Text>
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(runs.data ?? []).map((r) => (
-              <Table.Tr key={r.id} data-run-name={r.name}>
-                <Table.Td>
-                  <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/relabel/$runId" params={{ runId: r.id }} />}>
-                    {r.name}
-                  </Anchor>
-                  <Text size="xs" c="dimmed">
-                    {r.model}
-                    {r.criteria.length ? ` · ${r.criteria.length} criteri${r.criteria.length === 1 ? "on" : "a"}` : ""}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Badge variant="light" color={r.status === "DONE" ? "teal" : r.status === "ERROR" ? "red" : "blue"}>
-                    {r.status === "DONE" ? "done" : r.status.toLowerCase()}
-                  </Badge>{" "}
-                  <Text span size="xs">
-                    {r.progress.done}/{r.progress.total}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="xs">
-                    {r.decisions.accepted} accepted · {r.decisions.rejected} rejected · {r.decisions.undecided} to decide
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="xs">{formatCost(r.costUsd)}</Text>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {runs.isSuccess && !runs.data.length ? (
-              <Table.Tr>
-                <Table.Td colSpan={4}>
-                  <Text size="sm" c="dimmed">
-                    No runs yet.
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
+          )}
+        />
         <form onSubmit={submit}>
           <Stack gap="xs">
             <Text fw={600} size="sm">
@@ -91,12 +80,7 @@ export function RelabelRunsModal({ datasetId, onClose }: { datasetId: string; on
               data={(criteria.data ?? []).map((c) => ({ value: c.id, label: c.name }))}
               {...form.getInputProps("criterionIds")}
             />
-            <ErrorAlert error={start.error} title="The run was not started" />
-            <Group justify="flex-end">
-              <Button type="submit" loading={start.isPending}>
-                Start run
-              </Button>
-            </Group>
+            <FormActions label="Start run" mutation={start} errorTitle="The run was not started" />
           </Stack>
         </form>
       </Stack>

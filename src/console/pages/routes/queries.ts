@@ -1,7 +1,8 @@
 // The routes section's data: the project's routes, one route, its per-version figures, and the
 // mutations that change them (each reads the route and the list again). Components call these hooks.
 import { useCriterionList } from "../../lib/project-lists";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
+import { type Trpc, useChange } from "../../lib/mutations";
 import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
 
 export type Route = RouterOutputs["routes"]["list"][number];
@@ -51,64 +52,10 @@ function windowed<T>(key: readonly unknown[], hours: number, read: (from: string
   };
 }
 
-function useInvalidate() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return (slug?: string) =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: trpc.routes.list.queryKey() }),
-      slug ? queryClient.invalidateQueries({ queryKey: trpc.routes.get.queryKey({ slug }) }) : null,
-    ]);
-}
+/** What a change makes stale: the list, and the route itself. */
+const ROUTE = (t: Trpc, r?: { slug: string }) => [t.routes.list.queryKey(), ...(r?.slug ? [t.routes.get.queryKey({ slug: r.slug })] : [])];
 
-export function useCreateRoute(onDone: (r: Route) => void) {
-  const trpc = useTRPC();
-  const invalidate = useInvalidate();
-  return useMutation(
-    trpc.routes.create.mutationOptions({
-      onSuccess: async (r) => {
-        await invalidate(r.slug);
-        onDone(r);
-      },
-    }),
-  );
-}
-
-export function useUpdateRoute(onDone: (r: Route) => void) {
-  const trpc = useTRPC();
-  const invalidate = useInvalidate();
-  return useMutation(
-    trpc.routes.update.mutationOptions({
-      onSuccess: async (r) => {
-        await invalidate(r.slug);
-        onDone(r);
-      },
-    }),
-  );
-}
-
-export function useRollbackRoute(onDone: (r: Route) => void) {
-  const trpc = useTRPC();
-  const invalidate = useInvalidate();
-  return useMutation(
-    trpc.routes.rollback.mutationOptions({
-      onSuccess: async (r) => {
-        await invalidate(r.slug);
-        onDone(r);
-      },
-    }),
-  );
-}
-
-export function useDeleteRoute(onDone: () => void) {
-  const trpc = useTRPC();
-  const invalidate = useInvalidate();
-  return useMutation(
-    trpc.routes.delete.mutationOptions({
-      onSuccess: async () => {
-        await invalidate();
-        onDone();
-      },
-    }),
-  );
-}
+export const useCreateRoute = (onDone: (r: Route) => void) => useChange((t) => t.routes.create, { onDone, refresh: ROUTE, refreshFirst: true });
+export const useUpdateRoute = (onDone: (r: Route) => void) => useChange((t) => t.routes.update, { onDone, refresh: ROUTE, refreshFirst: true });
+export const useRollbackRoute = (onDone: (r: Route) => void) => useChange((t) => t.routes.rollback, { onDone, refresh: ROUTE, refreshFirst: true });
+export const useDeleteRoute = (onDone: () => void) => useChange((t) => t.routes.delete, { onDone, refresh: (t) => ROUTE(t), refreshFirst: true });

@@ -1,6 +1,6 @@
-import { BarChart, LineChart } from "@mantine/charts";
-import { Paper, SimpleGrid, Text, Title } from "@mantine/core";
-import type { ReactNode } from "react";
+import { LineChart } from "@mantine/charts";
+import { SimpleGrid } from "@mantine/core";
+import { ChartCard, columnsOf, StackedBars } from "../../components/charts";
 import { formatMs, formatNumber } from "../../lib/format";
 import { PALETTE } from "../usage/usage-groups";
 import type { RouteSeries } from "./queries";
@@ -40,23 +40,8 @@ function pivot(series: RouteSeries) {
   const all = [...rows.values()];
   return {
     lines,
-    requests: all.map((r) => r.requests),
-    passRate: all.map((r) => r.passRate),
-    errorRate: all.map((r) => r.errorRate),
-    p95: all.map((r) => r.p95),
+    ...columnsOf(all, ["requests", "passRate", "errorRate", "p95"]),
   };
-}
-
-function Card(props: { title: string; description: string; testId: string; children: ReactNode }) {
-  return (
-    <Paper withBorder p="md" data-testid={props.testId}>
-      <Title order={5}>{props.title}</Title>
-      <Text size="xs" c="dimmed" mb="xs">
-        {props.description}
-      </Text>
-      {props.children}
-    </Paper>
-  );
 }
 
 /** Each version's calls, pass rate (when the route is judged), error rate and p95 per time bucket. */
@@ -83,29 +68,24 @@ export function RouteCharts({ series, judged }: { series: RouteSeries; judged: b
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="md">
       {judged ? (
-        <Card title="Pass rate" description={`Share of the judged sample passing every criterion, per ${per} (gaps: none judged)`} testId="chart-pass-rate">
+        <ChartCard
+          small
+          title="Pass rate"
+          description={`Share of the judged sample passing every criterion, per ${per} (gaps: none judged)`}
+          testId="chart-pass-rate"
+        >
           {line(d.passRate, percent, 100)}
-        </Card>
+        </ChartCard>
       ) : null}
-      <Card title="Calls" description={`Logged calls per ${per} and version`} testId="chart-route-requests">
-        <BarChart
-          h={180}
-          data={d.requests}
-          dataKey="label"
-          type="stacked"
-          series={d.lines}
-          withLegend
-          valueFormatter={(v) => formatNumber(v)}
-          yAxisProps={{ width: 52 }}
-          tooltipAnimationDuration={0}
-        />
-      </Card>
-      <Card title="Error rate" description={`Calls ending in 400 or more (or no answer), per ${per}`} testId="chart-error-rate">
+      <ChartCard small title="Calls" description={`Logged calls per ${per} and version`} testId="chart-route-requests">
+        <StackedBars h={180} data={d.requests} series={d.lines} withLegend format={(v) => formatNumber(v)} yAxisProps={{ width: 52 }} />
+      </ChartCard>
+      <ChartCard small title="Error rate" description={`Calls ending in 400 or more (or no answer), per ${per}`} testId="chart-error-rate">
         {line(d.errorRate, percent)}
-      </Card>
-      <Card title="Latency p95" description={`Per ${per} and version`} testId="chart-route-latency">
+      </ChartCard>
+      <ChartCard small title="Latency p95" description={`Per ${per} and version`} testId="chart-route-latency">
         {line(d.p95, (v) => formatMs(v))}
-      </Card>
+      </ChartCard>
     </SimpleGrid>
   );
 }

@@ -1,6 +1,6 @@
 import { ActionIcon, Button, Group, Modal, MultiSelect, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from "@mantine/core";
+import { FormActions } from "../../components/form-actions";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
 import { type Route, type RouteInput, useCreateRoute, useCriterionChoices, useUpdateRoute } from "./queries";
 
 // Each group and target being edited has a key of its own, so removing one keeps the others' inputs.
@@ -205,15 +205,12 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
               onChange={(v) => setJudgePercent(Number(v) || 0)}
             />
           </Group>
-          <ErrorAlert error={saving.error} title={editing ? "The route was not saved" : "The route was not created"} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={saving.isPending}>
-              {editing ? "Save" : "Create route"}
-            </Button>
-          </Group>
+          <FormActions
+            label={editing ? "Save" : "Create route"}
+            mutation={saving}
+            errorTitle={editing ? "The route was not saved" : "The route was not created"}
+            onCancel={onClose}
+          />
         </Stack>
       </form>
     </Modal>

@@ -2,10 +2,11 @@ import { Anchor, Badge, Button, Code, Group, Paper, SegmentedControl, Slider, St
 import { notifications } from "@mantine/notifications";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { DataTable, right } from "../../components/data-table";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
-import { ConfirmModal } from "../settings/confirm-modal";
 import { type Route, STATS_REFRESH_MS, useDeleteRoute, useRollbackRoute, useRoute, useRouteSeries, useRouteStats, useUpdateRoute } from "./queries";
 import { RouteCharts } from "./route-charts";
 import { RouteFormModal } from "./route-form";
@@ -123,7 +124,6 @@ function StatsTable({ route }: { route: Route }) {
     }
     return "–";
   };
-  const rows = stats.data ?? [];
   return (
     <Paper withBorder p="md">
       <Stack gap="sm">
@@ -141,61 +141,44 @@ function StatsTable({ route }: { route: Route }) {
             data={Object.entries(WINDOWS).map(([value, label]) => ({ value, label }))}
           />
         </Group>
-        <ErrorAlert error={stats.error} title="The figures could not be read" />
-        <Table striped aria-label="Versions" data-testid="route-stats">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Version</Table.Th>
-              <Table.Th ta="right">Share now</Table.Th>
-              <Table.Th ta="right">Requests</Table.Th>
-              <Table.Th ta="right">Error rate</Table.Th>
-              <Table.Th ta="right">p50</Table.Th>
-              <Table.Th ta="right">p95</Table.Th>
-              <Table.Th ta="right">Cost</Table.Th>
-              {route.judge ? <Table.Th ta="right">Pass rate (judged)</Table.Th> : null}
-              <Table.Th />
+        <DataTable
+          label="Versions"
+          testId="route-stats"
+          striped
+          columns={["Version", ...right("Share now", "Requests", "Error rate", "p50", "p95", "Cost", ...(route.judge ? ["Pass rate (judged)"] : [])), null]}
+          rows={stats.data}
+          error={stats.error}
+          errorTitle="The figures could not be read"
+          empty={<>No logged calls to hone:{route.slug} in this window yet.</>}
+          row={(s) => (
+            <Table.Tr key={s.version ?? "(none)"} data-version={s.version ?? ""}>
+              <Table.Td>{s.version ? <Code>{s.version}</Code> : <Text size="sm">no version (or no answer)</Text>}</Table.Td>
+              <Table.Td ta="right">{shareOf(s.version)}</Table.Td>
+              <Table.Td ta="right">{formatNumber(s.requests)}</Table.Td>
+              <Table.Td ta="right" c={s.errorRate > 0.05 ? "red" : undefined}>
+                {(s.errorRate * 100).toFixed(1)}%
+              </Table.Td>
+              <Table.Td ta="right">{formatMs(s.latencyP50Ms)}</Table.Td>
+              <Table.Td ta="right">{formatMs(s.latencyP95Ms)}</Table.Td>
+              <Table.Td ta="right">{formatCost(s.costUsd)}</Table.Td>
+              {route.judge ? (
+                <Table.Td ta="right" data-col="pass-rate">
+                  {s.passRate === null ? "–" : `${(s.passRate * 100).toFixed(0)}%`} ({formatNumber(s.judged)})
+                </Table.Td>
+              ) : null}
+              <Table.Td>
+                <Anchor
+                  size="sm"
+                  renderRoot={(props) => (
+                    <Link {...props} to="/logs" search={{ route: route.slug, ...(s.version ? { routeVersion: s.version } : {}), range: "24h" }} />
+                  )}
+                >
+                  Logs
+                </Anchor>
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((s) => (
-              <Table.Tr key={s.version ?? "(none)"} data-version={s.version ?? ""}>
-                <Table.Td>{s.version ? <Code>{s.version}</Code> : <Text size="sm">no version (or no answer)</Text>}</Table.Td>
-                <Table.Td ta="right">{shareOf(s.version)}</Table.Td>
-                <Table.Td ta="right">{formatNumber(s.requests)}</Table.Td>
-                <Table.Td ta="right" c={s.errorRate > 0.05 ? "red" : undefined}>
-                  {(s.errorRate * 100).toFixed(1)}%
-                </Table.Td>
-                <Table.Td ta="right">{formatMs(s.latencyP50Ms)}</Table.Td>
-                <Table.Td ta="right">{formatMs(s.latencyP95Ms)}</Table.Td>
-                <Table.Td ta="right">{formatCost(s.costUsd)}</Table.Td>
-                {route.judge ? (
-                  <Table.Td ta="right" data-col="pass-rate">
-                    {s.passRate === null ? "–" : `${(s.passRate * 100).toFixed(0)}%`} ({formatNumber(s.judged)})
-                  </Table.Td>
-                ) : null}
-                <Table.Td>
-                  <Anchor
-                    size="sm"
-                    renderRoot={(props) => (
-                      <Link {...props} to="/logs" search={{ route: route.slug, ...(s.version ? { routeVersion: s.version } : {}), range: "24h" }} />
-                    )}
-                  >
-                    Logs
-                  </Anchor>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {stats.isSuccess && rows.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={route.judge ? 9 : 8}>
-                  <Text size="sm" c="dimmed">
-                    No logged calls to hone:{route.slug} in this window yet.
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
+          )}
+        />
         <ErrorAlert error={series.error} title="The figures over time could not be read" />
         {series.data?.points.length ? <RouteCharts series={series.data} judged={!!route.judge} /> : null}
       </Stack>
@@ -253,19 +236,18 @@ export function RoutePage() {
         </Stack>
       ) : null}
       {editing && r ? <RouteFormModal editing={r} onClose={() => setEditing(false)} onSaved={() => setEditing(false)} /> : null}
-      <ConfirmModal
+      <ConfirmDelete
         opened={deleting}
         title={`Delete route ${slug}?`}
         confirmLabel="Delete route"
         onClose={() => setDeleting(false)}
         onConfirm={() => remove.mutate({ slug })}
-        loading={remove.isPending}
-        error={remove.error}
+        mutation={remove}
       >
         <Text size="sm">
           Calls to <Code>hone:{slug}</Code> answer 404 from now on (within a second on every Hone process). Logs of past calls stay.
         </Text>
-      </ConfirmModal>
+      </ConfirmDelete>
     </>
   );
 }

@@ -1,7 +1,7 @@
-import { Anchor, Badge, Button, Code, Group, Paper, Table, Text } from "@mantine/core";
+import { Anchor, Badge, Button, Code, Group, Table, Text } from "@mantine/core";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
+import { DataTable, EmptyCard } from "../../components/data-table";
 import { PageHeader } from "../../components/page-header";
 import { formatTime } from "../../lib/format";
 import { type Route, useRoutes } from "./queries";
@@ -16,7 +16,6 @@ export function RoutesPage() {
   const routes = useRoutes();
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
-  const rows = routes.data ?? [];
   return (
     <>
       <PageHeader
@@ -25,56 +24,49 @@ export function RoutesPage() {
         description="Named plans clients call as hone:<slug>: weighted targets, fallback groups, retries, and rollouts of new versions."
         actions={<Button onClick={() => setCreating(true)}>New route</Button>}
       />
-      <ErrorAlert error={routes.error} title="Routes could not be loaded" />
-      {routes.data && rows.length === 0 ? (
-        <Paper withBorder p="xl" maw={680}>
-          <Text fw={600}>No routes yet</Text>
-          <Text size="sm" c="dimmed">
+      <DataTable
+        label="Routes"
+        striped
+        highlightOnHover
+        columns={["Route", "Plan", "Revision", { label: "Updated", visibleFrom: "md" }]}
+        rows={routes.data}
+        loading
+        error={routes.error}
+        errorTitle="Routes could not be loaded"
+        emptyState={
+          <EmptyCard title="No routes yet" maw={680}>
             A route sends a share of the calls to each of its targets (a new fine-tune at 10%, say), falls back to other models when they fail, and shows each
             version's error rate, latency and cost side by side. Point your app at <Code>hone:&lt;slug&gt;</Code> and change the split here without a deploy.
-          </Text>
-        </Paper>
-      ) : (
-        <Table striped highlightOnHover aria-label="Routes">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Route</Table.Th>
-              <Table.Th>Plan</Table.Th>
-              <Table.Th>Revision</Table.Th>
-              <Table.Th visibleFrom="md">Updated</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((r) => (
-              <Table.Tr key={r.id} data-testid={`route-row-${r.slug}`}>
-                <Table.Td>
-                  <Anchor ff="monospace" renderRoot={(props) => <Link {...props} to="/routes/$slug" params={{ slug: r.slug }} />}>
-                    hone:{r.slug}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
-                    {planText(r)}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Group gap={4}>
-                    <Text size="sm">{r.revision}</Text>
-                    {r.stickyTag ? (
-                      <Badge size="xs" variant="light" tt="none">
-                        sticky by {r.stickyTag}
-                      </Badge>
-                    ) : null}
-                  </Group>
-                </Table.Td>
-                <Table.Td visibleFrom="md">
-                  <Text size="sm">{formatTime(r.updatedAt)}</Text>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+          </EmptyCard>
+        }
+        row={(r) => (
+          <Table.Tr key={r.id} data-testid={`route-row-${r.slug}`}>
+            <Table.Td>
+              <Anchor ff="monospace" renderRoot={(props) => <Link {...props} to="/routes/$slug" params={{ slug: r.slug }} />}>
+                hone:{r.slug}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
+                {planText(r)}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Group gap={4}>
+                <Text size="sm">{r.revision}</Text>
+                {r.stickyTag ? (
+                  <Badge size="xs" variant="light" tt="none">
+                    sticky by {r.stickyTag}
+                  </Badge>
+                ) : null}
+              </Group>
+            </Table.Td>
+            <Table.Td visibleFrom="md">
+              <Text size="sm">{formatTime(r.updatedAt)}</Text>
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
       {creating ? (
         <RouteFormModal editing={null} onClose={() => setCreating(false)} onSaved={(r) => void navigate({ to: "/routes/$slug", params: { slug: r.slug } })} />
       ) : null}

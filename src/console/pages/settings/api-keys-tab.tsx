@@ -1,9 +1,11 @@
-import { Alert, Badge, Button, Code, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Alert, Badge, Button, Code, Group, Stack, Table, Text } from "@mantine/core";
+import { DeleteButton, RowActions, RowButton } from "../../components/row-actions";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { ACTIONS, DataTable } from "../../components/data-table";
+import { SectionIntro } from "../../components/section-intro";
 import { formatRelative, formatTime } from "../../lib/format";
 import { useSession } from "../../lib/session";
-import { ConfirmModal } from "./confirm-modal";
 import { CreateKeyModal, EditKeyModal, keyName, RenameKeyModal } from "./key-modals";
 import { type ApiKey, useApiKeys, useRevokeApiKey } from "./queries";
 
@@ -35,139 +37,109 @@ export function ApiKeysTab() {
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const revoke = useRevokeApiKey(session.key?.id, () => setRevoking(null));
   const ownKey = revoking !== null && revoking.id === session.key?.id;
-  const list = keys.data ?? [];
   return (
     <Stack>
-      <Group justify="space-between" align="flex-start">
-        <Text size="sm" c="dimmed" maw={640}>
-          Keys call the API and sign in to this console. Give each person and service its own named key, so one can be revoked without the others.
-        </Text>
-        <Button onClick={() => setCreating(true)}>Create key</Button>
-      </Group>
-      <ErrorAlert error={keys.error} title="Keys could not be loaded" />
-      <Table.ScrollContainer minWidth={760}>
-        <Table striped highlightOnHover aria-label="API keys" data-testid="api-keys-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Key</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Last used</Table.Th>
-              <Table.Th>May</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((k) => (
-              <Table.Tr key={k.id} data-key-id={k.id} data-key-name={k.name ?? ""}>
-                <Table.Td>
-                  <Group gap={6} wrap="nowrap">
-                    <Text size="sm" fw={500}>
-                      {k.name ?? <i>unnamed</i>}
-                    </Text>
-                    {k.id === session.key?.id ? (
-                      <Badge size="xs" variant="outline">
-                        this session
+      <SectionIntro maw={640} action={<Button onClick={() => setCreating(true)}>Create key</Button>}>
+        Keys call the API and sign in to this console. Give each person and service its own named key, so one can be revoked without the others.
+      </SectionIntro>
+      <DataTable
+        label="API keys"
+        testId="api-keys-table"
+        striped
+        highlightOnHover
+        minWidth={760}
+        columns={["Name", "Key", "Created", "Last used", "May", "Status", ACTIONS]}
+        rows={keys.data}
+        loading
+        error={keys.error}
+        errorTitle="Keys could not be loaded"
+        empty="No keys yet."
+        row={(k) => (
+          <Table.Tr key={k.id} data-key-id={k.id} data-key-name={k.name ?? ""}>
+            <Table.Td>
+              <Group gap={6} wrap="nowrap">
+                <Text size="sm" fw={500}>
+                  {k.name ?? <i>unnamed</i>}
+                </Text>
+                {k.id === session.key?.id ? (
+                  <Badge size="xs" variant="outline">
+                    this session
+                  </Badge>
+                ) : null}
+              </Group>
+            </Table.Td>
+            <Table.Td>
+              <Code>{k.prefix}</Code>
+            </Table.Td>
+            <Table.Td title={formatTime(k.createdAt)}>
+              <Text size="sm">{formatTime(k.createdAt)}</Text>
+            </Table.Td>
+            <Table.Td title={k.lastUsedAt ? formatTime(k.lastUsedAt) : undefined}>
+              <Text size="sm">{formatRelative(k.lastUsedAt)}</Text>
+            </Table.Td>
+            <Table.Td data-testid="key-grant">
+              <Stack gap={2}>
+                <Group gap={4}>
+                  {k.scopes.length === 3 ? (
+                    <Badge size="xs" variant="outline" color="gray">
+                      everything
+                    </Badge>
+                  ) : (
+                    k.scopes.map((s) => (
+                      <Badge key={s} size="xs" variant="light">
+                        {s}
                       </Badge>
-                    ) : null}
-                  </Group>
-                </Table.Td>
-                <Table.Td>
-                  <Code>{k.prefix}</Code>
-                </Table.Td>
-                <Table.Td title={formatTime(k.createdAt)}>
-                  <Text size="sm">{formatTime(k.createdAt)}</Text>
-                </Table.Td>
-                <Table.Td title={k.lastUsedAt ? formatTime(k.lastUsedAt) : undefined}>
-                  <Text size="sm">{formatRelative(k.lastUsedAt)}</Text>
-                </Table.Td>
-                <Table.Td data-testid="key-grant">
-                  <Stack gap={2}>
-                    <Group gap={4}>
-                      {k.scopes.length === 3 ? (
-                        <Badge size="xs" variant="outline" color="gray">
-                          everything
-                        </Badge>
-                      ) : (
-                        k.scopes.map((s) => (
-                          <Badge key={s} size="xs" variant="light">
-                            {s}
-                          </Badge>
-                        ))
-                      )}
-                    </Group>
-                    <Text size="xs" c="dimmed">
-                      {k.owner === "person" ? "a person's key: stops when they leave" : "service key"}
-                    </Text>
-                    {k.allowedModels ? (
-                      <Text size="xs" c="dimmed" title={k.allowedModels.join(", ")}>
-                        models: {k.allowedModels.join(", ").slice(0, 60)}
-                      </Text>
-                    ) : null}
-                    {k.expiresAt ? (
-                      <Text size="xs" c="dimmed">
-                        expires {formatTime(k.expiresAt)}
-                      </Text>
-                    ) : null}
-                  </Stack>
-                </Table.Td>
-                <Table.Td>
-                  <Status k={k} />
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs" wrap="nowrap" justify="flex-end">
-                    <Button size="xs" variant="default" aria-label={`Rename key ${keyName(k)}`} onClick={() => setRenaming(k)}>
-                      Rename
-                    </Button>
-                    {k.revokedAt ? null : (
-                      <Button size="xs" variant="default" aria-label={`Edit key ${keyName(k)}`} onClick={() => setEditing(k)}>
-                        Edit
-                      </Button>
-                    )}
-                    {k.revokedAt ? null : (
-                      <Button
-                        size="xs"
-                        variant="light"
-                        color="red"
-                        aria-label={`Revoke key ${keyName(k)}`}
-                        onClick={() => {
-                          revoke.reset();
-                          setRevoking(k);
-                        }}
-                      >
-                        Revoke
-                      </Button>
-                    )}
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {keys.isSuccess && list.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={7}>
-                  <Text c="dimmed" size="sm">
-                    No keys yet.
+                    ))
+                  )}
+                </Group>
+                <Text size="xs" c="dimmed">
+                  {k.owner === "person" ? "a person's key: stops when they leave" : "service key"}
+                </Text>
+                {k.allowedModels ? (
+                  <Text size="xs" c="dimmed" title={k.allowedModels.join(", ")}>
+                    models: {k.allowedModels.join(", ").slice(0, 60)}
                   </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+                ) : null}
+                {k.expiresAt ? (
+                  <Text size="xs" c="dimmed">
+                    expires {formatTime(k.expiresAt)}
+                  </Text>
+                ) : null}
+              </Stack>
+            </Table.Td>
+            <Table.Td>
+              <Status k={k} />
+            </Table.Td>
+            <Table.Td>
+              <RowActions>
+                <RowButton label={`Rename key ${keyName(k)}`} onClick={() => setRenaming(k)}>
+                  Rename
+                </RowButton>
+                {k.revokedAt ? null : (
+                  <RowButton label={`Edit key ${keyName(k)}`} onClick={() => setEditing(k)}>
+                    Edit
+                  </RowButton>
+                )}
+                {k.revokedAt ? null : (
+                  <DeleteButton label={`Revoke key ${keyName(k)}`} onClick={() => setRevoking(k)}>
+                    Revoke
+                  </DeleteButton>
+                )}
+              </RowActions>
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
       <CreateKeyModal opened={creating} onClose={() => setCreating(false)} />
       {renaming ? <RenameKeyModal apiKey={renaming} onClose={() => setRenaming(null)} /> : null}
       {editing ? <EditKeyModal apiKey={editing} onClose={() => setEditing(null)} /> : null}
-      <ConfirmModal
-        opened={revoking !== null}
+      <ConfirmDelete
+        target={revoking}
         title={`Revoke key ${revoking ? keyName(revoking) : ""}?`}
         confirmLabel="Revoke key"
         onClose={() => setRevoking(null)}
-        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
-        loading={revoke.isPending}
-        error={revoke.error}
+        onConfirm={(t) => revoke.mutate({ id: t.id })}
+        mutation={revoke}
       >
         <Text size="sm">
           Calls with <b>{revoking ? keyName(revoking) : ""}</b> (<Code>{revoking?.prefix}</Code>) are refused with 401 from now on, and every console session
@@ -178,7 +150,7 @@ export function ApiKeysTab() {
             Revoking it ends this session too: you will be signed out and need another key to sign in again.
           </Alert>
         ) : null}
-      </ConfirmModal>
+      </ConfirmDelete>
     </Stack>
   );
 }

@@ -24,6 +24,30 @@ function Snippet({ title, description, code, name }: { title: string; descriptio
   );
 }
 
+/** The snippets shown, in order: curl, then each SDK in TypeScript and Python. */
+const SNIPPETS: { name: string; title: string; description: string; code(base: string): string }[] = [
+  { name: "curl", title: "curl", description: "A chat completion through Hone, tagged so it can be filtered and split by prompt_id.", code: curlSnippet },
+  { name: "openai", title: "openai SDK (TypeScript)", description: "The official SDK pointed at Hone: only baseURL and apiKey change.", code: openaiSnippet },
+  {
+    name: "openpipe",
+    title: "openpipe SDK (TypeScript)",
+    description: "Existing OpenPipe code: point its openpipe options (or OPENPIPE_BASE_URL and OPENPIPE_API_KEY) at Hone.",
+    code: openpipeSnippet,
+  },
+  {
+    name: "openai-python",
+    title: "openai SDK (Python)",
+    description: "The official Python SDK pointed at Hone: only base_url and api_key change.",
+    code: openaiPythonSnippet,
+  },
+  {
+    name: "openpipe-python",
+    title: "openpipe SDK (Python)",
+    description: "Existing OpenPipe Python code: point its openpipe options (or OPENPIPE_BASE_URL and OPENPIPE_API_KEY) at Hone.",
+    code: openpipePythonSnippet,
+  },
+];
+
 export function GetStartedTab() {
   const base = gatewayBaseUrl();
   return (
@@ -55,36 +79,9 @@ export function GetStartedTab() {
           .
         </Text>
       </Paper>
-      <Snippet
-        name="curl"
-        title="curl"
-        description="A chat completion through Hone, tagged so it can be filtered and split by prompt_id."
-        code={curlSnippet(base)}
-      />
-      <Snippet
-        name="openai"
-        title="openai SDK (TypeScript)"
-        description="The official SDK pointed at Hone: only baseURL and apiKey change."
-        code={openaiSnippet(base)}
-      />
-      <Snippet
-        name="openpipe"
-        title="openpipe SDK (TypeScript)"
-        description="Existing OpenPipe code: point its openpipe options (or OPENPIPE_BASE_URL and OPENPIPE_API_KEY) at Hone."
-        code={openpipeSnippet(base)}
-      />
-      <Snippet
-        name="openai-python"
-        title="openai SDK (Python)"
-        description="The official Python SDK pointed at Hone: only base_url and api_key change."
-        code={openaiPythonSnippet(base)}
-      />
-      <Snippet
-        name="openpipe-python"
-        title="openpipe SDK (Python)"
-        description="Existing OpenPipe Python code: point its openpipe options (or OPENPIPE_BASE_URL and OPENPIPE_API_KEY) at Hone."
-        code={openpipePythonSnippet(base)}
-      />
+      {SNIPPETS.map((x) => (
+        <Snippet key={x.name} name={x.name} title={x.title} description={x.description} code={x.code(base)} />
+      ))}
     </Stack>
   );
 }

@@ -1,7 +1,8 @@
-import { Alert, Button, Code, Group, Modal, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Code, Group, Modal, Stack, Text, TextInput } from "@mantine/core";
+import { SegmentedField } from "../../components/segmented-field";
 import { useForm } from "@mantine/form";
 import { useSession } from "../../lib/session";
-import { ErrorAlert } from "../../components/error-alert";
+import { FormActions } from "../../components/form-actions";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import { CopyTextButton } from "./copy-text-button";
 import { GrantFields, grantForm, grantInput, grantProblems } from "./key-grant";
@@ -70,35 +71,22 @@ export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: 
               data-autofocus
             />
             {person ? (
-              <Stack gap={4}>
-                <Text size="sm" fw={500}>
-                  Belongs to
-                </Text>
-                <SegmentedControl
-                  aria-label="Belongs to"
-                  data={[
-                    { value: "me", label: "Me" },
-                    { value: "project", label: "The project (a service key)" },
-                  ]}
-                  {...form.getInputProps("owner")}
-                />
-                <Text size="xs" c="dimmed">
-                  {form.getValues().owner === "me"
+              <SegmentedField
+                label="Belongs to"
+                data={[
+                  { value: "me", label: "Me" },
+                  { value: "project", label: "The project (a service key)" },
+                ]}
+                {...form.getInputProps("owner")}
+                hint={
+                  form.getValues().owner === "me"
                     ? "It acts with your role and stops if you leave the organisation or your account is disabled."
-                    : "It keeps working whoever leaves: for services and CI."}
-                </Text>
-              </Stack>
+                    : "It keeps working whoever leaves: for services and CI."
+                }
+              />
             ) : null}
             <GrantFields form={form} />
-            <ErrorAlert error={create.error} title="The key was not created" />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                Create key
-              </Button>
-            </Group>
+            <FormActions label="Create key" mutation={create} errorTitle="The key was not created" onCancel={close} />
           </Stack>
         </form>
       )}
@@ -118,15 +106,7 @@ export function RenameKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: (
             Key <Code>{apiKey.prefix}</Code>. Only its name changes: calls and sessions with it go on as before.
           </Text>
           <TextInput label="New name" description={NAME_DESCRIPTION} {...form.getInputProps("name")} maxLength={100} required data-autofocus />
-          <ErrorAlert error={rename.error} title="The key was not renamed" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={rename.isPending}>
-              Rename key
-            </Button>
-          </Group>
+          <FormActions label="Rename key" mutation={rename} errorTitle="The key was not renamed" onCancel={onClose} />
         </Stack>
       </form>
     </Modal>
@@ -145,15 +125,7 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
             Key <Code>{apiKey.prefix}</Code>. Its limits and budget are set on the Limits page.
           </Text>
           <GrantFields form={form} />
-          <ErrorAlert error={update.error} title="The key was not saved" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={update.isPending}>
-              Save key
-            </Button>
-          </Group>
+          <FormActions label="Save key" mutation={update} errorTitle="The key was not saved" onCancel={onClose} />
         </Stack>
       </form>
     </Modal>

@@ -1,10 +1,12 @@
-import { Button, Code, Group, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
+import { Button, Code, Group, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { RowActions } from "../../components/row-actions";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { ACTIONS, DataTable } from "../../components/data-table";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatNumber } from "../../lib/format";
-import { ConfirmModal } from "./confirm-modal";
 import { type PriceOverride, useCostRecalculation, useCreatePriceOverride, useDeletePriceOverride, usePriceOverrides, useRecalculateCosts } from "./queries";
 
 /** The rates the form offers, $ per million tokens (the server accepts a few more: audio, reasoning). */
@@ -171,79 +173,49 @@ export function PricesTab() {
     notifications.show({ message: `Price override for ${deleting?.model} deleted` });
     setDeleting(null);
   });
-  const list = overrides.data ?? [];
   return (
     <Stack>
       <Text size="sm" c="dimmed" maw={760}>
         Costs come from the maintained price table (genai-prices) at the time of each call. Set your own price for a model: a negotiated discount, a fine-tune's
         serving price, or a custom or self-hosted model's price. It applies to calls made from its date on.
       </Text>
-      <ErrorAlert error={overrides.error} title="Prices could not be loaded" />
-      <Table.ScrollContainer minWidth={720}>
-        <Table striped aria-label="Price overrides" data-testid="price-overrides-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Model</Table.Th>
-              <Table.Th>From</Table.Th>
-              <Table.Th>Price</Table.Th>
-              <Table.Th>Note</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((o) => (
-              <Table.Tr key={o.id} data-override-id={o.id}>
-                <Table.Td>
-                  <Code>{o.model}</Code>
-                </Table.Td>
-                <Table.Td>{o.effectiveFrom.startsWith("1970-01-01") ? "always" : o.effectiveFrom.slice(0, 10)}</Table.Td>
-                <Table.Td>{priceText(o)}</Table.Td>
-                <Table.Td>{o.note ?? "–"}</Table.Td>
-                <Table.Td>
-                  <Group justify="flex-end">
-                    <Button
-                      size="xs"
-                      variant="light"
-                      color="red"
-                      onClick={() => {
-                        remove.reset();
-                        setDeleting(o);
-                      }}
-                      aria-label={`Delete the price of ${o.model}`}
-                    >
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {overrides.isSuccess && list.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={5}>
-                  <Text c="dimmed" size="sm">
-                    No prices of your own: every call is priced at the list price.
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        label="Price overrides"
+        testId="price-overrides-table"
+        striped
+        minWidth={720}
+        columns={["Model", "From", "Price", "Note", ACTIONS]}
+        rows={overrides.data}
+        loading
+        error={overrides.error}
+        errorTitle="Prices could not be loaded"
+        empty="No prices of your own: every call is priced at the list price."
+        row={(o) => (
+          <Table.Tr key={o.id} data-override-id={o.id}>
+            <Table.Td>
+              <Code>{o.model}</Code>
+            </Table.Td>
+            <Table.Td>{o.effectiveFrom.startsWith("1970-01-01") ? "always" : o.effectiveFrom.slice(0, 10)}</Table.Td>
+            <Table.Td>{priceText(o)}</Table.Td>
+            <Table.Td>{o.note ?? "–"}</Table.Td>
+            <Table.Td>
+              <RowActions deleteLabel={`Delete the price of ${o.model}`} onDelete={() => setDeleting(o)} />
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
       <OverrideForm />
       <Recalculate />
-      <ConfirmModal
-        opened={deleting !== null}
+      <ConfirmDelete
+        target={deleting}
         title={`Delete the price of ${deleting?.model ?? ""}?`}
         confirmLabel="Delete price"
         onClose={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate({ id: deleting.id })}
-        loading={remove.isPending}
-        error={remove.error}
+        onConfirm={(t) => remove.mutate({ id: t.id })}
+        mutation={remove}
       >
         <Text size="sm">New calls are priced at the list price again. Stored logs keep their cost until you recalculate them.</Text>
-      </ConfirmModal>
+      </ConfirmDelete>
     </Stack>
   );
 }

@@ -1,10 +1,11 @@
 import { Badge, Button, Code, Group, PasswordInput, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
+import { DataTable } from "../../components/data-table";
 import { ErrorAlert } from "../../components/error-alert";
 import { formatTime } from "../../lib/format";
 import type { RouterInputs } from "../../lib/trpc";
-import { ConfirmModal } from "./confirm-modal";
 import { useDeleteProviderKey, useProviderKeys, useSetProviderKey } from "./queries";
 
 type Provider = RouterInputs["providerKeys"]["set"]["provider"];
@@ -101,19 +102,18 @@ function ProviderRow({ provider, stored, pool }: { provider: Provider; stored: S
           </form>
           <ErrorAlert error={set.error} title={`The ${label} key was not saved`} />
         </Stack>
-        <ConfirmModal
+        <ConfirmDelete
           opened={deleting}
           title={`Delete the ${label} key?`}
           confirmLabel="Delete key"
           onClose={() => setDeleting(false)}
           onConfirm={() => remove.mutate({ provider })}
-          loading={remove.isPending}
-          error={remove.error}
+          mutation={remove}
         >
           <Text size="sm">
             Calls to {label} models through Hone answer 400 until a key is set again. The key ending in <Code>{stored?.last4}</Code> is erased.
           </Text>
-        </ConfirmModal>
+        </ConfirmDelete>
       </Table.Td>
     </Table.Tr>
   );
@@ -131,25 +131,16 @@ export function ProviderKeysTab() {
         The project's own keys for upstream providers, used for its calls through the gateway and its fine-tunes. They are stored encrypted; only the last 4
         characters are ever shown again.
       </Text>
-      <ErrorAlert error={keys.error} title="Provider keys could not be loaded" />
-      <Table.ScrollContainer minWidth={760}>
-        <Table aria-label="Provider keys" verticalSpacing="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Provider</Table.Th>
-              <Table.Th>Key</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Set or replace</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(Object.keys(PROVIDERS) as Provider[]).map((p) => (
-              <ProviderRow key={p} provider={p} stored={defaultOf(p)} pool={poolOf(p)} />
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        label="Provider keys"
+        verticalSpacing="sm"
+        minWidth={760}
+        columns={["Provider", "Key", <VisuallyHidden key="set">Set or replace</VisuallyHidden>]}
+        rows={Object.keys(PROVIDERS) as Provider[]}
+        error={keys.error}
+        errorTitle="Provider keys could not be loaded"
+        row={(p) => <ProviderRow key={p} provider={p} stored={defaultOf(p)} pool={poolOf(p)} />}
+      />
     </Stack>
   );
 }

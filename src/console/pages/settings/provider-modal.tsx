@@ -1,6 +1,7 @@
-import { Alert, Button, Checkbox, Code, Group, Modal, PasswordInput, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Checkbox, Code, Modal, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { SegmentedField } from "../../components/segmented-field";
 import { useForm } from "@mantine/form";
-import { ErrorAlert } from "../../components/error-alert";
+import { FormActions } from "../../components/form-actions";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import type { RouterInputs } from "../../lib/trpc";
 import { type CustomProvider, useCreateCustomProvider, useUpdateCustomProvider } from "./queries";
@@ -52,20 +53,15 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
             required
             data-autofocus
           />
-          <Stack gap={4}>
-            <Text size="sm" fw={500} id="custom-provider-kind">
-              Kind
-            </Text>
-            <SegmentedControl
-              aria-labelledby="custom-provider-kind"
-              value={kind}
-              onChange={(v) => form.setFieldValue("kind", v as Kind)}
-              data={[
-                { value: "openai", label: "OpenAI-compatible" },
-                { value: "azure", label: "Azure OpenAI" },
-              ]}
-            />
-          </Stack>
+          <SegmentedField
+            label="Kind"
+            value={kind}
+            onChange={(v) => form.setFieldValue("kind", v as Kind)}
+            data={[
+              { value: "openai", label: "OpenAI-compatible" },
+              { value: "azure", label: "Azure OpenAI" },
+            ]}
+          />
           <TextInput
             label="Base URL"
             description={
@@ -105,17 +101,14 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
               </Alert>
               <UpstreamRulesExplained />
             </>
-          ) : (
-            <ErrorAlert error={mutation.error} title={editing ? "The provider was not saved" : "The provider was not created"} />
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={mutation.isPending}>
-              {editing ? "Save" : "Add provider"}
-            </Button>
-          </Group>
+          ) : null}
+          <FormActions
+            label={editing ? "Save" : "Add provider"}
+            loading={mutation.isPending}
+            error={isUrlRefusal(mutation.error) ? null : mutation.error}
+            errorTitle={editing ? "The provider was not saved" : "The provider was not created"}
+            onCancel={onClose}
+          />
         </Stack>
       </form>
     </Modal>

@@ -1,7 +1,7 @@
 // The settings section's data: API keys, provider keys and custom providers, each list's query and
 // the mutations that change it (and read it again). Components call these hooks, never tRPC itself.
-import { notifications } from "@mantine/notifications";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { type Trpc, useChange } from "../../lib/mutations";
 import { type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type ApiKey = RouterOutputs["apiKeys"]["list"][number];
@@ -14,66 +14,28 @@ export function useApiKeys() {
   return useQuery(trpc.apiKeys.list.queryOptions());
 }
 
-export function useCreateApiKey() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(trpc.apiKeys.create.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }) }));
-}
+const KEYS = (t: Trpc) => [t.apiKeys.list.queryKey()];
+
+export const useCreateApiKey = () => useChange((t) => t.apiKeys.create, { refresh: KEYS });
 
 /** Renames a key; the session's own key's name (shown in the header) is read again too. */
-export function useRenameApiKey(onRenamed: (k: ApiKey) => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.apiKeys.rename.mutationOptions({
-      onSuccess: async (k) => {
-        notifications.show({ message: `Key renamed to ${k.name}` });
-        onRenamed(k);
-        await Promise.all([
-          queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() }),
-          queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() }),
-        ]);
-      },
-    }),
-  );
-}
+export const useRenameApiKey = (onRenamed: (k: ApiKey) => void) =>
+  useChange((t) => t.apiKeys.rename, { message: (k) => `Key renamed to ${k.name}`, onDone: onRenamed, refresh: (t) => [...KEYS(t), t.session.me.queryKey()] });
 
 /** Changes a key's grant (scopes, models, expiry, metadata) or name. */
-export function useUpdateApiKey(onDone: (k: ApiKey) => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.apiKeys.update.mutationOptions({
-      onSuccess: async (k) => {
-        notifications.show({ message: `Key ${k.name ?? k.prefix} saved` });
-        onDone(k);
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
-      },
-    }),
-  );
-}
+export const useUpdateApiKey = (onDone: (k: ApiKey) => void) =>
+  useChange((t) => t.apiKeys.update, { message: (k) => `Key ${k.name ?? k.prefix} saved`, onDone, refresh: KEYS });
 
 /**
  * Revokes a key. The session's own key ends the session: then only the session is read again (the
  * shell notices it has ended); otherwise the list.
  */
-export function useRevokeApiKey(ownKeyId: string | undefined, onRevoked: (k: ApiKey) => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.apiKeys.revoke.mutationOptions({
-      onSuccess: async (k) => {
-        onRevoked(k);
-        notifications.show({ message: `Key ${k.name ?? k.prefix} revoked` });
-        if (k.id === ownKeyId) {
-          await queryClient.invalidateQueries({ queryKey: trpc.session.me.queryKey() });
-          return;
-        }
-        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
-      },
-    }),
-  );
-}
+export const useRevokeApiKey = (ownKeyId: string | undefined, onRevoked: (k: ApiKey) => void) =>
+  useChange((t) => t.apiKeys.revoke, {
+    message: (k) => `Key ${k.name ?? k.prefix} revoked`,
+    onDone: onRevoked,
+    refresh: (t, k) => (k.id === ownKeyId ? [t.session.me.queryKey()] : KEYS(t)),
+  });
 
 // ------------------------------------------------------------------ provider keys
 
@@ -82,33 +44,13 @@ export function useProviderKeys() {
   return useQuery(trpc.providerKeys.list.queryOptions());
 }
 
-export function useSetProviderKey(label: string, onSaved: () => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.providerKeys.set.mutationOptions({
-      onSuccess: async (k) => {
-        onSaved();
-        notifications.show({ message: `${label} key saved (ends in ${k.last4})` });
-        await queryClient.invalidateQueries({ queryKey: trpc.providerKeys.list.queryKey() });
-      },
-    }),
-  );
-}
+const PROVIDER_KEYS = (t: Trpc) => [t.providerKeys.list.queryKey()];
 
-export function useDeleteProviderKey(label: string, onDeleted: () => void) {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return useMutation(
-    trpc.providerKeys.delete.mutationOptions({
-      onSuccess: async () => {
-        onDeleted();
-        notifications.show({ message: `${label} key deleted` });
-        await queryClient.invalidateQueries({ queryKey: trpc.providerKeys.list.queryKey() });
-      },
-    }),
-  );
-}
+export const useSetProviderKey = (label: string, onSaved: () => void) =>
+  useChange((t) => t.providerKeys.set, { message: (k) => `${label} key saved (ends in ${k.last4})`, onDone: onSaved, refresh: PROVIDER_KEYS });
+
+export const useDeleteProviderKey = (label: string, onDeleted: () => void) =>
+  useChange((t) => t.providerKeys.delete, { message: () => `${label} key deleted`, onDone: onDeleted, refresh: PROVIDER_KEYS });
 
 // ------------------------------------------------------------------ custom providers
 
@@ -117,52 +59,15 @@ export function useCustomProviders() {
   return useQuery(trpc.customProviders.list.queryOptions());
 }
 
-function useRefreshProviders() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: trpc.customProviders.list.queryKey() });
-}
+const PROVIDERS = (t: Trpc) => [t.customProviders.list.queryKey()];
 
-export function useCreateCustomProvider(onDone: (p: CustomProvider) => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshProviders();
-  return useMutation(
-    trpc.customProviders.create.mutationOptions({
-      onSuccess: async (p) => {
-        notifications.show({ message: `Custom provider ${p.slug} created` });
-        await refresh();
-        onDone(p);
-      },
-    }),
-  );
-}
+export const useCreateCustomProvider = (onDone: (p: CustomProvider) => void) =>
+  useChange((t) => t.customProviders.create, { message: (p) => `Custom provider ${p.slug} created`, onDone, refresh: PROVIDERS, refreshFirst: true });
 
-export function useUpdateCustomProvider(onDone: (p: CustomProvider) => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshProviders();
-  return useMutation(
-    trpc.customProviders.update.mutationOptions({
-      onSuccess: async (p) => {
-        notifications.show({ message: `Custom provider ${p.slug} saved` });
-        await refresh();
-        onDone(p);
-      },
-    }),
-  );
-}
+export const useUpdateCustomProvider = (onDone: (p: CustomProvider) => void) =>
+  useChange((t) => t.customProviders.update, { message: (p) => `Custom provider ${p.slug} saved`, onDone, refresh: PROVIDERS, refreshFirst: true });
 
-export function useDeleteCustomProvider(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshProviders();
-  return useMutation(
-    trpc.customProviders.delete.mutationOptions({
-      onSuccess: async () => {
-        onDone();
-        await refresh();
-      },
-    }),
-  );
-}
+export const useDeleteCustomProvider = (onDone: () => void) => useChange((t) => t.customProviders.delete, { onDone, refresh: PROVIDERS });
 
 // ------------------------------------------------------------------ prices
 
@@ -173,38 +78,12 @@ export function usePriceOverrides() {
   return useQuery(trpc.pricing.overrides.queryOptions());
 }
 
-function useRefreshOverrides() {
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: trpc.pricing.overrides.queryKey() });
-}
+const OVERRIDES = (t: Trpc) => [t.pricing.overrides.queryKey()];
 
-export function useCreatePriceOverride(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshOverrides();
-  return useMutation(
-    trpc.pricing.createOverride.mutationOptions({
-      onSuccess: async (o) => {
-        notifications.show({ message: `Price override for ${o.model} saved` });
-        await refresh();
-        onDone();
-      },
-    }),
-  );
-}
+export const useCreatePriceOverride = (onDone: () => void) =>
+  useChange((t) => t.pricing.createOverride, { message: (o) => `Price override for ${o.model} saved`, onDone, refresh: OVERRIDES, refreshFirst: true });
 
-export function useDeletePriceOverride(onDone: () => void) {
-  const trpc = useTRPC();
-  const refresh = useRefreshOverrides();
-  return useMutation(
-    trpc.pricing.deleteOverride.mutationOptions({
-      onSuccess: async () => {
-        onDone();
-        await refresh();
-      },
-    }),
-  );
-}
+export const useDeletePriceOverride = (onDone: () => void) => useChange((t) => t.pricing.deleteOverride, { onDone, refresh: OVERRIDES });
 
 export function useRecalculateCosts() {
   const trpc = useTRPC();

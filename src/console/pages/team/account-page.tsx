@@ -1,4 +1,5 @@
 import { Button, Paper, PasswordInput, Stack, Table, Text, Title } from "@mantine/core";
+import { DataTable } from "../../components/data-table";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { ErrorAlert } from "../../components/error-alert";
@@ -59,41 +60,34 @@ export function AccountPage() {
           <Title order={3} size="h4">
             Sessions
           </Title>
-          <ErrorAlert error={sessions.error ?? revoke.error} />
-          <Table aria-label="Sessions">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Started</Table.Th>
-                <Table.Th>Last seen</Table.Th>
-                <Table.Th>From</Table.Th>
-                <Table.Th>Browser</Table.Th>
-                <Table.Th />
+          <DataTable
+            label="Sessions"
+            columns={["Started", "Last seen", "From", "Browser", null]}
+            rows={sessions.data}
+            loading
+            error={sessions.error ?? revoke.error}
+            row={(s) => (
+              <Table.Tr key={s.id} data-testid="session-row">
+                <Table.Td>{formatTime(s.createdAt)}</Table.Td>
+                <Table.Td>{formatTime(s.lastSeenAt)}</Table.Td>
+                <Table.Td>{s.address}</Table.Td>
+                <Table.Td style={{ overflowWrap: "anywhere" }}>
+                  <Text size="xs">{s.userAgent}</Text>
+                </Table.Td>
+                <Table.Td>
+                  {s.current ? (
+                    <Text size="xs" fw={600} style={{ whiteSpace: "nowrap" }}>
+                      this session
+                    </Text>
+                  ) : (
+                    <Button size="xs" variant="default" onClick={() => revoke.mutate({ id: s.id })}>
+                      Sign out
+                    </Button>
+                  )}
+                </Table.Td>
               </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {(sessions.data ?? []).map((s) => (
-                <Table.Tr key={s.id} data-testid="session-row">
-                  <Table.Td>{formatTime(s.createdAt)}</Table.Td>
-                  <Table.Td>{formatTime(s.lastSeenAt)}</Table.Td>
-                  <Table.Td>{s.address}</Table.Td>
-                  <Table.Td style={{ overflowWrap: "anywhere" }}>
-                    <Text size="xs">{s.userAgent}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    {s.current ? (
-                      <Text size="xs" fw={600} style={{ whiteSpace: "nowrap" }}>
-                        this session
-                      </Text>
-                    ) : (
-                      <Button size="xs" variant="default" onClick={() => revoke.mutate({ id: s.id })}>
-                        Sign out
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+            )}
+          />
         </Stack>
         <PasswordSection />
       </Stack>

@@ -1,8 +1,8 @@
 import { Badge, Button, Code, Group, Select, Stack, Table, Text, TextInput } from "@mantine/core";
+import { DataTable } from "../../components/data-table";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { formatTime } from "../../lib/format";
 import { useTRPC } from "../../lib/trpc";
@@ -89,47 +89,40 @@ export function AuditPage() {
             onChange={setOutcome}
           />
         </Group>
-        <ErrorAlert error={pages.error ?? exportError} />
-        <Table striped aria-label="Audit log">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>When</Table.Th>
-              <Table.Th>Who</Table.Th>
-              <Table.Th>Action</Table.Th>
-              <Table.Th>Resource</Table.Th>
-              <Table.Th visibleFrom="lg">Change</Table.Th>
-              <Table.Th visibleFrom="md">From</Table.Th>
+        <DataTable
+          label="Audit log"
+          striped
+          columns={["When", "Who", "Action", "Resource", { label: "Change", visibleFrom: "lg" }, { label: "From", visibleFrom: "md" }]}
+          rows={pages.data ? events : undefined}
+          loading
+          error={pages.error ?? exportError}
+          row={(e) => (
+            <Table.Tr key={e.id} data-testid="audit-row" data-action={e.action} data-outcome={e.outcome}>
+              <Table.Td>{formatTime(e.createdAt)}</Table.Td>
+              <Table.Td style={{ overflowWrap: "anywhere" }}>{e.actor}</Table.Td>
+              <Table.Td>
+                <Code>{e.action}</Code>{" "}
+                {e.outcome === "error" ? (
+                  <Badge color="red" variant="light" size="xs">
+                    refused
+                  </Badge>
+                ) : null}
+                <Text size="xs" c="dimmed">
+                  {e.transport}
+                </Text>
+              </Table.Td>
+              <Table.Td style={{ overflowWrap: "anywhere" }}>{e.resourceId ?? e.resourceType ?? ""}</Table.Td>
+              <Table.Td visibleFrom="lg">
+                <Text size="xs" ff="monospace" style={{ overflowWrap: "anywhere" }}>
+                  {summaryText(e)}
+                </Text>
+              </Table.Td>
+              <Table.Td visibleFrom="md">
+                <Text size="xs">{e.address}</Text>
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {events.map((e) => (
-              <Table.Tr key={e.id} data-testid="audit-row" data-action={e.action} data-outcome={e.outcome}>
-                <Table.Td>{formatTime(e.createdAt)}</Table.Td>
-                <Table.Td style={{ overflowWrap: "anywhere" }}>{e.actor}</Table.Td>
-                <Table.Td>
-                  <Code>{e.action}</Code>{" "}
-                  {e.outcome === "error" ? (
-                    <Badge color="red" variant="light" size="xs">
-                      refused
-                    </Badge>
-                  ) : null}
-                  <Text size="xs" c="dimmed">
-                    {e.transport}
-                  </Text>
-                </Table.Td>
-                <Table.Td style={{ overflowWrap: "anywhere" }}>{e.resourceId ?? e.resourceType ?? ""}</Table.Td>
-                <Table.Td visibleFrom="lg">
-                  <Text size="xs" ff="monospace" style={{ overflowWrap: "anywhere" }}>
-                    {summaryText(e)}
-                  </Text>
-                </Table.Td>
-                <Table.Td visibleFrom="md">
-                  <Text size="xs">{e.address}</Text>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+          )}
+        />
         {pages.data && events.length === 0 ? <Text c="dimmed">No changes match.</Text> : null}
         {pages.hasNextPage ? (
           <Button variant="default" onClick={() => pages.fetchNextPage()} loading={pages.isFetchingNextPage} w={200}>

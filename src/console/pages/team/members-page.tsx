@@ -1,8 +1,10 @@
-import { Badge, Button, Checkbox, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Checkbox, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { RowActions, RowButton } from "../../components/row-actions";
+import { ACTIONS, DataTable } from "../../components/data-table";
 import { useForm } from "@mantine/form";
-import { modals } from "@mantine/modals";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
+import { ConfirmDelete } from "../../components/confirm-delete";
 import { CopyButton } from "../../components/copy-button";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
@@ -134,62 +136,54 @@ function RemoveMemberModal({ member, onClose }: { member: Member; onClose: () =>
   const [handOver, setHandOver] = useState(false);
   const list = keys.data ?? [];
   return (
-    <Modal opened onClose={onClose} title={`Remove ${member.email}?`} centered>
-      <Stack>
-        <Text size="sm">They lose access to every project of the organisation at once; their sessions here end.</Text>
-        <ErrorAlert error={keys.error} />
-        {keys.isPending ? (
-          <Text size="sm" c="dimmed">
-            Looking for their API keys…
+    <ConfirmDelete
+      title={`Remove ${member.email}?`}
+      confirmLabel="Remove member"
+      onClose={onClose}
+      onConfirm={() => remove.mutate({ userId: member.userId, keys: handOver ? "project" : "stop" }, { onSuccess: onClose })}
+      mutation={remove}
+      errorTitle="Could not remove"
+      disabled={keys.isPending}
+    >
+      <Text size="sm">They lose access to every project of the organisation at once; their sessions here end.</Text>
+      <ErrorAlert error={keys.error} />
+      {keys.isPending ? (
+        <Text size="sm" c="dimmed">
+          Looking for their API keys…
+        </Text>
+      ) : list.length ? (
+        <Stack gap="xs">
+          <Text size="sm">
+            {list.length === 1 ? "This API key of theirs stops working" : `These ${list.length} API keys of theirs stop working`} with the removal:
           </Text>
-        ) : list.length ? (
-          <Stack gap="xs">
-            <Text size="sm">
-              {list.length === 1 ? "This API key of theirs stops working" : `These ${list.length} API keys of theirs stop working`} with the removal:
-            </Text>
-            <Table aria-label="API keys that stop">
-              <Table.Tbody>
-                {list.map((k) => (
-                  <Table.Tr key={k.id}>
-                    <Table.Td>{k.name ?? "unnamed"}</Table.Td>
-                    <Table.Td>
-                      <Text size="xs" ff="monospace">
-                        {k.prefix}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>{k.projectName}</Table.Td>
-                    <Table.Td>{k.lastUsedAt ? `used ${formatTime(k.lastUsedAt)}` : "never used"}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-            <Checkbox
-              checked={handOver}
-              onChange={(e) => setHandOver(e.currentTarget.checked)}
-              label="Hand them to their projects instead: they keep working as service keys"
-            />
-          </Stack>
-        ) : (
-          <Text size="sm" c="dimmed">
-            They have no API keys of their own.
-          </Text>
-        )}
-        <ErrorAlert error={remove.error} title="Could not remove" />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            color="red"
-            loading={remove.isPending}
-            disabled={keys.isPending}
-            onClick={() => remove.mutate({ userId: member.userId, keys: handOver ? "project" : "stop" }, { onSuccess: onClose })}
-          >
-            Remove member
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+          <Table aria-label="API keys that stop">
+            <Table.Tbody>
+              {list.map((k) => (
+                <Table.Tr key={k.id}>
+                  <Table.Td>{k.name ?? "unnamed"}</Table.Td>
+                  <Table.Td>
+                    <Text size="xs" ff="monospace">
+                      {k.prefix}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{k.projectName}</Table.Td>
+                  <Table.Td>{k.lastUsedAt ? `used ${formatTime(k.lastUsedAt)}` : "never used"}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          <Checkbox
+            checked={handOver}
+            onChange={(e) => setHandOver(e.currentTarget.checked)}
+            label="Hand them to their projects instead: they keep working as service keys"
+          />
+        </Stack>
+      ) : (
+        <Text size="sm" c="dimmed">
+          They have no API keys of their own.
+        </Text>
+      )}
+    </ConfirmDelete>
   );
 }
 
@@ -206,92 +200,83 @@ export function MembersPage() {
   const [narrowing, setNarrowing] = useState<string | null>(null);
   const onError = (title: string) => (err: unknown) => notifications.show({ color: "red", title, message: errorMessageOf(err) });
   const [removing, setRemoving] = useState<Member | null>(null);
-  const confirmRemove = (m: Member) => setRemoving(m);
-  const confirmUnlink = (m: Member) =>
-    modals.openConfirmModal({
-      title: `Remove ${m.email}'s single sign-on link?`,
-      children: (
-        <Text size="sm">Their account stops answering to its identity at the provider. Their next single sign-on, with a verified email, links again.</Text>
-      ),
-      labels: { confirm: "Remove SSO link", cancel: "Cancel" },
-      onConfirm: () => unlinkSso.mutate({ userId: m.userId }, { onError: onError("Could not remove the SSO link") }),
-    });
+  const [unlinking, setUnlinking] = useState<Member | null>(null);
   const open = (invitations.data ?? []).filter((i) => !i.acceptedAt && !i.revokedAt && new Date(i.expiresAt) > new Date());
   return (
     <>
       <PageHeader title="Members" description={`The people of ${session.organization?.name ?? "this organisation"} and their roles.`} />
       {removing ? <RemoveMemberModal member={removing} onClose={() => setRemoving(null)} /> : null}
+      <ConfirmDelete
+        target={unlinking}
+        title={`Remove ${unlinking?.email}'s single sign-on link?`}
+        confirmLabel="Remove SSO link"
+        onClose={() => setUnlinking(null)}
+        onConfirm={(t) => unlinkSso.mutate({ userId: t.userId }, { onSuccess: () => setUnlinking(null) })}
+        mutation={unlinkSso}
+        errorTitle="Could not remove the SSO link"
+      >
+        <Text size="sm">Their account stops answering to its identity at the provider. Their next single sign-on, with a verified email, links again.</Text>
+      </ConfirmDelete>
       <Stack gap="lg">
         {isAdmin && session.user ? <InviteForm canInviteOwner={isOwner} /> : null}
-        <ErrorAlert error={members.error} />
-        <Table striped aria-label="Members">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th visibleFrom="md">Joined</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
+        <DataTable
+          label="Members"
+          striped
+          columns={["Email", "Name", "Role", { label: "Joined", visibleFrom: "md" }, ACTIONS]}
+          rows={members.data}
+          loading
+          error={members.error}
+          row={(m) => (
+            <Table.Tr key={m.userId} data-testid={`member-${m.email}`}>
+              <Table.Td>
+                {m.email} {m.sso ? <Badge size="xs">SSO</Badge> : null}{" "}
+                {m.disabled ? (
+                  <Badge size="xs" color="red">
+                    disabled
+                  </Badge>
+                ) : null}
+              </Table.Td>
+              <Table.Td>{m.name ?? ""}</Table.Td>
+              <Table.Td>
+                {isOwner ? (
+                  <Select
+                    aria-label={`Role of ${m.email}`}
+                    size="xs"
+                    w={130}
+                    data={["viewer", "member", "admin", "owner"]}
+                    value={m.role}
+                    allowDeselect={false}
+                    onChange={(role) =>
+                      role && updateRole.mutate({ userId: m.userId, role: role as Member["role"] }, { onError: onError("Could not change the role") })
+                    }
+                  />
+                ) : (
+                  <Badge variant="light">{m.role}</Badge>
+                )}
+                {m.projectRoles.length ? (
+                  <Text size="xs" c="dimmed">
+                    narrowed in {m.projectRoles.length} project{m.projectRoles.length > 1 ? "s" : ""}
+                  </Text>
+                ) : null}
+              </Table.Td>
+              <Table.Td visibleFrom="md">{formatTime(m.joinedAt)}</Table.Td>
+              <Table.Td>
+                {isOwner && m.userId !== session.user?.id ? (
+                  <RowActions deleteLabel={`Remove ${m.email}`} onDelete={() => setRemoving(m)} deleteText="Remove">
+                    <RowButton label={`Roles of ${m.email} per project`} onClick={() => setNarrowing(m.userId)}>
+                      Per project
+                    </RowButton>
+                    {m.sso ? (
+                      <RowButton label={`Remove the SSO link of ${m.email}`} onClick={() => setUnlinking(m)}>
+                        Remove SSO link
+                      </RowButton>
+                    ) : null}
+                  </RowActions>
+                ) : null}
+              </Table.Td>
             </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(members.data ?? []).map((m) => (
-              <Table.Tr key={m.userId} data-testid={`member-${m.email}`}>
-                <Table.Td>
-                  {m.email} {m.sso ? <Badge size="xs">SSO</Badge> : null}{" "}
-                  {m.disabled ? (
-                    <Badge size="xs" color="red">
-                      disabled
-                    </Badge>
-                  ) : null}
-                </Table.Td>
-                <Table.Td>{m.name ?? ""}</Table.Td>
-                <Table.Td>
-                  {isOwner ? (
-                    <Select
-                      aria-label={`Role of ${m.email}`}
-                      size="xs"
-                      w={130}
-                      data={["viewer", "member", "admin", "owner"]}
-                      value={m.role}
-                      allowDeselect={false}
-                      onChange={(role) =>
-                        role && updateRole.mutate({ userId: m.userId, role: role as Member["role"] }, { onError: onError("Could not change the role") })
-                      }
-                    />
-                  ) : (
-                    <Badge variant="light">{m.role}</Badge>
-                  )}
-                  {m.projectRoles.length ? (
-                    <Text size="xs" c="dimmed">
-                      narrowed in {m.projectRoles.length} project{m.projectRoles.length > 1 ? "s" : ""}
-                    </Text>
-                  ) : null}
-                </Table.Td>
-                <Table.Td visibleFrom="md">{formatTime(m.joinedAt)}</Table.Td>
-                <Table.Td>
-                  {isOwner && m.userId !== session.user?.id ? (
-                    <Group gap="xs" wrap="nowrap" justify="flex-end">
-                      <Button size="xs" variant="default" onClick={() => setNarrowing(m.userId)} aria-label={`Roles of ${m.email} per project`}>
-                        Per project
-                      </Button>
-                      {m.sso ? (
-                        <Button size="xs" variant="default" onClick={() => confirmUnlink(m)} aria-label={`Remove the SSO link of ${m.email}`}>
-                          Remove SSO link
-                        </Button>
-                      ) : null}
-                      <Button size="xs" variant="light" color="red" onClick={() => confirmRemove(m)} aria-label={`Remove ${m.email}`}>
-                        Remove
-                      </Button>
-                    </Group>
-                  ) : null}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+          )}
+        />
         {isAdmin && open.length ? (
           <Stack gap="xs">
             <Title order={3} size="h4">

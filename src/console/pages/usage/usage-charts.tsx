@@ -1,6 +1,6 @@
-import { BarChart, LineChart } from "@mantine/charts";
-import { Paper, SimpleGrid, Text, Title } from "@mantine/core";
-import type { ReactNode } from "react";
+import { LineChart } from "@mantine/charts";
+import { SimpleGrid } from "@mantine/core";
+import { ChartCard, columnsOf, StackedBars } from "../../components/charts";
 import { formatCompact, formatCost, formatMs, formatNumber } from "../../lib/format";
 import { type GroupBy, groupKey, groupLabel, PALETTE, type Usage } from "./usage-groups";
 import { bucketLabel, bucketStarts } from "./usage-search";
@@ -38,9 +38,7 @@ function pivot(usage: Usage, split: GroupBy, tagKey: string) {
   const rows = [...at.values()];
   return {
     series,
-    requests: rows.map((r) => r.requests),
-    cost: rows.map((r) => r.cost),
-    latency: rows.map((r) => r.latency),
+    ...columnsOf(rows, ["requests", "cost", "latency"]),
     latencySeries: grouped
       ? series
       : [
@@ -50,53 +48,31 @@ function pivot(usage: Usage, split: GroupBy, tagKey: string) {
   };
 }
 
-function ChartCard(props: { title: string; description: string; children: ReactNode; testId: string; span?: boolean }) {
-  const { title, description, children, testId, span } = props;
-  return (
-    <Paper withBorder radius="md" p="md" data-testid={testId} style={span ? { gridColumn: "1 / -1" } : undefined}>
-      <Title order={4}>{title}</Title>
-      <Text size="xs" c="dimmed" mb="sm">
-        {description}
-      </Text>
-      {children}
-    </Paper>
-  );
-}
+/** The stacked bar charts: what each counts, and how its values read. */
+const BARS = [
+  { key: "requests", title: "Requests", what: "Calls", format: (v: number) => formatNumber(v), tick: (v: number) => formatCompact(v), width: 48 },
+  { key: "cost", title: "Cost", what: "US dollars", format: (v: number) => formatCost(v), tick: (v: number) => formatCost(v), width: 64 },
+] as const;
 
 /** Requests and cost over time stacked by group, and latency percentiles. */
 export function UsageCharts({ usage, split, tagKey }: { usage: Usage; split: GroupBy; tagKey: string }) {
   const d = pivot(usage, split, tagKey);
   const grouped = split !== "none";
   const per = usage.bucket === "hour" ? "hour" : "day";
-  const legend = grouped;
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="md">
-      <ChartCard title="Requests" description={`Calls per ${per}${grouped ? ", stacked by group" : ""}`} testId="chart-requests">
-        <BarChart
-          h={260}
-          data={d.requests}
-          dataKey="label"
-          type="stacked"
-          series={d.series}
-          withLegend={legend}
-          valueFormatter={(v) => formatNumber(v)}
-          yAxisProps={{ tickFormatter: (v: number) => formatCompact(v), width: 48 }}
-          tooltipAnimationDuration={0}
-        />
-      </ChartCard>
-      <ChartCard title="Cost" description={`US dollars per ${per}${grouped ? ", stacked by group" : ""}`} testId="chart-cost">
-        <BarChart
-          h={260}
-          data={d.cost}
-          dataKey="label"
-          type="stacked"
-          series={d.series}
-          withLegend={legend}
-          valueFormatter={(v) => formatCost(v)}
-          yAxisProps={{ tickFormatter: (v: number) => formatCost(v), width: 64 }}
-          tooltipAnimationDuration={0}
-        />
-      </ChartCard>
+      {BARS.map((b) => (
+        <ChartCard key={b.key} title={b.title} description={`${b.what} per ${per}${grouped ? ", stacked by group" : ""}`} testId={`chart-${b.key}`}>
+          <StackedBars
+            h={260}
+            data={d[b.key]}
+            series={d.series}
+            withLegend={grouped}
+            format={b.format}
+            yAxisProps={{ tickFormatter: b.tick, width: b.width }}
+          />
+        </ChartCard>
+      ))}
       <ChartCard
         span
         title="Latency"

@@ -1,5 +1,6 @@
 import "@mantine/charts/styles.css";
-import { Button, Group, Loader, SegmentedControl, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Group, Loader, Select, Stack, Text, TextInput } from "@mantine/core";
+import { SegmentedField } from "../../components/segmented-field";
 import { useNavigate, useSearch } from "@tanstack/react-router";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
@@ -74,37 +75,27 @@ export function UsagePage() {
         }
       />
       <Group align="flex-end" gap="md" wrap="wrap">
-        <Stack gap={4}>
-          <Text size="sm" fw={500} id="usage-range-label">
-            Range
-          </Text>
-          <SegmentedControl
-            aria-labelledby="usage-range-label"
-            value={r.range}
-            onChange={(v) => set({ range: v as UsageSearch["range"], bucket: undefined })}
-            data={[...RANGE_PRESETS.map((p) => ({ value: p.value, label: p.label })), { value: "custom", label: "Custom" }]}
-          />
-        </Stack>
+        <SegmentedField
+          label="Range"
+          value={r.range}
+          onChange={(v) => set({ range: v as UsageSearch["range"], bucket: undefined })}
+          data={[...RANGE_PRESETS.map((p) => ({ value: p.value, label: p.label })), { value: "custom", label: "Custom" }]}
+        />
         {r.range === "custom" ? (
           <>
             <TextInput type="date" label="From (UTC)" value={r.customFrom} onChange={(e) => e.currentTarget.value && set({ from: e.currentTarget.value })} />
             <TextInput type="date" label="To (UTC)" value={r.customTo} onChange={(e) => e.currentTarget.value && set({ to: e.currentTarget.value })} />
           </>
         ) : null}
-        <Stack gap={4}>
-          <Text size="sm" fw={500} id="usage-bucket-label">
-            Per
-          </Text>
-          <SegmentedControl
-            aria-labelledby="usage-bucket-label"
-            value={r.bucket}
-            onChange={(v) => set({ bucket: v as "hour" | "day" })}
-            data={[
-              { value: "hour", label: "Hour", disabled: !r.hourAllowed },
-              { value: "day", label: "Day" },
-            ]}
-          />
-        </Stack>
+        <SegmentedField
+          label="Per"
+          value={r.bucket}
+          onChange={(v) => set({ bucket: v as "hour" | "day" })}
+          data={[
+            { value: "hour", label: "Hour", disabled: !r.hourAllowed },
+            { value: "day", label: "Day" },
+          ]}
+        />
         <Select
           label="Split by"
           w={140}

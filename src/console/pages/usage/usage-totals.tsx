@@ -1,4 +1,5 @@
 import { Anchor, Group, Paper, SimpleGrid, Text, Title } from "@mantine/core";
+import { Hint } from "../../components/hint";
 import { Link } from "@tanstack/react-router";
 import { formatCost, formatMs, formatNumber, plural } from "../../lib/format";
 import type { Figures } from "./usage-groups";
@@ -12,11 +13,7 @@ function Stat({ label, value, testId, exact, hint }: { label: string; value: str
       <Text fz={24} fw={700} data-testid={testId} data-value={exact ?? ""} title={exact == null ? undefined : String(exact)}>
         {value}
       </Text>
-      {hint ? (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      ) : null}
+      <Hint>{hint}</Hint>
     </Paper>
   );
 }
@@ -67,31 +64,29 @@ export function OwnCallsCard({ totals }: { totals: Figures }) {
         </Anchor>
       </Group>
       <Group gap="xl" mt="sm">
-        <div>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-            Requests
-          </Text>
-          <Text fz={20} fw={700} data-testid="own-requests" data-value={totals.requests}>
-            {formatNumber(totals.requests)}
-          </Text>
-        </div>
-        <div>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-            Cost
-          </Text>
-          <Text fz={20} fw={700} data-testid="own-cost" data-value={totals.costUsd} title={String(totals.costUsd)}>
-            {formatCost(totals.costUsd)}
-          </Text>
-        </div>
-        <div>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-            Tokens
-          </Text>
-          <Text fz={20} fw={700} data-testid="own-tokens" data-value={totals.inputTokens + totals.outputTokens}>
-            {formatNumber(totals.inputTokens + totals.outputTokens)}
-          </Text>
-        </div>
+        <OwnFigure label="Requests" testId="own-requests" exact={totals.requests} value={formatNumber(totals.requests)} />
+        <OwnFigure label="Cost" testId="own-cost" exact={totals.costUsd} value={formatCost(totals.costUsd)} title={String(totals.costUsd)} />
+        <OwnFigure
+          label="Tokens"
+          testId="own-tokens"
+          exact={totals.inputTokens + totals.outputTokens}
+          value={formatNumber(totals.inputTokens + totals.outputTokens)}
+        />
       </Group>
     </Paper>
+  );
+}
+
+/** One of Hone's own figures: its name, and the value (exact in data-value). */
+function OwnFigure({ label, testId, exact, value, title }: { label: string; testId: string; exact: number; value: string; title?: string }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text fz={20} fw={700} data-testid={testId} data-value={exact} title={title}>
+        {value}
+      </Text>
+    </div>
   );
 }

@@ -1,0 +1,116 @@
+import { Group, Loader, Paper, Table, type TableProps, Text, VisuallyHidden } from "@mantine/core";
+import { isValidElement, type ReactNode } from "react";
+import { ErrorAlert } from "./error-alert";
+
+type ColumnSpec = { label: ReactNode; ta?: "left" | "right" | "center"; visibleFrom?: "xs" | "sm" | "md" | "lg" | "xl" };
+/** A column's header: its text, or its text and how it sits. */
+export type Column = ReactNode | ColumnSpec;
+
+/** The last column of a table whose rows end in buttons: named for screen readers only. */
+export const ACTIONS: ColumnSpec = { label: <VisuallyHidden>Actions</VisuallyHidden> };
+
+/** Columns of figures, aligned right. */
+export const right = (...labels: string[]): ColumnSpec[] => labels.map((label) => ({ label, ta: "right" }));
+
+const isSpec = (c: Column): c is ColumnSpec => typeof c === "object" && c !== null && !isValidElement(c) && "label" in c;
+
+/** What a list shows when it has nothing yet: a title and a line on how to add the first. */
+export function EmptyCard({ title, children, maw = 640 }: { title: string; children: ReactNode; maw?: number }) {
+  return (
+    <Paper withBorder p="xl" maw={maw}>
+      <Text fw={600}>{title}</Text>
+      <Text size="sm" c="dimmed">
+        {children}
+      </Text>
+    </Paper>
+  );
+}
+
+/** A row across the whole table: loading, empty or failed. */
+function WideRow({ span, state, children }: { span: number; state: string; children: ReactNode }) {
+  return (
+    <Table.Tr data-state={state}>
+      <Table.Td colSpan={span}>{children}</Table.Td>
+    </Table.Tr>
+  );
+}
+
+type Props<T> = {
+  /** The table's accessible name. */
+  label: string;
+  testId?: string;
+  columns: Column[];
+  /** The rows; undefined while they load. */
+  rows: readonly T[] | undefined;
+  row(item: T, index: number): ReactNode;
+  /** Scrolls sideways below this width. */
+  minWidth?: number;
+  /** Shows a loading row while the rows are not there yet. */
+  loading?: boolean;
+  /** A failed load (or change), shown as a row above the others. */
+  error?: unknown;
+  errorTitle?: string;
+  /** The row shown when there are no rows. */
+  empty?: ReactNode;
+  /** Shown instead of the table when there are no rows. */
+  emptyState?: ReactNode;
+} & Omit<TableProps, "children" | "rows">;
+
+/** A list as a table: its header, its rows, and the rows it shows while loading, when empty and on an error. */
+export function DataTable<T>({ label, testId, columns, rows, row, minWidth, loading, error, errorTitle, empty, emptyState, ...tableProps }: Props<T>) {
+  const none = rows !== undefined && rows.length === 0;
+  if (none && emptyState) {
+    return (
+      <>
+        {error ? <ErrorAlert error={error} title={errorTitle} /> : null}
+        {emptyState}
+      </>
+    );
+  }
+  const span = columns.length;
+  const table = (
+    <Table {...tableProps} aria-label={label} data-testid={testId}>
+      <Table.Thead>
+        <Table.Tr>
+          {columns.map((c, i) =>
+            isSpec(c) ? (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed
+              <Table.Th key={i} ta={c.ta} visibleFrom={c.visibleFrom}>
+                {c.label}
+              </Table.Th>
+            ) : (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the columns are fixed
+              <Table.Th key={i}>{c}</Table.Th>
+            ),
+          )}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {error ? (
+          <WideRow span={span} state="error">
+            <ErrorAlert error={error} title={errorTitle} />
+          </WideRow>
+        ) : null}
+        {rows === undefined && loading && !error ? (
+          <WideRow span={span} state="loading">
+            <Group gap="xs">
+              <Loader size="xs" />
+              <Text size="sm" c="dimmed">
+                Loading…
+              </Text>
+            </Group>
+          </WideRow>
+        ) : null}
+        {rows?.map(row)}
+        {none && empty ? (
+          <WideRow span={span} state="empty">
+            <Text c="dimmed" size="sm">
+              {empty}
+            </Text>
+          </WideRow>
+        ) : null}
+      </Table.Tbody>
+    </Table>
+  );
+  return minWidth ? <Table.ScrollContainer minWidth={minWidth}>{table}</Table.ScrollContainer> : table;
+}

@@ -1,0 +1,47 @@
+import { Button, Group } from "@mantine/core";
+import type { ReactNode } from "react";
+
+/**
+ * The buttons at the end of a table row, right-aligned on one line; the last deletes the row when
+ * `onDelete` is given (named `deleteLabel`, worded `deleteText`).
+ */
+export function RowActions({
+  children,
+  onDelete,
+  deleteLabel = "Delete",
+  deleteText,
+}: {
+  children?: ReactNode;
+  onDelete?: () => void;
+  deleteLabel?: string;
+  deleteText?: string;
+}) {
+  return (
+    <Group gap="xs" justify="flex-end" wrap="nowrap">
+      {children}
+      {onDelete ? (
+        <DeleteButton label={deleteLabel} onClick={onDelete}>
+          {deleteText}
+        </DeleteButton>
+      ) : null}
+    </Group>
+  );
+}
+
+/** A row's button, named for the row it acts on (`label`): "Rename support v2". */
+export function RowButton({ label, onClick, children }: { label: string; onClick(): void; children: ReactNode }) {
+  return (
+    <Button size="xs" variant="default" aria-label={label} onClick={onClick}>
+      {children}
+    </Button>
+  );
+}
+
+/** A row's Delete (or Revoke, Remove) button: red, named for what it deletes (`label`). */
+export function DeleteButton({ label, onClick, children = "Delete" }: { label: string; onClick(): void; children?: string }) {
+  return (
+    <Button size="xs" variant="light" color="red" aria-label={label} onClick={onClick}>
+      {children}
+    </Button>
+  );
+}
