@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import type { Role } from "./key-scope";
 import { type IpRange, parseIpRange } from "../lib/ip-address";
@@ -92,6 +94,8 @@ export type Config = {
    * size cap, and the longest a spooled log waits for its fsync.
    */
   spool: { dir: string | null; maxBytes: number; syncMs: number };
+  /** Hone's own trainers: where uploaded weights are kept (HONE_ARTIFACTS_DIR), the largest file, the lease. */
+  trainers: { artifactsDir: string; maxFileBytes: number; leaseSeconds: number };
   /** Logs older than this many days are deleted in the background; unset keeps them forever. */
   logRetentionDays: number | undefined;
   /** The metadata key whose values the usage rollups keep per hour (usage split by this tag is served from them). */
@@ -233,6 +237,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     smtp: e.HONE_SMTP_URL ? { url: e.HONE_SMTP_URL, from: e.HONE_SMTP_FROM ?? "hone@localhost" } : null,
     publicUrl: e.HONE_PUBLIC_URL?.replace(/\/+$/, ""),
+    trainers: {
+      artifactsDir:
+        e.HONE_ARTIFACTS_DIR ??
+        (e.HONE_DATA_DIR.startsWith("memory://") ? join(tmpdir(), `hone-artifacts-${process.pid}`) : `${e.HONE_DATA_DIR.replace(/\/+$/, "")}/artifacts`),
+      maxFileBytes: e.HONE_MAX_ARTIFACT_FILE_BYTES,
+      leaseSeconds: e.HONE_TRAINER_LEASE_SECONDS,
+    },
     spool: {
       dir:
         e.HONE_SPOOL_DIR === "off"

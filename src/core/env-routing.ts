@@ -113,6 +113,24 @@ export const ROUTING_VARIABLES = {
       "where people reach Hone (`https://hone.example.com`): invitation links and the single sign-on return address (register `<HONE_PUBLIC_URL>/auth/oidc/callback` at the provider)",
     docDefault: "`http://HOST:PORT`",
   }),
+  HONE_ARTIFACTS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()).meta({
+    description: "where the weights Hone's trainers upload are kept (adapters, checkpoints), a folder per model",
+    docDefault: "`<HONE_DATA_DIR>/artifacts` (a temporary folder with an in-memory data directory)",
+  }),
+  HONE_MAX_ARTIFACT_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 4)
+    .default(16 * 1024 ** 3)
+    .describe("the largest file a trainer may upload (one weights shard or checkpoint file)"),
+  HONE_TRAINER_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(3600)
+    .default(60)
+    .describe("how long a trainer holds a training job without a heartbeat; then the job is leased again and resumes from its last checkpoint"),
   HONE_SPOOL_DIR: z.preprocess(emptyAsUndefined, z.string().optional()).meta({
     description: "the durable log spool's directory (one subdirectory per process; see Durable logs); `off` for none",
     docDefault: "`<HONE_DATA_DIR>/spool` (none with an in-memory data directory)",

@@ -1,5 +1,9 @@
-/** What an API key may be used for: the gateway (model calls and reports), reading the management APIs, changing through them. */
-export type KeyScope = "gateway" | "read" | "write";
+/**
+ * What an API key may be used for: the gateway (model calls and reports), reading the management
+ * APIs, changing through them; or, alone, `trainer`: a trainer token, which leases and reports
+ * training jobs (and reads their entries) and nothing else.
+ */
+export type KeyScope = "gateway" | "read" | "write" | "trainer";
 
 /**
  * What an API key may do (api_keys.scopes, allowed_models); a key owned by a person also never more

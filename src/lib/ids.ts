@@ -31,6 +31,8 @@ const ID_PREFIXES = {
   relabelRun: "rl",
   pruningRule: "prn",
   onlineEval: "oev",
+  trainer: "trn",
+  lease: "lease",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -1,6 +1,10 @@
-import { doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { apiKeys } from "./projects";
 import { datasets } from "./datasets";
 import { projects } from "./projects";
+
+/** A file of a model's weights or checkpoint kept by Hone: its path under the model's folder, digest and size. */
+export type ArtifactFile = { path: string; sha256: string; bytes: number };
 
 /** Fine-tuned models of a project, addressed as hone:<slug>. */
 /** One point of a training curve: the step and its losses (null where the backend gave none). */
@@ -20,7 +24,7 @@ export const models = pgTable(
     /** Kept when the dataset is deleted later: the model stays usable. */
     datasetId: text("dataset_id").references(() => datasets.id, { onDelete: "set null" }),
     baseModel: text("base_model").notNull(),
-    backend: text("backend").$type<"openai" | "together">().notNull(),
+    backend: text("backend").$type<"openai" | "together" | "trainer">().notNull(),
     hyperparameters: jsonb("hyperparameters").$type<Record<string, unknown>>().notNull().default({}),
     /** sft: trained on the TRAIN entries; dpo: on their preference pairs (each rejected output against the entry's own). */
     method: text("method").$type<"sft" | "dpo">().notNull().default("sft"),
@@ -47,6 +51,18 @@ export const models = pgTable(
     trainingCurve: jsonb("training_curve").$type<TrainingPoint[]>().notNull().default([]),
     /** The backend's checkpoints, by step. */
     checkpoints: jsonb("checkpoints").$type<TrainingCheckpoint[]>().notNull().default([]),
+    /** Hone's own trainers (backend `trainer`): the lease a trainer holds on the training, and until when. */
+    leaseId: text("lease_id"),
+    leasedBy: text("leased_by"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true, mode: "date" }),
+    /** Asked to stop: the trainer holding the lease is told at its next heartbeat. */
+    cancelRequested: boolean("cancel_requested").notNull().default(false),
+    /** The last checkpoint a trainer uploaded: a new lease resumes from it. */
+    resumeFrom: jsonb("resume_from").$type<{ step: number; files: ArtifactFile[] } | null>(),
+    /** The trained weights (adapter or merged model) kept under HONE_ARTIFACTS_DIR, with a sha256 per file. */
+    resultFiles: jsonb("result_files").$type<ArtifactFile[] | null>(),
+    /** Entries left out because they were longer than maxSeqLength, by split. */
+    droppedEntries: jsonb("dropped_entries").$type<{ train: number; test: number } | null>(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
@@ -74,4 +90,45 @@ export const jobs = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [index().on(t.status, t.runAt)],
+);
+
+/** Hone's own trainers (`hone-trainer work`) as they last said: who they are, what they run on, what they train. */
+export const trainers = pgTable(
+  "trainers",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** The trainer token it works with. */
+    keyId: text("key_id").references(() => apiKeys.id, { onDelete: "set null" }),
+    name: text("name").notNull(),
+    host: text("host").notNull(),
+    gpus: jsonb("gpus").$type<{ name: string; memoryBytes: number | null }[]>().notNull().default([]),
+    versions: jsonb("versions").$type<Record<string, string>>().notNull().default({}),
+    currentModelId: text("current_model_id"),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.projectId, t.name)],
+);
+
+/** The progress a trainer reports, a row per step reported: what the model page draws. */
+export const trainingEvents = pgTable(
+  "training_events",
+  {
+    modelId: text("model_id")
+      .notNull()
+      .references(() => models.id, { onDelete: "cascade" }),
+    step: integer("step").notNull(),
+    totalSteps: integer("total_steps").notNull(),
+    loss: doublePrecision("loss"),
+    evalLoss: doublePrecision("eval_loss"),
+    learningRate: doublePrecision("learning_rate"),
+    tokensPerSecond: doublePrecision("tokens_per_second"),
+    etaSeconds: doublePrecision("eta_seconds"),
+    gpuMemoryBytes: bigint("gpu_memory_bytes", { mode: "number" }),
+    at: timestamp("at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [uniqueIndex().on(t.modelId, t.step)],
 );

@@ -90,7 +90,15 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
       const name = `${route.prefix}:${route.slug}`;
       const model = await fineTuneRow(ctx, route.slug);
       if (!model) throw new DomainError("NOT_FOUND", `The model \`${name}\` does not exist`);
-      if (model.status !== "DEPLOYED" || !model.upstreamModelId) {
+      if (model.backend === "trainer" && model.status === "DEPLOYED") {
+        // Weights trained by Hone's own trainers are the team's (GET /api/v1/models/{slug}/weights);
+        // this version does not serve them: the vLLM custom provider and `hone-trainer sync` are still to come.
+        throw new DomainError(
+          "CONFLICT",
+          `The model \`${name}\` was trained by a Hone trainer and is not served by this version of Hone: download its adapter (GET /api/v1/models/${route.slug}/weights) and serve it with vLLM behind a custom provider`,
+        );
+      }
+      if (model.status !== "DEPLOYED" || !model.upstreamModelId || model.backend === "trainer") {
         throw new DomainError(
           "CONFLICT",
           `The model \`${name}\` is not deployed yet (status ${model.status})${model.errorMessage ? `: ${model.errorMessage}` : ""}`,

@@ -95,6 +95,8 @@ const FINE_TUNE_TASK: TaskKind<ModelRow> = {
 async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, lastAttempt: boolean): Promise<StepResult> {
   const status = row.status as ModelStatus;
   const poll = { runAgainInMs: deps.config.fineTunePollMs };
+  // Hone's own trainers lease their jobs (domain/trainers); no job of this kind is made for them.
+  if (row.backend === "trainer") return { done: true };
   try {
     const apiKey = await getProviderApiKey(ctx, row.backend);
     const baseUrl = row.backend === "openai" ? deps.config.openaiBaseUrl : deps.config.togetherBaseUrl;

@@ -1,10 +1,8 @@
-import { and, eq, sql } from "drizzle-orm";
-import { type Ctx, dbOf, withTx } from "../context";
-import { datasetEntries, models, routes } from "../../db/schema";
+import { type Ctx, withTx } from "../context";
+import { models } from "../../db/schema";
 import { isUniqueViolation } from "../../core/sql-errors";
 import { DomainError, parseInput, validationError } from "../../core/errors";
-import { findDataset, pruningTextsOf } from "../datasets";
-import { resolveCriterion } from "../criteria";
+import { pruningTextsOf } from "../datasets";
 import { enqueueJob } from "../jobs";
 import {
   BASE_MODELS,
@@ -17,6 +15,8 @@ import {
   type Model,
 } from "../models";
 import type { z } from "zod";
+import { queueForTrainers } from "./queue-for-trainers";
+import { prepareTraining } from "./prepare-training";
 
 export const FINE_TUNE_JOB = "fine-tune";
 
@@ -53,31 +53,7 @@ async function startFineTune(
     BASE_MODELS.flatMap((m) => [m.id.toLowerCase(), m.id.split("/").at(-1)!.toLowerCase(), m.id.replace(/-\d{4}-\d{2}-\d{2}$/, "").toLowerCase()]),
   );
   if (baseNames.has(input.slug)) throw bad(`The slug ${input.slug} is the name of a base model; choose another`, ["slug"]);
-  const [route] = await dbOf(ctx)
-    .select({ id: routes.id })
-    .from(routes)
-    .where(and(eq(routes.projectId, ctx.projectId), eq(routes.slug, input.slug)));
-  if (route) throw new DomainError("CONFLICT", `A route is named ${input.slug}: a fine-tune and a route share hone:<slug>`);
-  const dataset = await findDataset(ctx, input.datasetId);
-  const excludeFailing: string[] = [];
-  for (const ref of input.excludeFailing ?? []) excludeFailing.push((await resolveCriterion(ctx, ref)).criterionId);
-  if (dataset.entryCount === 0) throw bad(`Dataset ${dataset.id} has no entries to train on`, ["datasetId"]);
-  const method = input.method ?? "sft";
-  if (input.beta != null && method !== "dpo") throw bad("beta applies to DPO fine-tunes only (method: dpo)", ["beta"]);
-  if (method === "dpo") {
-    const [pair] = await dbOf(ctx)
-      .select({ id: datasetEntries.id })
-      .from(datasetEntries)
-      .where(and(eq(datasetEntries.datasetId, dataset.id), eq(datasetEntries.split, "TRAIN"), sql`jsonb_array_length(${datasetEntries.rejectedOutputs}) > 0`))
-      .limit(1);
-    if (!pair) {
-      throw bad(
-        `Dataset ${dataset.id} has no TRAIN entry with a rejected output: DPO trains on preference pairs (accept a relabel run, edit an output, or import best-of-N calls judged by criteria)`,
-        ["method"],
-      );
-    }
-  }
-
+  const { dataset, excludeFailing, method } = await prepareTraining(ctx, input);
   const pruningRules = await pruningTextsOf(ctx, dataset.id);
   const now = ctx.deps.clock();
   const id = ctx.deps.ids("model");
@@ -118,6 +94,7 @@ async function startFineTune(
 /** POST /models: trains a model; training runs in the background (see the model's status). */
 export async function createModel(ctx: Ctx, raw: CreateModelInput): Promise<Model> {
   const input = parseInput(CreateModelInput, raw);
+  if (input.trainingConfig.provider === "trainer") return queueForTrainers(ctx, input);
   const { provider, baseModel, sft_hyperparameters, hyperparameters, ...rest } = input.trainingConfig as Record<string, unknown>;
   const flat = { ...(hyperparameters as object | undefined), ...(sft_hyperparameters as object | undefined), ...rest };
   return startFineTune(ctx, {

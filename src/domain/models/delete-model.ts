@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { and, eq } from "drizzle-orm";
 import { dbOf, type Ctx } from "../context";
 import { models } from "../../db/schema";
@@ -13,7 +14,8 @@ export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<Delete
   const { slug } = parseInput(ModelSlugInput, raw);
   const row = await findModelRow(ctx, slug);
   if (!row) throw modelNotFound(slug);
-  if (isTraining(row.status as Model["status"]) && row.upstreamJobId) {
+  // A trainer holding a lease on it learns at its next heartbeat (the model is gone: its lease is lost).
+  if (row.backend !== "trainer" && isTraining(row.status as Model["status"]) && row.upstreamJobId) {
     try {
       const apiKey = await getProviderApiKey(ctx, row.backend);
       const baseUrl = row.backend === "openai" ? ctx.deps.config.openaiBaseUrl : ctx.deps.config.togetherBaseUrl;
@@ -30,5 +32,7 @@ export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<Delete
   await dbOf(ctx)
     .delete(models)
     .where(and(eq(models.id, row.id), eq(models.projectId, ctx.projectId)));
+  // Weights Hone's trainers uploaded for it (HONE_ARTIFACTS_DIR) go with it.
+  if (row.backend === "trainer") rmSync(`${ctx.deps.config.trainers.artifactsDir}/${ctx.projectId}/${row.id}`, { recursive: true, force: true });
   return deletedAs(row.slug);
 }

@@ -43,6 +43,51 @@ export const TogetherHyperparameters = z.strictObject({
   warmup_ratio: z.number().min(0).max(1).optional(),
 });
 
+/**
+ * Hone's own trainers (`trainingConfig.provider: "trainer"`): what `hone-trainer work` trains with.
+ * LoRA by default; `lora: null` is a full fine-tune. Checked here so a bad value is a 400 naming the
+ * field when the model is created, not a failure on the trainer later.
+ */
+export const TrainerSettings = z.strictObject({
+  epochs: z.number().int().min(1, "epochs must be at least 1").max(100, "epochs must be at most 100").default(3),
+  learningRate: z.number().gt(0, "learningRate must be above 0").max(1, "learningRate must be at most 1").default(2e-4),
+  batchSize: z.number().int().min(1, "batchSize must be at least 1").max(1024, "batchSize must be at most 1024").default(4),
+  gradientAccumulationSteps: z.number().int().min(1).max(1024).default(1),
+  /** Entries longer than this (in the base tokenizer's tokens, chat template included) are left out and counted. */
+  maxSeqLength: z.number().int().min(16, "maxSeqLength must be at least 16").max(131_072, "maxSeqLength must be at most 131072").default(2048),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(42),
+  /** Steps between uploaded checkpoints: a trainer that dies loses at most these. */
+  checkpointEvery: z.number().int().min(1).max(1_000_000).default(50),
+  lora: z
+    .strictObject({
+      r: z.number().int().min(1, "lora.r must be at least 1").max(512, "lora.r must be at most 512").default(16),
+      alpha: z.number().int().min(1).max(4096).default(32),
+      dropout: z.number().min(0).max(0.9, "lora.dropout must be at most 0.9").default(0.05),
+      targetModules: z
+        .array(z.string().regex(/^[A-Za-z0-9_.]{1,64}$/, "a target module is a module name such as q_proj"))
+        .min(1)
+        .max(32)
+        .default(["q_proj", "k_proj", "v_proj", "o_proj"]),
+    })
+    .nullable()
+    .default({ r: 16, alpha: 32, dropout: 0.05, targetModules: ["q_proj", "k_proj", "v_proj", "o_proj"] }),
+  /** The result: a LoRA adapter (default), or the adapter merged into the base (a full model). */
+  export: z.enum(["adapter", "merged"], { error: "export must be adapter or merged" }).default("adapter"),
+});
+export type TrainerSettings = z.output<typeof TrainerSettings>;
+
+/** A base model for Hone's trainers: a Hugging Face id the trainer finds in its cache, or a path on the trainer's machine. */
+export const OpenBaseModel = z
+  .string()
+  .min(1)
+  .max(300)
+  .regex(/^[^\s\p{Cc}]+$/u, "baseModel is a Hugging Face id (org/name) or a path, without spaces");
+
 /** POST /models: `trainingConfig` names the provider, the base model and the hyperparameters. */
 export const CreateModelInput = z.strictObject({
   datasetId: z.string().min(1),
@@ -55,7 +100,7 @@ export const CreateModelInput = z.strictObject({
   /** DPO's beta, above 0 and at most 2 (absent: the backend's default). */
   beta: z.number().gt(0, "beta must be above 0").max(2, "beta must be at most 2").nullish(),
   trainingConfig: z.looseObject({
-    provider: z.enum(["openai", "together", "openpipe"], { error: "trainingConfig.provider must be openai, together or openpipe" }),
+    provider: z.enum(["openai", "together", "openpipe", "trainer"], { error: "trainingConfig.provider must be openai, together, openpipe or trainer" }),
     baseModel: modelName("baseModel"),
   }),
 });
@@ -76,7 +121,7 @@ export type Model = {
   description: string | null;
   datasetId: string | null;
   baseModel: string;
-  backend: "openai" | "together";
+  backend: "openai" | "together" | "trainer";
   hyperparameters: Record<string, unknown>;
   /** sft or dpo (trained on preference pairs), with DPO's beta. */
   method: "sft" | "dpo";

@@ -14,7 +14,8 @@ const grantOf = (actor: Actor): KeyGrant | null => (actor.type === "apiKey" ? (a
 // A person's role in a project, against what each scope stands for: reading needs a viewer, changing
 // data (and the playground's model calls) a member, managing keys and settings an admin.
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
-const SCOPE_ROLE: Record<KeyScope, Role> = { read: "viewer", write: "member", gateway: "member" };
+// A person never acts as a trainer from the console; the trainer API is for trainer tokens (and admins).
+const SCOPE_ROLE: Record<KeyScope, Role> = { read: "viewer", write: "member", gateway: "member", trainer: "admin" };
 
 /** Whether a role is at least another. */
 export const roleAtLeast = (role: Role, least: Role): boolean => RANK[role] >= RANK[least];

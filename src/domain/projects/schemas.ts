@@ -24,10 +24,11 @@ export const MAX_KEY_METADATA = 20;
 
 /** What a key may be used for; every scope by default. */
 const KeyScopes = z
-  .array(z.enum(["gateway", "read", "write"], { error: "a scope is gateway, read or write" }))
-  .min(1, "give at least one scope (gateway, read, write)")
+  .array(z.enum(["gateway", "read", "write", "trainer"], { error: "a scope is gateway, read, write or trainer" }))
+  .min(1, "give at least one scope (gateway, read, write; or trainer alone)")
   .max(3)
-  .refine((a) => new Set(a).size === a.length, "scopes must not repeat");
+  .refine((a) => new Set(a).size === a.length, "scopes must not repeat")
+  .refine((a) => !a.includes("trainer") || a.length === 1, "trainer is a scope of its own: a trainer token has no other scope");
 
 /** Model strings the key may call, as globs: `openai:gpt-4o*`, `anthropic:*`, `hone:support-*`. */
 const AllowedModels = z

@@ -19,10 +19,12 @@ import "./types/teams";
 import "./types/usage";
 import { limitsFields } from "../verbs/limits";
 import { webhooksFields } from "../verbs/webhooks";
+import { trainersFields } from "../verbs/trainers";
 
 // Verbs declared once (src/domain/verb.ts), exposed by src/http/verbs/<area>.ts.
 limitsFields();
 webhooksFields();
+trainersFields();
 
 // Every Mutation field checks its scope and is audited where it runs (see mutation-guard.ts).
 export const schema = guardMutations(builder.toSchema({ sortSchema: true }));

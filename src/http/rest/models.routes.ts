@@ -1,5 +1,8 @@
 import { CreateFineTuneInput, CreateModelInput, deleteModel, findBaseModel, getModel, listModels, type Model } from "../../domain/models";
 import { createFineTune, createModel } from "../../domain/fine-tunes";
+import { modelWeights } from "../../domain/trainers";
+import { tarSize, tarStream } from "../../lib/tar";
+import { z } from "zod";
 import { route } from "./route";
 import { deletedToWire, PAGE_QUERY, pageOfQuery, pageToWire } from "./wire";
 import * as W from "./wire-schemas";
@@ -88,5 +91,39 @@ export const modelsRoutes = [
     response: { schema: W.FineTuneCreated },
     errors: [400, 401, 404, 409],
     handler: ({ ctx, body }) => createFineTune(ctx, body),
+  }),
+  route({
+    method: "get",
+    path: "/models/:modelSlug/weights",
+    summary: "Download a model's weights (trained by Hone's trainers) as a tar file, streamed; each file's sha256 is in x-hone-files",
+    tag: "Models",
+    auth: "project",
+    response: { schema: z.unknown(), contentType: "application/x-tar" },
+    errors: [401, 404, 409],
+    handler: async ({ ctx, params }) => {
+      const w = await modelWeights(ctx, { slug: params.modelSlug });
+      const archive = tarStream(
+        w.files.map((f) => ({ path: `${w.slug}/${f.path}`, bytes: f.bytes, read: f.read })),
+        ctx.deps.clock(),
+      );
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const next = await archive.next();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        },
+        async cancel() {
+          await archive.return(undefined);
+        },
+      });
+      return new Response(stream, {
+        headers: {
+          "content-type": "application/x-tar",
+          "content-length": String(tarSize(w.files)),
+          "content-disposition": `attachment; filename="${w.slug}.tar"`,
+          "x-hone-files": JSON.stringify(w.files.map((f) => ({ path: f.path, sha256: f.sha256, bytes: f.bytes }))),
+        },
+      });
+    },
   }),
 ];

@@ -12,7 +12,7 @@ import { docsPageResponse } from "./docs-page";
 import { anthropicErrorResponse, openAiErrorResponse } from "./errors";
 import { buildOpenApiDocument } from "./openapi";
 import { checkResponse } from "./response-check";
-import { type RestRoute, scopeOf } from "./route";
+import { pathPattern, type RestRoute, scopeOf } from "./route";
 import { requireScope } from "../../domain/projects";
 import { REST_ROUTES } from "./routes";
 import { asObject } from "./wire";
@@ -106,7 +106,7 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
     : ({ request, params }: { request: Request; params: Record<string, string> }) => guarded(request, params, NO_QUERY);
 }
 
-const STREAMED_BODIES = REST_ROUTES.filter((r) => r.body?.read === "stream").map((r) => new RegExp(`^/api/v1${r.path.replace(/:\w+/g, "[^/]+")}$`));
+const STREAMED_BODIES = REST_ROUTES.filter((r) => r.body?.read === "stream").map((r) => pathPattern(r.path));
 
 /**
  * REST paths whose JSON body the route reads itself through readJsonBody, which times the read
@@ -119,7 +119,7 @@ export function readsOwnJsonBody(path: string): boolean {
 /** The body limit of a request path: a route's own (dataset import) or HONE_MAX_BODY_BYTES. */
 export function bodyLimitOf(config: Config): (path: string) => number {
   const own = REST_ROUTES.filter((r) => r.maxBodyBytes).map((r) => ({
-    pattern: new RegExp(`^/api/v1${r.path.replace(/:\w+/g, "[^/]+")}$`),
+    pattern: pathPattern(r.path),
     max: r.maxBodyBytes!(config),
   }));
   return (path) => {

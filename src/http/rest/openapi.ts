@@ -13,6 +13,7 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
 
 function operation(r: RestRoute): Record<string, unknown> {
   const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+  if (r.path.endsWith("/*")) params.push({ name: "path", in: "path", required: true, schema: { type: "string" } });
   const query = Object.entries(r.query ?? {}).map(([name, q]) => ({
     name,
     in: "query",

@@ -56,7 +56,7 @@ export type RestRoute<
   A extends Auth = Auth,
   S extends z.ZodType = z.ZodType,
 > = {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "put" | "delete";
   /** Elysia syntax (`/models/:modelSlug`), relative to /api/v1; the document shows `{modelSlug}`. */
   path: P;
   summary: string;
@@ -114,7 +114,10 @@ export function route<
 }
 
 /** `/models/:modelSlug` -> `/models/{modelSlug}` (OpenAPI's template syntax). */
-export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}").replace(/\/\*$/, "/{path}");
+
+/** A route path as a pattern of request paths: `:name` one segment, a final `*` the rest (a file path). */
+export const pathPattern = (path: string) => new RegExp(`^/api/v1${path.replace(/:\w+/g, "[^/]+").replace(/\/\*$/, "/.+")}$`);
 
 /** The key scope a route needs (its own, or the default by tag and method). */
 export function scopeOf(r: RestRoute): KeyScope {

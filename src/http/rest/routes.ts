@@ -7,6 +7,7 @@ import { messagesRoutes } from "./messages.routes";
 import { modelsRoutes } from "./models.routes";
 import { pricingRoutes } from "./pricing.routes";
 import { responsesRoutes } from "./responses.routes";
+import { trainerRoutes } from "./trainer.routes";
 import type { RestRoute } from "./route";
 
 /** Every REST route under /api/v1, in the order the OpenAPI document lists them. */
@@ -20,6 +21,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...modelsRoutes,
   ...criteriaRoutes,
   ...pricingRoutes,
+  ...trainerRoutes,
 ];
 
 /** Every route with its declared types: a union keyed by method and path (see DeclaredRoute). */
@@ -32,4 +34,5 @@ export type DeclaredRestRoute =
   | (typeof datasetsRoutes)[number]
   | (typeof modelsRoutes)[number]
   | (typeof criteriaRoutes)[number]
-  | (typeof pricingRoutes)[number];
+  | (typeof pricingRoutes)[number]
+  | (typeof trainerRoutes)[number];

@@ -6,6 +6,7 @@ import { datasetsRouter } from "./routers/datasets";
 import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
 import { modelsRouter } from "./routers/models";
+import { trainersProcedures } from "../verbs/trainers";
 import { monitorsRouter } from "./routers/monitors";
 import { onlineEvalsRouter } from "./routers/online-evals";
 import { relabelRunsRouter } from "./routers/relabel-runs";
@@ -25,6 +26,7 @@ export const appRouter = router({
   evaluations: evaluationsRouter,
   logs: logsRouter,
   models: modelsRouter,
+  trainers: router(trainersProcedures),
   monitors: monitorsRouter,
   onlineEvals: onlineEvalsRouter,
   relabelRuns: relabelRunsRouter,

@@ -24,7 +24,7 @@ const CheckpointRef = builder.objectRef<Model["checkpoints"][number]>("TrainingC
   }),
 });
 
-const ModelRef = builder.objectRef<Model>("Model").implement({
+export const ModelRef = builder.objectRef<Model>("Model").implement({
   description: "A fine-tuned model of the project, served as hone:<slug> once DEPLOYED",
   fields: (t) => ({
     id: t.exposeID("slug", { description: "The slug (what the REST API calls the model's id)" }),

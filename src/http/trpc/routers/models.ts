@@ -14,7 +14,7 @@ import { createModel, EstimateFineTuneInput, estimateFineTune } from "../../../d
 import { toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
-const modelOut = (m: Model) => ({
+export const modelOut = (m: Model) => ({
   ...m,
   events: m.events.map((e) => ({ ...e, at: toWireDate(e.at) })),
   createdAt: toWireDate(m.createdAt),
