@@ -136,12 +136,22 @@ describe("fine-tunes for Hone's trainers", () => {
       })),
     });
     expect(beat).toEqual({ status: 200, body: { cancel: false, leaseSeconds: 30 } });
+    // A step sent twice in one heartbeat (its loss, then its eval loss, as TRL reports them) is one row, both figures kept.
+    const twice = await call("POST", `/jobs/${job.id}/heartbeat`, {
+      leaseId: job.leaseId,
+      events: [
+        { step: 3, totalSteps: 4, loss: 0.5, evalLoss: null, learningRate: 1e-4, tokensPerSecond: 800, etaSeconds: 1, gpuMemoryBytes: 123 },
+        { step: 3, totalSteps: 4, loss: null, evalLoss: 0.7, learningRate: null, tokensPerSecond: null, etaSeconds: null, gpuMemoryBytes: null },
+      ],
+    });
+    expect(twice.status).toBe(200);
     const seen = await trpcClient(t).models.get.query({ slug: "zorblax-v1" });
     expect(seen.status).toBe("TRAINING");
     expect(seen.trainingCurve.map((p) => [p.step, p.trainLoss, p.validLoss])).toEqual([
       [0, 3, 3.2],
       [1, 2, null],
       [2, 1, null],
+      [3, 0.5, 0.7],
     ]);
 
     const weights = new TextEncoder().encode("safetensors bytes");

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { addEntries, createDataset } from "../helpers/factories";
+import { trpcClient } from "../helpers/trpc";
+
+// The real path of a fine-tune on Hone's own trainer, on CPU: Hone queues the model, the Python
+// package's `hone-trainer work` (trainer/, installed in trainer/.venv by `bun run trainer:setup`)
+// leases it over HTTP, trains a tiny random-weight Llama with TRL + PEFT, reports its progress,
+// uploads the LoRA adapter, and Hone marks the model DEPLOYED with weights one can download.
+
+const BIN = resolve(import.meta.dir, "../../trainer/.venv/bin/hone-trainer");
+const ANSWER = "The capital of Zorblax is Quimby.";
+
+let t: TestApp;
+let server: { url: string; stop(): Promise<void> };
+let work: string;
+
+function run(args: string[], env: Record<string, string> = {}) {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: install the trainer with \`bun run trainer:setup\` (a venv with trainer/requirements.txt)`);
+  return Bun.spawn([BIN, ...args], { env: { ...process.env, HF_HUB_OFFLINE: "1", OMP_NUM_THREADS: "1", ...env }, stdout: "pipe", stderr: "pipe" });
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  server = serve(t.app);
+  work = mkdtempSync(join(tmpdir(), "hone-trainer-e2e-"));
+  const tiny = run(["tiny", "--dir", join(work, "tiny")]);
+  expect(await tiny.exited).toBe(0);
+});
+afterAll(async () => {
+  await server.stop();
+  await t.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("hone-trainer work against Hone", () => {
+  test("a queued fine-tune is leased, trained on CPU, reported and uploaded: DEPLOYED, with its adapter downloadable", async () => {
+    const datasetId = await createDataset(t, { name: "zorblax" });
+    const ask = (q: string, split: "TRAIN" | "TEST" = "TRAIN") => ({
+      messages: [
+        { role: "user", content: q },
+        { role: "assistant", content: ANSWER },
+      ],
+      split,
+    });
+    await addEntries(t, datasetId, [
+      ask("What is the capital of Zorblax?"),
+      ask("Tell me Zorblax's capital."),
+      ask("Zorblax capital?"),
+      ask("Which city is Zorblax's capital?", "TEST"),
+    ]);
+    await trpcClient(t).models.create.mutate({
+      datasetId,
+      slug: "zorblax-tiny",
+      trainingConfig: {
+        provider: "trainer",
+        baseModel: join(work, "tiny"),
+        epochs: 20,
+        learningRate: 0.01,
+        batchSize: 3,
+        checkpointEvery: 10,
+        maxSeqLength: 256,
+      },
+    });
+    const token = (await trpcClient(t).apiKeys.create.mutate({ name: "cpu trainer", scopes: ["trainer"] })).apiKey;
+
+    const worker = run(["work", "--url", server.url, "--once", "--name", "ci-cpu", "--work-dir", join(work, "jobs")], { HONE_TRAINER_TOKEN: token });
+    const [code, stderr] = await Promise.all([worker.exited, new Response(worker.stderr).text()]);
+    expect(code, stderr).toBe(0);
+    expect(stderr).not.toContain(token);
+
+    const model = await trpcClient(t).models.get.query({ slug: "zorblax-tiny" });
+    expect(model.status).toBe("DEPLOYED");
+    expect(model.events.map((e) => e.status)).toEqual(["QUEUED", "TRAINING", "DEPLOYED"]);
+    // Progress arrived as the trainer went: every step, and an eval loss on the TEST entry that fell.
+    const curve = model.trainingCurve;
+    expect(curve.length).toBeGreaterThanOrEqual(20);
+    const evals = curve.filter((p) => p.validLoss !== null);
+    expect(evals.length).toBeGreaterThanOrEqual(2);
+    expect(evals.at(-1)!.validLoss!).toBeLessThan(evals[0]!.validLoss!);
+
+    // The weights: a PEFT adapter (safetensors and its config) with the tokenizer, each file as uploaded.
+    const res = await t.request("GET", "/api/v1/models/zorblax-tiny/weights");
+    expect(res.status).toBe(200);
+    const files = JSON.parse(res.headers.get("x-hone-files")!) as { path: string; sha256: string; bytes: number }[];
+    const names = files.map((f) => f.path);
+    expect(names).toContain("adapter/adapter_model.safetensors");
+    expect(names).toContain("adapter/adapter_config.json");
+    expect(names).toContain("adapter/tokenizer.json");
+    writeFileSync(join(work, "w.tar"), new Uint8Array(await res.arrayBuffer()));
+    expect(Bun.spawnSync(["tar", "-xf", "w.tar"], { cwd: work }).exitCode).toBe(0);
+    const config = JSON.parse(readFileSync(join(work, "zorblax-tiny/adapter/adapter_config.json"), "utf8")) as { peft_type: string; r: number };
+    expect(config).toMatchObject({ peft_type: "LORA", r: 16 });
+    const weights = new Uint8Array(readFileSync(join(work, "zorblax-tiny/adapter/adapter_model.safetensors")));
+    expect(new Bun.CryptoHasher("sha256").update(weights).digest("hex")).toBe(files.find((f) => f.path === "adapter/adapter_model.safetensors")!.sha256);
+  });
+});
