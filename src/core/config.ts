@@ -94,6 +94,8 @@ export type Config = {
    * size cap, and the longest a spooled log waits for its fsync.
    */
   spool: { dir: string | null; maxBytes: number; syncMs: number };
+  /** The day OpenAI stops taking new fine-tunes (YYYY-MM-DD, UTC). */
+  openaiFineTuningEndsOn: string;
   /** Hone's own trainers: where uploaded weights are kept (HONE_ARTIFACTS_DIR), the largest file, the lease. */
   trainers: { artifactsDir: string; maxFileBytes: number; leaseSeconds: number };
   /** Logs older than this many days are deleted in the background; unset keeps them forever. */
@@ -237,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     smtp: e.HONE_SMTP_URL ? { url: e.HONE_SMTP_URL, from: e.HONE_SMTP_FROM ?? "hone@localhost" } : null,
     publicUrl: e.HONE_PUBLIC_URL?.replace(/\/+$/, ""),
+    openaiFineTuningEndsOn: e.HONE_OPENAI_FINE_TUNING_ENDS_ON,
     trainers: {
       artifactsDir:
         e.HONE_ARTIFACTS_DIR ??

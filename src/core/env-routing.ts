@@ -113,6 +113,13 @@ export const ROUTING_VARIABLES = {
       "where people reach Hone (`https://hone.example.com`): invitation links and the single sign-on return address (register `<HONE_PUBLIC_URL>/auth/oidc/callback` at the provider)",
     docDefault: "`http://HOST:PORT`",
   }),
+  HONE_OPENAI_FINE_TUNING_ENDS_ON: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, "HONE_OPENAI_FINE_TUNING_ENDS_ON is a day, YYYY-MM-DD")
+    .default("2027-01-06")
+    .describe(
+      "the day OpenAI stops taking new fine-tunes (its deprecations page): from it, creating one is a 400 naming the open-model backends; an organisation OpenAI still serves can move it",
+    ),
   HONE_ARTIFACTS_DIR: z.preprocess(emptyAsUndefined, z.string().optional()).meta({
     description: "where the weights Hone's trainers upload are kept (adapters, checkpoints), a folder per model",
     docDefault: "`<HONE_DATA_DIR>/artifacts` (a temporary folder with an in-memory data directory)",

@@ -25,7 +25,8 @@ export type TestApp = {
 };
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ HONE_DATA_DIR: "memory://", HONE_LOG_LEVEL: "info", ...env });
+  // The tests of OpenAI fine-tuning go on past OpenAI's end date; the date's own test sets it back.
+  return loadConfig({ HONE_DATA_DIR: "memory://", HONE_LOG_LEVEL: "info", HONE_OPENAI_FINE_TUNING_ENDS_ON: "9999-12-31", ...env });
 }
 
 export async function createTestApp(opts: { env?: Record<string, string>; deps?: Partial<Deps> } = {}): Promise<TestApp> {

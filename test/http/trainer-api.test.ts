@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../../src/core/config";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { addEntries, createDataset, qa } from "../helpers/factories";
 import { gql } from "../helpers/gql";
@@ -64,7 +65,13 @@ const createTrainerModel = (slug: string, trainingConfig: Record<string, unknown
   });
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { HONE_TRAINER_LEASE_SECONDS: "30" }, deps: { clock: () => new Date(Date.now() + offsetMs) } });
+  // OpenAI's end date as shipped (the other tests move it out of their way).
+  const openaiEnds = loadConfig({}).openaiFineTuningEndsOn;
+  expect(openaiEnds).toBe("2027-01-06");
+  t = await createTestApp({
+    env: { HONE_TRAINER_LEASE_SECONDS: "30", HONE_OPENAI_FINE_TUNING_ENDS_ON: openaiEnds },
+    deps: { clock: () => new Date(Date.now() + offsetMs) },
+  });
   datasetId = await createDataset(t, { name: "zorblax" });
   await addEntries(t, datasetId, [qa("capital?", "Quimby"), qa("capital, again?", "Quimby"), qa("and now?", "Quimby", "TEST")]);
   trainerKey = (await trpcClient(t).apiKeys.create.mutate({ name: "trainer", scopes: ["trainer"] })).apiKey;
@@ -152,6 +159,20 @@ describe("fine-tunes for Hone's trainers", () => {
       [1, 2, null],
       [2, 1, null],
       [3, 0.5, 0.7],
+    ]);
+    // Every figure a step carried, on tRPC and GraphQL alike.
+    const events = await trpcClient(t).trainers.events.query({ slug: "zorblax-v1" });
+    expect(events.map((e) => e.step)).toEqual([0, 1, 2, 3]);
+    expect(events[3]).toMatchObject({ loss: 0.5, evalLoss: 0.7, learningRate: 1e-4, tokensPerSecond: 800, gpuMemoryBytes: 123 });
+    const viaGql = await gql<{ modelTrainingEvents: { step: number; tokensPerSecond: number }[] }>(
+      t,
+      `{ modelTrainingEvents(slug: "zorblax-v1") { step tokensPerSecond } }`,
+    );
+    expect(viaGql.data?.modelTrainingEvents.map((e) => [e.step, e.tokensPerSecond])).toEqual([
+      [0, 900],
+      [1, 900],
+      [2, 900],
+      [3, 800],
     ]);
 
     const weights = new TextEncoder().encode("safetensors bytes");
@@ -261,5 +282,25 @@ describe("fine-tunes for Hone's trainers", () => {
     await trpcClient(t).models.delete.mutate({ slug: "zorblax-v5" });
     expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: job.leaseId, events: [] })).status).toBe(409);
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe("OpenAI's fine-tuning end date", () => {
+  test("before it the catalogue warns; from it (by the server's clock) a new OpenAI fine-tune is a 400 naming the date and the open backends", async () => {
+    const catalogue = await trpcClient(t).models.catalogue.query();
+    const mini = catalogue.find((m) => m.id === "gpt-4o-mini-2024-07-18")!;
+    expect(mini.trainingEndsOn).toBe("2027-01-06");
+    expect(mini.warning).toContain("from 2027-01-06");
+    expect(catalogue.find((m) => m.id === "Qwen/Qwen2.5-7B-Instruct")!.warning).toBeNull();
+
+    offsetMs += Date.parse("2027-01-06T00:00:00Z") - (Date.now() + offsetMs);
+    const refused = await trpcFailure(
+      trpcClient(t).models.create.mutate({ datasetId, slug: "too-late", trainingConfig: { provider: "openai", baseModel: "gpt-4o-mini-2024-07-18" } }),
+    );
+    expect(refused.data?.code).toBe("VALIDATION");
+    expect(refused.message).toContain("since 2027-01-06");
+    expect(refused.message).toContain('provider "trainer"');
+    // Hone's own trainer takes it.
+    expect((await createTrainerModel("after-openai")).status).toBe("QUEUED");
   });
 });

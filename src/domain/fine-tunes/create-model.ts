@@ -7,6 +7,7 @@ import { enqueueJob } from "../jobs";
 import {
   BASE_MODELS,
   findBaseModel,
+  trainingEndsOn,
   toModel,
   CreateFineTuneInput,
   CreateModelInput,
@@ -43,6 +44,13 @@ async function startFineTune(
     throw bad(`Unknown base model ${input.baseModel}. Supported: ${BASE_MODELS.map((m) => m.id).join(", ")}`, ["baseModel"]);
   }
   const backend = base.backend;
+  const endsOn = trainingEndsOn(base, ctx.deps.config);
+  if (endsOn && ctx.deps.clock().toISOString().slice(0, 10) >= endsOn) {
+    throw bad(
+      `${backend === "openai" ? "OpenAI" : backend} takes no new fine-tunes since ${endsOn}: train an open model with Hone's trainer (trainingConfig.provider "trainer") or on Together (provider "together")`,
+      ["trainingConfig", "baseModel"],
+    );
+  }
   if (input.provider && !(input.provider === backend || (input.provider === "openpipe" && backend === "together"))) {
     throw bad(`Base model ${base.id} is trained by the ${backend} backend, not ${input.provider}`, ["trainingConfig", "provider"]);
   }

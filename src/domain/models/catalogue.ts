@@ -12,6 +12,16 @@ type BaseModel = {
   pricing: { chatIn: number; chatOut: number; training: number };
 };
 
+/**
+ * The day a backend stops taking new fine-tunes, when it has said so. OpenAI's self-serve
+ * fine-tuning refuses new organisations since 2026-05-07 and everyone from 2027-01-06 (its
+ * deprecations page; HONE_OPENAI_FINE_TUNING_ENDS_ON): from it, a new OpenAI fine-tune is refused,
+ * naming the open-model backends; before it, the catalogue carries the date as a warning.
+ */
+export function trainingEndsOn(model: Pick<BaseModel, "backend">, config: { openaiFineTuningEndsOn: string }): string | null {
+  return model.backend === "openai" ? config.openaiFineTuningEndsOn : null;
+}
+
 const openai = (id: string, contextWindow: number, maxCompletionTokens: number, chatIn: number, chatOut: number, training: number): BaseModel => ({
   id,
   backend: "openai",

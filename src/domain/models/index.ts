@@ -12,3 +12,4 @@ export { isFinal } from "./state";
 export type { ModelRow } from "./internal";
 export { BASE_MODELS } from "./catalogue";
 export { toModel } from "./internal";
+export { trainingEndsOn } from "./catalogue";

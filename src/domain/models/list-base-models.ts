@@ -1,4 +1,4 @@
-import { BASE_MODELS } from "./catalogue";
+import { BASE_MODELS, trainingEndsOn } from "./catalogue";
 
 export type BaseModelInfo = {
   id: string;
@@ -10,6 +10,9 @@ export type BaseModelInfo = {
   pricing: { inputPerMillion: number; outputPerMillion: number; trainingPerMillion: number };
   /** The backend's hyperparameters: name, default, what it does. */
   hyperparameters: Hyperparameter[];
+  /** The day the backend stops taking new fine-tunes of this model, or null; and what that means, in words. */
+  trainingEndsOn: string | null;
+  warning: string | null;
 };
 
 export type Hyperparameter = { name: string; default: string; description: string };
@@ -32,14 +35,21 @@ export const HYPERPARAMETERS: Record<"openai" | "together", Hyperparameter[]> = 
 };
 
 /** The base models a project can fine-tune, with what the console's picker shows. */
-export function listBaseModels(): BaseModelInfo[] {
-  return BASE_MODELS.map((m) => ({
-    id: m.id,
-    backend: m.backend,
-    contextWindow: m.contextWindow,
-    maxCompletionTokens: m.maxCompletionTokens,
-    capabilities: [...m.capabilities],
-    pricing: { inputPerMillion: m.pricing.chatIn, outputPerMillion: m.pricing.chatOut, trainingPerMillion: m.pricing.training },
-    hyperparameters: HYPERPARAMETERS[m.backend],
-  }));
+export function listBaseModels(config: { openaiFineTuningEndsOn: string }): BaseModelInfo[] {
+  return BASE_MODELS.map((m) => {
+    const endsOn = trainingEndsOn(m, config);
+    return {
+      id: m.id,
+      backend: m.backend,
+      contextWindow: m.contextWindow,
+      maxCompletionTokens: m.maxCompletionTokens,
+      capabilities: [...m.capabilities],
+      pricing: { inputPerMillion: m.pricing.chatIn, outputPerMillion: m.pricing.chatOut, trainingPerMillion: m.pricing.training },
+      hyperparameters: HYPERPARAMETERS[m.backend],
+      trainingEndsOn: endsOn,
+      warning: endsOn
+        ? `${m.backend === "openai" ? "OpenAI" : m.backend} takes no new fine-tunes of this model from ${endsOn}: train an open model with Hone's trainer (provider "trainer") or on Together instead`
+        : null,
+    };
+  });
 }

@@ -5,3 +5,4 @@ export * from "./schemas";
 export { trainingJobEntries } from "./training-job-entries";
 export { readCheckpointFile, removeTrainingFiles, storeTrainingFile, type StoredFile } from "./training-files";
 export { modelWeights, type WeightsFile } from "./model-weights";
+export { listTrainingEvents, ListTrainingEventsInput, type TrainingProgress } from "./list-training-events";

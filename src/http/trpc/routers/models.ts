@@ -29,7 +29,7 @@ export const modelsRouter = router({
   /** Its calls over the last days and the tokens its pruning rules saved on them. */
   usage: projectProcedure.input(ModelUsageInput).query(({ ctx, input }) => modelUsage(ctx.project, input)),
   /** Base models a project can fine-tune: backend, context window, capabilities, serving price. */
-  catalogue: projectProcedure.query(() => listBaseModels()),
+  catalogue: projectProcedure.query(({ ctx }) => listBaseModels(ctx.deps.config)),
   /** What a fine-tune would use and cost before it starts: examples, tokens, epochs, list price. */
   estimate: projectProcedure.input(EstimateFineTuneInput).query(({ ctx, input }) => estimateFineTune(ctx.project, input)),
   delete: projectProcedure.input(ModelSlugInput).mutation(({ ctx, input }) => deleteModel(ctx.project, input)),
