@@ -131,3 +131,42 @@ describe("settings", () => {
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 });
+
+describe("settings: trainers", () => {
+  test("a trainer token is made with the command to run; a trainer that asked for work is listed with its GPUs and versions", async () => {
+    await page.goto(`${hone.url}/settings?tab=trainers`);
+    const table = page.getByTestId("trainers-table");
+    await table.getByText("No trainer has asked for work yet").waitFor();
+    await page.getByRole("button", { name: "Make a trainer token" }).click();
+    const box = page.getByTestId("trainer-command");
+    await box.waitFor();
+    const command = (await box.locator("pre").textContent())!.trim();
+    expect(command).toMatch(new RegExp(`^HONE_TRAINER_TOKEN=hone_sk_\\w+ hone-trainer work --url ${hone.url.replace(/[.]/g, "\\.")}$`));
+    const token = /HONE_TRAINER_TOKEN=(\S+)/.exec(command)![1]!;
+
+    // The token works as a trainer's (and only as one): it asks for work, and is listed.
+    const trainer = {
+      name: "gpu-box-7",
+      host: "gpu-box-7.lan",
+      gpus: [{ name: "NVIDIA L4", memoryBytes: 24 * 1024 ** 3 }],
+      versions: { hone_trainer: "0.1.0", torch: "2.13.0" },
+    };
+    const lease = await fetch(`${hone.url}/api/v1/trainer/lease`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ trainer }),
+    });
+    expect(lease.status).toBe(200);
+    expect((await fetch(`${hone.url}/api/v1/datasets`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+    await page.reload();
+    const row = page.locator('[data-trainer="gpu-box-7"]');
+    await row.waitFor();
+    const text = (await row.textContent())!;
+    expect(text).toContain("gpu-box-7.lan");
+    expect(text).toContain("NVIDIA L4 (24 GiB)");
+    expect(text).toContain("torch 2.13.0");
+    expect(text).toContain("online");
+    expect(text).toContain("idle");
+    await shot(page, "settings-trainers");
+  });
+});

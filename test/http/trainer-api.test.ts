@@ -119,6 +119,10 @@ describe("fine-tunes for Hone's trainers", () => {
       resumeFrom: null,
     });
     expect(await lease("gpu-box-2")).toBeNull();
+    // Settings -> Trainers: each trainer as it last said, and what it trains.
+    const listed0 = await trpcClient(t).trainers.list.query();
+    expect(listed0.find((r) => r.name === "gpu-box-1")).toMatchObject({ host: "gpu-box-1.internal", online: true, training: "zorblax-v1", gpus: TRAINER.gpus });
+    expect(listed0.find((r) => r.name === "gpu-box-2")).toMatchObject({ online: true, training: null });
 
     const train = await call<string>("GET", `/jobs/${job.id}/entries?split=TRAIN&leaseId=${job.leaseId}`);
     const lines = train.body

@@ -6,3 +6,4 @@ export { trainingJobEntries } from "./training-job-entries";
 export { readCheckpointFile, removeTrainingFiles, storeTrainingFile, type StoredFile } from "./training-files";
 export { modelWeights, type WeightsFile } from "./model-weights";
 export { listTrainingEvents, ListTrainingEventsInput, type TrainingProgress } from "./list-training-events";
+export { listTrainers, type TrainerInfo } from "./list-trainers";

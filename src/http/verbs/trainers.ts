@@ -1,4 +1,4 @@
-import { cancelTraining, listTrainingEvents, type TrainingProgress } from "../../domain/trainers";
+import { cancelTraining, listTrainers, listTrainingEvents, type TrainerInfo, type TrainingProgress } from "../../domain/trainers";
 import { builder } from "../graphql/builder";
 import { toWireDate } from "../dates";
 import { ModelRef } from "../graphql/types/models";
@@ -23,9 +23,23 @@ const TrainingProgressRef = builder.objectRef<TrainingProgress>("TrainingProgres
   }),
 });
 
+const TrainerRef = builder.objectRef<TrainerInfo>("Trainer").implement({
+  description: "A machine running hone-trainer work for this project",
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    host: t.exposeString("host"),
+    gpus: t.field({ type: "JSON", resolve: (r) => r.gpus }),
+    versions: t.field({ type: "JSON", resolve: (r) => r.versions }),
+    lastSeenAt: t.field({ type: "DateTime", resolve: (r) => r.lastSeenAt }),
+    online: t.exposeBoolean("online", { description: "Heard from within two lease lengths" }),
+    training: t.exposeString("training", { nullable: true, description: "The slug of the model it trains now" }),
+  }),
+});
+
 /** tRPC `trainers.*`. */
 export const trainersProcedures = {
   cancel: verbMutation(cancelTraining, modelOut),
+  list: verbQuery(listTrainers, (list) => list.map((r) => ({ ...r, lastSeenAt: toWireDate(r.lastSeenAt) }))),
   events: verbQuery(listTrainingEvents, (list) => list.map((e) => ({ ...e, at: toWireDate(e.at) }))),
 };
 
@@ -33,4 +47,5 @@ export const trainersProcedures = {
 export function trainersFields(): void {
   verbField(cancelTraining, { type: ModelRef });
   verbField(listTrainingEvents, { type: [TrainingProgressRef] });
+  verbField(listTrainers, { type: [TrainerRef] });
 }

@@ -6,6 +6,7 @@ import { CustomProvidersTab } from "./custom-providers-tab";
 import { GetStartedTab } from "./get-started-tab";
 import { PricesTab } from "./prices-tab";
 import { ProviderKeysTab } from "./provider-keys-tab";
+import { TrainersTab } from "./trainers-tab";
 import { SETTINGS_TABS, type SettingsSearch, type SettingsTab } from "./settings-search";
 
 export function SettingsPage() {
@@ -14,7 +15,7 @@ export function SettingsPage() {
   const tab = search.tab ?? "get-started";
   return (
     <>
-      <PageHeader title="Settings" description="API keys, provider keys, custom providers, prices, and how to call this server." />
+      <PageHeader title="Settings" description="API keys, provider keys, custom providers, prices, trainers, and how to call this server." />
       <Tabs value={tab} onChange={(v) => v && navigate({ search: { tab: v as SettingsTab } })} keepMounted={false}>
         <Tabs.List mb="md">
           {SETTINGS_TABS.map((t) => (
@@ -37,6 +38,9 @@ export function SettingsPage() {
         </Tabs.Panel>
         <Tabs.Panel value="prices">
           <PricesTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="trainers">
+          <TrainersTab />
         </Tabs.Panel>
       </Tabs>
     </>
