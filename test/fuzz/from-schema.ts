@@ -297,9 +297,14 @@ function typed(type: string, schema: JsonSchema, pools: Pools, draw: Draw, root:
     case "string": {
       const min = schema.minLength ?? 0;
       const max = schema.maxLength ?? 40;
-      const fitting = schema.pattern
-        ? fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= max)
-        : fc.string({ minLength: min, maxLength: Math.min(max, Math.max(min, 40)) });
+      // A pattern without a maxLength may only match longer strings (a sha256 is 64): filtering
+      // those at 40 would retry forever, so a pattern's strings are bounded only by its own length.
+      const fitting =
+        schema.pattern && schema.maxLength === undefined
+          ? fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= 1_000)
+          : schema.pattern
+            ? fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= max)
+            : fc.string({ minLength: min, maxLength: Math.min(max, Math.max(min, 40)) });
       const edges = [min > 0 ? "x".repeat(min - 1) : undefined, schema.maxLength !== undefined ? "x".repeat(schema.maxLength + 1) : undefined].filter(
         (v) => v !== undefined,
       ) as string[];

@@ -40,26 +40,27 @@ export const ArtifactPath = z
   .string()
   .min(1)
   .max(300)
-  .regex(
-    /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/,
-    "a file path is relative, with segments of letters, digits, `.`, `-` and `_`, and no `..`",
+  .regex(/^[A-Za-z0-9._/-]+$/, "a file path has letters, digits, `.`, `-`, `_` and `/` only")
+  .refine(
+    (p) => p.split("/").every((segment) => segment !== "" && segment !== "." && segment !== ".."),
+    "a file path is relative, without empty, `.` or `..` segments",
   );
 
 export const ArtifactFile = z.strictObject({
   path: ArtifactPath,
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "sha256 is 64 lowercase hex digits"),
+  sha256: z.string().length(64, "sha256 is 64 lowercase hex digits").regex(/^[0-9a-f]+$/, "sha256 is 64 lowercase hex digits"),
   bytes: z.number().int().min(0),
 });
 
 export const FileKind = z.enum(["checkpoint", "result"], { error: "the kind of a file is checkpoint or result" });
 export type FileKind = z.output<typeof FileKind>;
 
-export const CheckpointInput = z.strictObject({ leaseId: LeaseId, step: z.number().int().min(0), files: z.array(ArtifactFile).min(1).max(10_000) });
+export const CheckpointInput = z.strictObject({ leaseId: LeaseId, step: z.number().int().min(0), files: z.array(ArtifactFile).min(1).max(1_000) });
 export type CheckpointInput = z.input<typeof CheckpointInput>;
 
 export const DoneInput = z.strictObject({
   leaseId: LeaseId,
-  files: z.array(ArtifactFile).min(1).max(10_000),
+  files: z.array(ArtifactFile).min(1).max(1_000),
   dropped: z.strictObject({ train: z.number().int().min(0), test: z.number().int().min(0) }),
   metrics: z.strictObject({ evalLoss: Figure, trainLoss: Figure }),
 });
