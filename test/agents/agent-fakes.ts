@@ -228,7 +228,7 @@ export function startFakeAnthropic(opts: FakeOptions = {}): FakeServer {
     }
     const anyResult = msgs.some((m) => Array.isArray(m?.content) && m.content.some((b: any) => b?.type === "tool_result"));
     if (tools.length && !anyResult) {
-      const context = anthropicSystemText(body) + "\n" + msgs.map(anthropicMessageText).join("\n");
+      const context = `${anthropicSystemText(body)}\n${msgs.map(anthropicMessageText).join("\n")}`;
       const call = planToolCall(tools, context, { file, command: opts.command });
       if (call) {
         return {

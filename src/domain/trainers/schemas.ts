@@ -48,7 +48,10 @@ export const ArtifactPath = z
 
 export const ArtifactFile = z.strictObject({
   path: ArtifactPath,
-  sha256: z.string().length(64, "sha256 is 64 lowercase hex digits").regex(/^[0-9a-f]+$/, "sha256 is 64 lowercase hex digits"),
+  sha256: z
+    .string()
+    .length(64, "sha256 is 64 lowercase hex digits")
+    .regex(/^[0-9a-f]+$/, "sha256 is 64 lowercase hex digits"),
   bytes: z.number().int().min(0),
 });
 
