@@ -69,7 +69,7 @@ beforeAll(async () => {
   const openaiEnds = loadConfig({}).openaiFineTuningEndsOn;
   expect(openaiEnds).toBe("2027-01-06");
   t = await createTestApp({
-    env: { HONE_TRAINER_LEASE_SECONDS: "30", HONE_OPENAI_FINE_TUNING_ENDS_ON: openaiEnds },
+    env: { HONE_TRAINER_LEASE_SECONDS: "30", HONE_OPENAI_FINE_TUNING_ENDS_ON: openaiEnds, HONE_BODY_IDLE_TIMEOUT_MS: "400" },
     deps: { clock: () => new Date(Date.now() + offsetMs) },
   });
   datasetId = await createDataset(t, { name: "zorblax" });
@@ -283,6 +283,22 @@ describe("fine-tunes for Hone's trainers", () => {
     expect((await upload(job, "checkpoint", "checkpoint-1/x.bin", bytes)).status).toBe(201);
     const dir = `${t.deps.config.trainers.artifactsDir}/${t.project.projectId}/${job.id}`;
     expect(existsSync(dir)).toBe(true);
+    // An upload that stops mid-file is cut off after the idle deadline, and nothing of it is kept.
+    const stalled = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Uint8Array([1, 2, 3]));
+      },
+    });
+    const cut = await t.app.handle(
+      new Request(`http://localhost/api/v1/trainer/jobs/${job.id}/files/checkpoint/checkpoint-1/stalled.bin?leaseId=${job.leaseId}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${trainerKey}`, "x-hone-sha256": sha("whatever") },
+        body: stalled,
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(cut.status).toBe(408);
+    expect(existsSync(`${dir}/checkpoint/checkpoint-1/stalled.bin`)).toBe(false);
     await trpcClient(t).models.delete.mutate({ slug: "zorblax-v5" });
     expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: job.leaseId, events: [] })).status).toBe(409);
     expect(existsSync(dir)).toBe(false);

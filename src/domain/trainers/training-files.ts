@@ -39,9 +39,20 @@ export async function storeTrainingFile(
   const hasher = new Bun.CryptoHasher("sha256");
   let bytes = 0;
   const out = await open(part, "w");
+  const reader = upload.body?.getReader();
   try {
-    if (upload.body) {
-      for await (const chunk of upload.body) {
+    if (reader) {
+      // A trainer that stops sending mid-file is cut off after HONE_BODY_IDLE_TIMEOUT_MS of silence
+      // (the half-written file is removed below), rather than holding the upload open forever.
+      const idleMs = ctx.deps.config.bodyIdleTimeoutMs;
+      for (;;) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const idle = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new DomainError("REQUEST_TIMEOUT", `${path}: nothing arrived for ${idleMs} ms; upload it again`)), idleMs);
+        });
+        const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+        if (next.done) break;
+        const chunk = next.value;
         bytes += chunk.byteLength;
         if (bytes > max) throw new DomainError("PAYLOAD_TOO_LARGE", `${path} is larger than HONE_MAX_ARTIFACT_FILE_BYTES (${max} bytes)`);
         hasher.update(chunk);
@@ -50,6 +61,7 @@ export async function storeTrainingFile(
     }
     await out.sync();
   } catch (err) {
+    await reader?.cancel().catch(() => undefined);
     await out.close();
     rmSync(part, { force: true });
     throw err;
