@@ -1,8 +1,11 @@
 // A tar archive (POSIX ustar) written as a stream, a file at a time: for the weights a model's
 // trainer uploaded (GET /api/v1/models/{slug}/weights). Only what that needs: regular files, paths
-// up to 255 bytes (split into ustar's prefix and name), sizes below 8 GiB a file.
+// up to 255 bytes (split into ustar's prefix and name), sizes below 8 GiB a file. A byte range of
+// the archive can be written alone (a download resumed with Range): the layout is fixed by the
+// entries' sizes, so each file is read only from where the range needs it.
 
-export type TarEntry = { path: string; bytes: number; read(): AsyncIterable<Uint8Array> };
+/** `read(from)` reads the file from byte `from` on. */
+export type TarEntry = { path: string; bytes: number; read(from: number): AsyncIterable<Uint8Array> };
 
 const BLOCK = 512;
 const encoder = new TextEncoder();
@@ -44,21 +47,46 @@ export function tarHeader(path: string, bytes: number, mtime: Date): Uint8Array 
   return h;
 }
 
-/** The archive's bytes, in order: each file's header, its bytes and padding to the block, then two empty blocks. */
-export async function* tarStream(entries: readonly TarEntry[], mtime: Date): AsyncGenerator<Uint8Array> {
+/**
+ * The archive's bytes from `start` to `end` (inclusive; the whole archive by default), in order:
+ * each file's header, its bytes and padding to the block, then two empty blocks.
+ */
+export async function* tarStream(entries: readonly TarEntry[], mtime: Date, start = 0, end = tarSize(entries) - 1): AsyncGenerator<Uint8Array> {
+  let at = 0; // the archive offset of the next part
+  /** The part of a block-aligned piece [at, at + length) that falls in the range, or null. */
+  const clip = (piece: Uint8Array): Uint8Array | null => {
+    const from = Math.max(start - at, 0);
+    const to = Math.min(end + 1 - at, piece.byteLength);
+    at += piece.byteLength;
+    return to > from ? piece.subarray(from, to) : null;
+  };
   for (const e of entries) {
-    yield tarHeader(e.path, e.bytes, mtime);
-    let sent = 0;
-    for await (const chunk of e.read()) {
-      sent += chunk.byteLength;
-      if (sent > e.bytes) throw new Error(`${e.path} is longer than the ${e.bytes} bytes it was stored with`);
-      yield chunk;
+    if (at > end) return;
+    const header = clip(tarHeader(e.path, e.bytes, mtime));
+    if (header) yield header;
+    const padded = Math.ceil(e.bytes / BLOCK) * BLOCK;
+    if (at + padded <= start) {
+      at += padded;
+      continue;
     }
-    if (sent !== e.bytes) throw new Error(`${e.path} is shorter than the ${e.bytes} bytes it was stored with`);
-    const pad = (BLOCK - (e.bytes % BLOCK)) % BLOCK;
-    if (pad) yield new Uint8Array(pad);
+    const skip = Math.max(start - at, 0);
+    if (skip < e.bytes && at + skip <= end) {
+      let sent = skip;
+      for await (const chunk of e.read(skip)) {
+        sent += chunk.byteLength;
+        if (sent > e.bytes) throw new Error(`${e.path} is longer than the ${e.bytes} bytes it was stored with`);
+        const cut = Math.min(chunk.byteLength, end + 1 - (at + sent - chunk.byteLength));
+        if (cut > 0) yield cut < chunk.byteLength ? chunk.subarray(0, cut) : chunk;
+        if (at + sent > end) break;
+      }
+      if (sent < e.bytes && at + sent <= end) throw new Error(`${e.path} is shorter than the ${e.bytes} bytes it was stored with`);
+    }
+    at += e.bytes;
+    const pad = clip(new Uint8Array(padded - e.bytes));
+    if (pad?.byteLength) yield pad;
   }
-  yield new Uint8Array(2 * BLOCK);
+  const tail = clip(new Uint8Array(2 * BLOCK));
+  if (tail) yield tail;
 }
 
 /** The archive's size in bytes, for Content-Length. */

@@ -203,13 +203,13 @@ describe("fine-tunes for Hone's trainers", () => {
     });
     expect(done).toEqual({ status: 200, body: { status: "DEPLOYED" } });
     expect((await trpcClient(t).models.get.query({ slug: "zorblax-v1" })).status).toBe("DEPLOYED");
-    // The job is over: its lease answers 409, and the gateway says plainly that this version does not serve it.
+    // The job is over: its lease answers 409; with no vLLM server for its base, the gateway says what to set up.
     expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: job.leaseId, events: [] })).status).toBe(409);
     const served = await t.request("POST", "/api/v1/chat/completions", {
       body: { model: "hone:zorblax-v1", messages: [{ role: "user", content: "capital?" }] },
     });
     expect(served.status).toBe(409);
-    expect(await served.text()).toContain("trained by a Hone trainer");
+    expect(await served.text()).toContain("no custom provider of kind vllm serves its base model");
 
     // The weights are the team's: a tar of what the trainer uploaded, each file's digest listed.
     const tarRes = await t.request("GET", "/api/v1/models/zorblax-v1/weights");
@@ -224,6 +224,27 @@ describe("fine-tunes for Hone's trainers", () => {
     expect(untar.exitCode).toBe(0);
     expect(readFileSync(join(dir, "zorblax-v1/adapter/adapter_model.safetensors"), "utf8")).toBe("safetensors bytes");
     rmSync(dir, { recursive: true, force: true });
+    // A download cut off resumes: any byte range of the same archive, alone.
+    const etag = tarRes.headers.get("etag")!;
+    expect(tarRes.headers.get("accept-ranges")).toBe("bytes");
+    for (const [range, from, to] of [
+      ["bytes=100-", 100, archive.byteLength],
+      ["bytes=0-0", 0, 1],
+      ["bytes=500-530", 500, 531],
+      ["bytes=-10", archive.byteLength - 10, archive.byteLength],
+    ] as const) {
+      const part = await t.request("GET", "/api/v1/models/zorblax-v1/weights", { headers: { range, "if-range": etag } });
+      expect(part.status).toBe(206);
+      expect(part.headers.get("content-range")).toBe(`bytes ${from}-${to - 1}/${archive.byteLength}`);
+      expect(new Uint8Array(await part.arrayBuffer())).toEqual(archive.subarray(from, to));
+    }
+    const past = await t.request("GET", "/api/v1/models/zorblax-v1/weights", { headers: { range: `bytes=${archive.byteLength}-` } });
+    expect(past.status).toBe(416);
+    expect(past.headers.get("content-range")).toBe(`bytes */${archive.byteLength}`);
+    // Asked for a range of another version of it: the whole archive.
+    const changed = await t.request("GET", "/api/v1/models/zorblax-v1/weights", { headers: { range: "bytes=100-", "if-range": '"other"' } });
+    expect(changed.status).toBe(200);
+    expect((await changed.arrayBuffer()).byteLength).toBe(archive.byteLength);
     // A model still training, or trained elsewhere, has none to give.
     expect((await t.request("GET", "/api/v1/models/nothing-here/weights")).status).toBe(404);
   });

@@ -11,9 +11,12 @@ Commands:
 
 * ``hone-trainer work --url URL --token TOKEN [--work-dir DIR] [--once] [--poll-seconds N] [--name NAME]``:
   lease training jobs from Hone and run them (:mod:`hone_trainer.work`).
+* ``hone-trainer sync --url URL --token TOKEN --dir DIR --vllm URL [--provider SLUG] [--vllm-api-key KEY]
+  [--interval SECONDS] [--once]``: keep in a vLLM server exactly the LoRA adapters Hone wants served
+  there (:mod:`hone_trainer.sync`).
 
-Extension point: ``sync`` (not implemented) belongs in its own module, like ``work``; each command
-adds a ``_add_<name>(subparsers)`` function registered in :data:`COMMANDS` below.
+Extension point: each command lives in its own module (like ``work`` and ``sync``) and adds a
+``_add_<name>(subparsers)`` function registered in :data:`COMMANDS` below.
 """
 
 from __future__ import annotations
@@ -122,7 +125,13 @@ def _add_work(sub) -> None:
     add(sub)
 
 
-COMMANDS: list[Callable] = [_add_serve, _add_tiny, _add_train_local, _add_work]
+def _add_sync(sub) -> None:
+    from .sync import _add_sync as add
+
+    add(sub)
+
+
+COMMANDS: list[Callable] = [_add_serve, _add_tiny, _add_train_local, _add_work, _add_sync]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -36,3 +36,15 @@ export function formatRelative(iso: string | null | undefined): string {
 
 /** "1 entry", "3 entries": a count with its noun. */
 export const plural = (n: number, one: string, many = `${one}s`) => `${formatNumber(n)} ${n === 1 ? one : many}`;
+
+/** Bytes in binary units: 512 B, 3.4 MiB, 16.0 GiB. */
+export function formatBytes(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
+}

@@ -2,6 +2,7 @@ import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, text,
 import { apiKeys } from "./projects";
 import { datasets } from "./datasets";
 import { projects } from "./projects";
+import { customProviders } from "./provider-settings";
 
 /** A file of a model's weights or checkpoint kept by Hone: its path under the model's folder, digest and size. */
 export type ArtifactFile = { path: string; sha256: string; bytes: number };
@@ -51,7 +52,7 @@ export const models = pgTable(
     trainingCurve: jsonb("training_curve").$type<TrainingPoint[]>().notNull().default([]),
     /** The backend's checkpoints, by step. */
     checkpoints: jsonb("checkpoints").$type<TrainingCheckpoint[]>().notNull().default([]),
-    /** Hone's own trainers (backend `trainer`): the lease a trainer holds on the training, and until when. */
+    /** Hone's own trainers (backend `trainer`): the lease a trainer holds on the training, and until when (leasedBy stays once it ends: who trained it). */
     leaseId: text("lease_id"),
     leasedBy: text("leased_by"),
     leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true, mode: "date" }),
@@ -132,3 +133,23 @@ export const trainingEvents = pgTable(
   },
   (t) => [uniqueIndex().on(t.modelId, t.step)],
 );
+
+/**
+ * What `hone-trainer sync` last reported of the vLLM server behind a custom provider (kind vllm):
+ * the adapters loaded there (Hone's model ids), and the error of its last round. The gateway sends
+ * `hone:<slug>` of a trainer model to a server whose fresh report lists it.
+ */
+export const adapterServings = pgTable("adapter_servings", {
+  providerId: text("provider_id")
+    .primaryKey()
+    .references(() => customProviders.id, { onDelete: "cascade" }),
+  projectId: text("project_id")
+    .notNull()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  keyId: text("key_id").references(() => apiKeys.id, { onDelete: "set null" }),
+  host: text("host"),
+  vllmUrl: text("vllm_url").notNull(),
+  loaded: jsonb("loaded").$type<string[]>().notNull().default([]),
+  error: text("error"),
+  reportedAt: timestamp("reported_at", { withTimezone: true, mode: "date" }).notNull(),
+});

@@ -28,9 +28,11 @@ export const customProviders = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
     slug: text("slug").notNull(),
-    kind: text("kind").$type<"openai" | "azure">().notNull(),
+    kind: text("kind").$type<"openai" | "azure" | "vllm">().notNull(),
     baseUrl: text("base_url").notNull(),
     apiVersion: text("api_version"),
+    /** kind vllm: the base model the vLLM server serves (Hone's trainer adapters of this base are served there). */
+    baseModel: text("base_model"),
     keyCiphertext: text("key_ciphertext"),
     keyLast4: text("key_last4"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

@@ -2,7 +2,7 @@ import type { Ctx } from "../context";
 import { readOrKnown } from "../../db/read-or-known";
 import { DomainError } from "../../core/errors";
 import type { ChatUpstream, UpstreamTarget } from "../../providers";
-import { findBaseModel, findModelRow } from "../models";
+import { adapterServers, findBaseModel, findModelRow, type ModelRow, SERVING_FRESH_SECONDS } from "../models";
 import { DEFAULT_KEY_NAME, getCustomProvider, getProviderApiKey, getProviderKeyPool } from "../projects";
 import type { ModelRoute } from "../projects";
 import type { ChatCompletionRequest } from "./schemas";
@@ -90,14 +90,7 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
       const name = `${route.prefix}:${route.slug}`;
       const model = await fineTuneRow(ctx, route.slug);
       if (!model) throw new DomainError("NOT_FOUND", `The model \`${name}\` does not exist`);
-      if (model.backend === "trainer" && model.status === "DEPLOYED") {
-        // Weights trained by Hone's own trainers are the team's (GET /api/v1/models/{slug}/weights);
-        // this version does not serve them: the vLLM custom provider and `hone-trainer sync` are still to come.
-        throw new DomainError(
-          "CONFLICT",
-          `The model \`${name}\` was trained by a Hone trainer and is not served by this version of Hone: download its adapter (GET /api/v1/models/${route.slug}/weights) and serve it with vLLM behind a custom provider`,
-        );
-      }
+      if (model.backend === "trainer" && model.status === "DEPLOYED") return adapterUpstream(ctx, model, name);
       if (model.status !== "DEPLOYED" || !model.upstreamModelId || model.backend === "trainer") {
         throw new DomainError(
           "CONFLICT",
@@ -120,6 +113,53 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
       };
     }
   }
+}
+
+/**
+ * A trainer's adapter, served by a vLLM server of its base model whose `hone-trainer sync` reported
+ * it loaded within SERVING_FRESH_SECONDS (one of them at random when several do). Priced by the
+ * project's price for `hone:<slug>` (per token or per hour), else logged with no price.
+ */
+async function adapterUpstream(ctx: Ctx, model: ModelRow, name: string): Promise<Upstream> {
+  const weights = `download its weights (GET /api/v1/models/${model.slug}/weights)`;
+  if (!model.resultFiles?.some((f) => f.path.startsWith("adapter/"))) {
+    throw new DomainError(
+      "CONFLICT",
+      `The model \`${name}\` is a full fine-tune, not a LoRA adapter: ${weights} and serve it with \`vllm serve\` behind a custom provider`,
+    );
+  }
+  const servers = await readOrKnown(ctx.deps.database, () => adapterServers(ctx, model.id, model.baseModel), { value: [] });
+  const serving = servers.value.filter((s) => s.loaded && s.fresh);
+  if (!serving.length) {
+    if (!servers.value.length) {
+      throw new DomainError(
+        "CONFLICT",
+        `The model \`${name}\` is not served: no custom provider of kind vllm serves its base model ${model.baseModel}. ` +
+          `Run \`vllm serve ${model.baseModel} --enable-lora\` (with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True), add it as a custom provider (kind vllm, baseModel ${model.baseModel}), ` +
+          `and run \`hone-trainer sync\` beside it; or ${weights}`,
+      );
+    }
+    const said = servers.value
+      .map(
+        (s) =>
+          `${s.slug}: ${s.reportedAt ? `${s.fresh ? "reported" : "last reported"} ${s.reportedAt.toISOString()}${s.error ? ` (${s.error})` : ""}` : "never reported"}`,
+      )
+      .join("; ");
+    throw new DomainError(
+      "UNAVAILABLE",
+      `The model \`${name}\` is not loaded on any vLLM server of its base model in the last ${SERVING_FRESH_SECONDS} s (${said}): is \`hone-trainer sync\` running beside it?`,
+      { retryAfterSeconds: 30 },
+    );
+  }
+  const pick = serving[Math.floor(Math.random() * serving.length)]!;
+  const cp = await getCustomProvider(ctx, pick.slug);
+  return {
+    client: ctx.deps.upstreams({ kind: "openai", label: `vLLM ${cp.slug}`, baseUrl: cp.baseUrl, apiKey: cp.apiKey, tenantChosen: true }),
+    provider: "hone",
+    target: `hone:${model.id}`,
+    upstreamModel: model.id,
+    echoModel: name,
+  };
 }
 
 /** Fine-tunes kept per process as last read, at most (the oldest go first). */

@@ -13,3 +13,4 @@ export type { ModelRow } from "./internal";
 export { BASE_MODELS } from "./catalogue";
 export { toModel } from "./internal";
 export { trainingEndsOn } from "./catalogue";
+export { type AdapterServer, adapterServers, SERVING_FRESH_SECONDS } from "./adapter-servers";

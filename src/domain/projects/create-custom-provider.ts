@@ -7,7 +7,10 @@ import { isUniqueViolation } from "../../core/sql-errors";
 import { checkUpstreamUrl, upstreamPolicy } from "../../providers";
 import { CreateCustomProviderInput, type CustomProviderInfo } from "./provider-settings";
 
-/** Adds an OpenAI-compatible or Azure OpenAI endpoint, addressed as `hone:<slug>/<model>`. */
+/**
+ * Adds an OpenAI-compatible or Azure OpenAI endpoint, addressed as `hone:<slug>/<model>`; or a vLLM
+ * server (kind vllm) that also serves the adapters Hone's trainers made for its base model.
+ */
 export async function createCustomProvider(ctx: Ctx, raw: CreateCustomProviderInput): Promise<CustomProviderInfo> {
   requireFullKey(ctx.actor, "adding custom providers");
   const input = parseInput(CreateCustomProviderInput, raw);
@@ -26,6 +29,7 @@ export async function createCustomProvider(ctx: Ctx, raw: CreateCustomProviderIn
         kind: input.kind,
         baseUrl: input.baseUrl.replace(/\/+$/, ""),
         apiVersion: input.apiVersion ?? null,
+        baseModel: input.baseModel ?? null,
         keyCiphertext,
         keyLast4: input.apiKey ? input.apiKey.slice(-4) : null,
         createdAt: ctx.deps.clock(),
@@ -45,6 +49,7 @@ export function toInfo(row: typeof customProviders.$inferSelect): CustomProvider
     kind: row.kind,
     baseUrl: row.baseUrl,
     apiVersion: row.apiVersion,
+    baseModel: row.baseModel,
     keyLast4: row.keyLast4,
     createdAt: row.createdAt,
   };

@@ -10,7 +10,7 @@ import { DEFAULT_KEY_NAME, type Provider, providerKeyContext } from "./provider-
 type CustomProviderTarget = {
   id: string;
   slug: string;
-  kind: "openai" | "azure";
+  kind: "openai" | "azure" | "vllm";
   baseUrl: string;
   apiVersion: string | null;
   apiKey: string | null;

@@ -41,22 +41,37 @@ const CustomProviderSlug = z
 
 const CustomProviderFields = z.strictObject({
   slug: CustomProviderSlug,
-  kind: z.enum(["openai", "azure"], { error: "kind must be openai (any OpenAI-compatible API) or azure" }),
+  kind: z.enum(["openai", "azure", "vllm"], {
+    error: "kind must be openai (any OpenAI-compatible API), azure, or vllm (a vLLM server that serves the adapters of Hone's trainers)",
+  }),
   baseUrl: z
     .string()
     .max(MAX_BASE_URL_LENGTH, `baseUrl must be at most ${MAX_BASE_URL_LENGTH} characters`)
     .pipe(z.url({ protocol: /^https?$/, error: "baseUrl must be an http(s) URL" })),
   apiKey: z.string().trim().min(1).max(1000).nullish(),
   apiVersion: z.string().trim().min(1).max(50).nullish(),
+  /** kind vllm: the base model the server serves, as trainer models name it (a Hugging Face id or a path). */
+  baseModel: z.string().trim().min(1).max(500).nullish(),
 });
 
-const azureNeedsVersion = (v: { kind?: string; apiVersion?: string | null }, c: z.RefinementCtx) => {
+/** What a kind needs: azure a version, vllm its base model (and only vllm has one). */
+const kindNeeds = (v: { kind?: string; apiVersion?: string | null; baseModel?: string | null }, c: z.RefinementCtx) => {
   if (v.kind === "azure" && !v.apiVersion) {
     c.addIssue({ code: "custom", path: ["apiVersion"], message: "apiVersion is required for azure (e.g. 2024-10-21)" });
   }
+  if (v.kind === "vllm" && !v.baseModel) {
+    c.addIssue({
+      code: "custom",
+      path: ["baseModel"],
+      message: "baseModel is required for vllm: the base model the server serves, as your trainer models name it",
+    });
+  }
+  if (v.kind !== undefined && v.kind !== "vllm" && v.baseModel) {
+    c.addIssue({ code: "custom", path: ["baseModel"], message: "baseModel is for kind vllm only" });
+  }
 };
 
-export const CreateCustomProviderInput = CustomProviderFields.superRefine(azureNeedsVersion);
+export const CreateCustomProviderInput = CustomProviderFields.superRefine(kindNeeds);
 export type CreateCustomProviderInput = z.input<typeof CreateCustomProviderInput>;
 
 export const CustomProviderIdInput = z.strictObject({ id: z.string().min(1).max(100) });
@@ -72,9 +87,10 @@ export type ProviderKeyInfo = { provider: Provider; name: string; weight: number
 export type CustomProviderInfo = {
   id: string;
   slug: string;
-  kind: "openai" | "azure";
+  kind: "openai" | "azure" | "vllm";
   baseUrl: string;
   apiVersion: string | null;
+  baseModel: string | null;
   keyLast4: string | null;
   createdAt: Date;
 };

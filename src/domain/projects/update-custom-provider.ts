@@ -12,7 +12,7 @@ import { CreateCustomProviderInput, UpdateCustomProviderInput, type CustomProvid
 
 /**
  * Changes a custom provider: the fields given replace the stored ones (`apiKey: null` removes the
- * key). The result is checked as on create (slug, URL, azure's apiVersion), the URL against the
+ * key). The result is checked as on create (slug, URL, azure's apiVersion, vllm's baseModel), the URL against the
  * same SSRF rules; another project's provider is NOT_FOUND.
  */
 export async function updateCustomProvider(ctx: Ctx, raw: UpdateCustomProviderInput): Promise<CustomProviderInfo> {
@@ -27,6 +27,8 @@ export async function updateCustomProvider(ctx: Ctx, raw: UpdateCustomProviderIn
     kind: input.kind ?? row.kind,
     baseUrl: input.baseUrl ?? row.baseUrl,
     apiVersion: input.apiVersion === undefined ? row.apiVersion : input.apiVersion,
+    // A provider moved off kind vllm leaves its base model behind unless one is given.
+    baseModel: input.baseModel !== undefined ? input.baseModel : (input.kind ?? row.kind) === "vllm" ? row.baseModel : null,
   };
   const checked = CreateCustomProviderInput.safeParse(next);
   if (!checked.success) throw validationError(checked.error);
@@ -43,7 +45,7 @@ export async function updateCustomProvider(ctx: Ctx, raw: UpdateCustomProviderIn
   try {
     const [updated] = await db
       .update(customProviders)
-      .set({ ...next, baseUrl: next.baseUrl.replace(/\/+$/, ""), apiVersion: next.apiVersion ?? null, ...key })
+      .set({ ...next, baseUrl: next.baseUrl.replace(/\/+$/, ""), apiVersion: next.apiVersion ?? null, baseModel: next.baseModel ?? null, ...key })
       .where(where)
       .returning();
     if (!updated) throw notFound("Custom provider", input.id);

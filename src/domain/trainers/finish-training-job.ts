@@ -8,7 +8,8 @@ import { verb } from "../verb";
 import { CheckpointInput, DoneInput, FailInput } from "./schemas";
 import { removeTrainingFiles, requireUploaded } from "./training-files";
 
-const noLease = { leaseId: null, leasedBy: null, leaseExpiresAt: null } as const;
+/** The lease ends with the job; `leasedBy` stays: the trainer that trained it (the model page names it). */
+const noLease = { leaseId: null, leaseExpiresAt: null } as const;
 
 async function trainerIdle(ctx: Ctx, row: ModelRow, tx: Parameters<Parameters<typeof withTx>[1]>[1]): Promise<void> {
   if (row.leasedBy)

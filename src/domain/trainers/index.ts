@@ -7,3 +7,5 @@ export { readCheckpointFile, removeTrainingFiles, storeTrainingFile, type Stored
 export { modelWeights, type WeightsFile } from "./model-weights";
 export { listTrainingEvents, ListTrainingEventsInput, type TrainingProgress } from "./list-training-events";
 export { listTrainers, type TrainerInfo } from "./list-trainers";
+export { MAX_SERVED_ADAPTERS, readAdapterFile, reportServing } from "./report-serving";
+export { type ModelServing, modelServing, ModelServingInput } from "./model-serving";

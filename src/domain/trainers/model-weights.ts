@@ -4,13 +4,13 @@ import { DomainError, parseInput } from "../../core/errors";
 import { findModelRow, ModelSlugInput } from "../models";
 import { artifactDir } from "./internal";
 
-export type WeightsFile = { path: string; bytes: number; sha256: string; read(): AsyncIterable<Uint8Array> };
+export type WeightsFile = { path: string; bytes: number; sha256: string; read(from: number): AsyncIterable<Uint8Array> };
 
 /**
  * The weights of a model trained by Hone's trainers, as the trainer uploaded them (an adapter, or a
  * merged model), each file with its sha256: what GET /api/v1/models/{slug}/weights sends as a tar.
  */
-export async function modelWeights(ctx: Ctx, raw: ModelSlugInput): Promise<{ slug: string; files: WeightsFile[] }> {
+export async function modelWeights(ctx: Ctx, raw: ModelSlugInput): Promise<{ slug: string; files: WeightsFile[]; createdAt: Date }> {
   const { slug } = parseInput(ModelSlugInput, raw);
   const row = await findModelRow(ctx, slug);
   if (!row) throw new DomainError("NOT_FOUND", `Model ${slug} not found`);
@@ -24,9 +24,10 @@ export async function modelWeights(ctx: Ctx, raw: ModelSlugInput): Promise<{ slu
   const dir = artifactDir(ctx, row.id, "result");
   return {
     slug: row.slug,
+    createdAt: row.createdAt,
     files: row.resultFiles.map((f) => ({
       ...f,
-      read: () => createReadStream(`${dir}/${f.path}`, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Uint8Array>,
+      read: (from: number) => createReadStream(`${dir}/${f.path}`, { start: from, highWaterMark: 1024 * 1024 }) as AsyncIterable<Uint8Array>,
     })),
   };
 }

@@ -84,3 +84,28 @@ export type TrainingJob = {
   entries: { train: number; test: number };
   resumeFrom: { step: number; files: { path: string; sha256: string; bytes: number }[] } | null;
 };
+
+/** What `hone-trainer sync` reports of the vLLM server it runs beside (docs/fine-tuning.md). */
+export const ServingReportInput = z.strictObject({
+  vllmUrl: z
+    .string()
+    .max(2000)
+    .pipe(z.url({ protocol: /^https?$/, error: "vllmUrl must be an http(s) URL" })),
+  provider: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "provider is a custom provider's slug")
+    .nullish(),
+  host: z.string().trim().max(200).nullish(),
+  served: z
+    .array(z.strictObject({ id: z.string().min(1).max(500), parent: z.string().max(500).nullish(), root: z.string().max(4096).nullish() }))
+    .max(1_000, "at most 1,000 served models"),
+  error: z.string().max(2000).nullish(),
+});
+export type ServingReportInput = z.input<typeof ServingReportInput>;
+
+/** The adapters a vLLM server should have loaded, with their files (paths inside the adapter's folder). */
+export type ServingPlan = {
+  provider: { slug: string; baseModel: string };
+  adapters: { name: string; slug: string; files: { path: string; sha256: string; bytes: number }[] }[];
+  intervalSeconds: number;
+};

@@ -99,13 +99,29 @@ export const modelsRoutes = [
     tag: "Models",
     auth: "project",
     response: { schema: z.unknown(), contentType: "application/x-tar" },
-    errors: [401, 404, 409],
-    handler: async ({ ctx, params }) => {
+    errors: [401, 404, 409, 416],
+    handler: async ({ ctx, params, request }) => {
       const w = await modelWeights(ctx, { slug: params.modelSlug });
-      const archive = tarStream(
-        w.files.map((f) => ({ path: `${w.slug}/${f.path}`, bytes: f.bytes, read: f.read })),
-        ctx.deps.clock(),
-      );
+      const entries = w.files.map((f) => ({ path: `${w.slug}/${f.path}`, bytes: f.bytes, read: f.read }));
+      const size = tarSize(entries);
+      const listing = JSON.stringify(w.files.map((f) => ({ path: f.path, sha256: f.sha256, bytes: f.bytes })));
+      // The archive is the same bytes each time (its files, their digests, the model's creation as
+      // every file's time), so a download cut off resumes with Range where it stopped.
+      const etag = `"${new Bun.CryptoHasher("sha256").update(listing).digest("hex").slice(0, 32)}"`;
+      const ifRange = request.headers.get("if-range");
+      const range = ifRange !== null && ifRange !== etag ? null : byteRange(request.headers.get("range"), size);
+      const headers: Record<string, string> = {
+        "content-type": "application/x-tar",
+        "content-disposition": `attachment; filename="${w.slug}.tar"`,
+        "accept-ranges": "bytes",
+        etag,
+        "x-hone-files": listing,
+      };
+      if (range === "unsatisfiable") {
+        return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
+      }
+      const [start, end] = range ?? [0, size - 1];
+      const archive = tarStream(entries, w.createdAt, start, end);
       const stream = new ReadableStream<Uint8Array>({
         async pull(controller) {
           const next = await archive.next();
@@ -116,14 +132,26 @@ export const modelsRoutes = [
           await archive.return(undefined);
         },
       });
-      return new Response(stream, {
-        headers: {
-          "content-type": "application/x-tar",
-          "content-length": String(tarSize(w.files)),
-          "content-disposition": `attachment; filename="${w.slug}.tar"`,
-          "x-hone-files": JSON.stringify(w.files.map((f) => ({ path: f.path, sha256: f.sha256, bytes: f.bytes }))),
-        },
-      });
+      headers["content-length"] = String(end - start + 1);
+      if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
+      return new Response(stream, { status: range ? 206 : 200, headers });
     },
   }),
 ];
+
+/**
+ * One byte range of a `Range: bytes=…` header (RFC 9110): [start, end] inclusive; null when there is
+ * none, or several (the whole archive is sent); "unsatisfiable" when it starts past the end.
+ */
+function byteRange(header: string | null, size: number): [number, number] | null | "unsatisfiable" {
+  const m = header?.trim().match(/^bytes=(\d*)-(\d*)$/);
+  if (!m || (m[1] === "" && m[2] === "")) return null;
+  if (m[1] === "") {
+    const suffix = Number(m[2]);
+    return suffix === 0 ? "unsatisfiable" : [Math.max(size - suffix, 0), size - 1];
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size) return "unsatisfiable";
+  return end < start ? null : [start, end];
+}

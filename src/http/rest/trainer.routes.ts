@@ -9,8 +9,11 @@ import {
   heartbeatTrainingJob,
   LeaseInput,
   leaseTrainingJob,
+  readAdapterFile,
   readCheckpointFile,
+  reportServing,
   saveTrainingCheckpoint,
+  ServingReportInput,
   storeTrainingFile,
   trainingJobEntries,
 } from "../../domain/trainers";
@@ -179,5 +182,39 @@ export const trainerRoutes = [
     response: { schema: z.object({ status: z.literal("ERROR") }) },
     errors: [400, 401, 403, 409],
     handler: ({ ctx, params, body }) => failTrainingJob(ctx, params.id, body),
+  }),
+  route({
+    method: "post",
+    path: "/trainer/serving",
+    summary: "What `hone-trainer sync` reports of its vLLM server (the adapters loaded there); answers the adapters it should hold",
+    tag: TAG,
+    auth: "project",
+    scope: "trainer",
+    body: { schema: ServingReportInput, read: "object" },
+    response: {
+      schema: z.object({
+        provider: z.object({ slug: z.string(), baseModel: z.string() }),
+        adapters: z.array(
+          z.object({ name: z.string(), slug: z.string(), files: z.array(z.object({ path: z.string(), sha256: z.string(), bytes: z.number() })) }),
+        ),
+        intervalSeconds: z.number(),
+      }),
+    },
+    errors: [400, 401, 403, 404],
+    handler: ({ ctx, body }) => reportServing(ctx, body),
+  }),
+  route({
+    method: "get",
+    path: "/trainer/adapters/:name/files/*",
+    summary: "A file of a DEPLOYED adapter (name: the model's id, as `serving` lists it)",
+    tag: TAG,
+    auth: "project",
+    scope: "trainer",
+    response: { schema: z.unknown(), contentType: "application/octet-stream" },
+    errors: [401, 403, 404],
+    handler: async ({ ctx, params, request }) => {
+      const f = await readAdapterFile(ctx, params.name, filePathOf(request, "/files/"));
+      return new Response(f.stream, { headers: { "content-type": "application/octet-stream", "content-length": String(f.bytes), "x-hone-sha256": f.sha256 } });
+    },
   }),
 ];

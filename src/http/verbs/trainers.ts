@@ -1,4 +1,13 @@
-import { cancelTraining, listTrainers, listTrainingEvents, type TrainerInfo, type TrainingProgress } from "../../domain/trainers";
+import type { AdapterServer } from "../../domain/models";
+import {
+  cancelTraining,
+  listTrainers,
+  listTrainingEvents,
+  type ModelServing,
+  modelServing,
+  type TrainerInfo,
+  type TrainingProgress,
+} from "../../domain/trainers";
 import { builder } from "../graphql/builder";
 import { toWireDate } from "../dates";
 import { ModelRef } from "../graphql/types/models";
@@ -36,11 +45,46 @@ const TrainerRef = builder.objectRef<TrainerInfo>("Trainer").implement({
   }),
 });
 
+const AdapterServerRef = builder.objectRef<AdapterServer>("AdapterServer").implement({
+  description: "A vLLM server (custom provider of kind vllm) of a model's base, as its hone-trainer sync last reported",
+  fields: (t) => ({
+    provider: t.exposeString("slug", { description: "The custom provider's slug" }),
+    loaded: t.exposeBoolean("loaded", { description: "Its last report lists the adapter loaded" }),
+    fresh: t.exposeBoolean("fresh", { description: "Reported within 180 s: the gateway routes by it" }),
+    host: t.exposeString("host", { nullable: true }),
+    error: t.exposeString("error", { nullable: true, description: "The error of its last round, as sync said it" }),
+    reportedAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.reportedAt }),
+  }),
+});
+
+const ArtifactFileRef = builder.objectRef<{ path: string; bytes: number; sha256: string }>("ArtifactFile").implement({
+  fields: (t) => ({ path: t.exposeString("path"), bytes: t.exposeFloat("bytes"), sha256: t.exposeString("sha256") }),
+});
+
+const ModelServingRef = builder.objectRef<ModelServing>("ModelServing").implement({
+  description: "Where a model of Hone's trainers is: who trained it, its weights, and where it is served",
+  fields: (t) => ({
+    trainedBy: t.exposeString("trainedBy", { nullable: true }),
+    weights: t.exposeString("weights", { nullable: true, description: "adapter, full, or null before it is trained" }),
+    files: t.field({ type: [ArtifactFileRef], resolve: (s) => s.files }),
+    served: t.exposeBoolean("served", { description: "hone:<slug> answers through the gateway now" }),
+    servers: t.field({ type: [AdapterServerRef], resolve: (s) => s.servers }),
+  }),
+});
+
 /** tRPC `trainers.*`. */
 export const trainersProcedures = {
   cancel: verbMutation(cancelTraining, modelOut),
   list: verbQuery(listTrainers, (list) => list.map((r) => ({ ...r, lastSeenAt: toWireDate(r.lastSeenAt) }))),
   events: verbQuery(listTrainingEvents, (list) => list.map((e) => ({ ...e, at: toWireDate(e.at) }))),
+  serving: verbQuery(modelServing, (s) => ({
+    ...s,
+    servers: s.servers.map(({ providerId: _, baseModel: __, slug, reportedAt, ...r }) => ({
+      ...r,
+      provider: slug,
+      reportedAt: reportedAt ? toWireDate(reportedAt) : null,
+    })),
+  })),
 };
 
 /** GraphQL: fields named as the verbs. */
@@ -48,4 +92,5 @@ export function trainersFields(): void {
   verbField(cancelTraining, { type: ModelRef });
   verbField(listTrainingEvents, { type: [TrainingProgressRef] });
   verbField(listTrainers, { type: [TrainerRef] });
+  verbField(modelServing, { type: ModelServingRef });
 }

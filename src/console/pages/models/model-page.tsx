@@ -10,6 +10,7 @@ import { formatNumber, formatTime } from "../../lib/format";
 import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "../settings/snippets";
 import { ModelStatus } from "./model-status";
 import { PruningSummary, TrainingCurve } from "./training-curve";
+import { TrainerPanel } from "./trainer-panel";
 import { Hyperparameters, ModelTimeline } from "./model-timeline";
 import { ACTIVE, type Model, useBaseModels, useDatasetOf, useDeleteModel, useModel } from "./queries";
 
@@ -88,6 +89,7 @@ export function ModelPage() {
         ) : null}
       </Paper>
       <TrainingCurve model={m} />
+      <TrainerPanel model={m} />
       <PruningSummary model={m} />
       <SimpleGrid cols={{ base: 1, sm: 3 }} mb="md">
         <Paper withBorder p="sm">

@@ -9,6 +9,7 @@ import { useChange } from "../../lib/mutations";
 export type Model = RouterOutputs["models"]["list"][number];
 export type BaseModel = RouterOutputs["models"]["catalogue"][number];
 export type EstimateInput = RouterInputs["models"]["estimate"];
+export type TrainingProgress = RouterOutputs["trainers"]["events"][number];
 
 /** Statuses of a fine-tune still on its way. */
 export const ACTIVE = new Set(["PENDING", "QUEUED", "TRAINING"]);
@@ -25,6 +26,18 @@ export function useModel(slug: string) {
     // Follows the fine-tune until it ends, without a reload.
     refetchInterval: (q) => (q.state.data && ACTIVE.has(q.state.data.status) ? 1500 : false),
   });
+}
+
+/** Every figure a Hone trainer reported, by step: polled while it trains. */
+export function useTrainingEvents(slug: string, enabled: boolean, active: boolean) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.trainers.events.queryOptions({ slug }), enabled, refetchInterval: active ? 2000 : false });
+}
+
+/** Who trained a trainer model, its weights, and the vLLM servers of its base (polled: sync reports every 30 s). */
+export function useModelServing(slug: string, enabled: boolean) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.trainers.serving.queryOptions({ slug }), enabled, refetchInterval: 15_000 });
 }
 
 /** A deployed fine-tune's calls over the last 30 days, and what its pruning rules saved on them. */

@@ -29,7 +29,7 @@ export function CustomProvidersTab() {
         striped
         highlightOnHover
         minWidth={820}
-        columns={["Slug", "Kind", "Base URL", "API version", "Key", "Created", ACTIONS]}
+        columns={["Slug", "Kind", "Base URL", "API version / base model", "Key", "Created", ACTIONS]}
         rows={providers.data}
         loading
         error={providers.error}
@@ -41,8 +41,8 @@ export function CustomProvidersTab() {
               <Code>{p.slug}</Code>
             </Table.Td>
             <Table.Td>
-              <Badge variant="light" color={p.kind === "azure" ? "blue" : "gray"}>
-                {p.kind === "azure" ? "Azure" : "OpenAI-compatible"}
+              <Badge variant="light" color={p.kind === "azure" ? "blue" : p.kind === "vllm" ? "grape" : "gray"}>
+                {p.kind === "azure" ? "Azure" : p.kind === "vllm" ? "vLLM" : "OpenAI-compatible"}
               </Badge>
             </Table.Td>
             <Table.Td style={{ wordBreak: "break-all" }}>
@@ -50,7 +50,7 @@ export function CustomProvidersTab() {
                 {p.baseUrl}
               </Text>
             </Table.Td>
-            <Table.Td>{p.apiVersion ?? "–"}</Table.Td>
+            <Table.Td>{p.kind === "vllm" ? <Code>{p.baseModel}</Code> : (p.apiVersion ?? "–")}</Table.Td>
             <Table.Td>{p.keyLast4 ? <Code>…{p.keyLast4}</Code> : <Text size="sm">none</Text>}</Table.Td>
             <Table.Td>
               <Text size="sm">{formatTime(p.createdAt)}</Text>

@@ -9,12 +9,20 @@ import { isUrlRefusal, UpstreamRulesExplained } from "./upstream-rules";
 
 type Kind = CustomProvider["kind"];
 type UpdateInput = RouterInputs["customProviders"]["update"];
-type FormState = { slug: string; kind: Kind; baseUrl: string; apiKey: string; removeKey: boolean; apiVersion: string };
+type FormState = { slug: string; kind: Kind; baseUrl: string; apiKey: string; removeKey: boolean; apiVersion: string; baseModel: string };
 
 const initialOf = (editing: CustomProvider | null): FormState =>
   editing
-    ? { slug: editing.slug, kind: editing.kind, baseUrl: editing.baseUrl, apiKey: "", removeKey: false, apiVersion: editing.apiVersion ?? "" }
-    : { slug: "", kind: "openai", baseUrl: "", apiKey: "", removeKey: false, apiVersion: "" };
+    ? {
+        slug: editing.slug,
+        kind: editing.kind,
+        baseUrl: editing.baseUrl,
+        apiKey: "",
+        removeKey: false,
+        apiVersion: editing.apiVersion ?? "",
+        baseModel: editing.baseModel ?? "",
+      }
+    : { slug: "", kind: "openai", baseUrl: "", apiKey: "", removeKey: false, apiVersion: "", baseModel: "" };
 
 /** Adds a provider, or edits one (only what changed is sent; an empty key field keeps the stored key). */
 export function ProviderModal({ editing, onClose }: { editing: CustomProvider | null; onClose: () => void }) {
@@ -24,8 +32,9 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
   const mutation = editing ? update : create;
   const submit = (f: FormState) => {
     const apiVersion = f.kind === "azure" ? f.apiVersion.trim() || null : null;
+    const baseModel = f.kind === "vllm" ? f.baseModel.trim() || null : null;
     if (!editing) {
-      create.mutate({ slug: f.slug.trim(), kind: f.kind, baseUrl: f.baseUrl.trim(), apiKey: f.apiKey.trim() || null, apiVersion });
+      create.mutate({ slug: f.slug.trim(), kind: f.kind, baseUrl: f.baseUrl.trim(), apiKey: f.apiKey.trim() || null, apiVersion, baseModel });
       return;
     }
     const input: UpdateInput = { id: editing.id };
@@ -33,6 +42,7 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
     if (f.kind !== editing.kind) input.kind = f.kind;
     if (f.baseUrl.trim() !== editing.baseUrl) input.baseUrl = f.baseUrl.trim();
     if (apiVersion !== editing.apiVersion) input.apiVersion = apiVersion;
+    if (baseModel !== editing.baseModel) input.baseModel = baseModel;
     if (f.apiKey.trim()) input.apiKey = f.apiKey.trim();
     else if (f.removeKey) input.apiKey = null;
     update.mutate(input);
@@ -60,6 +70,7 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
             data={[
               { value: "openai", label: "OpenAI-compatible" },
               { value: "azure", label: "Azure OpenAI" },
+              { value: "vllm", label: "vLLM (serves trainer adapters)" },
             ]}
           />
           <TextInput
@@ -73,6 +84,14 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
           />
           {kind === "azure" ? (
             <TextInput label="API version" description="Azure's api-version, e.g. 2024-10-21" {...form.getInputProps("apiVersion")} required />
+          ) : null}
+          {kind === "vllm" ? (
+            <TextInput
+              label="Base model"
+              description="The model this vLLM server serves, as your trainer models name it (a Hugging Face id or a path). Run hone-trainer sync beside the server: it loads their adapters."
+              {...form.getInputProps("baseModel")}
+              required
+            />
           ) : null}
           <PasswordInput
             label="API key"

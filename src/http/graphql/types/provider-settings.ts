@@ -26,13 +26,15 @@ const ProviderKeyRef = builder.objectRef<ProviderKeyInfo>("ProviderKey").impleme
 });
 
 const CustomProviderRef = builder.objectRef<CustomProviderInfo>("CustomProvider").implement({
-  description: "An OpenAI-compatible or Azure OpenAI endpoint, called as hone:<slug>/<model>",
+  description:
+    "An OpenAI-compatible or Azure OpenAI endpoint, called as hone:<slug>/<model>; kind vllm also serves the adapters of Hone's trainers for its base model",
   fields: (t) => ({
     id: t.exposeID("id"),
     slug: t.exposeString("slug"),
     kind: t.exposeString("kind"),
     baseUrl: t.exposeString("baseUrl"),
     apiVersion: t.exposeString("apiVersion", { nullable: true }),
+    baseModel: t.exposeString("baseModel", { nullable: true, description: "kind vllm: the base model the server serves" }),
     keyLast4: t.exposeString("keyLast4", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (c) => c.createdAt }),
   }),
@@ -51,10 +53,11 @@ const SetProviderKeyInputRef = builder.inputType("SetProviderKeyInput", {
 const CreateCustomProviderInputRef = builder.inputType("CreateCustomProviderInput", {
   fields: (t) => ({
     slug: t.string(),
-    kind: t.string({ description: "openai (any OpenAI-compatible base URL) or azure" }),
+    kind: t.string({ description: "openai (any OpenAI-compatible base URL), azure, or vllm (a vLLM server with LoRA enabled)" }),
     baseUrl: t.string(),
     apiKey: t.string({ required: false }),
     apiVersion: t.string({ required: false, description: "Azure api-version, e.g. 2024-10-21" }),
+    baseModel: t.string({ required: false, description: "kind vllm: the base model the server serves, as trainer models name it" }),
   }),
   validate: { schema: CreateCustomProviderInput },
 });
@@ -68,6 +71,7 @@ const UpdateCustomProviderInputRef = builder.inputType("UpdateCustomProviderInpu
     baseUrl: t.string({ required: false }),
     apiKey: t.string({ required: false }),
     apiVersion: t.string({ required: false }),
+    baseModel: t.string({ required: false }),
   }),
 });
 
