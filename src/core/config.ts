@@ -41,6 +41,9 @@ export type Config = {
   anthropicBaseUrl: string;
   geminiBaseUrl: string;
   togetherBaseUrl: string;
+  fireworksBaseUrl: string;
+  /** Where an open model's fine-tune goes when the OpenPipe SDK asks (provider `openpipe`). */
+  openModelBackend: "trainer" | "together" | "fireworks";
   testingRoutes: boolean;
   modelPrefixes: string[];
   maxBodyBytes: number;
@@ -199,6 +202,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL.replace(/\/+$/, ""),
     geminiBaseUrl: e.GEMINI_BASE_URL.replace(/\/+$/, ""),
     togetherBaseUrl: e.TOGETHER_BASE_URL.replace(/\/+$/, ""),
+    fireworksBaseUrl: e.FIREWORKS_BASE_URL.replace(/\/+$/, ""),
+    openModelBackend: e.HONE_OPEN_MODEL_BACKEND,
     testingRoutes: e.HONE_TESTING_ROUTES,
     modelPrefixes: prefixes.length ? prefixes : ["hone"],
     maxBodyBytes: e.HONE_MAX_BODY_BYTES,

@@ -113,6 +113,12 @@ export const ROUTING_VARIABLES = {
       "where people reach Hone (`https://hone.example.com`): invitation links and the single sign-on return address (register `<HONE_PUBLIC_URL>/auth/oidc/callback` at the provider)",
     docDefault: "`http://HOST:PORT`",
   }),
+  HONE_OPEN_MODEL_BACKEND: z
+    .enum(["trainer", "together", "fireworks"])
+    .default("together")
+    .describe(
+      "where a fine-tune of an open model goes when the OpenPipe SDK (or trainingConfig.provider `openpipe`) asks for one: Hone's trainers, Together or Fireworks",
+    ),
   HONE_OPENAI_FINE_TUNING_ENDS_ON: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, "HONE_OPENAI_FINE_TUNING_ENDS_ON is a day, YYYY-MM-DD")

@@ -39,6 +39,10 @@ export const SERVER_VARIABLES = {
   ANTHROPIC_BASE_URL: z.url().default("https://api.anthropic.com").describe("upstream for `anthropic:` (native Messages API)"),
   GEMINI_BASE_URL: z.url().default("https://generativelanguage.googleapis.com/v1beta/openai").describe("upstream for `gemini:`"),
   TOGETHER_BASE_URL: z.url().default("https://api.together.xyz/v1").describe("fine-tuning and serving of open models"),
+  FIREWORKS_BASE_URL: z
+    .url()
+    .default("https://api.fireworks.ai")
+    .describe("Fireworks: fine-tuning of open models (`<url>/v1/accounts/...`) and serving them (`<url>/inference/v1`)"),
   HONE_TESTING_ROUTES: z
     .preprocess(emptyAsUndefined, boolFlag.optional())
     .transform((v) => v ?? false)

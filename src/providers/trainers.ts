@@ -1,56 +1,7 @@
-import { DomainError } from "../core/errors";
-import { readUpstreamBody } from "./http";
-import { upstreamHttpError } from "./upstream-errors";
+import { fireworksTrainer } from "./fireworks-trainer";
+import { call, type Http, isoOf, jsonlFile, num, type Trainer, type TrainerFactory, type TrainerTarget, type TrainingProgress } from "./trainer-http";
 
-type TrainerJobState = {
-  status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-  /** The id to call the trained model by, once it succeeded. */
-  modelId: string | null;
-  error: string | null;
-};
-
-export interface Trainer {
-  uploadTrainingFile(jsonl: string, fileName: string): Promise<string>;
-  createJob(input: { fileId: string; baseModel: string; hyperparameters: Record<string, unknown>; suffix: string; method?: TrainingMethod }): Promise<string>;
-  getJob(jobId: string): Promise<TrainerJobState>;
-  /** The job's loss over steps and its checkpoints, from the backend's events (the newest 100) and checkpoints. */
-  getProgress(jobId: string): Promise<TrainingProgress>;
-  cancelJob(jobId: string): Promise<void>;
-}
-
-export type TrainingProgress = {
-  points: { step: number; trainLoss: number | null; validLoss: number | null }[];
-  checkpoints: { id: string; step: number; model: string | null; trainLoss: number | null; validLoss: number | null; at: string | null }[];
-};
-
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-const isoOf = (seconds: unknown): string | null => (typeof seconds === "number" ? new Date(seconds * 1000).toISOString() : null);
-
-/** Supervised fine-tuning on chat lines, or DPO on preference lines (with its beta; null: the backend's default). */
-export type TrainingMethod = { type: "sft" } | { type: "dpo"; beta: number | null };
-
-export type TrainerTarget = { backend: "openai" | "together"; baseUrl: string; apiKey: string };
-export type TrainerFactory = (target: TrainerTarget) => Trainer;
-
-type Http = { fetch: typeof fetch; timeoutMs: number };
-
-async function call(http: Http, label: string, url: string, init: RequestInit): Promise<Record<string, unknown>> {
-  let res: Response;
-  try {
-    res = await http.fetch(url, { ...init, signal: AbortSignal.timeout(http.timeoutMs) });
-  } catch (err) {
-    throw new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: ${err instanceof Error ? err.message : String(err)}`, { upstreamStatus: 502 });
-  }
-  const body = await readUpstreamBody(res);
-  if (!res.ok) throw upstreamHttpError(label, res.status, body);
-  if (typeof body !== "object" || body === null)
-    throw new DomainError("UPSTREAM_ERROR", `${label} answered with something that is not JSON`, { upstreamStatus: 502 });
-  return body as Record<string, unknown>;
-}
-
-function jsonlFile(jsonl: string, name: string): Blob {
-  return new File([jsonl], name, { type: "application/jsonl" });
-}
+export type { Trainer, TrainerFactory, TrainerTarget, TrainingMethod, TrainingProgress } from "./trainer-http";
 
 /** OpenAI's fine-tuning API (also Azure OpenAI's): files, fine_tuning/jobs, poll, cancel. */
 function openAiTrainer(t: TrainerTarget, http: Http): Trainer {
@@ -207,5 +158,6 @@ function togetherTrainer(t: TrainerTarget, http: Http): Trainer {
 }
 
 export function createTrainerFactory(http: Http): TrainerFactory {
-  return (target) => (target.backend === "openai" ? openAiTrainer(target, http) : togetherTrainer(target, http));
+  return (target) =>
+    target.backend === "openai" ? openAiTrainer(target, http) : target.backend === "fireworks" ? fireworksTrainer(target, http) : togetherTrainer(target, http);
 }

@@ -43,7 +43,7 @@ describe("models.catalogue", () => {
     });
     expect(qwen.hyperparameters.map((h) => h.name)).toContain("lora_r");
     expect(qwen.capabilities).toContain("chat");
-    expect(new Set(catalogue.map((m) => m.backend))).toEqual(new Set(["openai", "together"]));
+    expect(new Set(catalogue.map((m) => m.backend))).toEqual(new Set(["openai", "together", "fireworks"]));
   });
 });
 

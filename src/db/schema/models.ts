@@ -25,7 +25,7 @@ export const models = pgTable(
     /** Kept when the dataset is deleted later: the model stays usable. */
     datasetId: text("dataset_id").references(() => datasets.id, { onDelete: "set null" }),
     baseModel: text("base_model").notNull(),
-    backend: text("backend").$type<"openai" | "together" | "trainer">().notNull(),
+    backend: text("backend").$type<"openai" | "together" | "fireworks" | "trainer">().notNull(),
     hyperparameters: jsonb("hyperparameters").$type<Record<string, unknown>>().notNull().default({}),
     /** sft: trained on the TRAIN entries; dpo: on their preference pairs (each rejected output against the entry's own). */
     method: text("method").$type<"sft" | "dpo">().notNull().default("sft"),

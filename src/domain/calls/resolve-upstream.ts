@@ -101,7 +101,9 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
       const target: UpstreamTarget =
         model.backend === "openai"
           ? { kind: "openai", label: "OpenAI", baseUrl: config.openaiBaseUrl, apiKey }
-          : { kind: "openai", label: "Together", baseUrl: config.togetherBaseUrl, apiKey };
+          : model.backend === "fireworks"
+            ? { kind: "openai", label: "Fireworks", baseUrl: `${config.fireworksBaseUrl}/inference/v1`, apiKey }
+            : { kind: "openai", label: "Together", baseUrl: config.togetherBaseUrl, apiKey };
       return {
         client: upstreams(target),
         provider: "hone",

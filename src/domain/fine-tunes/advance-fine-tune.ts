@@ -9,7 +9,7 @@ import { getProviderApiKey } from "../projects";
 import { preferenceLines, trainingEntries } from "../datasets";
 import { pruneMessages } from "../pruning";
 import { tokenCounter } from "../token-counter";
-import { moveModel, type ModelRow, isFinal } from "../models";
+import { backendTarget, moveModel, type ModelRow, isFinal } from "../models";
 import type { ModelStatus } from "../models";
 
 /**
@@ -99,8 +99,7 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
   if (row.backend === "trainer") return { done: true };
   try {
     const apiKey = await getProviderApiKey(ctx, row.backend);
-    const baseUrl = row.backend === "openai" ? deps.config.openaiBaseUrl : deps.config.togetherBaseUrl;
-    const trainer = deps.trainers({ backend: row.backend, baseUrl, apiKey });
+    const trainer = deps.trainers(backendTarget(deps.config, { ...row, backend: row.backend }, apiKey));
 
     if (status === "PENDING") {
       if (!row.datasetId) return fail("The dataset was deleted before training started");

@@ -7,6 +7,8 @@ import { enqueueJob } from "../jobs";
 import {
   BASE_MODELS,
   findBaseModel,
+  findOpenModel,
+  FireworksHyperparameters,
   trainingEndsOn,
   toModel,
   CreateFineTuneInput,
@@ -18,6 +20,7 @@ import {
 import type { z } from "zod";
 import { queueForTrainers } from "./queue-for-trainers";
 import { prepareTraining } from "./prepare-training";
+import { placeOpenModel } from "./open-model-backend";
 
 export const FINE_TUNE_JOB = "fine-tune";
 
@@ -39,7 +42,10 @@ async function startFineTune(
     beta?: number | null;
   },
 ): Promise<Model> {
-  const base = findBaseModel(input.baseModel);
+  // Named for a backend of open models, a model is found by its name there or its Hugging Face id.
+  const base =
+    (input.provider === "together" || input.provider === "fireworks" ? findOpenModel(input.baseModel, input.provider) : undefined) ??
+    findBaseModel(input.baseModel);
   if (!base) {
     throw bad(`Unknown base model ${input.baseModel}. Supported: ${BASE_MODELS.map((m) => m.id).join(", ")}`, ["baseModel"]);
   }
@@ -47,14 +53,15 @@ async function startFineTune(
   const endsOn = trainingEndsOn(base, ctx.deps.config);
   if (endsOn && ctx.deps.clock().toISOString().slice(0, 10) >= endsOn) {
     throw bad(
-      `${backend === "openai" ? "OpenAI" : backend} takes no new fine-tunes since ${endsOn}: train an open model with Hone's trainer (trainingConfig.provider "trainer") or on Together (provider "together")`,
+      `${backend === "openai" ? "OpenAI" : backend} takes no new fine-tunes since ${endsOn}: train an open model with Hone's trainer (trainingConfig.provider "trainer"), on Together (provider "together") or on Fireworks (provider "fireworks")`,
       ["trainingConfig", "baseModel"],
     );
   }
-  if (input.provider && !(input.provider === backend || (input.provider === "openpipe" && backend === "together"))) {
+  if (input.provider && input.provider !== backend) {
     throw bad(`Base model ${base.id} is trained by the ${backend} backend, not ${input.provider}`, ["trainingConfig", "provider"]);
   }
-  const schema: z.ZodType<Record<string, unknown>> = backend === "openai" ? OpenAiHyperparameters : TogetherHyperparameters;
+  const schema: z.ZodType<Record<string, unknown>> =
+    backend === "openai" ? OpenAiHyperparameters : backend === "fireworks" ? FireworksHyperparameters : TogetherHyperparameters;
   const hp = schema.safeParse(input.hyperparameters);
   if (!hp.success) throw validationError(hp.error);
   const baseNames = new Set(
@@ -105,12 +112,18 @@ export async function createModel(ctx: Ctx, raw: CreateModelInput): Promise<Mode
   if (input.trainingConfig.provider === "trainer") return queueForTrainers(ctx, input);
   const { provider, baseModel, sft_hyperparameters, hyperparameters, ...rest } = input.trainingConfig as Record<string, unknown>;
   const flat = { ...(hyperparameters as object | undefined), ...(sft_hyperparameters as object | undefined), ...rest };
+  // `openpipe`: the open-model backend the operator chose (HONE_OPEN_MODEL_BACKEND).
+  const placed = provider === "openpipe" ? placeOpenModel(ctx.deps.config, String(baseModel), flat) : null;
+  if (placed?.backend === "trainer") {
+    return queueForTrainers(ctx, { ...input, trainingConfig: { provider: "trainer", baseModel: placed.baseModel, ...placed.settings } });
+  }
   return startFineTune(ctx, {
     datasetId: input.datasetId,
     slug: input.slug,
-    baseModel: String(baseModel),
-    provider: String(provider),
-    hyperparameters: flat,
+    baseModel: placed?.baseModel ?? String(baseModel),
+    // `openpipe` names open models: an OpenAI model asked for so is refused as before.
+    provider: placed && findBaseModel(placed.baseModel)?.backend !== "openai" ? undefined : String(provider),
+    hyperparameters: placed?.hyperparameters ?? flat,
     description: input.description,
     excludeFailing: input.excludeFailing,
     method: input.method,
@@ -121,6 +134,15 @@ export async function createModel(ctx: Ctx, raw: CreateModelInput): Promise<Mode
 /** POST /unstable/finetune/create */
 export async function createFineTune(ctx: Ctx, raw: CreateFineTuneInput): Promise<{ id: string }> {
   const input = parseInput(CreateFineTuneInput, raw);
-  const m = await startFineTune(ctx, { datasetId: input.datasetId, slug: input.slug, baseModel: input.baseModel, hyperparameters: input.overrides ?? {} });
+  // The OpenPipe SDK's fine-tunes of open models go to the operator's open-model backend.
+  const placed = placeOpenModel(ctx.deps.config, input.baseModel, input.overrides ?? {});
+  const m =
+    placed.backend === "trainer"
+      ? await queueForTrainers(ctx, {
+          datasetId: input.datasetId,
+          slug: input.slug,
+          trainingConfig: { provider: "trainer", baseModel: placed.baseModel, ...placed.settings },
+        })
+      : await startFineTune(ctx, { datasetId: input.datasetId, slug: input.slug, baseModel: placed.baseModel, hyperparameters: placed.hyperparameters });
   return { id: m.id };
 }

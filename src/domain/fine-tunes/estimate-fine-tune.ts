@@ -31,7 +31,7 @@ export type FineTuneEstimate = {
 };
 
 // OpenAI's "auto" usually trains 3 epochs on small and medium datasets; Together defaults to 1.
-const DEFAULT_EPOCHS = { openai: 3, together: 1 } as const;
+const DEFAULT_EPOCHS = { openai: 3, together: 1, fireworks: 1 } as const;
 // Each message costs a few tokens of framing (role, separators) besides its text.
 const TOKENS_PER_MESSAGE = 4;
 
@@ -71,7 +71,7 @@ export async function estimateFineTune(ctx: Ctx, raw: EstimateFineTuneInput): Pr
     entries++;
     tokensPerEpoch += tokensOf(countTokens, example);
   }
-  const asked = input.hyperparameters?.n_epochs;
+  const asked = input.hyperparameters?.n_epochs ?? input.hyperparameters?.epochs;
   const epochs = typeof asked === "number" ? asked : DEFAULT_EPOCHS[base.backend];
   const trainingTokens = tokensPerEpoch * epochs;
   return {

@@ -1,11 +1,16 @@
 // Base models Hone can fine-tune, kept as data. Pricing is USD per million tokens for serving the
 // fine-tuned model (chatIn: input, chatOut: output) and for training (training: per token of
 // training data per epoch), from each backend's published price list when this was written
-// (Together: its LoRA supervised fine-tuning price for the model's size class).
+// (Together: its LoRA supervised fine-tuning price for the model's size class; Fireworks: its
+// serverless price for the base, and its LoRA tuning price by size class). An open model carries
+// its Hugging Face id (`hf`): the OpenPipe SDK's `openpipe` provider sends it to the backend the
+// operator chose (HONE_OPEN_MODEL_BACKEND), which trains it under its own name.
 type Capability = "chat" | "tools" | "json";
 type BaseModel = {
   id: string;
-  backend: "openai" | "together";
+  backend: "openai" | "together" | "fireworks";
+  /** An open model's Hugging Face id (what Hone's trainers load). */
+  hf?: string;
   contextWindow: number;
   maxCompletionTokens: number;
   capabilities: Capability[];
@@ -41,12 +46,27 @@ const open = (
   chatOut: number,
   training: number,
   capabilities: Capability[] = ["chat", "tools", "json"],
+  hf = id.replace(/-Reference$/, "").replace("Meta-Llama-3.1", "Llama-3.1"),
 ): BaseModel => ({
   id,
+  hf,
   backend: "together",
   contextWindow,
   maxCompletionTokens: 8192,
   capabilities,
+  pricing: { chatIn, chatOut, training },
+});
+
+// Fireworks' LoRA tuning price by size class: up to 16B, 16-80B parameters.
+const FW_SMALL = 0.5;
+const FW_LARGE = 3;
+const fireworks = (id: string, hf: string, contextWindow: number, chatIn: number, chatOut: number, training: number): BaseModel => ({
+  id: `accounts/fireworks/models/${id}`,
+  hf,
+  backend: "fireworks",
+  contextWindow,
+  maxCompletionTokens: 8192,
+  capabilities: ["chat", "tools", "json"],
   pricing: { chatIn, chatOut, training },
 });
 
@@ -67,7 +87,23 @@ export const BASE_MODELS: BaseModel[] = [
   open("google/gemma-3-12b-it", 131_072, 0.3, 0.3, SMALL, ["chat", "json"]),
   open("google/gemma-3-27b-it", 131_072, 0.8, 0.8, MEDIUM, ["chat", "json"]),
   open("mistralai/Mistral-Nemo-Base-2407", 128_000, 0.2, 0.2, SMALL, ["chat"]),
+  fireworks("llama-v3p1-8b-instruct", "meta-llama/Llama-3.1-8B-Instruct", 131_072, 0.2, 0.2, FW_SMALL),
+  fireworks("llama-v3p3-70b-instruct", "meta-llama/Llama-3.3-70B-Instruct", 131_072, 0.9, 0.9, FW_LARGE),
+  fireworks("qwen2p5-7b-instruct", "Qwen/Qwen2.5-7B-Instruct", 32_768, 0.2, 0.2, FW_SMALL),
+  fireworks("qwen3-8b", "Qwen/Qwen3-8B", 40_960, 0.2, 0.2, FW_SMALL),
 ];
+
+/**
+ * The catalogue entry of an open model on a backend, by its id there or its Hugging Face id (what
+ * the OpenPipe SDK sends): how HONE_OPEN_MODEL_BACKEND places it.
+ */
+export function findOpenModel(name: string, backend: "together" | "fireworks"): BaseModel | undefined {
+  const wanted = name.toLowerCase();
+  const hfOf = findBaseModel(name)?.hf?.toLowerCase();
+  return BASE_MODELS.find(
+    (m) => m.backend === backend && (m.id.toLowerCase() === wanted || m.hf?.toLowerCase() === wanted || (hfOf && m.hf?.toLowerCase() === hfOf)),
+  );
+}
 
 export function findBaseModel(id: string): BaseModel | undefined {
   return BASE_MODELS.find((m) => m.id === id);

@@ -1,3 +1,4 @@
+import { backendTarget } from "./backend-target";
 import { rmSync } from "node:fs";
 import { and, eq } from "drizzle-orm";
 import { dbOf, type Ctx } from "../context";
@@ -18,8 +19,7 @@ export async function deleteModel(ctx: Ctx, raw: ModelSlugInput): Promise<Delete
   if (row.backend !== "trainer" && isTraining(row.status as Model["status"]) && row.upstreamJobId) {
     try {
       const apiKey = await getProviderApiKey(ctx, row.backend);
-      const baseUrl = row.backend === "openai" ? ctx.deps.config.openaiBaseUrl : ctx.deps.config.togetherBaseUrl;
-      await ctx.deps.trainers({ backend: row.backend, baseUrl, apiKey }).cancelJob(row.upstreamJobId);
+      await ctx.deps.trainers(backendTarget(ctx.deps.config, { ...row, backend: row.backend }, apiKey)).cancelJob(row.upstreamJobId);
     } catch (err) {
       // The model is deleted all the same; the log says which upstream job may still run.
       ctx.deps.logger.warn("could not cancel the training job of a deleted model", {

@@ -14,3 +14,5 @@ export { BASE_MODELS } from "./catalogue";
 export { toModel } from "./internal";
 export { trainingEndsOn } from "./catalogue";
 export { type AdapterServer, adapterServers, SERVING_FRESH_SECONDS } from "./adapter-servers";
+export { findOpenModel } from "./catalogue";
+export { backendTarget } from "./backend-target";

@@ -2,7 +2,7 @@ import { BASE_MODELS, trainingEndsOn } from "./catalogue";
 
 export type BaseModelInfo = {
   id: string;
-  backend: "openai" | "together";
+  backend: "openai" | "together" | "fireworks";
   contextWindow: number;
   maxCompletionTokens: number;
   capabilities: string[];
@@ -18,7 +18,7 @@ export type BaseModelInfo = {
 export type Hyperparameter = { name: string; default: string; description: string };
 
 /** What each backend's hyperparameters mean (the names are the backend's own). */
-export const HYPERPARAMETERS: Record<"openai" | "together", Hyperparameter[]> = {
+export const HYPERPARAMETERS: Record<"openai" | "together" | "fireworks", Hyperparameter[]> = {
   openai: [
     { name: "n_epochs", default: "auto", description: "Passes over the training data; auto lets OpenAI choose from the dataset's size (usually 3)." },
     { name: "batch_size", default: "auto", description: "Examples per gradient step; larger is steadier but slower to adapt." },
@@ -31,6 +31,14 @@ export const HYPERPARAMETERS: Record<"openai" | "together", Hyperparameter[]> = 
     { name: "lora_r", default: "8", description: "Rank of the LoRA adapters: higher learns more, costs more memory." },
     { name: "lora_alpha", default: "16", description: "Scale of the LoRA update, usually twice lora_r." },
     { name: "warmup_ratio", default: "0", description: "Share of steps over which the learning rate ramps up." },
+  ],
+  fireworks: [
+    { name: "epochs", default: "1", description: "Passes over the training data." },
+    { name: "learningRate", default: "0.0001", description: "Step size of the optimiser." },
+    { name: "loraRank", default: "8", description: "Rank of the LoRA adapter: higher learns more, costs more memory." },
+    { name: "maxContextLength", default: "8192", description: "Tokens per sequence; longer ones are cut." },
+    { name: "batchSize", default: "32768", description: "Tokens packed into each training step." },
+    { name: "accountId", default: "the key's account", description: "The Fireworks account to train in, when the key sees several." },
   ],
 };
 

@@ -43,6 +43,21 @@ export const TogetherHyperparameters = z.strictObject({
   warmup_ratio: z.number().min(0).max(1).optional(),
 });
 
+/** Fireworks' LoRA fine-tuning settings (its own names), and the account to train in when the key sees several. */
+export const FireworksHyperparameters = z.strictObject({
+  epochs: z.number().int().min(1).max(100).optional(),
+  learningRate: z.number().positive().max(0.1).optional(),
+  loraRank: z.number().int().min(1).max(64).optional(),
+  maxContextLength: z.number().int().min(256).max(131_072).optional(),
+  batchSize: z.number().int().min(1).max(1_048_576).optional(),
+  gradientAccumulationSteps: z.number().int().min(1).max(1024).optional(),
+  learningRateWarmupSteps: z.number().int().min(0).max(100_000).optional(),
+  accountId: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "accountId is a Fireworks account id")
+    .optional(),
+});
+
 /**
  * Hone's own trainers (`trainingConfig.provider: "trainer"`): what `hone-trainer work` trains with.
  * LoRA by default; `lora: null` is a full fine-tune. Checked here so a bad value is a 400 naming the
@@ -100,7 +115,9 @@ export const CreateModelInput = z.strictObject({
   /** DPO's beta, above 0 and at most 2 (absent: the backend's default). */
   beta: z.number().gt(0, "beta must be above 0").max(2, "beta must be at most 2").nullish(),
   trainingConfig: z.looseObject({
-    provider: z.enum(["openai", "together", "openpipe", "trainer"], { error: "trainingConfig.provider must be openai, together, openpipe or trainer" }),
+    provider: z.enum(["openai", "together", "fireworks", "openpipe", "trainer"], {
+      error: "trainingConfig.provider must be openai, together, fireworks, openpipe (the operator's open-model backend) or trainer",
+    }),
     baseModel: modelName("baseModel"),
   }),
 });
@@ -121,7 +138,7 @@ export type Model = {
   description: string | null;
   datasetId: string | null;
   baseModel: string;
-  backend: "openai" | "together" | "trainer";
+  backend: "openai" | "together" | "fireworks" | "trainer";
   hyperparameters: Record<string, unknown>;
   /** sft or dpo (trained on preference pairs), with DPO's beta. */
   method: "sft" | "dpo";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_BASE_URL_LENGTH } from "../../core/limits";
 
-const PROVIDERS = ["openai", "anthropic", "gemini", "together"] as const;
+const PROVIDERS = ["openai", "anthropic", "gemini", "together", "fireworks"] as const;
 export const Provider = z.enum(PROVIDERS, { error: `provider must be one of ${PROVIDERS.join(", ")}` });
 export type Provider = z.infer<typeof Provider>;
 

@@ -16,6 +16,7 @@ const PROVIDERS: Record<Provider, { label: string; models: string }> = {
   anthropic: { label: "Anthropic", models: "anthropic:…" },
   gemini: { label: "Google Gemini", models: "gemini:…" },
   together: { label: "Together AI", models: "fine-tuning and serving open models" },
+  fireworks: { label: "Fireworks AI", models: "fine-tuning and serving open models" },
 };
 
 type StoredKey = { name: string; weight: number; last4: string; updatedAt: string | null };

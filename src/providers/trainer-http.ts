@@ -1,0 +1,57 @@
+import { DomainError } from "../core/errors";
+import { readUpstreamBody } from "./http";
+import { upstreamHttpError } from "./upstream-errors";
+
+// What the fine-tuning backends' clients share: the Trainer they each implement, and one JSON call
+// with a deadline whose failures become the house's errors.
+
+export type TrainerJobState = {
+  status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+  /** The id to call the trained model by, once it succeeded. */
+  modelId: string | null;
+  error: string | null;
+};
+
+export interface Trainer {
+  uploadTrainingFile(jsonl: string, fileName: string): Promise<string>;
+  createJob(input: { fileId: string; baseModel: string; hyperparameters: Record<string, unknown>; suffix: string; method?: TrainingMethod }): Promise<string>;
+  getJob(jobId: string): Promise<TrainerJobState>;
+  /** The job's loss over steps and its checkpoints, from the backend's events (the newest 100) and checkpoints. */
+  getProgress(jobId: string): Promise<TrainingProgress>;
+  cancelJob(jobId: string): Promise<void>;
+}
+
+export type TrainingProgress = {
+  points: { step: number; trainLoss: number | null; validLoss: number | null }[];
+  checkpoints: { id: string; step: number; model: string | null; trainLoss: number | null; validLoss: number | null; at: string | null }[];
+};
+
+export const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+export const isoOf = (seconds: unknown): string | null => (typeof seconds === "number" ? new Date(seconds * 1000).toISOString() : null);
+
+/** Supervised fine-tuning on chat lines, or DPO on preference lines (with its beta; null: the backend's default). */
+export type TrainingMethod = { type: "sft" } | { type: "dpo"; beta: number | null };
+
+/** `account`: the Fireworks account the key works in (found from the key when not given). */
+export type TrainerTarget = { backend: "openai" | "together" | "fireworks"; baseUrl: string; apiKey: string; account?: string | null };
+export type TrainerFactory = (target: TrainerTarget) => Trainer;
+
+export type Http = { fetch: typeof fetch; timeoutMs: number };
+
+export async function call(http: Http, label: string, url: string, init: RequestInit): Promise<Record<string, unknown>> {
+  let res: Response;
+  try {
+    res = await http.fetch(url, { ...init, signal: AbortSignal.timeout(http.timeoutMs) });
+  } catch (err) {
+    throw new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: ${err instanceof Error ? err.message : String(err)}`, { upstreamStatus: 502 });
+  }
+  const body = await readUpstreamBody(res);
+  if (!res.ok) throw upstreamHttpError(label, res.status, body);
+  if (typeof body !== "object" || body === null)
+    throw new DomainError("UPSTREAM_ERROR", `${label} answered with something that is not JSON`, { upstreamStatus: 502 });
+  return body as Record<string, unknown>;
+}
+
+export function jsonlFile(jsonl: string, name: string): Blob {
+  return new File([jsonl], name, { type: "application/jsonl" });
+}
