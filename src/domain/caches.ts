@@ -1,6 +1,7 @@
 import { createLeases, type Leases } from "./limits";
 import type { ProjectLimits } from "./limits";
 import type { ActiveEval } from "./online-evals";
+import type { AdapterServer } from "./models";
 import type { PriceOverride } from "./pricing";
 import type { Authenticated } from "./projects";
 import type { Circuit, Route } from "./routing";
@@ -38,6 +39,8 @@ export type Caches = {
   circuits: Map<string, Circuit>;
   /** Routes by project and slug as last read, null for "no such route" (domain/routing/find-route.ts). */
   routes: Map<string, { route: Route | null; expires: number }>;
+  /** vLLM servers that have a trainer's adapter loaded, per project and model, for a few seconds (domain/calls/resolve-upstream.ts). */
+  adapterServers: Map<string, { value: AdapterServer[]; expires: number }>;
   /** Fine-tunes as last read, served while the database is unreachable (domain/completions/resolve-upstream.ts). */
   fineTunes: Map<string, unknown>;
   /** Price overrides by project as last read (domain/pricing/overrides.ts). */
@@ -58,6 +61,7 @@ export function createCaches(clock: () => Date): Caches {
   return {
     apiKeys: { entries: new Map(), generation: 0 },
     credentials: new Map(),
+    adapterServers: new Map(),
     answers: { entries: new Map(), bytes: 0 },
     signIns: createSignInThrottle(() => clock().getTime()),
     responseSaves: { inFlight: new Map(), queued: [] },

@@ -202,7 +202,8 @@ describe("fine-tunes for Hone's trainers", () => {
       metrics: { evalLoss: 0.4, trainLoss: 0.1 },
     });
     expect(done).toEqual({ status: 200, body: { status: "DEPLOYED" } });
-    expect((await trpcClient(t).models.get.query({ slug: "zorblax-v1" })).status).toBe("DEPLOYED");
+    // DEPLOYED, counting the entries it trained on.
+    expect(await trpcClient(t).models.get.query({ slug: "zorblax-v1" })).toMatchObject({ status: "DEPLOYED", trainingEntries: 2 });
     // The job is over: its lease answers 409; with no vLLM server for its base, the gateway says what to set up.
     expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: job.leaseId, events: [] })).status).toBe(409);
     const served = await t.request("POST", "/api/v1/chat/completions", {
@@ -323,6 +324,23 @@ describe("fine-tunes for Hone's trainers", () => {
     await trpcClient(t).models.delete.mutate({ slug: "zorblax-v5" });
     expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: job.leaseId, events: [] })).status).toBe(409);
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe("several trainers asking at once", () => {
+  test("three jobs, six trainers leasing together: each job goes to exactly one of them", async () => {
+    const slugs = ["many-1", "many-2", "many-3"];
+    for (const slug of slugs) await createTrainerModel(slug);
+    const leased = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => lease(`box-${i}`)));
+    const taken = leased.filter((j): j is Job => j !== null);
+    expect(taken.map((j) => j.slug).sort()).toEqual(slugs);
+    expect(new Set(taken.map((j) => j.leaseId)).size).toBe(3);
+    // Each job's lease is its trainer's alone: the others' heartbeats for it are refused.
+    for (const job of taken) {
+      expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: job.leaseId, events: [] })).status).toBe(200);
+      expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: "lease_not-mine", events: [] })).status).toBe(409);
+    }
+    for (const slug of slugs) await trpcClient(t).trainers.cancel.mutate({ slug });
   });
 });
 

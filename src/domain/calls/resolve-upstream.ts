@@ -117,6 +117,9 @@ export async function resolveUpstream(ctx: Ctx, route: ModelRoute, keyName?: str
   }
 }
 
+/** How long a process routes by the servers it read for an adapter (a server gone stale is left within it). */
+const ADAPTER_SERVERS_TTL_MS = 5_000;
+
 /**
  * A trainer's adapter, served by a vLLM server of its base model whose `hone-trainer sync` reported
  * it loaded within SERVING_FRESH_SECONDS (one of them at random when several do). Priced by the
@@ -130,8 +133,20 @@ async function adapterUpstream(ctx: Ctx, model: ModelRow, name: string): Promise
       `The model \`${name}\` is a full fine-tune, not a LoRA adapter: ${weights} and serve it with \`vllm serve\` behind a custom provider`,
     );
   }
-  const servers = await readOrKnown(ctx.deps.database, () => adapterServers(ctx, model.id, model.baseModel), { value: [] });
+  // Where it is loaded is kept for a few seconds (a call does not wait on two reads); where it is
+  // not, read on every call, so an adapter just loaded answers at once.
+  const key = `${ctx.projectId}\u0000${model.id}`;
+  const now = ctx.deps.clock().getTime();
+  const kept = ctx.deps.caches.adapterServers.get(key);
+  const servers =
+    kept && kept.expires > now
+      ? { value: kept.value }
+      : await readOrKnown(ctx.deps.database, () => adapterServers(ctx, model.id, model.baseModel), { value: [] });
   const serving = servers.value.filter((s) => s.loaded && s.fresh);
+  if (serving.length && !(kept && kept.expires > now)) {
+    if (ctx.deps.caches.adapterServers.size >= 10_000) ctx.deps.caches.adapterServers.clear();
+    ctx.deps.caches.adapterServers.set(key, { value: servers.value, expires: now + ADAPTER_SERVERS_TTL_MS });
+  }
   if (!serving.length) {
     if (!servers.value.length) {
       throw new DomainError(

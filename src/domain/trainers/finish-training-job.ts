@@ -41,7 +41,8 @@ export async function finishTrainingJob(ctx: Ctx, id: string, raw: DoneInput): P
   const now = ctx.deps.clock();
   const note = `trained by ${row.leasedBy}; eval loss ${input.metrics.evalLoss ?? "not measured"}; ${input.dropped.train + input.dropped.test} entries longer than maxSeqLength left out`;
   await withTx(ctx, async (_inTx, tx) => {
-    const moved = await moveModel(tx, row, "DEPLOYED", { ...noLease, resultFiles: input.files, droppedEntries: input.dropped }, now, note);
+    const trainingEntries = row.trainingEntries === null ? null : Math.max(0, row.trainingEntries - input.dropped.train);
+    const moved = await moveModel(tx, row, "DEPLOYED", { ...noLease, resultFiles: input.files, droppedEntries: input.dropped, trainingEntries }, now, note);
     if (!moved) throw new DomainError("CONFLICT", `Training job ${row.id} changed while it was being finished: stop working on it`);
     await trainerIdle(ctx, row, tx);
   });

@@ -78,6 +78,9 @@ export async function leaseTrainingJob(ctx: Ctx, raw: LeaseInput): Promise<Train
     .from(datasetEntries)
     .where(and(eq(datasetEntries.projectId, ctx.projectId), eq(datasetEntries.datasetId, row.datasetId ?? "")))
     .groupBy(datasetEntries.split);
+  const train = counts.find((c) => c.split === "TRAIN")?.n ?? 0;
+  // The model's page counts the entries it trains on (less those its trainer leaves out as too long, when it is done).
+  await dbOf(ctx).update(models).set({ trainingEntries: train }).where(eq(models.id, row.id));
   return {
     id: row.id,
     leaseId,
@@ -86,7 +89,7 @@ export async function leaseTrainingJob(ctx: Ctx, raw: LeaseInput): Promise<Train
     method: row.method,
     baseModel: row.baseModel,
     settings: { ...row.hyperparameters, dpoBeta: row.dpoBeta },
-    entries: { train: counts.find((c) => c.split === "TRAIN")?.n ?? 0, test: counts.find((c) => c.split === "TEST")?.n ?? 0 },
+    entries: { train, test: counts.find((c) => c.split === "TEST")?.n ?? 0 },
     resumeFrom: row.resumeFrom ?? null,
   };
 }

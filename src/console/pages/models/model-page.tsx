@@ -51,7 +51,7 @@ export function ModelPage() {
         title={m.slug}
         description={
           <>
-            Fine-tune of <code>{m.baseModel}</code> on {m.backend} · created {formatTime(m.createdAt)} ·{" "}
+            Fine-tune of <code>{m.baseModel}</code> on {m.backend === "trainer" ? "Hone's trainers" : m.backend} · created {formatTime(m.createdAt)} ·{" "}
             <Anchor component={Link} to="/models" size="sm" underline="always">
               all models
             </Anchor>
@@ -114,10 +114,10 @@ export function ModelPage() {
         </Paper>
         <Paper withBorder p="sm">
           <Text size="xs" c="dimmed">
-            Upstream model
+            {m.backend === "trainer" ? "LoRA name in vLLM" : "Upstream model"}
           </Text>
           <Text size="sm" ff="monospace" style={{ wordBreak: "break-all" }}>
-            {m.upstreamModelId ?? "–"}
+            {m.backend === "trainer" ? (m.status === "DEPLOYED" ? m.id : "–") : (m.upstreamModelId ?? "–")}
           </Text>
         </Paper>
       </SimpleGrid>

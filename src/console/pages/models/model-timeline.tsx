@@ -91,6 +91,17 @@ export function ModelTimeline({ model, now }: { model: Model; now: number }) {
  * The hyperparameters the fine-tune was started with: those given, and the backend's default for
  * the others (as the catalogue states it).
  */
+/** A setting's value in words: a list joined, an object (LoRA's) as name=value pairs, null as "none". */
+function shown(v: unknown): string {
+  if (v === null) return "none";
+  if (Array.isArray(v)) return v.join(", ");
+  if (typeof v === "object")
+    return Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${k}=${Array.isArray(x) ? x.join(",") : String(x)}`)
+      .join(" ");
+  return String(v);
+}
+
 export function Hyperparameters({ model, base }: { model: Model; base: BaseModel | undefined }) {
   const given = model.hyperparameters as Record<string, unknown>;
   const names = [...new Set([...(base?.hyperparameters.map((h) => h.name) ?? []), ...Object.keys(given)])];
@@ -111,10 +122,11 @@ export function Hyperparameters({ model, base }: { model: Model; base: BaseModel
           return (
             <Table.Tr key={name} data-testid={`hyperparameter-${name}`}>
               <Table.Td ff="monospace">{name}</Table.Td>
-              <Table.Td ff="monospace">{set ? String(given[name]) : (defaults.get(name) ?? "–")}</Table.Td>
+              <Table.Td ff="monospace">{set ? shown(given[name]) : (defaults.get(name) ?? "–")}</Table.Td>
               <Table.Td>
                 <Text size="sm" c={set ? undefined : "dimmed"}>
-                  {set ? "you" : `${model.backend}'s default`}
+                  {/* Hone's trainers keep every setting as trained: given, or Hone's default filled in when the model was made. */}
+                  {model.backend === "trainer" ? "as trained" : set ? "you" : `${model.backend}'s default`}
                 </Text>
               </Table.Td>
             </Table.Tr>

@@ -76,7 +76,11 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
           <TextInput
             label="Base URL"
             description={
-              kind === "azure" ? "The resource, e.g. https://my-resource.openai.azure.com" : "Where /chat/completions lives, e.g. https://api.together.xyz/v1"
+              kind === "azure"
+                ? "The resource, e.g. https://my-resource.openai.azure.com"
+                : kind === "vllm"
+                  ? "The vLLM server as Hone reaches it, e.g. http://gpu-1.internal:8000/v1"
+                  : "Where /chat/completions lives, e.g. https://api.together.xyz/v1"
             }
             {...form.getInputProps("baseUrl")}
             required
