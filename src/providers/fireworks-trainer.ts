@@ -1,5 +1,5 @@
 import { DomainError } from "../core/errors";
-import { call, type Http, jsonlFile, type Trainer, type TrainerJobState, type TrainerTarget } from "./trainer-http";
+import { call, type Http, jsonlFile, openDownload, type RemoteFile, type Trainer, type TrainerJobState, type TrainerTarget } from "./trainer-http";
 
 // Fireworks' fine-tuning (LoRA on open models) through its REST API (FIREWORKS_BASE_URL, default
 // https://api.fireworks.ai): a dataset is created and its JSONL uploaded (`:upload`, multipart);
@@ -138,6 +138,35 @@ export function fireworksTrainer(t: TrainerTarget, http: Http): Trainer {
     },
     async cancelJob(jobName) {
       await call(http, label, `${v1}/${jobName}`, { method: "DELETE", headers: auth });
+    },
+    async downloadWeights({ modelId }) {
+      // Signed URLs, a file each (getDownloadEndpoint); each file's size from its HEAD, read with Range.
+      const got = await call(http, label, `${v1}/${modelId}:getDownloadEndpoint`, { headers: auth });
+      const urls = Object.entries((got.filenameToSignedUrls ?? {}) as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === "string");
+      if (!urls.length) throw new DomainError("CONFLICT", `Fireworks offers no files to download for ${modelId}`);
+      const files: RemoteFile[] = [];
+      for (const [path, url] of urls.slice(0, 1_000)) {
+        const head = await http.fetch(url, { method: "HEAD", signal: AbortSignal.timeout(http.timeoutMs) }).catch(() => null);
+        const bytes = Number(head?.headers.get("content-length"));
+        if (!head?.ok || !Number.isFinite(bytes)) throw new DomainError("UPSTREAM_ERROR", `Fireworks' file ${path} gave no size`, { upstreamStatus: 502 });
+        files.push({
+          path,
+          bytes,
+          async *read(from: number) {
+            const res = await openDownload(http, label, url, from ? { headers: { range: `bytes=${from}-` } } : {});
+            let skip = from > 0 && res.status !== 206 ? from : 0; // a store that ignores Range: skip what was asked past
+            for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+              if (skip >= chunk.byteLength) {
+                skip -= chunk.byteLength;
+                continue;
+              }
+              yield skip ? chunk.subarray(skip) : chunk;
+              skip = 0;
+            }
+          },
+        });
+      }
+      return { kind: "files", files };
     },
     async getProgress() {
       // Fireworks reports a job's progress as a share done, not a loss per step: the curve stays empty.

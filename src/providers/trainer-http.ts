@@ -19,6 +19,36 @@ export interface Trainer {
   /** The job's loss over steps and its checkpoints, from the backend's events (the newest 100) and checkpoints. */
   getProgress(jobId: string): Promise<TrainingProgress>;
   cancelJob(jobId: string): Promise<void>;
+  /** The trained adapter, where the backend lets it go (absent: it does not). */
+  downloadWeights?(trained: { jobId: string; modelId: string }): Promise<BackendWeights>;
+}
+
+/** A file of weights read from a byte on (a download resumed). */
+export type RemoteFile = { path: string; bytes: number; read(from: number): AsyncIterable<Uint8Array> };
+
+/** A backend's weights: one archive as the backend packs it, streamed as it comes; or files, for Hone's tar. */
+export type BackendWeights =
+  | { kind: "archive"; body: ReadableStream<Uint8Array>; bytes: number | null; contentType: string; extension: string }
+  | { kind: "files"; files: RemoteFile[] };
+
+/**
+ * A GET whose answer must start within the deadline; its body then streams without one (a large
+ * download takes the time it takes, the client's own idle deadline applies).
+ */
+export async function openDownload(http: Http, label: string, url: string, init: RequestInit = {}): Promise<Response> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error(`no answer within ${http.timeoutMs} ms`)), http.timeoutMs);
+  let res: Response;
+  try {
+    res = await http.fetch(url, { ...init, signal: abort.signal });
+  } catch (err) {
+    throw new DomainError("UPSTREAM_ERROR", `Could not reach ${label}: ${err instanceof Error ? err.message : String(err)}`, { upstreamStatus: 502 });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!res.ok) throw upstreamHttpError(label, res.status, await readUpstreamBody(res));
+  if (!res.body) throw new DomainError("UPSTREAM_ERROR", `${label} sent no body`, { upstreamStatus: 502 });
+  return res;
 }
 
 export type TrainingProgress = {

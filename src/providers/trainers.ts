@@ -1,7 +1,18 @@
 import { fireworksTrainer } from "./fireworks-trainer";
-import { call, type Http, isoOf, jsonlFile, num, type Trainer, type TrainerFactory, type TrainerTarget, type TrainingProgress } from "./trainer-http";
+import {
+  call,
+  type Http,
+  isoOf,
+  jsonlFile,
+  num,
+  openDownload,
+  type Trainer,
+  type TrainerFactory,
+  type TrainerTarget,
+  type TrainingProgress,
+} from "./trainer-http";
 
-export type { Trainer, TrainerFactory, TrainerTarget, TrainingMethod, TrainingProgress } from "./trainer-http";
+export type { BackendWeights, RemoteFile, Trainer, TrainerFactory, TrainerTarget, TrainingMethod, TrainingProgress } from "./trainer-http";
 
 /** OpenAI's fine-tuning API (also Azure OpenAI's): files, fine_tuning/jobs, poll, cancel. */
 function openAiTrainer(t: TrainerTarget, http: Http): Trainer {
@@ -122,6 +133,18 @@ function togetherTrainer(t: TrainerTarget, http: Http): Trainer {
     },
     async cancelJob(jobId) {
       await call(http, label, `${t.baseUrl}/fine-tunes/${encodeURIComponent(jobId)}/cancel`, { method: "POST", headers: auth });
+    },
+    async downloadWeights({ jobId }) {
+      // Together packs the adapter as one compressed tar (zstd), streamed as it sends it.
+      const res = await openDownload(http, label, `${t.baseUrl}/finetune/download?ft_id=${encodeURIComponent(jobId)}&checkpoint=adapter`, { headers: auth });
+      const length = Number(res.headers.get("content-length"));
+      return {
+        kind: "archive",
+        body: res.body!,
+        bytes: Number.isFinite(length) && length > 0 ? length : null,
+        contentType: res.headers.get("content-type") ?? "application/octet-stream",
+        extension: "tar.zst",
+      };
     },
     async getProgress(jobId) {
       // Together's events carry the step and, in training progress events, the losses (as members

@@ -19,6 +19,10 @@ export type FakeFireworks = {
 
 const ACCOUNT = "accounts/acme";
 
+/** The bytes of a trained model's file, as the fake's signed URLs serve them. */
+export const fileOf = (modelId: string, name: string) =>
+  name.endsWith(".json") ? `{"peft_type":"LORA","model":"${modelId}"}` : `weights of ${modelId} `.repeat(100);
+
 export function startFakeFireworks(opts: { apiKey?: string } = {}): FakeFireworks {
   const apiKey = opts.apiKey ?? "fw-test-key-0001";
   const fake: FakeFireworks = { url: "", datasets: new Map(), jobs: new Map(), deployed: new Map(), chats: [], refused: 0, stop: async () => {} };
@@ -30,6 +34,14 @@ export function startFakeFireworks(opts: { apiKey?: string } = {}): FakeFirework
     async fetch(req) {
       const url = new URL(req.url);
       const path = decodeURIComponent(url.pathname);
+      // A signed URL of a trained model's file (no key: the signature is the URL), with HEAD and Range.
+      const signed = path.match(/^\/signed\/(.+)\/([^/]+)$/);
+      if (signed) {
+        const bytes = new TextEncoder().encode(fileOf(signed[1]!, signed[2]!));
+        if (req.method === "HEAD") return new Response(null, { headers: { "content-length": String(bytes.byteLength) } });
+        const from = Number(/^bytes=(\d+)-$/.exec(req.headers.get("range") ?? "")?.[1] ?? 0);
+        return new Response(bytes.subarray(from), { status: from ? 206 : 200, headers: { "content-type": "application/octet-stream" } });
+      }
       if (req.headers.get("authorization") !== `Bearer ${apiKey}`) {
         fake.refused++;
         return error(401, "invalid API key");
@@ -94,6 +106,17 @@ export function startFakeFireworks(opts: { apiKey?: string } = {}): FakeFirework
         const name = `${ACCOUNT}/deployedModels/dm-${++n}`;
         fake.deployed.set(name, { model: body.model, state: "DEPLOYING", serverless: body.serverless === true });
         return Response.json({ name, model: body.model, state: "DEPLOYING", serverless: body.serverless === true });
+      }
+      const download = path.match(/^\/v1\/(accounts\/acme\/models\/[^/:]+):getDownloadEndpoint$/);
+      if (req.method === "GET" && download) {
+        const model = download[1]!;
+        if (![...fake.jobs.values()].some((j) => j.outputModel === model && j.state === "JOB_STATE_COMPLETED")) return error(404, `model ${model} not found`);
+        const id = model.split("/").at(-1)!;
+        return Response.json({
+          filenameToSignedUrls: Object.fromEntries(
+            ["adapter_config.json", "adapter_model.safetensors"].map((f) => [f, `${fake.url}/signed/${id}/${f}?sig=abc`]),
+          ),
+        });
       }
       if (req.method === "POST" && path === "/inference/v1/chat/completions") {
         const body = (await req.json()) as { model: string; messages: { role: string; content: string }[] };

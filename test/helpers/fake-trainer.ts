@@ -166,6 +166,14 @@ export function startFakeTrainer(opts: { apiKey?: string } = {}): FakeTrainer {
         }
         return Response.json(job.api === "openai" ? openAiJob(job) : togetherJob(job));
       }
+      // Together's download of a finished job's adapter: one compressed archive (here: bytes naming the job).
+      if (req.method === "GET" && path === "/v1/finetune/download") {
+        const job = fake.jobs.get(url.searchParams.get("ft_id") ?? "");
+        if (job?.api !== "together") return Response.json({ error: { message: "no such fine-tune" } }, { status: 404 });
+        if (url.searchParams.get("checkpoint") !== "adapter")
+          return Response.json({ error: { message: "checkpoint must be merged or adapter" } }, { status: 400 });
+        return new Response(`zstd archive of the adapter of ${job.id}`, { headers: { "content-type": "application/octet-stream" } });
+      }
       // Inference for trained models
       if (req.method === "POST" && path === "/v1/chat/completions") {
         const body = (await req.json()) as TrainerChat;

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { systemCtx } from "../../src/domain/context";
 import { setProviderKey } from "../../src/domain/projects";
 import { startJobs } from "../../src/background";
@@ -6,7 +9,7 @@ import type { Worker } from "../../src/background/worker";
 import { createTrainerFactory } from "../../src/providers/trainers";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { addEntries, createDataset, qa, waitForModelStatus } from "../helpers/factories";
-import { type FakeFireworks, startFakeFireworks } from "../helpers/fake-fireworks";
+import { type FakeFireworks, fileOf, startFakeFireworks } from "../helpers/fake-fireworks";
 import { latestLog } from "../helpers/logs";
 import { rest } from "../helpers/rest";
 import { trpcClient, trpcFailure } from "../helpers/trpc";
@@ -78,6 +81,25 @@ describe("fine-tuning on Fireworks", () => {
     // Priced from the catalogue's Fireworks serving price.
     expect(log.costUsd).toBeGreaterThan(0);
     expect(fw.refused).toBe(0);
+
+    // The adapter is the team's: Fireworks' files, through Hone, as a tar that resumes.
+    const whole = await t.request("GET", "/api/v1/models/fw-llama/weights");
+    expect(whole.status).toBe(200);
+    const archive = new Uint8Array(await whole.arrayBuffer());
+    const id = job!.outputModel.split("/").at(-1)!;
+    const listed = JSON.parse(whole.headers.get("x-hone-files")!) as { path: string; bytes: number; sha256: null }[];
+    expect(listed.map((f) => [f.path, f.bytes])).toEqual([
+      ["adapter_config.json", fileOf(id, "adapter_config.json").length],
+      ["adapter_model.safetensors", fileOf(id, "adapter_model.safetensors").length],
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), "hone-fw-weights-"));
+    writeFileSync(join(dir, "w.tar"), archive);
+    expect(Bun.spawnSync(["tar", "-xf", "w.tar"], { cwd: dir }).exitCode).toBe(0);
+    expect(readFileSync(join(dir, "fw-llama/adapter_model.safetensors"), "utf8")).toBe(fileOf(id, "adapter_model.safetensors"));
+    rmSync(dir, { recursive: true, force: true });
+    const rest = await t.request("GET", "/api/v1/models/fw-llama/weights", { headers: { range: "bytes=700-" } });
+    expect(rest.status).toBe(206);
+    expect(new Uint8Array(await rest.arrayBuffer())).toEqual(archive.subarray(700));
   });
 
   test("Fireworks' own settings are checked when the model is created; an unknown key is named", async () => {

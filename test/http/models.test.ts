@@ -188,6 +188,17 @@ describe("fine-tuning end to end", () => {
     expect(fake.chats.at(-1)!.model).toBe("acct/Meta-Llama-3.1-8B-Instruct-Reference-llama-support");
   });
 
+  test("weights: Together's adapter is downloadable through Hone (its own archive, passed on); OpenAI keeps its fine-tunes'", async () => {
+    const together = await t.request("GET", "/api/v1/models/llama-support/weights");
+    expect(together.status).toBe(200);
+    expect(together.headers.get("content-disposition")).toBe('attachment; filename="llama-support.tar.zst"');
+    const job = [...fake.jobs.values()].find((j) => j.suffix === "llama-support")!;
+    expect(await together.text()).toBe(`zstd archive of the adapter of ${job.id}`);
+    const openai = await t.request("GET", "/api/v1/models/support-v1/weights");
+    expect(openai.status).toBe(409);
+    expect(((await openai.json()) as { message: string }).message).toContain("trained on openai, which keeps the weights");
+  });
+
   test("the openai SDK lists and retrieves models", async () => {
     const ids: string[] = [];
     for await (const m of client.models.list()) ids.push(m.id);

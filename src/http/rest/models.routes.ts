@@ -95,13 +95,24 @@ export const modelsRoutes = [
   route({
     method: "get",
     path: "/models/:modelSlug/weights",
-    summary: "Download a model's weights (trained by Hone's trainers) as a tar file, streamed; each file's sha256 is in x-hone-files",
+    summary:
+      "Download a model's weights as a tar file, streamed and resumable (Range); each file's sha256 is in x-hone-files (Together's own archive is passed on as it comes)",
     tag: "Models",
     auth: "project",
     response: { schema: z.unknown(), contentType: "application/x-tar" },
-    errors: [401, 404, 409, 416],
+    errors: [400, 401, 404, 409, 416, 502],
     handler: async ({ ctx, params, request }) => {
       const w = await modelWeights(ctx, { slug: params.modelSlug });
+      if (w.kind === "archive") {
+        // A backend's own archive (Together's compressed tar), passed on as it comes: no ranges.
+        return new Response(w.body, {
+          headers: {
+            "content-type": w.contentType,
+            "content-disposition": `attachment; filename="${w.slug}.${w.extension}"`,
+            ...(w.bytes !== null ? { "content-length": String(w.bytes) } : {}),
+          },
+        });
+      }
       const entries = w.files.map((f) => ({ path: `${w.slug}/${f.path}`, bytes: f.bytes, read: f.read }));
       const size = tarSize(entries);
       const listing = JSON.stringify(w.files.map((f) => ({ path: f.path, sha256: f.sha256, bytes: f.bytes })));
