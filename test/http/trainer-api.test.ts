@@ -3,7 +3,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
 import { loadConfig } from "../../src/core/config";
+import { datasetEntries } from "../../src/db/schema";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { addEntries, createDataset, qa } from "../helpers/factories";
 import { gql } from "../helpers/gql";
@@ -324,6 +326,42 @@ describe("fine-tunes for Hone's trainers", () => {
     await trpcClient(t).models.delete.mutate({ slug: "zorblax-v5" });
     expect((await call("POST", `/jobs/${job.id}/heartbeat`, { leaseId: job.leaseId, events: [] })).status).toBe(409);
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe("DPO for Hone's trainers", () => {
+  test("a DPO job gets the dataset's preference pairs, a line each: the prompt, the output chosen, the one rejected; beta in its settings", async () => {
+    const ds = await createDataset(t, { name: "prefs" });
+    await addEntries(t, ds, [qa("capital?", "Quimby"), qa("capital, again?", "Quimby"), qa("no pair here", "fine")]);
+    // Rejected outputs come from relabel runs and edits; set here on the stored entries.
+    const rows = await t.deps.database.db.select().from(datasetEntries).where(eq(datasetEntries.datasetId, ds));
+    for (const r of rows.filter((r) => JSON.stringify(r.messages).includes("capital"))) {
+      await t.deps.database.db
+        .update(datasetEntries)
+        .set({ rejectedOutputs: [{ message: { role: "assistant", content: "Paris" }, source: "edit", ref: null, at: new Date().toISOString() }] })
+        .where(eq(datasetEntries.id, r.id));
+    }
+    await trpcClient(t).models.create.mutate({
+      datasetId: ds,
+      slug: "zorblax-dpo",
+      method: "dpo",
+      beta: 0.2,
+      trainingConfig: { provider: "trainer", baseModel: "meta-llama/Llama-3.2-1B-Instruct" },
+    });
+    const job = (await lease("dpo-box"))!;
+    expect(job).toMatchObject({ slug: "zorblax-dpo", method: "dpo", settings: { dpoBeta: 0.2 } });
+    const body = (await call<string>("GET", `/jobs/${job.id}/entries?split=TRAIN&leaseId=${job.leaseId}`)).body;
+    const lines = body
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { prompt: { content: string }[]; chosen: { content: string }; rejected: { content: string } });
+    expect(lines).toHaveLength(2);
+    for (const l of lines) {
+      expect(l.prompt.at(-1)!.content).toContain("capital");
+      expect(l.chosen).toMatchObject({ role: "assistant", content: "Quimby" });
+      expect(l.rejected).toMatchObject({ role: "assistant", content: "Paris" });
+    }
+    await trpcClient(t).trainers.cancel.mutate({ slug: "zorblax-dpo" });
   });
 });
 
