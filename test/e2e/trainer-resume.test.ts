@@ -95,7 +95,6 @@ afterAll(async () => {
 
 describe("a trainer that dies mid-job", () => {
   test("its lease lapses, and another trainer resumes from the last uploaded checkpoint to DEPLOYED", async () => {
-    const started = Date.now();
     // 20 entries x 60 epochs at batch size 1: 1,200 steps (a few ms each on CPU), a checkpoint every 100.
     const datasetId = await dataset("resume", 20);
     const total = 1200;
@@ -103,27 +102,16 @@ describe("a trainer that dies mid-job", () => {
     const checkpointDir = join(t.deps.config.trainers.artifactsDir, t.project.projectId, model.id, "checkpoint");
 
     // The first trainer trains until Hone holds a checkpoint of it (the worker logs the upload once
-    // Hone accepted POST /checkpoint) and its progress up to that step (sent with a heartbeat), then
-    // dies without a word.
+    // Hone accepted POST /checkpoint) and some of its progress (sent with its heartbeats), then dies
+    // without a word.
     const first = worker("first");
     const uploaded = Number((await first.logged(/uploaded checkpoint-(\d+)/))[1]);
-    await waitFor(async () => (await trpcClient(t).trainers.events.query({ slug: "resumed" })).at(-1)?.step ?? 0, {
-      until: (step) => step >= uploaded,
+    await waitFor(async () => (await trpcClient(t).trainers.events.query({ slug: "resumed" })).some((e) => e.step > 0), {
       timeoutMs: 10_000,
-      message: `Hone to hear of step ${uploaded}`,
+      message: "Hone to hear of a step",
     });
     first.proc.kill("SIGKILL");
     await first.proc.exited;
-    console.log(
-      "killed at",
-      Date.now() - started,
-      "after checkpoint",
-      uploaded,
-      first
-        .log()
-        .match(/step \d+\/\d+ loss/g)
-        ?.at(-1),
-    );
     expect(first.proc.signalCode).toBe("SIGKILL");
 
     // While its lease holds, the job is no one else's: a trainer asking now is told no job waits.
@@ -148,7 +136,6 @@ describe("a trainer that dies mid-job", () => {
     // The next trainer to ask gets the job and takes it from the checkpoint to the end.
     const second = worker("second");
     const code = await second.proc.exited;
-    console.log("second done at", Date.now() - started);
     expect(code, second.log()).toBe(0);
 
     const done = await trpcClient(t).models.get.query({ slug: "resumed" });
@@ -170,15 +157,19 @@ describe("a trainer that dies mid-job", () => {
     expect(steps[0]).toBe(step + 1);
     expect(steps.at(-1)).toBe(total);
 
-    // Hone's record by step says the same: every step from 1 to the last is there once; those before
-    // the checkpoint were reported by the first trainer (before the job was leased again), those after
-    // it by the second (after).
+    // Hone's record by step says the same: every step up to the checkpoint was reported by the first
+    // trainer (it sends its progress before it records a checkpoint, so a resumed curve has no hole)
+    // and none of them again; every step after it, to the last, by the second. The first trainer's
+    // steps past the checkpoint were trained again.
     const events = await trpcClient(t).trainers.events.query({ slug: "resumed" });
-    expect(events.map((e) => e.step)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
-    expect(events.every((e) => e.totalSteps === total)).toBe(true);
     const reletAt = Date.parse(relet.at);
-    expect(events.filter((e) => e.step < step).every((e) => Date.parse(e.at) < reletAt)).toBe(true);
-    expect(events.filter((e) => e.step > step).every((e) => Date.parse(e.at) >= reletAt)).toBe(true);
+    const before = events.filter((e) => e.step > 0 && e.step <= step);
+    expect(before.map((e) => e.step)).toEqual(Array.from({ length: step }, (_, i) => i + 1));
+    // (The second trainer's start is reported as the checkpoint's step: that row is dated again.)
+    expect(before.filter((e) => e.step < step).every((e) => Date.parse(e.at) < reletAt)).toBe(true);
+    const after = events.filter((e) => e.step > step);
+    expect(after.map((e) => e.step)).toEqual(Array.from({ length: total - step }, (_, i) => step + 1 + i));
+    expect(after.every((e) => Date.parse(e.at) >= reletAt && e.totalSteps === total)).toBe(true);
 
     // Its weights are there to download, and the checkpoints, now of no use, are gone.
     const weights = await t.request("GET", "/api/v1/models/resumed/weights");
@@ -190,15 +181,17 @@ describe("a trainer that dies mid-job", () => {
 
 describe("a fine-tune cancelled while it trains", () => {
   test("its trainer stops within a step of its next heartbeat, and the model ends ERROR as cancelled", async () => {
-    const started = Date.now();
     // 40 entries x 100 epochs: 4,000 steps, far more than it runs before the cancel reaches it.
     const datasetId = await dataset("cancel", 40);
     const total = 4000;
     const model = await trpcClient(t).models.create.mutate({ datasetId, slug: "cancelled", trainingConfig: config(100, 1000) });
     const w = worker("third");
     // Hone has heard of a step: the trainer is training.
-    await waitFor(async () => (await trpcClient(t).trainers.events.query({ slug: "cancelled" })).length > 0, { timeoutMs: 30_000, intervalMs: 50 });
-    console.log("first step at", Date.now() - started);
+    await waitFor(async () => (await trpcClient(t).trainers.events.query({ slug: "cancelled" })).some((e) => e.step > 0), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      message: () => `Hone to hear of a step:\n${w.log()}`,
+    });
 
     // Cancelling a training model only asks: it stays TRAINING until its trainer hears of it.
     const asked = await trpcClient(t).trainers.cancel.mutate({ slug: "cancelled" });
@@ -208,11 +201,11 @@ describe("a fine-tune cancelled while it trains", () => {
     // The worker exits (code 3: cancelled) within a heartbeat or so, having stopped within one step
     // of the step it was at when the heartbeat's answer said cancel.
     const code = await w.proc.exited;
-    console.log("exited", Date.now() - cancelledAt, "after cancel");
+    // A heartbeat goes every LEASE_SECONDS / 3; the rest is the step, the /fail call and the exit.
+    expect(Date.now() - cancelledAt).toBeLessThan(10_000);
     expect(code, w.log()).toBe(3);
     const at = Number(/Hone asked to cancel \(at step (\d+)\)/.exec(w.log())?.[1]);
     const stopped = Number(/cancelled at step (\d+)/.exec(w.log())?.[1]);
-    console.log("asked at", at, "stopped at", stopped);
     expect(stopped - at, w.log()).toBeLessThanOrEqual(1);
     expect(stopped).toBeGreaterThanOrEqual(at);
 
@@ -227,6 +220,8 @@ describe("a fine-tune cancelled while it trains", () => {
     expect(stopped).toBeLessThan(total / 2);
     // Nothing of it is kept: no checkpoint to resume, no weights.
     expect(existsSync(join(t.deps.config.trainers.artifactsDir, t.project.projectId, model.id))).toBe(false);
-    expect((await t.request("GET", "/api/v1/models/cancelled/weights")).status).not.toBe(200);
+    const weights = await t.request("GET", "/api/v1/models/cancelled/weights");
+    expect(weights.status).toBe(409);
+    expect(((await weights.json()) as { message: string }).message).toBe("Model cancelled has no weights yet (status ERROR)");
   });
 });

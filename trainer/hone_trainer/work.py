@@ -501,9 +501,11 @@ class _Heartbeat(threading.Thread):
 class _CheckpointUploader(threading.Thread):
     """Uploads each checkpoint train() writes, then POSTs /checkpoint, without holding up training."""
 
-    def __init__(self, client: HoneClient, lease: _Lease, ckpt_root: Path):
+    def __init__(self, client: HoneClient, lease: _Lease, ckpt_root: Path, flush_progress=None):
         super().__init__(name=f"checkpoints-{lease.job_id}", daemon=True)
         self.client, self.lease, self.ckpt_root = client, lease, ckpt_root
+        # Sends the progress buffered so far: a job resumed from this checkpoint then has every step before it.
+        self.flush_progress = flush_progress
         self.queue: collections.deque = collections.deque()
         self._cond = threading.Condition()
         self._closed = False
@@ -555,6 +557,8 @@ class _CheckpointUploader(threading.Thread):
             files.append({"path": rel, "sha256": sha, "bytes": size})
         if self._aborted():
             return
+        if self.flush_progress is not None:
+            self.flush_progress()
         self.client.request_json("POST", f"/jobs/{job}/checkpoint",
                                  json={"leaseId": lease.lease_id, "step": step, "files": files})
         self.posted.append(step)
@@ -694,7 +698,7 @@ class Worker:
             self._check_lease(lease)
 
             out = job_dir / "out"
-            uploader = _CheckpointUploader(self.client, lease, out / "checkpoints")
+            uploader = _CheckpointUploader(self.client, lease, out / "checkpoints", flush_progress=heartbeat.flush)
             uploader.start()
 
             def on_event(ev: dict[str, Any]) -> None:
