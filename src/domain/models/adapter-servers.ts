@@ -31,7 +31,8 @@ export async function adapterServers(ctx: Ctx, modelId: string, baseModel: strin
       providerId: customProviders.id,
       slug: customProviders.slug,
       baseModel: customProviders.baseModel,
-      loaded: sql<boolean>`coalesce(${adapterServings.loaded} @> ${JSON.stringify([modelId])}::jsonb, false)`,
+      // (The id as a text parameter built into an array: a JSON text cast to jsonb is encoded twice by postgres-js.)
+      loaded: sql<boolean>`coalesce(${adapterServings.loaded} @> jsonb_build_array(${modelId}::text), false)`,
       host: adapterServings.host,
       error: adapterServings.error,
       reportedAt: adapterServings.reportedAt,
