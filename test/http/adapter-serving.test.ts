@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { addEntries, createDataset, qa } from "../helpers/factories";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gql } from "../helpers/gql";
 import { latestLog } from "../helpers/logs";
+import { ADAPTER_CONFIG, ADAPTER_WEIGHTS, deployedTrainerModel, sha256, trainerCall } from "../helpers/trainer-jobs";
 import { trpcClient, trpcFailure } from "../helpers/trpc";
 
 // Serving the adapters of Hone's trainers: a vLLM server is a custom provider of kind vllm naming
@@ -19,45 +18,11 @@ let vllm: FakeUpstream;
 let offsetMs = 0;
 let trainerKey: string;
 let modelId: string;
-const sha = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
-const CONFIG = new TextEncoder().encode('{"peft_type": "LORA", "r": 16}');
-const WEIGHTS = new TextEncoder().encode("adapter weights");
-
-async function trainer<T>(method: string, path: string, body?: unknown, key = trainerKey): Promise<{ status: number; body: T }> {
-  const res = await t.request(method, `/api/v1/trainer${path}`, { body, key });
-  const text = await res.text();
-  return { status: res.status, body: (res.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(text) : text) as T };
-}
-
-async function put(job: { id: string; leaseId: string }, path: string, bytes: Uint8Array) {
-  const res = await t.app.handle(
-    new Request(`http://localhost/api/v1/trainer/jobs/${job.id}/files/result/${path}?leaseId=${job.leaseId}`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${trainerKey}`, "x-hone-sha256": sha(bytes) },
-      body: bytes.slice().buffer,
-    }),
-  );
-  expect(res.status).toBe(201);
-  return { path, sha256: sha(bytes), bytes: bytes.byteLength };
-}
-
-/** A trainer model taken through the trainer API to DEPLOYED, with an adapter's two files. */
-async function deployed(slug: string, baseModel = BASE): Promise<string> {
-  const datasetId = await createDataset(t, { name: slug });
-  await addEntries(t, datasetId, [qa("capital?", "Quimby")]);
-  await trpcClient(t).models.create.mutate({ datasetId, slug, trainingConfig: { provider: "trainer", baseModel } });
-  const job = (await trainer<{ job: { id: string; leaseId: string } }>("POST", "/lease", { trainer: { name: "gpu", host: "gpu", gpus: [], versions: {} } }))
-    .body.job;
-  const files = [await put(job, "adapter/adapter_config.json", CONFIG), await put(job, "adapter/adapter_model.safetensors", WEIGHTS)];
-  const done = await trainer("POST", `/jobs/${job.id}/done`, {
-    leaseId: job.leaseId,
-    files,
-    dropped: { train: 0, test: 0 },
-    metrics: { evalLoss: null, trainLoss: null },
-  });
-  expect(done.status).toBe(200);
-  return job.id;
-}
+const sha = sha256;
+const CONFIG = ADAPTER_CONFIG;
+const WEIGHTS = ADAPTER_WEIGHTS;
+const trainer = <T>(method: string, path: string, body?: unknown, key = trainerKey) => trainerCall<T>(t, key, method, path, body);
+const deployed = (slug: string, baseModel = BASE) => deployedTrainerModel(t, trainerKey, slug, baseModel);
 
 // A fine-tune's calls are logged when the client asks (OpenPipe's rule).
 const ask = (model: string, key?: string) =>

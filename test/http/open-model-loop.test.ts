@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
 import { startJobs } from "../../src/background";
 import type { Worker } from "../../src/background/worker";
 import { createTestApp, storeProviderKey, type TestApp, type TestProject } from "../helpers/app";
-import { addEntries, createCriterion, createDataset, qa } from "../helpers/factories";
+import { createCriterion, createDataset, qa } from "../helpers/factories";
 import { type FakeUpstream, startFakeOpenAI } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
 import { latestLog, logsOf } from "../helpers/logs";
 import { rest } from "../helpers/rest";
+import { deployedTrainerModel, trainerCall } from "../helpers/trainer-jobs";
 import { trpcClient } from "../helpers/trpc";
 import { waitFor } from "../helpers/wait-for";
 
@@ -36,45 +36,8 @@ let trainerKey: string;
 /** The adapter's LoRA name on the server: the trainer job's (and model's) id. */
 let loraName: string;
 
-const sha = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
-const CONFIG = new TextEncoder().encode('{"peft_type": "LORA", "r": 16}');
-const WEIGHTS = new TextEncoder().encode("adapter weights");
-
-async function trainer<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await t.request(method, `/api/v1/trainer${path}`, { body, key: trainerKey });
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-async function put(job: { id: string; leaseId: string }, path: string, bytes: Uint8Array) {
-  const res = await t.app.handle(
-    new Request(`http://localhost/api/v1/trainer/jobs/${job.id}/files/result/${path}?leaseId=${job.leaseId}`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${trainerKey}`, "x-hone-sha256": sha(bytes) },
-      body: bytes.slice().buffer,
-    }),
-  );
-  expect(res.status).toBe(201);
-  return { path, sha256: sha(bytes), bytes: bytes.byteLength };
-}
-
-/** A trainer model taken through the trainer API to DEPLOYED (leased, its adapter's two files uploaded, done). Returns its id. */
-async function deployed(slug: string): Promise<string> {
-  const datasetId = await createDataset(t, { name: `${slug}-train` });
-  await addEntries(t, datasetId, [qa("capital?", "Quimby")]);
-  await trpcClient(t).models.create.mutate({ datasetId, slug, trainingConfig: { provider: "trainer", baseModel: BASE } });
-  const leased = await trainer<{ job: { id: string; leaseId: string } }>("POST", "/lease", { trainer: { name: "gpu", host: "gpu", gpus: [], versions: {} } });
-  expect(leased.status).toBe(200);
-  const job = leased.body.job;
-  const files = [await put(job, "adapter/adapter_config.json", CONFIG), await put(job, "adapter/adapter_model.safetensors", WEIGHTS)];
-  const done = await trainer("POST", `/jobs/${job.id}/done`, {
-    leaseId: job.leaseId,
-    files,
-    dropped: { train: 0, test: 0 },
-    metrics: { evalLoss: null, trainLoss: null },
-  });
-  expect(done.status).toBe(200);
-  return job.id;
-}
+const trainer = <T>(method: string, path: string, body?: unknown) => trainerCall<T>(t, trainerKey, method, path, body);
+const deployed = (slug: string) => deployedTrainerModel(t, trainerKey, slug, BASE);
 
 /** A gateway call, logged (a fine-tune's calls are logged when the client asks: OpenPipe's rule). */
 const ask = (model: string, q: string, key?: string) =>
