@@ -31,7 +31,7 @@ export const PROJECT2_NAME = "Isolated project";
 /** The project the bootstrap key belongs to (src/domain/projects/bootstrap-projects.ts). */
 export const DEFAULT_PROJECT_NAME = "default";
 const SECRET_KEY = Buffer.alloc(32, 9).toString("base64");
-const OPENAI_KEY = "sk-fake-openai-browser-0001";
+export const OPENAI_KEY = "sk-fake-openai-browser-0001";
 const ANTHROPIC_KEY = "sk-ant-fake-browser-0001";
 const SCREENSHOTS = resolve(import.meta.dir, "screenshots");
 

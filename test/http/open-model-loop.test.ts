@@ -136,13 +136,14 @@ describe("an open model trained by Hone's trainer, served by vLLM", () => {
       judgeErrors: number;
       outputErrors: number;
       costUsd: number | null;
+      unpricedCalls: number;
     };
     const ev = await waitFor(
       async () =>
         (
           await gqlData<{ evaluation: { status: string; progress: { done: number; total: number }; summary: Summary[] } }>(
             t,
-            `query ($id: ID!) { evaluation(id: $id) { status progress { done total } summary { model criterionId passRate judged judgeErrors outputErrors costUsd } } }`,
+            `query ($id: ID!) { evaluation(id: $id) { status progress { done total } summary { model criterionId passRate judged judgeErrors outputErrors costUsd unpricedCalls } } }`,
             { id },
           )
         ).evaluation,
@@ -160,8 +161,10 @@ describe("an open model trained by Hone's trainer, served by vLLM", () => {
       expect(byModel[m]).toMatchObject({ criterionId: crit.id, judged: 3, judgeErrors: 0, outputErrors: 0 });
       expect(byModel[m]!.passRate).toBeCloseTo(2 / 3, 6);
     }
-    // The adapter's outputs are priced by the project's rates.
+    // The adapter's outputs are priced by the project's rates; the base has no price: unknown, not $0.
     expect(byModel[`hone:${SLUG}`]!.costUsd).toBeCloseTo(3 * CALL_COST, 12);
+    expect(byModel[`hone:${SLUG}`]!.unpricedCalls).toBe(0);
+    expect(byModel[BASE_VIA_SERVER]).toMatchObject({ costUsd: null, unpricedCalls: 3 });
 
     type Result = { entryId: string; output: { role: string; content: string }; verdicts: Record<string, { status: string; passed?: boolean }> };
     for (const m of [`hone:${SLUG}`, BASE_VIA_SERVER]) {
@@ -218,6 +221,45 @@ describe("an open model trained by Hone's trainer, served by vLLM", () => {
     expect(log).toMatchObject({ model: `hone:${ROUTE}`, route: ROUTE, routeVersion: "adapter", statusCode: 200 });
     expect(log.attempts).toEqual([expect.objectContaining({ target: `hone:${SLUG}`, version: "adapter", next: "answered" })]);
     expect(log.costUsd).toBeCloseTo(CALL_COST, 12);
+
+    // The other version, without a price: its figures say "no price" (null and counted), never $0.
+    await gqlData(t, `mutation ($input: UpdateRouteInput!) { updateRoute(input: $input) { slug } }`, {
+      input: {
+        slug: ROUTE,
+        groups: [
+          {
+            targets: [
+              { model: `hone:${SLUG}`, weight: 0, version: "adapter" },
+              { model: BASE_VIA_SERVER, weight: 100, version: "base" },
+            ],
+          },
+        ],
+      },
+    });
+    expect((await ask(`hone:${ROUTE}`, "base?")).status).toBe(200);
+    await t.deps.logWriter.flush();
+    const stats = await gqlData<{ route: { stats: { version: string; requests: number; costUsd: number | null; unpricedCalls: number }[] } }>(
+      t,
+      `{ route(slug: "${ROUTE}") { stats { version requests costUsd unpricedCalls } } }`,
+    );
+    const byVersion = Object.fromEntries(stats.route.stats.map((s) => [s.version, s]));
+    expect(byVersion.base).toEqual({ version: "base", requests: 1, costUsd: null, unpricedCalls: 1 });
+    expect(byVersion.adapter!.unpricedCalls).toBe(0);
+    expect(byVersion.adapter!.costUsd).toBeCloseTo(CALL_COST, 12);
+    // Back to the adapter, for the tests that follow.
+    await gqlData(t, `mutation ($input: UpdateRouteInput!) { updateRoute(input: $input) { slug } }`, {
+      input: {
+        slug: ROUTE,
+        groups: [
+          {
+            targets: [
+              { model: `hone:${SLUG}`, weight: 100, version: "adapter" },
+              { model: BASE_VIA_SERVER, weight: 0, version: "base" },
+            ],
+          },
+        ],
+      },
+    });
   });
 
   test("another project's key cannot call this project's adapter nor its route: refused, nothing reaches the server", async () => {

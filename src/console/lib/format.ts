@@ -11,6 +11,15 @@ export function formatCost(usd: number | null | undefined): string {
   return `$${usd.toFixed(usd < 10 ? 4 : 2)}`;
 }
 
+/**
+ * A sum of costs where some calls had no price: unknown is said as "no price" (never $0), and a
+ * sum that left calls out says how many ("$0.0123 + 2 without a price").
+ */
+export function formatKnownCost(usd: number | null | undefined, unpriced = 0): string {
+  if (usd == null) return "no price";
+  return unpriced ? `${formatCost(usd)} + ${unpriced} without a price` : formatCost(usd);
+}
+
 export function formatMs(ms: number | null | undefined): string {
   if (ms == null) return "–";
   if (ms < 1000) return `${Math.round(ms)} ms`;

@@ -98,7 +98,10 @@ export type EvaluationSummaryRow = {
   outputErrors: number;
   inputTokens: number;
   outputTokens: number;
-  costUsd: number;
+  /** The priced answers' cost; null when none had a price (unknown, never $0). */
+  costUsd: number | null;
+  /** Answers with no price (their model has none): left out of costUsd, which is then a lower bound. */
+  unpricedCalls: number;
   meanLatencyMs: number | null;
 };
 

@@ -51,6 +51,9 @@ export async function loadEvaluationSummaries(ctx: Ctx, ids: readonly string[]):
     for (const model of ev.models) {
       const mine = own.filter((r) => r.model === model);
       const latencies = mine.filter((r) => r.latencyMs !== null && !r.error).map((r) => r.latencyMs!);
+      // An answer without a price is unknown, not free: counted apart, never summed as $0.
+      const answered = mine.filter((r) => !r.error);
+      const priced = answered.filter((r) => r.costUsd !== null);
       for (const { criterionId } of ev.criteria) {
         const verdicts = mine.map((r) => (r.verdicts as Record<string, { status: string; score?: number }>)[criterionId]).filter((v) => v !== undefined);
         const ok = verdicts.filter((v) => v.status === "success") as { score: number }[];
@@ -65,7 +68,8 @@ export async function loadEvaluationSummaries(ctx: Ctx, ids: readonly string[]):
           outputErrors: mine.filter((r) => r.error).length,
           inputTokens: mine.reduce((s, r) => s + (r.inputTokens ?? 0), 0),
           outputTokens: mine.reduce((s, r) => s + (r.outputTokens ?? 0), 0),
-          costUsd: mine.reduce((s, r) => s + (r.costUsd ?? 0), 0),
+          costUsd: priced.length ? priced.reduce((s, r) => s + r.costUsd!, 0) : null,
+          unpricedCalls: answered.length - priced.length,
           meanLatencyMs: latencies.length ? latencies.reduce((s, x) => s + x, 0) / latencies.length : null,
         });
       }

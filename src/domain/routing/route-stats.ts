@@ -88,13 +88,15 @@ async function versionFigures(
     p50: number | null;
     p95: number | null;
     cost: number | null;
+    unpriced: number;
   }>(
     await dbOf(ctx).execute(sql`
       select route, route_version as version, ${logBucket} as start, count(*)::int as requests,
         (count(*) filter (where status_code is null or status_code >= 400))::int as errors,
         percentile_cont(0.5) within group (order by duration_ms) as p50,
         percentile_cont(0.95) within group (order by duration_ms) as p95,
-        sum(cost_usd) as cost
+        sum(cost_usd) as cost,
+        (count(*) filter (where cost_flag is not null))::int as unpriced
       from request_logs
       where project_id = ${ctx.projectId} and id >= ${logIdAt(from)} and id < ${logIdAt(new Date(to.getTime() + 1))} and route in (${routes})
       group by 1, 2, 3 order by 1, 2 nulls first, 3`),
@@ -124,7 +126,8 @@ async function versionFigures(
       errorRate: Number(r.requests) ? Number(r.errors) / Number(r.requests) : 0,
       latencyP50Ms: r.p50 === null ? null : Math.round(Number(r.p50)),
       latencyP95Ms: r.p95 === null ? null : Math.round(Number(r.p95)),
-      costUsd: Number(r.cost ?? 0),
+      costUsd: r.cost === null ? null : Number(r.cost),
+      unpricedCalls: Number(r.unpriced),
       judged: Number(v?.judged ?? 0),
       passRate: v && Number(v.judged) ? Number(v.passed) / Number(v.judged) : null,
     });
@@ -140,7 +143,8 @@ async function versionFigures(
       errorRate: 0,
       latencyP50Ms: null,
       latencyP95Ms: null,
-      costUsd: 0,
+      costUsd: null,
+      unpricedCalls: 0,
       judged: Number(v.judged),
       passRate: Number(v.passed) / Number(v.judged),
     });

@@ -40,7 +40,10 @@ export type RouteVersionStats = {
   errorRate: number;
   latencyP50Ms: number | null;
   latencyP95Ms: number | null;
-  costUsd: number;
+  /** The priced calls' cost; null when none had a price (unknown, never $0). */
+  costUsd: number | null;
+  /** Answered calls with no price for their model: not in costUsd. */
+  unpricedCalls: number;
   /** Of the route's judged sample (its `judge`): answers judged, and the share that passed every criterion (null: none judged). */
   judged: number;
   passRate: number | null;

@@ -1,5 +1,5 @@
 import { Badge, Group, Paper, Stack, Text } from "@mantine/core";
-import { formatCost, formatMs, formatNumber } from "../../lib/format";
+import { formatCost, formatKnownCost, formatMs, formatNumber } from "../../lib/format";
 import { Message } from "../logs/conversation";
 import { DATASET_MODEL, type EvaluationResult } from "./queries";
 
@@ -13,7 +13,8 @@ export function ResultCard({ result, names, scope }: { result: EvaluationResult 
           {result.model === DATASET_MODEL ? "dataset (reference answer)" : result.model}
         </Text>
         <Text size="xs" c="dimmed">
-          {formatMs(result.latencyMs)} · {formatNumber(result.outputTokens)} tokens · {formatCost(result.costUsd)}
+          {formatMs(result.latencyMs)} · {formatNumber(result.outputTokens)} tokens ·{" "}
+          {result.error ? formatCost(result.costUsd) : formatKnownCost(result.costUsd)}
         </Text>
       </Group>
       {result.error ? (

@@ -1,5 +1,5 @@
 import { Badge, Group, Table, Text } from "@mantine/core";
-import { formatCost, formatMs, formatNumber } from "../../lib/format";
+import { formatKnownCost, formatMs, formatNumber } from "../../lib/format";
 import { DATASET_MODEL, type EvaluationDetail, type SummaryRow } from "./queries";
 
 const pct = (v: number | null) => (v == null ? "–" : `${(100 * v).toFixed(1)}%`);
@@ -17,7 +17,8 @@ const COLUMNS: { key: string; label: string; value(r: SummaryRow): number | null
     show: (r) => `${formatNumber(r.inputTokens)} / ${formatNumber(r.outputTokens)}`,
     higher: false,
   },
-  { key: "cost", label: "Cost", value: (r) => r.costUsd, show: (r) => formatCost(r.costUsd), higher: false },
+  // Unknown (no price, or only some answers priced) is said so and never ranked.
+  { key: "cost", label: "Cost", value: (r) => (r.unpricedCalls ? null : r.costUsd), show: (r) => formatKnownCost(r.costUsd, r.unpricedCalls), higher: false },
   { key: "latency", label: "Mean latency", value: (r) => r.meanLatencyMs, show: (r) => formatMs(r.meanLatencyMs), higher: false },
 ];
 

@@ -6,7 +6,7 @@ import { ConfirmDelete } from "../../components/confirm-delete";
 import { DataTable, right } from "../../components/data-table";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
+import { formatKnownCost, formatMs, formatNumber, formatTime } from "../../lib/format";
 import { type Route, STATS_REFRESH_MS, useDeleteRoute, useRollbackRoute, useRoute, useRouteSeries, useRouteStats, useUpdateRoute } from "./queries";
 import { RouteCharts } from "./route-charts";
 import { RouteFormModal } from "./route-form";
@@ -160,7 +160,9 @@ function StatsTable({ route }: { route: Route }) {
               </Table.Td>
               <Table.Td ta="right">{formatMs(s.latencyP50Ms)}</Table.Td>
               <Table.Td ta="right">{formatMs(s.latencyP95Ms)}</Table.Td>
-              <Table.Td ta="right">{formatCost(s.costUsd)}</Table.Td>
+              <Table.Td ta="right" data-col="cost">
+                {s.requests ? formatKnownCost(s.costUsd, s.unpricedCalls) : "–"}
+              </Table.Td>
               {route.judge ? (
                 <Table.Td ta="right" data-col="pass-rate">
                   {s.passRate === null ? "–" : `${(s.passRate * 100).toFixed(0)}%`} ({formatNumber(s.judged)})

@@ -1,5 +1,5 @@
 import { Paper, Table, Text, Title } from "@mantine/core";
-import { formatCost, formatMs, formatNumber } from "../../lib/format";
+import { formatKnownCost, formatMs, formatNumber } from "../../lib/format";
 import { type Figures, type GroupBy, groupLabel, type Usage } from "./usage-groups";
 
 const SPLIT_TITLE: Record<GroupBy, string> = {
@@ -12,6 +12,9 @@ const SPLIT_TITLE: Record<GroupBy, string> = {
   route: "Route",
   routeVersion: "Route version",
 };
+
+/** The sum, saying how many answers had no price; "no price" when none of them had one (never $0). */
+const costText = (f: Figures) => (f.unpriced && !f.costUsd && f.unpriced >= f.requests - f.errors ? "no price" : formatKnownCost(f.costUsd, f.unpriced));
 
 const errorRate = (f: Figures) => (f.requests ? `${((f.errors / f.requests) * 100).toFixed(1)}%` : "–");
 
@@ -31,7 +34,7 @@ function Cells({ f }: { f: Figures }) {
         {formatNumber(f.outputTokens)}
       </Table.Td>
       <Table.Td ta="right" data-col="costUsd" data-value={f.costUsd} title={String(f.costUsd)}>
-        {formatCost(f.costUsd)}
+        {costText(f)}
       </Table.Td>
       <Table.Td ta="right" data-col="p50Ms">
         {formatMs(f.p50Ms)}

@@ -32,7 +32,8 @@ const SummaryRow = builder.objectRef<EvaluationSummaryRow>("EvaluationSummary").
     outputErrors: t.exposeInt("outputErrors"),
     inputTokens: t.exposeInt("inputTokens"),
     outputTokens: t.exposeInt("outputTokens"),
-    costUsd: t.exposeFloat("costUsd"),
+    costUsd: t.exposeFloat("costUsd", { nullable: true, description: "The priced answers' cost; null when none had a price (unknown, not $0)" }),
+    unpricedCalls: t.exposeInt("unpricedCalls", { description: "Answers whose model has no price: not in costUsd" }),
     meanLatencyMs: t.exposeFloat("meanLatencyMs", { nullable: true }),
   }),
 });
