@@ -77,7 +77,18 @@ const waitForStatus = (slug: string, wanted: string[], timeoutMs = 10_000) => wa
 
 describe("the state machine", () => {
   test("only the documented transitions are allowed", () => {
-    const allowed = new Set(["PENDING>QUEUED", "PENDING>ERROR", "QUEUED>TRAINING", "QUEUED>DEPLOYED", "QUEUED>ERROR", "TRAINING>DEPLOYED", "TRAINING>ERROR"]);
+    // ERROR -> PENDING / QUEUED: a retry (models.retry).
+    const allowed = new Set([
+      "PENDING>QUEUED",
+      "PENDING>ERROR",
+      "QUEUED>TRAINING",
+      "QUEUED>DEPLOYED",
+      "QUEUED>ERROR",
+      "TRAINING>DEPLOYED",
+      "TRAINING>ERROR",
+      "ERROR>PENDING",
+      "ERROR>QUEUED",
+    ]);
     for (const from of MODEL_STATUSES) {
       for (const to of MODEL_STATUSES) {
         expect(`${from}>${to}:${canTransition(from as ModelStatus, to as ModelStatus)}`).toBe(`${from}>${to}:${from === to || allowed.has(`${from}>${to}`)}`);

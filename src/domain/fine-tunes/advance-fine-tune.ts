@@ -148,7 +148,10 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
     return poll;
   } catch (err) {
     const e = toDomainError(err);
-    if (isPermanent(e) || lastAttempt) return fail(e.message);
+    // The backend's status stays with its words: what the model page's hint is chosen by.
+    const status = e.details.upstreamStatus;
+    const said = typeof status === "number" && !e.message.includes(String(status)) ? `${e.message} (${row.backend} answered HTTP ${status})` : e.message;
+    if (isPermanent(e) || lastAttempt) return fail(said);
     throw err; // transient: the queue retries with backoff
   }
 }

@@ -68,7 +68,7 @@ async function startFineTune(
     BASE_MODELS.flatMap((m) => [m.id.toLowerCase(), m.id.split("/").at(-1)!.toLowerCase(), m.id.replace(/-\d{4}-\d{2}-\d{2}$/, "").toLowerCase()]),
   );
   if (baseNames.has(input.slug)) throw bad(`The slug ${input.slug} is the name of a base model; choose another`, ["slug"]);
-  const { dataset, excludeFailing, method } = await prepareTraining(ctx, input);
+  const { dataset, excludeFailing, method, trainEntries } = await prepareTraining(ctx, input);
   const pruningRules = await pruningTextsOf(ctx, dataset.id);
   const now = ctx.deps.clock();
   const id = ctx.deps.ids("model");
@@ -87,6 +87,7 @@ async function startFineTune(
           hyperparameters: hp.data,
           method,
           dpoBeta: input.beta ?? null,
+          trainingEntries: trainEntries,
           pruningRules,
           excludeFailing,
           status: "PENDING",

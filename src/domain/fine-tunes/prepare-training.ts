@@ -13,7 +13,7 @@ function bad(message: string, path: (string | number)[]): DomainError {
 export async function prepareTraining(
   ctx: Ctx,
   input: { datasetId: string; slug: string; excludeFailing?: string[] | null; method?: "sft" | "dpo" | null; beta?: number | null },
-): Promise<{ dataset: Awaited<ReturnType<typeof findDataset>>; excludeFailing: string[]; method: "sft" | "dpo" }> {
+): Promise<{ dataset: Awaited<ReturnType<typeof findDataset>>; excludeFailing: string[]; method: "sft" | "dpo"; trainEntries: number }> {
   const [route] = await dbOf(ctx)
     .select({ id: routes.id })
     .from(routes)
@@ -39,5 +39,10 @@ export async function prepareTraining(
     }
   }
 
-  return { dataset, excludeFailing, method };
+  // The TRAIN entries as the model is made (the backend's step counts them again, less those it leaves out).
+  const [counted] = await dbOf(ctx)
+    .select({ n: sql<number>`count(*)::int` })
+    .from(datasetEntries)
+    .where(and(eq(datasetEntries.datasetId, dataset.id), eq(datasetEntries.split, "TRAIN")));
+  return { dataset, excludeFailing, method, trainEntries: Number(counted?.n ?? 0) };
 }

@@ -20,7 +20,7 @@ export async function queueForTrainers(ctx: Ctx, input: ReturnType<typeof Create
   const parsed = TrainerConfig.safeParse({ trainingConfig: input.trainingConfig });
   if (!parsed.success) throw validationError(parsed.error);
   const { provider: _, baseModel, ...settings } = parsed.data.trainingConfig;
-  const { dataset, excludeFailing, method } = await prepareTraining(ctx, input);
+  const { dataset, excludeFailing, method, trainEntries } = await prepareTraining(ctx, input);
   const pruningRules = await pruningTextsOf(ctx, dataset.id);
   const now = ctx.deps.clock();
   try {
@@ -38,6 +38,7 @@ export async function queueForTrainers(ctx: Ctx, input: ReturnType<typeof Create
           hyperparameters: settings,
           method,
           dpoBeta: input.beta ?? null,
+          trainingEntries: trainEntries,
           pruningRules,
           excludeFailing,
           status: "QUEUED",

@@ -1,3 +1,4 @@
+import { failureOf } from "./failure";
 import { and, eq, sql } from "drizzle-orm";
 import { dbOf, type Ctx } from "../context";
 import type { Queryable } from "../../db/client";
@@ -19,6 +20,7 @@ export function toModel(r: ModelRow): Model {
     hyperparameters: r.hyperparameters,
     status: r.status as ModelStatus,
     errorMessage: r.errorMessage,
+    failure: failureOf({ status: r.status as ModelStatus, errorMessage: r.errorMessage, backend: r.backend }),
     upstreamModelId: r.upstreamModelId,
     trainingEntries: r.trainingEntries,
     excludeFailing: r.excludeFailing,

@@ -151,6 +151,8 @@ export type Model = {
   checkpoints: { id: string; step: number; model: string | null; trainLoss: number | null; validLoss: number | null; at: string | null }[];
   status: ModelStatus;
   errorMessage: string | null;
+  /** A failed model's kind of failure and what to check (null unless ERROR). */
+  failure: { kind: "key" | "base_url" | "backend" | "data" | "trainer" | "cancelled" | "unknown"; hint: string } | null;
   upstreamModelId: string | null;
   trainingEntries: number | null;
   excludeFailing: string[];

@@ -20,11 +20,13 @@ import "./types/usage";
 import { limitsFields } from "../verbs/limits";
 import { webhooksFields } from "../verbs/webhooks";
 import { trainersFields } from "../verbs/trainers";
+import { fineTunesFields } from "../verbs/fine-tunes";
 
 // Verbs declared once (src/domain/verb.ts), exposed by src/http/verbs/<area>.ts.
 limitsFields();
 webhooksFields();
 trainersFields();
+fineTunesFields();
 
 // Every Mutation field checks its scope and is audited where it runs (see mutation-guard.ts).
 export const schema = guardMutations(builder.toSchema({ sortSchema: true }));

@@ -5,7 +5,8 @@ import { criteriaRouter } from "./routers/criteria";
 import { datasetsRouter } from "./routers/datasets";
 import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
-import { modelsRouter } from "./routers/models";
+import { modelsProcedures } from "./routers/models";
+import { fineTunesProcedures } from "../verbs/fine-tunes";
 import { trainersProcedures } from "../verbs/trainers";
 import { monitorsRouter } from "./routers/monitors";
 import { onlineEvalsRouter } from "./routers/online-evals";
@@ -25,7 +26,7 @@ export const appRouter = router({
   datasets: datasetsRouter,
   evaluations: evaluationsRouter,
   logs: logsRouter,
-  models: modelsRouter,
+  models: router({ ...modelsProcedures, ...fineTunesProcedures }),
   trainers: router(trainersProcedures),
   monitors: monitorsRouter,
   onlineEvals: onlineEvalsRouter,

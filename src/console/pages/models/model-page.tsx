@@ -12,7 +12,7 @@ import { ModelStatus } from "./model-status";
 import { PruningSummary, TrainingCurve } from "./training-curve";
 import { TrainerPanel } from "./trainer-panel";
 import { Hyperparameters, ModelTimeline } from "./model-timeline";
-import { ACTIVE, type Model, useBaseModels, useDatasetOf, useDeleteModel, useModel } from "./queries";
+import { ACTIVE, type Model, useBaseModels, useDatasetOf, useDeleteModel, useModel, useRetryModel } from "./queries";
 
 function snippets(slug: string) {
   const base = gatewayBaseUrl();
@@ -82,11 +82,7 @@ export function ModelPage() {
           </Text>
         </Group>
         <ModelTimeline model={m} now={now} />
-        {m.status === "ERROR" ? (
-          <Alert color="red" title="Training failed" mt="md" role="alert" data-testid="model-error">
-            {m.errorMessage ?? "The backend gave no reason."}
-          </Alert>
-        ) : null}
+        {m.status === "ERROR" ? <FailedModel model={m} /> : null}
       </Paper>
       <TrainingCurve model={m} />
       <TrainerPanel model={m} />
@@ -127,27 +123,59 @@ export function ModelPage() {
         </Text>
         <Hyperparameters model={m} base={catalogue.data?.find((b) => b.id === m.baseModel)} />
       </Paper>
-      <Stack gap="xs">
-        <Text fw={600}>Call it</Text>
-        <Tabs defaultValue="curl">
-          <Tabs.List>
-            <Tabs.Tab value="curl">curl</Tabs.Tab>
-            <Tabs.Tab value="openai">openai SDK</Tabs.Tab>
-            <Tabs.Tab value="openpipe">openpipe SDK</Tabs.Tab>
-          </Tabs.List>
-          {(["curl", "openai", "openpipe"] as const).map((k) => (
-            <Tabs.Panel key={k} value={k} pt="xs">
-              <Group align="flex-start" wrap="nowrap" gap="xs">
-                <Code block style={{ flex: 1, whiteSpace: "pre-wrap", minWidth: 0 }} data-testid={`snippet-${k}`}>
-                  {code[k]}
-                </Code>
-                <CopyButton value={code[k]} label={`Copy the ${k} snippet`} />
-              </Group>
-            </Tabs.Panel>
-          ))}
-        </Tabs>
-      </Stack>
+      {m.status === "DEPLOYED" ? <CallIt code={code} /> : null}
     </>
+  );
+}
+
+/** A failed model: the backend's reason, what to check by its kind, and Retry (once that is fixed). */
+function FailedModel({ model: m }: { model: Model }) {
+  const retry = useRetryModel();
+  return (
+    <Alert color="red" title="Training failed" mt="md" role="alert" data-testid="model-error" data-kind={m.failure?.kind}>
+      <Text size="sm">{m.errorMessage ?? "The backend gave no reason."}</Text>
+      {m.failure ? (
+        <Text size="sm" mt="xs" data-testid="failure-hint">
+          {m.failure.hint}
+        </Text>
+      ) : null}
+      <Group mt="sm" gap="xs">
+        <Button size="xs" variant="light" color="red" loading={retry.isPending} onClick={() => retry.mutate({ slug: m.slug })} data-testid="retry-model">
+          Retry
+        </Button>
+        {retry.error ? (
+          <Text size="xs" c="red" role="alert">
+            {retry.error.message}
+          </Text>
+        ) : null}
+      </Group>
+    </Alert>
+  );
+}
+
+/** How to call a deployed model: curl, the openai and the openpipe SDKs. */
+function CallIt({ code }: { code: ReturnType<typeof snippets> }) {
+  return (
+    <Stack gap="xs">
+      <Text fw={600}>Call it</Text>
+      <Tabs defaultValue="curl">
+        <Tabs.List>
+          <Tabs.Tab value="curl">curl</Tabs.Tab>
+          <Tabs.Tab value="openai">openai SDK</Tabs.Tab>
+          <Tabs.Tab value="openpipe">openpipe SDK</Tabs.Tab>
+        </Tabs.List>
+        {(["curl", "openai", "openpipe"] as const).map((k) => (
+          <Tabs.Panel key={k} value={k} pt="xs">
+            <Group align="flex-start" wrap="nowrap" gap="xs">
+              <Code block style={{ flex: 1, whiteSpace: "pre-wrap", minWidth: 0 }} data-testid={`snippet-${k}`}>
+                {code[k]}
+              </Code>
+              <CopyButton value={code[k]} label={`Copy the ${k} snippet`} />
+            </Group>
+          </Tabs.Panel>
+        ))}
+      </Tabs>
+    </Stack>
   );
 }
 

@@ -72,6 +72,14 @@ export function useEstimate(input: EstimateInput, enabled: boolean) {
   return useQuery({ ...trpc.models.estimate.queryOptions(input), enabled });
 }
 
+/** Trains a failed model again from the same settings: the model and the list change. */
+export const useRetryModel = () =>
+  useChange((t) => t.models.retry, {
+    refreshFirst: true,
+    refresh: (t, m) => [t.models.get.queryKey({ slug: m.slug }), t.models.list.queryKey()],
+    message: (m) => `${m.slug} is training again`,
+  });
+
 /** Starts a fine-tune: the models list, and the datasets' fine-tune counts, change. */
 export const useCreateModel = () => useChange((t) => t.models.create, { refresh: (t) => [t.datasets.list.queryKey(), t.models.list.queryKey()] });
 

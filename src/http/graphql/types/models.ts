@@ -24,6 +24,11 @@ const CheckpointRef = builder.objectRef<Model["checkpoints"][number]>("TrainingC
   }),
 });
 
+const ModelFailureRef = builder.objectRef<NonNullable<Model["failure"]>>("ModelFailure").implement({
+  description: "What a fine-tune's failure points at, and what to check before retrying (retryModel)",
+  fields: (t) => ({ kind: t.exposeString("kind"), hint: t.exposeString("hint") }),
+});
+
 export const ModelRef = builder.objectRef<Model>("Model").implement({
   description: "A fine-tuned model of the project, served as hone:<slug> once DEPLOYED",
   fields: (t) => ({
@@ -46,6 +51,12 @@ export const ModelRef = builder.objectRef<Model>("Model").implement({
     }),
     checkpoints: t.field({ type: [CheckpointRef], description: "The backend's checkpoints, by step", resolve: (m) => m.checkpoints }),
     errorMessage: t.exposeString("errorMessage", { nullable: true }),
+    failure: t.field({
+      type: ModelFailureRef,
+      nullable: true,
+      description: "A failed model's kind of failure (key, base_url, backend, data, trainer, cancelled, unknown) and what to check",
+      resolve: (m) => m.failure,
+    }),
     trainingEntries: t.exposeInt("trainingEntries", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (m) => m.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (m) => m.updatedAt }),

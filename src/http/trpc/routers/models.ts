@@ -12,7 +12,7 @@ import {
 } from "../../../domain/models";
 import { createModel, EstimateFineTuneInput, estimateFineTune } from "../../../domain/fine-tunes";
 import { toWireDate } from "../../dates";
-import { projectProcedure, router } from "../init";
+import { projectProcedure } from "../init";
 
 export const modelOut = (m: Model) => ({
   ...m,
@@ -21,7 +21,8 @@ export const modelOut = (m: Model) => ({
   updatedAt: toWireDate(m.updatedAt),
 });
 
-export const modelsRouter = router({
+/** tRPC `models.*` (with the fine-tunes area's declared verbs beside them: src/http/verbs/fine-tunes.ts). */
+export const modelsProcedures = {
   create: projectProcedure.input(CreateModelInput).mutation(async ({ ctx, input }) => modelOut(await createModel(ctx.project, input))),
   /** A page of them, newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after`. */
   list: projectProcedure.input(ListModelsInput.optional()).query(async ({ ctx, input }) => (await listModels(ctx.project, input)).map(modelOut)),
@@ -33,4 +34,4 @@ export const modelsRouter = router({
   /** What a fine-tune would use and cost before it starts: examples, tokens, epochs, list price. */
   estimate: projectProcedure.input(EstimateFineTuneInput).query(({ ctx, input }) => estimateFineTune(ctx.project, input)),
   delete: projectProcedure.input(ModelSlugInput).mutation(({ ctx, input }) => deleteModel(ctx.project, input)),
-});
+};
