@@ -10,7 +10,14 @@ import { StatusBadge } from "./status-badge";
  * A column's layout: its width (the least it takes when it grows), and its priority when the
  * window is too narrow for every chosen column (the lowest goes first; KEEP never goes).
  */
-export type ColumnMeta = { width: number; align?: "right"; label: string; grow?: boolean; priority: number };
+/**
+ * `grow`: its share of the free width; `roomy`: the width it wants before the minor columns (priority
+ * MINOR or less: tokens, API, provider, cache) are shown beside it.
+ */
+export type ColumnMeta = { width: number; align?: "right"; label: string; grow?: number; roomy?: number; priority: number };
+
+/** Columns of this priority or less are shown only when the previews have their roomy width. */
+const MINOR = 2;
 export const KEEP = Number.POSITIVE_INFINITY;
 
 /** What cells need from the page: the filter action and the search term to highlight. */
@@ -49,7 +56,15 @@ function CostCell({ usd, flag }: { usd: number | null; flag: string | null }) {
 }
 
 /** A preview (the last user message, the first answer), cut to the cell; the search term marked. */
-function PreviewCell({ text, q }: { text: string | null; q: string | undefined }) {
+function PreviewCell({ text, q, error }: { text: string | null; q: string | undefined; error?: string | null }) {
+  // A call that failed has no answer: its error is what to see in the row.
+  if (!text && error) {
+    return (
+      <Text component="span" size="sm" c="red.8" truncate="end" title={error} style={{ display: "block" }} data-testid="output-error">
+        {error}
+      </Text>
+    );
+  }
   if (!text) return <span title="none">–</span>;
   const common = { component: "span" as const, size: "sm", truncate: "end" as const, title: text, style: { display: "block" } };
   return q ? (
@@ -107,14 +122,19 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
   {
     id: "input",
     header: "Input",
-    meta: meta({ width: 120, label: "Input (preview)", grow: true, priority: 6 }),
+    // The previews take all the free width; the minor columns come only once they have 240 px each.
+    meta: meta({ width: 120, roomy: 240, label: "Input (preview)", grow: 1, priority: 6 }),
     cell: (c) => <PreviewCell text={c.row.original.inputPreview} q={metaOf(c).q} />,
   },
   {
     id: "output",
     header: "Output",
-    meta: meta({ width: 120, label: "Output (preview)", grow: true, priority: 5 }),
-    cell: (c) => <PreviewCell text={c.row.original.outputPreview} q={metaOf(c).q} />,
+    meta: meta({ width: 120, roomy: 240, label: "Output (preview)", grow: 1, priority: 5 }),
+    cell: (c) => {
+      const r = c.row.original;
+      const failed = r.statusCode == null || r.statusCode === 0 || r.statusCode >= 400;
+      return <PreviewCell text={r.outputPreview} q={metaOf(c).q} error={failed ? r.errorMessage : null} />;
+    },
   },
   {
     id: "latency",
@@ -151,7 +171,7 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
   {
     id: "tags",
     header: "Tags",
-    meta: meta({ width: 110, label: "Tags", grow: true, priority: 3 }),
+    meta: meta({ width: 110, label: "Tags", priority: 3 }),
     cell: (c) => {
       const entries = Object.entries(c.row.original.tags);
       if (!entries.length) return null;
@@ -185,7 +205,7 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     meta: meta({ width: 96, label: "Provider", priority: 1 }),
     cell: filterableText("provider", (r) => r.provider),
   },
-  { id: "cache", header: "Cache", meta: meta({ width: 56, label: "Cache hit", priority: 1 }), cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
+  { id: "cache", header: "Cache", meta: meta({ width: 56, label: "Cache hit", priority: 2 }), cell: ({ row }) => (row.original.cacheHit ? "hit" : "") },
 ];
 
 export const COLUMN_META = new Map(COLUMNS.map((c) => [c.id!, c.meta as ColumnMeta]));
@@ -198,7 +218,16 @@ export const COLUMN_LABELS = COLUMNS.map((c) => ({ id: c.id!, label: (c.meta as 
 export function fitColumns(chosen: string[], width: number, fixed: number): { shown: Set<string>; dropped: string[] } {
   const shown = [...chosen];
   const dropped: string[] = [];
-  const need = () => fixed + shown.reduce((s, id) => s + (COLUMN_META.get(id)?.width ?? 0), 0);
+  const need = () => {
+    const minor = shown.some((id) => (COLUMN_META.get(id)?.priority ?? KEEP) <= MINOR);
+    return (
+      fixed +
+      shown.reduce((s, id) => {
+        const m = COLUMN_META.get(id);
+        return s + (minor && m?.roomy ? m.roomy : (m?.width ?? 0));
+      }, 0)
+    );
+  };
   while (width > 0 && need() > width) {
     let victim = -1;
     for (let i = 0; i < shown.length; i++) {

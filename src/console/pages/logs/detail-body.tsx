@@ -96,6 +96,9 @@ function Attempts({ attempts }: { attempts: NonNullable<LogDetailData["attempts"
 }
 
 /** A log's figures, conversation, raw JSON, tags, criteria results and dataset entries. */
+/** Whether the cost by token class is shown (it names the price the cost was reckoned with). */
+const hasClassCosts = (classes: Record<string, number> | null | undefined) => Object.values(classes ?? {}).some((v) => v > 0);
+
 export function DetailBody({ log }: { log: LogDetailData }) {
   const failed = (log.statusCode ?? 0) >= 400 || log.statusCode === 0 || log.statusCode == null;
   const error = errorOf(log);
@@ -149,7 +152,8 @@ export function DetailBody({ log }: { log: LogDetailData }) {
         <TokenFact label="Cache writes" hint="of tokens in, written to the cache" tokens={log.cacheWriteTokens} />
         <Fact label="Tokens out">{formatNumber(log.outputTokens)}</Fact>
         <TokenFact label="Reasoning" hint="of tokens out" tokens={log.reasoningTokens} />
-        <Fact label="Cost" hint={log.costFlag ? COST_FLAGS[log.costFlag]?.why : (log.priceVersion ?? undefined)}>
+        {/* The price it was reckoned with is said once: under the cost by class when there is one, else here. */}
+        <Fact label="Cost" hint={log.costFlag ? COST_FLAGS[log.costFlag]?.why : hasClassCosts(log.classes) ? undefined : (log.priceVersion ?? undefined)}>
           {log.costFlag ? (
             <Badge color="orange" variant="light" tt="none" data-testid="cost-flag">
               {COST_FLAGS[log.costFlag]?.label ?? log.costFlag}

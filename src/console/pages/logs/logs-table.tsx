@@ -76,7 +76,7 @@ export const LogsTable = forwardRef<LogsTableHandle, Props>(function LogsTable(p
   });
   const columns = table.getVisibleLeafColumns();
   const metas = columns.map((c) => c.columnDef.meta as ColumnMeta);
-  const template = `${LEAD} ${metas.map((m) => (m.grow ? `minmax(${m.width}px, 1fr)` : `${m.width}px`)).join(" ")}`;
+  const template = `${LEAD} ${metas.map((m) => (m.grow ? `minmax(${m.width}px, ${m.grow}fr)` : `${m.width}px`)).join(" ")}`;
   const minWidth = LEAD_PX + metas.reduce((a, m) => a + m.width, 0);
 
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
