@@ -1,7 +1,8 @@
 import { Alert, Button, Group, JsonInput, Menu, SegmentedControl, Stack, Text } from "@mantine/core";
+import { focusFirstError } from "../../lib/focus-error";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import {
   apiErrorsOf,
   type EntryValues,
@@ -32,6 +33,12 @@ const multiline = (e: unknown) => (e ? <span style={{ whiteSpace: "pre-wrap" }}>
  */
 export function EntryEditor({ datasetId, entry, onDone, onCancel }: { datasetId: string; entry: Entry | null; onDone(): void; onCancel(): void }) {
   const form = useForm<EntryValues>({ initialValues: entryToValues(entry) });
+  const root = useRef<HTMLDivElement>(null);
+  /** Shows errors and brings the first into view. */
+  const showErrors = (errors: Record<string, string>) => {
+    form.setErrors(errors);
+    focusFirstError(root.current);
+  };
   const [jsonMode, setJsonMode] = useState(false);
   const [messagesJson, setMessagesJson] = useState("");
   const update = useUpdateEntry();
@@ -77,9 +84,9 @@ export function EntryEditor({ datasetId, entry, onDone, onCancel }: { datasetId:
     }
     const problems = validateEntry(current);
     form.setErrors(problems);
-    if (Object.keys(problems).length) return;
+    if (Object.keys(problems).length) return showErrors(problems);
     const payload = entryPayload(current);
-    const onError = (err: unknown) => form.setErrors(apiErrorsOf(err, current, jsonMode));
+    const onError = (err: unknown) => showErrors(apiErrorsOf(err, current, jsonMode));
     if (entry) {
       update.mutate({ datasetId, entryId: entry.id, ...payload }, { onSuccess: saved, onError });
     } else {
@@ -95,6 +102,7 @@ export function EntryEditor({ datasetId, entry, onDone, onCancel }: { datasetId:
   return (
     <Stack
       component="form"
+      ref={root}
       gap="sm"
       onSubmit={(e) => {
         e.preventDefault();

@@ -1,6 +1,7 @@
 import { ActionIcon, Button, Group, Modal, MultiSelect, NumberInput, Paper, SegmentedControl, Stack, Text, TextInput, Title } from "@mantine/core";
 import { FormActions } from "../../components/form-actions";
-import { useState } from "react";
+import { focusFirstError } from "../../lib/focus-error";
+import { useState, useRef } from "react";
 import { type Route, type RouteInput, useCreateRoute, useCriterionChoices, useUpdateRoute } from "./queries";
 
 // Each group and target being edited has a key of its own, so removing one keeps the others' inputs.
@@ -53,6 +54,10 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
   const create = useCreateRoute(onSaved);
   const update = useUpdateRoute(onSaved);
   const saving = editing ? update : create;
+  const formRef = useRef<HTMLFormElement>(null);
+  /** Groups whose weights were found not to sum to 100 when the form was sent (checked before sending). */
+  const [badSums, setBadSums] = useState<Set<number>>(new Set());
+  const sumOf = (g: GroupDraft) => g.targets.reduce((s, t) => s + (Number(t.weight) || 0), 0);
 
   const setGroup = (i: number, g: GroupDraft) => setGroups(groups.map((x, j) => (j === i ? g : x)));
   const setTarget = (i: number, k: number, t: Partial<TargetDraft>) =>
@@ -61,8 +66,13 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
   return (
     <Modal opened onClose={onClose} title={editing ? `Edit route ${editing.slug}` : "New route"} size="xl">
       <form
+        ref={formRef}
         onSubmit={(e) => {
           e.preventDefault();
+          // What can be checked here is, before anything is sent: the first problem is brought into view.
+          const bad = new Set(groups.flatMap((g, i) => (g.balance === "weighted" && sumOf(g) !== 100 ? [i] : [])));
+          setBadSums(bad);
+          if (bad.size) return focusFirstError(formRef.current);
           saving.mutate(toInput(slug, groups, stickyTag, attempts, { criteria: judgeCriteria, percent: judgePercent }));
         }}
       >
@@ -77,7 +87,8 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
             data-autofocus
           />
           {groups.map((g, i) => {
-            const sum = g.targets.reduce((s, t) => s + (Number(t.weight) || 0), 0);
+            const sum = sumOf(g);
+            const sumWrong = badSums.has(i) && sum !== 100;
             return (
               <Paper withBorder p="sm" key={g.key} data-testid={`route-group-${i}`}>
                 <Stack gap="xs">
@@ -118,6 +129,7 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
                         min={0}
                         max={100}
                         onChange={(v) => setTarget(i, k, { weight: Number(v) || 0 })}
+                        error={sumWrong}
                         style={{ flex: 1 }}
                         aria-label={`Weight of target ${k + 1} in group ${i + 1}`}
                       />
@@ -154,8 +166,14 @@ export function RouteFormModal({ editing, onClose, onSaved }: { editing: Route |
                     <Button size="xs" variant="default" onClick={() => setGroup(i, { ...g, targets: [...g.targets, blankTarget(0)] })}>
                       Add target
                     </Button>
-                    <Text size="xs" c={sum === 100 ? "dimmed" : "red"} data-testid={`route-group-sum-${i}`}>
-                      Weights sum to {sum}% {sum === 100 ? "" : "(must be 100)"}
+                    <Text
+                      size="xs"
+                      c={sum === 100 ? "dimmed" : "red"}
+                      fw={sumWrong ? 600 : undefined}
+                      role={sumWrong ? "alert" : undefined}
+                      data-testid={`route-group-sum-${i}`}
+                    >
+                      Weights sum to {sum}% {sum === 100 ? "" : `(must be 100: ${sum < 100 ? `add ${100 - sum}` : `take off ${sum - 100}`})`}
                     </Text>
                   </Group>
                 </Stack>
