@@ -405,7 +405,7 @@ describe("scoped keys", () => {
     expect(((await call.json()) as ChatErrorBody).error.message).toContain("lacks the `gateway` scope");
     const rw = await create({ scopes: ["read", "write"] });
     const limit = await gql(t, SET_LIMIT, { input: { scope: "project", requestsPerMinute: 5 } }, { key: rw.apiKey });
-    expect(limit.errors?.[0]?.message).toContain("`gateway` scope needed for setLimit");
+    expect(limit.errors?.[0]?.message).toContain("`gateway` scope needed to set limit");
     const key = await gql(t, CREATE, { input: { name: "x" } }, { key: rw.apiKey });
     expect(key.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
   });

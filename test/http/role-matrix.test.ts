@@ -120,6 +120,41 @@ async function callTrpc(c: ReturnType<typeof consoleClient>, path: string, type:
 describe("the role matrix", () => {
   const procedures = Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures);
 
+  test("the rules the console is served (access.rules) are this table, path for path", async () => {
+    const served = (await clients.viewer.client.access.rules.query()) as Record<string, Role>;
+    const wrong: string[] = [];
+    for (const [path, proc] of procedures) {
+      if (path.startsWith("session.") || path.startsWith("admin.") || path.startsWith("access.")) continue;
+      const least: Role = OWNER_TRPC.has(path) ? "owner" : ADMIN_TRPC.has(path) ? "admin" : proc._def.type === "mutation" ? "member" : "viewer";
+      if (served[path] !== least) wrong.push(`${path}: served ${served[path]}, enforced ${least}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("a refusal names the role that may, in words, and the one the person has", async () => {
+    const refused = async (c: ReturnType<typeof consoleClient>, path: string, input: unknown) => {
+      const res = await t.app.handle(
+        new Request(`http://localhost/trpc/${path}`, {
+          method: "POST",
+          headers: { "x-hone-console": "1", "content-type": "application/json", ...(c.jar.cookie ? { cookie: c.jar.cookie } : {}) },
+          body: JSON.stringify(input),
+        }),
+      );
+      return ((await res.json()) as { error: { message: string } }).error.message;
+    };
+    // Limits are admin work: the viewer is told so (not that a member would do).
+    expect(await refused(clients.viewer, "limits.delete", { id: "lim_x" })).toBe("Only admins and owners can delete limits; your role here is viewer");
+    expect(await refused(clients.member, "limits.delete", { id: "lim_x" })).toBe("Only admins and owners can delete limits; your role here is member");
+    expect(await refused(clients.viewer, "datasets.addEntries", { datasetId: "ds_x", entries: [] })).toBe(
+      "Only members and above can add entries (datasets); your role here is viewer",
+    );
+    expect(await refused(clients.admin, "team.updateRole", { userId: "usr_x", role: "viewer" })).toBe(
+      "Only owners can update role (team); your role here is admin",
+    );
+    const gqlRefusal = await clients.viewer.gql(`mutation { deleteLimit(id: "lim_x") }`);
+    expect(gqlRefusal.errors?.[0]?.message).toBe("Only admins and owners can delete limit; your role here is viewer");
+  });
+
   test("covers every procedure of the router", () => {
     expect(procedures.length).toBeGreaterThan(100);
     for (const p of [...ADMIN_TRPC, ...OWNER_TRPC]) expect(procedures.map(([k]) => k)).toContain(p);

@@ -1,5 +1,6 @@
 import { Button, Group } from "@mantine/core";
 import type { ReactNode } from "react";
+import { MayButton } from "./may-button";
 
 /**
  * The buttons at the end of a table row, right-aligned on one line; the last deletes the row when
@@ -10,19 +11,28 @@ export function RowActions({
   onDelete,
   deleteLabel = "Delete",
   deleteText,
+  deleteMay,
 }: {
   children?: ReactNode;
   onDelete?: () => void;
   deleteLabel?: string;
   deleteText?: string;
+  /** The procedure the delete calls: the button is disabled, saying who may, for a role that may not. */
+  deleteMay?: string;
 }) {
   return (
     <Group gap="xs" justify="flex-end" wrap="nowrap">
       {children}
       {onDelete ? (
-        <DeleteButton label={deleteLabel} onClick={onDelete}>
-          {deleteText}
-        </DeleteButton>
+        deleteMay ? (
+          <MayButton may={deleteMay} size="xs" variant="light" color="red" aria-label={deleteLabel} onClick={onDelete}>
+            {deleteText ?? "Delete"}
+          </MayButton>
+        ) : (
+          <DeleteButton label={deleteLabel} onClick={onDelete}>
+            {deleteText}
+          </DeleteButton>
+        )
       ) : null}
     </Group>
   );

@@ -178,7 +178,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  */
 export async function listAudit(orgCtx: BaseCtx & { projectId?: string }, raw: AuditPageInput): Promise<{ events: AuditEvent[]; next: string | null }> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "admin", "reading the audit log");
+  requireRole(ctx.actor, "admin", "read the audit log");
   const input = parseInput(AuditPageInput, raw);
   const f = input.filter ?? {};
   const scope =
@@ -241,4 +241,4 @@ export async function purgeOldAudit(deps: Deps): Promise<number> {
   });
 }
 
-export const requireAuditReader = (actor: Actor) => requireRole(actor, "admin", "reading the audit log");
+export const requireAuditReader = (actor: Actor) => requireRole(actor, "admin", "read the audit log");

@@ -40,7 +40,7 @@ const toRecalculation = (r: TaskRow): CostRecalculation => ({
  */
 export async function recalculateCosts(ctx: Ctx, raw: RecalculateCostsInput): Promise<CostRecalculation> {
   // Rewrites the cost of stored logs (and so usage and invoices): admin work, as prices are.
-  requireRole(ctx.actor, "admin", "recalculating costs");
+  requireRole(ctx.actor, "admin", "recalculate costs");
   const input = parseInput(RecalculateCostsInput, raw);
   const filter = input.filter ?? {};
   // One at a time per project: each walks every matching log, and a tenant must not queue thousands.

@@ -53,7 +53,7 @@ export async function pruningTextsOf(ctx: Ctx, datasetId: string): Promise<strin
 
 /** Adds a rule; fine-tunes created from then on train and serve without its text (earlier ones keep theirs). */
 export async function createPruningRule(ctx: Ctx, raw: CreatePruningRuleInput): Promise<PruningRule> {
-  requireScope(ctx.actor, "write", "adding pruning rules");
+  requireScope(ctx.actor, "write", "add pruning rules");
   const input = parseInput(CreatePruningRuleInput, raw);
   await findDataset(ctx, input.datasetId);
   const db = dbOf(ctx);
@@ -71,7 +71,7 @@ export async function createPruningRule(ctx: Ctx, raw: CreatePruningRuleInput): 
 }
 
 export async function deletePruningRule(ctx: Ctx, raw: { id: string }): Promise<{ id: string }> {
-  requireScope(ctx.actor, "write", "deleting pruning rules");
+  requireScope(ctx.actor, "write", "delete pruning rules");
   const { id } = parseInput(PruningRuleIdInput, raw);
   const [gone] = await dbOf(ctx)
     .delete(pruningRules)

@@ -5,7 +5,7 @@ import type { Deps } from "../deps";
 import type { TrainingProgress } from "../../providers/trainers";
 import { type DomainError, toDomainError } from "../../core/errors";
 import { runTaskStep, type StepResult, type StepTools, type TaskKind } from "../jobs";
-import { getProviderApiKey } from "../projects";
+import { forgetCredentials, getProviderApiKey } from "../projects";
 import { preferenceLines, trainingEntries } from "../datasets";
 import { pruneMessages } from "../pruning";
 import { tokenCounter } from "../token-counter";
@@ -98,6 +98,9 @@ async function trainStep(deps: Deps, row: ModelRow, { ctx, fail }: StepTools, la
   // Hone's own trainers lease their jobs (domain/trainers); no job of this kind is made for them.
   if (row.backend === "trainer") return { done: true };
   try {
+    // A fine-tune's first step reads the key afresh: one just fixed (a retry after a refused key)
+    // may have been set in another process, or thread, than the one running this job.
+    if (status === "PENDING") forgetCredentials(deps, row.projectId);
     const apiKey = await getProviderApiKey(ctx, row.backend);
     const trainer = deps.trainers(backendTarget(deps.config, { ...row, backend: row.backend }, apiKey));
 

@@ -55,7 +55,7 @@ export const setLimit = verb({
   input: SetLimitInput,
   graphqlArgs: "input",
   run: async (ctx: Ctx, raw: SetLimitInput): Promise<Limit> => {
-    requireFullKey(ctx.actor, "setting limits");
+    requireFullKey(ctx.actor, "set limits");
     const input = parseInput(SetLimitInput, raw);
     const db = dbOf(ctx);
     if (input.keyId) {
@@ -111,7 +111,7 @@ export const deleteLimit = verb({
   role: "admin",
   input: LimitIdInput,
   run: async (ctx: Ctx, raw: { id: string }): Promise<{ id: string; deleted: true }> => {
-    requireFullKey(ctx.actor, "deleting limits");
+    requireFullKey(ctx.actor, "delete limits");
     const { id } = parseInput(LimitIdInput, raw);
     const gone = await dbOf(ctx)
       .delete(limits)

@@ -98,7 +98,7 @@ export async function getMonitor(ctx: Ctx, raw: { id: string }): Promise<Monitor
  * offered to it as it is stored; the background runner (run-monitors.ts) examines it.
  */
 export async function createMonitor(ctx: Ctx, raw: CreateMonitorInput): Promise<Monitor> {
-  requireScope(ctx.actor, "write", "creating monitors");
+  requireScope(ctx.actor, "write", "create monitors");
   const input = parseInput(CreateMonitorInput, raw);
   await findDataset(ctx, input.datasetId);
   const criterion = input.criterionId ? await checkedCriterion(ctx, input.criterionId) : null;
@@ -134,7 +134,7 @@ export async function createMonitor(ctx: Ctx, raw: CreateMonitorInput): Promise<
 
 /** Changes what a monitor keeps (from the next calls it examines on), or pauses and resumes it. */
 export async function updateMonitor(ctx: Ctx, raw: UpdateMonitorInput): Promise<Monitor> {
-  requireScope(ctx.actor, "write", "changing monitors");
+  requireScope(ctx.actor, "write", "change monitors");
   const input = parseInput(UpdateMonitorInput, raw);
   await findRow(ctx, input.id);
   const set: Partial<typeof monitors.$inferInsert> = { updatedAt: ctx.deps.clock() };
@@ -162,7 +162,7 @@ export async function updateMonitor(ctx: Ctx, raw: UpdateMonitorInput): Promise<
 
 /** Deletes a monitor and what it was offered; the entries it added stay in their dataset. */
 export async function deleteMonitor(ctx: Ctx, raw: { id: string }): Promise<{ id: string }> {
-  requireScope(ctx.actor, "write", "deleting monitors");
+  requireScope(ctx.actor, "write", "delete monitors");
   const { id } = parseInput(MonitorIdInput, raw);
   const [gone] = await dbOf(ctx)
     .delete(monitors)
@@ -179,7 +179,7 @@ export async function deleteMonitor(ctx: Ctx, raw: { id: string }): Promise<{ id
  * live through adds nothing twice.
  */
 export async function backfillMonitor(ctx: Ctx, raw: BackfillMonitorInput): Promise<{ offered: number; capped: boolean }> {
-  requireScope(ctx.actor, "write", "backfilling monitors");
+  requireScope(ctx.actor, "write", "backfill monitors");
   const input = parseInput(BackfillMonitorInput, raw);
   const row = await findRow(ctx, input.id);
   await ctx.deps.logWriter.flush();

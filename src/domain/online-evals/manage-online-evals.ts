@@ -88,7 +88,7 @@ function forget(ctx: Ctx): void {
  * the criteria after it was sent (the client never waits for it), as Hone's own calls.
  */
 export async function createOnlineEval(ctx: Ctx, raw: CreateOnlineEvalInput): Promise<OnlineEval> {
-  requireScope(ctx.actor, "write", "creating online evaluations");
+  requireScope(ctx.actor, "write", "create online evaluations");
   const input = parseInput(CreateOnlineEvalInput, raw);
   const model = canonicalModel(input.model, ctx.deps.config.modelPrefixes);
   const criteria = await checkedCriteria(ctx, input.criteria);
@@ -127,7 +127,7 @@ export async function createOnlineEval(ctx: Ctx, raw: CreateOnlineEvalInput): Pr
 
 /** Changes its criteria, sample rate or alert (from the next calls on), or pauses and resumes it. */
 export async function updateOnlineEval(ctx: Ctx, raw: UpdateOnlineEvalInput): Promise<OnlineEval> {
-  requireScope(ctx.actor, "write", "changing online evaluations");
+  requireScope(ctx.actor, "write", "change online evaluations");
   const input = parseInput(UpdateOnlineEvalInput, raw);
   await findRow(ctx, input.id);
   const set: Partial<typeof onlineEvals.$inferInsert> = { updatedAt: ctx.deps.clock() };
@@ -146,7 +146,7 @@ export async function updateOnlineEval(ctx: Ctx, raw: UpdateOnlineEvalInput): Pr
 
 /** Stops judging the model; its verdicts stay (they sum up past calls). Returns its id. */
 export async function deleteOnlineEval(ctx: Ctx, raw: { id: string }): Promise<{ id: string }> {
-  requireScope(ctx.actor, "write", "deleting online evaluations");
+  requireScope(ctx.actor, "write", "delete online evaluations");
   const { id } = parseInput(OnlineEvalIdInput, raw);
   const gone = await dbOf(ctx)
     .delete(onlineEvals)

@@ -42,7 +42,7 @@ export async function listPriceOverrides(ctx: Ctx): Promise<PriceOverride[]> {
  */
 export async function createPriceOverride(ctx: Ctx, raw: CreatePriceOverrideInput): Promise<PriceOverride> {
   // Prices are what cost caps count with (a multiplier of 0 would lift every budget): admin work.
-  requireRole(ctx.actor, "admin", "creating price overrides");
+  requireRole(ctx.actor, "admin", "create price overrides");
   const input = parseInput(CreatePriceOverrideInput, raw);
   const db = dbOf(ctx);
   const existing = await db.$count(priceOverrides, eq(priceOverrides.projectId, ctx.projectId));
@@ -71,7 +71,7 @@ export async function createPriceOverride(ctx: Ctx, raw: CreatePriceOverrideInpu
 }
 
 export async function deletePriceOverride(ctx: Ctx, raw: { id: string }): Promise<{ id: string; deleted: true }> {
-  requireRole(ctx.actor, "admin", "deleting price overrides");
+  requireRole(ctx.actor, "admin", "delete price overrides");
   const { id } = parseInput(PriceOverrideIdInput, raw);
   const gone = await dbOf(ctx)
     .delete(priceOverrides)

@@ -13,7 +13,7 @@ import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";
  * revoked bootstrap key stays revoked).
  */
 export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promise<CreatedApiKey> {
-  requireFullKey(ctx.actor, "creating API keys");
+  requireFullKey(ctx.actor, "create API keys");
   const input = parseInput(CreateApiKeyInput, raw);
   if (input.expiresAt && input.expiresAt.getTime() <= ctx.deps.clock().getTime()) {
     throw new DomainError("VALIDATION", "expiresAt must be in the future", { issues: [{ message: "expiresAt must be in the future", path: ["expiresAt"] }] });

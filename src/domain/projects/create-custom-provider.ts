@@ -12,7 +12,7 @@ import { CreateCustomProviderInput, type CustomProviderInfo } from "./provider-s
  * server (kind vllm) that also serves the adapters Hone's trainers made for its base model.
  */
 export async function createCustomProvider(ctx: Ctx, raw: CreateCustomProviderInput): Promise<CustomProviderInfo> {
-  requireFullKey(ctx.actor, "adding custom providers");
+  requireFullKey(ctx.actor, "add custom providers");
   const input = parseInput(CreateCustomProviderInput, raw);
   // An early, clear answer for hosts that are private on their face; names are checked again on
   // every call, when they are resolved (the check that counts).

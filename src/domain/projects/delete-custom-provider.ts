@@ -9,7 +9,7 @@ import { CustomProviderIdInput } from "./provider-settings";
 
 /** Removes a custom provider (its stored key with it); calls to `hone:<slug>/…` then answer 404. */
 export async function deleteCustomProvider(ctx: Ctx, raw: { id: string }): Promise<Deleted> {
-  requireFullKey(ctx.actor, "deleting custom providers");
+  requireFullKey(ctx.actor, "delete custom providers");
   const input = parseInput(CustomProviderIdInput, raw);
   const [row] = await dbOf(ctx)
     .delete(customProviders)

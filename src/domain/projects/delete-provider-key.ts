@@ -9,7 +9,7 @@ import { type Deleted, deleted as deletedAs } from "../deleted";
 
 /** Deletes one key of a provider (the `default` one unless named). */
 export async function deleteProviderKey(ctx: Ctx, raw: { provider: string; name?: string | null }): Promise<Deleted> {
-  requireFullKey(ctx.actor, "deleting provider keys");
+  requireFullKey(ctx.actor, "delete provider keys");
   const input = parseInput(ProviderKeyInput, raw);
   const deleted = await dbOf(ctx)
     .delete(providerKeys)

@@ -6,7 +6,7 @@ export { createProject } from "./create-project";
 export { deleteCustomProvider } from "./delete-custom-provider";
 export { deleteProviderKey } from "./delete-provider-key";
 export { getProject } from "./get-project";
-export { getCustomProvider, getProviderApiKey, getProviderKeyPool, type PoolKey } from "./get-upstream-credentials";
+export { forgetCredentials, getCustomProvider, getProviderApiKey, getProviderKeyPool, type PoolKey } from "./get-upstream-credentials";
 export { listApiKeys } from "./list-api-keys";
 export { listCustomProviders } from "./list-custom-providers";
 export { listProviderKeys } from "./list-provider-keys";

@@ -17,6 +17,9 @@ const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 // A person never acts as a trainer from the console; the trainer API is for trainer tokens (and admins).
 const SCOPE_ROLE: Record<KeyScope, Role> = { read: "viewer", write: "member", gateway: "member", trainer: "admin" };
 
+/** Who may act at least at a role, in words. */
+const WHO_MAY: Record<Role, string> = { viewer: "members of this project", member: "members and above", admin: "admins and owners", owner: "owners" };
+
 /** Whether a role is at least another. */
 export const roleAtLeast = (role: Role, least: Role): boolean => RANK[role] >= RANK[least];
 
@@ -28,7 +31,7 @@ export const roleAtLeast = (role: Role, least: Role): boolean => RANK[role] >= R
 export function requireRole(actor: Actor, least: Role, what: string): void {
   if (actor.type === "user") {
     if (roleAtLeast(actor.role, least)) return;
-    throw new DomainError("FORBIDDEN", `Your role here is ${actor.role}: ${what} needs ${least === "owner" ? "an owner" : `${least} or above`}`, {
+    throw new DomainError("FORBIDDEN", `Only ${WHO_MAY[least]} can ${what}; your role here is ${actor.role}`, {
       role: actor.role,
       neededRole: least,
     });
@@ -45,11 +48,10 @@ export function requireRole(actor: Actor, least: Role, what: string): void {
 function requireMakerRole(actor: Actor, least: Role, what: string): void {
   const maxRole = grantOf(actor)?.maxRole;
   if (!maxRole || roleAtLeast(maxRole, least)) return;
-  throw new DomainError(
-    "FORBIDDEN",
-    `This API key acts for a person whose role here is now ${maxRole}: ${what} needs ${least === "owner" ? "an owner" : `${least} or above`}`,
-    { role: maxRole, neededRole: least },
-  );
+  throw new DomainError("FORBIDDEN", `Only ${WHO_MAY[least]} can ${what}; this API key acts for a person whose role here is now ${maxRole}`, {
+    role: maxRole,
+    neededRole: least,
+  });
 }
 
 /** FORBIDDEN, naming the scope, when the acting key lacks it (or the acting person's role is below it). */
@@ -61,7 +63,7 @@ export function requireScope(actor: Actor, scope: KeyScope, what: string): void 
   const grant = grantOf(actor);
   if (grant?.maxRole) requireMakerRole(actor, SCOPE_ROLE[scope], what);
   if (!grant || grant.scopes.includes(scope)) return;
-  throw new DomainError("FORBIDDEN", `This API key lacks the \`${scope}\` scope needed for ${what} (it has: ${grant.scopes.join(", ") || "none"})`, {
+  throw new DomainError("FORBIDDEN", `This API key lacks the \`${scope}\` scope needed to ${what} (it has: ${grant.scopes.join(", ") || "none"})`, {
     missingScope: scope,
   });
 }

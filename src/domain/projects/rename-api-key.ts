@@ -11,7 +11,7 @@ import { RenameApiKeyInput, type ApiKeyInfo } from "./schemas";
  * name is only a label, so nothing else changes: the key, its sessions and its cache entry stay.
  */
 export async function renameApiKey(ctx: Ctx, raw: RenameApiKeyInput): Promise<ApiKeyInfo> {
-  requireFullKey(ctx.actor, "renaming API keys");
+  requireFullKey(ctx.actor, "rename API keys");
   const input = parseInput(RenameApiKeyInput, raw);
   const [renamed] = await dbOf(ctx)
     .update(apiKeys)

@@ -14,7 +14,7 @@ import { RevokeApiKeyInput, type ApiKeyInfo } from "./schemas";
  * This process forgets the key at once; other processes within HONE_API_KEY_CACHE_MS.
  */
 export async function revokeApiKey(ctx: Ctx, raw: RevokeApiKeyInput): Promise<ApiKeyInfo> {
-  requireFullKey(ctx.actor, "revoking API keys");
+  requireFullKey(ctx.actor, "revoke API keys");
   const input = parseInput(RevokeApiKeyInput, raw);
   const db = dbOf(ctx);
   const ofProject = and(eq(apiKeys.id, input.id), eq(apiKeys.projectId, ctx.projectId));

@@ -12,7 +12,7 @@ import { MAX_KEYS_PER_PROVIDER, providerKeyContext, SetProviderKeyInput, type Pr
  * with other names join the provider's pool (at most MAX_KEYS_PER_PROVIDER).
  */
 export async function setProviderKey(ctx: Ctx, raw: SetProviderKeyInput): Promise<ProviderKeyInfo> {
-  requireFullKey(ctx.actor, "setting provider keys");
+  requireFullKey(ctx.actor, "set provider keys");
   const input = parseInput(SetProviderKeyInput, raw);
   const keyCiphertext = await encryptSecret(ctx.deps.secretKey, input.apiKey, providerKeyContext(ctx.projectId, input.provider, input.name));
   const now = ctx.deps.clock();

@@ -13,7 +13,7 @@ import { type ApiKeyInfo, UpdateApiKeyInput } from "./schemas";
  * revocation.
  */
 export async function updateApiKey(ctx: Ctx, raw: UpdateApiKeyInput): Promise<ApiKeyInfo> {
-  requireFullKey(ctx.actor, "changing API keys");
+  requireFullKey(ctx.actor, "change API keys");
   const input = parseInput(UpdateApiKeyInput, raw);
   if (input.expiresAt && input.expiresAt.getTime() <= ctx.deps.clock().getTime()) {
     throw new DomainError("VALIDATION", "expiresAt must be in the future (revoke the key to stop it now)", {

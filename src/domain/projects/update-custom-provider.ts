@@ -16,7 +16,7 @@ import { CreateCustomProviderInput, UpdateCustomProviderInput, type CustomProvid
  * same SSRF rules; another project's provider is NOT_FOUND.
  */
 export async function updateCustomProvider(ctx: Ctx, raw: UpdateCustomProviderInput): Promise<CustomProviderInfo> {
-  requireFullKey(ctx.actor, "changing custom providers");
+  requireFullKey(ctx.actor, "change custom providers");
   const input = parseInput(UpdateCustomProviderInput, raw);
   const db = dbOf(ctx);
   const where = and(eq(customProviders.id, input.id), eq(customProviders.projectId, ctx.projectId));

@@ -84,7 +84,7 @@ async function withDecisions(ctx: Ctx, rows: RunRow[]): Promise<RelabelRun[]> {
  * output. Nothing changes in the dataset until outputs are accepted.
  */
 export async function createRelabelRun(ctx: Ctx, raw: CreateRelabelRunInput): Promise<RelabelRun> {
-  requireScope(ctx.actor, "write", "starting relabel runs");
+  requireScope(ctx.actor, "write", "start relabel runs");
   const input = parseInput(CreateRelabelRunInput, raw);
   requireKeyMayCall(ctx, [input.model]);
   await findDataset(ctx, input.datasetId);
@@ -169,7 +169,7 @@ export async function getRelabelRun(ctx: Ctx, raw: { id: string }): Promise<Rela
 
 /** Stops a run: outputs not written yet are not; those written stay to be accepted or rejected. */
 export async function cancelRelabelRun(ctx: Ctx, raw: { id: string }): Promise<RelabelRun> {
-  requireScope(ctx.actor, "write", "cancelling relabel runs");
+  requireScope(ctx.actor, "write", "cancel relabel runs");
   const { id } = parseInput(RelabelRunIdInput, raw);
   await findRun(ctx, id);
   await dbOf(ctx)
@@ -249,7 +249,7 @@ export async function listRelabelOutputs(
  * An entry changed since the run read it is left as it is (counted stale).
  */
 export async function acceptRelabelOutputs(ctx: Ctx, raw: DecideRelabelInput): Promise<DecideResult> {
-  requireScope(ctx.actor, "write", "accepting relabelled outputs");
+  requireScope(ctx.actor, "write", "accept relabelled outputs");
   const input = parseInput(DecideRelabelInput, raw);
   const run = await findRun(ctx, input.id);
   const result: DecideResult = { accepted: 0, rejected: 0, stale: 0 };
@@ -322,7 +322,7 @@ export async function acceptRelabelOutputs(ctx: Ctx, raw: DecideRelabelInput): P
 
 /** Rejects proposed outputs (the named entries, or every undecided one): the entries stay as they are. */
 export async function rejectRelabelOutputs(ctx: Ctx, raw: DecideRelabelInput): Promise<DecideResult> {
-  requireScope(ctx.actor, "write", "rejecting relabelled outputs");
+  requireScope(ctx.actor, "write", "reject relabelled outputs");
   const input = parseInput(DecideRelabelInput, raw);
   const run = await findRun(ctx, input.id);
   const where = [eq(relabelOutputs.runId, run.id), isNull(relabelOutputs.decision)];

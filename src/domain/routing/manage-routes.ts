@@ -12,7 +12,7 @@ import { CreateRouteInput, type Route, RouteSlugInput, UpdateRouteInput } from "
 // The verbs that keep a project's routes: create, replace (keeping what it had), roll back, delete, read.
 
 export async function createRoute(ctx: Ctx, raw: CreateRouteInput): Promise<Route> {
-  requireFullKey(ctx.actor, "creating routes");
+  requireFullKey(ctx.actor, "create routes");
   const { slug, ...config } = parseInput(CreateRouteInput, raw);
   const [{ n }] = (await dbOf(ctx).select({ n: count() }).from(routes).where(eq(routes.projectId, ctx.projectId))) as [{ n: number }];
   if (n >= MAX_ROUTES)
@@ -37,7 +37,7 @@ export async function createRoute(ctx: Ctx, raw: CreateRouteInput): Promise<Rout
 
 /** Replaces the route's configuration (a new split, other targets); what it had is kept for rollback. */
 export async function updateRoute(ctx: Ctx, raw: UpdateRouteInput): Promise<Route> {
-  requireFullKey(ctx.actor, "changing routes");
+  requireFullKey(ctx.actor, "change routes");
   const { slug, ...config } = parseInput(UpdateRouteInput, raw);
   const row = await findRouteRow(ctx, slug);
   if (!row) throw routeNotFound(slug);
@@ -47,7 +47,7 @@ export async function updateRoute(ctx: Ctx, raw: UpdateRouteInput): Promise<Rout
 
 /** Puts back the configuration the last change replaced (the change itself becomes the one to roll back to). */
 export async function rollbackRoute(ctx: Ctx, raw: RouteSlugInput): Promise<Route> {
-  requireFullKey(ctx.actor, "rolling back routes");
+  requireFullKey(ctx.actor, "roll back routes");
   const { slug } = parseInput(RouteSlugInput, raw);
   const row = await findRouteRow(ctx, slug);
   if (!row) throw routeNotFound(slug);
@@ -68,7 +68,7 @@ async function replaceConfig(ctx: Ctx, id: string, slug: string, config: RouteCo
 }
 
 export async function deleteRoute(ctx: Ctx, raw: RouteSlugInput): Promise<{ slug: string }> {
-  requireFullKey(ctx.actor, "deleting routes");
+  requireFullKey(ctx.actor, "delete routes");
   const { slug } = parseInput(RouteSlugInput, raw);
   const [gone] = await dbOf(ctx)
     .delete(routes)

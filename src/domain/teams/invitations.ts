@@ -43,9 +43,9 @@ const toInvitationInfo = (r: typeof invitations.$inferSelect, by: string | null)
  */
 export async function inviteMember(orgCtx: BaseCtx & { projectId?: string }, raw: InviteMemberInput): Promise<CreatedInvitation> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "admin", "inviting members");
+  requireRole(ctx.actor, "admin", "invite members");
   const input = parseInput(InviteMemberInput, raw);
-  if (input.role === "owner") requireRole(ctx.actor, "owner", "inviting an owner");
+  if (input.role === "owner") requireRole(ctx.actor, "owner", "invite an owner");
   const org = await organizationOf(ctx);
   const db = dbOf(ctx);
   const now = ctx.deps.clock();
@@ -109,7 +109,7 @@ async function sendInvitation(deps: Deps, to: string, url: string, role: Role): 
 /** The organisation's invitations, newest first (at most 200). */
 export async function listInvitations(orgCtx: BaseCtx & { projectId?: string }): Promise<InvitationInfo[]> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "admin", "listing invitations");
+  requireRole(ctx.actor, "admin", "list invitations");
   const org = await organizationOf(ctx);
   const rows = await dbOf(ctx).select().from(invitations).where(eq(invitations.organizationId, org)).orderBy(desc(invitations.createdAt)).limit(200);
   return rows.map((r) => toInvitationInfo(r, r.invitedBy));
@@ -117,7 +117,7 @@ export async function listInvitations(orgCtx: BaseCtx & { projectId?: string }):
 
 export async function revokeInvitation(orgCtx: BaseCtx & { projectId?: string }, id: string): Promise<{ id: string; revoked: true }> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "admin", "revoking invitations");
+  requireRole(ctx.actor, "admin", "revoke invitations");
   const org = await organizationOf(ctx);
   const [row] = await dbOf(ctx)
     .update(invitations)

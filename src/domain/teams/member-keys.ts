@@ -16,7 +16,7 @@ export type MemberKey = { id: string; name: string | null; prefix: string; proje
 /** The keys a person made for themselves in the organisation's projects (not revoked): what stops when they leave. */
 export async function listMemberKeys(orgCtx: BaseCtx & { projectId?: string }, userId: string): Promise<MemberKey[]> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "owner", "listing a member's API keys");
+  requireRole(ctx.actor, "owner", "list a member's API keys");
   const org = await organizationOf(ctx);
   const rows = await dbOf(ctx)
     .select({
@@ -48,7 +48,7 @@ export async function listMemberKeys(orgCtx: BaseCtx & { projectId?: string }, u
  */
 export async function handKeysToProject(orgCtx: BaseCtx & { projectId?: string }, raw: HandKeysInput): Promise<{ handed: number }> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "owner", "handing a member's API keys to the project");
+  requireRole(ctx.actor, "owner", "hand a member's API keys to the project");
   const input = parseInput(HandKeysInput, raw);
   const org = await organizationOf(ctx);
   const handed = await handOver(dbOf(ctx), org, input.userId, input.keyIds ?? null);

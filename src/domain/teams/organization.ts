@@ -33,7 +33,7 @@ export async function organizationOf(ctx: BaseCtx & { projectId?: string }): Pro
 /** Members of the actor's organisation, owners first (at most 1,000). */
 export async function listMembers(orgCtx: BaseCtx & { projectId?: string }): Promise<Member[]> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "viewer", "listing members");
+  requireRole(ctx.actor, "viewer", "list members");
   const org = await organizationOf(ctx);
   const db = dbOf(ctx);
   const rows = await db
@@ -120,7 +120,7 @@ const NEEDS_AN_OWNER = "An organisation needs at least one owner";
  */
 export async function updateMemberRole(orgCtx: BaseCtx & { projectId?: string }, raw: UpdateMemberRoleInput): Promise<Member> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "owner", "changing members' roles");
+  requireRole(ctx.actor, "owner", "change members' roles");
   const input = parseInput(UpdateMemberRoleInput, raw);
   const org = await organizationOf(ctx);
   await withTx(ctx, async (_, tx) => {
@@ -171,7 +171,7 @@ export async function clearProjectRole(
   projectId: string,
 ): Promise<{ userId: string; projectId: string }> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "owner", "changing members' roles");
+  requireRole(ctx.actor, "owner", "change members' roles");
   const org = await organizationOf(ctx);
   const [p] = await dbOf(ctx)
     .select({ id: projects.id })
@@ -196,7 +196,7 @@ export async function removeMember(
   keys: "stop" | "project" = "stop",
 ): Promise<{ userId: string; removed: true; keysHanded: number }> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "owner", "removing members");
+  requireRole(ctx.actor, "owner", "remove members");
   const org = await organizationOf(ctx);
   let keysHanded = 0;
   await withTx(ctx, async (_, tx) => {
@@ -234,7 +234,7 @@ export async function removeMember(
  */
 export async function setMemberDisabled(orgCtx: BaseCtx & { projectId?: string }, userId: string, disabled: boolean): Promise<Member> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "owner", "disabling members");
+  requireRole(ctx.actor, "owner", "disable members");
   const org = await organizationOf(ctx);
   if (ctx.actor.type === "user" && ctx.actor.userId === userId) throw new DomainError("CONFLICT", "You cannot disable your own account");
   await withTx(ctx, async (_, tx) => {
@@ -294,7 +294,7 @@ export async function listMyOrganizations(deps: Deps, userId: string): Promise<O
 /** The projects of the actor's organisation, oldest first (at most 1,000). */
 export async function listOrganizationProjects(orgCtx: BaseCtx & { projectId?: string }): Promise<{ id: string; name: string; createdAt: Date }[]> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "viewer", "listing projects");
+  requireRole(ctx.actor, "viewer", "list projects");
   const org = await organizationOf(ctx);
   return dbOf(ctx)
     .select({ id: projects.id, name: projects.name, createdAt: projects.createdAt })

@@ -284,7 +284,7 @@ export async function finishSingleSignOn(
  */
 export async function unlinkSingleSignOn(orgCtx: BaseCtx & { projectId?: string }, userId: string): Promise<Member> {
   const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "owner", "removing single sign-on links");
+  requireRole(ctx.actor, "owner", "remove single sign-on links");
   const org = await organizationOf(ctx);
   const [m] = await dbOf(ctx)
     .select({ userId: memberships.userId })

@@ -11,7 +11,7 @@ import { raiseAlert } from "./deliver";
 import { toDelivery, webhookAad } from "./webhook-store";
 import { ListDeliveriesInput, SetWebhookInput, type SetWebhookResult, type Webhook, type WebhookDelivery } from "./schemas";
 
-const WHAT = "managing webhooks";
+const WHAT = "manage webhooks";
 
 const toWebhook = (r: typeof projectWebhooks.$inferSelect): Webhook => ({
   url: r.url,

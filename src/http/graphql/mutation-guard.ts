@@ -42,8 +42,10 @@ export function guardMutations(schema: GraphQLSchema): GraphQLSchema {
         // Organisation mutations (members, invitations) go by the organisation role alone; every
         // other one needs `write` in the project. A role the field needs above a member's (admin,
         // owner) is checked here too, before its input is validated, as on tRPC.
-        if (!ext?.organization) requireScope(principal.ctx.actor, "write", "GraphQL mutations");
-        if (ext?.role) requireRole((ext.organization ? asOrganizationActor(principal.ctx) : principal.ctx).actor, ext.role, name);
+        // The role the field needs first, so a refusal names it (not the member's that every change needs).
+        const what = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+        if (ext?.role) requireRole((ext.organization ? asOrganizationActor(principal.ctx) : principal.ctx).actor, ext.role, what);
+        if (!ext?.organization) requireScope(principal.ctx.actor, "write", what);
         const result = await resolve(parent, args, context, info);
         await audit({ resultId: resultIdOf(result) });
         return result;

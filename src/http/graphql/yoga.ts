@@ -175,7 +175,7 @@ function useKeyScopes(): Plugin<Record<string, unknown>, GqlContext> {
       const op = getOperationAST(args.document, args.operationName ?? undefined);
       if (op?.operation === "mutation") return;
       try {
-        requireScope(ctx.actor, "read", "GraphQL queries");
+        requireScope(ctx.actor, "read", "read this project (GraphQL queries)");
       } catch (err) {
         const e = toDomainError(err);
         if (context.request && op) {

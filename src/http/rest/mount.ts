@@ -76,7 +76,7 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   };
   const auditedBody = new WeakMap<Request, object>();
   const serve = async (ctx: Ctx | null, request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
-    if (ctx) requireScope(ctx.actor, scope, what);
+    if (ctx) requireScope(ctx.actor, scope, `call ${what}`);
     const limits = { maxBytes: max, maxDepth: deps.config.maxJsonDepth, idleMs: deps.config.bodyIdleTimeoutMs };
     const body = read === "object" ? asObject(await readJsonBody(request, limits)) : read === "json" ? await readJsonBody(request, limits) : undefined;
     if (audited && body && typeof body === "object") auditedBody.set(request, body);

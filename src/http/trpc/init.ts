@@ -1,4 +1,4 @@
-import { requireRole, requireScope } from "../../domain/projects";
+import { requireRole } from "../../domain/projects";
 import type { Role } from "../../core/key-scope";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
@@ -106,23 +106,61 @@ export function domainErrorOf(error: TRPCError): DomainError {
   return new DomainError(code, error.message);
 }
 
-const t = initTRPC.context<TrpcContext>().create({
-  errorFormatter({ shape, error, ctx }) {
-    const domain = domainErrorOf(error);
-    const issues: Issue[] = domain.issues;
-    return {
-      message: domain.message,
-      code: shape.code,
-      data: {
-        code: domain.code,
-        httpStatus: shape.data.httpStatus,
-        path: shape.data.path,
-        issues,
-        requestId: ctx?.requestId ?? null,
-      },
-    };
-  },
-});
+/**
+ * What a procedure declares besides its input: the least role it needs when that is more than its
+ * kind says (a query: a viewer; a mutation: a member). The console is served the table these make
+ * (`access.rules`), so it offers only what the server allows.
+ */
+export type ProcedureMeta = { role?: Role };
+
+/** The least role a procedure needs: declared, else by its kind. */
+export const leastRoleOf = (type: string, meta: ProcedureMeta | undefined): Role => meta?.role ?? (type === "mutation" ? "member" : "viewer");
+
+/** Words a procedure's name may start with that say what it does. */
+const ACTION =
+  /^(accept|add|backfill|cancel|change|clear|count|create|delete|disable|enable|estimate|export|get|hand|import|invite|judge|list|move|play|read|recalculate|reject|relabel|remove|rename|reset|resplit|retry|revert|revoke|roll|run|save|set|start|stop|test|unlink|update|upload)\b/;
+
+/**
+ * A procedure in words, for refusals: "limits.delete" -> "delete limits"; "datasets.addEntries" ->
+ * "add entries (datasets)"; a name that is no action: "see the audit log (team)" (a query),
+ * "change the ... " (a mutation).
+ */
+export function procedureInWords(path: string, type = "query"): string {
+  const cut = path.lastIndexOf(".");
+  const noun = cut < 0 ? "" : path.slice(0, cut);
+  const verb = cut < 0 ? path : path.slice(cut + 1);
+  const spaced = (s: string) =>
+    s
+      .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+      .replace(/\./g, " ")
+      .toLowerCase();
+  let words = spaced(verb);
+  if (!ACTION.test(words)) words = `${type === "mutation" ? "change" : "see"} the ${words}`;
+  const nounWords = spaced(noun);
+  if (!nounWords) return words;
+  return words.includes(" ") ? `${words} (${nounWords})` : `${words} ${nounWords}`;
+}
+
+const t = initTRPC
+  .context<TrpcContext>()
+  .meta<ProcedureMeta>()
+  .create({
+    errorFormatter({ shape, error, ctx }) {
+      const domain = domainErrorOf(error);
+      const issues: Issue[] = domain.issues;
+      return {
+        message: domain.message,
+        code: shape.code,
+        data: {
+          code: domain.code,
+          httpStatus: shape.data.httpStatus,
+          path: shape.data.path,
+          issues,
+          requestId: ctx?.requestId ?? null,
+        },
+      };
+    },
+  });
 
 export const router = t.router;
 export const middleware = t.middleware;
@@ -200,13 +238,14 @@ export const sessionProcedure = base.use(({ ctx, next }) => {
   throw toTrpcError(ctx.authError ?? new DomainError("UNAUTHORIZED", "Not signed in to the console"));
 });
 
-export const projectProcedure = base.use(async ({ ctx, next, type, path }) => {
+export const projectProcedure = base.use(async ({ ctx, next, type, path, meta }) => {
   if (ctx.principal?.kind === "project") {
-    // A scoped key's surfaces: queries need `read`, mutations `write`.
-    const scope = type === "mutation" ? "write" : "read";
+    // The least role the procedure needs (the table the console is served), before its input: a
+    // person by their role, a key by its scopes (queries need `read`, mutations `write`, admin
+    // work every scope).
     let release: () => void;
     try {
-      requireScope(ctx.principal.ctx.actor, scope, `${path} (a ${type})`);
+      requireRole(ctx.principal.ctx.actor, leastRoleOf(type, meta), procedureInWords(path, type));
       // A project's calls run a few at a time (HONE_PROJECT_CONCURRENCY); its burst waits in its own queue or gets 429.
       release = await ctx.deps.fairShare.acquire(ctx.principal.ctx.projectId, "trpc");
     } catch (err) {
@@ -249,9 +288,9 @@ export const orgProcedure = base.use(({ ctx, next }) => {
 });
 
 /** Managing keys, provider keys, custom providers, routes, limits, webhooks and prices: admins (a key with every scope), checked before the input. */
-export const manageProcedure = projectProcedure.use(({ ctx, next, path }) => {
+export const manageProcedure = projectProcedure.meta({ role: "admin" }).use(({ ctx, next, path, type }) => {
   try {
-    requireRole(ctx.project.actor, "admin", path);
+    requireRole(ctx.project.actor, "admin", procedureInWords(path, type));
   } catch (err) {
     throw toTrpcError(toDomainError(err));
   }
@@ -260,9 +299,9 @@ export const manageProcedure = projectProcedure.use(({ ctx, next, path }) => {
 
 /** Organisation work at a least role, checked before the input is. */
 export const teamProcedure = (least: Role) =>
-  orgProcedure.use(({ ctx, next, path }) => {
+  orgProcedure.meta({ role: least }).use(({ ctx, next, path, type }) => {
     try {
-      requireRole(ctx.team.actor, least, path);
+      requireRole(ctx.team.actor, least, procedureInWords(path, type));
     } catch (err) {
       throw toTrpcError(toDomainError(err));
     }

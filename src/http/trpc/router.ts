@@ -1,4 +1,5 @@
-import { router } from "./init";
+import type { Role } from "../../core/key-scope";
+import { leastRoleOf, type ProcedureMeta, publicProcedure, router } from "./init";
 import { adminRouter } from "./routers/admin";
 import { apiKeysRouter } from "./routers/api-keys";
 import { criteriaRouter } from "./routers/criteria";
@@ -40,7 +41,25 @@ export const appRouter = router({
   limits: limitsRouter,
   webhooks: webhooksRouter,
   team: teamRouter,
+  /** What each procedure needs, as the server enforces it: the console offers only what the signed-in role may do. */
+  access: router({ rules: publicProcedure.query(() => accessRules()) }),
 });
+
+let rules: Record<string, Role> | null = null;
+
+/**
+ * The least role of every procedure a person's console calls (path -> role), read from the router
+ * itself: the same declarations the checks use (ProcedureMeta, else the procedure's kind).
+ */
+export function accessRules(): Record<string, Role> {
+  const procedures = (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string; meta?: ProcedureMeta } }> } })._def.procedures;
+  rules ??= Object.fromEntries(
+    Object.entries(procedures)
+      .filter(([path]) => !path.startsWith("admin.") && !path.startsWith("session.") && !path.startsWith("access."))
+      .map(([path, p]) => [path, leastRoleOf(p._def.type, p._def.meta)]),
+  );
+  return rules;
+}
 
 /** Import this type into a TypeScript frontend for a fully typed @trpc/client. */
 export type AppRouter = typeof appRouter;

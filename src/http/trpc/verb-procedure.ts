@@ -3,7 +3,7 @@ import { DomainError, toDomainError } from "../../core/errors";
 import { requireRole } from "../../domain/projects";
 import type { Ctx } from "../../domain/context";
 import type { AnyVerb, Verb } from "../../domain/verb";
-import { projectProcedure, toTrpcError } from "./init";
+import { procedureInWords, projectProcedure, toTrpcError } from "./init";
 
 // One line exposes a domain verb (src/domain/verb.ts) on tRPC: `set: verbMutation(setLimit, limitOut)`
 // in its router
@@ -14,10 +14,10 @@ import { projectProcedure, toTrpcError } from "./init";
 
 /** The verb's role, when it is one its scopes do not already say (admin, owner), checked before the input. */
 const roleCheck = (role: Verb<z.ZodType, unknown>["role"]) =>
-  projectProcedure.use(({ ctx, next, path }) => {
+  projectProcedure.meta({ role }).use(({ ctx, next, path, type }) => {
     if (role === "admin" || role === "owner") {
       try {
-        requireRole(ctx.project.actor, role, path);
+        requireRole(ctx.project.actor, role, procedureInWords(path, type));
       } catch (err) {
         throw toTrpcError(err instanceof DomainError ? err : toDomainError(err));
       }

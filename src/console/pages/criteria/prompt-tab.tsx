@@ -1,4 +1,5 @@
-import { Button, Code, Group, Select, Stack, Text } from "@mantine/core";
+import { Code, Group, Select, Stack, Text } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
 import { useState } from "react";
 import { TextDiff } from "../../components/text-diff";
 import { formatTime } from "../../lib/format";
@@ -42,7 +43,11 @@ export function PromptTab({ criterion }: { criterion: CriterionDetail }) {
             v{version.version} saved {formatTime(version.createdAt)} · judge <Code>{version.judgeModel}</Code>
           </Text>
         </Group>
-        {!editing ? <Button onClick={() => setEditing(true)}>Edit (new version)</Button> : null}
+        {!editing ? (
+          <MayButton may="criteria.createVersion" onClick={() => setEditing(true)}>
+            Edit (new version)
+          </MayButton>
+        ) : null}
       </Group>
       {previous ? (
         <Stack gap="xs" data-testid="version-diff">

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { messageText } from "../../lib/messages";
 import { errorMessageOf } from "../../lib/trpc";
+import { MayButton } from "../../components/may-button";
 import { useJudge, useReadLog } from "./queries";
 
 const DEFAULT_INPUT = JSON.stringify([{ role: "user", content: "What is the capital of France?" }], null, 2);
@@ -78,9 +79,9 @@ export function TryIt({ criterionId, version }: { criterionId: string; version: 
           />
           <Textarea label="Output to judge ({{output}})" {...form.getInputProps("output")} autosize minRows={2} maxRows={10} />
           <Group>
-            <Button type="submit" loading={judge.isPending} disabled={!messages}>
+            <MayButton may="criteria.judge" type="submit" loading={judge.isPending} disabled={!messages}>
               Judge
-            </Button>
+            </MayButton>
           </Group>
           <ErrorAlert error={judge.error} title="The judge failed" />
           {result ? (

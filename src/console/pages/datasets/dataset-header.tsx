@@ -1,5 +1,6 @@
 import { Anchor, Button, Paper, Spoiler, Text } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
+import { MayButton } from "../../components/may-button";
 import { PageHeader } from "../../components/page-header";
 import { formatNumber, plural } from "../../lib/format";
 import type { Dataset } from "./queries";
@@ -10,13 +11,14 @@ export type DatasetDialog = "add" | "upload" | "import" | "quality" | "relabel" 
  * The dialogs the header opens, in order. "Judge / relabel" stays the same whatever runs (the
  * count is in the line above): a longer label would move the actions after it.
  */
-const DIALOGS: [DatasetDialog, string][] = [
-  ["add", "Add entry"],
-  ["upload", "Upload JSONL"],
-  ["import", "Import from logs"],
-  ["quality", "Judge / relabel"],
-  ["relabel", "Relabel runs"],
-  ["pruning", "Pruning rules"],
+const DIALOGS: [DatasetDialog, string, string | null][] = [
+  // The procedure a dialog exists to call (null: it also shows what is there, to anyone).
+  ["add", "Add entry", "datasets.addEntries"],
+  ["upload", "Upload JSONL", "datasets.importJsonl"],
+  ["import", "Import from logs", "datasets.importLogs"],
+  ["quality", "Judge / relabel", "datasets.judgeEntries"],
+  ["relabel", "Relabel runs", null],
+  ["pruning", "Pruning rules", null],
 ];
 
 /** The dataset's name and counts, and what can be done to it; the actions wrap on a narrow window. */
@@ -60,11 +62,17 @@ export function DatasetHeader({
         // Every action is there from the first paint (Fine-tune disabled until the dataset is known):
         // a late button would push the others aside, and a click aimed at one would land on another.
         <>
-          {DIALOGS.map(([dialog, label]) => (
-            <Button key={dialog} variant="default" size="sm" onClick={open(dialog)}>
-              {label}
-            </Button>
-          ))}
+          {DIALOGS.map(([dialog, label, may]) =>
+            may ? (
+              <MayButton key={dialog} may={may} variant="default" size="sm" onClick={open(dialog)}>
+                {label}
+              </MayButton>
+            ) : (
+              <Button key={dialog} variant="default" size="sm" onClick={open(dialog)}>
+                {label}
+              </Button>
+            ),
+          )}
           <Button variant="default" size="sm" onClick={onExport} loading={exportProgress !== null}>
             {exportProgress !== null ? `Exporting ${formatNumber(exportProgress)}…` : "Export JSONL"}
           </Button>

@@ -121,7 +121,7 @@ export function LimitsPage() {
                     )}
                   </Table.Td>
                   <Table.Td>
-                    <RowActions deleteLabel={`Delete limit of ${subject}`} onDelete={() => setDeleting(l)}>
+                    <RowActions deleteLabel={`Delete limit of ${subject}`} deleteMay="limits.delete" onDelete={() => setDeleting(l)}>
                       <RowButton label={`Change limit of ${subject}`} onClick={() => setEditing(l)}>
                         Change
                       </RowButton>

@@ -1,6 +1,7 @@
 import { Button, Group, Stack, Table, Text, TextInput, VisuallyHidden } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
+import { MayButton } from "../../components/may-button";
 import { type LogDetailData, useSetLogTags } from "./queries";
 
 /** The log's tags: add, edit (a new value for a key) and remove, one log at a time. */
@@ -59,7 +60,8 @@ export function TagsEditor({ log }: { log: LogDetailData }) {
                       </>
                     ) : (
                       <>
-                        <Button
+                        <MayButton
+                          may="logs.setTags"
                           size="compact-xs"
                           variant="subtle"
                           aria-label={`Edit tag ${key}`}
@@ -69,8 +71,9 @@ export function TagsEditor({ log }: { log: LogDetailData }) {
                           }}
                         >
                           Edit
-                        </Button>
-                        <Button
+                        </MayButton>
+                        <MayButton
+                          may="logs.setTags"
                           size="compact-xs"
                           variant="subtle"
                           color="red"
@@ -79,7 +82,7 @@ export function TagsEditor({ log }: { log: LogDetailData }) {
                           disabled={setTags.isPending}
                         >
                           Remove
-                        </Button>
+                        </MayButton>
                       </>
                     )}
                   </Group>
@@ -104,9 +107,9 @@ export function TagsEditor({ log }: { log: LogDetailData }) {
       >
         <TextInput size="xs" label="New tag key" w={160} {...form.getInputProps("key")} />
         <TextInput size="xs" label="New tag value" w={200} {...form.getInputProps("value")} />
-        <Button size="xs" type="submit" variant="default" disabled={!form.values.key.trim()} loading={setTags.isPending && !editing}>
+        <MayButton may="logs.setTags" size="xs" type="submit" variant="default" disabled={!form.values.key.trim()} loading={setTags.isPending && !editing}>
           Add tag
-        </Button>
+        </MayButton>
       </Group>
     </Stack>
   );

@@ -1,4 +1,5 @@
 import { Alert, Button, Group, Kbd, Paper, SimpleGrid, Stack, Text } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
 import { useSearch } from "@tanstack/react-router";
 import { useEffect, useRef, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
@@ -108,9 +109,9 @@ export function PlaygroundPage() {
           <Paper withBorder p="xs" radius="md" pos="sticky" bottom={8} style={{ zIndex: 3, boxShadow: "var(--mantine-shadow-sm)" }} data-testid="run-bar">
             <Group justify="space-between" wrap="wrap" gap="xs">
               <Group gap="xs">
-                <Button onClick={run} loading={runs.running} disabled={!canRun}>
+                <MayButton may="playground.run" onClick={run} loading={runs.running} disabled={!canRun}>
                   Run
-                </Button>
+                </MayButton>
                 {runs.running ? (
                   <Button variant="default" onClick={runs.stop}>
                     Stop
