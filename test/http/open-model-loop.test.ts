@@ -99,6 +99,18 @@ afterAll(async () => {
   await t.close();
 });
 
+/** The route's one group: the adapter at `adapter`% (version "adapter"), the base at the rest (version "base"). */
+const routeGroups = (adapter: number) => [
+  {
+    targets: [
+      { model: `hone:${SLUG}`, weight: adapter, version: "adapter" },
+      { model: BASE_VIA_SERVER, weight: 100 - adapter, version: "base" },
+    ],
+  },
+];
+const splitRoute = (adapter: number) =>
+  gqlData(t, `mutation ($input: UpdateRouteInput!) { updateRoute(input: $input) { slug } }`, { input: { slug: ROUTE, groups: routeGroups(adapter) } });
+
 describe("an open model trained by Hone's trainer, served by vLLM", () => {
   test("the deployed adapter is called through the gateway as hone:<slug>: sent to the server by its LoRA name, logged, priced by the project's rates", async () => {
     expect((await rest(t).ok("GET /models/:modelSlug", { params: { modelSlug: SLUG } })).hone.status).toBe("DEPLOYED");
@@ -194,19 +206,7 @@ describe("an open model trained by Hone's trainer, served by vLLM", () => {
     const made = await gqlData<{ createRoute: { slug: string; groups: { targets: { model: string; weight: number; version: string }[] }[] } }>(
       t,
       `mutation ($input: CreateRouteInput!) { createRoute(input: $input) { slug groups { targets { model weight version } } } }`,
-      {
-        input: {
-          slug: ROUTE,
-          groups: [
-            {
-              targets: [
-                { model: `hone:${SLUG}`, weight: 100, version: "adapter" },
-                { model: BASE_VIA_SERVER, weight: 0, version: "base" },
-              ],
-            },
-          ],
-        },
-      },
+      { input: { slug: ROUTE, groups: routeGroups(100) } },
     );
     expect(made.createRoute.groups[0]!.targets.map((x) => [x.model, x.weight])).toEqual([
       [`hone:${SLUG}`, 100],
@@ -223,19 +223,7 @@ describe("an open model trained by Hone's trainer, served by vLLM", () => {
     expect(log.costUsd).toBeCloseTo(CALL_COST, 12);
 
     // The other version, without a price: its figures say "no price" (null and counted), never $0.
-    await gqlData(t, `mutation ($input: UpdateRouteInput!) { updateRoute(input: $input) { slug } }`, {
-      input: {
-        slug: ROUTE,
-        groups: [
-          {
-            targets: [
-              { model: `hone:${SLUG}`, weight: 0, version: "adapter" },
-              { model: BASE_VIA_SERVER, weight: 100, version: "base" },
-            ],
-          },
-        ],
-      },
-    });
+    await splitRoute(0);
     expect((await ask(`hone:${ROUTE}`, "base?")).status).toBe(200);
     await t.deps.logWriter.flush();
     const stats = await gqlData<{ route: { stats: { version: string; requests: number; costUsd: number | null; unpricedCalls: number }[] } }>(
@@ -247,19 +235,7 @@ describe("an open model trained by Hone's trainer, served by vLLM", () => {
     expect(byVersion.adapter!.unpricedCalls).toBe(0);
     expect(byVersion.adapter!.costUsd).toBeCloseTo(CALL_COST, 12);
     // Back to the adapter, for the tests that follow.
-    await gqlData(t, `mutation ($input: UpdateRouteInput!) { updateRoute(input: $input) { slug } }`, {
-      input: {
-        slug: ROUTE,
-        groups: [
-          {
-            targets: [
-              { model: `hone:${SLUG}`, weight: 100, version: "adapter" },
-              { model: BASE_VIA_SERVER, weight: 0, version: "base" },
-            ],
-          },
-        ],
-      },
-    });
+    await splitRoute(100);
   });
 
   test("another project's key cannot call this project's adapter nor its route: refused, nothing reaches the server", async () => {
