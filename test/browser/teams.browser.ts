@@ -157,6 +157,7 @@ describe("teams in the console", () => {
     await refused(viewer.getByRole("button", { name: "Run", exact: true }));
     await viewer.goto(`${hone.url}/logs/${logId}`);
     await refused(viewer.getByRole("button", { name: "Remove tag user" }));
+    await refused(viewer.getByTestId("detail-actions").getByRole("button", { name: "Add to dataset" }));
     await shot(viewer, "teams-viewer-controls");
     // A page the role cannot see: said in words, with a way back.
     await viewer.goto(`${hone.url}/audit`);

@@ -1,4 +1,5 @@
 import { Button, Group, Paper, Progress, Text } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
 import { useState } from "react";
 import { formatNumber } from "../../lib/format";
 import { AddToDatasetModal } from "./add-to-dataset-modal";
@@ -75,15 +76,15 @@ export function BulkActions({ selection, selectedCount, matching, loaded, filter
           </Button>
         </Group>
         <Group gap="xs">
-          <Button size="xs" onClick={() => setAdding(true)}>
+          <MayButton may="datasets.importLogs" size="xs" onClick={() => setAdding(true)}>
             Add to dataset
-          </Button>
-          <Button size="xs" variant="default" onClick={() => setTagMode("set")}>
+          </MayButton>
+          <MayButton may="logs.setTags" size="xs" variant="default" onClick={() => setTagMode("set")}>
             Set tag
-          </Button>
-          <Button size="xs" variant="default" onClick={() => setTagMode("remove")}>
+          </MayButton>
+          <MayButton may="logs.setTags" size="xs" variant="default" onClick={() => setTagMode("remove")}>
             Remove tag
-          </Button>
+          </MayButton>
           <Button size="xs" variant="default" onClick={() => void jsonl.run(filters, selectedCount.count)} loading={jsonl.progress !== null}>
             Export JSONL
           </Button>

@@ -1,4 +1,5 @@
 import { ActionIcon, Button, Center, Drawer, Group, Loader, Text, Tooltip } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
@@ -24,9 +25,9 @@ function DetailActions({ log, onFilter, onAdd }: { log: LogDetailData; onFilter:
   return (
     <Group gap="xs" mb="md" data-testid="detail-actions">
       <RowFilterMenu log={log} onFilter={onFilter} label="Filter the list by…" />
-      <Button size="xs" variant="default" onClick={onAdd}>
+      <MayButton may="datasets.importLogs" size="xs" variant="default" onClick={onAdd}>
         Add to dataset
-      </Button>
+      </MayButton>
       <Button size="xs" variant="default" component={Link} to="/playground" search={{ fromLog: log.id } as never}>
         Open in playground
       </Button>
