@@ -85,6 +85,12 @@ describe("teams in the console", () => {
     viewerLink = /https?:\/\/\S+\/invite#hone_inv_[A-Za-z0-9]+/.exec((await shown.textContent()) ?? "")?.[0] ?? "";
     expect(viewerLink).toContain("/invite#hone_inv_");
     await owner.getByRole("table", { name: "Open invitations" }).getByText("vic@example.com").waitFor();
+    expect(await owner.getByRole("table", { name: "Open invitations" }).getByRole("columnheader").allTextContents()).toEqual([
+      "Email",
+      "Role",
+      "Expires",
+      "Actions",
+    ]);
     await shot(owner, "teams-members-invite");
     await expectAccessible(owner, "teams-members-a11y", () => owner.getByRole("table", { name: "Open invitations" }).waitFor());
   });
@@ -203,6 +209,12 @@ describe("teams in the console", () => {
     // Vic becomes a member of the organisation, narrowed to viewer in the default project.
     await owner.getByRole("combobox", { name: "Role of vic@example.com", exact: true }).click();
     await owner.getByRole("option", { name: "member", exact: true }).click();
+    // Asked first, saying what changes; nothing changes until confirmed.
+    const confirm = owner.getByRole("dialog", { name: "Make vic@example.com a member?" });
+    await confirm.waitFor();
+    expect(await confirm.getByTestId("role-change-summary").textContent()).toContain("vic@example.com goes from viewer to member in the organisation, at once");
+    expect(await owner.getByRole("combobox", { name: "Role of vic@example.com", exact: true }).inputValue()).toBe("viewer");
+    await confirm.getByRole("button", { name: "Change the role" }).click();
     await owner.waitForFunction(() => (document.querySelector('[aria-label="Role of vic@example.com"]') as HTMLInputElement | null)?.value === "member");
     await owner.getByRole("button", { name: "Roles of vic@example.com per project" }).click();
     await owner.getByRole("combobox", { name: "Role of vic@example.com in default" }).click();

@@ -1,4 +1,4 @@
-import { Badge, Button, Checkbox, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { Badge, Button, Checkbox, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
 import { RowActions, RowButton } from "../../components/row-actions";
 import { ACTIONS, DataTable } from "../../components/data-table";
 import { useForm } from "@mantine/form";
@@ -188,6 +188,14 @@ function RemoveMemberModal({ member, onClose }: { member: Member; onClose: () =>
 }
 
 /** The organisation's members: owners change roles and remove; owners and admins invite. */
+/** What a role may do, in a line (said when a role is changed). */
+const ROLE_MEANS: Record<Member["role"], string> = {
+  viewer: "they may read everything and change nothing.",
+  member: "they may call models and change data (datasets, criteria, evaluations, fine-tunes).",
+  admin: "they may also manage keys, providers, routes, limits, prices and invitations.",
+  owner: "they may also manage members, their roles and projects.",
+};
+
 export function MembersPage() {
   const session = useSession();
   const isOwner = useCan("owner");
@@ -201,6 +209,7 @@ export function MembersPage() {
   const onError = (title: string) => (err: unknown) => notifications.show({ color: "red", title, message: errorMessageOf(err) });
   const [removing, setRemoving] = useState<Member | null>(null);
   const [unlinking, setUnlinking] = useState<Member | null>(null);
+  const [changingRole, setChangingRole] = useState<{ member: Member; role: Member["role"] } | null>(null);
   const open = (invitations.data ?? []).filter((i) => !i.acceptedAt && !i.revokedAt && new Date(i.expiresAt) > new Date());
   return (
     <>
@@ -246,9 +255,8 @@ export function MembersPage() {
                     data={["viewer", "member", "admin", "owner"]}
                     value={m.role}
                     allowDeselect={false}
-                    onChange={(role) =>
-                      role && updateRole.mutate({ userId: m.userId, role: role as Member["role"] }, { onError: onError("Could not change the role") })
-                    }
+                    // A role change is asked first: it changes what the person may do at once.
+                    onChange={(role) => role && role !== m.role && setChangingRole({ member: m, role: role as Member["role"] })}
                   />
                 ) : (
                   <Badge variant="light">{m.role}</Badge>
@@ -283,6 +291,16 @@ export function MembersPage() {
               Open invitations
             </Title>
             <Table aria-label="Open invitations">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Email</Table.Th>
+                  <Table.Th>Role</Table.Th>
+                  <Table.Th>Expires</Table.Th>
+                  <Table.Th>
+                    <VisuallyHidden>Actions</VisuallyHidden>
+                  </Table.Th>
+                </Table.Tr>
+              </Table.Thead>
               <Table.Tbody>
                 {open.map((i) => (
                   <Table.Tr key={i.id}>
@@ -301,6 +319,27 @@ export function MembersPage() {
           </Stack>
         ) : null}
       </Stack>
+      <ConfirmDelete
+        target={changingRole}
+        title={
+          changingRole
+            ? `Make ${changingRole.member.email} ${changingRole.role === "admin" || changingRole.role === "owner" ? "an" : "a"} ${changingRole.role}?`
+            : ""
+        }
+        confirmLabel="Change the role"
+        onClose={() => {
+          setChangingRole(null);
+          updateRole.reset();
+        }}
+        onConfirm={(c) => updateRole.mutate({ userId: c.member.userId, role: c.role }, { onSuccess: () => setChangingRole(null) })}
+        mutation={updateRole}
+      >
+        <Text size="sm" data-testid="role-change-summary">
+          {changingRole
+            ? `${changingRole.member.email} goes from ${changingRole.member.role} to ${changingRole.role} in the organisation, at once: ${ROLE_MEANS[changingRole.role]}`
+            : null}
+        </Text>
+      </ConfirmDelete>
       {narrowing && members.data?.some((m) => m.userId === narrowing) ? (
         <ProjectRolesModal member={members.data.find((m) => m.userId === narrowing)!} onClose={() => setNarrowing(null)} />
       ) : null}
