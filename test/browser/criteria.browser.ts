@@ -86,6 +86,9 @@ describe("criteria", () => {
     await result.waitFor();
     expect(await result.textContent()).toContain("FAIL");
     expect(await result.textContent()).toContain("rule v2: the output breaks the rule.");
+    // The verdict stays beside what it judged only: another output, and it is put away.
+    await page.getByRole("textbox", { name: /^Output to judge/ }).fill("a different answer");
+    await result.waitFor({ state: "detached" });
   });
 
   test("import 40 rows (one bad line refused), label 10 by keyboard with an undo, review in the table", async () => {

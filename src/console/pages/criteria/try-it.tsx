@@ -40,17 +40,22 @@ export function TryIt({ criterionId, version }: { criterionId: string; version: 
       setLoadError(errorMessageOf(err));
     }
   };
-  const result = judge.data;
+  // A verdict is shown beside what it judged only: another log loaded, or an edit, puts it away.
+  const [judged, setJudged] = useState<string | null>(null);
+  const current = `${version}\u0000${form.values.input}\u0000${form.values.output}`;
+  const result = judged === current ? judge.data : undefined;
   return (
     <Paper withBorder p="md" radius="md">
       <form
         onSubmit={form.onSubmit((v) => {
-          if (messages)
+          if (messages) {
+            setJudged(current);
             judge.mutate({
               criterion_id: `${criterionId}@v${version}`,
               input: { messages: messages as never },
               output: { role: "assistant", content: v.output },
             });
+          }
         })}
       >
         <Stack>
