@@ -48,7 +48,36 @@ export async function openDownload(http: Http, label: string, url: string, init:
   }
   if (!res.ok) throw upstreamHttpError(label, res.status, await readUpstreamBody(res));
   if (!res.body) throw new DomainError("UPSTREAM_ERROR", `${label} sent no body`, { upstreamStatus: 502 });
-  return res;
+  return new Response(idleDeadline(res.body, http.timeoutMs, label), { status: res.status, headers: res.headers });
+}
+
+/**
+ * The body, failing (and letting go of the upstream) when no byte comes for `ms`: a download may
+ * take as long as it needs, but a stalled one never holds the client's connection forever.
+ */
+export function idleDeadline(body: ReadableStream<Uint8Array>, ms: number, label: string): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${label} sent nothing for ${ms} ms`)), ms);
+      });
+      try {
+        const next = await Promise.race([reader.read(), stalled]);
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch (err) {
+        void reader.cancel(err).catch(() => {});
+        controller.error(err);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
 
 export type TrainingProgress = {

@@ -87,7 +87,8 @@ describe("hone-trainer work against Hone", () => {
     expect(curve.length).toBeGreaterThanOrEqual(20);
     const evals = curve.filter((p) => p.validLoss !== null);
     expect(evals.length).toBeGreaterThanOrEqual(2);
-    expect(evals.at(-1)!.validLoss!).toBeLessThan(evals[0]!.validLoss!);
+    // Against step 0, with a margin: not a wobble.
+    expect(evals.at(-1)!.validLoss!).toBeLessThan(0.8 * evals[0]!.validLoss!);
 
     // The weights: a PEFT adapter (safetensors and its config) with the tokenizer, each file as uploaded.
     const res = await t.request("GET", "/api/v1/models/zorblax-tiny/weights");
