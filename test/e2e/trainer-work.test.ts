@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, openAiClient, serve, type TestApp } from "../helpers/app";
+import { logsOf } from "../helpers/logs";
 import { addEntries, createDataset } from "../helpers/factories";
 import { trpcClient } from "../helpers/trpc";
 
@@ -152,6 +153,30 @@ describe("hone-trainer sync into hone-trainer serve, called through the gateway"
     expect(tuned.status, JSON.stringify(tuned.body)).toBe(200);
     expect(tuned.body.model).toBe("hone:zorblax-tiny");
     expect(tuned.body.choices[0]!.message.content).toBe(ANSWER);
+    // The official openai SDK, streaming, through the gateway: the same answer, logged once with its tokens.
+    const logsBefore = (await logsOf(t)).length;
+    const stream = await openAiClient(server.url, t.project.apiKey).chat.completions.create(
+      {
+        model: "hone:zorblax-tiny",
+        temperature: 0,
+        max_tokens: 24,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: "user", content: "What is the capital of Zorblax?" }],
+      },
+      { headers: { "op-log-request": "true" } },
+    );
+    let streamed = "";
+    let usage: { completion_tokens: number } | null | undefined = null;
+    for await (const chunk of stream) {
+      streamed += chunk.choices[0]?.delta?.content ?? "";
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(streamed).toBe(ANSWER);
+    expect(usage!.completion_tokens).toBeGreaterThan(0);
+    const logged = (await logsOf(t)).slice(logsBefore);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ model: "hone:zorblax-tiny", statusCode: 200, outputTokens: usage!.completion_tokens });
     const base = await ask("hone:cpu-vllm/tiny");
     expect(base.status).toBe(200);
     expect(base.body.choices[0]!.message.content).not.toBe(ANSWER);
