@@ -41,7 +41,9 @@ type Props<T> = {
   testId?: string;
   columns: Column[];
   /** The rows; undefined while they load. */
-  rows: readonly T[] | undefined;
+  rows?: readonly T[] | undefined;
+  /** A list's query: its rows (undefined while they load, shown by a loading row) and its error. */
+  query?: { data?: readonly T[]; error?: unknown };
   row(item: T, index: number): ReactNode;
   /** Scrolls sideways below this width. */
   minWidth?: number;
@@ -57,7 +59,13 @@ type Props<T> = {
 } & Omit<TableProps, "children" | "rows">;
 
 /** A list as a table: its header, its rows, and the rows it shows while loading, when empty and on an error. */
-export function DataTable<T>({ label, testId, columns, rows, row, minWidth, loading, error, errorTitle, empty, emptyState, ...tableProps }: Props<T>) {
+export function DataTable<T>({ label, testId, columns, query, row, minWidth, empty, emptyState, ...props }: Props<T>) {
+  const { rows: given, loading: givenLoading, error: givenError, errorTitle: givenTitle, ...tableProps } = props;
+  const rows = query ? query.data : given;
+  const loading = givenLoading ?? query !== undefined;
+  const error = givenError ?? query?.error;
+  // A failed load is titled by what failed; another failure (a change) keeps the alert's own title.
+  const errorTitle = givenTitle ?? (error !== undefined && error === query?.error ? `${label} could not be loaded` : undefined);
   const none = rows !== undefined && rows.length === 0;
   if (none && emptyState) {
     return (

@@ -14,6 +14,7 @@ export function PageHeader({
   actions: given,
   mutates,
   order = 2,
+  size,
   mb = "md",
   wrap = false,
   testId,
@@ -24,6 +25,8 @@ export function PageHeader({
   actions?: ReactNode;
   mutates?: Role;
   order?: 2 | 3;
+  /** A smaller title than its order's (a card's heading). */
+  size?: "h4";
   mb?: MantineSpacing | 0;
   wrap?: boolean;
   /** The description line's test id. */
@@ -35,7 +38,7 @@ export function PageHeader({
   return (
     <Group justify="space-between" align="flex-start" mb={mb} gap={wrap ? "sm" : undefined} wrap={wrap ? "wrap" : "nowrap"}>
       <Stack gap={2} style={wrap ? { minWidth: 0 } : undefined}>
-        <Title order={order} style={wrap ? { overflowWrap: "anywhere" } : undefined}>
+        <Title order={order} size={size} style={wrap ? { overflowWrap: "anywhere" } : undefined}>
           {title}
         </Title>
         {description ? (

@@ -25,9 +25,7 @@ export function CriteriaPage() {
         highlightOnHover
         minWidth={640}
         columns={["Name", "Latest version", "Judge model", "Last alignment F1", "Created"]}
-        rows={list.data}
-        loading
-        error={list.error}
+        query={list}
         emptyState={
           <EmptyCard title="No criteria yet">
             A criterion is a judge model and a prompt. Create one, label 30 or more examples, and run it against your labels to see its precision and recall.

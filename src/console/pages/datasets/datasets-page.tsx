@@ -29,9 +29,7 @@ export function DatasetsPage() {
         striped
         highlightOnHover
         columns={["Name", ...right("Entries", "Train", "Test", "Fine-tunes"), { label: "Updated", visibleFrom: "lg" }, ACTIONS]}
-        rows={datasets.data}
-        loading
-        error={datasets.error}
+        query={datasets}
         emptyState={
           <EmptyCard title="No datasets yet">
             Create one here, then fill it from the Logs page (select calls, "Add to dataset"), from a JSONL file, or by hand.

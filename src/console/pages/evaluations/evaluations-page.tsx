@@ -30,9 +30,7 @@ export function EvaluationsPage() {
         highlightOnHover
         minWidth={760}
         columns={["Evaluation", "Dataset", "Models", "Status", "Progress", "Created"]}
-        rows={list.data}
-        loading
-        error={list.error}
+        query={list}
         emptyState={
           <EmptyCard title="No evaluations yet">
             You need a dataset with TEST entries and at least one criterion. Compare a fine-tune with its base model, or with the dataset's own answers.

@@ -86,10 +86,8 @@ export function LimitsPage() {
             verticalSpacing="sm"
             minWidth={900}
             columns={["Applies to", "Spent in the current window", ACTIONS]}
-            rows={limits.data}
-            loading
-            error={limits.error ?? spend.error}
-            errorTitle="Limits could not be loaded"
+            query={limits}
+            error={spend.error}
             empty="No limits: every key may call as much as the providers allow. Add one to cap requests, tokens or spend."
             row={(l) => {
               const subject = subjectOf(l, keyList);

@@ -94,9 +94,7 @@ export function WebhookSection() {
         striped
         minWidth={760}
         columns={["Sent", "Event", "What", "Status", "Attempts", "Last answer"]}
-        rows={deliveries.data}
-        loading
-        error={deliveries.error}
+        query={deliveries}
         empty="Nothing delivered yet."
         row={(d) => (
           <Table.Tr key={d.id} data-delivery-id={d.id} data-status={d.status}>

@@ -91,59 +91,58 @@ const pairs = (v: unknown): string[] | undefined => {
   return out.length ? out : undefined;
 };
 
+const capped = (n: number) => (v: unknown) => text(v)?.slice(0, n);
+const among =
+  <T extends string>(values: readonly T[]) =>
+  (v: unknown) =>
+    oneOf(values, v);
+const flag = (v: unknown): 1 | undefined => (v === 1 || v === "1" || v === true || v === "true" ? 1 : undefined);
+const tagKeys = (v: unknown): string[] | undefined => {
+  const keys = [...new Set(list(v).map((k) => k.slice(0, 200)))].slice(0, 20);
+  return keys.length ? keys : undefined;
+};
+
+/** How each search param is read, in the order a link writes them. */
+const PARAMS: { [K in keyof LogsSearch]-?: (v: unknown) => LogsSearch[K] } = {
+  model: text,
+  status: statusCode,
+  statusClass: among(STATUS_CLASSES),
+  source: among(SOURCES),
+  api: among(APIS),
+  provider: capped(100),
+  cache: among(["hit", "miss"] as const),
+  range: among(RANGES),
+  from: isoDate,
+  to: isoDate,
+  tag: pairs,
+  completionId: text,
+  route: capped(100),
+  routeVersion: capped(64),
+  q: text,
+  internal: flag,
+  notModel: text,
+  notStatus: statusCode,
+  notStatusClass: among(STATUS_CLASSES),
+  notSource: among(SOURCES),
+  notApi: among(APIS),
+  notProvider: capped(100),
+  notTag: pairs,
+  noTag: tagKeys,
+};
+
 /** The route's `validateSearch`: anything unknown or malformed is dropped, never an error. */
 export function parseLogsSearch(raw: Record<string, unknown>): LogsSearch {
-  const out: LogsSearch = {};
-  const model = text(raw.model);
-  if (model) out.model = model;
-  const status = statusCode(raw.status);
-  if (status !== undefined) out.status = status;
-  const statusClass = oneOf(STATUS_CLASSES, raw.statusClass);
-  if (statusClass) out.statusClass = statusClass;
-  const source = oneOf(SOURCES, raw.source);
-  if (source) out.source = source;
-  const api = oneOf(APIS, raw.api);
-  if (api) out.api = api;
-  const provider = text(raw.provider);
-  if (provider) out.provider = provider.slice(0, 100);
-  const cache = oneOf(["hit", "miss"] as const, raw.cache);
-  if (cache) out.cache = cache;
-  const range = oneOf(RANGES, raw.range);
-  if (range) out.range = range;
-  const from = isoDate(raw.from);
-  const to = isoDate(raw.to);
-  if (range === "custom") {
-    if (from) out.from = from;
-    if (to) out.to = to;
+  const out: Record<string, unknown> = {};
+  for (const [key, read] of Object.entries(PARAMS) as [string, (v: unknown) => unknown][]) {
+    const value = read(raw[key]);
+    if (value !== undefined) out[key] = value;
   }
-  const tags = pairs(raw.tag);
-  if (tags) out.tag = tags;
-  const completionId = text(raw.completionId);
-  if (completionId) out.completionId = completionId;
-  const route = text(raw.route);
-  if (route) out.route = route.slice(0, 100);
-  const routeVersion = text(raw.routeVersion);
-  if (routeVersion) out.routeVersion = routeVersion.slice(0, 64);
-  const q = text(raw.q);
-  if (q) out.q = q;
-  if (raw.internal === 1 || raw.internal === "1" || raw.internal === true || raw.internal === "true") out.internal = 1;
-  const notModel = text(raw.notModel);
-  if (notModel) out.notModel = notModel;
-  const notStatus = statusCode(raw.notStatus);
-  if (notStatus !== undefined) out.notStatus = notStatus;
-  const notStatusClass = oneOf(STATUS_CLASSES, raw.notStatusClass);
-  if (notStatusClass) out.notStatusClass = notStatusClass;
-  const notSource = oneOf(SOURCES, raw.notSource);
-  if (notSource) out.notSource = notSource;
-  const notApi = oneOf(APIS, raw.notApi);
-  if (notApi) out.notApi = notApi;
-  const notProvider = text(raw.notProvider);
-  if (notProvider) out.notProvider = notProvider.slice(0, 100);
-  const notTag = pairs(raw.notTag);
-  if (notTag) out.notTag = notTag;
-  const noTag = [...new Set(list(raw.noTag).map((k) => k.slice(0, 200)))].slice(0, 20);
-  if (noTag.length) out.noTag = noTag;
-  return out;
+  // A custom range's bounds only.
+  if (out.range !== "custom") {
+    delete out.from;
+    delete out.to;
+  }
+  return out as LogsSearch;
 }
 
 export function splitTag(tag: string): { key: string; value: string } {

@@ -35,9 +35,7 @@ export function ModelsPage() {
           { label: "Training entries", ta: "right", visibleFrom: "md" },
           { label: "Created", visibleFrom: "lg" },
         ]}
-        rows={models.data}
-        loading
-        error={models.error}
+        query={models}
         emptyState={
           <EmptyCard title="No fine-tunes yet">
             Fill a dataset (Datasets), store a provider key for the training backend (Settings), then start one with "New fine-tune".

@@ -96,10 +96,8 @@ export function MonitorsPage() {
           verticalSpacing="sm"
           minWidth={1040}
           columns={["Monitor", "Into", "What it did", "Judging cost", ACTIONS]}
-          rows={monitors.data}
-          loading
-          error={monitors.error ?? update.error}
-          errorTitle="Monitors could not be loaded"
+          query={monitors}
+          error={update.error}
           empty="No monitors yet. Filter the Logs page down to the calls you want to learn from and choose “Monitor these calls”, or add one here."
           row={(m) => (
             <Table.Tr key={m.id} data-monitor-id={m.id} data-monitor-name={m.name} data-status={m.status}>

@@ -110,10 +110,8 @@ export function OnlineEvalsSection() {
         verticalSpacing="sm"
         minWidth={800}
         columns={["Model", "Judged by", "Alert", "Last 24 hours", ACTIONS]}
-        rows={evals.data}
-        loading
-        error={evals.error ?? update.error}
-        errorTitle="Online evaluations could not be loaded"
+        query={evals}
+        error={update.error}
         empty="No model is evaluated online yet."
         row={(e) => (
           <Table.Tr key={e.id} data-online-eval={e.model} data-status={e.status}>

@@ -31,9 +31,7 @@ export function RelabelRunsModal({ datasetId, onClose }: { datasetId: string; on
           label="Relabel runs"
           testId="relabel-runs"
           columns={["Run", "Status", "Decided", "Cost"]}
-          rows={runs.data}
-          loading
-          error={runs.error}
+          query={runs}
           empty="No runs yet."
           row={(r) => (
             <Table.Tr key={r.id} data-run-name={r.name}>

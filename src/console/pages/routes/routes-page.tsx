@@ -29,10 +29,7 @@ export function RoutesPage() {
         striped
         highlightOnHover
         columns={["Route", "Plan", "Revision", { label: "Updated", visibleFrom: "md" }]}
-        rows={routes.data}
-        loading
-        error={routes.error}
-        errorTitle="Routes could not be loaded"
+        query={routes}
         emptyState={
           <EmptyCard title="No routes yet" maw={680}>
             A route sends a share of the calls to each of its targets (a new fine-tune at 10%, say), falls back to other models when they fail, and shows each

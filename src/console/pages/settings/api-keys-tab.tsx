@@ -49,10 +49,7 @@ export function ApiKeysTab() {
         highlightOnHover
         minWidth={760}
         columns={["Name", "Key", "Created", "Last used", "May", "Status", ACTIONS]}
-        rows={keys.data}
-        loading
-        error={keys.error}
-        errorTitle="Keys could not be loaded"
+        query={keys}
         empty="No keys yet."
         row={(k) => (
           <Table.Tr key={k.id} data-key-id={k.id} data-key-name={k.name ?? ""}>

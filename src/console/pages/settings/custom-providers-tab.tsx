@@ -30,10 +30,7 @@ export function CustomProvidersTab() {
         highlightOnHover
         minWidth={820}
         columns={["Slug", "Kind", "Base URL", "API version / base model", "Key", "Created", ACTIONS]}
-        rows={providers.data}
-        loading
-        error={providers.error}
-        errorTitle="Custom providers could not be loaded"
+        query={providers}
         empty="No custom providers yet. Add one to call your own model server through Hone."
         row={(p) => (
           <Table.Tr key={p.id} data-slug={p.slug}>

@@ -1,22 +1,20 @@
-import { Anchor, Code, Group, Paper, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Code, Group, Paper, Stack, Text } from "@mantine/core";
 import { Link } from "@tanstack/react-router";
+import { PageHeader } from "../../components/page-header";
 import { CopyTextButton } from "./copy-text-button";
 import { curlSnippet, gatewayBaseUrl, openaiPythonSnippet, openaiSnippet, openpipePythonSnippet, openpipeSnippet } from "./snippets";
 
 function Snippet({ title, description, code, name }: { title: string; description: string; code: string; name: string }) {
   return (
     <Paper withBorder p="md" radius="md">
-      <Group justify="space-between" align="flex-start" wrap="nowrap" mb="xs">
-        <Stack gap={2}>
-          <Title order={3} size="h4">
-            {title}
-          </Title>
-          <Text size="sm" c="dimmed">
-            {description}
-          </Text>
-        </Stack>
-        <CopyTextButton value={code} label={`Copy ${name} snippet`} />
-      </Group>
+      <PageHeader
+        order={3}
+        size="h4"
+        mb="xs"
+        title={title}
+        description={description}
+        actions={<CopyTextButton value={code} label={`Copy ${name} snippet`} />}
+      />
       <Code block data-testid={`snippet-${name}`} style={{ overflowX: "auto", whiteSpace: "pre" }}>
         {code}
       </Code>

@@ -185,10 +185,7 @@ export function PricesTab() {
         striped
         minWidth={720}
         columns={["Model", "From", "Price", "Note", ACTIONS]}
-        rows={overrides.data}
-        loading
-        error={overrides.error}
-        errorTitle="Prices could not be loaded"
+        query={overrides}
         empty="No prices of your own: every call is priced at the list price."
         row={(o) => (
           <Table.Tr key={o.id} data-override-id={o.id}>

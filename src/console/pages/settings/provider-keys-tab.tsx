@@ -139,7 +139,6 @@ export function ProviderKeysTab() {
         columns={["Provider", "Key", <VisuallyHidden key="set">Set or replace</VisuallyHidden>]}
         rows={Object.keys(PROVIDERS) as Provider[]}
         error={keys.error}
-        errorTitle="Provider keys could not be loaded"
         row={(p) => <ProviderRow key={p} provider={p} stored={defaultOf(p)} pool={poolOf(p)} />}
       />
     </Stack>

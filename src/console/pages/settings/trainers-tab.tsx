@@ -55,10 +55,7 @@ export function TrainersTab() {
         striped
         minWidth={760}
         columns={["Name", "Host", "GPUs", "Versions", "Last heard from", "Training"]}
-        rows={list.data}
-        loading
-        error={list.error}
-        errorTitle="Trainers could not be loaded"
+        query={list}
         empty="No trainer has asked for work yet. Make a token and run the command on a machine with a GPU."
         row={(r) => (
           <Table.Tr key={r.name} data-trainer={r.name}>

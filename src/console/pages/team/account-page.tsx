@@ -63,9 +63,8 @@ export function AccountPage() {
           <DataTable
             label="Sessions"
             columns={["Started", "Last seen", "From", "Browser", null]}
-            rows={sessions.data}
-            loading
-            error={sessions.error ?? revoke.error}
+            query={sessions}
+            error={revoke.error}
             row={(s) => (
               <Table.Tr key={s.id} data-testid="session-row">
                 <Table.Td>{formatTime(s.createdAt)}</Table.Td>

@@ -232,9 +232,7 @@ export function MembersPage() {
           label="Members"
           striped
           columns={["Email", "Name", "Role", { label: "Joined", visibleFrom: "md" }, ACTIONS]}
-          rows={members.data}
-          loading
-          error={members.error}
+          query={members}
           row={(m) => (
             <Table.Tr key={m.userId} data-testid={`member-${m.email}`}>
               <Table.Td>
