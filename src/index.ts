@@ -23,6 +23,7 @@ import { startUsageRollups } from "./background/usage-rollups";
 import { startLimitUpkeep } from "./background/limit-upkeep";
 import { firstOwnerLink } from "./domain/teams";
 import { returnLeases } from "./domain/limits";
+import { flushRefusals } from "./domain/calls";
 
 async function main() {
   const config = loadConfig();
@@ -141,6 +142,8 @@ async function main() {
     await settleResponseSaves(deps);
     // What calls settled against limits is written, and the unused slices given back.
     await returnLeases(deps);
+    // Refusals folded per key and minute are written with the rest.
+    flushRefusals(deps);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.close();
     // What could not be stored stays in the spool for the next start.

@@ -164,6 +164,8 @@ export type Config = {
   sessionMaxMs: number;
   /** Deepest nesting of arrays and objects accepted in any JSON a client sends (bodies, variables, inputs, lines). */
   maxJsonDepth: number;
+  /** Refused calls logged one by one per key and minute; past it, counted into one row (domain/calls/refusals.ts). */
+  refusalsLoggedPerMinute: number;
   /** Largest answer of one GraphQL operation or one tRPC batch, counted from stored sizes before loading. */
   maxResponseBytes: number;
   /** A logged payload larger than this is stored cut short, with a marker giving its size. */
@@ -291,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionIdleMs: e.HONE_SESSION_IDLE_MS,
     sessionMaxMs: e.HONE_SESSION_MAX_MS,
     maxJsonDepth: e.HONE_MAX_JSON_DEPTH,
+    refusalsLoggedPerMinute: e.HONE_REFUSALS_LOGGED_PER_MINUTE,
     maxResponseBytes: e.HONE_MAX_RESPONSE_BYTES,
     maxLoggedPayloadBytes: e.HONE_MAX_LOGGED_PAYLOAD_BYTES,
     bodyIdleTimeoutMs: e.HONE_BODY_IDLE_TIMEOUT_MS,

@@ -109,6 +109,15 @@ export const HARDENING_VARIABLES = {
     .min(1_000)
     .default(7 * 24 * 3_600_000)
     .describe("a console session ends this long after sign-in, however active"),
+  HONE_REFUSALS_LOGGED_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(60)
+    .describe(
+      "calls Hone refuses (limits, budgets, allowed models, scopes) logged one by one per key and minute; past it, the key's refusals of the minute are counted into one log row",
+    ),
   // Issue 38: what one request may cost the process, whatever it asks for.
   HONE_MAX_JSON_DEPTH: z.coerce
     .number()

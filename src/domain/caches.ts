@@ -2,6 +2,7 @@ import { createLeases, type Leases } from "./limits";
 import type { ProjectLimits } from "./limits";
 import type { ActiveEval } from "./online-evals";
 import type { AdapterServer } from "./models";
+import { createRefusalState, type RefusalState } from "./calls";
 import type { PriceOverride } from "./pricing";
 import type { Authenticated } from "./projects";
 import type { Circuit, Route } from "./routing";
@@ -55,6 +56,8 @@ export type Caches = {
   onlineEvals: Map<string, { value: Map<string, ActiveEval>; expires: number }>;
   /** When each judged target's pass rate may be checked for an alert again (domain/online-evals/judge-sample.ts). */
   passRateChecks: Map<string, number>;
+  /** Refusals logged this minute per key, and those folded into a row per key and minute (domain/calls/refusals.ts). */
+  refusals: RefusalState;
 };
 
 export function createCaches(clock: () => Date): Caches {
@@ -75,5 +78,6 @@ export function createCaches(clock: () => Date): Caches {
     priceOverrides: new Map(),
     limits: new Map(),
     limitLeases: createLeases(),
+    refusals: createRefusalState(),
   };
 }

@@ -101,6 +101,30 @@ describe("budgets and limits", () => {
     await page.waitForFunction(() => document.querySelector('tr[data-subject="The project"] [data-label="Requests / min"]')?.textContent?.includes("/ 50"));
   });
 
+  test("the 429 is in the logs: found by the refused filter, marked in its row, its reason in the drawer", async () => {
+    await page.goto(`${hone.url}/logs`);
+    await page.getByRole("switch", { name: /Only calls Hone refused/ }).check();
+    await page.waitForURL(/refused=1/);
+    const mark = page.getByTestId("refused-mark");
+    await mark.first().waitFor();
+    // ann's third call, and only it: the rows on screen are the API's refusals.
+    const refused = await hone.trpc<{ logs: { id: string; refusal: string | null; statusCode: number }[] }>("logs.list", {
+      filter: { refused: true },
+      first: 50,
+    });
+    expect(refused.logs.map((l) => [l.refusal, l.statusCode])).toEqual([["rate_limit", 429]]);
+    expect(await mark.count()).toBe(1);
+    expect(await mark.textContent()).toBe("refused");
+    await shot(page, "logs-refused");
+    await page.locator(`tbody tr[data-log-id="${refused.logs[0]!.id}"]`).click();
+    const alert = page.getByRole("dialog").getByTestId("log-refusal");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("Refused by Hone: a rate limit");
+    expect(await alert.textContent()).toContain("Nothing was sent upstream and nothing was charged");
+    await shot(page, "logs-refused-drawer");
+    await page.keyboard.press("Escape");
+  });
+
   test("the webhook: a private address is refused, the secret is shown once, a test event is delivered and listed", async () => {
     await page.goto(`${hone.url}/limits`);
     await page.getByLabel("Webhook URL").fill("http://10.1.2.3/hook");

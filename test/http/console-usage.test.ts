@@ -179,9 +179,9 @@ describe("logs.usage", () => {
       `query($from: String!, $to: String!, $bucket: String!, $groupBy: String) {
         usage(from: $from, to: $to, bucket: $bucket, groupBy: $groupBy) {
           bucket from to
-          series { start group other requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced p50Ms p95Ms }
-          groups { group other requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced p50Ms p95Ms }
-          totals { requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced p50Ms p95Ms } } }`,
+          series { start group other requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced refused p50Ms p95Ms }
+          groups { group other requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced refused p50Ms p95Ms }
+          totals { requests errors inputTokens outputTokens costUsd classes { tokenClass tokens costUsd } unpriced refused p50Ms p95Ms } } }`,
       vars,
       { key },
     );

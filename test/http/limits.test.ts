@@ -151,8 +151,10 @@ describe("rate limits", () => {
     expect(err.code).toBe("rate_limit_exceeded");
     expect(err.headers.get("x-ratelimit-remaining-requests")).toBe("0");
 
-    // Refused calls never reached the upstream, and were not logged.
-    expect((await logsOf(t, p.projectId)).length).toBe(3);
+    // Refused calls never reached the upstream: they are logged as refusals, with no provider and no cost.
+    const logged = await logsOf(t, p.projectId);
+    expect(logged.filter((l) => !l.refusal).length).toBe(3);
+    expect(logged.filter((l) => l.refusal === "rate_limit" && l.provider === null && l.costUsd === null).length).toBe(2);
 
     // The next minute admits again.
     now += 60_000;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { LogAttempt } from "../../domain/logs";
+import type { LogAttempt, RefusalKind } from "../../domain/logs";
 import { CLASS_SUM_KEYS } from "../../core/token-classes";
 import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 
@@ -68,6 +68,13 @@ export const requestLogs = pgTable(
     routeVersion: text("route_version"),
     /** Tokens the fine-tune's pruning rules removed from the request before it went upstream (null: none removed). */
     prunedTokens: integer("pruned_tokens"),
+    /**
+     * A call Hone refused before any upstream (docs/limits.md "Refused calls"): why (rate_limit,
+     * budget, unpriced, model, scope), and how many calls the row stands for (1; more for a key's
+     * refusals of a minute past HONE_REFUSALS_LOGGED_PER_MINUTE, folded into one row). Null: not refused.
+     */
+    refusal: text("refusal").$type<RefusalKind>(),
+    refusals: integer("refusals"),
     /** The log's tags (its column keeps the wire's older word, metadata). */
     tags: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -104,6 +111,8 @@ const usageMeasures = () => ({
   latency: jsonb("latency").$type<Record<string, number>>().notNull(),
   /** The answered calls with no plain cost (no token counts, or no price). */
   unpriced: integer("unpriced").notNull().default(0),
+  /** Calls Hone refused before any upstream (a folded row counts its calls). */
+  refused: integer("refused").notNull().default(0),
   /** The logs' classes summed, a column per figure (class_input_tokens, class_input_usd, ...: pricing/token-classes.ts). */
   ...classSumColumns(),
 });

@@ -6,6 +6,7 @@ import { type LogCost, logCost, ratesFor, projectOverrides, withOverride } from 
 import { reserveCall, type Reservation } from "../limits";
 import { requireModelAllowed, canonicalModel } from "../projects";
 import type { Upstream } from "./resolve-upstream";
+import { logRefusal } from "./refusals";
 
 /** How a call ended, as its log records it. */
 type CallOutcome = {
@@ -108,7 +109,26 @@ export async function createCallLog(
   // A gateway call (not Hone's own) is one its key may make, within the limits that apply to it:
   // the name it calls is checked here; each target it reaches (a route's, a fallback, a pool's key)
   // is checked, and reserved at its own price, before it is called (admit), and settled when it ends.
-  if (!ctx.internal) requireModelAllowed(ctx.actor, call.request.model, model);
+  /** A call refused before any upstream: logged with its reason (payload by the call's own rule), no attempt, no cost. */
+  const refused = (e: DomainError) => {
+    const keep = call.shouldLog();
+    logRefusal(ctx, {
+      api: call.protocol?.api ?? call.api ?? "chat",
+      model,
+      reqPayload: keep ? call.rawBody : null,
+      reqPayloadOriginal: keep ? call.protocol?.request : undefined,
+      tags,
+      error: e,
+    });
+  };
+  if (!ctx.internal) {
+    try {
+      requireModelAllowed(ctx.actor, call.request.model, model);
+    } catch (err) {
+      if (err instanceof DomainError) refused(err);
+      throw err;
+    }
+  }
   /** Runs a check before an upstream is called: what it refuses is marked as the call's admission. */
   const admission = async (check: () => Promise<void>) => {
     try {
@@ -239,9 +259,12 @@ export async function createCallLog(
         return new DomainError("VALIDATION", CLIENT_CLOSED_MESSAGE);
       }
       const e = asDomainError(ctx, err);
-      // Refused before any upstream was tried (a limit, a model the key may not call): not logged,
-      // so a client hammering a limit cannot fill the database (the refusal is counted in /metrics).
-      if (e.details.admission === true && !routing?.reached) return e;
+      // Refused before any upstream was tried (a limit, a model the key may not call): logged as a
+      // refusal, bounded per key and minute (domain/calls/refusals.ts), and counted in /metrics.
+      if (e.details.admission === true && !routing?.reached) {
+        refused(e);
+        return e;
+      }
       log({ statusCode: statusOf(e), errorMessage: e.message, respPayload: e.details.upstreamBody ?? { error: { message: e.message, code: e.code } } });
       return e;
     },

@@ -13,3 +13,5 @@ export { answeredAs } from "./resolve-upstream";
 export { upstreamBody } from "./resolve-upstream";
 export { callModel } from "./call-model";
 export { estimateCost } from "./estimate-cost";
+export { createRefusalState, flushRefusals, logRefusal, refusalKind } from "./refusals";
+export type { RefusalState } from "./refusals";

@@ -50,6 +50,8 @@ export const CSV_COLUMNS = [
   "output_preview",
   "route",
   "route_version",
+  "refusal",
+  "refusals",
 ] as const;
 
 /**
@@ -112,6 +114,7 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || ',"warning":' || coalesce(to_json(request_logs.warning)::text, 'null')
         || ',"attempts":' || coalesce(request_logs.attempts::text, 'null')
         || ',"route":' || coalesce(to_json(request_logs.route)::text, 'null') || ',"routeVersion":' || coalesce(to_json(request_logs.route_version)::text, 'null')
+        || ',"refusal":' || coalesce(to_json(request_logs.refusal)::text, 'null') || ',"refusals":' || coalesce(request_logs.refusals::text, 'null')
         || ',"reqPayload":' || coalesce(b.req_payload::text, 'null') || ',"respPayload":' || coalesce(b.resp_payload::text, 'null')
         || case when b.req_payload_original is not null or b.resp_payload_original is not null
           then ',"reqPayloadOriginal":' || coalesce(b.req_payload_original::text, 'null') || ',"respPayloadOriginal":' || coalesce(b.resp_payload_original::text, 'null')

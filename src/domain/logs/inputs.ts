@@ -100,6 +100,10 @@ export const CheckCacheInput = z.looseObject({
 export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 
+/** Why Hone refused a call before any upstream: a rate limit, a spent budget, a cost cap that cannot price it, a model the key may not call, a scope it lacks. */
+export const REFUSAL_KINDS = ["rate_limit", "budget", "unpriced", "model", "scope"] as const;
+export type RefusalKind = (typeof REFUSAL_KINDS)[number];
+
 /** Where a log comes from: the gateway, a report (either format), or Hone itself. */
 export const LOG_SOURCES = ["gateway", "report", "report-anthropic", "internal"] as const;
 export type LogSource = (typeof LOG_SOURCES)[number];
@@ -133,6 +137,10 @@ export const LogFilter = z.strictObject({
   internalKind: z.enum(INTERNAL_KINDS, { error: `internalKind must be one of ${INTERNAL_KINDS.join(", ")}` }).nullish(),
   /** The protocol the client spoke: chat, responses, messages or embeddings. */
   api: z.enum(LOG_APIS, { error: `api must be one of ${LOG_APIS.join(", ")}` }).nullish(),
+  /** true: only the calls Hone refused before any upstream (limits, budgets, allowed models, scopes); false: only the others. */
+  refused: z.boolean().nullish(),
+  /** Only the calls refused for this reason. */
+  refusal: z.enum(REFUSAL_KINDS, { error: `refusal must be one of ${REFUSAL_KINDS.join(", ")}` }).nullish(),
   /** Calls to this route (its slug), and of them those a target of this rollout version answered. */
   route: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
   routeVersion: z.string().min(1).max(64).nullish(),
@@ -207,6 +215,9 @@ export type RequestLog = {
   /** The route called (its slug) and the version of the target that answered. */
   route: string | null;
   routeVersion: string | null;
+  /** Why Hone refused the call before any upstream (null: it did not), and how many calls the row counts (more than 1: a key's refusals of a minute folded). */
+  refusal: RefusalKind | null;
+  refusals: number | null;
 };
 
 export type RequestLogBody = { reqPayload: unknown; respPayload: unknown; reqPayloadOriginal: unknown; respPayloadOriginal: unknown };

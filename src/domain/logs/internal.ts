@@ -45,6 +45,8 @@ export const logColumns = {
   attempts: requestLogs.attempts,
   route: requestLogs.route,
   routeVersion: requestLogs.routeVersion,
+  refusal: requestLogs.refusal,
+  refusals: requestLogs.refusals,
 };
 
 /**
@@ -85,6 +87,9 @@ export function logConditions(
   if (f.api != null) where.push(eq(requestLogs.api, String(f.api)));
   if (f.route != null) where.push(eq(requestLogs.route, String(f.route)));
   if (f.routeVersion != null) where.push(eq(requestLogs.routeVersion, String(f.routeVersion)));
+  if (f.refused === true) where.push(sql`${requestLogs.refusal} is not null`);
+  if (f.refused === false) where.push(sql`${requestLogs.refusal} is null`);
+  if (f.refusal != null) where.push(sql`${requestLogs.refusal} = ${String(f.refusal)}`);
   const not = f.not as Record<string, unknown> | null | undefined;
   if (not) {
     // "is not": a log whose column is null differs from every value.

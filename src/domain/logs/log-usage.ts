@@ -24,6 +24,7 @@ type Row = Record<string, unknown> & {
   output_tokens: number;
   cost_usd: number;
   unpriced: number;
+  refused: number;
   p50: number | null;
   p95: number | null;
 };
@@ -66,7 +67,7 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
         from (
           select ${ms} as ms, ${groupExpr ?? sql`null::text`} as g, ${inTop} as in_top, ${requestLogs.statusCode} as status_code,
             ${requestLogs.inputTokens} as input_tokens, ${requestLogs.outputTokens} as output_tokens,
-            ${requestLogs.costUsd} as cost_usd, ${requestLogs.classes} as classes, ${requestLogs.costFlag} as cost_flag,
+            ${requestLogs.costUsd} as cost_usd, ${requestLogs.classes} as classes, ${requestLogs.costFlag} as cost_flag, ${requestLogs.refusals} as refusals,
             ${requestLogs.durationMs} as duration_ms
           from ${requestLogs} where ${whereAll(where)}
         ) x`;
@@ -82,9 +83,10 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
         coalesce(sum(x.output_tokens), 0)::float8 as output_tokens,
         coalesce(sum(x.cost_usd), 0)::float8 as cost_usd,
         (count(*) filter (where x.cost_flag is not null))::int as unpriced,
+        coalesce(sum(x.refusals), 0)::int as refused,
         percentile_cont(0.5) within group (order by x.duration_ms) as p50,
         percentile_cont(0.95) within group (order by x.duration_ms) as p95
-      from (${cellsOf(sql`x.status_code, x.input_tokens, x.output_tokens, x.cost_usd, x.cost_flag, x.duration_ms`)}) x
+      from (${cellsOf(sql`x.status_code, x.input_tokens, x.output_tokens, x.cost_usd, x.cost_flag, x.refusals, x.duration_ms`)}) x
       group by grouping sets ((x.bucket, x.in_top, x.g), (x.in_top, x.g), ())`)
       .then((r) => resultRows<Row>(r)),
     input.classes
@@ -124,6 +126,7 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
     costUsd: Number(r.cost_usd),
     classes: { ...classesOf(r) },
     unpriced: Number(r.unpriced),
+    refused: Number(r.refused),
     p50Ms: r.p50 == null ? null : Number(r.p50),
     p95Ms: r.p95 == null ? null : Number(r.p95),
   });
@@ -142,7 +145,7 @@ export async function logUsage(ctx: Ctx, raw: UsageInput): Promise<Usage> {
   const total = rows.find((r) => Number(r.grp) === 7);
   const totals: UsageFigures = total
     ? figures(total)
-    : { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, p50Ms: null, p95Ms: null };
+    : { requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, refused: 0, p50Ms: null, p95Ms: null };
   return { bucket: input.bucket, from: input.from, to: input.to, series, groups, totals };
 }
 

@@ -22,7 +22,12 @@ export type NewRequestLog = Omit<
   | "attempts"
   | "route"
   | "routeVersion"
+  | "refusal"
+  | "refusals"
 > & {
+  /** A refused call (domain/calls/refusals.ts): why, and how many calls the row counts. */
+  refusal?: RequestLog["refusal"];
+  refusals?: number | null;
   attempts?: RequestLog["attempts"];
   route?: string | null;
   routeVersion?: string | null;

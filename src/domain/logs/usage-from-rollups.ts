@@ -19,6 +19,7 @@ type Cell = {
   costUsd: number;
   classes: Record<string, number>;
   unpriced: number;
+  refused: number;
   hist: Map<number, number>;
 };
 
@@ -162,19 +163,31 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   // The group as kept: null for the folded rows (their `other` is true).
   const kept = (expr: SQL, other: SQL) => sql`(case when ${other} then null else ${expr} end)`;
 
-  type Sums = { bucket: number; g: string | null; other: boolean; requests: number; errors: number; i: number; o: number; c: number; u: number; cl: unknown };
+  type Sums = {
+    bucket: number;
+    g: string | null;
+    other: boolean;
+    requests: number;
+    errors: number;
+    i: number;
+    o: number;
+    c: number;
+    u: number;
+    r: number;
+    cl: unknown;
+  };
   type Bins = { bucket: number; g: string | null; other: boolean; bin: number; n: number };
   const [rolled, rolledBins, logged, loggedBins] = await Promise.all([
     db.execute(sql`select ${rollBucket} as bucket, ${kept(rollGroup, rollOther)} as g, ${rollOther} as other, sum(requests)::float8 as requests, sum(errors)::float8 as errors,
         sum(input_tokens)::float8 as i, sum(output_tokens)::float8 as o, sum(cost_usd)::float8 as c,
-        sum(unpriced)::float8 as u, ${input.classes ? classMapOfColumns() : sql`null`} as cl
+        sum(unpriced)::float8 as u, sum(refused)::float8 as r, ${input.classes ? classMapOfColumns() : sql`null`} as cl
       from ${rollSource} group by 1, 2, 3`),
     db.execute(sql`select ${rollBucket} as bucket, ${kept(rollGroup, rollOther)} as g, ${rollOther} as other, b.key::int as bin, sum(b.value::int)::float8 as n
       from ${rollSource}, jsonb_each_text(latency) b group by 1, 2, 3, 4`),
     db.execute(sql`select (${ms} / ${size} * ${size})::float8 as bucket, ${kept(logGroup, logOther)} as g, ${logOther} as other, count(*)::float8 as requests,
         (count(*) filter (where status_code is null or status_code = 0 or status_code >= 400))::float8 as errors,
         coalesce(sum(input_tokens), 0)::float8 as i, coalesce(sum(output_tokens), 0)::float8 as o, coalesce(sum(cost_usd), 0)::float8 as c,
-        (count(*) filter (where cost_flag is not null))::float8 as u, ${input.classes ? classMapFromLogs() : sql`null`} as cl
+        (count(*) filter (where cost_flag is not null))::float8 as u, coalesce(sum(refusals), 0)::float8 as r, ${input.classes ? classMapFromLogs() : sql`null`} as cl
       from request_logs where ${whereAll(logWhere)} group by 1, 2, 3`),
     db.execute(sql`select (${ms} / ${size} * ${size})::float8 as bucket, ${kept(logGroup, logOther)} as g, ${logOther} as other, ${LATENCY_BIN} as bin, count(*)::float8 as n
       from request_logs where ${whereAll(logWhere)} and duration_ms is not null group by 1, 2, 3, 4`),
@@ -185,7 +198,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     const key = `${bucket}\u0000${other}\u0000${g === null ? "\u0001" : g}`;
     let c = cells.get(key);
     if (!c) {
-      c = { bucket, g, other, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, hist: new Map() };
+      c = { bucket, g, other, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, refused: 0, hist: new Map() };
       cells.set(key, c);
     }
     return c;
@@ -199,6 +212,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     c.costUsd += Number(r.c);
     if (r.cl) addMap(c.classes, numberMap(r.cl));
     c.unpriced += Number(r.u);
+    c.refused += Number(r.r);
   }
   for (const r of [...resultRows<Bins>(rolledBins), ...resultRows<Bins>(loggedBins)]) {
     const c = cellOf(Number(r.bucket), r.g, isTrue(r.other));
@@ -214,7 +228,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
   const folded = grouped && ranked.length > MAX_USAGE_GROUPS;
 
   type Acc = Omit<Cell, "bucket" | "g" | "other">;
-  const empty = (): Acc => ({ requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, hist: new Map() });
+  const empty = (): Acc => ({ requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, classes: {}, unpriced: 0, refused: 0, hist: new Map() });
   const add = (a: Acc, c: Acc) => {
     a.requests += c.requests;
     a.errors += c.errors;
@@ -223,6 +237,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     a.costUsd += c.costUsd;
     addMap(a.classes, c.classes);
     a.unpriced += c.unpriced;
+    a.refused += c.refused;
     for (const [b, n] of c.hist) a.hist.set(b, (a.hist.get(b) ?? 0) + n);
   };
   const figures = (a: Acc): UsageFigures => ({
@@ -233,6 +248,7 @@ export async function usageFromRollups(ctx: Ctx, input: Input): Promise<Usage | 
     costUsd: a.costUsd,
     classes: { ...a.classes },
     unpriced: a.unpriced,
+    refused: a.refused,
     p50Ms: percentile(a.hist, 0.5),
     p95Ms: percentile(a.hist, 0.95),
   });

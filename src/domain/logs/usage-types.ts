@@ -51,6 +51,8 @@ export type UsageFigures = {
   classes: Record<string, number>;
   /** Answered calls with no plain cost (no token counts, or no price for their model). */
   unpriced: number;
+  /** Calls Hone refused before any upstream (limits, budgets, allowed models, scopes); they are in `requests` and `errors` too, a folded row of many refusals as one request. */
+  refused: number;
   /** Latency percentiles (interpolated) over the calls with a duration; null when none has one. */
   p50Ms: number | null;
   p95Ms: number | null;

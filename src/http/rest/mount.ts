@@ -14,6 +14,8 @@ import { buildOpenApiDocument } from "./openapi";
 import { checkResponse } from "./response-check";
 import { pathPattern, type RestRoute, scopeOf } from "./route";
 import { requireScope } from "../../domain/projects";
+import { logRefusal } from "../../domain/calls";
+import type { LogApi } from "../../domain/logs";
 import { REST_ROUTES } from "./routes";
 import { asObject } from "./wire";
 
@@ -38,11 +40,20 @@ export function restApi(deps: Deps, opts: RestOptions = {}, routes: readonly Res
 
 const NO_QUERY: Record<string, string | undefined> = Object.freeze({});
 
+/** The routes that call a model, by path, and the protocol each speaks: their refusals are logged. */
+const MODEL_CALLS: Record<string, LogApi | undefined> = {
+  "/chat/completions": "chat",
+  "/responses": "responses",
+  "/messages": "messages",
+  "/embeddings": "embeddings",
+};
+
 function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const max = r.maxBodyBytes?.(deps.config) ?? deps.config.maxBodyBytes;
   const read = r.body?.read;
   const scope = scopeOf(r);
   const what = `${r.method.toUpperCase()} /api/v1${r.path}`;
+  const refusedApi = MODEL_CALLS[r.path];
   // Changes through the management routes are audited, and so are their reads when refused (someone
   // tried); model calls and what rides with them are logs.
   const audited = scope === "write";
@@ -76,7 +87,15 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   };
   const auditedBody = new WeakMap<Request, object>();
   const serve = async (ctx: Ctx | null, request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
-    if (ctx) requireScope(ctx.actor, scope, `call ${what}`);
+    if (ctx) {
+      try {
+        requireScope(ctx.actor, scope, `call ${what}`);
+      } catch (err) {
+        // A model call the key may not make is logged as a refusal (its body is not read).
+        if (refusedApi && err instanceof DomainError) logRefusal(ctx, { api: refusedApi, model: null, reqPayload: null, tags: {}, error: err });
+        throw err;
+      }
+    }
     const limits = { maxBytes: max, maxDepth: deps.config.maxJsonDepth, idleMs: deps.config.bodyIdleTimeoutMs };
     const body = read === "object" ? asObject(await readJsonBody(request, limits)) : read === "json" ? await readJsonBody(request, limits) : undefined;
     if (audited && body && typeof body === "object") auditedBody.set(request, body);

@@ -4,7 +4,7 @@ import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format
 import { FilterValue, type OnFilter } from "./cell-filter";
 import type { LogRow } from "./queries";
 import { SOURCE_LABELS } from "./search";
-import { StatusBadge } from "./status-badge";
+import { RefusedMark, StatusBadge } from "./status-badge";
 
 /**
  * A column's layout: its width (the least it takes when it grows), and its priority when the
@@ -133,7 +133,16 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     cell: (c) => {
       const r = c.row.original;
       const failed = r.statusCode == null || r.statusCode === 0 || r.statusCode >= 400;
-      return <PreviewCell text={r.outputPreview} q={metaOf(c).q} error={failed ? r.errorMessage : null} />;
+      const preview = <PreviewCell text={r.outputPreview} q={metaOf(c).q} error={failed ? r.errorMessage : null} />;
+      // A call Hone refused says so before its error (the reason on hover).
+      return r.refusal ? (
+        <span style={{ display: "flex", alignItems: "baseline", minWidth: 0 }}>
+          <RefusedMark kind={r.refusal} count={r.refusals} />
+          <span style={{ minWidth: 0, flex: 1 }}>{preview}</span>
+        </span>
+      ) : (
+        preview
+      );
     },
   },
   {

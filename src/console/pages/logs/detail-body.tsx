@@ -12,7 +12,7 @@ import { CriteriaResults } from "./criteria-results";
 import type { LogDetailData } from "./queries";
 import { API_LABELS } from "./search";
 import { RawView } from "./raw-view";
-import { StatusBadge } from "./status-badge";
+import { REFUSAL_LABELS, StatusBadge } from "./status-badge";
 import { TagsEditor } from "./tags-editor";
 
 function Fact({ label, hint, children }: { label: string; hint?: string; children: ReactNode }) {
@@ -124,7 +124,19 @@ export function DetailBody({ log }: { log: LogDetailData }) {
           </Badge>
         ) : null}
       </Group>
-      {failed && (error || (log.statusCode ?? 0) >= 400) ? (
+      {log.refusal ? (
+        <Alert color="orange" title={`Refused by Hone: ${REFUSAL_LABELS[log.refusal] ?? log.refusal}`} role="alert" data-testid="log-refusal">
+          <Text size="sm">
+            Nothing was sent upstream and nothing was charged.
+            {log.refusals && log.refusals > 1
+              ? ` This row counts ${log.refusals} calls of one key in one minute, past those logged one by one (HONE_REFUSALS_LOGGED_PER_MINUTE).`
+              : ""}
+          </Text>
+          <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
+            {error ?? log.errorMessage}
+          </Text>
+        </Alert>
+      ) : failed && (error || (log.statusCode ?? 0) >= 400) ? (
         <Alert color="red" title={log.statusCode ? `Failed with status ${log.statusCode}` : "Failed without a response"} role="alert">
           <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
             {error ?? "No error message was logged."}

@@ -178,6 +178,12 @@ export function FilterBar({ search, onChange, onClear, seenModels, collapsible =
         checked={search.internal === 1}
         onChange={(e) => onChange({ internal: e.currentTarget.checked ? 1 : undefined })}
       />
+      <Switch
+        size="sm"
+        label="Only calls Hone refused (limits, budgets, allowed models, scopes)"
+        checked={search.refused === 1}
+        onChange={(e) => onChange({ refused: e.currentTarget.checked ? 1 : undefined })}
+      />
       <FilterChips search={search} onChange={onChange} />
     </Stack>
   );

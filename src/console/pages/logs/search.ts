@@ -49,6 +49,8 @@ export type LogsSearch = {
   q?: string;
   /** 1: Hone's own calls (judges, evaluations, playground...) are listed too; absent: only the application's. */
   internal?: 1;
+  /** 1: only the calls Hone refused before any upstream (limits, budgets, allowed models, scopes). */
+  refused?: 1;
   /** "Is not" filters (one value each, as the API takes them). */
   notModel?: string;
   notStatus?: number;
@@ -120,6 +122,7 @@ const PARAMS: { [K in keyof LogsSearch]-?: (v: unknown) => LogsSearch[K] } = {
   routeVersion: capped(64),
   q: text,
   internal: flag,
+  refused: flag,
   notModel: text,
   notStatus: statusCode,
   notStatusClass: among(STATUS_CLASSES),
@@ -176,6 +179,7 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
   if (s.route) f.route = s.route;
   if (s.routeVersion) f.routeVersion = s.routeVersion;
   if (s.q) f.search = s.q;
+  if (s.refused) f.refused = true;
   // The application's calls only, unless Hone's own are asked for.
   if (!showsInternal(s)) f.internal = false;
   const not: NonNullable<LogFilterInput["not"]> = {};

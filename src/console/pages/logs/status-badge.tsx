@@ -19,3 +19,21 @@ export function StatusBadge({ code }: { code: number | null | undefined }) {
     </span>
   );
 }
+
+/** Why Hone refused a call, in words. */
+export const REFUSAL_LABELS: Record<string, string> = {
+  rate_limit: "a rate limit",
+  budget: "a budget",
+  unpriced: "a cost limit (no price for the model)",
+  model: "a model this key may not call",
+  scope: "a scope this key lacks",
+};
+
+/** Beside a refused call's status: that Hone refused it (why, on hover), and how many calls a folded row counts. */
+export function RefusedMark({ kind, count }: { kind: string; count: number | null }) {
+  return (
+    <span className="hone-refused" title={`Refused by Hone: ${REFUSAL_LABELS[kind] ?? kind}; not sent upstream, not charged`} data-testid="refused-mark">
+      {count && count > 1 ? `refused ×${count}` : "refused"}
+    </span>
+  );
+}

@@ -33,4 +33,7 @@ export const TABLE_CSS = `
 [data-mantine-color-scheme="dark"] .hone-status[data-tone="client"] { color: var(--mantine-color-orange-3); }
 [data-mantine-color-scheme="dark"] .hone-status[data-tone="server"] { color: var(--mantine-color-red-3); }
 [data-mantine-color-scheme="dark"] .hone-status[data-tone="none"] { color: var(--mantine-color-dark-1); }
+.hone-refused { margin-right: 6px; font-size: 11px; font-weight: 600; white-space: nowrap; }
+[data-mantine-color-scheme="light"] .hone-refused { color: #a63c06; }
+[data-mantine-color-scheme="dark"] .hone-refused { color: var(--mantine-color-orange-3); }
 `;

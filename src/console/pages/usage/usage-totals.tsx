@@ -38,7 +38,7 @@ export function Totals({ totals }: { totals: Figures }) {
         testId="total-error-rate"
         value={rate == null ? "–" : `${(rate * 100).toFixed(1)}%`}
         exact={rate}
-        hint={plural(totals.errors, "error")}
+        hint={`${plural(totals.errors, "error")}${totals.refused ? `, ${totals.refused} of them refused by Hone` : ""}`}
       />
       <Stat label="p50 latency" testId="total-p50" value={formatMs(totals.p50Ms)} exact={totals.p50Ms} />
       <Stat label="p95 latency" testId="total-p95" value={formatMs(totals.p95Ms)} exact={totals.p95Ms} />

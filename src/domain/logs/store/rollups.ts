@@ -75,20 +75,20 @@ export async function readRollupState(db: Queryable): Promise<RollupState | null
 async function rollUp(db: Queryable, tagKey: string, where: SQL): Promise<void> {
   const base = sql`select project_id, to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600) as hour, model, provider, source,
       ${STATUS_CLASS} as status_class, metadata ->> ${tagKey}::text as tag, ${LATENCY_BIN} as bin,
-      ${IS_ERROR} as is_error, input_tokens, output_tokens, cost_usd, classes, cost_flag is not null as unpriced
+      ${IS_ERROR} as is_error, input_tokens, output_tokens, cost_usd, classes, cost_flag is not null as unpriced, coalesce(refusals, 0) as refused_n
     from request_logs where ${where}`;
   const measures = sql`sum(n)::int, sum(e)::int, sum(i)::float8, sum(o)::float8, sum(c)::float8,
-    coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb), sum(u)::int, ${classSumsOfColumns()}`;
+    coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb), sum(u)::int, sum(r)::int, ${classSumsOfColumns()}`;
   const inner = (dims: SQL) => sql`select ${dims}, bin, count(*) as n, count(*) filter (where is_error) as e,
       coalesce(sum(input_tokens), 0) as i, coalesce(sum(output_tokens), 0) as o, coalesce(sum(cost_usd), 0) as c,
-      count(*) filter (where unpriced) as u, ${classSumsFromLogs()}
+      count(*) filter (where unpriced) as u, sum(refused_n) as r, ${classSumsFromLogs()}
     from (${base}) x group by ${dims}, bin`;
   const dims = sql`project_id, hour, model, provider, source, status_class`;
   await db.execute(sql`insert into usage_hourly (project_id, hour, model, provider, source, status_class,
-      requests, errors, input_tokens, output_tokens, cost_usd, latency, unpriced, ${CLASS_COLUMN_LIST})
+      requests, errors, input_tokens, output_tokens, cost_usd, latency, unpriced, refused, ${CLASS_COLUMN_LIST})
     select ${dims}, ${measures} from (${inner(dims)}) s group by ${dims}`);
   const tagDims = sql`project_id, hour, tag`;
-  await db.execute(sql`insert into usage_hourly_tags (project_id, hour, tag, requests, errors, input_tokens, output_tokens, cost_usd, latency, unpriced,
+  await db.execute(sql`insert into usage_hourly_tags (project_id, hour, tag, requests, errors, input_tokens, output_tokens, cost_usd, latency, unpriced, refused,
       ${CLASS_COLUMN_LIST})
     select ${tagDims}, ${measures} from (${inner(tagDims)}) s group by ${tagDims}`);
 }
@@ -114,11 +114,11 @@ async function rollUpDays(db: Queryable, days: number[], projectId?: string): Pr
   ] as const) {
     await db.execute(sql`delete from ${sql.raw(daily)} where day in (${list})${project}`);
     await db.execute(sql`insert into ${sql.raw(daily)} (project_id, day, ${sql.raw(dims)}, requests, errors, input_tokens, output_tokens, cost_usd, latency,
-        unpriced, ${CLASS_COLUMN_LIST})
+        unpriced, refused, ${CLASS_COLUMN_LIST})
       select project_id, d, ${sql.raw(dims)}, sum(requests)::int, sum(errors)::int, sum(input_tokens), sum(output_tokens), sum(cost_usd),
         coalesce((select jsonb_object_agg(k, n) from (select key as k, sum(value::int) as n
           from unnest(array_agg(latency)) l, jsonb_each_text(l) group by key) b), '{}'::jsonb),
-        sum(unpriced)::int, ${classSumsOfColumns()}
+        sum(unpriced)::int, sum(refused)::int, ${classSumsOfColumns()}
       from (select *, ${day} as d from ${sql.raw(hourly)} where ${day} in (${list})${project}) h
       group by project_id, d, ${sql.raw(dims)}`);
   }
@@ -174,7 +174,7 @@ export async function prepareGone(db: Queryable): Promise<RollupState | null> {
   const state = await readRollupState(db);
   if (!state?.closedUntil) return null;
   await db.execute(sql`create temp table if not exists hone_gone (hour timestamptz, model text, provider text, source text,
-    status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8, u boolean,
+    status_class text, tag text, bin int, is_error boolean, i float8, o float8, c float8, u boolean, r int,
     ${sql.raw(CLASS_COLUMNS.map((c) => `${c} float8`).join(", "))}) on commit delete rows`);
   return state;
 }
@@ -183,14 +183,14 @@ export async function prepareGone(db: Queryable): Promise<RollupState | null> {
 export function noteGone(state: RollupState, source: string): SQL {
   return sql`insert into hone_gone select to_timestamp((${logMsOf(sql`id`)} / ${HOUR_MS}) * 3600), model, provider, source,
       ${STATUS_CLASS}, metadata ->> ${state.tagKey}::text, ${LATENCY_BIN}, ${IS_ERROR},
-      coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0), cost_flag is not null,
+      coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_usd, 0), cost_flag is not null, coalesce(refusals, 0),
       ${sql.raw(CLASS_SUM_KEYS.map((k) => `coalesce((classes ->> '${k}')::float8, 0)`).join(", "))}
     from ${sql.raw(source)} where id < ${logIdAt(state.closedUntil!)}`;
 }
 
 /** What `noteGone` needs of each deleted row, for a `returning` clause. */
 export const GONE_COLUMNS = sql.raw(
-  "id, model, provider, source, status_code, duration_ms, metadata, input_tokens, output_tokens, cost_usd, classes, cost_flag",
+  "id, model, provider, source, status_code, duration_ms, metadata, input_tokens, output_tokens, cost_usd, classes, cost_flag, refusals",
 );
 
 /** The closed hours (ms, each once) among these log ids: the rollup rows a delete changes. */
@@ -231,14 +231,14 @@ export async function subtractGone(db: Queryable, projectId: string, hours: read
     // no lookup per group. The rows it empties come back (their ctid: this transaction holds
     // their locks until it ends, so the ctid stays theirs) to be deleted by it.
     return sql`${b} as (select ${t} as t, ${cols}, bin, count(*) as n, count(*) filter (where is_error) as e, sum(i) as i, sum(o) as o, sum(c) as c,
-          count(*) filter (where u) as pu, ${classSumsOfColumns()}
+          count(*) filter (where u) as pu, sum(r) as pr, ${classSumsOfColumns()}
           from hone_gone group by 1, ${cols}, bin),
       ${a} as (select t, ${cols}, sum(n)::int as n, sum(e)::int as e, sum(i) as i, sum(o) as o, sum(c) as c,
-          coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb) as h, sum(pu)::int as pu, ${classSumsOfColumns()}
+          coalesce(jsonb_object_agg(bin, n) filter (where bin is not null), '{}'::jsonb) as h, sum(pu)::int as pu, sum(pr)::int as pr, ${classSumsOfColumns()}
         from ${b} group by t, ${cols}),
       ${u} as (update ${sql.raw(table)} u set requests = u.requests - a.n, errors = u.errors - a.e, input_tokens = u.input_tokens - a.i,
         output_tokens = u.output_tokens - a.o, cost_usd = u.cost_usd - a.c, latency = hone_hist_sub(u.latency, a.h),
-        unpriced = u.unpriced - a.pu, ${sql.raw(CLASS_COLUMNS.map((c) => `${c} = u.${c} - a.${c}`).join(", "))}
+        unpriced = u.unpriced - a.pu, refused = u.refused - a.pr, ${sql.raw(CLASS_COLUMNS.map((c) => `${c} = u.${c} - a.${c}`).join(", "))}
       from ${a} a where ${time === "hour" ? sql`u.project_id = ${projectId}` : span} and u.${sql.raw(time)} = a.t and ${same(dims)}
       returning u.ctid, u.requests)`;
   };

@@ -119,6 +119,8 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     route: r.route ?? null,
     route_version: r.routeVersion ?? null,
     pruned_tokens: int4(r.prunedTokens ?? null),
+    refusal: r.refusal ?? null,
+    refusals: int4(r.refusals ?? null),
   });
   return sanitizeJsonText(
     `${head.slice(0, -1)},"req_payload":${req.text},"resp_payload":${resp.text},"req_payload_original":${reqOriginal?.text ?? "null"},"resp_payload_original":${respOriginal?.text ?? "null"}}`,
@@ -160,16 +162,16 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
         classes jsonb, price_version text, cost_flag text, cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
         req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text,
-        attempts jsonb, route text, route_version text, pruned_tokens integer)
+        attempts jsonb, route text, route_version text, pruned_tokens integer, refusal text, refusals integer)
     ), logs as (
       insert into request_logs (id, project_id, source, internal_kind, api, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
         cost_usd, classes, price_version, cost_flag, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version,
-        pruned_tokens)
+        pruned_tokens, refusal, refusals)
       select id, project_id, source, internal_kind, coalesce(api, 'chat'), provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
         cost_usd, classes, price_version, cost_flag, cache_hit, coalesce(metadata, '{}'::jsonb),
-        req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version, pruned_tokens
+        req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version, pruned_tokens, refusal, refusals
       from data
       on conflict (id) do nothing
       returning id, project_id, source, status_code, api

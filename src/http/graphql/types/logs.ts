@@ -88,6 +88,14 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
     }),
     route: t.exposeString("route", { nullable: true, description: "The route called (its slug)" }),
     routeVersion: t.exposeString("routeVersion", { nullable: true, description: "The rollout version of the target that answered" }),
+    refusal: t.exposeString("refusal", {
+      nullable: true,
+      description: "Why Hone refused the call before any upstream: rate_limit, budget, unpriced, model or scope (null: not refused)",
+    }),
+    refusals: t.exposeInt("refusals", {
+      nullable: true,
+      description: "The calls a refused log stands for: 1, or more for a key's refusals of a minute past HONE_REFUSALS_LOGGED_PER_MINUTE",
+    }),
     reqPayload: t.field({
       type: "JSON",
       nullable: true,
@@ -150,6 +158,8 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
     api: t.string({ required: false, description: "chat, responses, messages or embeddings" }),
     route: t.string({ required: false, description: "calls to this route (its slug)" }),
     routeVersion: t.string({ required: false, description: "calls a target of this rollout version answered" }),
+    refused: t.boolean({ required: false, description: "true: only calls Hone refused before any upstream; false: only the others" }),
+    refusal: t.string({ required: false, description: "calls refused for this reason: rate_limit, budget, unpriced, model or scope" }),
     from: t.string({ required: false, description: "logged at or after (ISO 8601)" }),
     to: t.string({ required: false, description: "logged at or before (ISO 8601)" }),
     tags: t.field({ type: [MetadataEqualsInput], required: false, description: "tag pairs: every pair must match" }),

@@ -20,6 +20,7 @@ const figureFields = <T extends UsageFigures>(t: PothosSchemaTypes.ObjectFieldBu
     resolve: (f) => classFigures(f.classes),
   }),
   unpriced: t.int({ description: "Answered calls with no plain cost: no token counts, or no price for their model", resolve: (f) => f.unpriced }),
+  refused: t.int({ description: "Calls Hone refused before any upstream: limits, budgets, allowed models, scopes", resolve: (f) => f.refused }),
   p50Ms: t.float({ nullable: true, resolve: (f) => f.p50Ms }),
   p95Ms: t.float({ nullable: true, resolve: (f) => f.p95Ms }),
 });
