@@ -15,7 +15,7 @@ import {
   Tooltip,
   useMantineColorScheme,
 } from "@mantine/core";
-import { useDisclosure } from "@mantine/hooks";
+import { useDisclosure, useMediaQuery } from "@mantine/hooks";
 import { Link, Outlet, useRouterState } from "@tanstack/react-router";
 import { useState } from "react";
 import { CopyButton } from "./components/copy-button";
@@ -38,6 +38,9 @@ export const SECTIONS = [
   { to: "/playground", label: "Playground" },
   { to: "/settings", label: "Settings" },
 ] as const;
+
+/** Below this width the navigation is a drawer, and the header's actions (the switchers, the theme, Sign out) move into it. */
+const DRAWER_QUERY = "(max-width: 61.99em)";
 
 function ThemeToggle() {
   const { colorScheme, toggleColorScheme } = useMantineColorScheme();
@@ -161,50 +164,74 @@ const TEAM_SECTIONS = [
   { to: "/account", label: "My account", least: "viewer" },
 ] as const;
 
+/** Who is signed in: the person and their role, or the key (or the admin token). */
+function WhoBadge({ session }: { session: Session }) {
+  return session.user ? (
+    <Badge variant="light" size="lg" data-testid="user-badge" tt="none" title={session.user.email} maw="100%">
+      {session.user.name ?? session.user.email} · {session.role ?? session.orgRole}
+    </Badge>
+  ) : (
+    <Badge variant="light" size="lg" data-testid="key-name" tt="none" maw="100%">
+      {session.admin ? "admin" : (session.key?.name ?? session.key?.prefix ?? "API key")}
+    </Badge>
+  );
+}
+
+/** The organisation and project to act on: switchers for a person or the admin, the project's name for a key. */
+function ScopeControls({ session, width }: { session: Session; width: number }) {
+  if (session.user)
+    return (
+      <>
+        <OrganizationSwitcher session={session} />
+        <ProjectSwitcher session={session} width={width} canCreate={session.orgRole === "owner"} />
+      </>
+    );
+  if (session.admin) return <ProjectSwitcher session={session} width={width + 20} canCreate />;
+  return (
+    <Text fw={600} data-testid="project-name" truncate="end">
+      {session.project?.name}
+    </Text>
+  );
+}
+
 export function AppLayout({ session }: { session: Session }) {
   const [opened, { toggle, close }] = useDisclosure();
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const signOut = useSignOut();
+  // In a narrow window the header keeps the menu, the name and the project's; the rest is in the drawer.
+  const drawer = useMediaQuery(DRAWER_QUERY) ?? false;
+  const signOutButton = (
+    <Button variant="default" size="sm" onClick={() => signOut.mutate()} loading={signOut.isPending}>
+      Sign out
+    </Button>
+  );
   return (
     <AppShell header={{ height: 64 }} navbar={{ width: 210, breakpoint: "md", collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="sm" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
             <Burger opened={opened} onClick={toggle} hiddenFrom="md" size="sm" aria-label="Toggle navigation" />
             <Title order={3}>Hone</Title>
-            {session.user ? (
-              <Group gap="xs" wrap="nowrap">
-                <OrganizationSwitcher session={session} />
-                <ProjectSwitcher session={session} width={180} canCreate={session.orgRole === "owner"} />
-              </Group>
-            ) : session.admin ? (
-              <Group gap="xs">
-                <ProjectSwitcher session={session} width={200} canCreate />
-              </Group>
-            ) : (
-              <Text fw={600} data-testid="project-name">
+            {drawer ? (
+              <Text fw={600} size="sm" truncate="end" data-testid="header-project">
                 {session.project?.name}
               </Text>
-            )}
-          </Group>
-          <Group gap="sm" wrap="nowrap">
-            {session.user ? (
-              <Badge variant="light" size="lg" data-testid="user-badge" tt="none" title={session.user.email}>
-                {session.user.name ?? session.user.email} · {session.role ?? session.orgRole}
-              </Badge>
             ) : (
-              <Badge variant="light" size="lg" data-testid="key-name" tt="none">
-                {session.admin ? "admin" : (session.key?.name ?? session.key?.prefix ?? "API key")}
-              </Badge>
+              <Group gap="xs" wrap="nowrap">
+                <ScopeControls session={session} width={180} />
+              </Group>
             )}
-            <ThemeToggle />
-            <Button variant="default" size="sm" onClick={() => signOut.mutate()} loading={signOut.isPending}>
-              Sign out
-            </Button>
           </Group>
+          {drawer ? null : (
+            <Group gap="sm" wrap="nowrap">
+              <WhoBadge session={session} />
+              <ThemeToggle />
+              {signOutButton}
+            </Group>
+          )}
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" component="nav" aria-label="Sections">
+      <AppShell.Navbar p="xs" component="nav" aria-label="Sections" style={{ overflowY: "auto" }}>
         {SECTIONS.map((s) => (
           <NavLink
             key={s.to}
@@ -221,6 +248,18 @@ export function AppLayout({ session }: { session: Session }) {
               <NavLink key={s.to} component={Link} to={s.to} label={s.label} active={pathname === s.to} onClick={close} />
             ))
           : null}
+        {drawer ? (
+          <Stack gap="xs" mt="xs" pt="xs" style={{ borderTop: "1px solid var(--app-shell-border-color)" }} data-testid="drawer-account">
+            <Group gap="xs" align="flex-end" wrap="wrap">
+              <ScopeControls session={session} width={180} />
+            </Group>
+            <Group gap="xs" wrap="nowrap">
+              <WhoBadge session={session} />
+              <ThemeToggle />
+              {signOutButton}
+            </Group>
+          </Stack>
+        ) : null}
       </AppShell.Navbar>
       <AppShell.Main>
         {session.project || TEAM_SECTIONS.some((s) => pathname === s.to) ? (

@@ -120,5 +120,6 @@ export function DataTable<T>({ label, testId, columns, query, row, minWidth, emp
       </Table.Tbody>
     </Table>
   );
-  return minWidth ? <Table.ScrollContainer minWidth={minWidth}>{table}</Table.ScrollContainer> : table;
+  // Past its width (a phone) a table scrolls in its own box, never the page.
+  return <Table.ScrollContainer minWidth={minWidth ?? 0}>{table}</Table.ScrollContainer>;
 }

@@ -1,4 +1,5 @@
 import { Group, type MantineSpacing, Stack, Text, Title } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import type { ReactNode } from "react";
 import type { Role } from "../../core/key-scope";
 import { useCan } from "../lib/session";
@@ -34,11 +35,14 @@ export function PageHeader({
   actionsTestId?: string;
 }) {
   const can = useCan(mutates ?? "viewer");
+  // A phone: the actions go under the title rather than past the window's edge.
+  const narrow = useMediaQuery("(max-width: 48em)") ?? false;
+  const wrapped = wrap || narrow;
   const actions = can ? given : null;
   return (
-    <Group justify="space-between" align="flex-start" mb={mb} gap={wrap ? "sm" : undefined} wrap={wrap ? "wrap" : "nowrap"}>
-      <Stack gap={2} style={wrap ? { minWidth: 0 } : undefined}>
-        <Title order={order} size={size} style={wrap ? { overflowWrap: "anywhere" } : undefined}>
+    <Group justify="space-between" align="flex-start" mb={mb} gap={wrapped ? "sm" : undefined} wrap={wrapped ? "wrap" : "nowrap"}>
+      <Stack gap={2} style={wrapped ? { minWidth: 0 } : undefined}>
+        <Title order={order} size={size} style={wrapped ? { overflowWrap: "anywhere" } : undefined}>
           {title}
         </Title>
         {description ? (
@@ -48,7 +52,7 @@ export function PageHeader({
         ) : null}
       </Stack>
       {actions ? (
-        <Group gap="xs" wrap={wrap ? "wrap" : undefined} data-testid={actionsTestId}>
+        <Group gap="xs" wrap={wrapped ? "wrap" : undefined} data-testid={actionsTestId}>
           {actions}
         </Group>
       ) : null}

@@ -1,4 +1,5 @@
 import { Button, Center, Group, Loader, Stack, Switch, Text, Tooltip } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import { Outlet, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
@@ -118,6 +119,9 @@ export function LogsPage() {
   const seenModels = useMemo(() => [...new Set(rows.slice(0, 500).flatMap((r) => (r.model ? [r.model] : [])))], [rows]);
   const selectedCount = selection.allMatching ? (count.data ?? { count: 0, exact: false }) : { count: selection.ids.size, exact: true };
   const hasSelection = selection.allMatching || selection.ids.size > 0;
+  const phone = useMediaQuery("(max-width: 48em)") ?? false;
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const filtersSet = Object.keys(search).filter((k) => k !== "internal").length;
   const projectEmpty = query.isSuccess && rows.length === 0 && !hasFilters(search) && !showsInternal(search);
 
   return (
@@ -166,7 +170,25 @@ export function LogsPage() {
           backfillFrom={since == null ? null : new Date(since as string).toISOString()}
         />
       ) : null}
-      {projectEmpty ? null : <FilterBar search={search} onChange={setSearch} onClear={clear} seenModels={seenModels} collapsible />}
+      {projectEmpty ? null : phone && !filtersOpen ? (
+        // A phone shows rows first: the filters open behind a button that counts those set.
+        <Group mb="xs">
+          <Button size="xs" variant="default" onClick={() => setFiltersOpen(true)} aria-expanded={false}>
+            {filtersSet ? `Filters (${filtersSet})` : "Filters"}
+          </Button>
+        </Group>
+      ) : (
+        <>
+          {phone ? (
+            <Group mb="xs">
+              <Button size="xs" variant="default" onClick={() => setFiltersOpen(false)} aria-expanded>
+                Hide filters
+              </Button>
+            </Group>
+          ) : null}
+          <FilterBar search={search} onChange={setSearch} onClear={clear} seenModels={seenModels} collapsible />
+        </>
+      )}
       {hasSelection ? (
         <BulkActions
           selection={selection}
