@@ -48,7 +48,14 @@ async function run(ctx: BaseCtx, command: OperatorCommand, values: Record<string
     case "keys list": {
       const projectId = option(values, "project");
       await getProject(ctx, projectId);
-      return { apiKeys: await listApiKeys({ ...ctx, projectId }) };
+      const keys: Awaited<ReturnType<typeof listApiKeys>> = [];
+      for (let after: string | null = null; ; ) {
+        const page = await listApiKeys({ ...ctx, projectId }, { first: ctx.deps.config.maxPageSize, after });
+        keys.push(...page);
+        if (page.length < ctx.deps.config.maxPageSize) break;
+        after = page.at(-1)!.id;
+      }
+      return { apiKeys: keys };
     }
     case "keys create": {
       const name = values.name === undefined ? undefined : String(values.name);

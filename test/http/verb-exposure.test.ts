@@ -48,8 +48,20 @@ describe("GraphQL arguments derived from a verb's zod input", () => {
     expect(schema.getMutationType()!.getFields().deleteLimit!.extensions?.role).toBe("admin");
   });
 
-  test("a query verb with no input is a field without arguments", () => {
-    expect(schema.getQueryType()!.getFields().limits!.args).toEqual([]);
+  test("a query verb with no input is a field without arguments; a paged one takes first and after", () => {
+    // Names only: a GraphQL argument refers back to its schema, too deep to compare whole.
+    expect(
+      schema
+        .getQueryType()!
+        .getFields()
+        .webhook!.args.map((a) => a.name),
+    ).toEqual([]);
+    expect(
+      schema
+        .getQueryType()!
+        .getFields()
+        .limits!.args.map((a) => `${a.name}: ${a.type}`),
+    ).toEqual(["after: String", "first: Int"]);
   });
 });
 

@@ -9,16 +9,40 @@ export const LIST_PAGE = 100;
 /** Pages read at most: 10,000 items. */
 const MAX_PAGES = 100;
 
-export async function allPages<T extends { id: string }>(page: (after: string | null) => Promise<T[]>): Promise<T[]> {
+export async function allPages<T>(
+  page: (after: string | null) => Promise<T[]>,
+  cursorOf: (item: T) => string = (item) => (item as { id: string }).id,
+): Promise<T[]> {
   const out: T[] = [];
   let after: string | null = null;
   for (let i = 0; i < MAX_PAGES; i++) {
     const items = await page(after);
     out.push(...items);
     if (items.length < LIST_PAGE) break;
-    after = items.at(-1)!.id;
+    after = cursorOf(items.at(-1)!);
   }
   return out;
+}
+
+/**
+ * A list the API pages (first/after) that a page shows whole: read page by page under the
+ * procedure's own key (so a change that invalidates it still does).
+ */
+export function useWholeList<T>(opts: {
+  queryKey: readonly unknown[];
+  page: (input: { first: number; after: string | null }, signal: AbortSignal) => Promise<T[]>;
+  cursorOf?: (item: T) => string;
+  enabled?: boolean;
+  refetchInterval?: number;
+  staleTime?: number;
+}) {
+  return useQuery({
+    queryKey: opts.queryKey,
+    queryFn: ({ signal }) => allPages((after) => opts.page({ first: LIST_PAGE, after }, signal), opts.cursorOf),
+    enabled: opts.enabled,
+    refetchInterval: opts.refetchInterval,
+    staleTime: opts.staleTime,
+  });
 }
 
 type ListOpts<T> = { enabled?: boolean; refetchInterval?: (data: T[] | undefined) => number | false };

@@ -9,7 +9,7 @@ import { enqueueJob, runTaskStep, type StepResult, type TaskKind } from "../jobs
 import { logConditions, resultRows, whereAll, closedHours, readRollupState } from "../logs";
 import type { LogAttempt } from "../logs";
 import { findBaseModel, findModelRow } from "../models";
-import { type LogCost, logCost, ratesFor, listPriceOverrides, withOverride } from "../pricing";
+import { type LogCost, logCost, ratesFor, allPriceOverrides, withOverride } from "../pricing";
 import type { GivenRates } from "../pricing";
 import { type CostRecalculation, RecalculateCostsInput } from "./schemas";
 
@@ -196,7 +196,7 @@ export async function runCostRecalculationStep(deps: Deps, input: { taskId: stri
       .orderBy(desc(requestLogs.id))
       .limit(BATCH);
     // Read afresh: an override added a moment ago on another process counts.
-    const overrides = await listPriceOverrides(ctx);
+    const overrides = await allPriceOverrides(ctx);
     const fineTunes = new Map<string, GivenRates | null>();
     const changed: (LogCost & { id: string })[] = [];
     for (const l of logs) {

@@ -1,4 +1,5 @@
 import { and, asc, count, eq } from "drizzle-orm";
+import { orderedPage } from "../list-page";
 import { z } from "zod";
 import { dbOf, type Ctx } from "../context";
 import { pruningRules } from "../../db/schema";
@@ -19,7 +20,12 @@ export const CreatePruningRuleInput = z.strictObject({
 });
 export type CreatePruningRuleInput = z.input<typeof CreatePruningRuleInput>;
 export const PruningRuleIdInput = z.strictObject({ id: z.string().min(1).max(MAX_ID_LENGTH) });
-export const ListPruningRulesInput = z.strictObject({ datasetId: DatasetId });
+export const ListPruningRulesInput = z.strictObject({
+  datasetId: DatasetId,
+  /** A page (list-page.ts): at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (a rule's id), in the order they apply. */
+  first: z.number().int().min(1, "first must be at least 1").nullish(),
+  after: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
+});
 
 export type PruningRule = { id: string; datasetId: string; text: string; createdAt: Date };
 
@@ -34,9 +40,17 @@ async function rulesOf(ctx: Ctx, datasetId: string) {
     .orderBy(asc(pruningRules.id));
 }
 
-export async function listPruningRules(ctx: Ctx, raw: { datasetId: string }): Promise<PruningRule[]> {
-  const { datasetId } = parseInput(ListPruningRulesInput, raw);
-  const rows = await rulesOf(ctx, datasetId);
+export async function listPruningRules(ctx: Ctx, raw: z.input<typeof ListPruningRulesInput>): Promise<PruningRule[]> {
+  const { datasetId, first, after } = parseInput(ListPruningRulesInput, raw);
+  await findDataset(ctx, datasetId);
+  const scope = and(eq(pruningRules.datasetId, datasetId), eq(pruningRules.projectId, ctx.projectId))!;
+  const page = await orderedPage(ctx, { first, after }, { table: pruningRules, id: pruningRules.id, scope, what: "dataset's pruning rules" });
+  const rows = await dbOf(ctx)
+    .select()
+    .from(pruningRules)
+    .where(and(scope, page.after))
+    .orderBy(...page.order)
+    .limit(page.limit);
   // A dataset's rules may hold 2 MB of text: charged to the answer like any stored content.
   chargeAnswer(
     ctx,

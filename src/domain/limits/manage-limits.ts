@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { type Ctx, dbOf } from "../context";
 import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { apiKeys, limitCounters, limits } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../core/errors";
 import { requireFullKey } from "../projects";
-import { NoInput, verb } from "../verb";
+import { verb } from "../verb";
+import { ListPageInput, orderedPage } from "../list-page";
 import { type Limit, LimitIdInput, type ProjectLimits, type LimitSpend, LimitSpendInput, MAX_LIMITS, type Metric, SetLimitInput } from "./schemas";
 
 /** How long a process enforces the limits it read (another process's change applies within it). */
@@ -29,19 +30,40 @@ const toLimit = (r: Row): Limit => ({
 const subjectOf = (i: { scope: string; keyId?: string | null; tagKey?: string | null; tagValue?: string | null }) =>
   i.scope === "project" ? "project" : i.scope === "key" ? `key:${i.keyId}` : i.tagValue != null ? `tag:${i.tagKey}=${i.tagValue}` : `tag:${i.tagKey}`;
 
-/** The project's limits: the project's own first, then keys', then tags'. */
+/** The project's own limit first, then keys', then tags'. */
+const SCOPE_RANK = sql`(case ${limits.scope} when 'project' then 0 when 'key' then 1 else 2 end)`;
+
+/** A page of the project's limits: the project's own first, then keys', then tags' (list-page.ts). */
 export const listLimits = verb({
   name: "limits",
-  description: "The project's limits",
+  description:
+    "A page of the project's limits, the project's own first, then keys', then tags': at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (an id)",
   kind: "query",
   role: "viewer",
-  input: NoInput,
-  run: async (ctx: Ctx): Promise<Limit[]> => {
-    const rows = await dbOf(ctx).select().from(limits).where(eq(limits.projectId, ctx.projectId)).orderBy(asc(limits.subject)).limit(MAX_LIMITS);
-    const order = { project: 0, key: 1, tag: 2 };
-    return rows.map(toLimit).sort((a, b) => order[a.scope] - order[b.scope]);
+  input: ListPageInput,
+  run: async (ctx: Ctx, raw?: ListPageInput): Promise<Limit[]> => {
+    const scope = eq(limits.projectId, ctx.projectId);
+    const page = await orderedPage(ctx, raw, { table: limits, id: limits.id, by: [SCOPE_RANK, limits.subject], scope, what: "project's limits" });
+    const rows = await dbOf(ctx)
+      .select()
+      .from(limits)
+      .where(and(scope, page.after))
+      .orderBy(...page.order)
+      .limit(page.limit);
+    return rows.map(toLimit);
   },
 });
+
+/** All the project's limits (at most MAX_LIMITS), in the list's order: what the gateway enforces. */
+async function allLimits(ctx: Ctx): Promise<Limit[]> {
+  const rows = await dbOf(ctx)
+    .select()
+    .from(limits)
+    .where(eq(limits.projectId, ctx.projectId))
+    .orderBy(SCOPE_RANK, asc(limits.subject), asc(limits.id))
+    .limit(MAX_LIMITS);
+  return rows.map(toLimit);
+}
 
 /**
  * Sets one subject's limits (the project, a key, a tag value, or each value of a tag), replacing
@@ -170,7 +192,7 @@ function readLimits(ctx: Ctx, kept: KeptLimits | undefined, now: number): Promis
   const cache = ctx.deps.caches.limits;
   const ahead = kept !== undefined && kept.expires > now;
   const load = async () => {
-    const r = await readOrKnown(ctx.deps.database, async () => arrange(await listLimits(ctx)), kept ? { value: kept.value } : undefined);
+    const r = await readOrKnown(ctx.deps.database, async () => arrange(await allLimits(ctx)), kept ? { value: kept.value } : undefined);
     if (ahead && cache.get(ctx.projectId) !== kept) return r.value;
     if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
     cache.set(ctx.projectId, { value: r.value, expires: now + (r.fresh ? LIMITS_TTL_MS : 1_000) });
@@ -201,7 +223,7 @@ export const limitSpend = verb({
   input: LimitSpendInput,
   run: async (ctx: Ctx, raw?: { limitId?: string | null; first?: number | null }): Promise<LimitSpend[]> => {
     const input = parseInput(LimitSpendInput, raw) ?? {};
-    const list = (await listLimits(ctx)).filter((l) => !input.limitId || l.id === input.limitId);
+    const list = (await allLimits(ctx)).filter((l) => !input.limitId || l.id === input.limitId);
     if (input.limitId && !list.length) throw notFound("Limit", input.limitId);
     if (!list.length) return [];
     const now = ctx.deps.clock();

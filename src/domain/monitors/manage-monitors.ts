@@ -1,4 +1,5 @@
 import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
+import { type ListPageInput, orderedPage } from "../list-page";
 import { type BaseCtx, dbOf, type Ctx } from "../context";
 import { monitorLogs, monitorSeen, monitors, requestLogs } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../core/errors";
@@ -82,8 +83,10 @@ async function checkedCriterion(ctx: Ctx, ref: string): Promise<string> {
 }
 
 /** The project's monitors, oldest first. */
-export async function listMonitors(ctx: Ctx): Promise<Monitor[]> {
-  return readMonitors(ctx, undefined, MAX_MONITORS);
+/** A page of the project's monitors, oldest first (list-page.ts). */
+export async function listMonitors(ctx: Ctx, raw?: ListPageInput): Promise<Monitor[]> {
+  const page = await orderedPage(ctx, raw, { table: monitors, id: monitors.id, scope: eq(monitors.projectId, ctx.projectId), what: "project's monitors" });
+  return readMonitors(ctx, page.after, Math.min(page.limit, MAX_MONITORS));
 }
 
 export async function getMonitor(ctx: Ctx, raw: { id: string }): Promise<Monitor> {

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { type ListPageInput, orderedPage } from "../list-page";
 import { dbOf, type Ctx } from "../context";
 import { onlineEvals, routeVerdicts } from "../../db/schema";
 import { readOrKnown, refreshAhead } from "../../db/read-or-known";
@@ -62,8 +63,15 @@ async function findRow(ctx: Ctx, id: string): Promise<Row> {
 }
 
 /** The project's online evaluations, oldest first, each with its last 24 hours' pass rate. */
-export async function listOnlineEvals(ctx: Ctx): Promise<OnlineEval[]> {
-  const rows = await dbOf(ctx).select().from(onlineEvals).where(eq(onlineEvals.projectId, ctx.projectId)).orderBy(asc(onlineEvals.id)).limit(MAX_ONLINE_EVALS);
+export async function listOnlineEvals(ctx: Ctx, raw?: ListPageInput): Promise<OnlineEval[]> {
+  const scope = eq(onlineEvals.projectId, ctx.projectId);
+  const page = await orderedPage(ctx, raw, { table: onlineEvals, id: onlineEvals.id, scope, what: "project's online evaluations" });
+  const rows = await dbOf(ctx)
+    .select()
+    .from(onlineEvals)
+    .where(and(scope, page.after))
+    .orderBy(...page.order)
+    .limit(Math.min(page.limit, MAX_ONLINE_EVALS));
   return withFigures(ctx, rows);
 }
 

@@ -1,4 +1,4 @@
-export { createPriceOverride, deletePriceOverride, listPriceOverrides } from "./overrides";
+export { allPriceOverrides, createPriceOverride, deletePriceOverride, listPriceOverrides } from "./overrides";
 export { CreatePriceOverrideInput, type PriceOverride, PriceOverrideIdInput, RATE_KEYS } from "./schemas";
 export { TOKEN_CLASSES } from "./token-classes";
 export type { ClassFigure } from "./token-classes";

@@ -1,4 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
+import { type ListPageInput, orderedPage } from "../list-page";
 import { type Ctx, dbOf } from "../context";
 import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { priceOverrides } from "../../db/schema";
@@ -24,8 +25,27 @@ const toOverride = (r: Row): PriceOverride => ({
   createdAt: r.createdAt,
 });
 
-/** The project's overrides, by model then date. */
-export async function listPriceOverrides(ctx: Ctx): Promise<PriceOverride[]> {
+/** A page of the project's overrides, by model then date (list-page.ts). */
+export async function listPriceOverrides(ctx: Ctx, raw?: ListPageInput): Promise<PriceOverride[]> {
+  const scope = eq(priceOverrides.projectId, ctx.projectId);
+  const page = await orderedPage(ctx, raw, {
+    table: priceOverrides,
+    id: priceOverrides.id,
+    by: [priceOverrides.model, priceOverrides.effectiveFrom],
+    scope,
+    what: "project's price overrides",
+  });
+  const rows = await dbOf(ctx)
+    .select()
+    .from(priceOverrides)
+    .where(and(scope, page.after))
+    .orderBy(...page.order)
+    .limit(page.limit);
+  return rows.map(toOverride);
+}
+
+/** All the project's overrides (at most MAX_PRICE_OVERRIDES), by model then date: what prices its calls. */
+export async function allPriceOverrides(ctx: Ctx): Promise<PriceOverride[]> {
   const rows = await dbOf(ctx)
     .select()
     .from(priceOverrides)
@@ -101,7 +121,7 @@ export async function projectOverrides(ctx: Ctx): Promise<PriceOverride[]> {
 /** Reads them into the cache; a refresh (`kept` still live) writes only over the entry it started from. */
 async function readOverrides(ctx: Ctx, kept: { value: PriceOverride[]; expires: number } | undefined, now: number): Promise<PriceOverride[]> {
   const cache = ctx.deps.caches.priceOverrides;
-  const read = await readOrKnown(ctx.deps.database, () => listPriceOverrides(ctx), { value: kept?.value ?? [] });
+  const read = await readOrKnown(ctx.deps.database, () => allPriceOverrides(ctx), { value: kept?.value ?? [] });
   if (kept !== undefined && kept.expires > now && cache.get(ctx.projectId) !== kept) return read.value;
   if (cache.size >= 10_000) cache.delete(cache.keys().next().value!);
   cache.set(ctx.projectId, { value: read.value, expires: now + (read.fresh ? OVERRIDES_TTL_MS : 1_000) });

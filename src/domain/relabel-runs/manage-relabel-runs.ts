@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, gt, inArray, isNull, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, isNotNull, sql } from "drizzle-orm";
+import { orderedPage } from "../list-page";
 import { dbOf, type Ctx, withTx } from "../context";
 import { datasetEntries, entryVerdicts, monitors, relabelOutputs, relabelRuns } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../core/errors";
@@ -149,16 +150,22 @@ export async function createRelabelRun(ctx: Ctx, raw: CreateRelabelRunInput): Pr
 }
 
 /** The project's relabel runs (of one dataset), newest first. */
-export async function listRelabelRuns(ctx: Ctx, raw: { datasetId?: string | null } = {}): Promise<RelabelRun[]> {
+export async function listRelabelRuns(ctx: Ctx, raw: { datasetId?: string | null; first?: number | null; after?: string | null } = {}): Promise<RelabelRun[]> {
   const input = parseInput(ListRelabelRunsInput, raw);
-  const where = [eq(relabelRuns.projectId, ctx.projectId)];
+  const scope = eq(relabelRuns.projectId, ctx.projectId);
+  const page = await orderedPage(
+    ctx,
+    { first: input.first, after: input.after },
+    { table: relabelRuns, id: relabelRuns.id, scope, desc: true, what: "project's relabel runs" },
+  );
+  const where = [scope, page.after];
   if (input.datasetId) where.push(eq(relabelRuns.datasetId, input.datasetId));
   const rows = await dbOf(ctx)
     .select()
     .from(relabelRuns)
     .where(and(...where))
-    .orderBy(desc(relabelRuns.id))
-    .limit(200);
+    .orderBy(...page.order)
+    .limit(page.limit);
   return withDecisions(ctx, rows);
 }
 

@@ -31,7 +31,12 @@ export const CreateRelabelRunInput = z.strictObject({
 export type CreateRelabelRunInput = z.input<typeof CreateRelabelRunInput>;
 
 export const RelabelRunIdInput = z.strictObject({ id: RelabelRunId });
-export const ListRelabelRunsInput = z.strictObject({ datasetId: DatasetId.nullish() });
+export const ListRelabelRunsInput = z.strictObject({
+  datasetId: DatasetId.nullish(),
+  /** A page (list-page.ts): at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after` (a run's id). */
+  first: z.number().int().min(1, "first must be at least 1").nullish(),
+  after: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
+});
 
 export const RelabelOutputsInput = z.strictObject({
   id: RelabelRunId,

@@ -1,4 +1,5 @@
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
+import { type ListPageInput, orderedPage } from "../list-page";
 import { requireFullKey } from "../projects";
 import { MAX_ROUTES } from "../../core/limits";
 import { dbOf, type Ctx } from "../context";
@@ -90,8 +91,15 @@ export async function getRoute(ctx: Ctx, raw: RouteSlugInput): Promise<Route> {
   return toRoute(row);
 }
 
-/** The project's routes by slug (at most MAX_ROUTES: a fixed set, like custom providers, not paged). */
-export async function listRoutes(ctx: Ctx): Promise<Route[]> {
-  const rows = await dbOf(ctx).select().from(routes).where(eq(routes.projectId, ctx.projectId)).orderBy(asc(routes.slug)).limit(MAX_ROUTES);
+/** A page of the project's routes, by slug (list-page.ts; a project holds at most MAX_ROUTES). */
+export async function listRoutes(ctx: Ctx, raw?: ListPageInput): Promise<Route[]> {
+  const scope = eq(routes.projectId, ctx.projectId);
+  const page = await orderedPage(ctx, raw, { table: routes, id: routes.id, by: [routes.slug], scope, what: "project's routes" });
+  const rows = await dbOf(ctx)
+    .select()
+    .from(routes)
+    .where(and(scope, page.after))
+    .orderBy(...page.order)
+    .limit(Math.min(page.limit, MAX_ROUTES));
   return rows.map(toRoute);
 }

@@ -1,5 +1,6 @@
 // Invitations: a single-use link to join an organisation with a role, or to create its first owner.
-import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, count, eq, gt, isNull } from "drizzle-orm";
+import { type ListPageInput, orderedPage } from "../list-page";
 import type { BaseCtx } from "../context";
 import { dbOf } from "../context";
 import { invitations, memberships, organizations, projects, users } from "../../db/schema";
@@ -106,12 +107,26 @@ async function sendInvitation(deps: Deps, to: string, url: string, role: Role): 
   }
 }
 
-/** The organisation's invitations, newest first (at most 200). */
-export async function listInvitations(orgCtx: BaseCtx & { projectId?: string }): Promise<InvitationInfo[]> {
+/** A page of the organisation's invitations, newest first (list-page.ts). */
+export async function listInvitations(orgCtx: BaseCtx & { projectId?: string }, raw?: ListPageInput): Promise<InvitationInfo[]> {
   const ctx = asOrganizationActor(orgCtx);
   requireRole(ctx.actor, "admin", "list invitations");
   const org = await organizationOf(ctx);
-  const rows = await dbOf(ctx).select().from(invitations).where(eq(invitations.organizationId, org)).orderBy(desc(invitations.createdAt)).limit(200);
+  const scope = eq(invitations.organizationId, org);
+  const page = await orderedPage(ctx, raw, {
+    table: invitations,
+    id: invitations.id,
+    by: [invitations.createdAt],
+    scope,
+    desc: true,
+    what: "organisation's invitations",
+  });
+  const rows = await dbOf(ctx)
+    .select()
+    .from(invitations)
+    .where(and(scope, page.after))
+    .orderBy(...page.order)
+    .limit(page.limit);
   return rows.map((r) => toInvitationInfo(r, r.invitedBy));
 }
 

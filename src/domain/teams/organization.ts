@@ -1,4 +1,6 @@
 import { and, asc, count, eq, inArray, isNull, ne } from "drizzle-orm";
+import { memberOf } from "./members";
+import { organizationOf } from "./organization-of";
 import type { BaseCtx } from "../context";
 import { dbOf, withTx } from "../context";
 import type { Queryable } from "../../db/client";
@@ -10,61 +12,7 @@ import { forgetAllApiKeys, asOrganizationActor, requireRole, roleAtLeast } from 
 import { handOver } from "./hand-over-keys";
 import { type Member, UpdateMemberRoleInput } from "./schemas";
 
-/** Where people reach this Hone: HONE_PUBLIC_URL, or the address it listens on. */
-export function publicUrlOf(deps: Deps): string {
-  if (deps.config.publicUrl) return deps.config.publicUrl;
-  const host = deps.config.host === "0.0.0.0" || deps.config.host === "::" ? "localhost" : deps.config.host;
-  return `http://${host.includes(":") ? `[${host}]` : host}:${deps.config.port}`;
-}
-
-/**
- * The organisation an actor acts in: a person's session's; for a key or the admin token, the
- * organisation of the project they act on. NOT_FOUND when there is none yet.
- */
-export async function organizationOf(ctx: BaseCtx & { projectId?: string }): Promise<string> {
-  if (ctx.actor.type === "user") return ctx.actor.organizationId;
-  if (ctx.projectId) {
-    const [row] = await dbOf(ctx).select({ org: projects.organizationId }).from(projects).where(eq(projects.id, ctx.projectId));
-    if (row?.org) return row.org;
-  }
-  throw new DomainError("NOT_FOUND", "This project belongs to no organisation yet: create the first owner with the link Hone prints at start");
-}
-
-/** Members of the actor's organisation, owners first (at most 1,000). */
-export async function listMembers(orgCtx: BaseCtx & { projectId?: string }): Promise<Member[]> {
-  const ctx = asOrganizationActor(orgCtx);
-  requireRole(ctx.actor, "viewer", "list members");
-  const org = await organizationOf(ctx);
-  const db = dbOf(ctx);
-  const rows = await db
-    .select({ m: memberships, u: users })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(eq(memberships.organizationId, org))
-    .orderBy(asc(memberships.createdAt))
-    .limit(1_000);
-  const ids = rows.map((r) => r.u.id);
-  const narrowed = ids.length
-    ? await db
-        .select({ userId: projectRoles.userId, projectId: projectRoles.projectId, role: projectRoles.role })
-        .from(projectRoles)
-        .innerJoin(projects, eq(projects.id, projectRoles.projectId))
-        .where(and(inArray(projectRoles.userId, ids), eq(projects.organizationId, org)))
-    : [];
-  const order: Record<Role, number> = { owner: 0, admin: 1, member: 2, viewer: 3 };
-  return rows
-    .map(({ m, u }) => ({
-      userId: u.id,
-      email: u.email,
-      name: u.name,
-      role: m.role,
-      projectRoles: narrowed.filter((n) => n.userId === u.id).map((n) => ({ projectId: n.projectId, role: n.role })),
-      sso: u.oidcSubject !== null,
-      disabled: u.disabledAt !== null,
-      joinedAt: m.createdAt,
-    }))
-    .sort((a, b) => order[a.role] - order[b.role]);
-}
+export { organizationOf, publicUrlOf } from "./organization-of";
 
 /**
  * Locks the organisations' rows (in id order) for the rest of the transaction. Every change that can
@@ -159,7 +107,7 @@ export async function updateMemberRole(orgCtx: BaseCtx & { projectId?: string },
   });
   // The person's own keys act with their role now.
   forgetAllApiKeys(ctx.deps);
-  const member = (await listMembers({ ...ctx, actor: { type: "system", job: "members" } })).find((x) => x.userId === input.userId);
+  const member = await memberOf(ctx, input.userId);
   if (!member) throw new DomainError("NOT_FOUND", `Member not found: ${input.userId}`);
   return member;
 }
@@ -273,7 +221,7 @@ export async function setMemberDisabled(orgCtx: BaseCtx & { projectId?: string }
       .where(eq(users.id, userId));
   });
   forgetAllApiKeys(ctx.deps);
-  const member = (await listMembers({ ...ctx, actor: { type: "system", job: "members" } })).find((x) => x.userId === userId);
+  const member = await memberOf(ctx, userId);
   if (!member) throw new DomainError("NOT_FOUND", `Member not found: ${userId}`);
   return member;
 }

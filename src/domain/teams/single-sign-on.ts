@@ -9,7 +9,8 @@ import { errorFields } from "../../core/logger";
 import { type StartedSession, startPersonSession } from "../sessions";
 import type { ClientInfo } from "./accounts";
 import { acceptInvitation } from "./invitations";
-import { listMembers, organizationOf, publicUrlOf } from "./organization";
+import { memberOf } from "./members";
+import { organizationOf, publicUrlOf } from "./organization";
 import type { Member } from "./schemas";
 import { recordAudit } from "../audit";
 import { asOrganizationActor, requireRole } from "../projects";
@@ -292,5 +293,5 @@ export async function unlinkSingleSignOn(orgCtx: BaseCtx & { projectId?: string 
     .where(and(eq(memberships.organizationId, org), eq(memberships.userId, userId)));
   if (!m) throw new DomainError("NOT_FOUND", `Member not found: ${userId}`);
   await dbOf(ctx).update(users).set({ oidcSubject: null }).where(eq(users.id, userId));
-  return (await listMembers({ ...ctx, actor: { type: "system", job: "members" } })).find((x) => x.userId === userId)!;
+  return (await memberOf(ctx, userId))!;
 }

@@ -6,6 +6,7 @@ import { parseInput } from "../../core/errors";
 import { domainLogFilter, LogFilterWire } from "../log-filter-wire";
 import { route } from "./route";
 import { listToWire } from "./wire";
+import { PAGE_QUERY, pageOfQuery, pageToWire } from "./wire";
 import * as W from "./wire-schemas";
 
 const overrideToWire = (o: PriceOverride) => ({
@@ -39,12 +40,16 @@ export const pricingRoutes = [
   route({
     method: "get",
     path: "/price-overrides",
-    summary: "List the project's price overrides, by model then date",
+    summary: "List the project's price overrides, by model then date, a page at a time",
     tag: "Pricing",
     auth: "project",
-    response: { schema: W.listOf(W.PriceOverrideWire) },
-    errors: [401],
-    handler: async ({ ctx }) => listToWire((await listPriceOverrides(ctx)).map(overrideToWire)),
+    query: PAGE_QUERY,
+    response: { schema: W.pageOf(W.PriceOverrideWire) },
+    errors: [400, 401],
+    handler: async ({ ctx, deps, query }) => {
+      const page = pageOfQuery(query, deps.config.maxPageSize);
+      return pageToWire((await listPriceOverrides(ctx, page)).map(overrideToWire), page.first);
+    },
   }),
   route({
     method: "post",

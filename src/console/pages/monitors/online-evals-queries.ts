@@ -2,7 +2,8 @@
 // is open, so the pass rates move with traffic), pass rates over time, and the mutations.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type Trpc, useChange } from "../../lib/mutations";
-import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
+import { useWholeList } from "../../lib/project-lists";
+import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
 
 export type OnlineEval = RouterOutputs["onlineEvals"]["list"][number];
 export type PassRatesInput = NonNullable<RouterInputs["onlineEvals"]["passRates"]>;
@@ -11,7 +12,12 @@ const LIVE_MS = 5_000;
 
 export function useOnlineEvals() {
   const trpc = useTRPC();
-  return useQuery(trpc.onlineEvals.list.queryOptions(undefined, { refetchInterval: LIVE_MS }));
+  const client = useTRPCClient();
+  return useWholeList<OnlineEval>({
+    queryKey: trpc.onlineEvals.list.queryKey(),
+    page: (input, signal) => client.onlineEvals.list.query(input, { signal }),
+    refetchInterval: LIVE_MS,
+  });
 }
 
 /** Pass rates over a window by model, route or route version. */

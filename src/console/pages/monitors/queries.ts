@@ -1,9 +1,8 @@
 // The monitors section's data: the project's monitors (read again while the page is open, so the
 // counts move with traffic) and the mutations that change them.
-import { useCriterionList, useDatasetList } from "../../lib/project-lists";
-import { useQuery } from "@tanstack/react-query";
+import { useCriterionList, useDatasetList, useWholeList } from "../../lib/project-lists";
 import { type Trpc, useChange } from "../../lib/mutations";
-import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
+import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
 
 export type Monitor = RouterOutputs["monitors"]["list"][number];
 export type MonitorFilter = NonNullable<RouterInputs["monitors"]["create"]["filter"]>;
@@ -12,7 +11,12 @@ const LIVE_MS = 3_000;
 
 export function useMonitors() {
   const trpc = useTRPC();
-  return useQuery(trpc.monitors.list.queryOptions(undefined, { refetchInterval: LIVE_MS }));
+  const client = useTRPCClient();
+  return useWholeList<Monitor>({
+    queryKey: trpc.monitors.list.queryKey(),
+    page: (input, signal) => client.monitors.list.query(input, { signal }),
+    refetchInterval: LIVE_MS,
+  });
 }
 
 export function useMonitorChoices(enabled: boolean) {

@@ -1,6 +1,6 @@
 // The routes section's data: the project's routes, one route, its per-version figures, and the
 // mutations that change them (each reads the route and the list again). Components call these hooks.
-import { useCriterionList } from "../../lib/project-lists";
+import { useCriterionList, useWholeList } from "../../lib/project-lists";
 import { useQuery } from "@tanstack/react-query";
 import { type Trpc, useChange } from "../../lib/mutations";
 import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
@@ -15,7 +15,8 @@ export const STATS_REFRESH_MS = 5_000;
 
 export function useRoutes() {
   const trpc = useTRPC();
-  return useQuery(trpc.routes.list.queryOptions());
+  const client = useTRPCClient();
+  return useWholeList<Route>({ queryKey: trpc.routes.list.queryKey(), page: (input, signal) => client.routes.list.query(input, { signal }) });
 }
 
 /** The project's criteria, to choose a route's judges from. */

@@ -2,7 +2,8 @@
 // the mutations that change it (and read it again). Components call these hooks, never tRPC itself.
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type Trpc, useChange } from "../../lib/mutations";
-import { type RouterOutputs, useTRPC } from "../../lib/trpc";
+import { useWholeList } from "../../lib/project-lists";
+import { type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
 
 export type ApiKey = RouterOutputs["apiKeys"]["list"][number];
 export type CustomProvider = RouterOutputs["customProviders"]["list"][number];
@@ -11,7 +12,8 @@ export type CustomProvider = RouterOutputs["customProviders"]["list"][number];
 
 export function useApiKeys() {
   const trpc = useTRPC();
-  return useQuery(trpc.apiKeys.list.queryOptions());
+  const client = useTRPCClient();
+  return useWholeList<ApiKey>({ queryKey: trpc.apiKeys.list.queryKey(), page: (input, signal) => client.apiKeys.list.query(input, { signal }) });
 }
 
 const KEYS = (t: Trpc) => [t.apiKeys.list.queryKey()];
@@ -56,7 +58,11 @@ export const useDeleteProviderKey = (label: string, onDeleted: () => void) =>
 
 export function useCustomProviders() {
   const trpc = useTRPC();
-  return useQuery(trpc.customProviders.list.queryOptions());
+  const client = useTRPCClient();
+  return useWholeList<CustomProvider>({
+    queryKey: trpc.customProviders.list.queryKey(),
+    page: (input, signal) => client.customProviders.list.query(input, { signal }),
+  });
 }
 
 const PROVIDERS = (t: Trpc) => [t.customProviders.list.queryKey()];
@@ -75,7 +81,11 @@ export type PriceOverride = RouterOutputs["pricing"]["overrides"][number];
 
 export function usePriceOverrides() {
   const trpc = useTRPC();
-  return useQuery(trpc.pricing.overrides.queryOptions());
+  const client = useTRPCClient();
+  return useWholeList<PriceOverride>({
+    queryKey: trpc.pricing.overrides.queryKey(),
+    page: (input, signal) => client.pricing.overrides.query(input, { signal }),
+  });
 }
 
 const OVERRIDES = (t: Trpc) => [t.pricing.overrides.queryKey()];

@@ -88,7 +88,12 @@ const BackfillResultRef = builder.objectRef<{ offered: number; capped: boolean }
 });
 
 builder.queryFields((t) => ({
-  monitors: t.field({ type: [MonitorRef], description: "The project's monitors, oldest first", resolve: (_, __, c) => listMonitors(projectCtx(c)) }),
+  monitors: t.field({
+    type: [MonitorRef],
+    description: "A page of the project's monitors, oldest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listMonitors(projectCtx(c), { first: a.first, after: a.after }),
+  }),
   monitor: t.field({ type: MonitorRef, args: { id: t.arg.id() }, resolve: (_, args, c) => getMonitor(projectCtx(c), { id: String(args.id) }) }),
 }));
 

@@ -87,8 +87,10 @@ const UpdateOnlineEvalInputRef = builder.inputType("UpdateOnlineEvalInput", {
 builder.queryFields((t) => ({
   onlineEvals: t.field({
     type: [OnlineEvalRef],
-    description: "The project's online evaluations (at most 100, one per model), oldest first",
-    resolve: (_, __, c) => listOnlineEvals(projectCtx(c)),
+    description:
+      "A page of the project's online evaluations (at most 100, one per model), oldest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listOnlineEvals(projectCtx(c), { first: a.first, after: a.after }),
   }),
   onlineEval: t.field({ type: OnlineEvalRef, args: { id: t.arg.id() }, resolve: (_, args, c) => getOnlineEval(projectCtx(c), { id: String(args.id) }) }),
   passRates: t.field({

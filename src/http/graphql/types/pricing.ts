@@ -64,8 +64,9 @@ const CreatePriceOverrideInputRef = builder.inputType("CreatePriceOverrideInput"
 builder.queryFields((t) => ({
   priceOverrides: t.field({
     type: [PriceOverrideRef],
-    description: "The project's price overrides, by model then date",
-    resolve: (_, __, c) => listPriceOverrides(projectCtx(c)),
+    description: "A page of the project's price overrides, by model then date: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listPriceOverrides(projectCtx(c), { first: a.first, after: a.after }),
   }),
   costRecalculation: t.field({
     type: CostRecalculationRef,

@@ -81,8 +81,10 @@ const UpdateApiKeyInputRef = builder.inputType("UpdateApiKeyInput", {
 builder.queryFields((t) => ({
   apiKeys: t.field({
     type: [ApiKeyRef],
-    description: "The project's API keys, oldest first, revoked ones included",
-    resolve: (_, __, c) => listApiKeys(projectCtx(c)),
+    description:
+      "A page of the project's API keys, oldest first, revoked ones included: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (a key's id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listApiKeys(projectCtx(c), { first: a.first, after: a.after }),
   }),
 }));
 

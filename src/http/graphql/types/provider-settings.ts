@@ -77,7 +77,12 @@ const UpdateCustomProviderInputRef = builder.inputType("UpdateCustomProviderInpu
 
 builder.queryFields((t) => ({
   providerKeys: t.field({ type: [ProviderKeyRef], resolve: (_, __, c) => listProviderKeys(projectCtx(c)) }),
-  customProviders: t.field({ type: [CustomProviderRef], resolve: (_, __, c) => listCustomProviders(projectCtx(c)) }),
+  customProviders: t.field({
+    type: [CustomProviderRef],
+    description: "A page of the project's custom providers, by slug: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listCustomProviders(projectCtx(c), { first: a.first, after: a.after }),
+  }),
 }));
 
 builder.mutationFields((t) => ({

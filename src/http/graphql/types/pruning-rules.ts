@@ -24,8 +24,10 @@ const CreatePruningRuleInputRef = builder.inputType("CreatePruningRuleInput", {
 builder.queryFields((t) => ({
   pruningRules: t.field({
     type: [PruningRuleRef],
-    args: { datasetId: t.arg.id() },
-    resolve: (_, a, c) => listPruningRules(projectCtx(c), { datasetId: String(a.datasetId) }),
+    description:
+      "A page of a dataset's pruning rules, in the order they apply: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (an id)",
+    args: { datasetId: t.arg.id(), first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listPruningRules(projectCtx(c), { datasetId: String(a.datasetId), first: a.first, after: a.after }),
   }),
 }));
 

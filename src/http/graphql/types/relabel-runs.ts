@@ -101,9 +101,11 @@ const CreateRelabelRunInputRef = builder.inputType("CreateRelabelRunInput", {
 builder.queryFields((t) => ({
   relabelRuns: t.field({
     type: [RelabelRunRef],
-    description: "The project's relabel runs (of one dataset), newest first",
-    args: { datasetId: t.arg.id({ required: false }) },
-    resolve: (_, args, c) => listRelabelRuns(projectCtx(c), { datasetId: args.datasetId == null ? null : String(args.datasetId) }),
+    description:
+      "A page of the project's relabel runs (of one dataset), newest first: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), older than `after` (an id)",
+    args: { datasetId: t.arg.id({ required: false }), first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, args, c) =>
+      listRelabelRuns(projectCtx(c), { datasetId: args.datasetId == null ? null : String(args.datasetId), first: args.first, after: args.after }),
   }),
   relabelRun: t.field({ type: RelabelRunRef, args: { id: t.arg.id() }, resolve: (_, args, c) => getRelabelRun(projectCtx(c), { id: String(args.id) }) }),
 }));

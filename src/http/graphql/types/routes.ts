@@ -178,7 +178,13 @@ const UpdateRouteInputRef = builder.inputType("UpdateRouteInput", {
 });
 
 builder.queryFields((t) => ({
-  routes: t.field({ type: [RouteRef], description: "The project's routes (at most 100)", resolve: (_, __, c) => listRoutes(projectCtx(c)) }),
+  routes: t.field({
+    type: [RouteRef],
+    description:
+      "A page of the project's routes (at most 100 in all), by slug: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (an id)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listRoutes(projectCtx(c), { first: a.first, after: a.after }),
+  }),
   route: t.field({ type: RouteRef, args: { slug: t.arg.string() }, resolve: (_, args, c) => getRoute(projectCtx(c), { slug: args.slug }) }),
 }));
 

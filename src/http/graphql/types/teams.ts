@@ -82,7 +82,13 @@ const AuditFilterRef = builder.inputType("AuditFilterInput", {
 });
 
 builder.queryFields((t) => ({
-  members: t.field({ type: [MemberRef], description: "The members of the organisation", resolve: (_, __, c) => listMembers(teamCtx(c)) }),
+  members: t.field({
+    type: [MemberRef],
+    description:
+      "A page of the members of the organisation, owners first, then by when they joined: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after `after` (a member's userId)",
+    args: { first: t.arg.int({ required: false }), after: t.arg.string({ required: false }) },
+    resolve: (_, a, c) => listMembers(teamCtx(c), { first: a.first, after: a.after }),
+  }),
   auditLog: t.connection({
     type: AuditEventRef,
     description: "The audit log, newest first (owners and admins; a key with every scope reads its project's)",

@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   createApiKey,
   listApiKeys,
@@ -22,7 +23,7 @@ const keyOut = (k: ApiKeyInfo) => ({
 });
 
 export const apiKeysRouter = router({
-  list: projectProcedure.query(async ({ ctx }) => (await listApiKeys(ctx.project)).map(keyOut)),
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listApiKeys(ctx.project, input)).map(keyOut)),
   /** `apiKey` is the key itself, returned this once. */
   create: manageProcedure.input(NewApiKeyInput.optional()).mutation(async ({ ctx, input }) => {
     const created = await createApiKey(ctx.project, { ...input, projectId: ctx.project.projectId });

@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   backfillMonitor,
   BackfillMonitorInput,
@@ -17,7 +18,7 @@ import { projectProcedure, router } from "../init";
 const monitorOut = (m: Monitor) => ({ ...m, createdAt: toWireDate(m.createdAt), updatedAt: toWireDate(m.updatedAt) });
 
 export const monitorsRouter = router({
-  list: projectProcedure.query(async ({ ctx }) => (await listMonitors(ctx.project)).map(monitorOut)),
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listMonitors(ctx.project, input)).map(monitorOut)),
   get: projectProcedure.input(MonitorIdInput).query(async ({ ctx, input }) => monitorOut(await getMonitor(ctx.project, input))),
   create: projectProcedure.input(CreateMonitorInput).mutation(async ({ ctx, input }) => monitorOut(await createMonitor(ctx.project, input))),
   /** Changes what it keeps (from the next calls on), or pauses (status PAUSED) and resumes (ACTIVE) it. */

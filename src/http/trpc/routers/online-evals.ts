@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   createOnlineEval,
   CreateOnlineEvalInput,
@@ -17,7 +18,7 @@ import { projectProcedure, router } from "../init";
 const evalOut = (e: OnlineEval) => ({ ...e, createdAt: toWireDate(e.createdAt), updatedAt: toWireDate(e.updatedAt) });
 
 export const onlineEvalsRouter = router({
-  list: projectProcedure.query(async ({ ctx }) => (await listOnlineEvals(ctx.project)).map(evalOut)),
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listOnlineEvals(ctx.project, input)).map(evalOut)),
   get: projectProcedure.input(OnlineEvalIdInput).query(async ({ ctx, input }) => evalOut(await getOnlineEval(ctx.project, input))),
   create: projectProcedure.input(CreateOnlineEvalInput).mutation(async ({ ctx, input }) => evalOut(await createOnlineEval(ctx.project, input))),
   /** Changes its criteria, sample rate or alert, or pauses (status PAUSED) and resumes (ACTIVE) it. */

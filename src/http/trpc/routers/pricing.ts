@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   createPriceOverride,
   CreatePriceOverrideInput,
@@ -22,7 +23,7 @@ const recalculationOut = (r: CostRecalculation) => ({ ...r, createdAt: toWireDat
 
 export const pricingRouter = router({
   /** The project's price overrides, by model then date. */
-  overrides: projectProcedure.query(async ({ ctx }) => (await listPriceOverrides(ctx.project)).map(overrideOut)),
+  overrides: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listPriceOverrides(ctx.project, input)).map(overrideOut)),
   createOverride: manageProcedure
     .input(CreatePriceOverrideInput)
     .mutation(async ({ ctx, input }) => overrideOut(await createPriceOverride(ctx.project, input))),

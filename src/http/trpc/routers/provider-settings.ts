@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   createCustomProvider,
   CreateCustomProviderInput,
@@ -28,7 +29,7 @@ export const providerKeysRouter = router({
 
 export const customProvidersRouter = router({
   create: manageProcedure.input(CreateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await createCustomProvider(ctx.project, input))),
-  list: projectProcedure.query(async ({ ctx }) => (await listCustomProviders(ctx.project)).map(providerOut)),
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listCustomProviders(ctx.project, input)).map(providerOut)),
   /** Fields given replace the stored ones; `apiKey: null` removes the key. Same URL rules as create. */
   update: manageProcedure.input(UpdateCustomProviderInput).mutation(async ({ ctx, input }) => providerOut(await updateCustomProvider(ctx.project, input))),
   delete: manageProcedure.input(CustomProviderIdInput).mutation(({ ctx, input }) => deleteCustomProvider(ctx.project, input)),

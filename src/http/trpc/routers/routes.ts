@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import {
   createRoute,
   CreateRouteInput,
@@ -19,7 +20,7 @@ import { manageProcedure, projectProcedure, router } from "../init";
 const routeOut = (r: Route) => ({ ...r, createdAt: toWireDate(r.createdAt), updatedAt: toWireDate(r.updatedAt) });
 
 export const routesRouter = router({
-  list: projectProcedure.query(async ({ ctx }) => (await listRoutes(ctx.project)).map(routeOut)),
+  list: projectProcedure.input(ListPageInput).query(async ({ ctx, input }) => (await listRoutes(ctx.project, input)).map(routeOut)),
   get: projectProcedure.input(RouteSlugInput).query(async ({ ctx, input }) => routeOut(await getRoute(ctx.project, input))),
   create: manageProcedure.input(CreateRouteInput).mutation(async ({ ctx, input }) => routeOut(await createRoute(ctx.project, input))),
   /** The whole new configuration; what the route had is kept for rollback. */

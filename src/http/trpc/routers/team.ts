@@ -1,3 +1,4 @@
+import { ListPageInput } from "../../../domain/list-page";
 import { z } from "zod";
 import { type AuditEvent, auditLine, AuditPageInput, listAudit } from "../../../domain/audit";
 import {
@@ -61,7 +62,9 @@ const EXPORT_MAX = 2_000;
 
 /** The organisation: its members (owners manage them), invitations (owners and admins), projects and audit log. */
 export const teamRouter = router({
-  members: teamProcedure("viewer").query(async ({ ctx }) => (await listMembers(ctx.team)).map(memberOut)),
+  members: teamProcedure("viewer")
+    .input(ListPageInput)
+    .query(async ({ ctx, input }) => (await listMembers(ctx.team, input)).map(memberOut)),
   invite: teamProcedure("admin")
     .input(InviteMemberInput)
     .mutation(async ({ ctx, input }) => {
@@ -93,7 +96,9 @@ export const teamRouter = router({
   unlinkSso: teamProcedure("owner")
     .input(UserIdInput)
     .mutation(async ({ ctx, input }) => memberOut(await unlinkSingleSignOn(ctx.team, input.userId))),
-  invitations: teamProcedure("admin").query(async ({ ctx }) => (await listInvitations(ctx.team)).map(invitationOut)),
+  invitations: teamProcedure("admin")
+    .input(ListPageInput)
+    .query(async ({ ctx, input }) => (await listInvitations(ctx.team, input)).map(invitationOut)),
   revokeInvitation: teamProcedure("admin")
     .input(IdInput)
     .mutation(({ ctx, input }) => revokeInvitation(ctx.team, input.id)),
