@@ -96,7 +96,8 @@ function prefetchForLocation(queryClient: QueryClient, client: Client) {
 function App({ queryClient, trpcClient }: { queryClient: QueryClient; trpcClient: Client }) {
   return (
     <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager} cssVariablesResolver={cssVariablesResolver}>
-      <Notifications position="top-right" autoClose={3000} limit={3} />
+      {/* Bottom right: a toast never covers Sign out or a dialog's close button. */}
+      <Notifications position="bottom-right" autoClose={3000} limit={3} />
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
           <ModalsProvider>

@@ -15,7 +15,8 @@ export const ListPageInput = z
     /** The last id of the previous page: the items older than it. */
     after: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
   })
-  .optional();
+  // null as well as absent: a raw tRPC call of a list that took no input before may still send null.
+  .nullish();
 export type ListPageInput = z.input<typeof ListPageInput>;
 
 /** The page asked for, checked: its size, and the condition on the id column that starts it. */

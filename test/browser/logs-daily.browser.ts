@@ -174,7 +174,10 @@ describe("the logs as a daily tool", () => {
     // The drawer shows when it was made and when it was logged, apart.
     await row(oldId).click();
     const drawer = page.getByRole("dialog");
-    const full = (ms: number) => `${new Date(ms).getFullYear()}-${shortTime(ms)}`;
+    // Local time with the zone named (the browser's zone is this machine's, as here).
+    const zone = (ms: number) =>
+      new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(new Date(ms)).find((p) => p.type === "timeZoneName")?.value;
+    const full = (ms: number) => `${new Date(ms).getFullYear()}-${shortTime(ms)} ${zone(ms)}`;
     expect(await drawer.getByTestId("fact-requested").textContent()).toBe(full(oldAt));
     expect(await drawer.getByTestId("fact-logged").textContent()).not.toBe(full(oldAt));
     expect(await drawer.getByText("when the call was made").count()).toBe(1);

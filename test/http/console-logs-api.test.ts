@@ -144,18 +144,22 @@ describe("logs.tagKeys and logs.tagValues", () => {
 });
 
 describe("logs.facets", () => {
-  test("models and providers of the newest logs by frequency, from this project only", async () => {
+  test("models and providers of the newest logs by frequency, from this project only; how many calls of each model got an answer", async () => {
     const p = await t.createProject("facets");
     await seedLogs(
       t,
-      Array.from({ length: 9 }, (_, i) => ({ model: i < 5 ? "gpt-4o" : i < 8 ? "claude" : null, provider: i < 5 ? "openai" : i < 8 ? "anthropic" : null })),
+      Array.from({ length: 9 }, (_, i) => ({
+        model: i < 5 ? "gpt-4o" : i < 8 ? "claude" : null,
+        provider: i < 5 ? "openai" : i < 8 ? "anthropic" : null,
+        statusCode: i === 0 || i === 5 ? 404 : 200,
+      })),
       p.projectId,
     );
     await seedLogs(t, [{ model: "secret-model-of-another-project", provider: "elsewhere" }]);
     expect(await trpcClient(t, p.apiKey).logs.facets.query()).toEqual({
       models: [
-        { value: "gpt-4o", count: 5 },
-        { value: "claude", count: 3 },
+        { value: "gpt-4o", count: 5, answered: 4 },
+        { value: "claude", count: 3, answered: 2 },
       ],
       providers: [
         { value: "openai", count: 5 },

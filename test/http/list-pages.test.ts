@@ -108,6 +108,15 @@ describe("paged lists on tRPC", () => {
     expect(rest_.length).toBe(2);
   });
 
+  test("a list that took no input before still answers a raw call sending none, or null", async () => {
+    for (const path of ["apiKeys.list", "routes.list", "monitors.list", "customProviders.list", "pricing.overrides"]) {
+      for (const query of ["", "?input=null", `?input=${encodeURIComponent("{}")}`]) {
+        const res = await t.request("GET", `/trpc/${path}${query}`, { key: t.project.apiKey });
+        expect(`${path}${query} ${res.status}`).toBe(`${path}${query} 200`);
+      }
+    }
+  });
+
   test("another project's item is not a cursor of this project's list", async () => {
     const other = await t.createProject("other");
     const [otherKey] = await trpcClient(t, other.apiKey).apiKeys.list.query();

@@ -39,8 +39,13 @@ export function RowActions({
 }
 
 /** A row's button, named for the row it acts on (`label`): "Rename support v2". */
-export function RowButton({ label, onClick, children }: { label: string; onClick(): void; children: ReactNode }) {
-  return (
+export function RowButton({ label, onClick, children, may }: { label: string; onClick(): void; children: ReactNode; may?: string }) {
+  // `may`: the procedure it leads to; disabled, saying who may, for a role that may not.
+  return may ? (
+    <MayButton may={may} size="xs" variant="default" aria-label={label} onClick={onClick}>
+      {children}
+    </MayButton>
+  ) : (
     <Button size="xs" variant="default" aria-label={label} onClick={onClick}>
       {children}
     </Button>
@@ -48,7 +53,13 @@ export function RowButton({ label, onClick, children }: { label: string; onClick
 }
 
 /** A row's Delete (or Revoke, Remove) button: red, named for what it deletes (`label`). */
-export function DeleteButton({ label, onClick, children = "Delete" }: { label: string; onClick(): void; children?: string }) {
+export function DeleteButton({ label, onClick, children = "Delete", may }: { label: string; onClick(): void; children?: string; may?: string }) {
+  if (may)
+    return (
+      <MayButton may={may} size="xs" variant="light" color="red" aria-label={label} onClick={onClick}>
+        {children}
+      </MayButton>
+    );
   return (
     <Button size="xs" variant="light" color="red" aria-label={label} onClick={onClick}>
       {children}

@@ -27,11 +27,32 @@ export function formatMs(ms: number | null | undefined): string {
 }
 
 /** Local date and time to the second, e.g. 2026-11-23 14:05:09. */
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** The browser's time zone at an instant, short: "UTC", "GMT+1", "PST". */
+export function zoneOf(d: Date = new Date()): string {
+  return new Intl.DateTimeFormat("en-US", { timeZoneName: "short" }).formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "local";
+}
+
+/** An instant in the browser's time, without its zone ("2026-12-02 15:33:00"): for columns that name the zone once. */
+export function formatLocal(iso: string | Date | null | undefined): string {
+  if (!iso) return "–";
+  const d = typeof iso === "string" ? new Date(iso) : iso;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** An instant in the browser's time with its zone: "2026-12-02 16:33:00 GMT+1". */
 export function formatTime(iso: string | Date | null | undefined): string {
   if (!iso) return "–";
   const d = typeof iso === "string" ? new Date(iso) : iso;
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return `${formatLocal(d)} ${zoneOf(d)}`;
+}
+
+/** The same instant in UTC, for a hover: "2026-12-02 15:33:00 UTC". */
+export function formatUtc(iso: string | Date | null | undefined): string {
+  if (!iso) return "";
+  const d = typeof iso === "string" ? new Date(iso) : iso;
+  return `${d.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 
 export function formatRelative(iso: string | null | undefined): string {

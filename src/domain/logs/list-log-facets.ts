@@ -3,7 +3,8 @@ import { dbOf, type Ctx } from "../context";
 import { requestLogs } from "../../db/schema";
 import { MAX_TAG_VALUE_SUGGESTIONS, TAG_SUGGESTION_SAMPLE } from "../../core/limits";
 
-export type LogFacets = { models: { value: string; count: number }[]; providers: { value: string; count: number }[] };
+/** `answered`: of `count`, the calls that got an answer (2xx): a model string that never answered is a typo, not a model. */
+export type LogFacets = { models: { value: string; count: number; answered: number }[]; providers: { value: string; count: number }[] };
 
 /**
  * The models and providers of the project's newest TAG_SUGGESTION_SAMPLE logs, most frequent
@@ -13,7 +14,7 @@ export type LogFacets = { models: { value: string; count: number }[]; providers:
 export async function listLogFacets(ctx: Ctx): Promise<LogFacets> {
   const db = dbOf(ctx);
   const recent = db
-    .select({ model: requestLogs.model, provider: requestLogs.provider })
+    .select({ model: requestLogs.model, provider: requestLogs.provider, status: requestLogs.statusCode })
     .from(requestLogs)
     .where(eq(requestLogs.projectId, ctx.projectId))
     .orderBy(desc(requestLogs.id))
@@ -22,7 +23,7 @@ export async function listLogFacets(ctx: Ctx): Promise<LogFacets> {
   const count = sql<number>`count(*)::int`;
   const [models, providers] = await Promise.all([
     db
-      .select({ value: recent.model, count })
+      .select({ value: recent.model, count, answered: sql<number>`(count(*) filter (where ${recent.status} between 200 and 299))::int` })
       .from(recent)
       .where(sql`${recent.model} is not null`)
       .groupBy(recent.model)
@@ -37,5 +38,5 @@ export async function listLogFacets(ctx: Ctx): Promise<LogFacets> {
       .limit(MAX_TAG_VALUE_SUGGESTIONS),
   ]);
   const out = (rows: { value: string | null; count: number }[]) => rows.map((r) => ({ value: r.value ?? "", count: r.count }));
-  return { models: out(models), providers: out(providers) };
+  return { models: models.map((r) => ({ value: r.value ?? "", count: r.count, answered: Number(r.answered) })), providers: out(providers) };
 }

@@ -1,7 +1,8 @@
 import { Group, Select, Stack, Text } from "@mantine/core";
+import { When } from "../../components/when";
 import { useCallback, useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
-import { formatTime } from "../../lib/format";
+
 import { CompareVersions } from "./compare-versions";
 import { Disagreements } from "./disagreements";
 import { type CriterionDetail, useAlignmentRows, useAlignmentRuns, useRefreshAfterRun } from "./queries";
@@ -44,7 +45,7 @@ export function AlignmentRunsTab({ criterion }: { criterion: CriterionDetail }) 
               allowDeselect={false}
             />
             <Text size="sm" c="dimmed" pb={8}>
-              run {formatTime(current.createdAt)}
+              run <When value={current.createdAt} />
             </Text>
           </Group>
           <StatsView stats={current} />

@@ -1,7 +1,8 @@
 import { Badge, Group, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { When } from "../../components/when";
 import { DataTable } from "../../components/data-table";
 import { useState } from "react";
-import { formatTime, plural } from "../../lib/format";
+import { plural } from "../../lib/format";
 import { verdictOf } from "./disagreements";
 import { formatRatio } from "./format";
 import type { AlignmentRow, AlignmentStats } from "./queries";
@@ -78,7 +79,9 @@ export function CompareVersions({ runs, rows }: { runs: AlignmentStats[]; rows: 
               {r.truePositives} / {r.falsePositives} / {r.falseNegatives} / {r.trueNegatives}
             </Table.Td>
             <Table.Td>{r.judgeErrors}</Table.Td>
-            <Table.Td>{formatTime(r.createdAt)}</Table.Td>
+            <Table.Td>
+              <When value={r.createdAt} />
+            </Table.Td>
           </Table.Tr>
         )}
       />

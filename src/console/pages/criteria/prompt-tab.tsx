@@ -1,8 +1,9 @@
 import { Code, Group, Select, Stack, Text } from "@mantine/core";
+import { When } from "../../components/when";
 import { MayButton } from "../../components/may-button";
 import { useState } from "react";
 import { TextDiff } from "../../components/text-diff";
-import { formatTime } from "../../lib/format";
+
 import { NewVersion } from "./new-version";
 import type { CriterionDetail } from "./queries";
 import { TryIt } from "./try-it";
@@ -40,7 +41,7 @@ export function PromptTab({ criterion }: { criterion: CriterionDetail }) {
             allowDeselect={false}
           />
           <Text size="sm" c="dimmed" pb={8} data-testid="version-shown">
-            v{version.version} saved {formatTime(version.createdAt)} · judge <Code>{version.judgeModel}</Code>
+            v{version.version} saved <When value={version.createdAt} /> · judge <Code>{version.judgeModel}</Code>
           </Text>
         </Group>
         {!editing ? (

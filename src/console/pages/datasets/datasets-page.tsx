@@ -1,11 +1,12 @@
 import { Anchor, Button, Table, Text } from "@mantine/core";
+import { When } from "../../components/when";
 import { RowActions, RowButton } from "../../components/row-actions";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { ACTIONS, DataTable, EmptyCard, right } from "../../components/data-table";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { PageHeader } from "../../components/page-header";
-import { formatNumber, formatTime, plural } from "../../lib/format";
+import { formatNumber, plural } from "../../lib/format";
 import { useCan } from "../../lib/session";
 import { NameModal } from "./name-modal";
 import { type Dataset, useDatasets, useDeleteDataset } from "./queries";
@@ -44,7 +45,9 @@ export function DatasetsPage() {
             <Table.Td ta="right">{formatNumber(d.trainCount)}</Table.Td>
             <Table.Td ta="right">{formatNumber(d.testCount)}</Table.Td>
             <Table.Td ta="right">{formatNumber(d.fineTuneCount)}</Table.Td>
-            <Table.Td visibleFrom="lg">{formatTime(d.updatedAt)}</Table.Td>
+            <Table.Td visibleFrom="lg">
+              <When value={d.updatedAt} />
+            </Table.Td>
             <Table.Td>
               {canWrite ? (
                 <RowActions deleteLabel={`Delete ${d.name}`} onDelete={() => setDeleting(d)}>

@@ -1,5 +1,6 @@
 import { Badge, Button, Checkbox, Group, Paper, Stack, Text } from "@mantine/core";
-import { formatTime } from "../../lib/format";
+import { When } from "../../components/when";
+
 import { Message, toolNamesOf } from "../logs/conversation";
 import { systemPromptOf } from "./entry-preview";
 import type { Entry } from "./queries";
@@ -76,7 +77,7 @@ export function EntryCard({
           </Badge>
           <VerdictBadges verdicts={entry.verdicts} names={criterionNames} />
           <Text size="xs" c="dimmed">
-            {formatTime(entry.createdAt)}
+            <When value={entry.createdAt} />
           </Text>
         </Group>
         {onEdit ? (

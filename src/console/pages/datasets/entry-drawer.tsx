@@ -1,4 +1,5 @@
-import { Button, Drawer, Group, Stack, Text } from "@mantine/core";
+import { Anchor, Button, Drawer, Group, Stack, Text } from "@mantine/core";
+import { Link } from "@tanstack/react-router";
 import { useMediaQuery } from "@mantine/hooks";
 import { useState } from "react";
 import { EntryCard } from "./entry-card";
@@ -43,10 +44,22 @@ export function EntryDrawer({
       <Stack gap="sm">
         {entry ? (
           <Group justify="space-between">
-            <Text size="xs" c="dimmed" ff="monospace">
-              {position ? `${position} · ` : ""}
-              {entry.id}
-            </Text>
+            <Group gap="xs">
+              <Text size="xs" c="dimmed" ff="monospace">
+                {position ? `${position} · ` : ""}
+                {entry.id}
+              </Text>
+              {entry.sourceLogId ? (
+                // The call it came from, in the logs.
+                <Anchor
+                  size="xs"
+                  data-testid="entry-source-log"
+                  renderRoot={(props) => <Link {...props} to="/logs/$logId" params={{ logId: entry.sourceLogId! }} />}
+                >
+                  from log {entry.sourceLogId}
+                </Anchor>
+              ) : null}
+            </Group>
             {editing ? null : (
               <Button size="xs" onClick={() => setEditing(true)}>
                 Edit entry

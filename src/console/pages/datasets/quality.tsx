@@ -1,9 +1,10 @@
 import { Alert, Badge, Button, Group, Modal, Paper, Progress, Select, Stack, Tabs, Text, TextInput } from "@mantine/core";
+import { When } from "../../components/when";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { TextDiff } from "../../components/text-diff";
-import { formatNumber, formatTime } from "../../lib/format";
+import { formatNumber } from "../../lib/format";
 import { lastAssistant, messageText } from "../../lib/messages";
 import { errorMessageOf } from "../../lib/trpc";
 import { type Entry, type Task, useAcceptRelabel, useCriteria, useQualityTasks, useRevertEntry } from "./queries";
@@ -24,7 +25,7 @@ function TaskLine({ task, names }: { task: Task; names: Map<string, string> }) {
             {task.status}
           </Badge>
           <Text size="xs" c="dimmed">
-            {formatNumber(done)} / {formatNumber(total)} · {formatTime(task.createdAt)}
+            {formatNumber(done)} / {formatNumber(total)} · <When value={task.createdAt} />
           </Text>
         </Group>
       </Group>

@@ -2,6 +2,7 @@ import { Modal, MultiSelect, Select, Stack, TagsInput, Text, TextInput } from "@
 import { FormActions } from "../../components/form-actions";
 import { useForm } from "@mantine/form";
 import { useNavigate } from "@tanstack/react-router";
+import { useRef } from "react";
 import { NAMED_CLOSE } from "../../components/modal-close";
 import { formatNumber, plural } from "../../lib/format";
 import { DATASET_MODEL, useCreateEvaluation, useCriteriaList, useDatasetsList, useModelSuggestions } from "./queries";
@@ -19,6 +20,7 @@ export function CreateEvaluation({ onClose, initial }: { onClose(): void; initia
   const datasets = useDatasetsList();
   const criteria = useCriteriaList();
   const suggestions = useModelSuggestions();
+  const modelsRef = useRef<HTMLInputElement>(null);
   const form = useForm({
     mode: "controlled",
     initialValues: {
@@ -64,6 +66,9 @@ export function CreateEvaluation({ onClose, initial }: { onClose(): void; initia
             {...form.getInputProps("models")}
             maxTags={10}
             clearable
+            // A model chosen from the list closes it, so it does not cover Criteria below.
+            ref={modelsRef}
+            onOptionSubmit={() => modelsRef.current?.blur()}
           />
           <MultiSelect
             label="Criteria (versions pinned)"

@@ -1,10 +1,11 @@
 import { Button, Group, Loader, Tabs, Text, Title } from "@mantine/core";
+import { When } from "../../components/when";
 import { Link, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { useState } from "react";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { formatTime, plural } from "../../lib/format";
+import { plural } from "../../lib/format";
 import { EntriesView } from "./entries-view";
 import { HeadToHead } from "./head-to-head";
 import { EvaluationLogsLink } from "./logs-link";
@@ -45,7 +46,7 @@ export function EvaluationPage() {
             ) : (
               "a deleted dataset"
             )}{" "}
-            · {plural(d.models.length, "model")} · {plural(d.criteria.length, "criterion", "criteria")} · started {formatTime(d.createdAt)} ·{" "}
+            · {plural(d.models.length, "model")} · {plural(d.criteria.length, "criterion", "criteria")} · started <When value={d.createdAt} /> ·{" "}
             <Link to="/evaluations">all evaluations</Link>
           </span>
         }

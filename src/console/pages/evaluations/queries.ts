@@ -90,8 +90,9 @@ export function useModelSuggestions(): string[] {
     ...new Set([
       DATASET_MODEL,
       ...(models.data ?? []).filter((m) => m.status === "DEPLOYED").map((m) => `hone:${m.slug}`),
-      ...(facets.data?.models ?? []).map((m) => m.value),
-      "gpt-4o-mini",
+      // Models that answered in the recent logs: a string seen only in failed calls is a typo, not a choice.
+      ...(facets.data?.models ?? []).filter((m) => m.answered > 0).map((m) => m.value),
+      "openai:gpt-4o-mini",
     ]),
   ];
 }

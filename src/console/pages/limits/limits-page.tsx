@@ -120,7 +120,7 @@ export function LimitsPage() {
                   </Table.Td>
                   <Table.Td>
                     <RowActions deleteLabel={`Delete limit of ${subject}`} deleteMay="limits.delete" onDelete={() => setDeleting(l)}>
-                      <RowButton label={`Change limit of ${subject}`} onClick={() => setEditing(l)}>
+                      <RowButton may="limits.set" label={`Change limit of ${subject}`} onClick={() => setEditing(l)}>
                         Change
                       </RowButton>
                     </RowActions>

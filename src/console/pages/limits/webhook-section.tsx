@@ -1,4 +1,5 @@
 import { Alert, Badge, Button, Code, Group, Stack, Table, Text, TextInput } from "@mantine/core";
+import { When } from "../../components/when";
 import { useEffect, useState } from "react";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { DataTable } from "../../components/data-table";
@@ -99,7 +100,9 @@ export function WebhookSection() {
         row={(d) => (
           <Table.Tr key={d.id} data-delivery-id={d.id} data-status={d.status}>
             <Table.Td>
-              <Text size="sm">{formatTime(d.createdAt)}</Text>
+              <Text size="sm">
+                <When value={d.createdAt} />
+              </Text>
             </Table.Td>
             <Table.Td>
               <Code>{d.event}</Code>

@@ -1,6 +1,6 @@
 import { Highlight, Text } from "@mantine/core";
 import type { CellContext, ColumnDef } from "@tanstack/react-table";
-import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
+import { formatCost, formatLocal, formatMs, formatNumber, formatTime, formatUtc } from "../../lib/format";
 import { FilterValue, type OnFilter } from "./cell-filter";
 import type { LogRow } from "./queries";
 import { SOURCE_LABELS } from "./search";
@@ -32,7 +32,7 @@ export function sourceLabel(log: Pick<LogRow, "source" | "internalKind">): strin
 
 /** Month, day and time (the year is in the tooltip): narrow enough for small windows. */
 function shortTime(iso: string): string {
-  return formatTime(iso).slice(5);
+  return formatLocal(iso).slice(5);
 }
 
 /** Why a cost is missing, as the table and the drawer say it. */
@@ -97,7 +97,7 @@ export const COLUMNS: ColumnDef<LogRow>[] = [
     meta: meta({ width: 120, label: "Requested (time)", priority: KEEP }),
     cell: ({ row }) => {
       const at = row.original.requestedAt ?? row.original.createdAt;
-      return <span title={`Requested ${formatTime(at)}, logged ${formatTime(row.original.createdAt)}`}>{shortTime(at)}</span>;
+      return <span title={`Requested ${formatTime(at)} (${formatUtc(at)}), logged ${formatTime(row.original.createdAt)}`}>{shortTime(at)}</span>;
     },
   },
   {

@@ -1,9 +1,10 @@
 import { Alert, Anchor, Badge, Group, SimpleGrid, Stack, Table, Tabs, Text, Title } from "@mantine/core";
+import { When } from "../../components/when";
 import { Hint } from "../../components/hint";
 import { Link } from "@tanstack/react-router";
 import type { ReactNode } from "react";
 import { CopyButton } from "../../components/copy-button";
-import { formatCost, formatMs, formatNumber, formatTime } from "../../lib/format";
+import { formatCost, formatMs, formatNumber } from "../../lib/format";
 import { COST_FLAGS, sourceLabel } from "./columns";
 import { ClassCostTable } from "../../components/class-cost-table";
 import { RequestView, ResponseView } from "./conversation";
@@ -150,14 +151,14 @@ export function DetailBody({ log }: { log: LogDetailData }) {
       ) : null}
       <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="sm" verticalSpacing="xs">
         <Fact label="Requested" hint="when the call was made">
-          {formatTime(log.requestedAt)}
+          <When value={log.requestedAt} />
         </Fact>
         <Fact label="Received" hint="when its answer came">
-          {formatTime(log.receivedAt)}
+          <When value={log.receivedAt} />
         </Fact>
         <Fact label="Duration">{formatMs(log.durationMs)}</Fact>
         <Fact label="Logged" hint="when Hone stored it">
-          {formatTime(log.createdAt)}
+          <When value={log.createdAt} />
         </Fact>
         <Fact label="Tokens in">{formatNumber(log.inputTokens)}</Fact>
         <TokenFact label="Cached input" hint="of tokens in, read from the cache" tokens={log.cachedInputTokens} />

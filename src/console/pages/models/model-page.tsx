@@ -1,4 +1,5 @@
 import { Alert, Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Tabs, Text } from "@mantine/core";
+import { When } from "../../components/when";
 import { useInterval } from "@mantine/hooks";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
@@ -6,7 +7,7 @@ import { ConfirmDelete } from "../../components/confirm-delete";
 import { CopyButton } from "../../components/copy-button";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { formatNumber, formatTime } from "../../lib/format";
+import { formatNumber } from "../../lib/format";
 import { curlSnippet, gatewayBaseUrl, openaiSnippet, openpipeSnippet } from "../settings/snippets";
 import { ModelStatus } from "./model-status";
 import { PruningSummary, TrainingCurve } from "./training-curve";
@@ -51,7 +52,7 @@ export function ModelPage() {
         title={m.slug}
         description={
           <>
-            Fine-tune of <code>{m.baseModel}</code> on {m.backend === "trainer" ? "Hone's trainers" : m.backend} · created {formatTime(m.createdAt)} ·{" "}
+            Fine-tune of <code>{m.baseModel}</code> on {m.backend === "trainer" ? "Hone's trainers" : m.backend} · created <When value={m.createdAt} /> ·{" "}
             <Anchor component={Link} to="/models" size="sm" underline="always">
               all models
             </Anchor>
@@ -78,7 +79,7 @@ export function ModelPage() {
             <ModelStatus status={m.status} />
           </Group>
           <Text size="xs" c="dimmed">
-            updated {formatTime(m.updatedAt)}
+            updated <When value={m.updatedAt} />
           </Text>
         </Group>
         <ModelTimeline model={m} now={now} />

@@ -1,5 +1,6 @@
 import { Table, Text, Timeline } from "@mantine/core";
-import { formatTime } from "../../lib/format";
+import { When } from "../../components/when";
+
 import { formatDuration } from "./durations";
 import type { BaseModel, Model } from "./queries";
 import { ACTIVE } from "./queries";
@@ -49,7 +50,7 @@ export function ModelTimeline({ model, now }: { model: Model; now: number }) {
               data-status={e.status}
             >
               <Text size="xs" c="dimmed">
-                {formatTime(e.at)}
+                <When value={e.at} />
                 {lasted ? <span data-testid="event-duration"> · {lasted}</span> : null}
                 {!next && active ? <span data-testid="event-duration"> · for {formatDuration(now - time(e))} so far</span> : null}
               </Text>

@@ -1,8 +1,9 @@
 import { Anchor, Button, Table, Text } from "@mantine/core";
+import { When } from "../../components/when";
 import { Link, useNavigate, useSearch } from "@tanstack/react-router";
 import { DataTable, EmptyCard } from "../../components/data-table";
 import { PageHeader } from "../../components/page-header";
-import { formatNumber, formatTime } from "../../lib/format";
+import { formatNumber } from "../../lib/format";
 import { CreateModel } from "./create-model";
 import { ModelStatus } from "./model-status";
 import { useDatasetChoices, useModels } from "./queries";
@@ -66,7 +67,9 @@ export function ModelsPage() {
             <Table.Td ta="right" visibleFrom="md">
               {formatNumber(m.trainingEntries)}
             </Table.Td>
-            <Table.Td visibleFrom="lg">{formatTime(m.createdAt)}</Table.Td>
+            <Table.Td visibleFrom="lg">
+              <When value={m.createdAt} />
+            </Table.Td>
           </Table.Tr>
         )}
       />

@@ -18,9 +18,10 @@ export function useModelSuggestions(): string[] {
   return [
     ...new Set([
       ...(models.data ?? []).filter((m) => m.status === "DEPLOYED").map((m) => `hone:${m.slug}`),
-      ...(facets.data?.models ?? []).map((m) => m.value),
-      "gpt-4o-mini",
-      "gpt-4o",
+      // Models that answered in the recent logs: a string seen only in failed calls is a typo, not a choice.
+      ...(facets.data?.models ?? []).filter((m) => m.answered > 0).map((m) => m.value),
+      "openai:gpt-4o-mini",
+      "openai:gpt-4o",
       "anthropic:claude-3-5-haiku-latest",
     ]),
   ];

@@ -1,9 +1,10 @@
 import { Anchor, Badge, Button, Code, Group, Table, Text } from "@mantine/core";
+import { When } from "../../components/when";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
 import { DataTable, EmptyCard } from "../../components/data-table";
 import { PageHeader } from "../../components/page-header";
-import { formatTime } from "../../lib/format";
+
 import { type Route, useRoutes } from "./queries";
 import { RouteFormModal } from "./route-form";
 
@@ -59,7 +60,9 @@ export function RoutesPage() {
               </Group>
             </Table.Td>
             <Table.Td visibleFrom="md">
-              <Text size="sm">{formatTime(r.updatedAt)}</Text>
+              <Text size="sm">
+                <When value={r.updatedAt} />
+              </Text>
             </Table.Td>
           </Table.Tr>
         )}

@@ -1,4 +1,6 @@
-import { Alert, Badge, Button, Code, Group, Stack, Table, Text } from "@mantine/core";
+import { Alert, Badge, Code, Group, Stack, Table, Text } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
+import { When } from "../../components/when";
 import { DeleteButton, RowActions, RowButton } from "../../components/row-actions";
 import { useState } from "react";
 import { ConfirmDelete } from "../../components/confirm-delete";
@@ -39,7 +41,14 @@ export function ApiKeysTab() {
   const ownKey = revoking !== null && revoking.id === session.key?.id;
   return (
     <Stack>
-      <SectionIntro maw={640} action={<Button onClick={() => setCreating(true)}>Create key</Button>}>
+      <SectionIntro
+        maw={640}
+        action={
+          <MayButton may="apiKeys.create" onClick={() => setCreating(true)}>
+            Create key
+          </MayButton>
+        }
+      >
         Keys call the API and sign in to this console. Give each person and service its own named key, so one can be revoked without the others.
       </SectionIntro>
       <DataTable
@@ -69,7 +78,9 @@ export function ApiKeysTab() {
               <Code>{k.prefix}</Code>
             </Table.Td>
             <Table.Td title={formatTime(k.createdAt)}>
-              <Text size="sm">{formatTime(k.createdAt)}</Text>
+              <Text size="sm">
+                <When value={k.createdAt} />
+              </Text>
             </Table.Td>
             <Table.Td title={k.lastUsedAt ? formatTime(k.lastUsedAt) : undefined}>
               <Text size="sm">{formatRelative(k.lastUsedAt)}</Text>
@@ -99,7 +110,7 @@ export function ApiKeysTab() {
                 ) : null}
                 {k.expiresAt ? (
                   <Text size="xs" c="dimmed">
-                    expires {formatTime(k.expiresAt)}
+                    expires <When value={k.expiresAt} />
                   </Text>
                 ) : null}
               </Stack>
@@ -109,16 +120,16 @@ export function ApiKeysTab() {
             </Table.Td>
             <Table.Td>
               <RowActions>
-                <RowButton label={`Rename key ${keyName(k)}`} onClick={() => setRenaming(k)}>
+                <RowButton may="apiKeys.rename" label={`Rename key ${keyName(k)}`} onClick={() => setRenaming(k)}>
                   Rename
                 </RowButton>
                 {k.revokedAt ? null : (
-                  <RowButton label={`Edit key ${keyName(k)}`} onClick={() => setEditing(k)}>
+                  <RowButton may="apiKeys.update" label={`Edit key ${keyName(k)}`} onClick={() => setEditing(k)}>
                     Edit
                   </RowButton>
                 )}
                 {k.revokedAt ? null : (
-                  <DeleteButton label={`Revoke key ${keyName(k)}`} onClick={() => setRevoking(k)}>
+                  <DeleteButton may="apiKeys.revoke" label={`Revoke key ${keyName(k)}`} onClick={() => setRevoking(k)}>
                     Revoke
                   </DeleteButton>
                 )}

@@ -1,11 +1,13 @@
-import { Badge, Button, Code, Stack, Table, Text } from "@mantine/core";
+import { Badge, Code, Stack, Table, Text } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
+import { When } from "../../components/when";
 import { RowActions, RowButton } from "../../components/row-actions";
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { ACTIONS, DataTable } from "../../components/data-table";
 import { SectionIntro } from "../../components/section-intro";
-import { formatTime } from "../../lib/format";
+
 import { ProviderModal } from "./provider-modal";
 import { type CustomProvider, useCustomProviders, useDeleteCustomProvider } from "./queries";
 
@@ -19,7 +21,13 @@ export function CustomProvidersTab() {
   });
   return (
     <Stack>
-      <SectionIntro action={<Button onClick={() => setModal({ editing: null })}>Add provider</Button>}>
+      <SectionIntro
+        action={
+          <MayButton may="customProviders.create" onClick={() => setModal({ editing: null })}>
+            Add provider
+          </MayButton>
+        }
+      >
         Any OpenAI-compatible server (vLLM, Ollama, Together, Fireworks, ...) or an Azure OpenAI resource, called through the gateway as{" "}
         <Code>hone:&lt;slug&gt;/&lt;model&gt;</Code> with logging, caching and criteria like any other model.
       </SectionIntro>
@@ -50,10 +58,12 @@ export function CustomProvidersTab() {
             <Table.Td>{p.kind === "vllm" ? <Code>{p.baseModel}</Code> : (p.apiVersion ?? "–")}</Table.Td>
             <Table.Td>{p.keyLast4 ? <Code>…{p.keyLast4}</Code> : <Text size="sm">none</Text>}</Table.Td>
             <Table.Td>
-              <Text size="sm">{formatTime(p.createdAt)}</Text>
+              <Text size="sm">
+                <When value={p.createdAt} />
+              </Text>
             </Table.Td>
             <Table.Td>
-              <RowActions deleteLabel={`Delete ${p.slug}`} onDelete={() => setDeleting(p)}>
+              <RowActions deleteLabel={`Delete ${p.slug}`} deleteMay="customProviders.delete" onDelete={() => setDeleting(p)}>
                 <RowButton label={`Edit ${p.slug}`} onClick={() => setModal({ editing: p })}>
                   Edit
                 </RowButton>

@@ -1,4 +1,5 @@
 import { Button, Code, Group, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
 import { RowActions } from "../../components/row-actions";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
@@ -105,9 +106,9 @@ function OverrideForm() {
         )}
         <ErrorAlert error={create.error} title="The price was not saved" />
         <Group>
-          <Button type="submit" loading={create.isPending}>
+          <MayButton may="pricing.createOverride" type="submit" loading={create.isPending}>
             Save price
-          </Button>
+          </MayButton>
         </Group>
       </Stack>
     </Paper>
@@ -196,7 +197,7 @@ export function PricesTab() {
             <Table.Td>{priceText(o)}</Table.Td>
             <Table.Td>{o.note ?? "–"}</Table.Td>
             <Table.Td>
-              <RowActions deleteLabel={`Delete the price of ${o.model}`} onDelete={() => setDeleting(o)} />
+              <RowActions deleteLabel={`Delete the price of ${o.model}`} deleteMay="pricing.deleteOverride" onDelete={() => setDeleting(o)} />
             </Table.Td>
           </Table.Tr>
         )}

@@ -1,10 +1,12 @@
-import { Badge, Button, Code, Group, PasswordInput, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Badge, Code, Group, PasswordInput, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { MayButton } from "../../components/may-button";
+import { When } from "../../components/when";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { ConfirmDelete } from "../../components/confirm-delete";
 import { DataTable } from "../../components/data-table";
 import { ErrorAlert } from "../../components/error-alert";
-import { formatTime } from "../../lib/format";
+
 import type { RouterInputs } from "../../lib/trpc";
 import { useDeleteProviderKey, useProviderKeys, useSetProviderKey } from "./queries";
 
@@ -74,7 +76,7 @@ function ProviderRow({ provider, stored, pool }: { provider: Provider; stored: S
         )}
         {stored?.updatedAt ? (
           <Text size="xs" c="dimmed">
-            updated {formatTime(stored.updatedAt)}
+            updated <When value={stored.updatedAt} />
           </Text>
         ) : null}
         {pool.length > 1 ? <PoolKeys pool={pool} /> : null}
@@ -91,13 +93,20 @@ function ProviderRow({ provider, stored, pool }: { provider: Provider; stored: S
                 w={300}
                 size="sm"
               />
-              <Button type="submit" size="sm" disabled={!value.trim()} loading={set.isPending} aria-label={`${stored ? "Replace" : "Save"} ${label} key`}>
+              <MayButton
+                may="providerKeys.set"
+                type="submit"
+                size="sm"
+                disabled={!value.trim()}
+                loading={set.isPending}
+                aria-label={`${stored ? "Replace" : "Save"} ${label} key`}
+              >
                 {stored ? "Replace" : "Save"}
-              </Button>
+              </MayButton>
               {stored ? (
-                <Button size="sm" variant="light" color="red" onClick={() => setDeleting(true)} aria-label={`Delete ${label} key`}>
+                <MayButton may="providerKeys.delete" size="sm" variant="light" color="red" onClick={() => setDeleting(true)} aria-label={`Delete ${label} key`}>
                   Delete
-                </Button>
+                </MayButton>
               ) : null}
             </Group>
           </form>

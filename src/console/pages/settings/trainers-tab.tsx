@@ -1,10 +1,11 @@
 import { Alert, Badge, Button, Code, Stack, Table, Text } from "@mantine/core";
+import { When } from "../../components/when";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { CopyButton } from "../../components/copy-button";
 import { DataTable } from "../../components/data-table";
 import { SectionIntro } from "../../components/section-intro";
-import { formatTime } from "../../lib/format";
+
 import { useCan } from "../../lib/session";
 import { useTRPC } from "../../lib/trpc";
 import { useCreateApiKey } from "./queries";
@@ -82,7 +83,7 @@ export function TrainersTab() {
                 {r.online ? "online" : "away"}
               </Badge>
               <Text size="sm" span>
-                {formatTime(r.lastSeenAt)}
+                <When value={r.lastSeenAt} />
               </Text>
             </Table.Td>
             <Table.Td>{r.training ? <Code>hone:{r.training}</Code> : <Text size="sm">idle</Text>}</Table.Td>

@@ -1,10 +1,11 @@
 import { Button, Paper, PasswordInput, Stack, Table, Text, Title } from "@mantine/core";
+import { When } from "../../components/when";
 import { DataTable } from "../../components/data-table";
 import { useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
-import { formatTime } from "../../lib/format";
+
 import { useSession } from "../../lib/session";
 import { useChangePassword, useMySessions, useRevokeSession } from "./queries";
 
@@ -67,8 +68,12 @@ export function AccountPage() {
             error={revoke.error}
             row={(s) => (
               <Table.Tr key={s.id} data-testid="session-row">
-                <Table.Td>{formatTime(s.createdAt)}</Table.Td>
-                <Table.Td>{formatTime(s.lastSeenAt)}</Table.Td>
+                <Table.Td>
+                  <When value={s.createdAt} />
+                </Table.Td>
+                <Table.Td>
+                  <When value={s.lastSeenAt} />
+                </Table.Td>
                 <Table.Td>{s.address}</Table.Td>
                 <Table.Td style={{ overflowWrap: "anywhere" }}>
                   <Text size="xs">{s.userAgent}</Text>

@@ -1,14 +1,59 @@
-import { Badge, Button, Code, Group, Select, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Autocomplete, Badge, Button, Code, Group, Select, Stack, Table, Text, TextInput } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { When } from "../../components/when";
 import { DataTable } from "../../components/data-table";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { PageHeader } from "../../components/page-header";
-import { formatTime } from "../../lib/format";
+
 import { useTRPC } from "../../lib/trpc";
 import type { AuditEvent, AuditFilter } from "./queries";
 
 const PAGE = 50;
+
+/** An e-mail or key name that may break only after its "@" and its dots, never inside a word. */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[@.])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 ? <wbr /> : null}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** "datasets.create" as words: "Datasets: create"; "team.updateMemberRole": "Team: update member role". */
+export function actionLabel(action: string): string {
+  const [area, ...rest] = action.split(".");
+  const verb = rest
+    .join(".")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase();
+  const name = (area ?? "").replace(/([a-z])([A-Z])/g, "$1 $2");
+  return verb ? `${name.charAt(0).toUpperCase()}${name.slice(1)}: ${verb}` : action;
+}
+
+/** A resource as its kind in words and a short id (the whole id on hover). */
+function ResourceCell({ e }: { e: AuditEvent }) {
+  const id = e.resourceId ?? "";
+  const short = id.length > 14 ? `${id.slice(0, 12)}…` : id;
+  return (
+    <span title={id || undefined}>
+      {e.resourceType ? (
+        <Text span size="sm" c="dimmed">
+          {e.resourceType.replaceAll("_", " ")}{" "}
+        </Text>
+      ) : null}
+      {short ? <Code>{short}</Code> : null}
+    </span>
+  );
+}
 
 function summaryText(e: AuditEvent): string {
   const s = JSON.stringify(e.summary ?? {});
@@ -22,6 +67,9 @@ export function AuditPage() {
   const [actor, setActor] = useState("");
   const [verb, setVerb] = useState("");
   const [outcome, setOutcome] = useState<string | null>(null);
+  // The actions there are, in words (the filter matches the internal name the choice stands for).
+  const rules = useQuery(trpc.access.rules.queryOptions());
+  const actionChoices = Object.keys(rules.data ?? {}).sort();
   const [debounced] = useDebouncedValue({ actor, verb }, 300);
   const filter: AuditFilter = {
     ...(debounced.actor ? { actor: debounced.actor } : {}),
@@ -76,7 +124,24 @@ export function AuditPage() {
       <Stack gap="md">
         <Group align="flex-end">
           <TextInput label="Who" placeholder="email or key" value={actor} onChange={(e) => setActor(e.currentTarget.value)} />
-          <TextInput label="Action" placeholder="datasets.create" value={verb} onChange={(e) => setVerb(e.currentTarget.value)} />
+          <Autocomplete
+            label="Action"
+            placeholder="any action"
+            w={260}
+            value={verb}
+            onChange={setVerb}
+            data={actionChoices}
+            limit={50}
+            renderOption={({ option }) => (
+              <Stack gap={0}>
+                <Text size="sm">{actionLabel(option.value)}</Text>
+                <Text size="xs" c="dimmed">
+                  {option.value}
+                </Text>
+              </Stack>
+            )}
+            comboboxProps={{ withinPortal: true }}
+          />
           <Select
             label="Outcome"
             clearable
@@ -98,10 +163,16 @@ export function AuditPage() {
           error={pages.error ?? exportError}
           row={(e) => (
             <Table.Tr key={e.id} data-testid="audit-row" data-action={e.action} data-outcome={e.outcome}>
-              <Table.Td>{formatTime(e.createdAt)}</Table.Td>
-              <Table.Td style={{ overflowWrap: "anywhere" }}>{e.actor}</Table.Td>
               <Table.Td>
-                <Code>{e.action}</Code>{" "}
+                <When value={e.createdAt} />
+              </Table.Td>
+              <Table.Td>
+                <Breakable text={e.actor} />
+              </Table.Td>
+              <Table.Td>
+                <Text span size="sm" title={e.action}>
+                  {actionLabel(e.action)}
+                </Text>{" "}
                 {e.outcome === "error" ? (
                   <Badge color="red" variant="light" size="xs">
                     refused
@@ -111,7 +182,9 @@ export function AuditPage() {
                   {e.transport}
                 </Text>
               </Table.Td>
-              <Table.Td style={{ overflowWrap: "anywhere" }}>{e.resourceId ?? e.resourceType ?? ""}</Table.Td>
+              <Table.Td>
+                <ResourceCell e={e} />
+              </Table.Td>
               <Table.Td visibleFrom="lg">
                 <Text size="xs" ff="monospace" style={{ overflowWrap: "anywhere" }}>
                   {summaryText(e)}

@@ -1,9 +1,10 @@
 import { Button, Loader, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { When } from "../../components/when";
 import { AuthCard } from "../../components/auth-card";
 import { useForm } from "@mantine/form";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { ErrorAlert } from "../../components/error-alert";
-import { formatTime } from "../../lib/format";
+
 import { useTRPC } from "../../lib/trpc";
 
 /**
@@ -45,7 +46,7 @@ export function InvitePage() {
               {inv.firstOwner
                 ? "No one has an account yet. This makes you the owner of a new organisation, which takes in the projects that exist."
                 : `${inv.email} is invited to ${inv.organization ?? "an organisation"} as ${inv.role}.`}{" "}
-              The link works once, until {formatTime(inv.expiresAt)}.
+              The link works once, until <When value={inv.expiresAt} />.
             </Text>
             {inv.firstOwner ? (
               <>

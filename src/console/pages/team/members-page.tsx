@@ -1,4 +1,5 @@
 import { Badge, Button, Checkbox, Group, Modal, Paper, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from "@mantine/core";
+import { When } from "../../components/when";
 import { RowActions, RowButton } from "../../components/row-actions";
 import { ACTIONS, DataTable } from "../../components/data-table";
 import { useForm } from "@mantine/form";
@@ -265,7 +266,9 @@ export function MembersPage() {
                   </Text>
                 ) : null}
               </Table.Td>
-              <Table.Td visibleFrom="md">{formatTime(m.joinedAt)}</Table.Td>
+              <Table.Td visibleFrom="md">
+                <When value={m.joinedAt} />
+              </Table.Td>
               <Table.Td>
                 {isOwner && m.userId !== session.user?.id ? (
                   <RowActions deleteLabel={`Remove ${m.email}`} onDelete={() => setRemoving(m)} deleteText="Remove">
@@ -304,7 +307,9 @@ export function MembersPage() {
                   <Table.Tr key={i.id}>
                     <Table.Td>{i.email}</Table.Td>
                     <Table.Td>{i.role}</Table.Td>
-                    <Table.Td>expires {formatTime(i.expiresAt)}</Table.Td>
+                    <Table.Td>
+                      expires <When value={i.expiresAt} />
+                    </Table.Td>
                     <Table.Td>
                       <Button size="xs" variant="default" onClick={() => revoke.mutate({ id: i.id }, { onError: onError("Could not revoke") })}>
                         Revoke
