@@ -72,4 +72,33 @@ describe("forms that say what is wrong before sending", () => {
     await dialog().getByRole("button", { name: "Create route" }).click();
     await page.waitForURL(/\/routes\/support$/);
   });
+
+  test("a server error about a field is said once, next to that field, which takes the cursor", async () => {
+    await page.goto(`${hone.url}/settings?tab=providers`);
+    await page.getByRole("button", { name: "Add provider" }).click();
+    // A slug the server refuses (only lowercase letters, digits and dashes): the form sends it as typed.
+    await dialog().getByLabel("Slug").fill("In House!");
+    await dialog().getByRole("textbox", { name: "Base URL" }).fill("https://models.example.com/v1");
+    await dialog().getByRole("button", { name: "Add provider" }).click();
+    const slug = dialog().getByRole("textbox", { name: "Slug" });
+    await page.waitForFunction((el) => el !== null && el.getAttribute("aria-invalid") === "true" && document.activeElement === el, await slug.elementHandle());
+    const text = (await dialog().textContent()) ?? "";
+    // Said once, in words, by the field: no "Input validation failed", no path repeated, no alert above the buttons.
+    expect(text).not.toContain("Input validation failed");
+    expect(text).not.toContain("slug:");
+    expect(await dialog().getByRole("alert").count()).toBe(0);
+    const describedBy = (await slug.getAttribute("aria-describedby")) ?? "";
+    const said = await page.evaluate(
+      (ids) =>
+        ids
+          .split(" ")
+          .map((id) => document.getElementById(id)?.textContent ?? "")
+          .join(" "),
+      describedBy,
+    );
+    expect(said).toMatch(/lowercase/i);
+    expect(await hone.trpc<unknown[]>("customProviders.list")).toEqual([]);
+    await shot(page, "form-provider-server-error");
+    await page.keyboard.press("Escape");
+  });
 });

@@ -244,6 +244,19 @@ describe("README quick start, run as written", () => {
       expect(calls.every((c) => c.headers.authorization === `Bearer ${PROVIDER_KEY}`)).toBe(true);
 
       // "(run it again: x-hone-cache: HIT, and the provider is not called)": step 3's lines, again.
+      // The first run's judge calls are made after its answer: counted from once they have all
+      // landed (no new request for a quarter of a second), or a late one would count as the second run's.
+      let seen = -1;
+      await waitFor(
+        async () => {
+          const now = fake.requests.length;
+          const settled = now === seen;
+          seen = now;
+          if (!settled) await Bun.sleep(250);
+          return settled;
+        },
+        { timeoutMs: 15_000, message: "the provider's calls to settle" },
+      );
       const before = fake.requests.length;
       const hone = /^export KEY=\S+ (HONE=\S+)/m.exec(asTyped(quickStart))?.[1];
       expect(hone).toBeDefined();

@@ -13,13 +13,30 @@ export function errorCodeOf(error: unknown): string | null {
 }
 
 /** The API's message, with its issues, as a person should read it. */
+/** The field problems an API error names: each issue's path ("groups.0.targets") and its words. */
+export function issuesOf(error: unknown): { path: string; message: string }[] {
+  if (!(error instanceof TRPCClientError)) return [];
+  const issues = (error.data as { issues?: { message: string; path?: (string | number)[] }[] } | undefined)?.issues ?? [];
+  return issues
+    .filter((i) => i.message)
+    .map((i) => {
+      const path = (i.path ?? []).join(".");
+      // A message may already start with its field's name: said once.
+      const message = path && i.message.startsWith(`${path}: `) ? i.message.slice(path.length + 2) : i.message;
+      return { path, message };
+    });
+}
+
+/** Said for validation failures that name their fields: the issues alone carry the words. */
+const GENERIC_VALIDATION = "Input validation failed";
+
 export function errorMessageOf(error: unknown): string {
   if (error instanceof TRPCClientError) {
-    const issues = (error.data as { issues?: { message: string; path?: (string | number)[] }[] } | undefined)?.issues ?? [];
-    const details = issues
+    const details = issuesOf(error)
       // An issue that only repeats the message (with or without its field's name) adds nothing.
-      .filter((i) => i.message && !error.message.includes(i.message))
-      .map((i) => (i.path?.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+      .filter((i) => !error.message.includes(i.message))
+      .map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+    if (details.length && error.message.startsWith(GENERIC_VALIDATION)) return details.join("; ");
     return details.length ? `${error.message}: ${details.join("; ")}` : error.message;
   }
   return error instanceof Error ? error.message : String(error);

@@ -44,6 +44,7 @@ export function CreateCriterion({ onClose }: { onClose(): void }) {
           />
           <PromptField prompt={form.values.prompt} setPrompt={(p) => form.setFieldValue("prompt", p)} />
           <FormActions
+            form={form}
             label="Create criterion"
             error={create.error}
             errorTitle="Not created"

@@ -29,6 +29,7 @@ export function NewVersion({ criterion, onCancel, onSaved }: { criterion: Criter
           <PromptField prompt={prompt} setPrompt={(p) => form.setFieldValue("prompt", p)} />
           {!unchanged ? <TextDiff before={latest.prompt} after={prompt} label={`Prompt changes against v${latest.version}`} /> : null}
           <FormActions
+            form={form}
             label={<>Save as v{next}</>}
             error={save.error}
             errorTitle="Not saved"

@@ -94,6 +94,7 @@ export function CreateEvaluation({ onClose, initial }: { onClose(): void; initia
             </Text>
           ) : null}
           <FormActions
+            form={form}
             label="Start evaluation"
             mutation={create}
             errorTitle="Not started"

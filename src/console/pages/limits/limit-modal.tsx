@@ -114,7 +114,7 @@ export function LimitModal({ limit, keys, onClose }: { limit: Limit | null; keys
               {...form.getInputProps("unpricedCalls")}
             />
           ) : null}
-          <FormActions label="Save limit" mutation={save} errorTitle="The limit was not saved" onCancel={onClose} />
+          <FormActions form={form} label="Save limit" mutation={save} errorTitle="The limit was not saved" onCancel={onClose} />
         </Stack>
       </form>
     </Modal>

@@ -149,6 +149,7 @@ export function MonitorModal({
             />
           ) : null}
           <FormActions
+            form={form}
             label="Save monitor"
             error={create.error ?? createDataset.error ?? backfill.error}
             errorTitle="The monitor could not be saved"

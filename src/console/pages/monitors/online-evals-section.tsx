@@ -74,7 +74,7 @@ function OnlineEvalModal({ opened, onClose }: { opened: boolean; onClose(): void
             Each sampled answer is judged after it was sent: the application never waits for it. The alert goes to the project's webhook (Limits page), at most
             once an hour.
           </Text>
-          <FormActions label="Start evaluating" mutation={create} errorTitle="The online evaluation could not be saved" onCancel={close} />
+          <FormActions form={form} label="Start evaluating" mutation={create} errorTitle="The online evaluation could not be saved" onCancel={close} />
         </Stack>
       </form>
     </Modal>

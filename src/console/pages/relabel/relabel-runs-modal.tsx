@@ -78,7 +78,7 @@ export function RelabelRunsModal({ datasetId, onClose }: { datasetId: string; on
               data={(criteria.data ?? []).map((c) => ({ value: c.id, label: c.name }))}
               {...form.getInputProps("criterionIds")}
             />
-            <FormActions label="Start run" mutation={start} errorTitle="The run was not started" />
+            <FormActions form={form} label="Start run" mutation={start} errorTitle="The run was not started" />
           </Stack>
         </form>
       </Stack>

@@ -86,7 +86,7 @@ export function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: 
               />
             ) : null}
             <GrantFields form={form} />
-            <FormActions label="Create key" mutation={create} errorTitle="The key was not created" onCancel={close} />
+            <FormActions form={form} label="Create key" mutation={create} errorTitle="The key was not created" onCancel={close} />
           </Stack>
         </form>
       )}
@@ -106,7 +106,7 @@ export function RenameKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: (
             Key <Code>{apiKey.prefix}</Code>. Only its name changes: calls and sessions with it go on as before.
           </Text>
           <TextInput label="New name" description={NAME_DESCRIPTION} {...form.getInputProps("name")} maxLength={100} required data-autofocus />
-          <FormActions label="Rename key" mutation={rename} errorTitle="The key was not renamed" onCancel={onClose} />
+          <FormActions form={form} label="Rename key" mutation={rename} errorTitle="The key was not renamed" onCancel={onClose} />
         </Stack>
       </form>
     </Modal>
@@ -125,7 +125,7 @@ export function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey; onClose: () 
             Key <Code>{apiKey.prefix}</Code>. Its limits and budget are set on the Limits page.
           </Text>
           <GrantFields form={form} />
-          <FormActions label="Save key" mutation={update} errorTitle="The key was not saved" onCancel={onClose} />
+          <FormActions form={form} label="Save key" mutation={update} errorTitle="The key was not saved" onCancel={onClose} />
         </Stack>
       </form>
     </Modal>

@@ -126,6 +126,7 @@ export function ProviderModal({ editing, onClose }: { editing: CustomProvider | 
             </>
           ) : null}
           <FormActions
+            form={form}
             label={editing ? "Save" : "Add provider"}
             loading={mutation.isPending}
             error={isUrlRefusal(mutation.error) ? null : mutation.error}
