@@ -24,21 +24,28 @@ export async function allPages<T>(
   return out;
 }
 
+type Trpc = ReturnType<typeof useTRPC>;
+type Client = ReturnType<typeof useTRPCClient>;
+
 /**
  * A list the API pages (first/after) that a page shows whole: read page by page under the
- * procedure's own key (so a change that invalidates it still does).
+ * procedure's own key (so a change that invalidates it still does). `pick` names the procedure:
+ * `(t, c) => ({ key: t.routes.list.queryKey(), list: c.routes.list.query })`.
  */
-export function useWholeList<T>(opts: {
-  queryKey: readonly unknown[];
-  page: (input: { first: number; after: string | null }, signal: AbortSignal) => Promise<T[]>;
-  cursorOf?: (item: T) => string;
-  enabled?: boolean;
-  refetchInterval?: number;
-  staleTime?: number;
-}) {
+export function useWholeList<T>(
+  pick: (
+    trpc: Trpc,
+    client: Client,
+  ) => {
+    key: readonly unknown[];
+    list: (input: { first: number; after: string | null }, opts: { signal: AbortSignal }) => Promise<T[]>;
+  },
+  opts: { cursorOf?: (item: T) => string; enabled?: boolean; refetchInterval?: number; staleTime?: number } = {},
+) {
+  const { key, list } = pick(useTRPC(), useTRPCClient());
   return useQuery({
-    queryKey: opts.queryKey,
-    queryFn: ({ signal }) => allPages((after) => opts.page({ first: LIST_PAGE, after }, signal), opts.cursorOf),
+    queryKey: key,
+    queryFn: ({ signal }) => allPages((after) => list({ first: LIST_PAGE, after }, { signal }), opts.cursorOf),
     enabled: opts.enabled,
     refetchInterval: opts.refetchInterval,
     staleTime: opts.staleTime,

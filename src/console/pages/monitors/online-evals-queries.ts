@@ -3,22 +3,15 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type Trpc, useChange } from "../../lib/mutations";
 import { useWholeList } from "../../lib/project-lists";
-import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type OnlineEval = RouterOutputs["onlineEvals"]["list"][number];
 export type PassRatesInput = NonNullable<RouterInputs["onlineEvals"]["passRates"]>;
 
 const LIVE_MS = 5_000;
 
-export function useOnlineEvals() {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<OnlineEval>({
-    queryKey: trpc.onlineEvals.list.queryKey(),
-    page: (input, signal) => client.onlineEvals.list.query(input, { signal }),
-    refetchInterval: LIVE_MS,
-  });
-}
+export const useOnlineEvals = () =>
+  useWholeList((t, c) => ({ key: t.onlineEvals.list.queryKey(), list: c.onlineEvals.list.query }), { refetchInterval: LIVE_MS });
 
 /** Pass rates over a window by model, route or route version. */
 export function usePassRates(input: PassRatesInput, opts: { enabled: boolean }) {

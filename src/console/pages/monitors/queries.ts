@@ -2,22 +2,14 @@
 // counts move with traffic) and the mutations that change them.
 import { useCriterionList, useDatasetList, useWholeList } from "../../lib/project-lists";
 import { type Trpc, useChange } from "../../lib/mutations";
-import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import type { RouterInputs, RouterOutputs } from "../../lib/trpc";
 
 export type Monitor = RouterOutputs["monitors"]["list"][number];
 export type MonitorFilter = NonNullable<RouterInputs["monitors"]["create"]["filter"]>;
 
 const LIVE_MS = 3_000;
 
-export function useMonitors() {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<Monitor>({
-    queryKey: trpc.monitors.list.queryKey(),
-    page: (input, signal) => client.monitors.list.query(input, { signal }),
-    refetchInterval: LIVE_MS,
-  });
-}
+export const useMonitors = () => useWholeList((t, c) => ({ key: t.monitors.list.queryKey(), list: c.monitors.list.query }), { refetchInterval: LIVE_MS });
 
 export function useMonitorChoices(enabled: boolean) {
   const datasets = useDatasetList({ enabled });

@@ -13,11 +13,7 @@ export type RouteSeries = RouterOutputs["routes"]["series"];
 /** How often the figures of the route on screen are read again. */
 export const STATS_REFRESH_MS = 5_000;
 
-export function useRoutes() {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<Route>({ queryKey: trpc.routes.list.queryKey(), page: (input, signal) => client.routes.list.query(input, { signal }) });
-}
+export const useRoutes = () => useWholeList((t, c) => ({ key: t.routes.list.queryKey(), list: c.routes.list.query }));
 
 /** The project's criteria, to choose a route's judges from. */
 export function useCriterionChoices() {

@@ -3,18 +3,14 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type Trpc, useChange } from "../../lib/mutations";
 import { useWholeList } from "../../lib/project-lists";
-import { type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type ApiKey = RouterOutputs["apiKeys"]["list"][number];
 export type CustomProvider = RouterOutputs["customProviders"]["list"][number];
 
 // ------------------------------------------------------------------ API keys
 
-export function useApiKeys() {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<ApiKey>({ queryKey: trpc.apiKeys.list.queryKey(), page: (input, signal) => client.apiKeys.list.query(input, { signal }) });
-}
+export const useApiKeys = () => useWholeList((t, c) => ({ key: t.apiKeys.list.queryKey(), list: c.apiKeys.list.query }));
 
 const KEYS = (t: Trpc) => [t.apiKeys.list.queryKey()];
 
@@ -56,14 +52,7 @@ export const useDeleteProviderKey = (label: string, onDeleted: () => void) =>
 
 // ------------------------------------------------------------------ custom providers
 
-export function useCustomProviders() {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<CustomProvider>({
-    queryKey: trpc.customProviders.list.queryKey(),
-    page: (input, signal) => client.customProviders.list.query(input, { signal }),
-  });
-}
+export const useCustomProviders = () => useWholeList((t, c) => ({ key: t.customProviders.list.queryKey(), list: c.customProviders.list.query }));
 
 const PROVIDERS = (t: Trpc) => [t.customProviders.list.queryKey()];
 
@@ -79,14 +68,7 @@ export const useDeleteCustomProvider = (onDone: () => void) => useChange((t) => 
 
 export type PriceOverride = RouterOutputs["pricing"]["overrides"][number];
 
-export function usePriceOverrides() {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<PriceOverride>({
-    queryKey: trpc.pricing.overrides.queryKey(),
-    page: (input, signal) => client.pricing.overrides.query(input, { signal }),
-  });
-}
+export const usePriceOverrides = () => useWholeList((t, c) => ({ key: t.pricing.overrides.queryKey(), list: c.pricing.overrides.query }));
 
 const OVERRIDES = (t: Trpc) => [t.pricing.overrides.queryKey()];
 

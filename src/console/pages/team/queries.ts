@@ -2,32 +2,17 @@
 import { useQuery } from "@tanstack/react-query";
 import { type Trpc, useChange } from "../../lib/mutations";
 import { useWholeList } from "../../lib/project-lists";
-import { type RouterInputs, type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
+import { type RouterInputs, type RouterOutputs, useTRPC } from "../../lib/trpc";
 
 export type Member = RouterOutputs["team"]["members"][number];
 export type Invitation = RouterOutputs["team"]["invitations"][number];
 export type AuditEvent = RouterOutputs["team"]["auditLog"]["events"][number];
 export type AuditFilter = NonNullable<RouterInputs["team"]["auditLog"]["filter"]>;
 
-export function useMembers() {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<Member>({
-    queryKey: trpc.team.members.queryKey(),
-    page: (input, signal) => client.team.members.query(input, { signal }),
-    cursorOf: (m) => m.userId,
-    staleTime: 0,
-  });
-}
-export function useInvitations(enabled: boolean) {
-  const trpc = useTRPC();
-  const client = useTRPCClient();
-  return useWholeList<Invitation>({
-    queryKey: trpc.team.invitations.queryKey(),
-    page: (input, signal) => client.team.invitations.query(input, { signal }),
-    enabled,
-  });
-}
+export const useMembers = () =>
+  useWholeList((t, c) => ({ key: t.team.members.queryKey(), list: c.team.members.query }), { cursorOf: (m) => m.userId, staleTime: 0 });
+export const useInvitations = (enabled: boolean) =>
+  useWholeList((t, c) => ({ key: t.team.invitations.queryKey(), list: c.team.invitations.query }), { enabled });
 
 /** What a change to the organisation makes stale: its members and invitations. */
 const TEAM = (t: Trpc) => [t.team.members.queryKey(), t.team.invitations.queryKey()];
