@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
 
 // A 10,000-entry dataset in the table: the page holds only the rows near the viewport however many
@@ -11,6 +11,7 @@ const N = 10_000;
 let hone: Hone;
 let browser: Browser;
 let page: Page;
+let context: BrowserContext;
 let datasetId = "";
 
 beforeAll(async () => {
@@ -29,7 +30,7 @@ beforeAll(async () => {
     const jsonl = Array.from({ length: 500 }, (_, k) => line(start + k)).join("\n");
     await hone.trpc("datasets.importJsonl", { datasetId, jsonl, firstLine: start + 1 }, { mutation: true });
   }
-  ({ page } = await signedInPage(browser, hone));
+  ({ page, context } = await signedInPage(browser, hone));
 }, 240_000);
 afterAll(() => closeAll(browser, hone));
 
@@ -100,6 +101,40 @@ describe("a 10,000-entry dataset", () => {
     expect(p95).toBeLessThan(100);
     await shot(page, "dataset-10000-scrolled");
   }, 120_000);
+
+  test("an entry has a link of its own: entry 5,000 opens from its URL though only the first page is loaded", async () => {
+    const page1 = await hone.trpc<{ entries: { id: string }[]; endCursor: string }>("datasets.listEntries", { datasetId, first: 200 });
+    let after: string | null = page1.endCursor;
+    let id = "";
+    for (let seen = 200; ; seen += 200) {
+      const next: { entries: { id: string }[]; endCursor: string } = await hone.trpc("datasets.listEntries", { datasetId, first: 200, after });
+      if (seen + 200 >= 5_000) {
+        id = next.entries[5_000 - seen - 1]!.id;
+        break;
+      }
+      after = next.endCursor;
+    }
+    await page.goto(`${hone.url}/datasets/${datasetId}?entry=${id}`);
+    const drawer = page.getByTestId("entry-drawer");
+    await drawer.getByText("Ticket 4999: the app crashes").waitFor();
+    // Closing it takes the id out of the URL; opening a row puts that row's in.
+    await page.keyboard.press("Escape");
+    await drawer.waitFor({ state: "detached" });
+    expect(new URL(page.url()).searchParams.get("entry")).toBeNull();
+    await rows().nth(2).click();
+    await drawer.getByText("Ticket 2: the app crashes").waitFor();
+    const linked = new URL(page.url()).searchParams.get("entry");
+    expect(linked).toMatch(/\S/);
+    // The link opens the same entry in another tab.
+    const other = await context.newPage();
+    await other.goto(page.url());
+    await other.getByTestId("entry-drawer").getByText("Ticket 2: the app crashes").waitFor();
+    // An id that is not an entry of this dataset says so, in words.
+    await other.goto(`${hone.url}/datasets/${datasetId}?entry=dse_nosuchentry`);
+    await other.getByText("That entry is not in this dataset").waitFor();
+    await other.close();
+    await page.keyboard.press("Escape");
+  }, 60_000);
 
   test("select all 10,000 and move them to TEST: done by the server in batches, counts exact", async () => {
     await page.getByRole("checkbox", { name: "Select all loaded entries" }).check();

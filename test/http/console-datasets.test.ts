@@ -113,9 +113,15 @@ describe("dataset counts and rename", () => {
       await notFound(mine.datasets.deleteEntries.mutate({ datasetId, entryIds: [entry!.id] }));
       await notFound(mine.datasets.setSplit.mutate({ datasetId, entryIds: [entry!.id], split: "TEST" }));
       await notFound(mine.datasets.exportPage.query({ datasetId }));
+      await notFound(mine.datasets.entry.query({ datasetId, entryId: entry!.id }));
       await notFound(mine.datasets.importJsonl.mutate({ datasetId, jsonl: JSON.stringify(qa("x", "y")), firstLine: 3 }));
     }
     // Their entry's id through my own dataset: not mine either.
+    await notFound(mine.datasets.entry.query({ datasetId: own.id, entryId: entry!.id }));
+    // Theirs reads it by id, as listed (verdicts included); an id of theirs in another of their datasets is not found.
+    expect(await theirs.datasets.entry.query({ datasetId: ds.id, entryId: entry!.id })).toEqual(entry!);
+    const other = await theirs.datasets.create.mutate({ name: "theirs too" });
+    await notFound(theirs.datasets.entry.query({ datasetId: other.id, entryId: entry!.id }));
     await notFound(mine.datasets.updateEntry.mutate({ datasetId: own.id, entryId: entry!.id, metadata: { x: "y" } }));
     expect(await mine.datasets.deleteEntries.mutate({ datasetId: own.id, entryIds: [entry!.id] })).toEqual({ deleted: 0 });
     expect(await mine.datasets.setSplit.mutate({ datasetId: own.id, entryIds: [entry!.id], split: "TEST" })).toEqual({ updated: 0 });

@@ -386,6 +386,7 @@ describe("invoice lines", () => {
         token_class: "input",
         tokens: 11,
         cost_usd: expect.closeTo(0.11, 12),
+        cursor: expect.any(String),
       },
       {
         object: "invoice_line",
@@ -395,6 +396,7 @@ describe("invoice lines", () => {
         token_class: "output",
         tokens: 6,
         cost_usd: expect.closeTo(0.22, 12),
+        cursor: expect.any(String),
       },
       {
         object: "invoice_line",
@@ -404,8 +406,36 @@ describe("invoice lines", () => {
         token_class: "unsplit",
         tokens: 0,
         cost_usd: expect.closeTo(0.5, 12),
+        cursor: expect.any(String),
       },
     ]);
+    expect(json.has_more).toBe(false);
+    // A page at a time on every transport: two lines, then the rest after the second's cursor.
+    const first2 = await rest2.ok("GET /usage/invoice-lines", { query: { from: "2026-11-20", to: "2026-11-22", limit: "2" } });
+    expect(first2.data.map((l: { token_class: string }) => l.token_class)).toEqual(["input", "output"]);
+    expect(first2.has_more).toBe(true);
+    const [c0, c1] = first2.data.map((l: { cursor: string }) => l.cursor) as [string, string];
+    const rest1 = await rest2.ok("GET /usage/invoice-lines", { query: { from: "2026-11-20", to: "2026-11-22", limit: "2", after: c1 } });
+    expect(rest1.data.map((l: { token_class: string }) => l.token_class)).toEqual(["unsplit"]);
+    expect(rest1.has_more).toBe(false);
+    const viaTrpc = await trpcClient(t, p.apiKey).pricing.invoiceLines.query({ from: "2026-11-20", to: "2026-11-22", first: 1, after: c0 });
+    expect(viaTrpc.map((l) => l.tokenClass)).toEqual(["output"]);
+    const paged = await gqlData<{ invoiceLines: { tokenClass: string }[] }>(
+      t,
+      `query($after: String) { invoiceLines(from: "2026-11-20", to: "2026-11-22", first: 5, after: $after) { tokenClass } }`,
+      { after: c0 },
+      { key: p.apiKey },
+    );
+    expect(paged.invoiceLines.map((l) => l.tokenClass)).toEqual(["output", "unsplit"]);
+    // A cursor of another range, a page past the ceiling, paging the CSV: 400s that say which.
+    const stale = await t.request("GET", `/api/v1/usage/invoice-lines?from=2026-11-21&to=2026-11-22&after=${c0}`, { key: p.apiKey });
+    expect(stale.status).toBe(400);
+    expect(((await stale.json()) as { message: string }).message).toContain("after: not the cursor of a line in this range");
+    const tooMany = await t.request("GET", "/api/v1/usage/invoice-lines?from=2026-11-20&to=2026-11-22&limit=100000", { key: p.apiKey });
+    expect(tooMany.status).toBe(400);
+    const csvPaged = await t.request("GET", "/api/v1/usage/invoice-lines?from=2026-11-20&to=2026-11-22&format=csv&limit=2", { key: p.apiKey });
+    expect(csvPaged.status).toBe(400);
+    expect(((await csvPaged.json()) as { message: string }).message).toContain("the CSV holds the whole range");
     const res = await t.request("GET", "/api/v1/usage/invoice-lines?from=2026-11-20&to=2026-11-22&format=csv", { key: p.apiKey });
     expect(res.headers.get("content-type")).toStartWith("text/csv");
     const csv = (await res.text()).trim().split("\r\n");

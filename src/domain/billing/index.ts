@@ -1,4 +1,4 @@
-export { invoiceCsv, invoiceLines, INVOICE_CSV_COLUMNS } from "./invoice-lines";
+export { invoiceCsv, invoiceLinePage, invoiceLines, INVOICE_CSV_COLUMNS } from "./invoice-lines";
 export { getCostRecalculation, recalculateCosts } from "./recalculate-costs";
 export { type CostRecalculation, type InvoiceLine, InvoiceLinesInput, RecalculateCostsInput } from "./schemas";
 export { failCostRecalculation } from "./recalculate-costs";

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Ctx, dbOf } from "../context";
 import { DomainError, parseInput } from "../../core/errors";
+import { checkPageSize } from "../../core/limits";
 import { csvCell, logIdAt, resultRows, classMapFromLogs, classMapOfColumns, numberMap, readRollupState } from "../logs";
 import { type InvoiceLine, InvoiceLinesInput } from "./schemas";
 import { classFigures } from "../pricing";
@@ -56,12 +57,45 @@ export async function invoiceLines(ctx: Ctx, raw: InvoiceLinesInput): Promise<In
     let inClasses = 0;
     for (const f of classFigures(numberMap(g.cl))) {
       inClasses += f.costUsd ?? 0;
-      lines.push({ day: g.day, provider: g.provider, model: g.model, tokenClass: f.tokenClass, tokens: f.tokens, costUsd: f.costUsd });
+      lines.push(line(g, f.tokenClass, f.tokens, f.costUsd));
     }
     const rest = Number(g.cost) - inClasses;
-    if (Math.abs(rest) > 1e-9) lines.push({ day: g.day, provider: g.provider, model: g.model, tokenClass: "unsplit", tokens: 0, costUsd: rest });
+    if (Math.abs(rest) > 1e-9) lines.push(line(g, "unsplit", 0, rest));
   }
   return lines;
+}
+
+const line = (g: Group, tokenClass: string, tokens: number, costUsd: number | null): InvoiceLine => ({
+  day: g.day,
+  provider: g.provider,
+  model: g.model,
+  tokenClass,
+  tokens,
+  costUsd,
+  cursor: Buffer.from(JSON.stringify([g.day, g.provider, g.model, tokenClass])).toString("base64url"),
+});
+
+/**
+ * A page of the range's invoice lines, in their order (day, provider, model, token class): at most
+ * `first` (default and ceiling HONE_MAX_PAGE_SIZE), after the line whose `cursor` is `after` (one no
+ * longer in the range, a 400 saying so). The range is computed whole each time (bounded by
+ * MAX_INVOICE_GROUPS), so a page costs what the range costs; `invoiceCsv` writes all of them.
+ */
+export async function invoiceLinePage(ctx: Ctx, raw: InvoiceLinesInput): Promise<InvoiceLine[]> {
+  const input = parseInput(InvoiceLinesInput, raw);
+  const max = ctx.deps.config.maxPageSize;
+  checkPageSize(input.first, max);
+  const lines = await invoiceLines(ctx, raw);
+  let start = 0;
+  if (input.after) {
+    const at = lines.findIndex((l) => l.cursor === input.after);
+    if (at < 0) {
+      const message = "after: not the cursor of a line in this range (asked with another range, or the lines changed); start again from the first page";
+      throw new DomainError("VALIDATION", message, { issues: [{ message, path: ["after"] }] });
+    }
+    start = at + 1;
+  }
+  return lines.slice(start, start + (input.first ?? max));
 }
 
 export const INVOICE_CSV_COLUMNS = ["day", "provider", "model", "token_class", "tokens", "cost_usd"] as const;

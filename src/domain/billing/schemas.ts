@@ -21,6 +21,9 @@ export const InvoiceLinesInput = z
     /** UTC days, from (inclusive) to (exclusive): 2026-11-01 .. 2026-12-01 is November. */
     from: FilterDate,
     to: FilterDate,
+    /** A page: at most `first` lines (default and ceiling HONE_MAX_PAGE_SIZE), after the line whose `cursor` is `after`. */
+    first: z.number().int().min(1, "first must be at least 1").nullish(),
+    after: z.string().min(1).max(2_000).nullish(),
   })
   .superRefine((v, c) => {
     const day = 86_400_000;
@@ -31,4 +34,13 @@ export const InvoiceLinesInput = z
 export type InvoiceLinesInput = z.input<typeof InvoiceLinesInput>;
 
 /** One line of a provider invoice's shape: a day, provider, model and token class, with its tokens and cost. */
-export type InvoiceLine = { day: string; provider: string | null; model: string | null; tokenClass: string; tokens: number; costUsd: number | null };
+export type InvoiceLine = {
+  day: string;
+  provider: string | null;
+  model: string | null;
+  tokenClass: string;
+  tokens: number;
+  costUsd: number | null;
+  /** Where this line stands in the range's order: the next page starts `after` it. */
+  cursor: string;
+};

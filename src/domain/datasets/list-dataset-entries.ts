@@ -1,12 +1,12 @@
 import { and, asc, eq, gt, type SQL } from "drizzle-orm";
 import { dbOf, type Ctx } from "../context";
 import { datasetEntries } from "../../db/schema";
-import { parseInput } from "../../core/errors";
+import { notFound, parseInput } from "../../core/errors";
 import { checkPageSize } from "../../core/limits";
 import { chargeAnswer, ENTRIES_INSTEAD } from "../answer-budget";
 import { findDataset, toDatasetEntry } from "./internal";
 import { decodeCursor, encodeCursor, ENTRY_SIZE, entriesByIds, entryConditions, verdictsOfEntries } from "./entry-queries";
-import { ListDatasetEntriesInput, type DatasetEntryPage, type DatasetEntryWithVerdicts } from "./schemas";
+import { GetDatasetEntryInput, ListDatasetEntriesInput, type DatasetEntryPage, type DatasetEntryWithVerdicts } from "./schemas";
 
 export const DEFAULT_PAGE_SIZE = 50;
 
@@ -52,4 +52,15 @@ export async function listDatasetEntries(ctx: Ctx, raw: ListDatasetEntriesInput)
     hasNextPage: rows.length > first,
     endCursor: page.length ? encodeCursor(page.at(-1)!.id) : null,
   };
+}
+
+/** One entry with its verdicts, by id: what a link to an entry opens when it is not on a loaded page. */
+export async function getDatasetEntry(ctx: Ctx, raw: GetDatasetEntryInput): Promise<DatasetEntryWithVerdicts> {
+  const input = parseInput(GetDatasetEntryInput, raw);
+  await findDataset(ctx, input.datasetId);
+  const [row] = (await entriesByIds(ctx, [input.entryId])).filter((r) => r.datasetId === input.datasetId);
+  if (!row) throw notFound("Dataset entry", input.entryId);
+  chargeAnswer(ctx, JSON.stringify(row.messages).length + JSON.stringify(row.tools ?? null).length, ENTRIES_INSTEAD);
+  const verdicts = await verdictsOfEntries(dbOf(ctx), ctx.projectId, [row.id]);
+  return { ...toDatasetEntry(row), verdicts: verdicts.get(row.id) ?? [] };
 }

@@ -68,6 +68,10 @@ export const ListDatasetEntriesInput = z.strictObject({
 });
 export type ListDatasetEntriesInput = z.input<typeof ListDatasetEntriesInput>;
 
+/** One entry of a dataset, by its id (another dataset's or project's: not found). */
+export const GetDatasetEntryInput = z.strictObject({ datasetId: DatasetId, entryId: z.string().min(1).max(100) });
+export type GetDatasetEntryInput = z.input<typeof GetDatasetEntryInput>;
+
 export const CountDatasetEntriesInput = z.strictObject({ datasetId: DatasetId, filter: EntryFilter.nullish() });
 export type CountDatasetEntriesInput = z.input<typeof CountDatasetEntriesInput>;
 

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { createPriceOverride, CreatePriceOverrideInput, deletePriceOverride, listPriceOverrides, type PriceOverride } from "../../domain/pricing";
-import { type CostRecalculation, getCostRecalculation, invoiceCsv, invoiceLines, recalculateCosts } from "../../domain/billing";
+import { type CostRecalculation, getCostRecalculation, invoiceCsv, invoiceLinePage, invoiceLines, recalculateCosts } from "../../domain/billing";
 import type { LogFilter } from "../../domain/logs";
-import { parseInput } from "../../core/errors";
+import { DomainError, parseInput } from "../../core/errors";
 import { domainLogFilter, LogFilterWire } from "../log-filter-wire";
 import { route } from "./route";
-import { listToWire } from "./wire";
 import { PAGE_QUERY, pageOfQuery, pageToWire } from "./wire";
 import * as W from "./wire-schemas";
 
@@ -99,24 +98,32 @@ export const pricingRoutes = [
   route({
     method: "get",
     path: "/usage/invoice-lines",
-    summary: "Spend per UTC day, provider, model and token class: a provider invoice's line items, as JSON or CSV",
+    summary: "Spend per UTC day, provider, model and token class: a provider invoice's line items, as JSON (a page at a time) or CSV (the whole range)",
     tag: "Pricing",
     auth: "project",
     query: {
       from: { schema: z.string(), description: "YYYY-MM-DD, inclusive" },
       to: { schema: z.string(), description: "YYYY-MM-DD, exclusive" },
       format: { schema: z.enum(["json", "csv"]), description: "json (default) or csv (a header first)" },
+      limit: PAGE_QUERY.limit,
+      after: { schema: z.string(), description: "the cursor of the previous page's last line: the lines that follow it (json only)" },
     },
-    response: { schema: W.listOf(W.InvoiceLineWire) },
+    response: { schema: W.pageOf(W.InvoiceLineWire) },
     errors: [400, 401],
-    handler: async ({ ctx, query }) => {
-      const lines = await invoiceLines(ctx, { from: query.from, to: query.to });
+    handler: async ({ ctx, deps, query }) => {
       if (query.format === "csv") {
+        if (query.limit || query.after) {
+          const message = "limit and after page the JSON lines; the CSV holds the whole range";
+          throw new DomainError("VALIDATION", message, { issues: [{ message, path: [query.limit ? "limit" : "after"] }] });
+        }
+        const lines = await invoiceLines(ctx, { from: query.from, to: query.to });
         return new Response(invoiceCsv(lines), {
           headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="invoice-lines-${query.from}.csv"` },
         });
       }
-      return listToWire(
+      const page = pageOfQuery(query, deps.config.maxPageSize);
+      const lines = await invoiceLinePage(ctx, { from: query.from, to: query.to, ...page });
+      return pageToWire(
         lines.map((l) => ({
           object: "invoice_line" as const,
           day: l.day,
@@ -125,7 +132,9 @@ export const pricingRoutes = [
           token_class: l.tokenClass,
           tokens: l.tokens,
           cost_usd: l.costUsd,
+          cursor: l.cursor,
         })),
+        page.first,
       );
     },
   }),

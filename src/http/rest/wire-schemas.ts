@@ -177,6 +177,8 @@ export const InvoiceLineWire = z.object({
   token_class: z.string(),
   tokens: z.number(),
   cost_usd: z.number().nullable(),
+  /** Pass as `after` for the lines that follow this one. */
+  cursor: z.string(),
 });
 
 /** A line of the preference export (OpenAI's and Together's DPO format). */

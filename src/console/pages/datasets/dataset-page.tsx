@@ -15,7 +15,7 @@ import { ImportLogsModal, UploadModal, useDatasetExport } from "./fill";
 import { PruningModal } from "./pruning-modal";
 import { QualityModal } from "./quality";
 import { RelabelRunsModal } from "../relabel/relabel-runs-modal";
-import { type Entry, type EntrySelection, NO_SELECTION, useCriteria, useDataset, useDatasetTasks, useEntries, useEntryCount } from "./queries";
+import { type Entry, type EntrySelection, NO_SELECTION, useCriteria, useDataset, useDatasetTasks, useEntries, useEntry, useEntryCount } from "./queries";
 import { type EntriesSearch, entryFilterOf, viewOf } from "./search";
 
 /** One dataset: its entries as a dense table (or cards), filtered, selected in bulk, opened one at a time. */
@@ -25,7 +25,7 @@ export function DatasetPage() {
   const navigate = useNavigate();
   const dataset = useDataset(datasetId);
   const criteria = useCriteria();
-  const searchKey = JSON.stringify({ ...search, view: undefined });
+  const searchKey = JSON.stringify({ ...search, view: undefined, entry: undefined });
   // biome-ignore lint/correctness/useExhaustiveDependencies: searchKey is the filter part of the search
   const filter = useMemo(() => entryFilterOf(search), [searchKey]);
   const filtered = Object.values(filter).some((v) => v !== null);
@@ -35,16 +35,31 @@ export function DatasetPage() {
   const tasks = useDatasetTasks(datasetId);
   const exporter = useDatasetExport(datasetId, dataset.data?.name ?? "dataset");
   const [selection, setSelection] = useState<EntrySelection>(NO_SELECTION);
-  const [open, setOpen] = useState<{ id: string | null; editing?: boolean } | null>(null);
+  // The drawer: an entry (its id in the URL, so it has a link of its own) or a new one being added.
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const openId = search.entry ?? null;
   const [dialog, setDialog] = useState<DatasetDialog | null>(null);
-  // The entry shown in the drawer: the row as loaded now (an edit puts the saved entry in its place).
+  // The entry shown in the drawer: the row as loaded now (an edit puts the saved entry in its place),
+  // else read by id (a link to an entry not on the loaded pages).
   const lastOpen = useRef<Entry | null>(null);
-  const openEntry = open?.id ? (rows.find((r) => r.id === open.id) ?? (lastOpen.current?.id === open.id ? lastOpen.current : null)) : null;
+  const loadedEntry = openId ? (rows.find((r) => r.id === openId) ?? null) : null;
+  const single = useEntry(datasetId, openId, loadedEntry !== null);
+  const openEntry = openId ? (loadedEntry ?? single.data ?? (lastOpen.current?.id === openId ? lastOpen.current : null)) : null;
   lastOpen.current = openEntry;
 
   const setSearch = (patch: Partial<EntriesSearch>) => {
-    if (Object.keys(patch).some((k) => k !== "view")) setSelection(NO_SELECTION);
+    if (Object.keys(patch).some((k) => k !== "view" && k !== "entry")) setSelection(NO_SELECTION);
     void navigate({ to: "/datasets/$datasetId", params: { datasetId }, search: (old) => ({ ...(old as EntriesSearch), ...patch }), replace: true });
+  };
+  const openDrawer = (id: string, edit = false) => {
+    setAdding(false);
+    setEditing(edit);
+    setSearch({ entry: id });
+  };
+  const closeDrawer = () => {
+    setAdding(false);
+    if (openId) setSearch({ entry: undefined });
   };
   // Shown once when every selected row (or, with none selected, every loaded row) starts with it.
   const picked = selection.allMatching || selection.ids.size === 0 ? rows : rows.filter((r) => selection.ids.has(r.id));
@@ -71,7 +86,11 @@ export function DatasetPage() {
         dataset={dataset.data}
         runningTasks={tasks.running.length}
         exportProgress={exporter.progress}
-        onDialog={(d) => (d === "add" ? setOpen({ id: null }) : setDialog(d))}
+        onDialog={(d) => {
+          if (d !== "add") return setDialog(d);
+          if (openId) setSearch({ entry: undefined });
+          setAdding(true);
+        }}
         onExport={() => void exporter.run(search)}
       />
       <EntryFilters search={search} criteria={criteria.data ?? []} matching={matching} onChange={setSearch} />
@@ -110,6 +129,7 @@ export function DatasetPage() {
         />
       ) : null}
       <ErrorAlert error={entries.error} />
+      {single.error ? <ErrorAlert error={single.error} title="That entry is not in this dataset" /> : null}
       {entries.isPending ? (
         <Center p="xl">
           <Loader aria-label="Loading entries" />
@@ -122,20 +142,20 @@ export function DatasetPage() {
           </Text>
         </Paper>
       ) : view === "cards" ? (
-        <EntriesCards {...listProps} sharedSystem={shared} onEdit={(e) => setOpen({ id: e.id, editing: true })} />
+        <EntriesCards {...listProps} sharedSystem={shared} onEdit={(e) => openDrawer(e.id, true)} />
       ) : (
-        <EntriesTable {...listProps} activeId={open?.id ?? null} onOpen={(e) => setOpen({ id: e.id })} />
+        <EntriesTable {...listProps} activeId={openId} onOpen={(e) => openDrawer(e.id)} />
       )}
-      {open && (open.id === null || openEntry) ? (
+      {adding || openEntry ? (
         <EntryDrawer
-          key={open.id ?? "new"}
+          key={adding ? "new" : (openEntry?.id ?? "new")}
           datasetId={datasetId}
-          entry={openEntry}
-          position={openEntry ? `Entry ${rows.indexOf(openEntry) + 1} of ${matching ?? rows.length}` : null}
+          entry={adding ? null : openEntry}
+          position={openEntry && !adding && rows.includes(openEntry) ? `Entry ${rows.indexOf(openEntry) + 1} of ${matching ?? rows.length}` : null}
           criterionNames={criteria.names}
           sharedSystem={shared}
-          startEditing={open.editing}
-          onClose={() => setOpen(null)}
+          startEditing={!adding && editing}
+          onClose={closeDrawer}
         />
       ) : null}
       {dialog === "upload" ? <UploadModal datasetId={datasetId} onClose={() => setDialog(null)} /> : null}

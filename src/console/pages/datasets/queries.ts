@@ -75,6 +75,12 @@ export function useEntryCount(datasetId: string, filter: EntryFilter) {
   return useQuery(trpc.datasets.countEntries.queryOptions({ datasetId, filter }));
 }
 
+/** One entry by id, read only when it is not among the loaded rows (a link to an entry further down). */
+export function useEntry(datasetId: string, entryId: string | null, loaded: boolean) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.datasets.entry.queryOptions({ datasetId, entryId: entryId ?? "" }), enabled: Boolean(entryId) && !loaded, retry: false });
+}
+
 /** The entries matching a filter, in insertion order, ENTRIES_PAGE at a time as the list scrolls. */
 export function useEntries(datasetId: string, filter: EntryFilter) {
   const client = useTRPCClient();

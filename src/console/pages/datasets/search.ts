@@ -13,6 +13,8 @@ export type EntriesSearch = {
   review?: boolean;
   /** The dense table or full cards (the default: cards when reviewing relabelled entries, else the table). */
   view?: "table" | "cards";
+  /** The entry open in the drawer: a link to it opens it. */
+  entry?: string;
 };
 
 const oneOf = <T extends string>(values: readonly T[], v: unknown): T | undefined => (values.includes(v as T) ? (v as T) : undefined);
@@ -27,6 +29,7 @@ export function parseEntriesSearch(s: Record<string, unknown>): EntriesSearch {
     q: text(s.q, 200),
     review: s.review === true || s.review === "true" ? true : undefined,
     view: s.view === "cards" || s.view === "table" ? s.view : undefined,
+    entry: typeof s.entry === "string" && /^[A-Za-z0-9_-]{1,100}$/.test(s.entry) ? s.entry : undefined,
   };
 }
 

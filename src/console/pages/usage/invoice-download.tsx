@@ -27,7 +27,15 @@ export function InvoiceDownload({ from, to }: { from: Date; to: Date }) {
     setBusy(true);
     setError(null);
     try {
-      const lines = await fetchLines({ from: day(first), to: day(last) });
+      // A page at a time (the server's largest, HONE_MAX_PAGE_SIZE), each after the last line of
+      // the one before, until one comes back empty.
+      const lines: InvoiceLine[] = [];
+      for (let after: string | undefined; ; ) {
+        const page = await fetchLines({ from: day(first), to: day(last), after });
+        if (!page.length) break;
+        lines.push(...page);
+        after = page.at(-1)!.cursor;
+      }
       const url = URL.createObjectURL(new Blob([csvOf(lines)], { type: "text/csv" }));
       const a = document.createElement("a");
       a.href = url;

@@ -1,5 +1,12 @@
 import { createPriceOverride, CreatePriceOverrideInput, deletePriceOverride, listPriceOverrides, type PriceOverride } from "../../../domain/pricing";
-import { type CostRecalculation, getCostRecalculation, type InvoiceLine, invoiceLines, recalculateCosts, RecalculateCostsInput } from "../../../domain/billing";
+import {
+  type CostRecalculation,
+  getCostRecalculation,
+  type InvoiceLine,
+  invoiceLinePage,
+  recalculateCosts,
+  RecalculateCostsInput,
+} from "../../../domain/billing";
 import { domainLogFilter } from "../../log-filter-wire";
 import { asInputOf } from "../../../core/verb-input";
 import { builder, projectCtx } from "../builder";
@@ -42,6 +49,7 @@ const InvoiceLineRef = builder.objectRef<InvoiceLine>("InvoiceLine").implement({
     tokenClass: t.exposeString("tokenClass"),
     tokens: t.exposeFloat("tokens"),
     costUsd: t.exposeFloat("costUsd", { nullable: true, description: "Null: no price was known for these tokens" }),
+    cursor: t.exposeString("cursor", { description: "Pass as `after` for the lines that follow this one" }),
   }),
 });
 
@@ -75,9 +83,15 @@ builder.queryFields((t) => ({
   }),
   invoiceLines: t.field({
     type: [InvoiceLineRef],
-    description: "Spend per UTC day, provider, model and token class over [from, to): a provider invoice's line items",
-    args: { from: t.arg.string({ description: "YYYY-MM-DD, inclusive" }), to: t.arg.string({ description: "YYYY-MM-DD, exclusive" }) },
-    resolve: (_, args, c) => invoiceLines(projectCtx(c), { from: args.from, to: args.to }),
+    description:
+      "Spend per UTC day, provider, model and token class over [from, to): a provider invoice's line items, a page at a time: at most `first` (default and ceiling HONE_MAX_PAGE_SIZE), after the line whose `cursor` is `after`",
+    args: {
+      from: t.arg.string({ description: "YYYY-MM-DD, inclusive" }),
+      to: t.arg.string({ description: "YYYY-MM-DD, exclusive" }),
+      first: t.arg.int({ required: false }),
+      after: t.arg.string({ required: false }),
+    },
+    resolve: (_, args, c) => invoiceLinePage(projectCtx(c), { from: args.from, to: args.to, first: args.first, after: args.after }),
   }),
 }));
 

@@ -23,6 +23,8 @@ import {
   ImportLogsInput,
   ListDatasetEntriesInput,
   listDatasetEntries,
+  GetDatasetEntryInput,
+  getDatasetEntry,
   listDatasets,
   revertDatasetEntryRelabel,
   RevertEntryInput,
@@ -89,6 +91,8 @@ export const datasetsRouter = router({
     const page = await listDatasetEntries(ctx.project, input);
     return { ...page, entries: page.entries.map(entryOut) };
   }),
+  /** One entry with its verdicts (what a link to an entry opens); another dataset's or project's: NOT_FOUND. */
+  entry: projectProcedure.input(GetDatasetEntryInput).query(async ({ ctx, input }) => entryOut(await getDatasetEntry(ctx.project, input))),
   /** Pruning rules: text removed from training prompts and from requests to the fine-tunes trained with them. */
   pruningRules: projectProcedure
     .input(ListPruningRulesInput)

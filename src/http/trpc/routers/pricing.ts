@@ -10,7 +10,7 @@ import {
 import {
   type CostRecalculation,
   getCostRecalculation,
-  invoiceLines,
+  invoiceLinePage,
   InvoiceLinesInput,
   recalculateCosts,
   RecalculateCostsInput,
@@ -31,6 +31,6 @@ export const pricingRouter = router({
   /** Prices the logs matching a filter again, in the background; follow it with `recalculation`. */
   recalculate: manageProcedure.input(RecalculateCostsInput).mutation(async ({ ctx, input }) => recalculationOut(await recalculateCosts(ctx.project, input))),
   recalculation: projectProcedure.input(PriceOverrideIdInput).query(async ({ ctx, input }) => recalculationOut(await getCostRecalculation(ctx.project, input))),
-  /** Spend per UTC day, provider, model and token class: an invoice's line items. */
-  invoiceLines: projectProcedure.input(InvoiceLinesInput).query(({ ctx, input }) => invoiceLines(ctx.project, input)),
+  /** Spend per UTC day, provider, model and token class: an invoice's line items, a page at a time (`first`, `after` a line's cursor). */
+  invoiceLines: projectProcedure.input(InvoiceLinesInput).query(({ ctx, input }) => invoiceLinePage(ctx.project, input)),
 });
