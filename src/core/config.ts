@@ -134,6 +134,8 @@ export type Config = {
   graphqlMaxCost: number;
   /** Largest page (`first`/`last`/`limit`) any list may return. */
   maxPageSize: number;
+  /** Active API keys one project may hold. */
+  maxActiveApiKeys: number;
   /** Most calls one tRPC batch may carry. */
   trpcMaxBatch: number;
   /** Postgres statement_timeout of every session (0 = none). */
@@ -281,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlMaxTokens: e.HONE_GRAPHQL_MAX_TOKENS,
     graphqlMaxCost: e.HONE_GRAPHQL_MAX_COST,
     maxPageSize: e.HONE_MAX_PAGE_SIZE,
+    maxActiveApiKeys: e.HONE_MAX_ACTIVE_API_KEYS,
     trpcMaxBatch: e.HONE_TRPC_MAX_BATCH,
     dbStatementTimeoutMs: e.HONE_DB_STATEMENT_TIMEOUT_MS,
     allowPrivateUpstreams: e.HONE_ALLOW_PRIVATE_UPSTREAMS,

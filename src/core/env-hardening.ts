@@ -35,6 +35,13 @@ export const HARDENING_VARIABLES = {
     .max(10_000)
     .default(200)
     .describe("largest page (`first`) of any list, on GraphQL and tRPC (`limit` on REST lists)"),
+  HONE_MAX_ACTIVE_API_KEYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10_000)
+    .describe("active (unrevoked) API keys one project may hold (one per end user is a common use)"),
   HONE_TRPC_MAX_BATCH: z.coerce.number().int().min(1).max(1_000).default(10).describe("most calls in one tRPC batch"),
   HONE_DB_STATEMENT_TIMEOUT_MS: z.coerce
     .number()

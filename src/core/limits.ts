@@ -69,8 +69,6 @@ export function checkPageSize(value: number | null | undefined, maxPageSize: num
 }
 /** Bytes of an upstream error body Hone reads at most (the rest is discarded unread). */
 export const MAX_UPSTREAM_ERROR_BODY_BYTES = 64 * 1024;
-/** Active (unrevoked) API keys one project may hold: the key list stays a page, not a dump. */
-export const MAX_ACTIVE_API_KEYS = 100;
 /** Projects an admin sees in the console's switcher. */
 export const MAX_PROJECTS_LISTED = 1000;
 /** Log counts are exact up to this many matching logs; beyond it the planner's estimate is given. */

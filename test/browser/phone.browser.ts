@@ -149,4 +149,26 @@ describe("the console on a phone", () => {
     expect(over).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
   });
+
+  test("and at 1400 x 900, light and dark: no page scrolls sideways (screenshots of every page at both sizes)", async () => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    const wide: string[] = [];
+    for (const scheme of ["light", "dark"] as const) {
+      await setColorScheme(page, scheme);
+      for (const [path, title] of PAGES) {
+        await page.goto(`${hone.url}${path}`);
+        const heading = page.locator("main h2").first();
+        await heading.waitFor();
+        expect(await heading.textContent()).toContain(title);
+        await page.waitForLoadState("networkidle");
+        const { over, culprit } = await overflowOf(page);
+        if (over > 0) wide.push(`${path} (${scheme}): ${over} px too wide: ${culprit}`);
+        await shot(page, `desktop${path.replaceAll("/", "-")}${scheme === "dark" ? "-dark" : ""}`);
+      }
+    }
+    await setColorScheme(page, "light");
+    await page.setViewportSize(PHONE);
+    expect(wide).toEqual([]);
+    expect(errors).toEqual([]);
+  }, 180_000);
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pLimit from "p-limit";
 import type { Page } from "playwright-core";
 import { expectAccessible } from "./a11y";
 import { type Browser, type Hone, launchBrowser, shot, startHone, signedInPage, closeAll } from "./harness";
@@ -169,4 +170,31 @@ describe("settings: trainers", () => {
     expect(text).toContain("idle");
     await shot(page, "settings-trainers");
   });
+});
+
+describe("settings: a project with hundreds of keys", () => {
+  test("the keys table holds only the rows near the window; scrolling reaches the last key", async () => {
+    // One key per end user: 400 of them (past the table's windowing threshold, 150).
+    const limit = pLimit(8);
+    await Promise.all(
+      Array.from({ length: 400 }, (_, i) => limit(() => hone.trpc("apiKeys.create", { name: `user-${String(i).padStart(3, "0")}` }, { mutation: true }))),
+    );
+    await page.goto(`${hone.url}/settings?tab=api-keys`);
+    const table = page.getByTestId("api-keys-table");
+    await table.locator('[data-key-name="user-000"]').waitFor();
+    const drawn = () => table.locator("tbody tr[data-key-id]").count();
+    expect(await drawn()).toBeLessThan(100);
+    // The newest keys are at the end (oldest first): scrolling to the bottom of the page draws them.
+    for (let i = 0; i < 40 && !(await table.locator('[data-key-name="user-399"]').count()); i++) {
+      await page.mouse.wheel(0, 3_000);
+      await page.waitForTimeout(50);
+    }
+    await table.locator('[data-key-name="user-399"]').waitFor();
+    expect(await drawn()).toBeLessThan(100);
+    expect(await table.locator('[data-key-name="user-000"]').count()).toBe(0);
+    // Every row is there to be reached: the table is as tall as all 402 rows (keys, the bootstrap's, one renamed).
+    const height = await table.evaluate((t) => t.getBoundingClientRect().height);
+    expect(height).toBeGreaterThan(400 * 30);
+    await shot(page, "settings-keys-400-scrolled");
+  }, 90_000);
 });

@@ -32,7 +32,28 @@ beforeAll(async () => {
   const dataset = await hone.trpc<{ id: string }>("datasets.create", { name: "sweep set" }, { mutation: true });
   const logs = await hone.trpc<{ logs: { id: string }[] }>("logs.list", { first: 5 });
   await hone.trpc("datasets.importLogs", { datasetId: dataset.id, logIds: logs.logs.map((l) => l.id) }, { mutation: true }).catch(() => null);
-  await hone.trpc("criteria.create", { name: "Polite", judgeModel: "gpt-4o-mini", prompt: "Polite? {{output}}" }, { mutation: true });
+  const criterion = await hone.trpc<{ id: string }>(
+    "criteria.create",
+    { name: "Polite", judgeModel: "gpt-4o-mini", prompt: "Polite? {{output}}" },
+    { mutation: true },
+  );
+  // A dataset to train and evaluate on, a model waiting for a trainer, an evaluation, a relabel run.
+  const qa = await hone.trpc<{ id: string }>("datasets.create", { name: "sweep qa" }, { mutation: true });
+  const entries = [0, 1, 2, 3].map((i) => ({
+    messages: [
+      { role: "user", content: `Question ${i}` },
+      { role: "assistant", content: `Answer ${i}` },
+    ],
+    split: i < 3 ? "TRAIN" : "TEST",
+  }));
+  await hone.trpc("datasets.addEntries", { datasetId: qa.id, entries }, { mutation: true });
+  await hone.trpc(
+    "models.create",
+    { datasetId: qa.id, slug: "sweep-model", trainingConfig: { provider: "trainer", baseModel: "meta-llama/Llama-3.2-1B-Instruct" } },
+    { mutation: true },
+  );
+  await hone.trpc("evaluations.create", { datasetId: qa.id, models: ["openai:gpt-4o-mini"], criterionIds: [criterion.id] }, { mutation: true });
+  await hone.trpc("relabelRuns.create", { datasetId: qa.id, model: "openai:gpt-4o-mini", criterionIds: [criterion.id] }, { mutation: true });
   await hone.trpc("routes.create", { slug: "sweep", groups: [{ targets: [{ model: "openai:gpt-4o-mini", weight: 100 }] }] }, { mutation: true });
   await hone.trpc("monitors.create", { name: "sweep monitor", datasetId: dataset.id, filter: {} }, { mutation: true });
   await hone.trpc("limits.set", { scope: "project", requestsPerMinute: 1000 }, { mutation: true });
@@ -79,6 +100,12 @@ describe("every page as a viewer", () => {
       dataset: (await hone.trpc<{ id: string; name: string }[]>("datasets.list")).find((d) => d.name === "sweep set")!.id,
       criterion: (await hone.trpc<{ id: string }[]>("criteria.list"))[0]!.id,
       log: (await hone.trpc<{ logs: { id: string }[] }>("logs.list", { first: 1 })).logs[0]!.id,
+      evaluation: (await hone.trpc<{ id: string }[]>("evaluations.list"))[0]!.id,
+      relabelRun: (
+        await hone.trpc<{ id: string }[]>("relabelRuns.list", {
+          datasetId: (await hone.trpc<{ id: string; name: string }[]>("datasets.list")).find((d) => d.name === "sweep qa")!.id,
+        })
+      )[0]!.id,
     };
     const paths = [
       "/logs",
@@ -89,11 +116,14 @@ describe("every page as a viewer", () => {
       `/datasets/${ids.dataset}`,
       "/monitors",
       "/models",
+      "/models/sweep-model",
       "/routes",
       "/routes/sweep",
       "/criteria",
       `/criteria/${ids.criterion}`,
       "/evaluations",
+      `/evaluations/${ids.evaluation}`,
+      `/relabel/${ids.relabelRun}`,
       "/playground",
       "/settings",
       "/settings?tab=api-keys",

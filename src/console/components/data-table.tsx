@@ -1,6 +1,11 @@
 import { Group, Loader, Paper, Table, type TableProps, Text, VisuallyHidden } from "@mantine/core";
-import { isValidElement, type ReactNode } from "react";
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { cloneElement, isValidElement, type ReactElement, type ReactNode, type Ref, useLayoutEffect, useRef, useState } from "react";
 import { ErrorAlert } from "./error-alert";
+
+/** Past this many rows a table holds only the rows near the window (a project may have thousands of keys). */
+export const WINDOWED_FROM = 150;
+const ROW_ESTIMATE = 44;
 
 type ColumnSpec = { label: ReactNode; ta?: "left" | "right" | "center"; visibleFrom?: "xs" | "sm" | "md" | "lg" | "xl" };
 /** A column's header: its text, or its text and how it sits. */
@@ -109,7 +114,7 @@ export function DataTable<T>({ label, testId, columns, query, row, minWidth, emp
             </Group>
           </WideRow>
         ) : null}
-        {rows?.map(row)}
+        {rows && rows.length > WINDOWED_FROM ? <WindowedRows rows={rows} row={row} span={span} /> : rows?.map(row)}
         {none && empty ? (
           <WideRow span={span} state="empty">
             <Text c="dimmed" size="sm">
@@ -122,4 +127,46 @@ export function DataTable<T>({ label, testId, columns, query, row, minWidth, emp
   );
   // Past its width (a phone) a table scrolls in its own box, never the page.
   return <Table.ScrollContainer minWidth={minWidth ?? 0}>{table}</Table.ScrollContainer>;
+}
+
+/** A spacer row standing in for the rows scrolled out of the window. */
+function Spacer({ height, span, edge }: { height: number; span: number; edge: string }) {
+  if (height <= 0) return null;
+  return (
+    <tr aria-hidden data-spacer={edge} style={{ height }}>
+      <td colSpan={span} style={{ padding: 0, border: 0 }} />
+    </tr>
+  );
+}
+
+/**
+ * The rows of a long table, only those near the window in the page (the page scrolls, not the
+ * table): spacer rows keep the table's height, each drawn row is measured as it appears.
+ */
+function WindowedRows<T>({ rows, row, span }: { rows: readonly T[]; row(item: T, index: number): ReactNode; span: number }) {
+  const anchor = useRef<HTMLTableRowElement>(null);
+  const [margin, setMargin] = useState(0);
+  useLayoutEffect(() => {
+    const at = anchor.current;
+    if (at) setMargin(at.getBoundingClientRect().top + window.scrollY);
+  }, []);
+  const virtualizer = useWindowVirtualizer({ count: rows.length, estimateSize: () => ROW_ESTIMATE, overscan: 12, scrollMargin: margin });
+  const items = virtualizer.getVirtualItems();
+  const top = items.length ? items[0]!.start - margin : 0;
+  const bottom = items.length ? virtualizer.getTotalSize() - (items.at(-1)!.end - margin) : 0;
+  return (
+    <>
+      <tr ref={anchor} aria-hidden style={{ height: 0 }}>
+        <td colSpan={span} style={{ padding: 0, border: 0 }} />
+      </tr>
+      <Spacer height={top} span={span} edge="top" />
+      {items.map((v) => {
+        const el = row(rows[v.index]!, v.index);
+        return isValidElement(el)
+          ? cloneElement(el as ReactElement<{ "data-index"?: number; ref?: Ref<HTMLElement> }>, { "data-index": v.index, ref: virtualizer.measureElement })
+          : el;
+      })}
+      <Spacer height={bottom} span={span} edge="bottom" />
+    </>
+  );
 }

@@ -2,7 +2,6 @@ import { and, count, eq, isNull } from "drizzle-orm";
 import { dbOf, type BaseCtx } from "../context";
 import { apiKeys, projects } from "../../db/schema";
 import { DomainError, notFound, parseInput } from "../../core/errors";
-import { MAX_ACTIVE_API_KEYS } from "../../core/limits";
 import { apiKeyInfoColumns, generateApiKey, hashApiKey, toApiKeyInfo } from "./internal";
 import { requireFullKey } from "./key-scopes";
 import { CreateApiKeyInput, type CreatedApiKey } from "./schemas";
@@ -27,8 +26,9 @@ export async function createApiKey(ctx: BaseCtx, raw: CreateApiKeyInput): Promis
     .select({ n: count() })
     .from(apiKeys)
     .where(and(eq(apiKeys.projectId, project.id), isNull(apiKeys.revokedAt)));
-  if ((active?.n ?? 0) >= MAX_ACTIVE_API_KEYS && !input.apiKey) {
-    const message = `A project may hold at most ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before creating another`;
+  const max = ctx.deps.config.maxActiveApiKeys;
+  if ((active?.n ?? 0) >= max && !input.apiKey) {
+    const message = `A project may hold at most ${max} active API keys (HONE_MAX_ACTIVE_API_KEYS); revoke one before creating another`;
     throw new DomainError("VALIDATION", message, { issues: [{ message }] });
   }
   // A person's key is theirs unless they make it for the project (a service key); a key made with

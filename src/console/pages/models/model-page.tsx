@@ -4,6 +4,7 @@ import { useInterval } from "@mantine/hooks";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { ConfirmDelete } from "../../components/confirm-delete";
+import { MayButton } from "../../components/may-button";
 import { CopyButton } from "../../components/copy-button";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
@@ -141,9 +142,17 @@ function FailedModel({ model: m }: { model: Model }) {
         </Text>
       ) : null}
       <Group mt="sm" gap="xs">
-        <Button size="xs" variant="light" color="red" loading={retry.isPending} onClick={() => retry.mutate({ slug: m.slug })} data-testid="retry-model">
+        <MayButton
+          may="models.retry"
+          size="xs"
+          variant="light"
+          color="red"
+          loading={retry.isPending}
+          onClick={() => retry.mutate({ slug: m.slug })}
+          data-testid="retry-model"
+        >
           Retry
-        </Button>
+        </MayButton>
         {retry.error ? (
           <Text size="xs" c="red" role="alert">
             {retry.error.message}
@@ -201,9 +210,9 @@ function ModelActions({ model: m, onDelete }: { model: Model; onDelete(): void }
       <Button variant="default" disabled={!deployed} title={why} renderRoot={(props) => <Link {...props} to="/evaluations" search={evaluate as never} />}>
         Evaluate
       </Button>
-      <Button color="red" variant="light" onClick={onDelete}>
+      <MayButton may="models.delete" color="red" variant="light" onClick={onDelete}>
         {ACTIVE.has(m.status) ? "Cancel and delete" : "Delete"}
-      </Button>
+      </MayButton>
     </>
   );
 }

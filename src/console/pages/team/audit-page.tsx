@@ -166,7 +166,8 @@ export function AuditPage() {
               <Table.Td>
                 <When value={e.createdAt} />
               </Table.Td>
-              <Table.Td>
+              {/* Room for an address on one line where the window has it; broken only at @ and dots where it has not. */}
+              <Table.Td style={{ minWidth: "min(26ch, 40vw)" }}>
                 <Breakable text={e.actor} />
               </Table.Td>
               <Table.Td>
