@@ -136,6 +136,10 @@ export type Config = {
   maxPageSize: number;
   /** Active API keys one project may hold. */
   maxActiveApiKeys: number;
+  /** The least masking every project gets (domain/masking). */
+  maskingMode: "off" | "mask_stored" | "mask_upstream" | "block";
+  /** Where a phone number without a country code is read. */
+  maskingPhoneRegion: import("libphonenumber-js").CountryCode;
   /** Most calls one tRPC batch may carry. */
   trpcMaxBatch: number;
   /** Postgres statement_timeout of every session (0 = none). */
@@ -284,6 +288,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     graphqlMaxCost: e.HONE_GRAPHQL_MAX_COST,
     maxPageSize: e.HONE_MAX_PAGE_SIZE,
     maxActiveApiKeys: e.HONE_MAX_ACTIVE_API_KEYS,
+    maskingMode: e.HONE_MASKING_MODE,
+    maskingPhoneRegion: e.HONE_MASKING_PHONE_REGION as import("libphonenumber-js").CountryCode,
     trpcMaxBatch: e.HONE_TRPC_MAX_BATCH,
     dbStatementTimeoutMs: e.HONE_DB_STATEMENT_TIMEOUT_MS,
     allowPrivateUpstreams: e.HONE_ALLOW_PRIVATE_UPSTREAMS,

@@ -1,3 +1,4 @@
+import { isSupportedCountry } from "libphonenumber-js";
 import { z } from "zod";
 import { boolFlag, emptyAsUndefined, splitList } from "./env-fields";
 import { parseIpRange } from "../lib/ip-address";
@@ -35,6 +36,16 @@ export const HARDENING_VARIABLES = {
     .max(10_000)
     .default(200)
     .describe("largest page (`first`) of any list, on GraphQL and tRPC (`limit` on REST lists)"),
+  HONE_MASKING_MODE: z
+    .enum(["off", "mask_stored", "mask_upstream", "block"])
+    .default("off")
+    .describe("the least masking of sensitive data every project gets (off, mask_stored, mask_upstream, block); a project's rules may be stricter"),
+  HONE_MASKING_PHONE_REGION: z
+    .string()
+    .regex(/^[A-Z]{2}$/, "a two-letter region code (US, GB, DE)")
+    .refine((r) => isSupportedCountry(r), "a region libphonenumber knows (US, GB, DE, …)")
+    .default("US")
+    .describe("the region a phone number without a country code is read in, for masking"),
   HONE_MAX_ACTIVE_API_KEYS: z.coerce
     .number()
     .int()

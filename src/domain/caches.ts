@@ -4,6 +4,7 @@ import type { ActiveEval } from "./online-evals";
 import type { AdapterServer } from "./models";
 import { createRefusalState, type RefusalState } from "./calls";
 import type { PriceOverride } from "./pricing";
+import type { MaskingRule } from "./masking";
 import type { Authenticated } from "./projects";
 import type { Circuit, Route } from "./routing";
 import { createSignInThrottle, type SignInThrottle } from "./sessions";
@@ -56,6 +57,8 @@ export type Caches = {
   onlineEvals: Map<string, { value: Map<string, ActiveEval>; expires: number }>;
   /** When each judged target's pass rate may be checked for an alert again (domain/online-evals/judge-sample.ts). */
   passRateChecks: Map<string, number>;
+  /** Masking rules by project as last read (domain/masking/rules.ts). */
+  maskingRules: Map<string, { value: MaskingRule[]; expires: number }>;
   /** Refusals logged this minute per key, and those folded into a row per key and minute (domain/calls/refusals.ts). */
   refusals: RefusalState;
 };
@@ -77,6 +80,7 @@ export function createCaches(clock: () => Date): Caches {
     fineTunes: new Map(),
     priceOverrides: new Map(),
     limits: new Map(),
+    maskingRules: new Map(),
     limitLeases: createLeases(),
     refusals: createRefusalState(),
   };

@@ -33,6 +33,7 @@ const ID_PREFIXES = {
   onlineEval: "oev",
   trainer: "trn",
   lease: "lease",
+  maskingRule: "mrl",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -15,3 +15,4 @@ export * from "./teams";
 export * from "./monitors";
 export * from "./online-evals";
 export * from "./relabel-runs";
+export * from "./masking";

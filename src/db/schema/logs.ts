@@ -75,6 +75,10 @@ export const requestLogs = pgTable(
      */
     refusal: text("refusal").$type<RefusalKind>(),
     refusals: integer("refusals"),
+    /** Sensitive values masked in what is stored (domain/masking): how many of each kind, never the values. Null: none. */
+    masked: jsonb("masked").$type<Record<string, number>>(),
+    /** The masking mode the call ran under (mask_stored, mask_upstream, block); null: off. */
+    masking: text("masking"),
     /** The log's tags (its column keeps the wire's older word, metadata). */
     tags: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

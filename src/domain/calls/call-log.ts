@@ -7,6 +7,8 @@ import { reserveCall, type Reservation } from "../limits";
 import { requireModelAllowed, canonicalModel } from "../projects";
 import type { Upstream } from "./resolve-upstream";
 import { logRefusal } from "./refusals";
+import { type Masking, maskingFor } from "../masking";
+import { createMasker, type Masker, recognizersFor } from "../../lib/masking";
 
 /** How a call ended, as its log records it. */
 type CallOutcome = {
@@ -78,6 +80,13 @@ export type CallLog = {
   /** The tokens a fine-tune's pruning rules removed from the request sent upstream (the last attempt's). */
   usePruned(tokens: number): void;
   log(outcome: CallOutcome): void;
+  /**
+   * How the call is masked (domain/masking), and under mask_upstream the masker that made the
+   * request's placeholders: it restores the answer for the client, and the log is masked with it
+   * (so the stored request and answer share one set of placeholders).
+   */
+  masking: Masking;
+  masker: Masker | null;
   /** Logs a failed call and turns the error into what the caller answers with. */
   failure(err: unknown): DomainError;
 };
@@ -106,6 +115,13 @@ export async function createCallLog(
   const prefixes = ctx.deps.config.modelPrefixes;
   const model = canonicalModel(call.request.model, prefixes);
   const tags = mergeTags(call.request.metadata, call.tags);
+  const masking = await maskingFor(ctx, { keyId: ctx.actor.type === "apiKey" ? ctx.actor.keyId : null, models: [call.request.model, model] });
+  const recognizers = recognizersFor(ctx.deps.config.maskingPhoneRegion);
+  const masker = masking.mode === "mask_upstream" ? createMasker({ recognizers, kinds: masking.kinds }) : null;
+  const mask: NewRequestLog["mask"] =
+    masking.mode === "off"
+      ? null
+      : { mode: masking.mode, kinds: masking.kinds, phoneRegion: ctx.deps.config.maskingPhoneRegion, ...(masker ? { masker } : {}) };
   // A gateway call (not Hone's own) is one its key may make, within the limits that apply to it:
   // the name it calls is checked here; each target it reaches (a route's, a fallback, a pool's key)
   // is checked, and reserved at its own price, before it is called (admit), and settled when it ends.
@@ -119,6 +135,7 @@ export async function createCallLog(
       reqPayloadOriginal: keep ? call.protocol?.request : undefined,
       tags,
       error: e,
+      mask,
     });
   };
   if (!ctx.internal) {
@@ -127,6 +144,23 @@ export async function createCallLog(
     } catch (err) {
       if (err instanceof DomainError) refused(err);
       throw err;
+    }
+  }
+  // block: a call holding a sensitive value is refused before anything is sent, its text not kept.
+  if (masking.mode === "block") {
+    const probe = createMasker({ recognizers, kinds: masking.kinds });
+    probe.maskValue(call.protocol?.request ?? call.rawBody);
+    if (probe.any) {
+      const counts = probe.counts();
+      const found = Object.entries(counts)
+        .map(([kind, n]) => `${kind} (${n})`)
+        .join(", ");
+      const message = `This call holds sensitive data that the project's masking rule blocks: ${found}. Nothing was sent to the provider; remove it and send the call again.`;
+      const e = new DomainError("VALIDATION", message, { issues: [{ message, path: ["messages"] }] });
+      e.details.masking = true;
+      e.details.maskedKinds = Object.keys(counts);
+      logRefusal(ctx, { api: call.protocol?.api ?? call.api ?? "chat", model, reqPayload: null, tags, error: e, mask });
+      throw e;
     }
   }
   /** Runs a check before an upstream is called: what it refuses is marked as the call's admission. */
@@ -204,6 +238,7 @@ export async function createCallLog(
       respPayload: o.respPayload,
     };
     if (prunedTokens) row.prunedTokens = prunedTokens;
+    if (mask) row.mask = mask;
     if (routing) {
       row.attempts = [...routing.attempts];
       row.route = routing.route;
@@ -253,6 +288,8 @@ export async function createCallLog(
       prunedTokens = tokens;
     },
     log,
+    masking,
+    masker,
     failure(err) {
       if (err instanceof ClientAborted) {
         log({ statusCode: CLIENT_CLOSED_STATUS, errorMessage: CLIENT_CLOSED_MESSAGE, respPayload: null });

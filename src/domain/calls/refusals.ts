@@ -22,6 +22,8 @@ export type Refused = {
   reqPayloadOriginal?: unknown;
   tags: Record<string, string>;
   error: DomainError;
+  /** The call's masking (domain/masking): what its log keeps is masked as any log of the call would be. */
+  mask?: NewRequestLog["mask"];
 };
 
 type Folded = { row: NewRequestLog; count: number; models: Set<string> };
@@ -44,6 +46,7 @@ const MAX_MODELS_NAMED = 5;
 /** Why a call was refused, from the error its check raised. */
 export function refusalKind(e: DomainError): RefusalKind {
   const limitCode = e.details.limitCode;
+  if (e.details.masking === true) return "masking";
   if (limitCode === "budget_exceeded") return "budget";
   if (limitCode === "unpriced_model") return "unpriced";
   if (limitCode === "rate_limit_exceeded" || e.code === "RATE_LIMITED") return "rate_limit";
@@ -111,6 +114,7 @@ function record(ctx: Ctx, r: Refused): void {
     refusals: 1,
   };
   if (r.reqPayloadOriginal !== undefined) row.reqPayloadOriginal = r.reqPayloadOriginal;
+  if (r.mask) row.mask = r.mask;
   if (seen.n < deps.config.refusalsLoggedPerMinute) {
     seen.n++;
     deps.logWriter.enqueue(row);

@@ -1,4 +1,5 @@
 import type { Ctx } from "../context";
+import { createChunkRestorer, restoreCompletion } from "./restore-chunks";
 import { DomainError, parseInput, statusOf, toDomainError } from "../../core/errors";
 import { ClientAborted, type ChatCompletion, type ChatCompletionChunk, isPassThrough, type PassThroughOutcome, type Usage } from "../../providers";
 import { cacheKey, readCacheEntry, writeCacheEntry, replayAsChunks } from "../cache";
@@ -38,7 +39,11 @@ type CreateChatCompletionInput = {
 type CacheStatus = "HIT" | "MISS" | null;
 
 type ChatCompletionResult =
-  | { kind: "completion"; completion: ChatCompletion; cache: CacheStatus }
+  /**
+   * `restore` (mask_upstream): puts the masked values back in what a caller builds from the logged
+   * answer (the completion here is restored already).
+   */
+  | { kind: "completion"; completion: ChatCompletion; cache: CacheStatus; restore?: <T>(v: T) => T }
   /** An answer larger than Hone holds (HONE_MAX_LOGGED_PAYLOAD_BYTES): its bytes, passed on as they arrive. */
   | { kind: "pass-through"; body: ReadableStream<Uint8Array>; cache: CacheStatus }
   /** Iterating drives the upstream; stopping early (return) aborts it and logs what arrived. */
@@ -72,6 +77,10 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   });
   const log = call.log;
   const logFailure = call.failure;
+  // mask_upstream (domain/masking): the provider, and any judge, gets placeholders for the
+  // sensitive values; the client gets its answer with them put back.
+  const masker = call.masker;
+  const sent = masker ? { ...request, messages: masker.maskValue(request.messages) } : request;
 
   // A route (hone:<slug>), the call's fallbacks or a key pool route it (domain/routing).
   let router: CallRouter;
@@ -105,9 +114,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   }
   const callUpstream = router.send;
   const judge = async (completion: ChatCompletion) =>
-    criteria.length
-      ? judgeChoices(ctx, criteria, { messages: request.messages, tools: request.tools, tool_choice: request.tool_choice }, completion)
-      : completion;
+    criteria.length ? judgeChoices(ctx, criteria, { messages: sent.messages, tools: request.tools, tool_choice: request.tool_choice }, completion) : completion;
   const echo = <T extends { model: string }>(x: T): T => answeredAs(router.upstream()!, x);
   const clientWantsUsage = request.stream_options?.include_usage === true;
   // Hone asks every upstream stream for usage; a client that did not ask never sees it.
@@ -117,7 +124,8 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
     return rest as ChatCompletion;
   };
 
-  const mode = controls.cache;
+  // Masked calls are not cached: an entry would hold the answer with its values as the client gets it.
+  const mode = call.masking.mode === "off" ? controls.cache : undefined;
   const key = mode ? cacheKey({ projectId: ctx.projectId, ...router.cacheTarget(), body: request }) : null;
   const cacheStatus: CacheStatus = mode ? "MISS" : null;
   if (key && (mode === "readWrite" || mode === "readOnly")) {
@@ -154,13 +162,15 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   if (!stream) {
     try {
-      const answer = await callUpstream((u, signal) => u.client.completeOrPass(upstreamBody(request, u, false, call.usePruned), { signal }));
+      const answer = await callUpstream((u, signal) => u.client.completeOrPass(upstreamBody(sent, u, false, call.usePruned), { signal }));
       if (isPassThrough(answer)) {
-        if (criteria.length) {
+        if (criteria.length || masker) {
           await answer.body.cancel();
           throw new DomainError(
             "UPSTREAM_ERROR",
-            `The answer is larger than HONE_MAX_LOGGED_PAYLOAD_BYTES (${ctx.deps.config.maxLoggedPayloadBytes} bytes): criteria cannot judge it; ask for less, or call without op-criteria`,
+            masker
+              ? `The answer is larger than HONE_MAX_LOGGED_PAYLOAD_BYTES (${ctx.deps.config.maxLoggedPayloadBytes} bytes): the masked values cannot be put back in it; ask for less`
+              : `The answer is larger than HONE_MAX_LOGGED_PAYLOAD_BYTES (${ctx.deps.config.maxLoggedPayloadBytes} bytes): criteria cannot judge it; ask for less, or call without op-criteria`,
             { upstreamStatus: 502 },
           );
         }
@@ -177,11 +187,12 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         return { kind: "pass-through", body: answer.body, cache: cacheStatus };
       }
       const raw = echo(answer);
-      router.answered(request, raw);
+      router.answered(sent, raw);
       await store(raw);
       const completion = await judge(raw);
       log({ statusCode: 200, errorMessage: null, respPayload: completion, usage: raw.usage, completionId: completion.id });
-      return { kind: "completion", completion, cache: cacheStatus };
+      if (!masker) return { kind: "completion", completion, cache: cacheStatus };
+      return { kind: "completion", completion: restoreCompletion(masker, completion), cache: cacheStatus, restore: (v) => masker.restoreValue(v) };
     } catch (err) {
       throw logFailure(err);
     }
@@ -189,7 +200,7 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
 
   let upstream: AsyncIterable<ChatCompletionChunk>;
   try {
-    upstream = await callUpstream((u, signal) => u.client.stream(upstreamBody(request, u, true, call.usePruned), { signal }));
+    upstream = await callUpstream((u, signal) => u.client.stream(upstreamBody(sent, u, true, call.usePruned), { signal }));
   } catch (err) {
     throw logFailure(err);
   }
@@ -197,14 +208,19 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   async function* relay(): AsyncGenerator<ChatCompletionChunk> {
     const max = ctx.deps.config.maxLoggedPayloadBytes;
     const merger = createChunkMerger(max);
+    // The log keeps the chunks as the provider sent them; the client gets them restored.
+    const restorer = masker ? createChunkRestorer(masker) : null;
+    let last: ChatCompletionChunk | null = null;
     let outcome: { statusCode: number; errorMessage: string | null } = {
       statusCode: CLIENT_CLOSED_STATUS,
       errorMessage: CLIENT_CLOSED_MESSAGE,
     };
     try {
       for await (const upstreamChunk of upstream) {
-        const chunk = echo(upstreamChunk);
-        merger.add(chunk);
+        const given = echo(upstreamChunk);
+        merger.add(given);
+        last = given;
+        const chunk = restorer ? restorer.restore(given) : given;
         if (clientWantsUsage) {
           yield chunk;
           continue;
@@ -215,8 +231,10 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
         if (!("usage" in chunk)) yield chunk;
         else if (chunk.usage == null || (chunk.choices?.length ?? 0) > 0) yield withoutUsage(chunk);
       }
+      const held = restorer?.flush(last);
+      if (held) yield held;
       outcome = { statusCode: 200, errorMessage: null };
-      if (merger.finished && !merger.overflowed) router.answered(request, merger.result()!);
+      if (merger.finished && !merger.overflowed) router.answered(sent, merger.result()!);
       // Stored before the stream closes, so a request sent right after the end can hit.
       if (merger.finished && !merger.overflowed) await store(merger.result());
     } catch (err) {

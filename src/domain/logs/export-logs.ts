@@ -115,6 +115,7 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || ',"attempts":' || coalesce(request_logs.attempts::text, 'null')
         || ',"route":' || coalesce(to_json(request_logs.route)::text, 'null') || ',"routeVersion":' || coalesce(to_json(request_logs.route_version)::text, 'null')
         || ',"refusal":' || coalesce(to_json(request_logs.refusal)::text, 'null') || ',"refusals":' || coalesce(request_logs.refusals::text, 'null')
+        || ',"masked":' || coalesce(request_logs.masked::text, 'null') || ',"masking":' || coalesce(to_json(request_logs.masking)::text, 'null')
         || ',"reqPayload":' || coalesce(b.req_payload::text, 'null') || ',"respPayload":' || coalesce(b.resp_payload::text, 'null')
         || case when b.req_payload_original is not null or b.resp_payload_original is not null
           then ',"reqPayloadOriginal":' || coalesce(b.req_payload_original::text, 'null') || ',"respPayloadOriginal":' || coalesce(b.resp_payload_original::text, 'null')

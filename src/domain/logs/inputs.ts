@@ -101,7 +101,7 @@ export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 
 /** Why Hone refused a call before any upstream: a rate limit, a spent budget, a cost cap that cannot price it, a model the key may not call, a scope it lacks. */
-export const REFUSAL_KINDS = ["rate_limit", "budget", "unpriced", "model", "scope"] as const;
+export const REFUSAL_KINDS = ["rate_limit", "budget", "unpriced", "model", "scope", "masking"] as const;
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** Where a log comes from: the gateway, a report (either format), or Hone itself. */
@@ -218,6 +218,10 @@ export type RequestLog = {
   /** Why Hone refused the call before any upstream (null: it did not), and how many calls the row counts (more than 1: a key's refusals of a minute folded). */
   refusal: RefusalKind | null;
   refusals: number | null;
+  /** Sensitive values masked in what is stored, by kind (never the values); null: none. */
+  masked: Record<string, number> | null;
+  /** The masking mode the call ran under (mask_stored, mask_upstream, block); null: off. */
+  masking: string | null;
 };
 
 export type RequestLogBody = { reqPayload: unknown; respPayload: unknown; reqPayloadOriginal: unknown; respPayloadOriginal: unknown };

@@ -47,6 +47,8 @@ export const logColumns = {
   routeVersion: requestLogs.routeVersion,
   refusal: requestLogs.refusal,
   refusals: requestLogs.refusals,
+  masked: requestLogs.masked,
+  masking: requestLogs.masking,
 };
 
 /**

@@ -20,6 +20,8 @@ import { checkedUsage, tokenClasses } from "./checked-usage";
 import { markUsageHourStale } from "./store/rollups";
 import { mergeTags } from "./merge-tags";
 import type { NewRequestLog } from "./schemas";
+import { maskingFor, maskingOfCall } from "../masking";
+import { createMasker, recognizersFor } from "../../lib/masking";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -93,6 +95,12 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   const rates = withOverride(await projectOverrides(ctx), canonical, at, ratesOf(model, format, at));
   const durationMs = requestedAt && receivedAt ? Math.max(0, Math.round(receivedAt.getTime() - requestedAt.getTime())) : null;
   const cost = logCost(usage, rates, { answered: input.statusCode == null || (input.statusCode >= 200 && input.statusCode < 300), durationMs });
+  // The project's masking: what is stored holds placeholders; block refuses a report holding any
+  // sensitive value, storing only that it was refused (no text).
+  const masking = model === null ? await maskingFor(ctx, { keyId: actorKeyId(ctx), models: [] }) : await maskingOfCall(ctx, model);
+  const mask: NewRequestLog["mask"] =
+    masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, phoneRegion: ctx.deps.config.maskingPhoneRegion };
+  if (masking.mode === "block") refuseSensitive(ctx, { reqPayload, respPayload, original, errorMessage: input.errorMessage ?? null }, masking.kinds);
   const record: NewRequestLog = {
     id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
@@ -113,6 +121,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     reqPayload: reqPayload ?? null,
     respPayload: respPayload ?? null,
     ...original,
+    mask,
   };
   try {
     await ctx.deps.logWriter.write(record);
@@ -129,6 +138,22 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   // A call made hours ago lands in an hour the usage rollups have closed: that hour is summed again.
   await markUsageHourStale(ctx, record.id);
   return { id: record.id };
+}
+
+const actorKeyId = (ctx: Ctx) => (ctx.actor.type === "apiKey" ? ctx.actor.keyId : null);
+
+/** block: a report holding a sensitive value is a 400 naming the kinds; nothing of it is stored. */
+function refuseSensitive(ctx: Ctx, parts: Record<string, unknown>, kinds: string[] | null): void {
+  const probe = createMasker({ recognizers: recognizersFor(ctx.deps.config.maskingPhoneRegion), kinds });
+  probe.maskValue(parts);
+  if (!probe.any) return;
+  const found = Object.entries(probe.counts())
+    .map(([kind, n]) => `${kind} (${n})`)
+    .join(", ");
+  const message = `This report holds sensitive data that the project's masking rule blocks: ${found}. Nothing of it was stored.`;
+  const e = new DomainError("VALIDATION", message, { issues: [{ message, path: ["reqPayload"] }] });
+  e.details.masking = true;
+  throw e;
 }
 
 /** How far ahead of the server's clock a report's requestedAt may be (clients' clocks drift a little). */

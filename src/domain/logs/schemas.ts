@@ -1,3 +1,4 @@
+import type { Masker } from "../../lib/masking";
 import type { InternalKind } from "../../core/internal-kinds";
 import type { LogApi, RequestLog } from "./inputs";
 
@@ -24,7 +25,20 @@ export type NewRequestLog = Omit<
   | "routeVersion"
   | "refusal"
   | "refusals"
+  | "masked"
+  | "masking"
 > & {
+  /**
+   * Sensitive values to mask in everything stored of this log (domain/masking), where the row is
+   * built: the mode the call ran under, and the kinds (null: every kind). Absent: none.
+   */
+  mask?: {
+    mode: "mask_stored" | "mask_upstream" | "block";
+    kinds: string[] | null;
+    phoneRegion?: string;
+    /** The call's own masker (mask_upstream): the log continues its placeholders. Never serialised: logRow runs where the call did. */
+    masker?: Masker;
+  } | null;
   /** A refused call (domain/calls/refusals.ts): why, and how many calls the row counts. */
   refusal?: RequestLog["refusal"];
   refusals?: number | null;

@@ -11,6 +11,7 @@ import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
 import { judgedAnswer, type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
 import { relayEvents } from "./relay";
+import { maskingOfCall } from "../masking";
 import { batchOf, messageEvents } from "./replay";
 import { type AnthropicEvent, createAnthropicEventWriter, createMessageAccumulator, toAnthropicMessage } from "./messages-format";
 import { tokenCounter } from "../token-counter";
@@ -91,7 +92,10 @@ export async function createMessage(ctx: Ctx, input: Input): Promise<MessageResu
   // A Message's stream ends with its usage: the chat stream is asked for it.
   const chatBody = { ...fromAnthropicRequest(original), model, ...(req.stream ? { stream_options: { include_usage: true } } : {}), ...(hone ? { hone } : {}) };
 
-  if (route.provider !== "anthropic" || namesFallbacks(input.headers, hone)) return translated(ctx, input, req, chatBody);
+  // mask_upstream puts placeholders in the request and the values back in the answer: it does so on
+  // the chat form, so such a call goes through the chat gateway whatever its model (docs/masking.md).
+  const masking = await maskingOfCall(ctx, model);
+  if (route.provider !== "anthropic" || namesFallbacks(input.headers, hone) || masking.mode === "mask_upstream") return translated(ctx, input, req, chatBody);
 
   // Native: the request as it is, to Anthropic.
   const controls = parseControls(input.headers, hone);

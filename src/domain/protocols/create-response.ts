@@ -10,6 +10,7 @@ import { checkTagShapes } from "../logs";
 import { nativeCache } from "./native-cache";
 import { judgedAnswer, type NativeJudge, nativeJudge, withCriteriaResults } from "./native-criteria";
 import { relayEvents } from "./relay";
+import { type Masking, maskingOfCall } from "../masking";
 import { batchOf, responseEvents } from "./replay";
 import { type Item, newResponseId, normalizeInput, ResponsesRequest, responseEnvelope, responseToChat, toChatRequest, toResponse } from "./responses-format";
 import { createResponseEventWriter } from "./responses-events";
@@ -33,7 +34,11 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   const route = resolveModel(req.model, ctx.deps.config.modelPrefixes);
   const history = req.previous_response_id ? await conversationOf(ctx, req.previous_response_id) : [];
   const items = normalizeInput(req.input);
-  if (route.provider === "openai" && !namesFallbacks(input.headers, req.hone)) return native(ctx, input, req, route, history, items);
+  // mask_upstream masks and restores on the chat form: such a call goes through the chat gateway (docs/masking.md).
+  const masking = await maskingOfCall(ctx, req.model);
+  if (route.provider === "openai" && !namesFallbacks(input.headers, req.hone) && masking.mode !== "mask_upstream") {
+    return native(ctx, input, req, route, history, items, masking);
+  }
   // Hone keeps every item it answered with, so a reference to one is made the item itself here, for
   // a provider that never saw it. What is stored is the input as sent (references included).
   const [past, now] = await resolveItemReferences(ctx, [
@@ -48,7 +53,7 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
   const { hone: _h, ...original } = req;
   const store = req.store !== false;
   const keep = (response: Record<string, unknown>) => {
-    if (store) saveResponse(ctx, { id, previousResponseId: req.previous_response_id ?? null, input: items, response });
+    if (store) saveResponse(ctx, { id, previousResponseId: req.previous_response_id ?? null, input: items, response }, masking);
   };
 
   // The Response is built once: what the client receives is what the log keeps.
@@ -67,7 +72,9 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
     },
   });
   if (result.kind === "completion") {
-    const response = built ?? withCriteriaResults(toResponse(envelope, result.completion, customTools), result.completion);
+    const logged = built ?? withCriteriaResults(toResponse(envelope, result.completion, customTools), result.completion);
+    // The Response as logged, with the masked values put back for the client (mask_upstream).
+    const response = result.restore ? result.restore(logged) : logged;
     keep(response);
     return { kind: "response", response, cache: result.cache, warning };
   }
@@ -105,7 +112,15 @@ export async function createResponse(ctx: Ctx, input: Input): Promise<ResponseRe
  * the conversation Hone keeps written into its input when it continues one; the Response and its
  * events come back as OpenAI sent them. Logged like the others, and kept (store) under OpenAI's id.
  */
-async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: ModelRoute, history: Item[], items: Item[]): Promise<ResponseResult> {
+async function native(
+  ctx: Ctx,
+  input: Input,
+  req: ResponsesRequest,
+  route: ModelRoute,
+  history: Item[],
+  items: Item[],
+  masking: Masking,
+): Promise<ResponseResult> {
   const { hone, previous_response_id: _p, ...rest } = req;
   const controls = parseControls(input.headers, hone);
   // The log's chat form is a translation: it never stands in the way of the call itself.
@@ -145,7 +160,7 @@ async function native(ctx: Ctx, input: Input, req: ResponsesRequest, route: Mode
   }
   const keep = (response: Record<string, unknown>) => {
     if (req.store !== false && (response.status === "completed" || response.status === "incomplete")) {
-      saveResponse(ctx, { id: String(response.id), previousResponseId: req.previous_response_id ?? null, input: items, response });
+      saveResponse(ctx, { id: String(response.id), previousResponseId: req.previous_response_id ?? null, input: items, response }, masking);
     }
   };
   // A streamed Response, as it ended (whole or cut short), logged.

@@ -1,3 +1,5 @@
+import type { Masking } from "../masking";
+import { createMasker, recognizersFor } from "../../lib/masking";
 import { and, eq, sql } from "drizzle-orm";
 import { deleteOlderThan } from "../delete-older-than";
 import { z } from "zod";
@@ -76,7 +78,18 @@ function flushSaves(ctx: Ctx, saves: Saves): void {
  * retried briefly (findStored) before it is a 404. A write that fails is logged: the response is
  * then not stored, as if `store` had been false.
  */
-export function saveResponse(ctx: Ctx, r: { id: string; previousResponseId: string | null; input: Item[]; response: Record<string, unknown> }): void {
+export function saveResponse(
+  ctx: Ctx,
+  given: { id: string; previousResponseId: string | null; input: Item[]; response: Record<string, unknown> },
+  masking?: Masking,
+): void {
+  // Under a masking rule the stored conversation holds placeholders too (one set for its input and
+  // answer): a conversation continued from it carries them (docs/masking.md).
+  let r = given;
+  if (masking && masking.mode !== "off") {
+    const masker = createMasker({ recognizers: recognizersFor(ctx.deps.config.maskingPhoneRegion), kinds: masking.kinds });
+    r = { ...given, input: masker.maskValue(given.input), response: masker.maskValue(given.response) };
+  }
   const saves = savesOf(ctx);
   const written = new Promise<void>((resolve, reject) => {
     if (saves.queued.length === 0) setTimeout(() => flushSaves(ctx, saves), SAVE_DELAY_MS);

@@ -15,18 +15,21 @@ import "./types/provider-settings";
 import "./types/routes";
 import "./types/pricing";
 import "./types/limits";
+import "./types/masking";
 import "./types/teams";
 import "./types/usage";
 import { limitsFields } from "../verbs/limits";
 import { webhooksFields } from "../verbs/webhooks";
 import { trainersFields } from "../verbs/trainers";
 import { fineTunesFields } from "../verbs/fine-tunes";
+import { maskingFields } from "../verbs/masking";
 
 // Verbs declared once (src/domain/verb.ts), exposed by src/http/verbs/<area>.ts.
 limitsFields();
 webhooksFields();
 trainersFields();
 fineTunesFields();
+maskingFields();
 
 // Every Mutation field checks its scope and is audited where it runs (see mutation-guard.ts).
 export const schema = guardMutations(builder.toSchema({ sortSchema: true }));

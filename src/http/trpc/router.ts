@@ -8,6 +8,7 @@ import { evaluationsRouter } from "./routers/evaluations";
 import { logsRouter } from "./routers/logs";
 import { modelsProcedures } from "./routers/models";
 import { fineTunesProcedures } from "../verbs/fine-tunes";
+import { maskingProcedures } from "../verbs/masking";
 import { trainersProcedures } from "../verbs/trainers";
 import { monitorsRouter } from "./routers/monitors";
 import { onlineEvalsRouter } from "./routers/online-evals";
@@ -40,6 +41,7 @@ export const appRouter = router({
   pricing: pricingRouter,
   limits: limitsRouter,
   webhooks: webhooksRouter,
+  masking: router(maskingProcedures),
   team: teamRouter,
   /** What each procedure needs, as the server enforces it: the console offers only what the signed-in role may do. */
   access: router({ rules: publicProcedure.query(() => accessRules()) }),

@@ -9,6 +9,28 @@ import { sanitizeJsonText } from "./sanitize-json-text";
 import { inputPreviewOf, outputPreviewOf } from "./previews";
 import { searchTextOf } from "./search-text";
 import type { NewRequestLog } from "../schemas";
+import { createMasker, type PhoneRegion, recognizersFor } from "../../../lib/masking";
+
+/**
+ * The log as it is stored under its masking rule: every text it holds (payloads, the client's own
+ * forms, the error) with placeholders for the sensitive values found, one value one placeholder
+ * throughout the log; and the counts by kind. Done here, where the row is built, before the spool
+ * or the database sees it. A payload already cut short (a marker) is masked as text too.
+ */
+function masked(r: NewRequestLog): { r: NewRequestLog; counts: Record<string, number> | null } {
+  if (!r.mask) return { r, counts: null };
+  const masker = r.mask.masker ?? createMasker({ recognizers: recognizersFor((r.mask.phoneRegion ?? "US") as PhoneRegion), kinds: r.mask.kinds });
+  const out: NewRequestLog = {
+    ...r,
+    reqPayload: masker.maskValue(r.reqPayload),
+    respPayload: masker.maskValue(r.respPayload),
+    reqPayloadOriginal: masker.maskValue(r.reqPayloadOriginal),
+    respPayloadOriginal: masker.maskValue(r.respPayloadOriginal),
+    errorMessage: r.errorMessage === null ? null : masker.maskText(r.errorMessage),
+    warning: r.warning ? masker.maskText(r.warning) : r.warning,
+  };
+  return { r: out, counts: masker.any ? masker.counts() : null };
+}
 
 const INT4_MAX = 2_147_483_647;
 
@@ -71,7 +93,8 @@ const sizeText = (n: number) => n.toLocaleString("en-US");
  * came from instead of being serialised again. The text is sanitised (sanitize-json-text.ts), so a
  * row never holds a value the database rejects for its characters.
  */
-export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PAYLOAD_BYTES): string {
+export function logRow(given: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PAYLOAD_BYTES): string {
+  const { r, counts } = masked(given);
   const warnings: string[] = r.warning ? [r.warning] : [];
   const payload = (name: string, value: unknown) => {
     const stored = storedText(jsonText(value ?? null), maxPayloadBytes);
@@ -121,6 +144,8 @@ export function logRow(r: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGED_PA
     pruned_tokens: int4(r.prunedTokens ?? null),
     refusal: r.refusal ?? null,
     refusals: int4(r.refusals ?? null),
+    masked: counts,
+    masking: r.mask?.mode ?? null,
   });
   return sanitizeJsonText(
     `${head.slice(0, -1)},"req_payload":${req.text},"resp_payload":${resp.text},"req_payload_original":${reqOriginal?.text ?? "null"},"resp_payload_original":${respOriginal?.text ?? "null"}}`,
@@ -162,16 +187,17 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
         classes jsonb, price_version text, cost_flag text, cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
         req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text,
-        attempts jsonb, route text, route_version text, pruned_tokens integer, refusal text, refusals integer)
+        attempts jsonb, route text, route_version text, pruned_tokens integer, refusal text, refusals integer, masked jsonb, masking text)
     ), logs as (
       insert into request_logs (id, project_id, source, internal_kind, api, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
         cost_usd, classes, price_version, cost_flag, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version,
-        pruned_tokens, refusal, refusals)
+        pruned_tokens, refusal, refusals, masked, masking)
       select id, project_id, source, internal_kind, coalesce(api, 'chat'), provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
         cost_usd, classes, price_version, cost_flag, cache_hit, coalesce(metadata, '{}'::jsonb),
-        req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version, pruned_tokens, refusal, refusals
+        req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version, pruned_tokens, refusal, refusals,
+        masked, masking
       from data
       on conflict (id) do nothing
       returning id, project_id, source, status_code, api

@@ -3,6 +3,7 @@ import { deleteLogs, exportLogsPage, getLog, listLogs, type LogAttempt, LogFilte
 import { asInputOf } from "../../../core/verb-input";
 import { DomainError } from "../../../core/errors";
 import { type ClassFigure, classFigures } from "../../../domain/pricing";
+import { MaskedKindRef } from "./masking";
 import { builder, projectCtx } from "../builder";
 import { loadersOf } from "../loaders";
 
@@ -96,6 +97,12 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
       nullable: true,
       description: "The calls a refused log stands for: 1, or more for a key's refusals of a minute past HONE_REFUSALS_LOGGED_PER_MINUTE",
     }),
+    masked: t.field({
+      type: [MaskedKindRef],
+      description: "Sensitive values masked in what is stored, by kind (never the values); empty when none",
+      resolve: (l) => Object.entries(l.masked ?? {}).map(([kind, count]) => ({ kind, count })),
+    }),
+    masking: t.exposeString("masking", { nullable: true, description: "The masking mode the call ran under: mask_stored, mask_upstream or block (null: off)" }),
     reqPayload: t.field({
       type: "JSON",
       nullable: true,

@@ -1,0 +1,15 @@
+CREATE TABLE "masking_rules" (
+	"id" text PRIMARY KEY,
+	"project_id" text NOT NULL,
+	"scope" text NOT NULL,
+	"subject" text DEFAULT '' NOT NULL,
+	"mode" text NOT NULL,
+	"kinds" jsonb,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "request_logs" ADD COLUMN "masked" jsonb;--> statement-breakpoint
+ALTER TABLE "request_logs" ADD COLUMN "masking" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "masking_rules_project_id_scope_subject_index" ON "masking_rules" ("project_id","scope","subject");--> statement-breakpoint
+ALTER TABLE "masking_rules" ADD CONSTRAINT "masking_rules_project_id_projects_id_fkey" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE;

@@ -1,0 +1,3 @@
+export { BUILT_IN_KINDS, createMasker, createStreamRestorer, type Masker, type MaskedCounts } from "../../lib/masking";
+export { deleteMaskingRule, listMaskingRules, maskingFor, maskingOfCall, setMaskingRule, testMasking } from "./rules";
+export * from "./schemas";

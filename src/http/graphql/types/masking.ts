@@ -1,0 +1,45 @@
+import type { MaskingRule, MaskingTest } from "../../../domain/masking";
+import { builder } from "../builder";
+
+// Masking (domain/masking): the project's rules and what the recognizers find in a text.
+
+export const MaskingRuleRef = builder.objectRef<MaskingRule>("MaskingRule").implement({
+  description: "How calls are masked: the project's rule, or one narrowing it for a key or a model (the strictest that applies masks a call)",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    scope: t.exposeString("scope", { description: "project, key or model" }),
+    subject: t.exposeString("subject", { nullable: true, description: "The key's id or the model string (a route: hone:<slug>); null for the project's rule" }),
+    mode: t.exposeString("mode", {
+      description:
+        "off; mask_stored (placeholders in everything stored); mask_upstream (placeholders sent to the provider too, the answer restored); block (refused)",
+    }),
+    kinds: t.exposeStringList("kinds", { nullable: true, description: "The kinds masked; null: every built-in kind" }),
+    createdAt: t.field({ type: "DateTime", resolve: (r) => r.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (r) => r.updatedAt }),
+  }),
+});
+
+type Found = MaskingTest["found"][number];
+const MaskingFoundRef = builder.objectRef<Found>("MaskingFound").implement({
+  description: "A value the recognizers found: its kind, where it is in the text (UTF-16 offsets) and its placeholder",
+  fields: (t) => ({
+    kind: t.exposeString("kind"),
+    start: t.exposeInt("start"),
+    end: t.exposeInt("end"),
+    placeholder: t.exposeString("placeholder"),
+  }),
+});
+
+export const MaskedKindRef = builder.objectRef<{ kind: string; count: number }>("MaskedKind").implement({
+  description: "How many values of one kind were masked (never the values)",
+  fields: (t) => ({ kind: t.exposeString("kind"), count: t.exposeInt("count") }),
+});
+
+export const MaskingTestRef = builder.objectRef<MaskingTest>("MaskingTest").implement({
+  description: "What masking would make of a text (nothing is stored)",
+  fields: (t) => ({
+    masked: t.exposeString("masked", { description: "The text as it would be stored" }),
+    found: t.field({ type: [MaskingFoundRef], resolve: (r) => r.found }),
+    counts: t.field({ type: [MaskedKindRef], resolve: (r) => r.counts }),
+  }),
+});

@@ -1,0 +1,25 @@
+import { deleteMaskingRule, listMaskingRules, type MaskingRule, setMaskingRule, testMasking } from "../../domain/masking";
+import { toWireDate } from "../dates";
+import { MaskingRuleRef, MaskingTestRef } from "../graphql/types/masking";
+import { verbField } from "../graphql/verb-field";
+import { verbMutation, verbQuery } from "../trpc/verb-procedure";
+
+// The masking area's verbs on tRPC and GraphQL, a line each (docs/architecture.md "Adding a verb").
+
+const ruleOut = (r: MaskingRule) => ({ ...r, createdAt: toWireDate(r.createdAt), updatedAt: toWireDate(r.updatedAt) });
+
+/** tRPC `masking.*`. */
+export const maskingProcedures = {
+  rules: verbQuery(listMaskingRules, (list) => list.map(ruleOut)),
+  set: verbMutation(setMaskingRule, ruleOut),
+  delete: verbMutation(deleteMaskingRule),
+  test: verbQuery(testMasking),
+};
+
+/** GraphQL: fields named as the verbs. */
+export function maskingFields(): void {
+  verbField(listMaskingRules, { type: [MaskingRuleRef] });
+  verbField(setMaskingRule, { type: MaskingRuleRef });
+  verbField(deleteMaskingRule, { type: "Boolean", out: (d) => d.deleted });
+  verbField(testMasking, { type: MaskingTestRef });
+}
