@@ -4,6 +4,7 @@ import { DATASET_TASK_JOB, failDatasetTask, runDatasetTaskStep } from "../domain
 import { EVALUATION_JOB, failEvaluation, runEvaluationStep } from "../domain/evaluations";
 import { failCostRecalculation, RECALCULATE_COSTS_JOB, runCostRecalculationStep } from "../domain/billing";
 import { failRelabelRun, RELABEL_RUN_JOB, runRelabelStep } from "../domain/relabel-runs";
+import { failMaskingBackfill, MASK_BACKFILL_JOB, runMaskingBackfillStep } from "../domain/mask-backfill";
 import type { JobHandler } from "./worker";
 
 const EvaluationPayload = z.object({ evaluationId: z.string().min(1) });
@@ -22,6 +23,10 @@ export const evaluationJobs: Record<string, JobHandler> = {
   [RECALCULATE_COSTS_JOB]: {
     run: (deps, payload) => runCostRecalculationStep(deps, TaskPayload.parse(payload)),
     failed: (deps, payload, reason) => failCostRecalculation(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
+  },
+  [MASK_BACKFILL_JOB]: {
+    run: (deps, payload) => runMaskingBackfillStep(deps, TaskPayload.parse(payload)),
+    failed: (deps, payload, reason) => failMaskingBackfill(deps, { taskId: TaskPayload.parse(payload).taskId, reason }),
   },
   [RELABEL_RUN_JOB]: {
     run: (deps, payload, _job, signal) => runRelabelStep(deps, TaskPayload.parse(payload), signal),

@@ -34,6 +34,7 @@ const ID_PREFIXES = {
   trainer: "trn",
   lease: "lease",
   maskingRule: "mrl",
+  maskingBackfill: "mbf",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

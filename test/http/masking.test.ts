@@ -6,6 +6,9 @@ import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers
 import { startFakeAnthropic, startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gql, gqlData } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
+import { startJobs } from "../../src/background";
+import { settleResponseSaves } from "../../src/domain/protocols";
+import { waitFor } from "../helpers/wait-for";
 
 // Sensitive data masked (docs/masking.md), over real HTTP with the official SDKs: mask_stored keeps
 // planted values out of everything stored while the provider gets the call as sent; mask_upstream
@@ -102,10 +105,12 @@ const anthropic = (key: string) => new Anthropic({ apiKey: key, baseURL: `${serv
 /** Every stored row of the project's logs, bodies and stored Responses, as one text. */
 async function storedText(projectId: string): Promise<string> {
   await t.deps.logWriter.flush();
+  await settleResponseSaves(t.deps);
   const db = t.deps.database.db;
   const logs = await db.execute(sql`select l.*, b.* from request_logs l left join request_log_bodies b on b.log_id = l.id where l.project_id = ${projectId}`);
   const responses = await db.execute(sql`select * from stored_responses where project_id = ${projectId}`);
-  return JSON.stringify([logs, responses]);
+  const entries = await db.execute(sql`select * from dataset_entries where project_id = ${projectId}`);
+  return JSON.stringify([logs, responses, entries]);
 }
 const planted = (text: string) => PLANTED.filter((v) => text.includes(v) || text.includes(v.replace(/ /g, "")));
 
@@ -205,20 +210,55 @@ describe("mask_stored", () => {
       },
     });
     expect(report.status).toBe(200);
+    // Entries added by hand, uploaded, and imported from the logs: stored with placeholders too.
+    const trpc = trpcClient(t, p.apiKey);
+    const ds = await trpc.datasets.create.mutate({ name: "masked" });
+    await trpc.datasets.addEntries.mutate({
+      datasetId: ds.id,
+      entries: [
+        {
+          messages: [
+            { role: "user", content: SAY },
+            { role: "assistant", content: `Mail ${EMAIL}` },
+          ],
+          metadata: { owner: EMAIL },
+        },
+      ],
+    });
+    await trpc.datasets.importJsonl.mutate({
+      datasetId: ds.id,
+      jsonl: JSON.stringify({
+        messages: [
+          { role: "user", content: `${SAY} again` },
+          { role: "assistant", content: "ok" },
+        ],
+      }),
+      firstLine: 1,
+    });
+    await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: {} });
     const stored = await storedText(p.projectId);
     expect(planted(stored)).toEqual([]);
     expect(stored).toContain("<EMAIL_1>");
     const logs = await logsOf(p.apiKey);
     expect(logs).toHaveLength(5);
+    const entries = (await trpc.datasets.listEntries.query({ datasetId: ds.id })).entries;
+    expect(entries.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(entries[0]!.messages)).toContain("<EMAIL_1>");
+    expect(entries[0]!.metadata).toEqual({ owner: "<EMAIL_1>" });
     for (const l of logs) {
       expect(l.masking).toBe("mask_stored");
       expect(l.masked).toMatchObject({ EMAIL: 1, CARD: 1 });
     }
     // The log's masked kinds on GraphQL; search finds the placeholder, not the value.
-    const g = await gqlData(t, "{ logs(first: 1) { nodes { masking masked { kind count } } } }", {}, { key: p.apiKey }).catch(() => null);
-    if (g) expect(g.logs.nodes[0].masked).toContainEqual({ kind: "EMAIL", count: 1 });
+    const g = await gqlData(t, "{ logs(first: 1) { edges { node { masking masked { kind count } } } } }", {}, { key: p.apiKey });
+    expect(g.logs.edges[0].node.masking).toBe("mask_stored");
+    expect(g.logs.edges[0].node.masked).toContainEqual({ kind: "EMAIL", count: 1 });
     const found = await trpcClient(t, p.apiKey).logs.list.query({ filter: { search: "ana.planted" }, first: 10 });
     expect(found.logs).toHaveLength(0);
+    // Filters: logs in which something was masked, and of a kind.
+    expect((await trpcClient(t, p.apiKey).logs.list.query({ filter: { maskedKind: "CARD" }, first: 10 })).logs).toHaveLength(5);
+    expect((await trpcClient(t, p.apiKey).logs.list.query({ filter: { maskedKind: "IBAN" }, first: 10 })).logs).toHaveLength(0);
+    expect((await trpcClient(t, p.apiKey).logs.list.query({ filter: { masked: false }, first: 10 })).logs).toHaveLength(0);
   });
 });
 
@@ -293,5 +333,56 @@ describe("block", () => {
     const fine = await openai(p.apiKey).chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: SAY }] });
     expect(fine.choices[0]!.message.content).toContain(EMAIL);
     expect(planted(await storedText(p.projectId))).toEqual([]);
+  });
+});
+
+describe("what was stored before the rule", () => {
+  test("a backfill masks the logs, entries and stored Responses already there, with progress; SQL over every row finds no planted value", async () => {
+    const p = await project("backfill", "off");
+    await openai(p.apiKey).chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: SAY }] });
+    await openai(p.apiKey).responses.create({ model: "gpt-4o-mini", input: SAY });
+    const trpc = trpcClient(t, p.apiKey);
+    const ds = await trpc.datasets.create.mutate({ name: "before" });
+    await trpc.datasets.addEntries.mutate({
+      datasetId: ds.id,
+      entries: [
+        {
+          messages: [
+            { role: "user", content: SAY },
+            { role: "assistant", content: "ok" },
+          ],
+        },
+      ],
+    });
+    expect(planted(await storedText(p.projectId))).toEqual(PLANTED);
+    await gqlData(t, `mutation { setMaskingRule(mode: "mask_stored") { id } }`, {}, { key: p.apiKey });
+    const started = await gqlData(t, "mutation { startMaskingBackfill { id status phase total } }", {}, { key: p.apiKey });
+    expect(started.startMaskingBackfill).toMatchObject({ status: "QUEUED", phase: "logs", total: 4 });
+    // A second while it runs: a 409 saying so.
+    const twice = await gql(t, "mutation { startMaskingBackfill { id } }", {}, { key: p.apiKey });
+    expect(JSON.stringify(twice.errors)).toContain("being masked already");
+    const worker = startJobs(t.deps);
+    try {
+      const id = started.startMaskingBackfill.id;
+      const done = await waitFor(
+        async () => (await gqlData(t, "query($id: ID!) { maskingBackfill(id: $id) { status done changed } }", { id }, { key: p.apiKey })).maskingBackfill,
+        {
+          until: (b: { status: string; done: number; changed: number }) => b.status === "DONE",
+          timeoutMs: 20_000,
+        },
+      );
+      expect(done).toEqual({ status: "DONE", done: 4, changed: 4 });
+    } finally {
+      await worker.stop();
+    }
+    expect(planted(await storedText(p.projectId))).toEqual([]);
+    const logs = await logsOf(p.apiKey);
+    expect(logs.every((l) => (l.masked?.EMAIL ?? 0) >= 1)).toBe(true);
+    // Audited: who started it, and each rule change.
+    const audited = await t.deps.database.db.execute(
+      sql`select verb, actor_type from audit_events where project_id = ${p.projectId} and verb in ('startMaskingBackfill', 'setMaskingRule') order by at`,
+    );
+    expect(JSON.stringify(audited)).toContain("startMaskingBackfill");
+    expect(JSON.stringify(audited)).toContain("setMaskingRule");
   });
 });

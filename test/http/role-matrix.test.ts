@@ -22,7 +22,7 @@ const ROLES = ["viewer", "member", "admin", "owner"] as const;
 type Role = (typeof ROLES)[number];
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 
-// Admins manage keys, provider keys, custom providers, routes, limits and webhooks, and invite.
+// Admins manage keys, provider keys, custom providers, routes, limits, webhooks and masking, and invite.
 const ADMIN_TRPC = new Set([
   "apiKeys.create",
   "apiKeys.rename",
@@ -45,6 +45,9 @@ const ADMIN_TRPC = new Set([
   "webhooks.set",
   "webhooks.delete",
   "webhooks.test",
+  "masking.set",
+  "masking.delete",
+  "masking.backfill",
   "team.invite",
   "team.invitations",
   "team.revokeInvitation",
@@ -84,6 +87,9 @@ const ADMIN_GQL = new Set([
   "setWebhook",
   "deleteWebhook",
   "testWebhook",
+  "setMaskingRule",
+  "deleteMaskingRule",
+  "startMaskingBackfill",
   "inviteMember",
 ]);
 const OWNER_GQL = new Set(["updateMemberRole", "removeMember"]);

@@ -1,4 +1,4 @@
-import { jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
 /**
@@ -25,4 +25,33 @@ export const maskingRules = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex().on(t.projectId, t.scope, t.subject)],
+);
+
+/**
+ * Masking what a project stored before its rule (domain/mask-backfill): its logs (newest first),
+ * then its dataset entries, then its stored Responses, a batch per job step; resumable from `cursor`.
+ */
+export const maskingBackfills = pgTable(
+  "masking_backfills",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    status: text("status").$type<"QUEUED" | "RUNNING" | "DONE" | "ERROR">().notNull(),
+    /** logs, entries or responses: what it is going through now. */
+    phase: text("phase").$type<"logs" | "entries" | "responses">().notNull().default("logs"),
+    /** The last id done in the phase. */
+    cursor: text("cursor"),
+    /** The kinds masked (null: every built-in kind). */
+    kinds: jsonb("kinds").$type<string[] | null>(),
+    /** Rows there were when it started (logs, entries, Responses), rows read so far, and of those the ones that held something to mask. */
+    total: integer("total").notNull().default(0),
+    done: integer("done").notNull().default(0),
+    changed: integer("changed").notNull().default(0),
+    errorMessage: text("error_message"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index().on(t.projectId, t.id)],
 );

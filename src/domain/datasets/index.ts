@@ -50,3 +50,4 @@ export { ENTRY_SIZE } from "./entry-queries";
 export { encodeCursor } from "./entry-queries";
 export { withRejected } from "./internal";
 export { assistantOutput } from "./internal";
+export { maskStoredEntries } from "./mask-stored-entries";

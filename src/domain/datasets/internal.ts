@@ -1,3 +1,4 @@
+import { storageMasking } from "../masking";
 import { and, eq, sql } from "drizzle-orm";
 import { canonicalJson, sha256Hex } from "../../lib/canonical-json";
 import { dbOf, type Ctx } from "../context";
@@ -114,8 +115,12 @@ export type NewEntry = {
 };
 
 /** Inserts validated entries into a dataset of ctx's project, 500 rows per statement. */
-export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, entries: NewEntry[]): Promise<void> {
+export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, given: NewEntry[]): Promise<void> {
   const now = ctx.deps.clock();
+  // Under the project's masking rule an entry is stored with placeholders (domain/masking), its
+  // content hash of what is stored.
+  const mask = await storageMasking(ctx);
+  const entries = mask ? given.map((e) => maskedEntry(e, mask)) : given;
   for (let i = 0; i < entries.length; i += 500) {
     await db.insert(datasetEntries).values(
       entries.slice(i, i + 500).map(({ entry, split, hash, sourceLogId, source, importId, monitorId, rejectedOutputs }) => ({
@@ -138,6 +143,12 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
       })),
     );
   }
+}
+
+function maskedEntry(e: NewEntry, mask: <T>(v: T) => T): NewEntry {
+  const masked = mask({ entry: e.entry, rejectedOutputs: e.rejectedOutputs ?? null });
+  if (masked.entry === e.entry && masked.rejectedOutputs === (e.rejectedOutputs ?? null)) return e;
+  return { ...e, entry: masked.entry, hash: entryContentHash(masked.entry), ...(masked.rejectedOutputs ? { rejectedOutputs: masked.rejectedOutputs } : {}) };
 }
 
 /** Marks the dataset changed, failing with NOT_FOUND when it is not the project's; locks its row. */

@@ -1,3 +1,4 @@
+import { storageMasking } from "../masking";
 import { and, asc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { datasetEntries, datasetTasks, entryVerdicts } from "../../db/schema";
@@ -130,7 +131,9 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
       if (!completion.choices[0]) throw new Error("no answer");
       const m = completion.choices[0].message;
       const answer = assistantOutput(m);
-      const next = [...messages, answer];
+      // The new answer under the project's masking rule (the entry's own placeholders keep their numbers).
+      const mask = await storageMasking(ctx);
+      const next = mask ? mask([...messages, answer]) : [...messages, answer];
       await db.transaction(async (tx) => {
         await tx
           .update(datasetEntries)

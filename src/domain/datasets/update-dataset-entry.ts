@@ -1,3 +1,4 @@
+import { storageMasking } from "../masking";
 import { and, eq, ne } from "drizzle-orm";
 import { z } from "zod";
 import { dbOf, type Ctx } from "../context";
@@ -48,7 +49,9 @@ export async function updateDatasetEntry(ctx: Ctx, raw: UpdateDatasetEntryInput)
       });
       throw new DomainError("VALIDATION", VALIDATION_MESSAGE, { issues: issuesFromZod(new z.ZodError(renamed)) });
     }
-    const next = parsed.data;
+    // Under the project's masking rule, stored with placeholders (domain/masking).
+    const mask = await storageMasking(ctx);
+    const next = mask ? mask(parsed.data) : parsed.data;
     const hash = entryContentHash(next);
     const contentChanged = hash !== row.contentHash;
     if (contentChanged) {

@@ -52,3 +52,4 @@ export { classMapOfColumns } from "./store/rollups";
 export { numberMap } from "./store/rollups";
 export { sanitizeJsonText } from "./store/sanitize-json-text";
 export { logToEntry } from "./log-to-entry";
+export { maskStoredLogs } from "./mask-stored-logs";

@@ -141,6 +141,13 @@ export const LogFilter = z.strictObject({
   refused: z.boolean().nullish(),
   /** Only the calls refused for this reason. */
   refusal: z.enum(REFUSAL_KINDS, { error: `refusal must be one of ${REFUSAL_KINDS.join(", ")}` }).nullish(),
+  /** true: only logs in which masking replaced something (domain/masking); false: only the others. */
+  masked: z.boolean().nullish(),
+  /** Only logs in which values of this kind were masked (EMAIL, CARD, OPENAI_KEY, ...). */
+  maskedKind: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,40}$/, "maskedKind is a kind's name in capitals, such as EMAIL or CARD")
+    .nullish(),
   /** Calls to this route (its slug), and of them those a target of this rollout version answered. */
   route: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
   routeVersion: z.string().min(1).max(64).nullish(),

@@ -92,6 +92,9 @@ export function logConditions(
   if (f.refused === true) where.push(sql`${requestLogs.refusal} is not null`);
   if (f.refused === false) where.push(sql`${requestLogs.refusal} is null`);
   if (f.refusal != null) where.push(sql`${requestLogs.refusal} = ${String(f.refusal)}`);
+  if (f.masked === true) where.push(sql`${requestLogs.masked} is not null`);
+  if (f.masked === false) where.push(sql`${requestLogs.masked} is null`);
+  if (f.maskedKind != null) where.push(sql`${requestLogs.masked} ? ${String(f.maskedKind)}`);
   const not = f.not as Record<string, unknown> | null | undefined;
   if (not) {
     // "is not": a log whose column is null differs from every value.

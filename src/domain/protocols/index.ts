@@ -3,3 +3,4 @@ export { createResponse, type ResponseResult } from "./create-response";
 export { ResponsesRequest } from "./responses-format";
 export { deleteExpiredResponses, deleteStoredResponse, getStoredResponse, listInputItems, settleResponseSaves } from "./stored-responses";
 export { insertStoredResponses } from "./stored-responses";
+export { maskStoredResponses } from "./mask-stored-responses";

@@ -1,11 +1,13 @@
 import { deleteMaskingRule, listMaskingRules, type MaskingRule, setMaskingRule, testMasking } from "../../domain/masking";
+import { getMaskingBackfill, listMaskingBackfills, type MaskingBackfill, startMaskingBackfill } from "../../domain/mask-backfill";
 import { toWireDate } from "../dates";
-import { MaskingRuleRef, MaskingTestRef } from "../graphql/types/masking";
+import { MaskingBackfillRef, MaskingRuleRef, MaskingTestRef } from "../graphql/types/masking";
 import { verbField } from "../graphql/verb-field";
 import { verbMutation, verbQuery } from "../trpc/verb-procedure";
 
 // The masking area's verbs on tRPC and GraphQL, a line each (docs/architecture.md "Adding a verb").
 
+const backfillOut = (b: MaskingBackfill) => ({ ...b, createdAt: toWireDate(b.createdAt), updatedAt: toWireDate(b.updatedAt) });
 const ruleOut = (r: MaskingRule) => ({ ...r, createdAt: toWireDate(r.createdAt), updatedAt: toWireDate(r.updatedAt) });
 
 /** tRPC `masking.*`. */
@@ -14,6 +16,10 @@ export const maskingProcedures = {
   set: verbMutation(setMaskingRule, ruleOut),
   delete: verbMutation(deleteMaskingRule),
   test: verbQuery(testMasking),
+  /** Masks what was stored before the rule, in the background. */
+  backfill: verbMutation(startMaskingBackfill, backfillOut),
+  backfillStatus: verbQuery(getMaskingBackfill, backfillOut),
+  backfills: verbQuery(listMaskingBackfills, (list) => list.map(backfillOut)),
 };
 
 /** GraphQL: fields named as the verbs. */
@@ -22,4 +28,7 @@ export function maskingFields(): void {
   verbField(setMaskingRule, { type: MaskingRuleRef });
   verbField(deleteMaskingRule, { type: "Boolean", out: (d) => d.deleted });
   verbField(testMasking, { type: MaskingTestRef });
+  verbField(startMaskingBackfill, { type: MaskingBackfillRef });
+  verbField(getMaskingBackfill, { type: MaskingBackfillRef });
+  verbField(listMaskingBackfills, { type: [MaskingBackfillRef] });
 }

@@ -79,6 +79,8 @@ export function createMasker(opts: { recognizers?: readonly Recognizer[]; kinds?
   const byValue = new Map<string, string>();
   const byPlaceholder = new Map<string, string>();
   const counts: MaskedCounts = {};
+  /** The last number given per kind: placeholders already in a text (masked before) are not given again. */
+  const numbered: Record<string, number> = {};
   let any = false;
 
   const placeholderOf = (kind: string, value: string) => {
@@ -86,7 +88,8 @@ export function createMasker(opts: { recognizers?: readonly Recognizer[]; kinds?
     let p = byValue.get(k);
     if (!p) {
       counts[kind] = (counts[kind] ?? 0) + 1;
-      p = `<${kind}_${counts[kind]}>`;
+      numbered[kind] = (numbered[kind] ?? 0) + 1;
+      p = `<${kind}_${numbered[kind]}>`;
       byValue.set(k, p);
       byPlaceholder.set(p, value);
       any = true;
@@ -100,6 +103,9 @@ export function createMasker(opts: { recognizers?: readonly Recognizer[]; kinds?
     if (text.startsWith("data:") && /^data:[\w.+-]+\/[\w.+-]+;base64,/.test(text)) return text;
     const spans = findSpans(text, recognizers, kinds);
     if (!spans.length) return text;
+    if (text.includes("<")) {
+      for (const m of text.matchAll(PLACEHOLDER)) numbered[m[1]!] = Math.max(numbered[m[1]!] ?? 0, Number(m[2]));
+    }
     let out = "";
     let at = 0;
     for (const s of spans) {
@@ -138,7 +144,18 @@ export function createMasker(opts: { recognizers?: readonly Recognizer[]; kinds?
 
   return {
     maskText,
-    maskValue: <T>(value: T) => walk(value, maskText, 0) as T,
+    maskValue: <T>(value: T) => {
+      // Placeholders already in the value (masked before, then added to) keep their numbers.
+      walk(
+        value,
+        (t) => {
+          if (t.includes("<")) for (const m of t.matchAll(PLACEHOLDER)) numbered[m[1]!] = Math.max(numbered[m[1]!] ?? 0, Number(m[2]));
+          return t;
+        },
+        0,
+      );
+      return walk(value, maskText, 0) as T;
+    },
     counts: () => ({ ...counts }),
     get any() {
       return any;

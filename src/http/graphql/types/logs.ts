@@ -91,7 +91,7 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
     routeVersion: t.exposeString("routeVersion", { nullable: true, description: "The rollout version of the target that answered" }),
     refusal: t.exposeString("refusal", {
       nullable: true,
-      description: "Why Hone refused the call before any upstream: rate_limit, budget, unpriced, model or scope (null: not refused)",
+      description: "Why Hone refused the call before any upstream: rate_limit, budget, unpriced, model, scope or masking (null: not refused)",
     }),
     refusals: t.exposeInt("refusals", {
       nullable: true,
@@ -166,7 +166,9 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
     route: t.string({ required: false, description: "calls to this route (its slug)" }),
     routeVersion: t.string({ required: false, description: "calls a target of this rollout version answered" }),
     refused: t.boolean({ required: false, description: "true: only calls Hone refused before any upstream; false: only the others" }),
-    refusal: t.string({ required: false, description: "calls refused for this reason: rate_limit, budget, unpriced, model or scope" }),
+    refusal: t.string({ required: false, description: "calls refused for this reason: rate_limit, budget, unpriced, model, scope or masking" }),
+    masked: t.boolean({ required: false, description: "true: only logs in which masking replaced something; false: only the others" }),
+    maskedKind: t.string({ required: false, description: "only logs in which values of this kind were masked (EMAIL, CARD, ...)" }),
     from: t.string({ required: false, description: "logged at or after (ISO 8601)" }),
     to: t.string({ required: false, description: "logged at or before (ISO 8601)" }),
     tags: t.field({ type: [MetadataEqualsInput], required: false, description: "tag pairs: every pair must match" }),

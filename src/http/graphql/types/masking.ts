@@ -1,4 +1,5 @@
 import type { MaskingRule, MaskingTest } from "../../../domain/masking";
+import type { MaskingBackfill } from "../../../domain/mask-backfill";
 import { builder } from "../builder";
 
 // Masking (domain/masking): the project's rules and what the recognizers find in a text.
@@ -41,5 +42,21 @@ export const MaskingTestRef = builder.objectRef<MaskingTest>("MaskingTest").impl
     masked: t.exposeString("masked", { description: "The text as it would be stored" }),
     found: t.field({ type: [MaskingFoundRef], resolve: (r) => r.found }),
     counts: t.field({ type: [MaskedKindRef], resolve: (r) => r.counts }),
+  }),
+});
+
+export const MaskingBackfillRef = builder.objectRef<MaskingBackfill>("MaskingBackfill").implement({
+  description: "Masking what the project stored before its rule: logs, then dataset entries, then stored Responses",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    status: t.exposeString("status", { description: "QUEUED, RUNNING, DONE or ERROR" }),
+    phase: t.exposeString("phase", { description: "logs, entries or responses: what it is going through" }),
+    kinds: t.exposeStringList("kinds", { nullable: true, description: "The kinds masked; null: every built-in kind" }),
+    total: t.exposeInt("total", { description: "Logs, entries and stored Responses there were when it started" }),
+    done: t.exposeInt("done", { description: "Rows read so far" }),
+    changed: t.exposeInt("changed", { description: "Of those, rows that held something to mask" }),
+    errorMessage: t.exposeString("errorMessage", { nullable: true }),
+    createdAt: t.field({ type: "DateTime", resolve: (b) => b.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (b) => b.updatedAt }),
   }),
 });

@@ -1,0 +1,9 @@
+export {
+  failMaskingBackfill,
+  getMaskingBackfill,
+  listMaskingBackfills,
+  MASK_BACKFILL_JOB,
+  type MaskingBackfill,
+  runMaskingBackfillStep,
+  startMaskingBackfill,
+} from "./mask-backfill";
