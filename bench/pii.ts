@@ -20,43 +20,56 @@ for (const s of scores) {
   );
 }
 
-// The cost per KB: payloads of ordinary chat traffic (the corpus' texts, as chat requests of ~2 KB).
+// The cost per KB, on two kinds of chat requests of about 2 KB: ordinary support traffic (prose
+// with a value now and then), and the corpus itself (every sentence holds a value or a look-alike:
+// the worst case).
 const recognizers = recognizersFor();
-const payloads = Array.from({ length: 500 }, (_, i) => ({
+const PROSE =
+  "Hi, I ordered the blue jacket last week and it still has not arrived. The tracking page says it left the warehouse on Monday. Could you tell me when it will be delivered, and whether I can change the address to my office? Thanks a lot for your help. ";
+const chat = (content: string) => ({
   model: "gpt-4o-mini",
   messages: [
     { role: "system", content: "You are a helpful support agent. Answer briefly and politely." },
-    {
-      role: "user",
-      content: corpus
+    { role: "user", content },
+  ],
+});
+const sets = {
+  "ordinary support traffic": Array.from({ length: 500 }, (_, i) =>
+    chat(`${PROSE.repeat(7)}${i % 4 === 0 ? `Reach me at ${corpus[i]!.planted[0]?.value ?? "me"}.` : ""}`),
+  ),
+  "the corpus (a value or look-alike in every sentence)": Array.from({ length: 500 }, (_, i) =>
+    chat(
+      corpus
         .slice(i * 8, i * 8 + 8)
         .map((c) => c.text)
         .join("\n"),
-    },
-  ],
-}));
-const kb = payloads.reduce((s, p) => s + JSON.stringify(p).length, 0) / 1024;
-const time = (f: () => void) => {
-  for (let i = 0; i < 3; i++) f();
-  const t0 = performance.now();
-  const rounds = 5;
-  for (let i = 0; i < rounds; i++) f();
-  return ((performance.now() - t0) * 1000) / rounds / kb;
+    ),
+  ),
 };
-const stored = time(() => {
-  for (const p of payloads) createMasker({ recognizers }).maskValue(p);
-});
-const upstream = time(() => {
-  for (const p of payloads) {
-    const m = createMasker({ recognizers });
-    const sent = m.maskValue(p.messages);
-    // The answer restored as a stream would be: in 8-character pieces.
-    const answer = JSON.stringify(sent);
-    const r = createStreamRestorer(m);
-    for (let i = 0; i < answer.length; i += 8) r.push(answer.slice(i, i + 8));
-    r.end();
-  }
-});
-console.log(`\ncost per KB of payload (${kb.toFixed(0)} KB of chat requests, this thread):`);
-console.log(`  mask_stored   ${stored.toFixed(1)} µs/KB  (where the log row is built, after the answer has gone)`);
-console.log(`  mask_upstream ${upstream.toFixed(1)} µs/KB  (on the call's path: the request masked, the answer restored)`);
+for (const [name, payloads] of Object.entries(sets)) {
+  const kb = payloads.reduce((s, p) => s + JSON.stringify(p).length, 0) / 1024;
+  const time = (f: () => void) => {
+    for (let i = 0; i < 3; i++) f();
+    const t0 = performance.now();
+    const rounds = 5;
+    for (let i = 0; i < rounds; i++) f();
+    return ((performance.now() - t0) * 1000) / rounds / kb;
+  };
+  const stored = time(() => {
+    for (const p of payloads) createMasker({ recognizers }).maskValue(p);
+  });
+  const upstream = time(() => {
+    for (const p of payloads) {
+      const m = createMasker({ recognizers });
+      const sent = m.maskValue(p.messages);
+      // The answer restored as a stream would be: in 8-character pieces.
+      const answer = JSON.stringify(sent);
+      const r = createStreamRestorer(m);
+      for (let i = 0; i < answer.length; i += 8) r.push(answer.slice(i, i + 8));
+      r.end();
+    }
+  });
+  console.log(`\ncost per KB of payload, ${name} (${kb.toFixed(0)} KB of chat requests, this thread):`);
+  console.log(`  mask_stored   ${stored.toFixed(1)} µs/KB  (where the log row is built, after the answer has gone)`);
+  console.log(`  mask_upstream ${upstream.toFixed(1)} µs/KB  (on the call's path: the request masked, the answer restored)`);
+}

@@ -162,9 +162,38 @@ function randomToken(s: string): boolean {
 /** The region a phone number without a country code is read in (HONE_MASKING_PHONE_REGION). */
 export type PhoneRegion = Parameters<typeof parsePhoneNumberFromString>[1];
 
+// Candidates, each checked further where it is used.
+const ibanCandidates = byPattern(
+  "IBAN",
+  /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![A-Za-z0-9])/g,
+  () => true,
+  0,
+  (t) => /[A-Z]{2}\d{2}/.test(t),
+);
+const ipv4 = byPattern(
+  "IP_ADDRESS",
+  /(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)/g,
+  () => true,
+  0,
+  (t) => /\d\.\d/.test(t),
+);
+const ipv6 = byPattern(
+  "IP_ADDRESS",
+  /(?<![\w:])(?:[0-9A-Fa-f]{1,4}|(?=::))(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])/g,
+  (m) => m.split(":").filter(Boolean).length >= 3 && isIPv6(m),
+  0,
+  (t) => t.includes(":"),
+);
+// A phone number's candidate: an optional +, then 7 to 15 digits with the usual separators; the numbering plan decides.
+const phoneCandidates = byPattern(
+  "PHONE",
+  /(?<![\w+.:$€£/-])(?:\+|00)?\(?\d[\d ().-]{5,22}\d(?![\w:/-])/g,
+  () => true,
+  0,
+  (t) => /\d(?:[ ().-]?\d){6}/.test(t),
+);
+
 function phoneRecognizer(region: PhoneRegion): Recognizer {
-  // A candidate: an optional +, then 7 to 15 digits with the usual separators; then the numbering plan decides.
-  const candidates = /(?<![\w+.:$€£/-])(?:\+|00)?\(?\d[\d ().-]{5,22}\d(?![\w:/-])/g;
   return {
     kind: "PHONE",
     description: "phone numbers valid in their country's numbering plan (with a + and country code, or in the configured region)",
@@ -172,13 +201,7 @@ function phoneRecognizer(region: PhoneRegion): Recognizer {
       // A candidate may run on into a date or another number: it, or its beginning cut at a
       // separator (at most three cuts), that the numbering plan accepts is the number.
       const out: Span[] = [];
-      for (const c of byPattern(
-        "PHONE",
-        candidates,
-        () => true,
-        0,
-        (t) => /\d(?:[ ().-]?\d){6}/.test(t),
-      )(text)) {
+      for (const c of phoneCandidates(text)) {
         let value = text.slice(c.start, c.end);
         for (let cuts = 0; cuts <= 3 && value; cuts++) {
           if (validPhone(value)) {
@@ -290,13 +313,7 @@ export function builtInRecognizers(opts: { phoneRegion?: PhoneRegion } = {}): Re
         // A candidate may run on into the groups of what follows it (a card number): its longest
         // beginning, whole groups at a time, that passes the checksum is the IBAN.
         const out: Span[] = [];
-        for (const s of byPattern(
-          "IBAN",
-          /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}(?![A-Za-z0-9])/g,
-          () => true,
-          0,
-          (t) => /[A-Z]{2}\d{2}/.test(t),
-        )(text)) {
+        for (const s of ibanCandidates(text)) {
           const value = ibanIn(text.slice(s.start, s.end));
           if (value) out.push({ kind: "IBAN", start: s.start, end: s.start + value.length });
         }
@@ -316,22 +333,7 @@ export function builtInRecognizers(opts: { phoneRegion?: PhoneRegion } = {}): Re
     {
       kind: "IP_ADDRESS",
       description: "IPv4 addresses (not version strings: no v before, no fifth part) and IPv6 addresses of three or more groups",
-      find: (text) => [
-        ...byPattern(
-          "IP_ADDRESS",
-          /(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)/g,
-          () => true,
-          0,
-          (t) => /\d\.\d/.test(t),
-        )(text),
-        ...byPattern(
-          "IP_ADDRESS",
-          /(?<![\w:])(?:[0-9A-Fa-f]{1,4}|(?=::))(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])/g,
-          (m) => m.split(":").filter(Boolean).length >= 3 && isIPv6(m),
-          0,
-          has(":"),
-        )(text),
-      ],
+      find: (text) => [...ipv4(text), ...ipv6(text)],
     },
     phoneRecognizer(opts.phoneRegion ?? "US"),
     {
