@@ -32,11 +32,18 @@ const cssVariablesResolver: CSSVariablesResolver = (t) => ({
     "--mantine-color-dimmed": t.colors.gray[7]!,
     "--mantine-color-placeholder": t.colors.gray[7]!,
     "--mantine-color-anchor": t.colors.indigo[8]!,
+    // Masked values' placeholders (<EMAIL_1>), set apart in any text (components/placeholders.tsx).
+    "--hone-placeholder-color": t.colors.violet[9]!,
     // Light-variant text (badges such as a message's role, light buttons) sits on shade 1: shade 9
     // alone is under 4.5:1 for teal, green, yellow, orange; 30% darker is over it for every colour.
     ...Object.fromEntries(Object.entries(t.colors).map(([name, shades]) => [`--mantine-color-${name}-light-color`, darken(shades[9]!, 0.3)])),
   },
-  dark: { "--mantine-color-dimmed": t.colors.dark[1]!, "--mantine-color-placeholder": t.colors.dark[1]!, "--mantine-color-anchor": t.colors.indigo[3]! },
+  dark: {
+    "--mantine-color-dimmed": t.colors.dark[1]!,
+    "--mantine-color-placeholder": t.colors.dark[1]!,
+    "--mantine-color-anchor": t.colors.indigo[3]!,
+    "--hone-placeholder-color": t.colors.violet[2]!,
+  },
 });
 const colorSchemeManager = localStorageColorSchemeManager({ key: "hone-color-scheme" });
 

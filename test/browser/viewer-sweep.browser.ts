@@ -130,6 +130,7 @@ describe("every page as a viewer", () => {
       "/settings?tab=provider-keys",
       "/settings?tab=providers",
       "/settings?tab=prices",
+      "/settings?tab=masking",
       "/settings?tab=trainers",
       "/members",
       "/account",

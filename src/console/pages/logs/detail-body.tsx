@@ -100,6 +100,33 @@ function Attempts({ attempts }: { attempts: NonNullable<LogDetailData["attempts"
 /** Whether the cost by token class is shown (it names the price the cost was reckoned with). */
 const hasClassCosts = (classes: Record<string, number> | null | undefined) => Object.values(classes ?? {}).some((v) => v > 0);
 
+const MASKING_WORDS: Record<string, string> = {
+  mask_stored: "masked in what Hone stores (the provider got the call as sent)",
+  mask_upstream: "masked before the provider too (the client got its answer with the values back)",
+  block: "under a rule that blocks calls holding sensitive data",
+};
+
+/** The masking rule the call ran under and what it replaced (kinds and counts, never values). */
+function MaskedNote({ mode, masked }: { mode: string; masked: Record<string, number> | null }) {
+  const kinds = Object.entries(masked ?? {});
+  return (
+    <Group gap="xs" data-testid="log-masking">
+      <Text size="sm" c="dimmed">
+        Sensitive data {MASKING_WORDS[mode] ?? mode}:
+      </Text>
+      {kinds.length ? (
+        kinds.map(([kind, n]) => (
+          <Badge key={kind} variant="light" color="violet" tt="none">
+            {kind} × {n}
+          </Badge>
+        ))
+      ) : (
+        <Text size="sm">none found</Text>
+      )}
+    </Group>
+  );
+}
+
 export function DetailBody({ log }: { log: LogDetailData }) {
   const failed = (log.statusCode ?? 0) >= 400 || log.statusCode === 0 || log.statusCode == null;
   const error = errorOf(log);
@@ -125,6 +152,7 @@ export function DetailBody({ log }: { log: LogDetailData }) {
           </Badge>
         ) : null}
       </Group>
+      {log.masking ? <MaskedNote mode={log.masking} masked={log.masked} /> : null}
       {log.refusal ? (
         <Alert color="orange" title={`Refused by Hone: ${REFUSAL_LABELS[log.refusal] ?? log.refusal}`} role="alert" data-testid="log-refusal">
           <Text size="sm">

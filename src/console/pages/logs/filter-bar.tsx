@@ -184,6 +184,12 @@ export function FilterBar({ search, onChange, onClear, seenModels, collapsible =
         checked={search.refused === 1}
         onChange={(e) => onChange({ refused: e.currentTarget.checked ? 1 : undefined })}
       />
+      <Switch
+        size="sm"
+        label="Only calls with masked data (e-mail addresses, card numbers, secrets…)"
+        checked={search.masked === 1}
+        onChange={(e) => onChange({ masked: e.currentTarget.checked ? 1 : undefined })}
+      />
       <FilterChips search={search} onChange={onChange} />
     </Stack>
   );

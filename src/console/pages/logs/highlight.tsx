@@ -1,5 +1,6 @@
 import { Highlight, Text } from "@mantine/core";
 import { createContext, useContext } from "react";
+import { HAS_PLACEHOLDER, WithPlaceholders } from "../../components/placeholders";
 
 /** The text search of the list the conversation was opened from: marked wherever text is shown. */
 export const HighlightTerm = createContext<string | undefined>(undefined);
@@ -15,7 +16,7 @@ export function MessageText({ children }: { children: string }) {
     </Highlight>
   ) : (
     <Text size="sm" style={TEXT_STYLE}>
-      {children}
+      {HAS_PLACEHOLDER.test(children) ? <WithPlaceholders text={children} /> : children}
     </Text>
   );
 }

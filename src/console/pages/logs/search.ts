@@ -51,6 +51,8 @@ export type LogsSearch = {
   internal?: 1;
   /** 1: only the calls Hone refused before any upstream (limits, budgets, allowed models, scopes). */
   refused?: 1;
+  /** 1: only the logs in which masking replaced something (docs/masking.md). */
+  masked?: 1;
   /** "Is not" filters (one value each, as the API takes them). */
   notModel?: string;
   notStatus?: number;
@@ -123,6 +125,7 @@ const PARAMS: { [K in keyof LogsSearch]-?: (v: unknown) => LogsSearch[K] } = {
   q: text,
   internal: flag,
   refused: flag,
+  masked: flag,
   notModel: text,
   notStatus: statusCode,
   notStatusClass: among(STATUS_CLASSES),
@@ -180,6 +183,7 @@ export function toLogFilter(s: LogsSearch, now: number = Date.now()): LogFilterI
   if (s.routeVersion) f.routeVersion = s.routeVersion;
   if (s.q) f.search = s.q;
   if (s.refused) f.refused = true;
+  if (s.masked) f.masked = true;
   // The application's calls only, unless Hone's own are asked for.
   if (!showsInternal(s)) f.internal = false;
   const not: NonNullable<LogFilterInput["not"]> = {};

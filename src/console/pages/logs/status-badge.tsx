@@ -27,6 +27,7 @@ export const REFUSAL_LABELS: Record<string, string> = {
   unpriced: "a cost limit (no price for the model)",
   model: "a model this key may not call",
   scope: "a scope this key lacks",
+  masking: "the masking rule (sensitive data in the call)",
 };
 
 /** Beside a refused call's status: that Hone refused it (why, on hover), and how many calls a folded row counts. */

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type Trpc, useChange } from "../../lib/mutations";
 import { useWholeList } from "../../lib/project-lists";
-import { type RouterOutputs, useTRPC } from "../../lib/trpc";
+import { type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
 
 export type ApiKey = RouterOutputs["apiKeys"]["list"][number];
 export type CustomProvider = RouterOutputs["customProviders"]["list"][number];
@@ -91,3 +91,46 @@ export function useCostRecalculation(id: string | null) {
     refetchInterval: (q) => (q.state.data && (q.state.data.status === "DONE" || q.state.data.status === "ERROR") ? false : 1000),
   });
 }
+
+// ------------------------------------------------------------------ masking
+
+export type MaskingRule = RouterOutputs["masking"]["rules"][number];
+export type MaskingTest = RouterOutputs["masking"]["test"];
+
+export function useMaskingRules() {
+  const trpc = useTRPC();
+  return useQuery(trpc.masking.rules.queryOptions());
+}
+
+const MASKING = (t: Trpc) => [t.masking.rules.queryKey()];
+
+export const useSetMaskingRule = (onDone?: () => void) =>
+  useChange((t) => t.masking.set, {
+    message: (r) => `Masking ${r.scope === "project" ? "for the project" : `for ${r.subject}`}: ${r.mode}`,
+    onDone,
+    refresh: MASKING,
+  });
+
+export const useDeleteMaskingRule = (onDone?: () => void) =>
+  useChange((t) => t.masking.delete, { message: () => "Masking rule deleted", onDone, refresh: MASKING });
+
+/** What the recognizers find in a text (nothing is stored). */
+export function useTryMasking() {
+  const client = useTRPCClient();
+  return useMutation({ mutationFn: (text: string): Promise<MaskingTest> => client.masking.test.query({ text }) });
+}
+
+/** The project's maskings of stored data, read every 2 s while one runs. */
+export function useMaskingBackfills() {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.masking.backfills.queryOptions(),
+    refetchInterval: (q) => (q.state.data?.some((b) => b.status === "QUEUED" || b.status === "RUNNING") ? 2_000 : false),
+  });
+}
+
+export const useStartMaskingBackfill = () =>
+  useChange((t) => t.masking.backfill, {
+    message: () => "Masking what is stored: it runs in the background",
+    refresh: (t) => [t.masking.backfills.queryKey()],
+  });

@@ -4,6 +4,7 @@ import { PageHeader } from "../../components/page-header";
 import { ApiKeysTab } from "./api-keys-tab";
 import { CustomProvidersTab } from "./custom-providers-tab";
 import { GetStartedTab } from "./get-started-tab";
+import { MaskingTab } from "./masking-tab";
 import { PricesTab } from "./prices-tab";
 import { ProviderKeysTab } from "./provider-keys-tab";
 import { TrainersTab } from "./trainers-tab";
@@ -15,7 +16,7 @@ export function SettingsPage() {
   const tab = search.tab ?? "get-started";
   return (
     <>
-      <PageHeader title="Settings" description="API keys, provider keys, custom providers, prices, trainers, and how to call this server." />
+      <PageHeader title="Settings" description="API keys, provider keys, custom providers, prices, masking, trainers, and how to call this server." />
       <Tabs value={tab} onChange={(v) => v && navigate({ search: { tab: v as SettingsTab } })} keepMounted={false}>
         <Tabs.List mb="md">
           {SETTINGS_TABS.map((t) => (
@@ -38,6 +39,9 @@ export function SettingsPage() {
         </Tabs.Panel>
         <Tabs.Panel value="prices">
           <PricesTab />
+        </Tabs.Panel>
+        <Tabs.Panel value="masking">
+          <MaskingTab />
         </Tabs.Panel>
         <Tabs.Panel value="trainers">
           <TrainersTab />

@@ -6,6 +6,7 @@ export const SETTINGS_TABS = [
   { value: "provider-keys", label: "Provider keys" },
   { value: "providers", label: "Custom providers" },
   { value: "prices", label: "Prices" },
+  { value: "masking", label: "Masking" },
   { value: "trainers", label: "Trainers" },
 ] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number]["value"];
