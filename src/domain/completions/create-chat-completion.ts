@@ -80,7 +80,9 @@ export async function createChatCompletion(ctx: Ctx, input: CreateChatCompletion
   // mask_upstream (domain/masking): the provider, and any judge, gets placeholders for the
   // sensitive values; the client gets its answer with them put back.
   const masker = call.masker;
-  const sent = masker ? { ...request, messages: masker.maskValue(request.messages) } : request;
+  const maskedMessages = masker ? masker.maskValue(request.messages) : request.messages;
+  // The request itself when nothing was masked (its JSON text is reused upstream).
+  const sent = maskedMessages === request.messages ? request : { ...request, messages: maskedMessages };
 
   // A route (hone:<slug>), the call's fallbacks or a key pool route it (domain/routing).
   let router: CallRouter;

@@ -1,3 +1,4 @@
+import { storageMasking } from "../masking";
 import { and, asc, eq } from "drizzle-orm";
 import pLimit from "p-limit";
 import { datasetEntries, evaluationResults, evaluations } from "../../db/schema";
@@ -141,13 +142,15 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
           );
         }
         if (signal.aborted) return;
+        // Stored under the project's masking rule (domain/masking), as the entries it answers are.
+        const mask = await storageMasking(ctx);
         await db
           .insert(evaluationResults)
           .values({
             evaluationId: ev.id,
             entryId: entry.id,
             model,
-            output,
+            output: mask && output ? mask(output) : output,
             error: error ?? (output ? null : "the entry has no reference output"),
             inputTokens: usage?.prompt_tokens ?? null,
             outputTokens: usage?.completion_tokens ?? null,

@@ -1,3 +1,4 @@
+import { storageMasking } from "../masking";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { datasetEntries, relabelOutputs, relabelRuns } from "../../db/schema";
@@ -111,9 +112,17 @@ export async function runRelabelStep(deps: Deps, payload: { taskId: string }, si
           const proposed = await judgeAll(target, output);
           const current = await judgeAll(target, p.current);
           if (signal.aborted) return;
+          // Stored under the project's masking rule (domain/masking), as its entries are.
+          const mask = await storageMasking(ctx);
           await db
             .update(relabelOutputs)
-            .set({ output, error, verdicts: proposed.verdicts, currentVerdicts: current.verdicts, generatedAt: deps.clock() })
+            .set({
+              output: mask && output ? mask(output) : output,
+              error,
+              verdicts: proposed.verdicts,
+              currentVerdicts: current.verdicts,
+              generatedAt: deps.clock(),
+            })
             .where(and(eq(relabelOutputs.runId, run.id), eq(relabelOutputs.entryId, p.entryId), isNull(relabelOutputs.generatedAt)));
           await db
             .update(relabelRuns)

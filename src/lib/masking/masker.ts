@@ -174,6 +174,8 @@ export function createStreamRestorer(masker: Pick<Masker, "restore">): { push(pi
   let held = "";
   return {
     push(piece) {
+      // Most pieces hold no placeholder and nothing is held back: passed on as they are.
+      if (!held && piece.indexOf("<") < 0) return piece;
       const text = held + piece;
       // The last "<" that is not closed, and could still open a placeholder, is held back.
       const open = text.lastIndexOf("<");
