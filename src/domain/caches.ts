@@ -4,7 +4,7 @@ import type { ActiveEval } from "./online-evals";
 import type { AdapterServer } from "./models";
 import { createRefusalState, type RefusalState } from "./calls";
 import type { PriceOverride } from "./pricing";
-import type { MaskingRule } from "./masking";
+import type { ProjectMasking } from "./masking";
 import type { Authenticated } from "./projects";
 import type { Circuit, Route } from "./routing";
 import { createSignInThrottle, type SignInThrottle } from "./sessions";
@@ -57,8 +57,8 @@ export type Caches = {
   onlineEvals: Map<string, { value: Map<string, ActiveEval>; expires: number }>;
   /** When each judged target's pass rate may be checked for an alert again (domain/online-evals/judge-sample.ts). */
   passRateChecks: Map<string, number>;
-  /** Masking rules by project as last read (domain/masking/rules.ts). */
-  maskingRules: Map<string, { value: MaskingRule[]; expires: number }>;
+  /** Masking rules and recognizers by project as last read (domain/masking/effective.ts). */
+  maskingRules: Map<string, { value: ProjectMasking; expires: number }>;
   /** Refusals logged this minute per key, and those folded into a row per key and minute (domain/calls/refusals.ts). */
   refusals: RefusalState;
 };

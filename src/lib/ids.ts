@@ -35,6 +35,7 @@ const ID_PREFIXES = {
   lease: "lease",
   maskingRule: "mrl",
   maskingBackfill: "mbf",
+  maskingRecognizer: "mrc",
 } as const;
 export type IdKind = keyof typeof ID_PREFIXES;
 

@@ -86,3 +86,23 @@ describe("masking in the console", () => {
     await shot(page, "settings-masking-backfill");
   });
 });
+
+describe("a recognizer of the project's own", () => {
+  test("refused with the reason when it could hang; added when safe; the try box then finds its values", async () => {
+    await page.goto(`${hone.url}/settings?tab=masking`);
+    const own = page.getByTestId("own-recognizers");
+    await own.waitFor();
+    await page.getByLabel("Kind").fill("CUSTOMER_ID");
+    await page.getByLabel("Pattern").fill("(\\w+\\s?)+$");
+    await page.getByLabel("Sample").fill("CUS-12345678");
+    await page.getByRole("button", { name: "Add recognizer" }).click();
+    await page.getByText(/pattern can take \w+ time on some texts/).waitFor();
+    await page.getByLabel("Pattern").fill("CUS-\\d{8}");
+    await page.getByRole("button", { name: "Add recognizer" }).click();
+    await own.locator('[data-kind="CUSTOMER_ID"]').waitFor();
+    await page.getByLabel("A text to try").fill("Customer CUS-87654321 called.");
+    await page.getByRole("button", { name: "Find sensitive data" }).click();
+    expect(await page.getByTestId("masked-text").textContent()).toBe("Customer <CUSTOMER_ID_1> called.");
+    await shot(page, "settings-masking-own");
+  });
+});

@@ -139,7 +139,7 @@ describe("rules", () => {
     ]);
     for (const [args, word] of [
       [`mode: "hide"`, "mode must be one of off, mask_stored, mask_upstream, block"],
-      [`mode: "block", kinds: ["NAMES"]`, "kinds must be among"],
+      [`mode: "block", kinds: ["NAMES"]`, "NAMES is neither a built-in kind nor one of the project's own recognizers"],
       [`scope: "key", mode: "block"`, "a key rule needs a subject"],
       [`mode: "block", subject: "x"`, "the project's rule takes no subject"],
     ] as const) {
@@ -384,5 +384,49 @@ describe("what was stored before the rule", () => {
     );
     expect(JSON.stringify(audited)).toContain("startMaskingBackfill");
     expect(JSON.stringify(audited)).toContain("setMaskingRule");
+  });
+});
+
+describe("the project's own recognizers", () => {
+  test("a pattern is admitted when shown safe, non-empty and finding its sample; then it masks calls like the built-in ones", async () => {
+    const p = await project("own", "mask_stored");
+    const set = (kind: string, pattern: string, sample: string) =>
+      gql(
+        t,
+        "mutation($k: String!, $p: String!, $s: String!) { setMaskingRecognizer(kind: $k, pattern: $p, sample: $s) { id kind pattern found } }",
+        { k: kind, p: pattern, s: sample },
+        { key: p.apiKey },
+      );
+    for (const [kind, pattern, sample, word] of [
+      ["NESTED", "(a+)+$", "aaaa", "can take exponential time"],
+      ["OVERLAP", "(\\w|\\d)*x", "12x", "time on some texts"],
+      ["EMPTY", "\\d*", "123", "matches the empty text"],
+      ["BROKEN", "(CUS-", "CUS-1", "not a regular expression"],
+      ["NOWHERE", "CUS-\\d{8}", "nothing here", "finds nothing in the sample"],
+      ["EMAIL", "x+", "xx", "built-in kind"],
+      ["lower", "x+", "xx", "kind is a name in capitals"],
+    ] as const) {
+      const r = await set(kind, pattern, sample);
+      expect({ kind, error: JSON.stringify(r.errors) }).toEqual({ kind, error: expect.stringContaining(word) });
+    }
+    const ok = await set("CUSTOMER_ID", "CUS-\\d{8}", "customer CUS-12345678 wrote");
+    expect(ok.data.setMaskingRecognizer).toMatchObject({ kind: "CUSTOMER_ID", pattern: "CUS-\\d{8}", found: ["CUS-12345678"] });
+    // A rule may name it; the try box finds it; a call holding one is stored with its placeholder.
+    await gqlData(t, `mutation { setMaskingRule(mode: "mask_stored", kinds: ["CUSTOMER_ID", "EMAIL"]) { id } }`, {}, { key: p.apiKey });
+    const tried = await gqlData(t, `{ testMasking(text: "CUS-87654321 and ${EMAIL}") { masked } }`, {}, { key: p.apiKey });
+    expect(tried.testMasking.masked).toBe("<CUSTOMER_ID_1> and <EMAIL_1>");
+    await openai(p.apiKey).chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: `My number is CUS-87654321, card ${CARD}` }] });
+    const stored = await storedText(p.projectId);
+    expect(stored).not.toContain("CUS-87654321");
+    expect(stored).toContain("<CUSTOMER_ID_1>");
+    // The rule names CUSTOMER_ID and EMAIL only: the card is stored as sent.
+    expect(stored).toContain(CARD);
+    // Another project neither sees nor may name it.
+    const other = await project("own-other", "off");
+    expect((await gqlData(t, "{ maskingRecognizers { kind } }", {}, { key: other.apiKey })).maskingRecognizers).toEqual([]);
+    const named = await gql(t, `mutation { setMaskingRule(mode: "mask_stored", kinds: ["CUSTOMER_ID"]) { id } }`, {}, { key: other.apiKey });
+    expect(JSON.stringify(named.errors)).toContain("neither a built-in kind");
+    const gone = await gql(t, "mutation($id: ID!) { deleteMaskingRecognizer(id: $id) }", { id: ok.data.setMaskingRecognizer.id }, { key: other.apiKey });
+    expect(JSON.stringify(gone.errors)).toContain("not found");
   });
 });

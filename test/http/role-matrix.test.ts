@@ -48,6 +48,8 @@ const ADMIN_TRPC = new Set([
   "masking.set",
   "masking.delete",
   "masking.backfill",
+  "masking.setRecognizer",
+  "masking.deleteRecognizer",
   "team.invite",
   "team.invitations",
   "team.revokeInvitation",
@@ -90,6 +92,8 @@ const ADMIN_GQL = new Set([
   "setMaskingRule",
   "deleteMaskingRule",
   "startMaskingBackfill",
+  "setMaskingRecognizer",
+  "deleteMaskingRecognizer",
   "inviteMember",
 ]);
 const OWNER_GQL = new Set(["updateMemberRole", "removeMember"]);

@@ -55,3 +55,20 @@ export const maskingBackfills = pgTable(
   },
   (t) => [index().on(t.projectId, t.id)],
 );
+
+/** A project's own recognizer (domain/masking): a kind's name and a regular expression shown safe from ReDoS when saved. */
+export const maskingRecognizers = pgTable(
+  "masking_recognizers",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** The placeholder's name: <KIND_1>. */
+    kind: text("kind").notNull(),
+    pattern: text("pattern").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.projectId, t.kind)],
+);

@@ -8,7 +8,7 @@ import { requireModelAllowed, canonicalModel } from "../projects";
 import type { Upstream } from "./resolve-upstream";
 import { logRefusal } from "./refusals";
 import { type Masking, maskingFor } from "../masking";
-import { createMasker, type Masker, recognizersFor } from "../../lib/masking";
+import { createMasker, type Masker } from "../../lib/masking";
 
 /** How a call ended, as its log records it. */
 type CallOutcome = {
@@ -116,12 +116,9 @@ export async function createCallLog(
   const model = canonicalModel(call.request.model, prefixes);
   const tags = mergeTags(call.request.metadata, call.tags);
   const masking = await maskingFor(ctx, { keyId: ctx.actor.type === "apiKey" ? ctx.actor.keyId : null, models: [call.request.model, model] });
-  const recognizers = recognizersFor(ctx.deps.config.maskingPhoneRegion);
+  const recognizers = masking.recognizers;
   const masker = masking.mode === "mask_upstream" ? createMasker({ recognizers, kinds: masking.kinds }) : null;
-  const mask: NewRequestLog["mask"] =
-    masking.mode === "off"
-      ? null
-      : { mode: masking.mode, kinds: masking.kinds, phoneRegion: ctx.deps.config.maskingPhoneRegion, ...(masker ? { masker } : {}) };
+  const mask: NewRequestLog["mask"] = masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, recognizers, ...(masker ? { masker } : {}) };
   // A gateway call (not Hone's own) is one its key may make, within the limits that apply to it:
   // the name it calls is checked here; each target it reaches (a route's, a fallback, a pool's key)
   // is checked, and reserved at its own price, before it is called (admit), and settled when it ends.

@@ -20,8 +20,8 @@ import { checkedUsage, tokenClasses } from "./checked-usage";
 import { markUsageHourStale } from "./store/rollups";
 import { mergeTags } from "./merge-tags";
 import type { NewRequestLog } from "./schemas";
-import { maskingFor, maskingOfCall } from "../masking";
-import { createMasker, recognizersFor } from "../../lib/masking";
+import { type Masking, maskingFor, maskingOfCall } from "../masking";
+import { createMasker } from "../../lib/masking";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -98,9 +98,8 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   // The project's masking: what is stored holds placeholders; block refuses a report holding any
   // sensitive value, storing only that it was refused (no text).
   const masking = model === null ? await maskingFor(ctx, { keyId: actorKeyId(ctx), models: [] }) : await maskingOfCall(ctx, model);
-  const mask: NewRequestLog["mask"] =
-    masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, phoneRegion: ctx.deps.config.maskingPhoneRegion };
-  if (masking.mode === "block") refuseSensitive(ctx, { reqPayload, respPayload, original, errorMessage: input.errorMessage ?? null }, masking.kinds);
+  const mask: NewRequestLog["mask"] = masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, recognizers: masking.recognizers };
+  if (masking.mode === "block") refuseSensitive({ reqPayload, respPayload, original, errorMessage: input.errorMessage ?? null }, masking);
   const record: NewRequestLog = {
     id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
@@ -143,8 +142,8 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
 const actorKeyId = (ctx: Ctx) => (ctx.actor.type === "apiKey" ? ctx.actor.keyId : null);
 
 /** block: a report holding a sensitive value is a 400 naming the kinds; nothing of it is stored. */
-function refuseSensitive(ctx: Ctx, parts: Record<string, unknown>, kinds: string[] | null): void {
-  const probe = createMasker({ recognizers: recognizersFor(ctx.deps.config.maskingPhoneRegion), kinds });
+function refuseSensitive(parts: Record<string, unknown>, masking: Masking): void {
+  const probe = createMasker({ recognizers: masking.recognizers, kinds: masking.kinds });
   probe.maskValue(parts);
   if (!probe.any) return;
   const found = Object.entries(probe.counts())

@@ -1,4 +1,4 @@
-import type { Masker } from "../../lib/masking";
+import type { Masker, Recognizer } from "../../lib/masking";
 import type { InternalKind } from "../../core/internal-kinds";
 import type { LogApi, RequestLog } from "./inputs";
 
@@ -35,7 +35,8 @@ export type NewRequestLog = Omit<
   mask?: {
     mode: "mask_stored" | "mask_upstream" | "block";
     kinds: string[] | null;
-    phoneRegion?: string;
+    /** The recognizers (the built-in ones and the project's own); absent: the built-in ones. Never serialised. */
+    recognizers?: readonly Recognizer[];
     /** The call's own masker (mask_upstream): the log continues its placeholders. Never serialised: logRow runs where the call did. */
     masker?: Masker;
   } | null;

@@ -5,9 +5,8 @@ import { datasetEntries, maskingBackfills, requestLogs, storedResponses } from "
 import type { Deps } from "../deps";
 import { DomainError, notFound, parseInput } from "../../core/errors";
 import { MAX_ID_LENGTH } from "../../core/limits";
-import { recognizersFor } from "../../lib/masking";
 import { enqueueJob, runTaskStep, type StepResult, type TaskKind } from "../jobs";
-import { maskingFor } from "../masking";
+import { maskingFor, projectMasking } from "../masking";
 import { maskStoredLogs } from "../logs";
 import { maskStoredEntries } from "../datasets";
 import { maskStoredResponses } from "../protocols";
@@ -128,7 +127,7 @@ export async function failMaskingBackfill(deps: Deps, input: { taskId: string; r
 /** One step: the next batch of the phase; a phase that is through moves to the next. */
 export async function runMaskingBackfillStep(deps: Deps, input: { taskId: string }): Promise<StepResult> {
   return runTaskStep(deps, TASK, input.taskId, async (task, { ctx }) => {
-    const recognizers = recognizersFor(deps.config.maskingPhoneRegion);
+    const { recognizers } = await projectMasking(ctx);
     const common = { limit: BATCH[task.phase], recognizers, kinds: task.kinds ?? null };
     const r =
       task.phase === "logs"

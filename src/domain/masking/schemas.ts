@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../core/limits";
-import { BUILT_IN_KINDS } from "../../lib/masking";
+import { BUILT_IN_KINDS, type Recognizer } from "../../lib/masking";
 
 // Masking rules: how a project keeps sensitive values out of what Hone stores and sends.
 
@@ -23,13 +23,14 @@ export type MaskingRule = {
   updatedAt: Date;
 };
 
-/** What masks one call: its mode and kinds (null: every kind), and the rule that set them. */
-export type Masking = { mode: MaskingMode; kinds: string[] | null };
+/** What masks one call: its mode, its kinds (null: every kind), and the recognizers (the built-in ones and the project's own). */
+export type Masking = { mode: MaskingMode; kinds: string[] | null; recognizers: readonly Recognizer[] };
 
+/** Kinds by name: the built-in ones and the project's own (checked against them where they are used). */
 const Kinds = z
-  .array(z.enum(BUILT_IN_KINDS as [string, ...string[]], { error: `kinds must be among ${BUILT_IN_KINDS.join(", ")}` }))
+  .array(z.string().regex(/^[A-Z][A-Z0-9_]{1,30}$/, `a kind is a name in capitals: ${BUILT_IN_KINDS.slice(0, 4).join(", ")}, … or one of the project's own`))
   .min(1, "kinds must name at least one kind (or be null: every kind)")
-  .max(BUILT_IN_KINDS.length);
+  .max(100);
 
 export const SetMaskingRuleInput = z
   .strictObject({

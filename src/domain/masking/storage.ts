@@ -1,6 +1,6 @@
 import type { Ctx } from "../context";
-import { createMasker, recognizersFor } from "../../lib/masking";
-import { maskingFor } from "./rules";
+import { createMasker } from "../../lib/masking";
+import { maskingFor } from "./effective";
 
 /**
  * For what a project keeps outside its logs (dataset entries, stored Responses): a function that
@@ -11,6 +11,5 @@ import { maskingFor } from "./rules";
 export async function storageMasking(ctx: Ctx): Promise<(<T>(value: T) => T) | null> {
   const m = await maskingFor(ctx, { keyId: null, models: [] });
   if (m.mode === "off") return null;
-  const recognizers = recognizersFor(ctx.deps.config.maskingPhoneRegion);
-  return <T>(value: T) => createMasker({ recognizers, kinds: m.kinds }).maskValue(value);
+  return <T>(value: T) => createMasker({ recognizers: m.recognizers, kinds: m.kinds }).maskValue(value);
 }

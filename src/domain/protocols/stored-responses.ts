@@ -1,5 +1,5 @@
 import type { Masking } from "../masking";
-import { createMasker, recognizersFor } from "../../lib/masking";
+import { createMasker } from "../../lib/masking";
 import { and, eq, sql } from "drizzle-orm";
 import { deleteOlderThan } from "../delete-older-than";
 import { z } from "zod";
@@ -87,7 +87,7 @@ export function saveResponse(
   // answer): a conversation continued from it carries them (docs/masking.md).
   let r = given;
   if (masking && masking.mode !== "off") {
-    const masker = createMasker({ recognizers: recognizersFor(ctx.deps.config.maskingPhoneRegion), kinds: masking.kinds });
+    const masker = createMasker({ recognizers: masking.recognizers, kinds: masking.kinds });
     r = { ...given, input: masker.maskValue(given.input), response: masker.maskValue(given.response) };
   }
   const saves = savesOf(ctx);

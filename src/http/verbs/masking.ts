@@ -1,13 +1,24 @@
-import { deleteMaskingRule, listMaskingRules, type MaskingRule, setMaskingRule, testMasking } from "../../domain/masking";
+import {
+  deleteMaskingRecognizer,
+  deleteMaskingRule,
+  listMaskingRecognizers,
+  listMaskingRules,
+  type MaskingRule,
+  type OwnRecognizer,
+  setMaskingRecognizer,
+  setMaskingRule,
+  testMasking,
+} from "../../domain/masking";
 import { getMaskingBackfill, listMaskingBackfills, type MaskingBackfill, startMaskingBackfill } from "../../domain/mask-backfill";
 import { toWireDate } from "../dates";
-import { MaskingBackfillRef, MaskingRuleRef, MaskingTestRef } from "../graphql/types/masking";
+import { MaskingBackfillRef, MaskingRecognizerRef, MaskingRuleRef, MaskingTestRef } from "../graphql/types/masking";
 import { verbField } from "../graphql/verb-field";
 import { verbMutation, verbQuery } from "../trpc/verb-procedure";
 
 // The masking area's verbs on tRPC and GraphQL, a line each (docs/architecture.md "Adding a verb").
 
 const backfillOut = (b: MaskingBackfill) => ({ ...b, createdAt: toWireDate(b.createdAt), updatedAt: toWireDate(b.updatedAt) });
+const ownOut = <T extends OwnRecognizer>(r: T) => ({ ...r, createdAt: toWireDate(r.createdAt), updatedAt: toWireDate(r.updatedAt) });
 const ruleOut = (r: MaskingRule) => ({ ...r, createdAt: toWireDate(r.createdAt), updatedAt: toWireDate(r.updatedAt) });
 
 /** tRPC `masking.*`. */
@@ -20,6 +31,10 @@ export const maskingProcedures = {
   backfill: verbMutation(startMaskingBackfill, backfillOut),
   backfillStatus: verbQuery(getMaskingBackfill, backfillOut),
   backfills: verbQuery(listMaskingBackfills, (list) => list.map(backfillOut)),
+  /** The project's own recognizers. */
+  recognizers: verbQuery(listMaskingRecognizers, (list) => list.map(ownOut)),
+  setRecognizer: verbMutation(setMaskingRecognizer, ownOut),
+  deleteRecognizer: verbMutation(deleteMaskingRecognizer),
 };
 
 /** GraphQL: fields named as the verbs. */
@@ -31,4 +46,7 @@ export function maskingFields(): void {
   verbField(startMaskingBackfill, { type: MaskingBackfillRef });
   verbField(getMaskingBackfill, { type: MaskingBackfillRef });
   verbField(listMaskingBackfills, { type: [MaskingBackfillRef] });
+  verbField(listMaskingRecognizers, { type: [MaskingRecognizerRef] });
+  verbField(setMaskingRecognizer, { type: MaskingRecognizerRef });
+  verbField(deleteMaskingRecognizer, { type: "Boolean", out: (d) => d.deleted });
 }

@@ -344,5 +344,17 @@ export function builtInRecognizers(opts: { phoneRegion?: PhoneRegion } = {}): Re
   ];
 }
 
+/** The longest value a project's own recognizer masks (a longer match is left: a pattern gone wide). */
+const MAX_CUSTOM_MATCH = 256;
+
+/** A project's own recognizer: its kind and a regular expression already shown safe (domain/masking). */
+export function patternRecognizer(kind: string, pattern: string): Recognizer {
+  return {
+    kind,
+    description: `the project's own pattern /${pattern}/`,
+    find: byPattern(kind, new RegExp(pattern, "g"), (m) => m.length > 0 && m.length <= MAX_CUSTOM_MATCH),
+  };
+}
+
 /** The kinds the built-in recognizers find. */
 export const BUILT_IN_KINDS = builtInRecognizers().map((r) => r.kind);

@@ -11,6 +11,9 @@ import {
   type MaskingRule,
   type MaskingTest,
   useDeleteMaskingRule,
+  useDeleteOwnRecognizer,
+  useOwnRecognizers,
+  useSetOwnRecognizer,
   useMaskingBackfills,
   useMaskingRules,
   useSetMaskingRule,
@@ -53,6 +56,8 @@ function ProjectRule({ rule }: { rule: MaskingRule | undefined }) {
   const [mode, setMode] = useState<string>(rule?.mode ?? "off");
   const [kinds, setKinds] = useState<string[]>(rule?.kinds ?? []);
   const set = useSetMaskingRule();
+  const own = useOwnRecognizers();
+  const kindChoices = [...KINDS, ...(own.data ?? []).map((r) => r.kind)];
   return (
     <Paper withBorder p="md" data-testid="project-rule">
       <Stack gap="sm">
@@ -62,7 +67,7 @@ function ProjectRule({ rule }: { rule: MaskingRule | undefined }) {
           <MultiSelect
             label="Kinds"
             placeholder={kinds.length ? undefined : "every kind"}
-            data={KINDS}
+            data={kindChoices}
             value={kinds}
             onChange={setKinds}
             w={360}
@@ -147,6 +152,67 @@ function NarrowingRules({ rules }: { rules: MaskingRule[] }) {
           onClick={() => set.mutate({ scope, subject: subject.trim(), mode: mode as never })}
         >
           Add rule
+        </MayButton>
+      </Group>
+      <ErrorAlert error={set.error ?? remove.error} />
+    </Stack>
+  );
+}
+
+function OwnRecognizers() {
+  const list = useOwnRecognizers();
+  const [kind, setKind] = useState("");
+  const [pattern, setPattern] = useState("");
+  const [sample, setSample] = useState("");
+  const set = useSetOwnRecognizer(() => {
+    setKind("");
+    setPattern("");
+    setSample("");
+  });
+  const remove = useDeleteOwnRecognizer();
+  return (
+    <Stack gap="sm">
+      <Title order={4}>Recognizers of your own</Title>
+      <Text size="sm" c="dimmed">
+        For values only you know the shape of (customer numbers, internal ids): a name and a regular expression, admitted when it cannot hang on a text (nested
+        or overlapping repetition is refused) and finds a value in the sample you give.
+      </Text>
+      <DataTable
+        label="The project's own recognizers"
+        testId="own-recognizers"
+        columns={["Kind", "Pattern", "Changed", ACTIONS]}
+        query={list}
+        empty="None yet: the built-in recognizers apply."
+        row={(r) => (
+          <Table.Tr key={r.id} data-kind={r.kind}>
+            <Table.Td>
+              <Code>{r.kind}</Code>
+            </Table.Td>
+            <Table.Td>
+              <Code>{r.pattern}</Code>
+            </Table.Td>
+            <Table.Td>
+              <When value={r.updatedAt} />
+            </Table.Td>
+            <Table.Td>
+              <RowActions>
+                <DeleteButton may="masking.deleteRecognizer" label={`Delete the recognizer ${r.kind}`} onClick={() => remove.mutate({ id: r.id })} />
+              </RowActions>
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
+      <Group align="flex-end" wrap="wrap">
+        <TextInput label="Kind" placeholder="CUSTOMER_ID" value={kind} onChange={(e) => setKind(e.currentTarget.value.toUpperCase())} w={200} />
+        <TextInput label="Pattern" placeholder="CUS-\d{8}" value={pattern} onChange={(e) => setPattern(e.currentTarget.value)} w={260} maw="100%" />
+        <TextInput label="Sample" placeholder="customer CUS-12345678" value={sample} onChange={(e) => setSample(e.currentTarget.value)} w={300} maw="100%" />
+        <MayButton
+          may="masking.setRecognizer"
+          disabled={!kind || !pattern || !sample}
+          loading={set.isPending}
+          onClick={() => set.mutate({ kind, pattern, sample })}
+        >
+          Add recognizer
         </MayButton>
       </Group>
       <ErrorAlert error={set.error ?? remove.error} />
@@ -250,6 +316,7 @@ export function MaskingTab() {
       <ErrorAlert error={rules.error} title="Masking rules could not be loaded" />
       {rules.data ? <ProjectRule key={project?.updatedAt ?? "none"} rule={project} /> : null}
       <NarrowingRules rules={(rules.data ?? []).filter((r) => r.scope !== "project")} />
+      <OwnRecognizers />
       <TryIt />
       <Backfill />
     </Stack>

@@ -134,3 +134,17 @@ export const useStartMaskingBackfill = () =>
     message: () => "Masking what is stored: it runs in the background",
     refresh: (t) => [t.masking.backfills.queryKey()],
   });
+
+export type OwnRecognizer = RouterOutputs["masking"]["recognizers"][number];
+
+export function useOwnRecognizers() {
+  const trpc = useTRPC();
+  return useQuery(trpc.masking.recognizers.queryOptions());
+}
+
+const RECOGNIZERS = (t: Trpc) => [t.masking.recognizers.queryKey(), t.masking.rules.queryKey()];
+
+export const useSetOwnRecognizer = (onDone?: () => void) =>
+  useChange((t) => t.masking.setRecognizer, { message: (r) => `Recognizer ${r.kind} saved`, onDone, refresh: RECOGNIZERS });
+
+export const useDeleteOwnRecognizer = () => useChange((t) => t.masking.deleteRecognizer, { message: () => "Recognizer deleted", refresh: RECOGNIZERS });

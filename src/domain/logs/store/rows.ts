@@ -9,7 +9,7 @@ import { sanitizeJsonText } from "./sanitize-json-text";
 import { inputPreviewOf, outputPreviewOf } from "./previews";
 import { searchTextOf } from "./search-text";
 import type { NewRequestLog } from "../schemas";
-import { createMasker, type PhoneRegion, recognizersFor } from "../../../lib/masking";
+import { createMasker, recognizersFor } from "../../../lib/masking";
 
 /**
  * The log as it is stored under its masking rule: every text it holds (payloads, the client's own
@@ -19,7 +19,7 @@ import { createMasker, type PhoneRegion, recognizersFor } from "../../../lib/mas
  */
 function masked(r: NewRequestLog): { r: NewRequestLog; counts: Record<string, number> | null } {
   if (!r.mask) return { r, counts: null };
-  const masker = r.mask.masker ?? createMasker({ recognizers: recognizersFor((r.mask.phoneRegion ?? "US") as PhoneRegion), kinds: r.mask.kinds });
+  const masker = r.mask.masker ?? createMasker({ recognizers: r.mask.recognizers ?? recognizersFor(), kinds: r.mask.kinds });
   const out: NewRequestLog = {
     ...r,
     reqPayload: masker.maskValue(r.reqPayload),

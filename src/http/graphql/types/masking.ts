@@ -1,4 +1,4 @@
-import type { MaskingRule, MaskingTest } from "../../../domain/masking";
+import type { MaskingRule, MaskingTest, OwnRecognizer } from "../../../domain/masking";
 import type { MaskingBackfill } from "../../../domain/mask-backfill";
 import { builder } from "../builder";
 
@@ -58,5 +58,21 @@ export const MaskingBackfillRef = builder.objectRef<MaskingBackfill>("MaskingBac
     errorMessage: t.exposeString("errorMessage", { nullable: true }),
     createdAt: t.field({ type: "DateTime", resolve: (b) => b.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (b) => b.updatedAt }),
+  }),
+});
+
+export const MaskingRecognizerRef = builder.objectRef<OwnRecognizer & { found?: string[] }>("MaskingRecognizer").implement({
+  description: "One of the project's own masking recognizers: a kind's name and a regular expression shown safe from catastrophic backtracking",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    kind: t.exposeString("kind", { description: "The placeholder's name: <KIND_1>" }),
+    pattern: t.exposeString("pattern"),
+    found: t.stringList({
+      nullable: true,
+      description: "What it found in the sample it was set with (on setMaskingRecognizer only)",
+      resolve: (r) => r.found ?? null,
+    }),
+    createdAt: t.field({ type: "DateTime", resolve: (r) => r.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (r) => r.updatedAt }),
   }),
 });
