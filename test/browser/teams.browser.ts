@@ -205,6 +205,21 @@ describe("teams in the console", () => {
     await owner.getByTestId("session-row").first().waitFor();
     expect(await owner.getByText("this session").count()).toBe(1);
     await expectAccessible(owner, "teams-account-a11y", () => owner.getByTestId("session-row").first().waitFor());
+    // A new password the server would refuse is said next to its field before anything is sent.
+    let sent = 0;
+    const count = (r: { url(): string }) => {
+      if (r.url().includes("changePassword")) sent++;
+    };
+    owner.on("request", count);
+    await owner.getByLabel("Current password").fill("whatever it is");
+    await owner.getByLabel("New password").fill("short");
+    await owner.getByRole("button", { name: "Change password" }).click();
+    await owner.getByText("At least 12 characters").waitFor();
+    await owner.getByLabel("New password").fill("aaaaaaaaaaaabbbb");
+    await owner.getByRole("button", { name: "Change password" }).click();
+    await owner.getByText("At least 5 different characters").waitFor();
+    owner.off("request", count);
+    expect(sent).toBe(0);
     await owner.getByRole("link", { name: "Members" }).click();
     // Vic becomes a member of the organisation, narrowed to viewer in the default project.
     await owner.getByRole("combobox", { name: "Role of vic@example.com", exact: true }).click();

@@ -10,7 +10,16 @@ import { useSession } from "../../lib/session";
 import { useChangePassword, useMySessions, useRevokeSession } from "./queries";
 
 function PasswordSection() {
-  const form = useForm({ mode: "controlled", initialValues: { currentPassword: "", newPassword: "" } });
+  const form = useForm({
+    mode: "controlled",
+    initialValues: { currentPassword: "", newPassword: "" },
+    // The server's rule, checked before sending (the server checks it again).
+    validate: {
+      currentPassword: (v) => (v ? null : "Enter your current password"),
+      newPassword: (v) =>
+        v.length < 12 ? "At least 12 characters" : new Set(v).size < 5 ? "At least 5 different characters" : v.length > 200 ? "At most 200 characters" : null,
+    },
+  });
   const change = useChangePassword(() => {
     form.reset();
     notifications.show({ message: "Password changed; your other sessions ended" });
