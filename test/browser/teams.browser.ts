@@ -214,10 +214,10 @@ describe("teams in the console", () => {
     await owner.getByLabel("Current password").fill("whatever it is");
     await owner.getByLabel("New password").fill("short");
     await owner.getByRole("button", { name: "Change password" }).click();
-    await owner.getByText("At least 12 characters").waitFor();
+    await owner.locator(".mantine-PasswordInput-error", { hasText: "At least 12 characters" }).waitFor();
     await owner.getByLabel("New password").fill("aaaaaaaaaaaabbbb");
     await owner.getByRole("button", { name: "Change password" }).click();
-    await owner.getByText("At least 5 different characters").waitFor();
+    await owner.locator(".mantine-PasswordInput-error", { hasText: "At least 5 different characters" }).waitFor();
     owner.off("request", count);
     expect(sent).toBe(0);
     await owner.getByRole("link", { name: "Members" }).click();
