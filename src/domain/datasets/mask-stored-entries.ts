@@ -12,7 +12,7 @@ import { entryContentHash } from "./internal";
 export async function maskStoredEntries(
   ctx: Ctx,
   input: { after: string | null; limit: number; recognizers: readonly Recognizer[]; kinds: string[] | null },
-): Promise<{ read: number; changed: number; last: string | null }> {
+): Promise<{ read: number; changed: number; last: string | null; more: boolean }> {
   const db = dbOf(ctx);
   const rows = await db
     .select({
@@ -55,5 +55,5 @@ export async function maskStoredEntries(
       })
       .where(and(eq(datasetEntries.id, r.id), eq(datasetEntries.projectId, ctx.projectId)));
   }
-  return { read: rows.length, changed, last: rows.at(-1)?.id ?? null };
+  return { read: rows.length, changed, last: rows.at(-1)?.id ?? null, more: rows.length === input.limit };
 }

@@ -11,6 +11,9 @@ import { sanitizeJsonText } from "./store/sanitize-json-text";
 // text and previews) and their counts added to the log's. A log with nothing to mask is left as
 // it is; a log masked already is masked again at no harm (its placeholders are no values).
 
+/** Payload bytes one batch loads at most (64 MiB): a few large logs make a batch of their own. */
+const MAX_BATCH_BYTES = 64 * 1024 * 1024;
+
 type Row = {
   id: string;
   error_message: string | null;
@@ -24,14 +27,33 @@ type Row = {
 export async function maskStoredLogs(
   ctx: Ctx,
   input: { before: string | null; limit: number; recognizers: readonly Recognizer[]; kinds: string[] | null },
-): Promise<{ read: number; changed: number; last: string | null }> {
+): Promise<{ read: number; changed: number; last: string | null; more: boolean }> {
   const db = dbOf(ctx);
-  const rows = resultRows<Row>(
-    await db.execute(sql`select l.id, l.error_message, b.req_payload, b.resp_payload, b.req_payload_original, b.resp_payload_original
-      from request_logs l left join request_log_bodies b on b.log_id = l.id
+  // Sized first: a batch holds at most MAX_BATCH_BYTES of payloads (at least one log), so a step's
+  // memory does not grow with the logs' sizes (each may hold up to HONE_MAX_LOGGED_PAYLOAD_BYTES).
+  const sized = resultRows<{ id: string; bytes: number }>(
+    await db.execute(sql`select l.id, (coalesce(l.req_bytes, 0) + coalesce(l.resp_bytes, 0))::float8 as bytes from request_logs l
       where l.project_id = ${ctx.projectId} ${input.before ? sql`and l.id < ${input.before}` : sql``}
       order by l.id desc limit ${input.limit}`),
   );
+  let total = 0;
+  const ids: string[] = [];
+  for (const r of sized) {
+    if (ids.length && total + Number(r.bytes) > MAX_BATCH_BYTES) break;
+    total += Number(r.bytes);
+    ids.push(r.id);
+  }
+  const rows = ids.length
+    ? resultRows<Row>(
+        await db.execute(sql`select l.id, l.error_message, b.req_payload, b.resp_payload, b.req_payload_original, b.resp_payload_original
+          from request_logs l left join request_log_bodies b on b.log_id = l.id
+          where l.project_id = ${ctx.projectId} and l.id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )})
+          order by l.id desc`),
+      )
+    : [];
   const changed: Record<string, unknown>[] = [];
   for (const r of rows) {
     const masker = createMasker({ recognizers: input.recognizers, kinds: input.kinds });
@@ -68,5 +90,6 @@ export async function maskStoredLogs(
         where l.project_id = ${ctx.projectId} and l.id = x.id`);
     });
   }
-  return { read: rows.length, changed: changed.length, last: rows.at(-1)?.id ?? null };
+  // More to do: a full page was sized, or the byte bound cut it.
+  return { read: ids.length, changed: changed.length, last: ids.at(-1) ?? null, more: sized.length === input.limit || ids.length < sized.length };
 }

@@ -21,7 +21,7 @@ import { NoInput, verb } from "../verb";
 
 export const MASK_BACKFILL_JOB = "masking-backfill";
 /** Rows per step: logs carry payloads of up to HONE_MAX_LOGGED_PAYLOAD_BYTES each. */
-const BATCH = { logs: 100, entries: 500, responses: 200 } as const;
+const BATCH = { logs: 100, entries: 200, responses: 50 } as const;
 const NEXT = { logs: "entries", entries: "responses", responses: null } as const;
 
 type Row = typeof maskingBackfills.$inferSelect;
@@ -135,7 +135,7 @@ export async function runMaskingBackfillStep(deps: Deps, input: { taskId: string
         : task.phase === "entries"
           ? await maskStoredEntries(ctx, { ...common, after: task.cursor })
           : await maskStoredResponses(ctx, { ...common, after: task.cursor });
-    const through = r.read < BATCH[task.phase];
+    const through = !r.more;
     const next = through ? NEXT[task.phase] : task.phase;
     await dbOf(ctx)
       .update(maskingBackfills)

@@ -10,7 +10,7 @@ import { createMasker, type Recognizer } from "../../lib/masking";
 export async function maskStoredResponses(
   ctx: Ctx,
   input: { after: string | null; limit: number; recognizers: readonly Recognizer[]; kinds: string[] | null },
-): Promise<{ read: number; changed: number; last: string | null }> {
+): Promise<{ read: number; changed: number; last: string | null; more: boolean }> {
   const db = dbOf(ctx);
   const rows = await db
     .select({ id: storedResponses.id, input: storedResponses.input, response: storedResponses.response })
@@ -29,5 +29,5 @@ export async function maskStoredResponses(
       .set({ input: m.input, response: m.response })
       .where(and(eq(storedResponses.id, r.id), eq(storedResponses.projectId, ctx.projectId)));
   }
-  return { read: rows.length, changed, last: rows.at(-1)?.id ?? null };
+  return { read: rows.length, changed, last: rows.at(-1)?.id ?? null, more: rows.length === input.limit };
 }
