@@ -140,6 +140,8 @@ export type Config = {
   maskingMode: "off" | "mask_stored" | "mask_upstream" | "block";
   /** Where a phone number without a country code is read. */
   maskingPhoneRegion: import("libphonenumber-js").CountryCode;
+  /** An external analyzer for masking (Presidio's API); null: none. */
+  maskingAnalyzer: { url: string; deadlineMs: number; entities: string[]; minScore: number; language: string } | null;
   /** Most calls one tRPC batch may carry. */
   trpcMaxBatch: number;
   /** Postgres statement_timeout of every session (0 = none). */
@@ -290,6 +292,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxActiveApiKeys: e.HONE_MAX_ACTIVE_API_KEYS,
     maskingMode: e.HONE_MASKING_MODE,
     maskingPhoneRegion: e.HONE_MASKING_PHONE_REGION as import("libphonenumber-js").CountryCode,
+    maskingAnalyzer: e.HONE_MASKING_ANALYZER_URL
+      ? {
+          url: e.HONE_MASKING_ANALYZER_URL,
+          deadlineMs: e.HONE_MASKING_ANALYZER_DEADLINE_MS,
+          entities: splitList(e.HONE_MASKING_ANALYZER_ENTITIES),
+          minScore: e.HONE_MASKING_ANALYZER_MIN_SCORE,
+          language: e.HONE_MASKING_ANALYZER_LANGUAGE,
+        }
+      : null,
     trpcMaxBatch: e.HONE_TRPC_MAX_BATCH,
     dbStatementTimeoutMs: e.HONE_DB_STATEMENT_TIMEOUT_MS,
     allowPrivateUpstreams: e.HONE_ALLOW_PRIVATE_UPSTREAMS,

@@ -46,6 +46,37 @@ export const HARDENING_VARIABLES = {
     .refine((r) => isSupportedCountry(r), "a region libphonenumber knows (US, GB, DE, …)")
     .default("US")
     .describe("the region a phone number without a country code is read in, for masking"),
+  HONE_MASKING_ANALYZER_URL: z
+    .preprocess(
+      emptyAsUndefined,
+      z.url({ protocol: /^https?$/, error: "an http(s) URL: the Presidio analyzer's base (http://presidio-analyzer:3000)" }).optional(),
+    )
+    .describe(
+      "an external analyzer (Microsoft Presidio's analyzer service) that finds names, places and other entities a pattern cannot, for masking; unset: the built-in recognizers only",
+    ),
+  HONE_MASKING_ANALYZER_DEADLINE_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(30_000)
+    .default(1_000)
+    .describe(
+      "how long the analyzer may take over one call's text; past it (or when it is away) the call is masked with the built-in recognizers and its log flagged",
+    ),
+  HONE_MASKING_ANALYZER_ENTITIES: z
+    .string()
+    .default("PERSON,LOCATION,NRP")
+    .refine(
+      (v) => splitList(v).length > 0 && splitList(v).every((e) => /^[A-Z][A-Z0-9_]{1,29}$/.test(e)),
+      "entity types in capitals, comma-separated (PERSON,LOCATION)",
+    )
+    .describe("the analyzer's entity types masked (each a kind of its own: <PERSON_1>)"),
+  HONE_MASKING_ANALYZER_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5).describe("the least score an analyzer's finding needs to be masked"),
+  HONE_MASKING_ANALYZER_LANGUAGE: z
+    .string()
+    .regex(/^[a-z]{2}$/, "a two-letter language code the analyzer has a model for (en)")
+    .default("en")
+    .describe("the language the analyzer reads texts in"),
   HONE_MAX_ACTIVE_API_KEYS: z.coerce
     .number()
     .int()

@@ -30,6 +30,8 @@ export type Metrics = {
   cacheLookup(result: "hit" | "miss"): void;
   /** An answered call logged with no plain cost: no token counts (no_usage) or no price for its model (no_price). */
   unpriced(reason: "no_usage" | "no_price"): void;
+  /** An analysis by the external masking analyzer, and what came of it. */
+  maskingAnalyzer(outcome: "ok" | "unavailable" | "timeout" | "busy" | "partial"): void;
   /** A gateway call checked against limits: admitted, or refused by a rate limit or a spent budget. */
   limitCheck(outcome: "admitted" | "rate_limited" | "budget_exceeded"): void;
   /**
@@ -184,6 +186,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
     ["reason"],
   );
   const unpricedCells = { no_usage: unpricedLogs.at("no_usage"), no_price: unpricedLogs.at("no_price") };
+  const analyzerRuns = counter(
+    registry,
+    "hone_masking_analyzer_total",
+    "Analyses by the external masking analyzer, by outcome: ok, unavailable, timeout, busy (too many in flight) or partial (text past the cap)",
+    ["outcome"],
+  );
   const limitChecks = counter(
     registry,
     "hone_limit_checks_total",
@@ -278,6 +286,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     unpriced(reason) {
       unpricedCells[reason].value++;
+    },
+    maskingAnalyzer(outcome) {
+      analyzerRuns.at(outcome).value++;
     },
     limitCheck(outcome) {
       limitCells[outcome].value++;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseInput } from "../core/errors";
-import { FilterDate } from "./logs";
+import { FilterDate } from "./filter-date";
 
 // The window and the buckets of a figure over time (a route's versions, an online evaluation's pass
 // rate): one rule for every area that charts its logs.

@@ -72,12 +72,23 @@ export function recordWriter(rows: RowWriter, logger: Logger, maxPayloadBytes?: 
       return null;
     }
   };
+  // A log waiting for the masking analyzer (domain/masking/analyzer.ts; its deadline bounds the
+  // wait) is built when it has answered; flush waits for those too.
+  const waiting = new Set<Promise<void>>();
+  const enqueue = (record: NewRequestLog) => {
+    const row = serialise(record);
+    if (row !== null) rows.enqueue(record.id, row, spool?.append(row) ?? undefined);
+  };
   return {
     enqueue(record) {
-      const row = serialise(record);
-      if (row !== null) rows.enqueue(record.id, row, spool?.append(row) ?? undefined);
+      const ready = record.mask?.ready;
+      if (!ready) return enqueue(record);
+      const p = ready.then(() => enqueue({ ...record, mask: { ...record.mask!, ready: undefined } }));
+      waiting.add(p);
+      void p.finally(() => waiting.delete(p));
     },
     async write(record) {
+      if (record.mask?.ready) await record.mask.ready;
       const row = serialise(record);
       if (row === null) throw new Error("request log could not be serialised");
       const mark = spool?.append(row);
@@ -99,8 +110,14 @@ export function recordWriter(rows: RowWriter, logger: Logger, maxPayloadBytes?: 
         await spool.synced();
       }
     },
-    flush: () => rows.flush(),
-    close: () => rows.close(),
+    flush: async () => {
+      while (waiting.size) await Promise.all(waiting);
+      return rows.flush();
+    },
+    close: async () => {
+      while (waiting.size) await Promise.all(waiting);
+      return rows.close();
+    },
     stats: () => (spool ? { ...rows.stats(), spool: spool.stats() } : rows.stats()),
   };
 }

@@ -181,7 +181,8 @@ export function createThreadedLogWriter(
       return stored;
     },
     flush: async () => {
-      await Promise.all([flushThread(), mainThread.flush()]);
+      // threaded.flush: logs still waiting for the masking analyzer first, then the thread's.
+      await Promise.all([threaded.flush(), mainThread.flush()]);
     },
     close: async () => {
       await Promise.all([threaded.close(), mainThread.close()]);

@@ -81,6 +81,16 @@ describe("masking in the console", () => {
     await progress.getByText("Masking stored data: done").waitFor({ timeout: 20_000 });
     // Both logs read; the one from before the rule held values (the other was masked when stored).
     expect(await progress.textContent()).toMatch(/2 of 2 read \(\w+\); 1 held something to mask/);
+    // What was masked in the last 7 days, by kind (the page read again): both logs hold one e-mail and one card.
+    await page.reload();
+    const usage = page.getByTestId("masked-usage");
+    await usage.getByText("EMAIL", { exact: true }).waitFor();
+    const rows = await usage.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim())));
+    expect(rows).toEqual([
+      ["CARD", "2", "2"],
+      ["EMAIL", "2", "2"],
+    ]);
+    await shot(page, "settings-masking-usage");
     const logs = await hone.trpc<{ logs: { id: string }[] }>("logs.list", { filter: { search: "ana.planted" }, first: 10 });
     expect(logs.logs).toHaveLength(0);
     await shot(page, "settings-masking-backfill");
@@ -92,7 +102,7 @@ describe("a recognizer of the project's own", () => {
     await page.goto(`${hone.url}/settings?tab=masking`);
     const own = page.getByTestId("own-recognizers");
     await own.waitFor();
-    await page.getByLabel("Kind").fill("CUSTOMER_ID");
+    await page.getByLabel("Kind", { exact: true }).fill("CUSTOMER_ID");
     await page.getByLabel("Pattern").fill("(\\w+\\s?)+$");
     await page.getByLabel("Sample").fill("CUS-12345678");
     await page.getByRole("button", { name: "Add recognizer" }).click();

@@ -7,8 +7,8 @@ import { reserveCall, type Reservation } from "../limits";
 import { requireModelAllowed, canonicalModel } from "../projects";
 import type { Upstream } from "./resolve-upstream";
 import { logRefusal } from "./refusals";
-import { type Masking, maskingFor } from "../masking";
-import { createMasker, type Masker } from "../../lib/masking";
+import { ANALYZER_WARNING, analyze, analyzeLog, hasAnalyzer, type Masking, maskingFor, sensitiveIn } from "../masking";
+import { createMasker, type Masker, type Span } from "../../lib/masking";
 
 /** How a call ended, as its log records it. */
 type CallOutcome = {
@@ -117,8 +117,18 @@ export async function createCallLog(
   const tags = mergeTags(call.request.metadata, call.tags);
   const masking = await maskingFor(ctx, { keyId: ctx.actor.type === "apiKey" ? ctx.actor.keyId : null, models: [call.request.model, model] });
   const recognizers = masking.recognizers;
-  const masker = masking.mode === "mask_upstream" ? createMasker({ recognizers, kinds: masking.kinds }) : null;
-  const mask: NewRequestLog["mask"] = masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, recognizers, ...(masker ? { masker } : {}) };
+  // mask_upstream: the external analyzer (if any) reads the request before it is sent, its spans
+  // shared by the call's masker and its log.
+  const known = new Map<string, readonly Span[]>();
+  let analyzerWarning: string | null = null;
+  if (masking.mode === "mask_upstream" && hasAnalyzer(ctx)) {
+    const a = await analyze(ctx, masking, [call.protocol?.request ?? call.rawBody]);
+    for (const [t, spans] of a.spans) known.set(t, spans);
+    if (a.failure) analyzerWarning = ANALYZER_WARNING[a.failure];
+  }
+  const masker = masking.mode === "mask_upstream" ? createMasker({ recognizers, kinds: masking.kinds, known }) : null;
+  const mask: NewRequestLog["mask"] =
+    masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, recognizers, known, analyzer: analyzerWarning, ...(masker ? { masker } : {}) };
   // A gateway call (not Hone's own) is one its key may make, within the limits that apply to it:
   // the name it calls is checked here; each target it reaches (a route's, a fallback, a pool's key)
   // is checked, and reserved at its own price, before it is called (admit), and settled when it ends.
@@ -145,10 +155,8 @@ export async function createCallLog(
   }
   // block: a call holding a sensitive value is refused before anything is sent, its text not kept.
   if (masking.mode === "block") {
-    const probe = createMasker({ recognizers, kinds: masking.kinds });
-    probe.maskValue(call.protocol?.request ?? call.rawBody);
-    if (probe.any) {
-      const counts = probe.counts();
+    const counts = await sensitiveIn(ctx, masking, call.protocol?.request ?? call.rawBody);
+    if (counts) {
       const found = Object.entries(counts)
         .map(([kind, n]) => `${kind} (${n})`)
         .join(", ");
@@ -235,7 +243,7 @@ export async function createCallLog(
       respPayload: o.respPayload,
     };
     if (prunedTokens) row.prunedTokens = prunedTokens;
-    if (mask) row.mask = mask;
+    if (mask) row.mask = { ...mask };
     if (routing) {
       row.attempts = [...routing.attempts];
       row.route = routing.route;
@@ -248,6 +256,12 @@ export async function createCallLog(
       if (p.warning) row.warning = [row.warning, p.warning].filter(Boolean).join("; ");
       row.respPayloadOriginal =
         o.respPayloadOriginal !== undefined ? o.respPayloadOriginal : o.statusCode < 400 && p.response ? p.response(o.respPayload) : o.respPayload;
+    }
+    if (row.mask) {
+      // The external analyzer (if any) reads what is stored, off the client's way (the row waits
+      // for it); under mask_upstream it has read the request already.
+      const answer = [row.respPayload, row.respPayloadOriginal, row.errorMessage];
+      analyzeLog(ctx, row.mask, masking.mode === "mask_upstream" ? answer : [row.reqPayload, row.reqPayloadOriginal, ...answer]);
     }
     ctx.deps.logWriter.enqueue(row);
   };

@@ -119,7 +119,10 @@ export async function insertEntries(ctx: Ctx, db: Queryable, datasetId: string, 
   const now = ctx.deps.clock();
   // Under the project's masking rule an entry is stored with placeholders (domain/masking), its
   // content hash of what is stored.
-  const mask = await storageMasking(ctx);
+  const mask = await storageMasking(
+    ctx,
+    given.map((e) => [e.entry, e.rejectedOutputs]),
+  );
   const entries = mask ? given.map((e) => maskedEntry(e, mask)) : given;
   for (let i = 0; i < entries.length; i += 500) {
     await db.insert(datasetEntries).values(

@@ -132,7 +132,7 @@ async function handleEntries(deps: Deps, task: TaskRow, { ctx, fail }: StepTools
       const m = completion.choices[0].message;
       const answer = assistantOutput(m);
       // The new answer under the project's masking rule (the entry's own placeholders keep their numbers).
-      const mask = await storageMasking(ctx);
+      const mask = await storageMasking(ctx, [messages, answer]);
       const next = mask ? mask([...messages, answer]) : [...messages, answer];
       await db.transaction(async (tx) => {
         await tx

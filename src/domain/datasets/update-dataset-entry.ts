@@ -50,7 +50,7 @@ export async function updateDatasetEntry(ctx: Ctx, raw: UpdateDatasetEntryInput)
       throw new DomainError("VALIDATION", VALIDATION_MESSAGE, { issues: issuesFromZod(new z.ZodError(renamed)) });
     }
     // Under the project's masking rule, stored with placeholders (domain/masking).
-    const mask = await storageMasking(ctx);
+    const mask = await storageMasking(ctx, [parsed.data]);
     const next = mask ? mask(parsed.data) : parsed.data;
     const hash = entryContentHash(next);
     const contentChanged = hash !== row.contentHash;

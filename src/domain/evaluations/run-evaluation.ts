@@ -143,7 +143,7 @@ async function evaluateChunk(deps: Deps, ev: typeof evaluations.$inferSelect, { 
         }
         if (signal.aborted) return;
         // Stored under the project's masking rule (domain/masking), as the entries it answers are.
-        const mask = await storageMasking(ctx);
+        const mask = await storageMasking(ctx, [output]);
         await db
           .insert(evaluationResults)
           .values({

@@ -53,3 +53,4 @@ export { numberMap } from "./store/rollups";
 export { sanitizeJsonText } from "./store/sanitize-json-text";
 export { logToEntry } from "./log-to-entry";
 export { maskStoredLogs } from "./mask-stored-logs";
+export { type MaskedKindUsage, maskedUsage } from "./masked-usage";

@@ -20,8 +20,7 @@ import { checkedUsage, tokenClasses } from "./checked-usage";
 import { markUsageHourStale } from "./store/rollups";
 import { mergeTags } from "./merge-tags";
 import type { NewRequestLog } from "./schemas";
-import { type Masking, maskingFor, maskingOfCall } from "../masking";
-import { createMasker } from "../../lib/masking";
+import { analyzeLog, type Masking, maskingFor, maskingOfCall, sensitiveIn } from "../masking";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -99,7 +98,7 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
   // sensitive value, storing only that it was refused (no text).
   const masking = model === null ? await maskingFor(ctx, { keyId: actorKeyId(ctx), models: [] }) : await maskingOfCall(ctx, model);
   const mask: NewRequestLog["mask"] = masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, recognizers: masking.recognizers };
-  if (masking.mode === "block") refuseSensitive({ reqPayload, respPayload, original, errorMessage: input.errorMessage ?? null }, masking);
+  if (masking.mode === "block") await refuseSensitive(ctx, { reqPayload, respPayload, original, errorMessage: input.errorMessage ?? null }, masking);
   const record: NewRequestLog = {
     id: ctx.deps.ids("log", at),
     projectId: ctx.projectId,
@@ -122,6 +121,8 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     ...original,
     mask,
   };
+  // The external analyzer (if any) reads what is stored; the write waits for its answer.
+  if (mask) analyzeLog(ctx, mask, [record.reqPayload, record.respPayload, record.reqPayloadOriginal, record.respPayloadOriginal, record.errorMessage]);
   try {
     await ctx.deps.logWriter.write(record);
   } catch (err) {
@@ -142,11 +143,10 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
 const actorKeyId = (ctx: Ctx) => (ctx.actor.type === "apiKey" ? ctx.actor.keyId : null);
 
 /** block: a report holding a sensitive value is a 400 naming the kinds; nothing of it is stored. */
-function refuseSensitive(parts: Record<string, unknown>, masking: Masking): void {
-  const probe = createMasker({ recognizers: masking.recognizers, kinds: masking.kinds });
-  probe.maskValue(parts);
-  if (!probe.any) return;
-  const found = Object.entries(probe.counts())
+async function refuseSensitive(ctx: Ctx, parts: Record<string, unknown>, masking: Masking): Promise<void> {
+  const counts = await sensitiveIn(ctx, masking, parts);
+  if (!counts) return;
+  const found = Object.entries(counts)
     .map(([kind, n]) => `${kind} (${n})`)
     .join(", ");
   const message = `This report holds sensitive data that the project's masking rule blocks: ${found}. Nothing of it was stored.`;

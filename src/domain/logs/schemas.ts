@@ -1,4 +1,4 @@
-import type { Masker, Recognizer } from "../../lib/masking";
+import type { Masker, Recognizer, Span } from "../../lib/masking";
 import type { InternalKind } from "../../core/internal-kinds";
 import type { LogApi, RequestLog } from "./inputs";
 
@@ -39,6 +39,12 @@ export type NewRequestLog = Omit<
     recognizers?: readonly Recognizer[];
     /** The call's own masker (mask_upstream): the log continues its placeholders. Never serialised: logRow runs where the call did. */
     masker?: Masker;
+    /** Spans the external analyzer found, by text (domain/masking/analyzer.ts). */
+    known?: Map<string, readonly Span[]>;
+    /** The analyzer's answer: the row is built once it resolves (it never rejects). */
+    ready?: Promise<void>;
+    /** What the log's warning says when the analyzer did not see all of its text; absent: it did, or there is none. */
+    analyzer?: string | null;
   } | null;
   /** A refused call (domain/calls/refusals.ts): why, and how many calls the row counts. */
   refusal?: RequestLog["refusal"];

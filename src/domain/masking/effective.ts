@@ -5,6 +5,7 @@ import { DomainError } from "../../core/errors";
 import { liveEntry, readOrKnown } from "../../db/read-or-known";
 import { BUILT_IN_KINDS, patternRecognizer, type Recognizer, recognizersFor } from "../../lib/masking";
 import { canonicalModel } from "../projects";
+import { analyzerKinds } from "./analyzer";
 import type { Masking, MaskingMode, MaskingRule } from "./schemas";
 
 export const toRule = (r: typeof maskingRules.$inferSelect): MaskingRule => ({
@@ -85,11 +86,12 @@ export async function projectMasking(ctx: Ctx): Promise<ProjectMasking> {
   }
   function of(rules: MaskingRule[], own: { kind: string; pattern: string }[]): ProjectMasking {
     const builtIn = recognizersFor(ctx.deps.config.maskingPhoneRegion);
-    if (!own.length) return { rules, recognizers: builtIn, kinds: new Set(BUILT_IN_KINDS) };
+    const external = analyzerKinds(ctx.deps.config);
+    if (!own.length) return { rules, recognizers: builtIn, kinds: new Set([...BUILT_IN_KINDS, ...external]) };
     // The project's own go after the formats it cannot improve on and before the entropy rule (TOKEN).
     const mine = own.map((r) => patternRecognizer(r.kind, r.pattern));
     const recognizers = [...builtIn.slice(0, -1), ...mine, builtIn.at(-1)!];
-    return { rules, recognizers, kinds: new Set([...BUILT_IN_KINDS, ...own.map((r) => r.kind)]) };
+    return { rules, recognizers, kinds: new Set([...BUILT_IN_KINDS, ...external, ...own.map((r) => r.kind)]) };
   }
 }
 
@@ -106,6 +108,6 @@ export async function checkKinds(ctx: Ctx, kinds: readonly string[] | null | und
   const known = (await projectMasking(ctx)).kinds;
   const unknown = kinds.filter((k) => !known.has(k));
   if (!unknown.length) return;
-  const message = `kinds: ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} neither a built-in kind nor one of the project's own recognizers`;
+  const message = `kinds: ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} neither a built-in kind nor one of the project's own recognizers${ctx.deps.config.maskingAnalyzer ? " (nor one the analyzer finds)" : ""}`;
   throw new DomainError("VALIDATION", message, { issues: [{ message, path }] });
 }

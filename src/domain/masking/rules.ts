@@ -4,8 +4,9 @@ import { maskingRules } from "../../db/schema";
 import { notFound, parseInput } from "../../core/errors";
 import { NoInput, verb } from "../verb";
 import { requireFullKey } from "../projects";
-import { createMasker, findSpans } from "../../lib/masking";
+import { BUILT_IN_KINDS, createMasker, findSpans } from "../../lib/masking";
 import { checkKinds, projectMasking, readRules, toRule } from "./effective";
+import { ANALYZER_WARNING, analyze, analyzerKinds, hasAnalyzer } from "./analyzer";
 import { MASKING_MODES, type MaskingRule, MaskingRuleIdInput, type MaskingTest, SetMaskingRuleInput, TestMaskingInput } from "./schemas";
 
 export const listMaskingRules = verb({
@@ -69,13 +70,43 @@ export const testMasking = verb({
     const input = parseInput(TestMaskingInput, raw);
     await checkKinds(ctx, input.kinds, ["kinds"]);
     const { recognizers } = await projectMasking(ctx);
-    const masker = createMasker({ recognizers, kinds: input.kinds });
-    const spans = findSpans(input.text, recognizers, input.kinds ? new Set(input.kinds) : null);
+    // The external analyzer (if any) reads the text too: a failure is said, never a failed try.
+    const analysis = await analyze(ctx, { mode: "mask_stored", kinds: input.kinds ?? null }, [input.text]);
+    const known = analysis.spans;
+    const masker = createMasker({ recognizers, kinds: input.kinds, known });
+    const spans = findSpans(input.text, recognizers, input.kinds ? new Set(input.kinds) : null, known.get(input.text));
     const masked = masker.maskText(input.text);
-    const probe = createMasker({ recognizers, kinds: input.kinds });
+    // Each value's placeholder, numbered as in `masked` (each value known as a whole to the probe).
+    const whole = new Map(spans.map((s) => [input.text.slice(s.start, s.end), [{ kind: s.kind, start: 0, end: s.end - s.start }]]));
+    const probe = createMasker({ recognizers, kinds: input.kinds, known: whole });
     const found = spans.map((s) => ({ ...s, placeholder: probe.maskText(input.text.slice(s.start, s.end)) }));
-    return { masked, found, counts: Object.entries(masker.counts()).map(([kind, count]) => ({ kind, count })) };
+    return {
+      masked,
+      found,
+      counts: Object.entries(masker.counts()).map(([kind, count]) => ({ kind, count })),
+      analyzer: hasAnalyzer(ctx) ? (analysis.failure ? ANALYZER_WARNING[analysis.failure] : "ok") : null,
+    };
   },
 });
 
 export { MASKING_MODES };
+
+/** A kind a rule may name: where it comes from, and what it finds in words. */
+export type MaskingKind = { kind: string; source: "built-in" | "analyzer" | "project"; description: string };
+
+export const listMaskingKinds = verb({
+  name: "maskingKinds",
+  description: "Every kind a masking rule may name: the built-in recognizers, the operator's external analyzer's entities, and the project's own recognizers",
+  kind: "query",
+  role: "viewer",
+  input: NoInput,
+  run: async (ctx: Ctx): Promise<MaskingKind[]> => {
+    const { recognizers } = await projectMasking(ctx);
+    const builtIn = new Set(BUILT_IN_KINDS);
+    const out: MaskingKind[] = recognizers.map((r) => ({ kind: r.kind, source: builtIn.has(r.kind) ? "built-in" : "project", description: r.description }));
+    for (const kind of analyzerKinds(ctx.deps.config)) {
+      out.push({ kind, source: "analyzer", description: `${kind.toLowerCase().replace(/_/g, " ")} entities the operator's external analyzer finds` });
+    }
+    return out;
+  },
+});

@@ -65,4 +65,6 @@ export type MaskingTest = {
   /** Each value found: its kind, where it is in the text, and its placeholder. */
   found: { kind: string; start: number; end: number; placeholder: string }[];
   counts: { kind: string; count: number }[];
+  /** The external analyzer: null without one, "ok" when it read the text, else why it did not. */
+  analyzer: string | null;
 };

@@ -113,7 +113,7 @@ export async function runRelabelStep(deps: Deps, payload: { taskId: string }, si
           const current = await judgeAll(target, p.current);
           if (signal.aborted) return;
           // Stored under the project's masking rule (domain/masking), as its entries are.
-          const mask = await storageMasking(ctx);
+          const mask = await storageMasking(ctx, [output]);
           await db
             .update(relabelOutputs)
             .set({

@@ -1,6 +1,7 @@
 import {
   deleteMaskingRecognizer,
   deleteMaskingRule,
+  listMaskingKinds,
   listMaskingRecognizers,
   listMaskingRules,
   type MaskingRule,
@@ -9,9 +10,10 @@ import {
   setMaskingRule,
   testMasking,
 } from "../../domain/masking";
+import { maskedUsage } from "../../domain/logs";
 import { getMaskingBackfill, listMaskingBackfills, type MaskingBackfill, startMaskingBackfill } from "../../domain/mask-backfill";
 import { toWireDate } from "../dates";
-import { MaskingBackfillRef, MaskingRecognizerRef, MaskingRuleRef, MaskingTestRef } from "../graphql/types/masking";
+import { MaskedKindUsageRef, MaskingBackfillRef, MaskingKindRef, MaskingRecognizerRef, MaskingRuleRef, MaskingTestRef } from "../graphql/types/masking";
 import { verbField } from "../graphql/verb-field";
 import { verbMutation, verbQuery } from "../trpc/verb-procedure";
 
@@ -35,6 +37,10 @@ export const maskingProcedures = {
   recognizers: verbQuery(listMaskingRecognizers, (list) => list.map(ownOut)),
   setRecognizer: verbMutation(setMaskingRecognizer, ownOut),
   deleteRecognizer: verbMutation(deleteMaskingRecognizer),
+  /** What masking kept out of the logs in a window, by kind. */
+  usage: verbQuery(maskedUsage),
+  /** Every kind a rule may name. */
+  kinds: verbQuery(listMaskingKinds),
 };
 
 /** GraphQL: fields named as the verbs. */
@@ -49,4 +55,6 @@ export function maskingFields(): void {
   verbField(listMaskingRecognizers, { type: [MaskingRecognizerRef] });
   verbField(setMaskingRecognizer, { type: MaskingRecognizerRef });
   verbField(deleteMaskingRecognizer, { type: "Boolean", out: (d) => d.deleted });
+  verbField(maskedUsage, { type: [MaskedKindUsageRef] });
+  verbField(listMaskingKinds, { type: [MaskingKindRef] });
 }

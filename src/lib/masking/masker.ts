@@ -42,11 +42,20 @@ export function recognizersFor(region: PhoneRegion = "US"): Recognizer[] {
  * specific first), each over the text with what earlier ones found blanked out, so a card number
  * is never also a phone number and the costly recognizers at the end see less.
  */
-export function findSpans(text: string, recognizers: readonly Recognizer[], kinds?: ReadonlySet<string> | null): Span[] {
+export function findSpans(
+  text: string,
+  recognizers: readonly Recognizer[],
+  kinds?: ReadonlySet<string> | null,
+  /** Spans already known for this text (an external analyzer's): taken first. */
+  known?: readonly Span[],
+): Span[] {
   const out: Span[] = [];
   let seen = text;
-  for (const r of recognizers) {
-    if (kinds && !kinds.has(r.kind)) continue;
+  const finders: { kind: string; find(t: string): Span[] }[] = known?.length
+    ? [{ kind: "", find: () => known.filter((s) => !kinds || kinds.has(s.kind)) }, ...recognizers]
+    : [...recognizers];
+  for (const r of finders) {
+    if (kinds && r.kind && !kinds.has(r.kind)) continue;
     const found = r.find(seen);
     if (!found.length) continue;
     found.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -73,8 +82,16 @@ const MIN_TEXT = 6;
 /** A placeholder: <KIND_N>. */
 export const PLACEHOLDER = /<([A-Z][A-Z0-9_]{0,40})_(\d{1,6})>/g;
 
-export function createMasker(opts: { recognizers?: readonly Recognizer[]; kinds?: readonly string[] | null } = {}): Masker {
+export function createMasker(
+  opts: {
+    recognizers?: readonly Recognizer[];
+    kinds?: readonly string[] | null;
+    /** Spans an external analyzer found, by the exact text it found them in (read when a text is masked: it may be filled later). */
+    known?: ReadonlyMap<string, readonly Span[]>;
+  } = {},
+): Masker {
   const recognizers = opts.recognizers ?? recognizersFor();
+  const known = opts.known;
   const kinds = opts.kinds?.length ? new Set(opts.kinds) : null;
   const byValue = new Map<string, string>();
   const byPlaceholder = new Map<string, string>();
@@ -98,10 +115,10 @@ export function createMasker(opts: { recognizers?: readonly Recognizer[]; kinds?
   };
 
   const maskText = (text: string): string => {
-    if (text.length < MIN_TEXT) return text;
+    if (text.length < MIN_TEXT && !known?.has(text)) return text;
     // A data URL (an image, a file) is content, not prose: its base64 would read as a token.
     if (text.startsWith("data:") && /^data:[\w.+-]+\/[\w.+-]+;base64,/.test(text)) return text;
-    const spans = findSpans(text, recognizers, kinds);
+    const spans = findSpans(text, recognizers, kinds, known?.get(text));
     if (!spans.length) return text;
     if (text.includes("<")) {
       for (const m of text.matchAll(PLACEHOLDER)) numbered[m[1]!] = Math.max(numbered[m[1]!] ?? 0, Number(m[2]));

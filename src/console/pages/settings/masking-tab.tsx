@@ -12,6 +12,8 @@ import {
   type MaskingTest,
   useDeleteMaskingRule,
   useDeleteOwnRecognizer,
+  useMaskedUsage,
+  useMaskingKinds,
   useOwnRecognizers,
   useSetOwnRecognizer,
   useMaskingBackfills,
@@ -30,25 +32,6 @@ const MODES = [
   { value: "mask_upstream", label: "Mask before the provider too (answers restored)" },
   { value: "block", label: "Block calls holding sensitive data" },
 ];
-const KINDS = [
-  "EMAIL",
-  "PHONE",
-  "CARD",
-  "IBAN",
-  "SSN",
-  "IP_ADDRESS",
-  "URL_CREDENTIALS",
-  "OPENAI_KEY",
-  "ANTHROPIC_KEY",
-  "AWS_KEY",
-  "GITHUB_TOKEN",
-  "SLACK_TOKEN",
-  "STRIPE_KEY",
-  "GOOGLE_API_KEY",
-  "JWT",
-  "PRIVATE_KEY",
-  "TOKEN",
-];
 const SHORT: Record<string, string> = { off: "Off", mask_stored: "Mask what is stored", mask_upstream: "Mask before the provider", block: "Block" };
 const modeLabel = (m: string) => SHORT[m] ?? m;
 
@@ -56,8 +39,8 @@ function ProjectRule({ rule }: { rule: MaskingRule | undefined }) {
   const [mode, setMode] = useState<string>(rule?.mode ?? "off");
   const [kinds, setKinds] = useState<string[]>(rule?.kinds ?? []);
   const set = useSetMaskingRule();
-  const own = useOwnRecognizers();
-  const kindChoices = [...KINDS, ...(own.data ?? []).map((r) => r.kind)];
+  const known = useMaskingKinds();
+  const kindChoices = [...new Set([...(known.data ?? []).map((k) => k.kind), ...kinds])];
   return (
     <Paper withBorder p="md" data-testid="project-rule">
       <Stack gap="sm">
@@ -259,6 +242,15 @@ function TryIt() {
             <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="masked-text">
               <WithPlaceholders text={result.masked} />
             </Text>
+            {result.analyzer === null ? null : result.analyzer === "ok" ? (
+              <Text size="xs" c="dimmed">
+                The operator's analyzer (names, places) read it too.
+              </Text>
+            ) : (
+              <Text size="sm" c="orange.8" data-testid="masking-analyzer">
+                {result.analyzer.charAt(0).toUpperCase() + result.analyzer.slice(1)}.
+              </Text>
+            )}
           </Stack>
         ) : null}
       </Stack>
@@ -303,6 +295,33 @@ function Backfill() {
   );
 }
 
+/** What masking kept out of the logs of the last 7 days, by kind (never the values). */
+function MaskedUsage() {
+  const usage = useMaskedUsage();
+  return (
+    <Stack gap="sm">
+      <Title order={4}>Masked in the last 7 days</Title>
+      <ErrorAlert error={usage.error} />
+      <DataTable
+        label="Values masked by kind in the last 7 days"
+        testId="masked-usage"
+        columns={["Kind", "Logs", "Values"]}
+        rows={usage.data}
+        empty="Nothing was masked in the logs of the last 7 days."
+        row={(u) => (
+          <Table.Tr key={u.kind}>
+            <Table.Td>
+              <Code>{u.kind}</Code>
+            </Table.Td>
+            <Table.Td>{u.logs.toLocaleString()}</Table.Td>
+            <Table.Td>{u.values.toLocaleString()}</Table.Td>
+          </Table.Tr>
+        )}
+      />
+    </Stack>
+  );
+}
+
 /** Settings -> Masking. */
 export function MaskingTab() {
   const rules = useMaskingRules();
@@ -311,13 +330,15 @@ export function MaskingTab() {
     <Stack>
       <SectionIntro maw={760}>
         Keep sensitive data (e-mail addresses, phone and card numbers, IBANs, secrets pasted into prompts) out of what Hone stores, exports and trains on: each
-        value becomes a placeholder such as <Code>&lt;EMAIL_1&gt;</Code>. Names and addresses in free text are not found by patterns.
+        value becomes a placeholder such as <Code>&lt;EMAIL_1&gt;</Code>. Names and addresses in free text are not found by patterns: only by the operator's
+        external analyzer, where one is set up.
       </SectionIntro>
       <ErrorAlert error={rules.error} title="Masking rules could not be loaded" />
       {rules.data ? <ProjectRule key={project?.updatedAt ?? "none"} rule={project} /> : null}
       <NarrowingRules rules={(rules.data ?? []).filter((r) => r.scope !== "project")} />
       <OwnRecognizers />
       <TryIt />
+      <MaskedUsage />
       <Backfill />
     </Stack>
   );

@@ -1,6 +1,7 @@
 // The settings section's data: API keys, provider keys and custom providers, each list's query and
 // the mutations that change it (and read it again). Components call these hooks, never tRPC itself.
 import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { type Trpc, useChange } from "../../lib/mutations";
 import { useWholeList } from "../../lib/project-lists";
 import { type RouterOutputs, useTRPC, useTRPCClient } from "../../lib/trpc";
@@ -113,6 +114,19 @@ export const useSetMaskingRule = (onDone?: () => void) =>
 
 export const useDeleteMaskingRule = (onDone?: () => void) =>
   useChange((t) => t.masking.delete, { message: () => "Masking rule deleted", onDone, refresh: MASKING });
+
+/** Every kind a rule may name (built-in, the operator's analyzer's, the project's own). */
+export function useMaskingKinds() {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.masking.kinds.queryOptions(), staleTime: 60_000 });
+}
+
+/** What masking kept out of the logs of the last 7 days, by kind. */
+export function useMaskedUsage() {
+  const trpc = useTRPC();
+  const [from] = useState(() => new Date(Date.now() - 7 * 86_400_000).toISOString());
+  return useQuery(trpc.masking.usage.queryOptions({ from }));
+}
 
 /** What the recognizers find in a text (nothing is stored). */
 export function useTryMasking() {

@@ -19,7 +19,9 @@ import { createMasker, recognizersFor } from "../../../lib/masking";
  */
 function masked(r: NewRequestLog): { r: NewRequestLog; counts: Record<string, number> | null } {
   if (!r.mask) return { r, counts: null };
-  const masker = r.mask.masker ?? createMasker({ recognizers: r.mask.recognizers ?? recognizersFor(), kinds: r.mask.kinds });
+  const masker = r.mask.masker ?? createMasker({ recognizers: r.mask.recognizers ?? recognizersFor(), kinds: r.mask.kinds, known: r.mask.known });
+  // The analyzer's failure is said on the log (after the warning is masked: it holds no value).
+  const warning = r.warning ? masker.maskText(r.warning) : r.warning;
   const out: NewRequestLog = {
     ...r,
     reqPayload: masker.maskValue(r.reqPayload),
@@ -27,7 +29,7 @@ function masked(r: NewRequestLog): { r: NewRequestLog; counts: Record<string, nu
     reqPayloadOriginal: masker.maskValue(r.reqPayloadOriginal),
     respPayloadOriginal: masker.maskValue(r.respPayloadOriginal),
     errorMessage: r.errorMessage === null ? null : masker.maskText(r.errorMessage),
-    warning: r.warning ? masker.maskText(r.warning) : r.warning,
+    warning: r.mask.analyzer ? [warning, r.mask.analyzer].filter(Boolean).join("; ") : warning,
   };
   return { r: out, counts: masker.any ? masker.counts() : null };
 }

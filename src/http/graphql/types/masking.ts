@@ -1,4 +1,5 @@
-import type { MaskingRule, MaskingTest, OwnRecognizer } from "../../../domain/masking";
+import type { MaskingKind, MaskingRule, MaskingTest, OwnRecognizer } from "../../../domain/masking";
+import type { MaskedKindUsage } from "../../../domain/logs";
 import type { MaskingBackfill } from "../../../domain/mask-backfill";
 import { builder } from "../builder";
 
@@ -42,6 +43,11 @@ export const MaskingTestRef = builder.objectRef<MaskingTest>("MaskingTest").impl
     masked: t.exposeString("masked", { description: "The text as it would be stored" }),
     found: t.field({ type: [MaskingFoundRef], resolve: (r) => r.found }),
     counts: t.field({ type: [MaskedKindRef], resolve: (r) => r.counts }),
+    analyzer: t.exposeString("analyzer", {
+      nullable: true,
+      description:
+        "The operator's external analyzer (names, places): null when there is none, ok when it read the text, otherwise why it did not (the text was masked without it)",
+    }),
   }),
 });
 
@@ -74,5 +80,23 @@ export const MaskingRecognizerRef = builder.objectRef<OwnRecognizer & { found?: 
     }),
     createdAt: t.field({ type: "DateTime", resolve: (r) => r.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (r) => r.updatedAt }),
+  }),
+});
+
+export const MaskedKindUsageRef = builder.objectRef<MaskedKindUsage>("MaskedKindUsage").implement({
+  description: "What masking kept out of the logs of a window for one kind (never the values)",
+  fields: (t) => ({
+    kind: t.exposeString("kind"),
+    logs: t.exposeInt("logs", { description: "Logs holding at least one value of the kind" }),
+    values: t.exposeFloat("values", { description: "Values of the kind masked" }),
+  }),
+});
+
+export const MaskingKindRef = builder.objectRef<MaskingKind>("MaskingKind").implement({
+  description: "A kind a masking rule may name",
+  fields: (t) => ({
+    kind: t.exposeString("kind"),
+    source: t.exposeString("source", { description: "built-in, analyzer (the operator's external analyzer) or project (the project's own recognizer)" }),
+    description: t.exposeString("description", { description: "What it finds, in words" }),
   }),
 });
