@@ -179,7 +179,7 @@ describe("an external analyzer", () => {
     expect(JSON.stringify(kinds.errors)).toContain("NAMES is neither a built-in kind nor one of the project's own recognizers (nor one the analyzer finds)");
   });
 
-  test("mask_upstream: the provider gets <PERSON_1>, the client its answer with the name back (whole and streamed); block names PERSON", async () => {
+  test("mask_upstream: the provider gets <PERSON_1>, the client its answer with the name back (whole, streamed, in tool arguments as JSON); block names PERSON", async () => {
     mode = "ok";
     const p = await project("analyzer-upstream", "mask_upstream");
     const c = openai(p.apiKey);
@@ -193,8 +193,20 @@ describe("an external analyzer", () => {
     for await (const ch of s) streamed += ch.choices[0]?.delta?.content ?? "";
     expect(streamed).toBe(`echo: ${SAY}`);
     expect(upstream.requests.at(-1)!.text).not.toContain(NAME);
+    // A tool call's arguments (JSON) get the values back escaped: a private key's line breaks too.
+    const PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----";
+    const asked = `${NAME} pasted "${PEM}"`;
+    const tools = [{ type: "function" as const, function: { name: "lookup", parameters: { type: "object", properties: { q: { type: "string" } } } } }];
+    const tc = await c.chat.completions.create({ model: "gpt-4o-mini", tools, messages: [{ role: "user", content: asked }] });
+    const call = tc.choices[0]!.message.tool_calls![0] as { function: { arguments: string } };
+    expect(JSON.parse(call.function.arguments)).toEqual({ q: asked });
+    expect(upstream.requests.at(-1)!.text).not.toContain("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7");
+    const ts = await c.chat.completions.create({ model: "gpt-4o-mini", tools, stream: true, messages: [{ role: "user", content: asked }] });
+    let args = "";
+    for await (const ch of ts) for (const d of ch.choices[0]?.delta?.tool_calls ?? []) args += d.function?.arguments ?? "";
+    expect(JSON.parse(args)).toEqual({ q: asked });
     const stored = await storedText(p.projectId);
-    for (const v of [NAME, PLACE, EMAIL]) expect(stored).not.toContain(v);
+    for (const v of [NAME, PLACE, EMAIL, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"]) expect(stored).not.toContain(v);
 
     const b = await project("analyzer-block", "block");
     const before = upstream.requests.length;

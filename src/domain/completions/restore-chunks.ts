@@ -8,7 +8,20 @@ import { createStreamRestorer, type Masker } from "../../lib/masking";
 // beginning of a placeholder until the next piece, and lets it go when its choice finishes.
 
 /** A whole answer, restored (a copy: the log keeps the answer as the provider gave it). */
-export const restoreCompletion = (masker: Masker, c: ChatCompletion): ChatCompletion => masker.restoreValue(c);
+export function restoreCompletion(masker: Masker, c: ChatCompletion): ChatCompletion {
+  const out = masker.restoreValue(c);
+  // A tool call's arguments are JSON: a value put back there is escaped (a PEM key's line breaks).
+  out.choices?.forEach((ch, i) => {
+    const calls = ch.message?.tool_calls;
+    if (!Array.isArray(calls)) return;
+    ch.message.tool_calls = calls.map((tc, k) => {
+      const given = (c.choices[i]?.message?.tool_calls?.[k] as { function?: { arguments?: unknown } } | undefined)?.function?.arguments;
+      const fn = (tc as { function?: { arguments?: unknown } }).function;
+      return typeof given === "string" && fn ? ({ ...tc, function: { ...fn, arguments: masker.restoreJson(given) } } as typeof tc) : tc;
+    });
+  });
+  return out;
+}
 
 /** A stream's chunks, restored one by one; `flush` gives a last chunk with whatever is still held back (or null). */
 export function createChunkRestorer(masker: Masker): {
@@ -19,7 +32,7 @@ export function createChunkRestorer(masker: Masker): {
   const restorerOf = (key: string) => {
     let r = restorers.get(key);
     if (!r) {
-      r = createStreamRestorer(masker);
+      r = createStreamRestorer(masker, key.includes(":tool:"));
       restorers.set(key, r);
     }
     return r;

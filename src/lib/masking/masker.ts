@@ -20,6 +20,8 @@ export type Masker = {
   readonly any: boolean;
   /** The text with every placeholder this masker made put back to its value. */
   restore(text: string): string;
+  /** The same inside the text of a JSON document (a tool call's arguments): each value put back escaped as a JSON string's content. */
+  restoreJson(text: string): string;
   /** A JSON value with every string restored. */
   restoreValue<T>(value: T): T;
 };
@@ -159,8 +161,17 @@ export function createMasker(
     return text.replace(PLACEHOLDER, (p) => byPlaceholder.get(p) ?? p);
   };
 
+  const restoreJson = (text: string): string => {
+    if (!any || text.indexOf("<") < 0) return text;
+    return text.replace(PLACEHOLDER, (p) => {
+      const v = byPlaceholder.get(p);
+      return v === undefined ? p : JSON.stringify(v).slice(1, -1);
+    });
+  };
+
   return {
     maskText,
+    restoreJson,
     maskValue: <T>(value: T) => {
       // Placeholders already in the value (masked before, then added to) keep their numbers.
       walk(
@@ -187,8 +198,9 @@ export function createMasker(
  * what may be the start of a placeholder ("<EMA") holds that end back until the next piece says
  * whether it is one. `end()` gives what is held back.
  */
-export function createStreamRestorer(masker: Pick<Masker, "restore">): { push(piece: string): string; end(): string } {
+export function createStreamRestorer(masker: Pick<Masker, "restore" | "restoreJson">, json = false): { push(piece: string): string; end(): string } {
   let held = "";
+  const restore = json ? masker.restoreJson : masker.restore;
   return {
     push(piece) {
       // Most pieces hold no placeholder and nothing is held back: passed on as they are.
@@ -198,15 +210,15 @@ export function createStreamRestorer(masker: Pick<Masker, "restore">): { push(pi
       const open = text.lastIndexOf("<");
       if (open >= 0 && text.indexOf(">", open) < 0 && /^<[A-Z0-9_]{0,48}$/.test(text.slice(open))) {
         held = text.slice(open);
-        return masker.restore(text.slice(0, open));
+        return restore(text.slice(0, open));
       }
       held = "";
-      return masker.restore(text);
+      return restore(text);
     },
     end() {
       const rest = held;
       held = "";
-      return masker.restore(rest);
+      return restore(rest);
     },
   };
 }
