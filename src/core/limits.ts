@@ -11,6 +11,8 @@ export const MAX_MODEL_LENGTH = 256;
 export const MAX_BASE_URL_LENGTH = 2_048;
 /** Characters in an id a client sends (completion ids, log ids, request ids). */
 export const MAX_ID_LENGTH = 256;
+/** The longest trace or span id kept (W3C: 32 and 16 hex digits; a client's own op-trace-id may be longer). */
+export const MAX_TRACE_ID_LENGTH = 128;
 /** Characters in an API key's name. */
 export const MAX_API_KEY_NAME_LENGTH = 100;
 /** Criteria one request may name (`op-criteria`, `hone.criteria`). */

@@ -1,3 +1,4 @@
+import type { TraceContext } from "../lib/trace-context";
 import type { Queryable } from "../db/client";
 import type { Deps } from "./deps";
 import type { KeyGrant, Role } from "../core/key-scope";
@@ -44,6 +45,8 @@ export type BaseCtx = {
   internal?: InternalKind;
   /** Headers the answer of an HTTP request carries besides its own (the rate-limit headers of the gateway). */
   replyHeaders?: Record<string, string>;
+  /** The caller's trace, from the request's headers (domain/calls/trace-context.ts): the calls it makes join it. */
+  trace?: TraceContext | null;
 };
 
 /** Context of a project-scoped verb: every query it runs is filtered by projectId. */

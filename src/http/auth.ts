@@ -5,6 +5,7 @@ import type { Deps } from "../domain/deps";
 import { type Authenticated, authenticateApiKey } from "../domain/projects";
 import { checkCredential } from "../domain/sessions";
 import { DomainError } from "../core/errors";
+import { traceContextOf } from "../lib/trace-context";
 import { clientAddress } from "./client-address";
 import { requestMeta } from "./request-meta";
 import { authenticateSession, sessionTokenOf } from "./session-cookie";
@@ -72,6 +73,7 @@ function projectCtx(deps: Deps, request: Request, auth: Authenticated): Ctx {
     projectId: auth.projectId,
     requestId: meta.requestId,
     replyHeaders: {},
+    trace: traceContextOf((name) => request.headers.get(name)),
   };
 }
 

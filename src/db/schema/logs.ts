@@ -79,6 +79,15 @@ export const requestLogs = pgTable(
     masked: jsonb("masked").$type<Record<string, number>>(),
     /** The masking mode the call ran under (mask_stored, mask_upstream, block); null: off. */
     masking: text("masking"),
+    /**
+     * Where the call sits in a trace (docs/traces.md): the W3C trace id (32 hex digits, or the
+     * client's own op-trace-id), the call's own span, and the caller's span it is a child of; the
+     * session its trace belongs to (a conversation, an agent's run). Null: not known.
+     */
+    traceId: text("trace_id"),
+    spanId: text("span_id"),
+    parentSpanId: text("parent_span_id"),
+    sessionId: text("session_id"),
     /** The log's tags (its column keeps the wire's older word, metadata). */
     tags: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -87,6 +96,8 @@ export const requestLogs = pgTable(
     index().on(t.projectId, t.id),
     index().on(t.projectId, t.completionId),
     index().on(t.projectId, t.model, t.id),
+    index("request_logs_trace").on(t.projectId, t.traceId).where(sql`${t.traceId} is not null`),
+    index("request_logs_session").on(t.projectId, t.sessionId, t.id).where(sql`${t.sessionId} is not null`),
     index("request_logs_metadata_gin").using("gin", sql`${t.tags} jsonb_path_ops`),
   ],
 );

@@ -15,6 +15,7 @@ import {
   MAX_TAG_KEY_LENGTH,
   MAX_TAG_VALUE_LENGTH,
   MAX_TAGS,
+  MAX_TRACE_ID_LENGTH,
 } from "../../core/limits";
 
 // A report's times are Date.now() of the client: anything before 2000 or after 2100 is a mistake
@@ -43,6 +44,11 @@ export const MergedTags = z
   .record(TagKey, z.string().max(MAX_TAG_VALUE_LENGTH, `a tag value may be at most ${MAX_TAG_VALUE_LENGTH} characters`))
   .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags in all (tags, metadata and the request's metadata)`);
 
+/** A trace, span or session id a client sends: W3C hex ids, or its own (letters, digits, ._:-). */
+const TraceIdText = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, "letters, digits and ._:- up to 128 characters (W3C trace ids are 32 hex digits, span ids 16)");
+
 /** POST /report. Payloads may be anything, null included; they are stored as they came. */
 export const ReportInput = z.looseObject({
   requestedAt: UnixMs.nullish(),
@@ -52,6 +58,11 @@ export const ReportInput = z.looseObject({
   statusCode: z.number().int().min(0).max(999).nullish(),
   errorMessage: z.string().nullish(),
   tags: Tags.nullish(),
+  /** Where the reported call sits in a trace (docs/traces.md); the traceparent header says the same. */
+  traceId: TraceIdText.nullish(),
+  spanId: TraceIdText.nullish(),
+  parentSpanId: TraceIdText.nullish(),
+  sessionId: TraceIdText.nullish(),
 });
 
 /** What a report's payloads name, checked where they become indexed columns. */
@@ -148,6 +159,9 @@ export const LogFilter = z.strictObject({
     .string()
     .regex(/^[A-Z][A-Z0-9_]{0,40}$/, "maskedKind is a kind's name in capitals, such as EMAIL or CARD")
     .nullish(),
+  /** The calls of one trace, and of one session. */
+  traceId: z.string().min(1).max(MAX_TRACE_ID_LENGTH).nullish(),
+  sessionId: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
   /** Calls to this route (its slug), and of them those a target of this rollout version answered. */
   route: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
   routeVersion: z.string().min(1).max(64).nullish(),
@@ -229,6 +243,11 @@ export type RequestLog = {
   masked: Record<string, number> | null;
   /** The masking mode the call ran under (mask_stored, mask_upstream, block); null: off. */
   masking: string | null;
+  /** Where the call sits in a trace: its trace, its own span, the caller's span it is a child of; its session (docs/traces.md). Null: not known. */
+  traceId: string | null;
+  spanId: string | null;
+  parentSpanId: string | null;
+  sessionId: string | null;
 };
 
 export type RequestLogBody = { reqPayload: unknown; respPayload: unknown; reqPayloadOriginal: unknown; respPayloadOriginal: unknown };

@@ -49,6 +49,10 @@ export const logColumns = {
   refusals: requestLogs.refusals,
   masked: requestLogs.masked,
   masking: requestLogs.masking,
+  traceId: requestLogs.traceId,
+  spanId: requestLogs.spanId,
+  parentSpanId: requestLogs.parentSpanId,
+  sessionId: requestLogs.sessionId,
 };
 
 /**
@@ -108,6 +112,8 @@ export function logConditions(
     if (not.internalKind != null) where.push(differs(requestLogs.internalKind, String(not.internalKind)));
     if (not.api != null) where.push(differs(requestLogs.api, String(not.api)));
   }
+  if (f.traceId != null) where.push(eq(requestLogs.traceId, String(f.traceId)));
+  if (f.sessionId != null) where.push(eq(requestLogs.sessionId, String(f.sessionId)));
   if (f.from instanceof Date) where.push(gte(requestLogs.id, logIdAt(f.from)));
   if (f.to instanceof Date) where.push(lt(requestLogs.id, logIdAt(new Date(f.to.getTime() + 1))));
   const meta = f.tags as { key: string; equals: string }[] | null | undefined;

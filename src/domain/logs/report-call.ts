@@ -20,6 +20,7 @@ import { checkedUsage, tokenClasses } from "./checked-usage";
 import { markUsageHourStale } from "./store/rollups";
 import { mergeTags } from "./merge-tags";
 import type { NewRequestLog } from "./schemas";
+import { newSpanId } from "../../lib/trace-context";
 import { analyzeLog, type Masking, maskingFor, maskingOfCall, sensitiveIn } from "../masking";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -120,7 +121,13 @@ export async function reportCall(ctx: Ctx, raw: unknown, format: "openai" | "ant
     respPayload: respPayload ?? null,
     ...original,
     mask,
+    // The report's own trace ids, else the request's traceparent; a call in a trace is a span of its own.
+    traceId: input.traceId ?? ctx.trace?.traceId ?? null,
+    parentSpanId: input.parentSpanId ?? (input.traceId ? null : (ctx.trace?.parentSpanId ?? null)),
+    sessionId: input.sessionId ?? ctx.trace?.sessionId ?? null,
   };
+  record.spanId = input.spanId ?? (record.traceId ? newSpanId() : null);
+  if (ctx.trace?.warning) record.warning = [record.warning, ctx.trace.warning].filter(Boolean).join("; ");
   // The external analyzer (if any) reads what is stored; the write waits for its answer.
   if (mask) analyzeLog(ctx, mask, [record.reqPayload, record.respPayload, record.reqPayloadOriginal, record.respPayloadOriginal, record.errorMessage]);
   try {

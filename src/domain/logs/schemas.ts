@@ -27,7 +27,16 @@ export type NewRequestLog = Omit<
   | "refusals"
   | "masked"
   | "masking"
+  | "traceId"
+  | "spanId"
+  | "parentSpanId"
+  | "sessionId"
 > & {
+  /** Where the call sits in a trace (absent: not known). */
+  traceId?: string | null;
+  spanId?: string | null;
+  parentSpanId?: string | null;
+  sessionId?: string | null;
   /**
    * Sensitive values to mask in everything stored of this log (domain/masking), where the row is
    * built: the mode the call ran under, and the kinds (null: every kind). Absent: none.

@@ -4,7 +4,7 @@ import { dbOf, type BaseCtx } from "../../context";
 import { executePrepared, type Queryable } from "../../../db/client";
 import { jsonText } from "../../../lib/json-text";
 import { logMsOf } from "../internal";
-import { MAX_ID_LENGTH, MAX_MODEL_LENGTH } from "../../../core/limits";
+import { MAX_ID_LENGTH, MAX_MODEL_LENGTH, MAX_TRACE_ID_LENGTH } from "../../../core/limits";
 import { sanitizeJsonText } from "./sanitize-json-text";
 import { inputPreviewOf, outputPreviewOf } from "./previews";
 import { searchTextOf } from "./search-text";
@@ -148,6 +148,10 @@ export function logRow(given: NewRequestLog, maxPayloadBytes = DEFAULT_MAX_LOGGE
     refusals: int4(r.refusals ?? null),
     masked: counts,
     masking: r.mask?.mode ?? null,
+    trace_id: capped(r.traceId ?? null, MAX_TRACE_ID_LENGTH),
+    span_id: capped(r.spanId ?? null, MAX_TRACE_ID_LENGTH),
+    parent_span_id: capped(r.parentSpanId ?? null, MAX_TRACE_ID_LENGTH),
+    session_id: capped(r.sessionId ?? null, MAX_ID_LENGTH),
   });
   return sanitizeJsonText(
     `${head.slice(0, -1)},"req_payload":${req.text},"resp_payload":${resp.text},"req_payload_original":${reqOriginal?.text ?? "null"},"resp_payload_original":${respOriginal?.text ?? "null"}}`,
@@ -189,17 +193,18 @@ export async function insertLogRows(db: Queryable, rows: string[], opts: { late?
         classes jsonb, price_version text, cost_flag text, cache_hit boolean, metadata jsonb, req_payload jsonb, resp_payload jsonb,
         req_payload_original jsonb, resp_payload_original jsonb, search_text text,
         req_bytes integer, resp_bytes integer, warning text, input_preview text, output_preview text,
-        attempts jsonb, route text, route_version text, pruned_tokens integer, refusal text, refusals integer, masked jsonb, masking text)
+        attempts jsonb, route text, route_version text, pruned_tokens integer, refusal text, refusals integer, masked jsonb, masking text,
+        trace_id text, span_id text, parent_span_id text, session_id text)
     ), logs as (
       insert into request_logs (id, project_id, source, internal_kind, api, provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
         cost_usd, classes, price_version, cost_flag, cache_hit, metadata, req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version,
-        pruned_tokens, refusal, refusals, masked, masking)
+        pruned_tokens, refusal, refusals, masked, masking, trace_id, span_id, parent_span_id, session_id)
       select id, project_id, source, internal_kind, coalesce(api, 'chat'), provider, model, completion_id, status_code, error_message,
         requested_at, received_at, duration_ms, input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens,
         cost_usd, classes, price_version, cost_flag, cache_hit, coalesce(metadata, '{}'::jsonb),
         req_bytes, resp_bytes, warning, input_preview, output_preview, attempts, route, route_version, pruned_tokens, refusal, refusals,
-        masked, masking
+        masked, masking, trace_id, span_id, parent_span_id, session_id
       from data
       on conflict (id) do nothing
       returning id, project_id, source, status_code, api

@@ -103,6 +103,13 @@ export const RequestLogRef = builder.objectRef<RequestLog>("RequestLog").impleme
       resolve: (l) => Object.entries(l.masked ?? {}).map(([kind, count]) => ({ kind, count })),
     }),
     masking: t.exposeString("masking", { nullable: true, description: "The masking mode the call ran under: mask_stored, mask_upstream or block (null: off)" }),
+    traceId: t.exposeString("traceId", {
+      nullable: true,
+      description: "The trace the call belongs to (W3C: 32 hex digits, from the caller's traceparent; or its op-trace-id); null: not known",
+    }),
+    spanId: t.exposeString("spanId", { nullable: true, description: "The call's own span in its trace" }),
+    parentSpanId: t.exposeString("parentSpanId", { nullable: true, description: "The caller's span the call is a child of" }),
+    sessionId: t.exposeString("sessionId", { nullable: true, description: "The session its trace belongs to (op-session-id; a conversation, an agent's run)" }),
     reqPayload: t.field({
       type: "JSON",
       nullable: true,
@@ -169,6 +176,8 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
     refusal: t.string({ required: false, description: "calls refused for this reason: rate_limit, budget, unpriced, model, scope or masking" }),
     masked: t.boolean({ required: false, description: "true: only logs in which masking replaced something; false: only the others" }),
     maskedKind: t.string({ required: false, description: "only logs in which values of this kind were masked (EMAIL, CARD, ...)" }),
+    traceId: t.string({ required: false, description: "only the calls of this trace" }),
+    sessionId: t.string({ required: false, description: "only the calls of this session" }),
     from: t.string({ required: false, description: "logged at or after (ISO 8601)" }),
     to: t.string({ required: false, description: "logged at or before (ISO 8601)" }),
     tags: t.field({ type: [MetadataEqualsInput], required: false, description: "tag pairs: every pair must match" }),
