@@ -140,6 +140,9 @@ export type Config = {
   maskingMode: "off" | "mask_stored" | "mask_upstream" | "block";
   /** Where a phone number without a country code is read. */
   maskingPhoneRegion: import("libphonenumber-js").CountryCode;
+  /** Bounds of one OTLP trace export (bytes as sent, spans). */
+  otlpMaxBytes: number;
+  otlpMaxSpans: number;
   /** An external analyzer for masking (Presidio's API); null: none. */
   maskingAnalyzer: { url: string; deadlineMs: number; entities: string[]; minScore: number; language: string } | null;
   /** Most calls one tRPC batch may carry. */
@@ -292,6 +295,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxActiveApiKeys: e.HONE_MAX_ACTIVE_API_KEYS,
     maskingMode: e.HONE_MASKING_MODE,
     maskingPhoneRegion: e.HONE_MASKING_PHONE_REGION as import("libphonenumber-js").CountryCode,
+    otlpMaxBytes: e.HONE_OTLP_MAX_BYTES,
+    otlpMaxSpans: e.HONE_OTLP_MAX_SPANS,
     maskingAnalyzer: e.HONE_MASKING_ANALYZER_URL
       ? {
           url: e.HONE_MASKING_ANALYZER_URL,

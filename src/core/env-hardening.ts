@@ -77,6 +77,20 @@ export const HARDENING_VARIABLES = {
     .regex(/^[a-z]{2}$/, "a two-letter language code the analyzer has a model for (en)")
     .default("en")
     .describe("the language the analyzer reads texts in"),
+  HONE_OTLP_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(16 * 1024 * 1024)
+    .describe("largest OTLP trace export the receiver takes (bytes as sent; a gzip body may unpack to four times this)"),
+  HONE_OTLP_MAX_SPANS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10_000)
+    .describe("most spans one OTLP export may carry (the rest are rejected, counted in its partial success)"),
   HONE_MAX_ACTIVE_API_KEYS: z.coerce
     .number()
     .int()

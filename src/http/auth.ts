@@ -16,10 +16,12 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * Bearer project key -> a project-scoped context. Throws UNAUTHORIZED (missing, malformed,
  * unknown), or RATE_LIMITED while the client's wrong keys are throttled.
  */
-export async function authenticateRequest(deps: Deps, request: Request, opts: { xApiKey?: boolean } = {}): Promise<Ctx> {
-  // Anthropic's clients send the key as x-api-key (the Anthropic-protocol routes accept it).
-  const xApiKey = opts.xApiKey ? request.headers.get("x-api-key") : null;
-  const authorization = request.headers.get("authorization") ?? (xApiKey ? `Bearer ${xApiKey}` : null);
+export async function authenticateRequest(deps: Deps, request: Request, opts: { keyHeaders?: readonly string[] } = {}): Promise<Ctx> {
+  // Anthropic's clients send the key as x-api-key, OpenTelemetry exporters as whatever header they
+  // are set up with: the routes that take such a header name it.
+  let other: string | null = null;
+  for (const h of opts.keyHeaders ?? []) other ??= request.headers.get(h);
+  const authorization = request.headers.get("authorization") ?? (other ? `Bearer ${other}` : null);
   // No credential header but the console's cookie: a person's (or a key's) console session, with
   // its role; the console header is required, so a cross-site request cannot use the cookie.
   if (!authorization) {

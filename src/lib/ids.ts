@@ -57,3 +57,15 @@ export function randomBase62(length: number): string {
   }
   return out;
 }
+
+/**
+ * An id of this kind derived from a key (the same key, the same id): time-ordered like newId (its
+ * first 48 bits are `at`), the rest a digest of the key. What a client may send twice (an
+ * OpenTelemetry span) is stored once: the second insert meets the first's id.
+ */
+export function derivedId(kind: IdKind, at: Date, key: string): string {
+  const ms = Math.max(0, Math.min(at.getTime(), 0xffffffffffff)).toString(16).padStart(12, "0");
+  const digest = new Bun.CryptoHasher("sha256").update(key).digest("hex");
+  // As a UUIDv7: version 7, variant 10.
+  return `${ID_PREFIXES[kind]}_${ms}7${digest.slice(0, 3)}${((Number.parseInt(digest[3]!, 16) & 0x3) | 0x8).toString(16)}${digest.slice(4, 19)}`;
+}

@@ -16,3 +16,4 @@ export * from "./monitors";
 export * from "./online-evals";
 export * from "./relabel-runs";
 export * from "./masking";
+export * from "./traces";

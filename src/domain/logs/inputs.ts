@@ -116,7 +116,7 @@ export const REFUSAL_KINDS = ["rate_limit", "budget", "unpriced", "model", "scop
 export type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 /** Where a log comes from: the gateway, a report (either format), or Hone itself. */
-export const LOG_SOURCES = ["gateway", "report", "report-anthropic", "internal"] as const;
+export const LOG_SOURCES = ["gateway", "report", "report-anthropic", "otel", "internal"] as const;
 export type LogSource = (typeof LOG_SOURCES)[number];
 
 const TagPair = z.strictObject({ key: z.string().min(1).max(MAX_TAG_KEY_LENGTH), equals: z.string().max(MAX_TAG_VALUE_LENGTH) });

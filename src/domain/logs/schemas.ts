@@ -73,7 +73,7 @@ export type NewRequestLog = Omit<
   costFlag?: string | null;
   projectId: string;
   warning?: string | null;
-  source: "gateway" | "report" | "report-anthropic" | "internal";
+  source: "gateway" | "report" | "report-anthropic" | "otel" | "internal";
   internalKind?: InternalKind | null;
   /** The protocol the client spoke (default chat). */
   api?: LogApi;

@@ -61,11 +61,15 @@ export function payloadTooLarge(maxBytes: number): DomainError {
 async function readBodyText(request: Request, maxBytes: number, idleMs: number): Promise<string> {
   // A declared length was checked against the limit before routing, and the server reads no more
   // than it: a small body is read whole, natively, within the idle timeout. This comes before
-  // touching `request.body`, which would build a JS ReadableStream for every request. Larger and
-  // chunked bodies are read chunk by chunk: counted, and timed per chunk.
+  // touching `request.body`, which would build a JS ReadableStream for every request.
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) <= Math.min(maxBytes, NATIVE_READ_MAX)) return withinIdle(request.text(), idleMs);
-  if (!request.body) return "";
+  return new TextDecoder().decode(await readBodyBytes(request, maxBytes, idleMs));
+}
+
+/** A request body's bytes, read chunk by chunk: counted (a 413 past `maxBytes`) and timed per chunk. */
+export async function readBodyBytes(request: Request, maxBytes: number, idleMs: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -79,7 +83,7 @@ async function readBodyText(request: Request, maxBytes: number, idleMs: number):
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 /**

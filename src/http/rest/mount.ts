@@ -60,7 +60,10 @@ function handlerOf(r: RestRoute, deps: Deps, opts: RestOptions) {
   const refusalsAudited = scope === "read";
   const run = async (request: Request, params: Record<string, string>, query: Record<string, string | undefined>) => {
     if (r.enabledIf && !r.enabledIf.enabled(deps.config)) throw new DomainError("NOT_FOUND", r.enabledIf.reason);
-    const ctx = r.auth === "public" ? null : await authenticateRequest(deps, request, { xApiKey: r.errorFormat === "anthropic" });
+    const ctx =
+      r.auth === "public"
+        ? null
+        : await authenticateRequest(deps, request, { keyHeaders: r.keyHeaders ?? (r.errorFormat === "anthropic" ? ["x-api-key"] : []) });
     if (refusalsAudited && ctx) {
       try {
         return await serve(ctx, request, params, query);

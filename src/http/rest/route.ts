@@ -75,6 +75,8 @@ export type RestRoute<
    * "anthropic": every failure is Anthropic's error body, and the key may come as `x-api-key`.
    */
   errorFormat?: "openai" | "anthropic";
+  /** Headers besides Authorization that may carry the project key (x-api-key; OTLP exporters' own). */
+  keyHeaders?: readonly string[];
   deprecated?: boolean;
   /**
    * The key scope the route needs (a scoped key without it gets a 403): by default `gateway` for

@@ -5,6 +5,7 @@ import { embeddingsRoutes } from "./embeddings.routes";
 import { logsRoutes } from "./logs.routes";
 import { messagesRoutes } from "./messages.routes";
 import { modelsRoutes } from "./models.routes";
+import { otelRoutes } from "./otel.routes";
 import { pricingRoutes } from "./pricing.routes";
 import { responsesRoutes } from "./responses.routes";
 import { trainerRoutes } from "./trainer.routes";
@@ -17,6 +18,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...responsesRoutes,
   ...embeddingsRoutes,
   ...logsRoutes,
+  ...otelRoutes,
   ...datasetsRoutes,
   ...modelsRoutes,
   ...criteriaRoutes,
@@ -31,6 +33,7 @@ export type DeclaredRestRoute =
   | (typeof responsesRoutes)[number]
   | (typeof embeddingsRoutes)[number]
   | (typeof logsRoutes)[number]
+  | (typeof otelRoutes)[number]
   | (typeof datasetsRoutes)[number]
   | (typeof modelsRoutes)[number]
   | (typeof criteriaRoutes)[number]

@@ -6,12 +6,13 @@ export type LogFilterInput = NonNullable<RouterInputs["logs"]["list"]["filter"]>
 
 export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
-export const SOURCES = ["gateway", "report", "report-anthropic", "internal"] as const;
+export const SOURCES = ["gateway", "report", "report-anthropic", "otel", "internal"] as const;
 export type Source = (typeof SOURCES)[number];
 export const SOURCE_LABELS: Record<string, string> = {
   gateway: "gateway",
   report: "report",
   "report-anthropic": "report (Anthropic)",
+  otel: "OpenTelemetry",
   internal: "internal (Hone's own)",
 };
 export const APIS = ["chat", "responses", "messages", "embeddings"] as const;

@@ -1,0 +1,208 @@
+import { type Ctx, dbOf } from "../context";
+import { traceSpans } from "../../db/schema";
+import { derivedId } from "../../lib/ids";
+import type { Attrs, AttrValue, DecodedSpans, OtlpSpan } from "../../lib/otlp/decode";
+import { jsonText } from "../../lib/json-text";
+import { checkedUsage, insertLogRows, logRow, MergedTags, type NewRequestLog, tokenClasses } from "../logs";
+import { logCost, projectOverrides, ratesFor, withOverride } from "../pricing";
+import { canonicalModel } from "../projects";
+import { analyzeLog, maskingOfCall, sensitiveIn } from "../masking";
+import { type ModelCall, modelCallOf, operationOf } from "./genai";
+
+// OpenTelemetry spans in (docs/traces.md): every span is kept as the trace's structure; a span that
+// is a model call (the GenAI conventions) also becomes a log with source "otel", so filters,
+// usage, datasets, criteria and monitors work on it as on any call. A span sent twice is stored
+// once: its log's id is derived from the project, trace and span, and its span row is keyed so.
+
+export type IngestResult = { accepted: number; rejected: number; logs: number; message: string };
+
+/** Bytes of attributes (JSON) one span row keeps; past it, the largest values are left out. */
+const MAX_SPAN_ATTRIBUTES_BYTES = 16 * 1024;
+/** A string attribute kept whole on the span row (longer ones are cut, marked). */
+const MAX_ATTRIBUTE_STRING = 2_048;
+/** Rows per insert statement. */
+const BATCH = 500;
+
+const KINDS = ["unspecified", "internal", "server", "client", "producer", "consumer"];
+
+/** Stores decoded spans for the project; answers as an OTLP receiver does (how many were rejected, and why). */
+export async function ingestSpans(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
+  const reasons = [...decoded.reasons];
+  let rejected = decoded.rejected;
+  const overrides = await projectOverrides(ctx);
+  const logs: string[] = [];
+  const rows: (typeof traceSpans.$inferInsert)[] = [];
+  for (const span of decoded.spans) {
+    const call = modelCallOf(span);
+    let logId: string | null = null;
+    if (call) {
+      const built = await logOf(ctx, span, call, overrides);
+      if (typeof built === "string") {
+        rejected++;
+        if (reasons.length < 5 && !reasons.includes(built)) reasons.push(built);
+        continue;
+      }
+      logId = built.id;
+      logs.push(built.row);
+    }
+    rows.push(spanRow(ctx, span, call, logId));
+  }
+  const db = dbOf(ctx);
+  // Logs first: a batch retried after a failure between the two finds its logs stored (their ids
+  // are derived) and stores its spans.
+  for (let i = 0; i < logs.length; i += BATCH) await insertLogRows(db, logs.slice(i, i + BATCH), { late: true });
+  for (let i = 0; i < rows.length; i += BATCH)
+    await db
+      .insert(traceSpans)
+      .values(rows.slice(i, i + BATCH))
+      .onConflictDoNothing();
+  return { accepted: decoded.spans.length - (rejected - decoded.rejected), rejected, logs: logs.length, message: reasons.join("; ") };
+}
+
+/** The span's session: session.id (the conventions), gen_ai.conversation.id, or an SDK's metadata. */
+function sessionOf(span: OtlpSpan): string | null {
+  const v =
+    pick(span.attributes, "session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId", "ai.telemetry.metadata.session_id") ??
+    pick(span.resource, "session.id");
+  return typeof v === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(v) ? v : null;
+}
+
+const pick = (a: Attrs, ...keys: string[]): AttrValue | undefined => {
+  for (const k of keys) if (a[k] !== undefined && a[k] !== null && a[k] !== "") return a[k];
+  return undefined;
+};
+
+/** Tags from the resource and the span: the service, its environment, the user, and the AI SDK's telemetry metadata. */
+function tagsOf(span: OtlpSpan): Record<string, string> {
+  const tags: Record<string, string> = {};
+  const put = (k: string, v: AttrValue | undefined) => {
+    if (v === undefined || v === null || typeof v === "object") return;
+    const text = String(v);
+    if (text && text.length <= 200 && Object.keys(tags).length < 20) tags[k] = text;
+  };
+  put("service", span.resource["service.name"]);
+  put("environment", pick(span.resource, "deployment.environment.name", "deployment.environment"));
+  put("user", pick(span.attributes, "user.id", "enduser.id", "ai.telemetry.metadata.userId"));
+  put("session", sessionOf(span) ?? undefined);
+  put("agent", span.attributes["gen_ai.agent.name"]);
+  for (const [k, v] of Object.entries(span.attributes)) {
+    const m = /^ai\.telemetry\.metadata\.([A-Za-z0-9_.-]{1,64})$/.exec(k);
+    if (m && m[1] !== "userId" && m[1] !== "sessionId") put(m[1]!, v);
+  }
+  const checked = MergedTags.safeParse(tags);
+  return checked.success ? checked.data : {};
+}
+
+async function logOf(
+  ctx: Ctx,
+  span: OtlpSpan,
+  call: ModelCall,
+  overrides: Awaited<ReturnType<typeof projectOverrides>>,
+): Promise<{ id: string; row: string } | string> {
+  const requestedAt = new Date(span.startMs ?? span.endMs ?? ctx.deps.clock().getTime());
+  const receivedAt = span.endMs !== null ? new Date(span.endMs) : null;
+  const durationMs = span.startMs !== null && span.endMs !== null ? Math.max(0, Math.round(span.endMs - span.startMs)) : null;
+  const prefixes = ctx.deps.config.modelPrefixes;
+  const spelled = call.provider && !call.model.includes(":") && call.provider !== "openai" ? `${call.provider}:${call.model}` : call.model;
+  const model = canonicalModel(spelled, prefixes).slice(0, 256);
+  const masking = await maskingOfCall(ctx, model);
+  const content = [call.reqPayload, call.respPayload];
+  // block: a model call holding a sensitive value is not stored (the exporter is told how many).
+  if (masking.mode === "block" && (await sensitiveIn(ctx, masking, content))) return "a model call holding sensitive data the project's masking rule blocks";
+  const usage = call.inputTokens !== null || call.outputTokens !== null ? (call.respPayload?.usage ?? null) : null;
+  const { usage: checked, warning } = checkedUsage(
+    usage
+      ? {
+          ...(usage as { prompt_tokens: number; completion_tokens: number; total_tokens: number }),
+          ...(call.cachedInputTokens !== null ? { prompt_tokens_details: { cached_tokens: call.cachedInputTokens } } : {}),
+          ...(call.reasoningTokens !== null ? { completion_tokens_details: { reasoning_tokens: call.reasoningTokens } } : {}),
+        }
+      : null,
+  );
+  const answered = call.error === null;
+  const rates = withOverride(overrides, model, requestedAt, call.provider ? ratesFor(call.provider, call.responseModel ?? call.model, requestedAt) : null);
+  const cost = logCost(checked, rates, { answered, durationMs });
+  if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
+  const id = derivedId("log", requestedAt, `${ctx.projectId}\u0000${span.traceId}\u0000${span.spanId}`);
+  const record: NewRequestLog = {
+    id,
+    projectId: ctx.projectId,
+    source: "otel",
+    api: call.api,
+    provider: call.provider,
+    model,
+    completionId: typeof call.respPayload?.id === "string" && !call.respPayload.id.startsWith("otel-") ? call.respPayload.id.slice(0, 256) : null,
+    statusCode: answered ? 200 : 500,
+    errorMessage: call.error,
+    requestedAt,
+    receivedAt,
+    durationMs,
+    ...tokenClasses(checked),
+    ...cost,
+    warning,
+    cacheHit: false,
+    tags: tagsOf(span),
+    reqPayload: call.reqPayload,
+    respPayload: call.respPayload,
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    sessionId: sessionOf(span),
+    mask: masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, recognizers: masking.recognizers },
+  };
+  if (record.mask) {
+    analyzeLog(ctx, record.mask, content);
+    await record.mask.ready;
+    record.mask.ready = undefined;
+  }
+  return { id, row: logRow(record, ctx.deps.config.maxLoggedPayloadBytes) };
+}
+
+/** Text Postgres can store: no NUL characters (text and jsonb refuse them). */
+const clean = (s: string) => (s.includes("\u0000") ? s.replaceAll("\u0000", "\ufffd") : s);
+function cleanValue(v: unknown, depth = 0): unknown {
+  if (typeof v === "string") return clean(v);
+  if (!v || typeof v !== "object" || depth > 16) return v;
+  if (Array.isArray(v)) return v.map((x) => cleanValue(x, depth + 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), cleanValue(x, depth + 1)]));
+}
+
+function spanRow(ctx: Ctx, span: OtlpSpan, call: ModelCall | null, logId: string | null): typeof traceSpans.$inferInsert {
+  const dropped = new Set(call?.contentKeys ?? []);
+  const attributes: Record<string, unknown> = {};
+  let bytes = 0;
+  for (const [k, v] of Object.entries(span.attributes)) {
+    if (dropped.has(k)) continue;
+    const value = typeof v === "string" && v.length > MAX_ATTRIBUTE_STRING ? `${v.slice(0, MAX_ATTRIBUTE_STRING)}… (${v.length} characters)` : v;
+    const size = k.length + jsonText(value).length;
+    if (bytes + size > MAX_SPAN_ATTRIBUTES_BYTES) continue;
+    attributes[k] = value;
+    bytes += size;
+  }
+  const events = span.events.slice(0, 32).map((e) => {
+    const attrs: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(e.attributes))
+      attrs[k] = typeof v === "string" && v.length > MAX_ATTRIBUTE_STRING ? `${v.slice(0, MAX_ATTRIBUTE_STRING)}…` : v;
+    return { name: e.name, timeMs: e.timeMs, attributes: call ? {} : attrs };
+  });
+  const service = span.resource["service.name"];
+  return {
+    projectId: ctx.projectId,
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    name: clean(span.name) || "(unnamed)",
+    kind: span.kind > 0 && span.kind < KINDS.length ? KINDS[span.kind]! : null,
+    operation: (call?.operation ?? operationOf(span))?.slice(0, 64) ?? null,
+    service: typeof service === "string" ? clean(service.slice(0, 200)) : null,
+    sessionId: sessionOf(span),
+    startedAt: span.startMs !== null ? new Date(span.startMs) : null,
+    endedAt: span.endMs !== null ? new Date(span.endMs) : null,
+    durationMs: span.startMs !== null && span.endMs !== null ? Math.max(0, span.endMs - span.startMs) : null,
+    status: span.statusCode === 1 || span.statusCode === 2 ? span.statusCode : 0,
+    statusMessage: span.statusMessage === null ? null : clean(span.statusMessage),
+    logId,
+    attributes: cleanValue(attributes) as Record<string, unknown>,
+    events: events.length ? (cleanValue(events) as typeof events) : null,
+  };
+}

@@ -1,0 +1,90 @@
+import { gunzipSync } from "node:zlib";
+import { z } from "zod";
+import { DomainError } from "../../core/errors";
+import { ingestSpans } from "../../domain/traces";
+import { decodeJson, decodeProtobuf, encodeExportResponse, OtlpDecodeError } from "../../lib/otlp/decode";
+import { parseJsonKeepingText } from "../../lib/json-text";
+import { readBodyBytes } from "./body";
+import { route } from "./route";
+
+// The OTLP/HTTP trace receiver (docs/traces.md): what OpenTelemetry exporters send to
+// `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces` with the endpoint set to https://<hone>/api/v1/otel.
+// Protobuf or JSON, gzip or not; the project key as a bearer token or in x-api-key / x-hone-key
+// (OTEL_EXPORTER_OTLP_HEADERS). Answers as a receiver does: 200 with a partial success naming the
+// spans it rejected; 400 for a body it cannot read (an exporter does not retry it); 429/503 with
+// Retry-After when busy or the database is away (an exporter retries those).
+
+const PartialSuccess = z.object({
+  partialSuccess: z.object({ rejectedSpans: z.number(), errorMessage: z.string() }).optional(),
+});
+
+const decodeLimits = (maxSpans: number) => ({ maxSpans, maxAttributes: 512, maxEvents: 128, maxDepth: 8 });
+
+function bad(message: string): DomainError {
+  return new DomainError("VALIDATION", message, { issues: [{ message }] });
+}
+
+export const otelRoutes = [
+  route({
+    method: "post",
+    path: "/otel/v1/traces",
+    scope: "gateway",
+    summary: "Receive OpenTelemetry traces (OTLP/HTTP, protobuf or JSON): model-call spans become logs, every span the trace's structure",
+    tag: "Traces",
+    auth: "project",
+    keyHeaders: ["x-api-key", "x-hone-key"],
+    headers: {
+      "content-type": "application/x-protobuf or application/json",
+      "content-encoding": "gzip (optional)",
+      "x-hone-key": "the project API key, when Authorization cannot be set (also x-api-key)",
+    },
+    body: { schema: z.unknown(), read: "stream", contentType: "application/x-protobuf" },
+    maxBodyBytes: (config) => config.otlpMaxBytes,
+    response: { schema: PartialSuccess },
+    errors: [400, 401, 413, 429, 503],
+    handler: async ({ ctx, deps, request }) => {
+      const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+      const protobuf = type === "application/x-protobuf" || type === "application/protobuf";
+      if (!protobuf && type !== "application/json") {
+        throw bad(`content-type ${type || "(none)"} is not OTLP/HTTP: send application/x-protobuf or application/json`);
+      }
+      const max = deps.config.otlpMaxBytes;
+      let bytes = await readBodyBytes(request, max, deps.config.bodyIdleTimeoutMs);
+      const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
+      if (encoding === "gzip") {
+        try {
+          bytes = gunzipSync(bytes, { maxOutputLength: max * 4 });
+        } catch (err) {
+          const large = err instanceof RangeError || (err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE";
+          throw large
+            ? new DomainError("PAYLOAD_TOO_LARGE", `The export unpacks to more than ${max * 4} bytes (four times HONE_OTLP_MAX_BYTES): send smaller batches`)
+            : bad("content-encoding gzip, but the body is not gzip");
+        }
+      } else if (encoding && encoding !== "identity") {
+        throw bad(`content-encoding ${encoding} is not supported: send gzip or none`);
+      }
+      let decoded: ReturnType<typeof decodeJson>;
+      try {
+        if (protobuf) decoded = decodeProtobuf(bytes, decodeLimits(deps.config.otlpMaxSpans));
+        else {
+          let value: unknown;
+          try {
+            value = parseJsonKeepingText(new TextDecoder().decode(bytes));
+          } catch {
+            throw new OtlpDecodeError("malformed JSON");
+          }
+          decoded = decodeJson(value, decodeLimits(deps.config.otlpMaxSpans));
+        }
+      } catch (err) {
+        if (err instanceof OtlpDecodeError) throw bad(`not an OTLP trace export: ${err.message}`);
+        throw err;
+      }
+      // A project's ingests run a few at a time; past that a 429 with Retry-After (exporters retry it).
+      const r = await deps.fairShare.run(ctx.projectId, "import", () => ingestSpans(ctx, decoded));
+      if (protobuf) {
+        return new Response(Buffer.from(encodeExportResponse(r.rejected, r.message)), { headers: { "content-type": "application/x-protobuf" } });
+      }
+      return r.rejected || r.message ? { partialSuccess: { rejectedSpans: r.rejected, errorMessage: r.message } } : {};
+    },
+  }),
+] as const;

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { gzipSync } from "node:zlib";
+import { context, type Span, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { sql } from "drizzle-orm";
+import { resultRows } from "../../src/domain/logs";
+import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { gqlData } from "../helpers/gql";
+import { trpcClient } from "../helpers/trpc";
+
+// The OTLP receiver (docs/traces.md) fed by OpenTelemetry's own exporters, unchanged: protobuf and
+// JSON over HTTP, the project key in a header of the exporter's configuration. An agent's run
+// (invoke_agent -> chat -> execute_tool -> chat) following the GenAI conventions becomes two logs
+// with source "otel" (tokens, cost, tool calls in chat form, the trace and session) and four
+// spans; sent again, nothing is stored twice. Bad bodies are 400s an exporter will not retry.
+
+let t: TestApp;
+let server: { url: string; stop(): Promise<void> };
+let project: { projectId: string; apiKey: string };
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { HONE_OTLP_MAX_SPANS: "50" } });
+  server = serve(t.app);
+  project = await t.createProject("otel");
+});
+afterAll(async () => {
+  await server.stop();
+  await t.close();
+});
+
+const TOOLS = JSON.stringify([
+  { type: "function", name: "get_weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } } } },
+]);
+
+/** An agent run as a GenAI-instrumented application makes it: an agent span around two model calls and a tool. */
+function agentRun(tracer: Tracer, session: string): string {
+  const agent = tracer.startSpan("invoke_agent weather-bot", {
+    attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather-bot", "session.id": session },
+  });
+  const inAgent = trace.setSpan(context.active(), agent);
+  const chat = (attrs: Record<string, string | number | string[]>) => {
+    const s: Span = tracer.startSpan(
+      "chat gpt-4o-mini",
+      { kind: 2, attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "session.id": session, ...attrs } },
+      inAgent,
+    );
+    s.end();
+  };
+  chat({
+    "gen_ai.request.model": "gpt-4o-mini",
+    "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
+    "gen_ai.response.id": "chatcmpl-otel-1",
+    "gen_ai.usage.input_tokens": 120,
+    "gen_ai.usage.output_tokens": 18,
+    "gen_ai.response.finish_reasons": ["tool_calls"],
+    "gen_ai.system_instructions": JSON.stringify([{ type: "text", content: "You answer about the weather." }]),
+    "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: "Weather in Paris?" }] }]),
+    "gen_ai.output.messages": JSON.stringify([
+      { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "get_weather", arguments: { city: "Paris" } }], finish_reason: "tool_call" },
+    ]),
+    "gen_ai.tool.definitions": TOOLS,
+  });
+  const tool = tracer.startSpan(
+    "execute_tool get_weather",
+    { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": "call_1" } },
+    inAgent,
+  );
+  tool.end();
+  chat({
+    "gen_ai.request.model": "gpt-4o-mini",
+    "gen_ai.usage.input_tokens": 160,
+    "gen_ai.usage.output_tokens": 9,
+    "gen_ai.input.messages": JSON.stringify([
+      { role: "user", parts: [{ type: "text", content: "Weather in Paris?" }] },
+      { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "get_weather", arguments: { city: "Paris" } }] },
+      { role: "tool", parts: [{ type: "tool_call_response", id: "call_1", response: "18°C, sunny" }] },
+    ]),
+    "gen_ai.output.messages": JSON.stringify([
+      { role: "assistant", parts: [{ type: "text", content: "It is 18°C and sunny in Paris." }], finish_reason: "stop" },
+    ]),
+  });
+  agent.setStatus({ code: SpanStatusCode.OK });
+  agent.end();
+  return agent.spanContext().traceId;
+}
+
+type OtelLog = {
+  id: string;
+  source: string;
+  model: string;
+  provider: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  sessionId: string;
+  tags: Record<string, string>;
+};
+async function otelLogs(traceId: string): Promise<OtelLog[]> {
+  const r = await trpcClient(t, project.apiKey).logs.list.query({ filter: { traceId }, first: 50 });
+  return r.logs as unknown as OtelLog[];
+}
+async function spanCount(traceId: string): Promise<number> {
+  const r = await t.deps.database.db.execute(sql`select count(*)::int as n from trace_spans where project_id = ${project.projectId} and trace_id = ${traceId}`);
+  return Number(resultRows<{ n: number }>(r)[0]?.n ?? 0);
+}
+
+describe("the OTLP receiver", () => {
+  for (const [form, Exporter] of [
+    ["protobuf", ProtoExporter],
+    ["JSON", JsonExporter],
+  ] as const) {
+    test(`OpenTelemetry's ${form} exporter: an agent run becomes two otel logs (tokens, cost, tool calls, trace, session) and four spans; sent twice, stored once`, async () => {
+      const exporter = new Exporter({ url: `${server.url}/api/v1/otel/v1/traces`, headers: { "x-hone-key": project.apiKey } });
+      const memory = new InMemorySpanExporter();
+      const provider = new TracerProvider({
+        resource: resourceFromAttributes({ "service.name": "weather-app", "deployment.environment.name": "staging" }),
+        spanProcessors: [new SimpleSpanProcessor({ exporter }), new SimpleSpanProcessor({ exporter: memory })],
+      });
+      const session = `conv-${form}`;
+      const traceId = agentRun(provider.getTracer("weather-bot"), session);
+      await provider.forceFlush();
+      const logs = await otelLogs(traceId);
+      expect(logs).toHaveLength(2);
+      for (const l of logs) {
+        expect(l).toMatchObject({ source: "otel", model: "openai:gpt-4o-mini", provider: "openai", traceId, sessionId: session });
+        expect(l.costUsd).toBeGreaterThan(0);
+        expect(l.tags).toMatchObject({ service: "weather-app", environment: "staging", session });
+      }
+      const [second, first] = logs;
+      expect(first!.inputTokens).toBe(120);
+      expect(second!.outputTokens).toBe(9);
+      // Both calls are children of the agent's span.
+      const agentSpan = memory.getFinishedSpans().find((s) => s.name.startsWith("invoke_agent"))!;
+      expect(new Set(logs.map((l) => l.parentSpanId))).toEqual(new Set([agentSpan.spanContext().spanId]));
+      // The first call in chat form: system, user; its answer a tool call; the tools.
+      const body = await trpcClient(t, project.apiKey).logs.get.query({ id: first!.id });
+      const b = body as unknown as {
+        reqPayload: { messages: unknown[]; tools: unknown[] };
+        respPayload: { choices: { message: unknown; finish_reason: string }[] };
+      };
+      expect(b.reqPayload.messages).toEqual([
+        { role: "system", content: "You answer about the weather." },
+        { role: "user", content: "Weather in Paris?" },
+      ]);
+      expect(b.reqPayload.tools).toEqual([
+        {
+          type: "function",
+          function: { name: "get_weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } } } },
+        },
+      ]);
+      expect(b.respPayload.choices[0]).toMatchObject({
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+        },
+        finish_reason: "tool_calls",
+      });
+      const secondBody = (await trpcClient(t, project.apiKey).logs.get.query({ id: second!.id })) as unknown as { reqPayload: { messages: unknown[] } };
+      expect(secondBody.reqPayload.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: "18°C, sunny" });
+      expect(await spanCount(traceId)).toBe(4);
+
+      // The same spans exported again (an exporter's retry): nothing more is stored.
+      await new Promise<void>((resolve, reject) => exporter.export(memory.getFinishedSpans(), (r) => (r.code === 0 ? resolve() : reject(r.error))));
+      expect(await otelLogs(traceId)).toHaveLength(2);
+      expect(await spanCount(traceId)).toBe(4);
+      // The log filter by source finds them; GraphQL has the trace fields.
+      const g = await gqlData(t, `{ logs(first: 5, filter: { source: "otel" }) { edges { node { source traceId } } } }`, {}, { key: project.apiKey });
+      expect(g.logs.edges.length).toBeGreaterThanOrEqual(2);
+      await provider.shutdown();
+    });
+  }
+
+  test("bounds and bad bodies: 400s naming the problem, a key in x-api-key, gzip, spans past the cap rejected and counted", async () => {
+    const url = `${server.url}/api/v1/otel/v1/traces`;
+    const span = (i: number) => ({
+      traceId: "5b8efff798038103d269b633813fc60c",
+      spanId: (i + 1).toString(16).padStart(16, "0"),
+      name: `step ${i}`,
+      startTimeUnixNano: String(Date.now() * 1e6),
+      endTimeUnixNano: String((Date.now() + 5) * 1e6),
+    });
+    const body = (n: number) =>
+      JSON.stringify({
+        resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "t" }, spans: Array.from({ length: n }, (_, i) => span(i)) }] }],
+      });
+    // gzip JSON, the key in x-api-key; 60 spans against a cap of 50: 10 rejected, said.
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip", "x-api-key": project.apiKey },
+      body: gzipSync(body(60)),
+    });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { partialSuccess: { rejectedSpans: number; errorMessage: string } };
+    expect(answer.partialSuccess.rejectedSpans).toBe(10);
+    expect(answer.partialSuccess.errorMessage).toContain("HONE_OTLP_MAX_SPANS");
+    expect(await spanCount("5b8efff798038103d269b633813fc60c")).toBe(50);
+    for (const [headers, payload, word] of [
+      [{ "content-type": "text/plain" }, body(1), "content-type text/plain is not OTLP/HTTP"],
+      [{ "content-type": "application/json" }, "{not json", "malformed JSON"],
+      [{ "content-type": "application/x-protobuf" }, "\xff\xff\xff\xff", "not an OTLP trace export"],
+      [{ "content-type": "application/json", "content-encoding": "gzip" }, body(1), "not gzip"],
+      [{ "content-type": "application/json", "content-encoding": "br" }, body(1), "content-encoding br is not supported"],
+      [{ "content-type": "application/json" }, JSON.stringify({ resourceSpans: 5 }), "resourceSpans must be a list"],
+    ] as const) {
+      const r = await fetch(url, { method: "POST", headers: { ...headers, authorization: `Bearer ${project.apiKey}` }, body: payload });
+      expect(r.status).toBe(400);
+      expect(await r.text()).toContain(word);
+    }
+    // No key, a wrong key: 401. A read-only key may not send.
+    expect((await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: body(1) })).status).toBe(401);
+    expect((await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-hone-key": "nope" }, body: body(1) })).status).toBe(401);
+    const reader = (await trpcClient(t, project.apiKey).apiKeys.create.mutate({ name: "reader", scopes: ["read"] })) as { apiKey: string };
+    expect((await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-hone-key": reader.apiKey }, body: body(1) })).status).toBe(
+      403,
+    );
+    // Another project's spans are its own: the same trace id there is another trace.
+    const other = await t.createProject("otel-other");
+    const theirs = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-hone-key": other.apiKey }, body: body(3) });
+    expect(theirs.status).toBe(200);
+    expect(await spanCount("5b8efff798038103d269b633813fc60c")).toBe(50);
+  });
+});
