@@ -52,6 +52,10 @@ export const CSV_COLUMNS = [
   "route_version",
   "refusal",
   "refusals",
+  "trace_id",
+  "span_id",
+  "parent_span_id",
+  "session_id",
 ] as const;
 
 /**
@@ -116,6 +120,8 @@ async function* walk(ctx: Ctx, input: z.output<typeof ExportLogsInput>): AsyncGe
         || ',"route":' || coalesce(to_json(request_logs.route)::text, 'null') || ',"routeVersion":' || coalesce(to_json(request_logs.route_version)::text, 'null')
         || ',"refusal":' || coalesce(to_json(request_logs.refusal)::text, 'null') || ',"refusals":' || coalesce(request_logs.refusals::text, 'null')
         || ',"masked":' || coalesce(request_logs.masked::text, 'null') || ',"masking":' || coalesce(to_json(request_logs.masking)::text, 'null')
+        || ',"traceId":' || coalesce(to_json(request_logs.trace_id)::text, 'null') || ',"spanId":' || coalesce(to_json(request_logs.span_id)::text, 'null')
+        || ',"parentSpanId":' || coalesce(to_json(request_logs.parent_span_id)::text, 'null') || ',"sessionId":' || coalesce(to_json(request_logs.session_id)::text, 'null')
         || ',"reqPayload":' || coalesce(b.req_payload::text, 'null') || ',"respPayload":' || coalesce(b.resp_payload::text, 'null')
         || case when b.req_payload_original is not null or b.resp_payload_original is not null
           then ',"reqPayloadOriginal":' || coalesce(b.req_payload_original::text, 'null') || ',"respPayloadOriginal":' || coalesce(b.resp_payload_original::text, 'null')
