@@ -8,3 +8,11 @@ export function toWireDate(d: Date | null | undefined): string | null;
 export function toWireDate(d: Date | null | undefined): string | null {
   return d ? d.toISOString() : null;
 }
+
+/** A log's dates as the wire has them (tRPC: logs.list, traces.get). */
+export const logDatesOut = <L extends { requestedAt: Date | null; receivedAt: Date | null; createdAt: Date }>(l: L) => ({
+  ...l,
+  requestedAt: toWireDate(l.requestedAt),
+  receivedAt: toWireDate(l.receivedAt),
+  createdAt: toWireDate(l.createdAt),
+});

@@ -8,7 +8,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@open
 import { sql } from "drizzle-orm";
 import { resultRows } from "../../src/domain/logs";
 import { createTestApp, serve, type TestApp } from "../helpers/app";
-import { gqlData } from "../helpers/gql";
+import { gql, gqlData } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
 
 // The OTLP receiver (docs/traces.md) fed by OpenTelemetry's own exporters, unchanged: protobuf and
@@ -37,17 +37,22 @@ const TOOLS = JSON.stringify([
 
 /** An agent run as a GenAI-instrumented application makes it: an agent span around two model calls and a tool. */
 function agentRun(tracer: Tracer, session: string): string {
+  // Each step a few milliseconds after the last, as a real run's are.
+  const base = Date.now();
+  let step = 0;
+  const at = () => base + 5 * step++;
   const agent = tracer.startSpan("invoke_agent weather-bot", {
+    startTime: at(),
     attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather-bot", "session.id": session },
   });
   const inAgent = trace.setSpan(context.active(), agent);
   const chat = (attrs: Record<string, string | number | string[]>) => {
     const s: Span = tracer.startSpan(
       "chat gpt-4o-mini",
-      { kind: 2, attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "session.id": session, ...attrs } },
+      { kind: 2, startTime: at(), attributes: { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "session.id": session, ...attrs } },
       inAgent,
     );
-    s.end();
+    s.end(at());
   };
   chat({
     "gen_ai.request.model": "gpt-4o-mini",
@@ -65,10 +70,10 @@ function agentRun(tracer: Tracer, session: string): string {
   });
   const tool = tracer.startSpan(
     "execute_tool get_weather",
-    { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": "call_1" } },
+    { startTime: at(), attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": "call_1" } },
     inAgent,
   );
-  tool.end();
+  tool.end(at());
   chat({
     "gen_ai.request.model": "gpt-4o-mini",
     "gen_ai.usage.input_tokens": 160,
@@ -83,7 +88,7 @@ function agentRun(tracer: Tracer, session: string): string {
     ]),
   });
   agent.setStatus({ code: SpanStatusCode.OK });
-  agent.end();
+  agent.end(at());
   return agent.spanContext().traceId;
 }
 
@@ -170,6 +175,32 @@ describe("the OTLP receiver", () => {
       await new Promise<void>((resolve, reject) => exporter.export(memory.getFinishedSpans(), (r) => (r.code === 0 ? resolve() : reject(r.error))));
       expect(await otelLogs(traceId)).toHaveLength(2);
       expect(await spanCount(traceId)).toBe(4);
+      // The trace read whole: the agent's span the root, the two calls (with their logs) and the tool its children.
+      const tr = await gqlData(
+        t,
+        "query($id: ID!) { trace(id: $id) { id sessionId costUsd inputTokens outputTokens truncated spans { spanId parentSpanId name operation status logId service } logs { id } } }",
+        { id: traceId },
+        { key: project.apiKey },
+      );
+      const got = tr.trace as {
+        sessionId: string;
+        inputTokens: number;
+        spans: { spanId: string; parentSpanId: string | null; operation: string; status: string; logId: string | null; service: string }[];
+        logs: { id: string }[];
+      };
+      expect(got).toMatchObject({ id: traceId, sessionId: session, inputTokens: 280, outputTokens: 27, truncated: false });
+      expect(got.spans.map((x) => x.operation)).toEqual(["invoke_agent", "chat", "execute_tool", "chat"]);
+      const root = got.spans[0]!;
+      expect(root).toMatchObject({ parentSpanId: null, status: "ok", logId: null, service: "weather-app" });
+      expect(got.spans.slice(1).every((x) => x.parentSpanId === root.spanId)).toBe(true);
+      expect(new Set(got.spans.map((x) => x.logId).filter(Boolean))).toEqual(new Set(logs.map((l) => l.id)));
+      expect(got.logs).toHaveLength(2);
+      const viaTrpc = await trpcClient(t, project.apiKey).traces.get.query({ id: traceId });
+      expect(viaTrpc.spans.map((x) => x.spanId)).toEqual(got.spans.map((x) => x.spanId));
+      // Another project's key: no such trace.
+      const other = await t.createProject(`otel-peek-${form}`);
+      const peek = await gql(t, "query($id: ID!) { trace(id: $id) { id } }", { id: traceId }, { key: other.apiKey });
+      expect(JSON.stringify(peek.errors)).toContain("not found");
       // The log filter by source finds them; GraphQL has the trace fields.
       const g = await gqlData(t, `{ logs(first: 5, filter: { source: "otel" }) { edges { node { source traceId } } } }`, {}, { key: project.apiKey });
       expect(g.logs.edges.length).toBeGreaterThanOrEqual(2);

@@ -83,6 +83,19 @@ describe("traces", () => {
     expect(new Set(logs.map((l) => l.spanId)).size).toBe(4);
     // The session filter finds them too; tRPC lists the same fields.
     expect((await traced({ sessionId: "conversation-42" })).map((l) => l.id).sort()).toEqual(logs.map((l) => l.id).sort());
+    // The trace read whole: the application's span was not sent to Hone, so its four calls are roots, one span each.
+    const whole = await gqlData(
+      t,
+      "query($id: ID!) { trace(id: $id) { sessionId spans { spanId parentSpanId logId operation } logs { id } } }",
+      { id: traceId },
+      { key: project.apiKey },
+    );
+    expect(whole.trace.sessionId).toBe("conversation-42");
+    expect(whole.trace.spans).toHaveLength(4);
+    for (const s of whole.trace.spans as { spanId: string; parentSpanId: string; logId: string; operation: string }[]) {
+      expect(s.parentSpanId).toBe(spanId);
+      expect(logs.find((l) => l.id === s.logId)?.spanId).toBe(s.spanId);
+    }
     const listed = await trpcClient(t, project.apiKey).logs.list.query({ filter: { traceId }, first: 10 });
     expect(listed.logs.map((l) => (l as unknown as Traced).parentSpanId)).toEqual([spanId, spanId, spanId, spanId]);
   });

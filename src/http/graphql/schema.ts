@@ -16,6 +16,7 @@ import "./types/routes";
 import "./types/pricing";
 import "./types/limits";
 import "./types/masking";
+import "./types/traces";
 import "./types/teams";
 import "./types/usage";
 import { limitsFields } from "../verbs/limits";
@@ -23,6 +24,7 @@ import { webhooksFields } from "../verbs/webhooks";
 import { trainersFields } from "../verbs/trainers";
 import { fineTunesFields } from "../verbs/fine-tunes";
 import { maskingFields } from "../verbs/masking";
+import { tracesFields } from "../verbs/traces";
 
 // Verbs declared once (src/domain/verb.ts), exposed by src/http/verbs/<area>.ts.
 limitsFields();
@@ -30,6 +32,7 @@ webhooksFields();
 trainersFields();
 fineTunesFields();
 maskingFields();
+tracesFields();
 
 // Every Mutation field checks its scope and is audited where it runs (see mutation-guard.ts).
 export const schema = guardMutations(builder.toSchema({ sortSchema: true }));

@@ -9,6 +9,7 @@ import { logsRouter } from "./routers/logs";
 import { modelsProcedures } from "./routers/models";
 import { fineTunesProcedures } from "../verbs/fine-tunes";
 import { maskingProcedures } from "../verbs/masking";
+import { tracesProcedures } from "../verbs/traces";
 import { trainersProcedures } from "../verbs/trainers";
 import { monitorsRouter } from "./routers/monitors";
 import { onlineEvalsRouter } from "./routers/online-evals";
@@ -42,6 +43,7 @@ export const appRouter = router({
   limits: limitsRouter,
   webhooks: webhooksRouter,
   masking: router(maskingProcedures),
+  traces: router(tracesProcedures),
   team: teamRouter,
   /** What each procedure needs, as the server enforces it: the console offers only what the signed-in role may do. */
   access: router({ rules: publicProcedure.query(() => accessRules()) }),

@@ -19,15 +19,10 @@ import {
   UsageInput,
   type RequestLog,
 } from "../../../domain/logs";
-import { toWireDate } from "../../dates";
+import { logDatesOut, toWireDate } from "../../dates";
 import { projectProcedure, router } from "../init";
 
-const logOut = <L extends RequestLog>(l: L) => ({
-  ...l,
-  requestedAt: toWireDate(l.requestedAt),
-  receivedAt: toWireDate(l.receivedAt),
-  createdAt: toWireDate(l.createdAt),
-});
+const logOut = <L extends RequestLog>(l: L) => logDatesOut(l);
 
 export const logsRouter = router({
   list: projectProcedure.input(ListLogsInput).query(async ({ ctx, input }) => {
