@@ -208,6 +208,61 @@ describe("the OTLP receiver", () => {
     });
   }
 
+  test("traces and sessions listed: each trace summed from its spans and calls; filters, pages, bad cursors", async () => {
+    const page = await gqlData(
+      t,
+      `{ traces(sessionId: "conv-protobuf") { items { id sessionId name service spans logs errors costUsd inputTokens outputTokens durationMs } hasNextPage } }`,
+      {},
+      { key: project.apiKey },
+    );
+    expect(page.traces.items).toHaveLength(1);
+    expect(page.traces.items[0]).toMatchObject({
+      sessionId: "conv-protobuf",
+      name: "invoke_agent weather-bot",
+      service: "weather-app",
+      spans: 4,
+      logs: 2,
+      errors: 0,
+      inputTokens: 280,
+      outputTokens: 27,
+    });
+    expect(page.traces.items[0].costUsd).toBeGreaterThan(0);
+    expect(page.traces.items[0].durationMs).toBeGreaterThanOrEqual(30);
+    // Pages of one: every trace once, newest first.
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let i = 0; i < 10; i++) {
+      const p: { items: { id: string }[]; endCursor: string | null; hasNextPage: boolean } = await trpcClient(t, project.apiKey).traces.list.query({
+        first: 1,
+        after,
+      });
+      seen.push(...p.items.map((x) => x.id));
+      if (!p.hasNextPage) break;
+      after = p.endCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toHaveLength(2);
+    expect((await trpcClient(t, project.apiKey).traces.list.query({ service: "weather-app" })).items).toHaveLength(2);
+    expect((await trpcClient(t, project.apiKey).traces.list.query({ service: "nobody" })).items).toHaveLength(0);
+    expect((await trpcClient(t, project.apiKey).traces.list.query({ hasError: true })).items).toHaveLength(0);
+    const sessions = await trpcClient(t, project.apiKey).traces.sessions.query({});
+    const conv = sessions.items.filter((x) => x.id.startsWith("conv-"));
+    expect(conv.map((x) => x.id).sort()).toEqual(["conv-JSON", "conv-protobuf"]);
+    for (const x of conv) expect(x).toMatchObject({ traces: 1, logs: 2, errors: 0, inputTokens: 280 });
+    for (const [args, word] of [
+      [`after: "nonsense"`, "after is not a cursor of this list"],
+      [`from: "2020-01-01T00:00:00Z", to: "2020-06-01T00:00:00Z"`, "at most 31 days"],
+      [`first: 0`, "first must be at least 1"],
+    ] as const) {
+      const r = await gql(t, `{ traces(${args}) { hasNextPage } }`, {}, { key: project.apiKey });
+      expect(JSON.stringify(r.errors)).toContain(word);
+    }
+    // Another project sees none of them.
+    const other = await t.createProject("otel-lists-other");
+    expect((await trpcClient(t, other.apiKey).traces.list.query({})).items).toEqual([]);
+    expect((await trpcClient(t, other.apiKey).traces.sessions.query({})).items).toEqual([]);
+  });
+
   test("bounds and bad bodies: 400s naming the problem, a key in x-api-key, gzip, spans past the cap rejected and counted", async () => {
     const url = `${server.url}/api/v1/otel/v1/traces`;
     const span = (i: number) => ({

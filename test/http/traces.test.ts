@@ -96,6 +96,10 @@ describe("traces", () => {
       expect(s.parentSpanId).toBe(spanId);
       expect(logs.find((l) => l.id === s.logId)?.spanId).toBe(s.spanId);
     }
+    // Listed: a trace only the gateway saw has no spans of its own, four calls.
+    const listedTraces = await trpcClient(t, project.apiKey).traces.list.query({ sessionId: "conversation-42" });
+    expect(listedTraces.items).toHaveLength(1);
+    expect(listedTraces.items[0]).toMatchObject({ id: traceId, spans: 0, logs: 4, errors: 0, sessionId: "conversation-42" });
     const listed = await trpcClient(t, project.apiKey).logs.list.query({ filter: { traceId }, first: 10 });
     expect(listed.logs.map((l) => (l as unknown as Traced).parentSpanId)).toEqual([spanId, spanId, spanId, spanId]);
   });

@@ -1,4 +1,4 @@
-import type { Trace, TraceSpanView } from "../../../domain/traces";
+import type { Page, SessionSummary, Trace, TraceSpanView, TraceSummary } from "../../../domain/traces";
 import { builder } from "../builder";
 import { RequestLogRef } from "./logs";
 
@@ -41,5 +41,57 @@ export const TraceRef = builder.objectRef<Trace>("Trace").implement({
     inputTokens: t.exposeInt("inputTokens"),
     outputTokens: t.exposeInt("outputTokens"),
     truncated: t.exposeBoolean("truncated", { description: "Spans or logs past the caps (2,000 spans, 500 logs) were left out" }),
+  }),
+});
+
+const TraceSummaryRef = builder.objectRef<TraceSummary>("TraceSummary").implement({
+  description: "A trace in a list: summed from its spans and calls",
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    sessionId: t.exposeString("sessionId", { nullable: true }),
+    name: t.exposeString("name", { nullable: true, description: "The root span's name (else the first call's model)" }),
+    service: t.exposeString("service", { nullable: true }),
+    startedAt: t.field({ type: "DateTime", resolve: (r) => r.startedAt }),
+    endedAt: t.field({ type: "DateTime", nullable: true, resolve: (r) => r.endedAt }),
+    durationMs: t.exposeFloat("durationMs", { nullable: true }),
+    spans: t.exposeInt("spans"),
+    logs: t.exposeInt("logs"),
+    errors: t.exposeInt("errors"),
+    costUsd: t.exposeFloat("costUsd"),
+    inputTokens: t.exposeFloat("inputTokens"),
+    outputTokens: t.exposeFloat("outputTokens"),
+  }),
+});
+
+export const TracePageRef = builder.objectRef<Page<TraceSummary>>("TracePage").implement({
+  description: "A page of traces, newest first; the next page is after endCursor",
+  fields: (t) => ({
+    items: t.field({ type: [TraceSummaryRef], resolve: (p) => p.items }),
+    endCursor: t.exposeString("endCursor", { nullable: true }),
+    hasNextPage: t.exposeBoolean("hasNextPage"),
+  }),
+});
+
+const SessionSummaryRef = builder.objectRef<SessionSummary>("SessionSummary").implement({
+  description: "A session (a conversation, an agent's run): its traces and calls",
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    traces: t.exposeInt("traces"),
+    logs: t.exposeInt("logs"),
+    errors: t.exposeInt("errors"),
+    costUsd: t.exposeFloat("costUsd"),
+    inputTokens: t.exposeFloat("inputTokens"),
+    outputTokens: t.exposeFloat("outputTokens"),
+    startedAt: t.field({ type: "DateTime", resolve: (r) => r.startedAt }),
+    lastAt: t.field({ type: "DateTime", resolve: (r) => r.lastAt }),
+  }),
+});
+
+export const SessionPageRef = builder.objectRef<Page<SessionSummary>>("SessionPage").implement({
+  description: "A page of sessions, the latest active first; the next page is after endCursor",
+  fields: (t) => ({
+    items: t.field({ type: [SessionSummaryRef], resolve: (p) => p.items }),
+    endCursor: t.exposeString("endCursor", { nullable: true }),
+    hasNextPage: t.exposeBoolean("hasNextPage"),
   }),
 });
