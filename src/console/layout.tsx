@@ -27,6 +27,7 @@ import type { Session } from "./lib/trpc";
 
 export const SECTIONS = [
   { to: "/logs", label: "Logs" },
+  { to: "/traces", label: "Traces" },
   { to: "/usage", label: "Usage" },
   { to: "/limits", label: "Limits" },
   { to: "/datasets", label: "Datasets" },

@@ -9,6 +9,7 @@ import { parseLogsSearch } from "./pages/logs/search";
 import { parseModelsSearch } from "./pages/models/search";
 import { parsePlaygroundSearch } from "./pages/playground/search";
 import { parseSettingsSearch } from "./pages/settings/settings-search";
+import { parseTracesSearch } from "./pages/traces/search";
 import { parseUsageSearch } from "./pages/usage/usage-search";
 
 // Each section's page is its own chunk, loaded when first opened; the shell loads alone.
@@ -35,6 +36,19 @@ const logDetailRoute = createRoute({
   getParentRoute: () => logsRoute,
   path: "$logId",
   component: lazyRouteComponent(() => import("./pages/logs/log-detail"), "LogDetail"),
+});
+
+const tracesRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/traces",
+  validateSearch: parseTracesSearch,
+  component: lazyRouteComponent(() => import("./pages/traces/traces-page"), "TracesPage"),
+});
+
+const traceRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/traces/$traceId",
+  component: lazyRouteComponent(() => import("./pages/traces/trace-page"), "TracePage"),
 });
 
 const usageRoute = createRoute({
@@ -169,6 +183,8 @@ const routeTree = rootRoute.addChildren([
   auditRoute,
   indexRoute,
   logsRoute.addChildren([logDetailRoute]),
+  tracesRoute,
+  traceRoute,
   usageRoute,
   limitsRoute,
   monitorsRoute,

@@ -20,6 +20,7 @@ type Asset = { body: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer>; typ
  */
 const PAGES: Record<string, string[][]> = {
   logs: [["LogsPage"], ["LogsPage", "LogDetail"]],
+  traces: [["TracesPage"], ["TracePage"]],
   usage: [["UsagePage"]],
   limits: [["LimitsPage"]],
   monitors: [["MonitorsPage"]],

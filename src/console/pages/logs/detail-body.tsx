@@ -153,6 +153,21 @@ export function DetailBody({ log }: { log: LogDetailData }) {
         ) : null}
       </Group>
       {log.masking ? <MaskedNote mode={log.masking} masked={log.masked} /> : null}
+      {log.traceId ? (
+        <Group gap="xs" data-testid="log-trace">
+          <Text size="sm" c="dimmed">
+            Part of a trace:
+          </Text>
+          <Anchor size="sm" ff="monospace" renderRoot={(props) => <Link {...props} to="/traces/$traceId" params={{ traceId: log.traceId ?? "" }} />}>
+            {log.traceId}
+          </Anchor>
+          {log.sessionId ? (
+            <Text size="sm" c="dimmed">
+              session {log.sessionId}
+            </Text>
+          ) : null}
+        </Group>
+      ) : null}
       {log.refusal ? (
         <Alert color="orange" title={`Refused by Hone: ${REFUSAL_LABELS[log.refusal] ?? log.refusal}`} role="alert" data-testid="log-refusal">
           <Text size="sm">
