@@ -162,6 +162,10 @@ export const LogFilter = z.strictObject({
   /** The calls of one trace, and of one session. */
   traceId: z.string().min(1).max(MAX_TRACE_ID_LENGTH).nullish(),
   sessionId: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
+  /** true: only calls in a trace; false: only the others. */
+  traced: z.boolean().nullish(),
+  /** true: only the last call of each trace (an agent run's final answer, with the whole conversation before it). */
+  lastInTrace: z.boolean().nullish(),
   /** Calls to this route (its slug), and of them those a target of this rollout version answered. */
   route: z.string().min(1).max(MAX_ID_LENGTH).nullish(),
   routeVersion: z.string().min(1).max(64).nullish(),

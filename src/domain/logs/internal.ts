@@ -114,6 +114,14 @@ export function logConditions(
   }
   if (f.traceId != null) where.push(eq(requestLogs.traceId, String(f.traceId)));
   if (f.sessionId != null) where.push(eq(requestLogs.sessionId, String(f.sessionId)));
+  if (f.traced === true || f.lastInTrace === true) where.push(sql`${requestLogs.traceId} is not null`);
+  if (f.traced === false) where.push(sql`${requestLogs.traceId} is null`);
+  // The last call of its trace: no later call of the same trace (ids are dated when the call was made).
+  if (f.lastInTrace === true) {
+    where.push(
+      sql`not exists (select 1 from request_logs later where later.project_id = ${requestLogs.projectId} and later.trace_id = ${requestLogs.traceId} and later.id > ${requestLogs.id})`,
+    );
+  }
   if (f.from instanceof Date) where.push(gte(requestLogs.id, logIdAt(f.from)));
   if (f.to instanceof Date) where.push(lt(requestLogs.id, logIdAt(new Date(f.to.getTime() + 1))));
   const meta = f.tags as { key: string; equals: string }[] | null | undefined;

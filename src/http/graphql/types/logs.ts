@@ -178,6 +178,11 @@ export const LogFilterInput = builder.inputType("LogFilterInput", {
     maskedKind: t.string({ required: false, description: "only logs in which values of this kind were masked (EMAIL, CARD, ...)" }),
     traceId: t.string({ required: false, description: "only the calls of this trace" }),
     sessionId: t.string({ required: false, description: "only the calls of this session" }),
+    traced: t.boolean({ required: false, description: "true: only calls in a trace; false: only the others" }),
+    lastInTrace: t.boolean({
+      required: false,
+      description: "true: only the last call of each trace (an agent run's final answer, with the conversation before it)",
+    }),
     from: t.string({ required: false, description: "logged at or after (ISO 8601)" }),
     to: t.string({ required: false, description: "logged at or before (ISO 8601)" }),
     tags: t.field({ type: [MetadataEqualsInput], required: false, description: "tag pairs: every pair must match" }),
