@@ -23,7 +23,7 @@ import { startUsageRollups } from "./background/usage-rollups";
 import { startLimitUpkeep } from "./background/limit-upkeep";
 import { firstOwnerLink } from "./domain/teams";
 import { returnLeases } from "./domain/limits";
-import { flushRefusals } from "./domain/calls";
+import { closeSpanExport, flushRefusals } from "./domain/calls";
 
 async function main() {
   const config = loadConfig();
@@ -144,6 +144,8 @@ async function main() {
     await returnLeases(deps);
     // Refusals folded per key and minute are written with the rest.
     flushRefusals(deps);
+    // Hone's own spans still queued for the collector are sent (docs/traces.md).
+    await closeSpanExport(deps.config);
     // Logs of the calls that just finished are still queued: store them before closing.
     await deps.logWriter.close();
     // What could not be stored stays in the spool for the next start.

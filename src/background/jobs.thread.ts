@@ -6,6 +6,7 @@ import { loadConfig } from "../core/config";
 import { openDatabase } from "../db/client";
 import { createDeps } from "../compose";
 import type { Deps } from "../domain/deps";
+import { closeSpanExport } from "../domain/calls";
 import { createLogger } from "../core/logger";
 import { resolveSecretKey } from "../db/secret-key";
 import { startJobs } from "./index";
@@ -45,6 +46,7 @@ self.onmessage = async (event: MessageEvent<JobsThreadMessage>) => {
   else if (m.t === "stop") {
     if (running) {
       await running.worker.stop();
+      await closeSpanExport(running.deps.config);
       await running.deps.logWriter.close();
       await running.deps.database.close();
       running = null;

@@ -140,6 +140,8 @@ export type Config = {
   maskingMode: "off" | "mask_stored" | "mask_upstream" | "block";
   /** Where a phone number without a country code is read. */
   maskingPhoneRegion: import("libphonenumber-js").CountryCode;
+  /** Hone's own spans out (lib/otel-export.ts); null: none. */
+  otelExport: { url: string; headers: Record<string, string>; protocol: "http/protobuf" | "http/json"; serviceName: string; captureContent: boolean } | null;
   /** Bounds of one OTLP trace export (bytes as sent, spans). */
   otlpMaxBytes: number;
   otlpMaxSpans: number;
@@ -295,6 +297,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxActiveApiKeys: e.HONE_MAX_ACTIVE_API_KEYS,
     maskingMode: e.HONE_MASKING_MODE,
     maskingPhoneRegion: e.HONE_MASKING_PHONE_REGION as import("libphonenumber-js").CountryCode,
+    otelExport:
+      !e.OTEL_SDK_DISABLED && (e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || e.OTEL_EXPORTER_OTLP_ENDPOINT)
+        ? {
+            url: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${e.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, "")}/v1/traces`,
+            headers: otlpHeaders(e.OTEL_EXPORTER_OTLP_HEADERS),
+            protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+            serviceName: e.OTEL_SERVICE_NAME,
+            captureContent: e.HONE_OTEL_CAPTURE_CONTENT,
+          }
+        : null,
     otlpMaxBytes: e.HONE_OTLP_MAX_BYTES,
     otlpMaxSpans: e.HONE_OTLP_MAX_SPANS,
     maskingAnalyzer: e.HONE_MASKING_ANALYZER_URL
@@ -324,4 +336,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyIdleTimeoutMs: e.HONE_BODY_IDLE_TIMEOUT_MS,
     sseKeepAliveMs: e.HONE_SSE_KEEPALIVE_MS,
   };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `key=value,key2=value2`, values URL-encoded (W3C Baggage's form, as OpenTelemetry reads it). */
+function otlpHeaders(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of text.split(",")) {
+    const at = pair.indexOf("=");
+    if (at <= 0) continue;
+    try {
+      out[pair.slice(0, at).trim().toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      out[pair.slice(0, at).trim().toLowerCase()] = pair.slice(at + 1).trim();
+    }
+  }
+  return out;
 }

@@ -108,6 +108,32 @@ export const ROUTING_VARIABLES = {
   HONE_SMTP_FROM: z
     .preprocess(emptyAsUndefined, z.string().max(320).optional())
     .meta({ description: "the address invitations are emailed from", docDefault: "`hone@localhost`" }),
+  // Hone's own spans out (docs/traces.md): the standard OpenTelemetry variables.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional())
+    .describe("export a span per gateway call to this OTLP/HTTP collector (its base: /v1/traces is added); unset: no export"),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional())
+    .describe("the collector's trace endpoint itself (taken as it is), in place of OTEL_EXPORTER_OTLP_ENDPOINT"),
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .default("")
+    .describe("headers sent with each export, `key=value` pairs separated by commas (values URL-encoded), as OpenTelemetry reads them"),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(["http/protobuf", "http/json"], { error: "Hone exports over OTLP/HTTP: http/protobuf or http/json (grpc is not supported)" })
+    .default("http/protobuf")
+    .describe("how spans are encoded: http/protobuf or http/json"),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default("hone").describe("the service.name of Hone's spans"),
+  OTEL_SDK_DISABLED: z
+    .preprocess(emptyAsUndefined, boolFlag.optional())
+    .transform((v) => v ?? false)
+    .describe("true: no spans are exported whatever else is set"),
+  HONE_OTEL_CAPTURE_CONTENT: z
+    .preprocess(emptyAsUndefined, boolFlag.optional())
+    .transform((v) => v ?? false)
+    .describe(
+      "true: Hone's spans carry the calls' messages (gen_ai.input.messages, gen_ai.output.messages), as stored after masking; default: only the figures",
+    ),
   HONE_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.string().url().optional()).meta({
     description:
       "where people reach Hone (`https://hone.example.com`): invitation links and the single sign-on return address (register `<HONE_PUBLIC_URL>/auth/oidc/callback` at the provider)",

@@ -1,4 +1,5 @@
 import { settleResponseSaves } from "../../src/domain/protocols";
+import { closeSpanExport } from "../../src/domain/calls";
 import { createApp, type App } from "../../src/app";
 import { loadConfig, type Config } from "../../src/core/config";
 import { systemCtx } from "../../src/domain/context";
@@ -67,6 +68,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; deps?:
     request,
     close: async () => {
       await settleResponseSaves(deps);
+      await closeSpanExport(deps.config);
       await db.drop();
     },
   };

@@ -9,7 +9,7 @@ import type { Upstream } from "./resolve-upstream";
 import { logRefusal } from "./refusals";
 import { ANALYZER_WARNING, analyze, analyzeLog, hasAnalyzer, type Masking, maskingFor, sensitiveIn } from "../masking";
 import { createMasker, type Masker, type Span } from "../../lib/masking";
-import { newSpanId } from "../../lib/trace-context";
+import { traceCall } from "./call-span";
 
 /** How a call ended, as its log records it. */
 type CallOutcome = {
@@ -244,15 +244,7 @@ export async function createCallLog(
       respPayload: o.respPayload,
     };
     if (prunedTokens) row.prunedTokens = prunedTokens;
-    // In the caller's trace: the call is a span of its own, a child of the caller's.
-    const trace = ctx.trace;
-    if (trace) {
-      row.traceId = trace.traceId;
-      row.spanId = trace.traceId ? newSpanId() : null;
-      row.parentSpanId = trace.parentSpanId;
-      row.sessionId = trace.sessionId;
-      if (trace.warning) row.warning = [row.warning, trace.warning].filter(Boolean).join("; ");
-    }
+
     if (mask) row.mask = { ...mask };
     if (routing) {
       row.attempts = [...routing.attempts];
@@ -273,6 +265,8 @@ export async function createCallLog(
       const answer = [row.respPayload, row.respPayloadOriginal, row.errorMessage];
       analyzeLog(ctx, row.mask, masking.mode === "mask_upstream" ? answer : [row.reqPayload, row.reqPayloadOriginal, ...answer]);
     }
+    // In the caller's trace: the call is a span of its own, a child of the caller's (exported when asked).
+    if (ctx.trace || ctx.deps.config.otelExport) traceCall(ctx, row);
     ctx.deps.logWriter.enqueue(row);
   };
   return {

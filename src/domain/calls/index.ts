@@ -15,3 +15,4 @@ export { callModel } from "./call-model";
 export { estimateCost } from "./estimate-cost";
 export { createRefusalState, flushRefusals, logRefusal, refusalKind } from "./refusals";
 export type { RefusalState } from "./refusals";
+export { closeSpanExport, flushSpanExport } from "./call-span";
