@@ -145,6 +145,8 @@ export type Config = {
   /** Bounds of one OTLP trace export (bytes as sent, spans). */
   otlpMaxBytes: number;
   otlpMaxSpans: number;
+  /** OTLP exports stored at once by this process. */
+  otlpConcurrency: number;
   /** An external analyzer for masking (Presidio's API); null: none. */
   maskingAnalyzer: { url: string; deadlineMs: number; entities: string[]; minScore: number; language: string } | null;
   /** Most calls one tRPC batch may carry. */
@@ -309,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     otlpMaxBytes: e.HONE_OTLP_MAX_BYTES,
     otlpMaxSpans: e.HONE_OTLP_MAX_SPANS,
+    otlpConcurrency: e.HONE_OTLP_CONCURRENCY,
     maskingAnalyzer: e.HONE_MASKING_ANALYZER_URL
       ? {
           url: e.HONE_MASKING_ANALYZER_URL,

@@ -1,4 +1,6 @@
 import { type Ctx, dbOf } from "../context";
+import { DomainError } from "../../core/errors";
+import { yieldTurn } from "../yield-turn";
 import { traceSpans } from "../../db/schema";
 import { derivedId } from "../../lib/ids";
 import type { Attrs, AttrValue, DecodedSpans, OtlpSpan } from "../../lib/otlp/decode";
@@ -25,14 +27,49 @@ const BATCH = 500;
 
 const KINDS = ["unspecified", "internal", "server", "client", "producer", "consumer"];
 
+/** Spans built between two turns of the event loop (the gateway's calls go in between). */
+const SPANS_PER_TURN = 25;
+/** Exports waiting for a lane at most; past it a 429 (lanes: HONE_OTLP_CONCURRENCY). */
+const MAX_WAITING = 32;
+let active = 0;
+const waiting: (() => void)[] = [];
+
+/**
+ * Runs one export's storing in one of this process's ingest lanes (HONE_OTLP_CONCURRENCY, default
+ * 1): ingest is bulk work on the gateway's thread, so it takes few lanes, yielding as it goes.
+ * Past MAX_WAITING queued exports a 429 with Retry-After (OTLP exporters retry it).
+ */
+async function inLane<T>(lanes: number, fn: () => Promise<T>): Promise<T> {
+  if (active >= lanes) {
+    if (waiting.length >= MAX_WAITING) {
+      throw new DomainError("RATE_LIMITED", "Hone is busy storing traces: retry in a second", { retryAfterSeconds: 1 });
+    }
+    // The lane is handed over by the export that ends (active stays counted).
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else active++;
+  try {
+    return await fn();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else active--;
+  }
+}
+
 /** Stores decoded spans for the project; answers as an OTLP receiver does (how many were rejected, and why). */
-export async function ingestSpans(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
+export function ingestSpans(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
+  return inLane(ctx.deps.config.otlpConcurrency, () => store(ctx, decoded));
+}
+
+async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
   const reasons = [...decoded.reasons];
   let rejected = decoded.rejected;
   const overrides = await projectOverrides(ctx);
   const logs: string[] = [];
   const rows: (typeof traceSpans.$inferInsert)[] = [];
+  let n = 0;
   for (const span of decoded.spans) {
+    if (++n % SPANS_PER_TURN === 0) await yieldTurn();
     const call = modelCallOf(span);
     let logId: string | null = null;
     if (call) {
