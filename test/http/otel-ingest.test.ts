@@ -263,6 +263,78 @@ describe("the OTLP receiver", () => {
     expect((await trpcClient(t, other.apiKey).traces.sessions.query({})).items).toEqual([]);
   });
 
+  test("masking applies to ingested calls: mask_stored keeps the value out of what is stored; block rejects the span, counted", async () => {
+    const url = `${server.url}/api/v1/otel/v1/traces`;
+    const EMAIL = "otel.planted@example.com";
+    const exportOf = (traceId: string) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            resource: { attributes: [] },
+            scopeSpans: [
+              {
+                scope: { name: "t" },
+                spans: [
+                  {
+                    traceId,
+                    spanId: "b1b2c3d4e5f60718",
+                    name: "execute_tool send_mail",
+                    attributes: [
+                      { key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } },
+                      { key: "gen_ai.tool.call.arguments", value: { stringValue: JSON.stringify({ to: EMAIL }) } },
+                    ],
+                  },
+                  {
+                    traceId,
+                    spanId: "a1b2c3d4e5f60718",
+                    name: "chat gpt-4o-mini",
+                    startTimeUnixNano: String(Date.now() * 1e6),
+                    endTimeUnixNano: String((Date.now() + 20) * 1e6),
+                    attributes: [
+                      { key: "gen_ai.request.model", value: { stringValue: "gpt-4o-mini" } },
+                      { key: "gen_ai.provider.name", value: { stringValue: "openai" } },
+                      {
+                        key: "gen_ai.input.messages",
+                        value: { stringValue: JSON.stringify([{ role: "user", parts: [{ type: "text", content: `mail ${EMAIL}` }] }]) },
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+    for (const [mode, traceId] of [
+      ["mask_stored", "6b8efff798038103d269b633813fc60c"],
+      ["block", "7b8efff798038103d269b633813fc60c"],
+    ] as const) {
+      const p = await t.createProject(`otel-${mode}`);
+      await gqlData(t, "mutation($m: String!) { setMaskingRule(mode: $m) { id } }", { m: mode }, { key: p.apiKey });
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-hone-key": p.apiKey }, body: exportOf(traceId) });
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as { partialSuccess?: { rejectedSpans: number; errorMessage: string } };
+      const stored = JSON.stringify(
+        resultRows(
+          await t.deps.database.db.execute(
+            sql`select l.*, b.* from request_logs l left join request_log_bodies b on b.log_id = l.id where l.project_id = ${p.projectId}`,
+          ),
+        ),
+      );
+      const spans = JSON.stringify(resultRows(await t.deps.database.db.execute(sql`select * from trace_spans where project_id = ${p.projectId}`)));
+      expect(spans).not.toContain(EMAIL);
+      expect(spans).toContain("<EMAIL_1>");
+      expect(stored).not.toContain(EMAIL);
+      if (mode === "mask_stored") {
+        expect(answer.partialSuccess).toBeUndefined();
+        expect(stored).toContain("mail <EMAIL_1>");
+      } else {
+        expect(answer.partialSuccess).toEqual({ rejectedSpans: 1, errorMessage: "a model call holding sensitive data the project's masking rule blocks" });
+        expect(stored).toBe("[]");
+      }
+    }
+  });
+
   test("bounds and bad bodies: 400s naming the problem, a key in x-api-key, gzip, spans past the cap rejected and counted", async () => {
     const url = `${server.url}/api/v1/otel/v1/traces`;
     const span = (i: number) => ({

@@ -8,7 +8,7 @@ import { jsonText } from "../../lib/json-text";
 import { checkedUsage, insertLogRows, logRow, MergedTags, type NewRequestLog, tokenClasses } from "../logs";
 import { logCost, projectOverrides, ratesFor, withOverride } from "../pricing";
 import { canonicalModel } from "../projects";
-import { analyzeLog, maskingOfCall, sensitiveIn } from "../masking";
+import { analyzeLog, maskingOfCall, sensitiveIn, storageMasking } from "../masking";
 import { type ModelCall, modelCallOf, operationOf } from "./genai";
 
 // OpenTelemetry spans in (docs/traces.md): every span is kept as the trace's structure; a span that
@@ -84,14 +84,20 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
     }
     rows.push(spanRow(ctx, span, call, logId));
   }
+  // A span's own attributes and events (a tool's arguments and result) are masked as entries are.
+  const mask = await storageMasking(ctx);
+  const masked = mask
+    ? rows.map((r) => ({ ...r, ...mask({ name: r.name, attributes: r.attributes, events: r.events, statusMessage: r.statusMessage }) }))
+    : rows;
   const db = dbOf(ctx);
   // Logs first: a batch retried after a failure between the two finds its logs stored (their ids
   // are derived) and stores its spans.
   for (let i = 0; i < logs.length; i += BATCH) await insertLogRows(db, logs.slice(i, i + BATCH), { late: true });
-  for (let i = 0; i < rows.length; i += BATCH)
+  await yieldTurn();
+  for (let i = 0; i < masked.length; i += BATCH)
     await db
       .insert(traceSpans)
-      .values(rows.slice(i, i + BATCH))
+      .values(masked.slice(i, i + BATCH))
       .onConflictDoNothing();
   return { accepted: decoded.spans.length - (rejected - decoded.rejected), rejected, logs: logs.length, message: reasons.join("; ") };
 }
