@@ -75,6 +75,13 @@ function decode(cursor: string): { at: Date; id: string } {
   throw new DomainError("VALIDATION", "after is not a cursor of this list", { issues: [{ message: "after is not a cursor of this list", path: ["after"] }] });
 }
 
+/** A list's page: its size (default 50, at most HONE_MAX_PAGE_SIZE), window and cursor, checked. */
+function pageOf(ctx: Ctx, input: { first?: number | null; after?: string | null; from?: Date | null; to?: Date | null }) {
+  checkPageSize(input.first, ctx.deps.config.maxPageSize);
+  const { from, to } = statsWindow(ctx, { from: input.from, to: input.to });
+  return { first: input.first ?? 50, from, to, after: input.after ? decode(input.after) : null };
+}
+
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 const date = (v: unknown) => (v instanceof Date ? v : v === null || v === undefined ? null : new Date(String(v)));
 
@@ -86,10 +93,7 @@ export const listTraces = verb({
   input: ListTracesInput,
   run: async (ctx: Ctx, raw: ListTracesInput): Promise<Page<TraceSummary>> => {
     const input = parseInput(ListTracesInput, raw);
-    checkPageSize(input.first, ctx.deps.config.maxPageSize);
-    const first = input.first ?? 50;
-    const { from, to } = statsWindow(ctx, { from: input.from, to: input.to });
-    const after = input.after ? decode(input.after) : null;
+    const { first, from, to, after } = pageOf(ctx, input);
     const fromIso = from.toISOString();
     const toIso = to.toISOString();
     const rows = resultRows<Record<string, unknown>>(
@@ -160,10 +164,7 @@ export const listSessions = verb({
   input: ListSessionsInput,
   run: async (ctx: Ctx, raw: ListSessionsInput): Promise<Page<SessionSummary>> => {
     const input = parseInput(ListSessionsInput, raw);
-    checkPageSize(input.first, ctx.deps.config.maxPageSize);
-    const first = input.first ?? 50;
-    const { from, to } = statsWindow(ctx, { from: input.from, to: input.to });
-    const after = input.after ? decode(input.after) : null;
+    const { first, from, to, after } = pageOf(ctx, input);
     const rows = resultRows<Record<string, unknown>>(
       await dbOf(ctx).execute(sql`
       with l as (
