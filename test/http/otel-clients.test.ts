@@ -13,6 +13,7 @@ import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
 import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
 import { gqlData } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
+import { waitFor } from "../helpers/wait-for";
 
 // A real instrumented application, unchanged: the Vercel AI SDK (generateText with a tool loop)
 // with its OpenTelemetry integration, exporting through OpenTelemetry's own protobuf exporter to
@@ -124,6 +125,12 @@ describe("the Vercel AI SDK's OpenTelemetry integration", () => {
       });
     }
     await provider.forceFlush();
+    // An exporter sending span by span may be asked to retry (a 429 when exports queue up): wait for all ten runs.
+    await waitFor(async () => (await trpc.logs.list.query({ filter: { source: "otel", lastInTrace: true }, first: 20 })).logs.length, {
+      until: (n) => n === 10,
+      timeoutMs: 30_000,
+      message: "ten runs stored",
+    });
     const imported = await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: { source: "otel", lastInTrace: true } });
     expect(imported).toMatchObject({ entriesCreated: 10 });
     const entries = (await trpc.datasets.listEntries.query({ datasetId: ds.id, first: 50 })).entries;

@@ -29,23 +29,30 @@ const KINDS = ["unspecified", "internal", "server", "client", "producer", "consu
 
 /** Spans built between two turns of the event loop (the gateway's calls go in between). */
 const SPANS_PER_TURN = 25;
-/** Exports waiting for a lane at most; past it a 429 (lanes: HONE_OTLP_CONCURRENCY). */
-const MAX_WAITING = 32;
+/**
+ * What may wait for a lane (HONE_OTLP_CONCURRENCY): 256 exports and 64 MiB of their bodies at most
+ * (an exporter sending span by span queues many small ones); past either, a 429.
+ */
+const MAX_WAITING = 256;
+const MAX_WAITING_BYTES = 64 * 1024 * 1024;
 let active = 0;
+let waitingBytes = 0;
 const waiting: (() => void)[] = [];
 
 /**
  * Runs one export's storing in one of this process's ingest lanes (HONE_OTLP_CONCURRENCY, default
  * 1): ingest is bulk work on the gateway's thread, so it takes few lanes, yielding as it goes.
- * Past MAX_WAITING queued exports a 429 with Retry-After (OTLP exporters retry it).
+ * Past what may wait, a 429 with Retry-After (OTLP exporters retry it).
  */
-async function inLane<T>(lanes: number, fn: () => Promise<T>): Promise<T> {
+async function inLane<T>(lanes: number, bytes: number, fn: () => Promise<T>): Promise<T> {
   if (active >= lanes) {
-    if (waiting.length >= MAX_WAITING) {
+    if (waiting.length >= MAX_WAITING || waitingBytes + bytes > MAX_WAITING_BYTES) {
       throw new DomainError("RATE_LIMITED", "Hone is busy storing traces: retry in a second", { retryAfterSeconds: 1 });
     }
     // The lane is handed over by the export that ends (active stays counted).
+    waitingBytes += bytes;
     await new Promise<void>((resolve) => waiting.push(resolve));
+    waitingBytes -= bytes;
   } else active++;
   try {
     return await fn();
@@ -57,8 +64,8 @@ async function inLane<T>(lanes: number, fn: () => Promise<T>): Promise<T> {
 }
 
 /** Stores decoded spans for the project; answers as an OTLP receiver does (how many were rejected, and why). */
-export function ingestSpans(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
-  return inLane(ctx.deps.config.otlpConcurrency, () => store(ctx, decoded));
+export function ingestSpans(ctx: Ctx, decoded: DecodedSpans, bytes = 0): Promise<IngestResult> {
+  return inLane(ctx.deps.config.otlpConcurrency, bytes, () => store(ctx, decoded));
 }
 
 async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {

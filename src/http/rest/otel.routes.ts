@@ -79,8 +79,9 @@ export const otelRoutes = [
         if (err instanceof OtlpDecodeError) throw bad(`not an OTLP trace export: ${err.message}`);
         throw err;
       }
-      // A project's ingests run a few at a time; past that a 429 with Retry-After (exporters retry it).
-      const r = await deps.fairShare.run(ctx.projectId, "import", () => ingestSpans(ctx, decoded));
+      // Stored in the process's ingest lanes (HONE_OTLP_CONCURRENCY), 256 exports or 64 MiB waiting
+      // at most, first come first served; past that a 429 with Retry-After (exporters retry it).
+      const r = await ingestSpans(ctx, decoded, bytes.byteLength);
       if (protobuf) {
         return new Response(Buffer.from(encodeExportResponse(r.rejected, r.message)), { headers: { "content-type": "application/x-protobuf" } });
       }
