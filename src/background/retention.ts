@@ -4,6 +4,7 @@ import { deleteExpiredLogs, dropExpiredLogPartitions, dropExpiredUsageRollups, e
 import { deleteExpiredResponses } from "../domain/protocols";
 import { deleteExpiredMonitorLogs } from "../domain/monitors";
 import { deleteExpiredRouteVerdicts } from "../domain/routing";
+import { deleteExpiredSpans } from "../domain/traces";
 import { startPeriodic, type Periodic } from "./periodic";
 
 const HOUR = 60 * 60 * 1000;
@@ -37,6 +38,8 @@ export function startLogRetention(deps: Deps, opts: { intervalMs?: number; first
       await deleteExpiredRouteVerdicts(ctx, { before });
       // What monitors remember of calls that are gone.
       await deleteExpiredMonitorLogs(ctx, { before });
+      // Traces' spans (docs/traces.md): kept as long as their logs.
+      await deleteExpiredSpans(ctx, { before });
       return deleted;
     },
   });

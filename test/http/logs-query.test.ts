@@ -9,7 +9,7 @@ import { createTestApp, testConfig, type TestApp } from "../helpers/app";
 import { logsOf, newLogRecord } from "../helpers/logs";
 import { captureQueries } from "../helpers/queries";
 import { eq, inArray } from "drizzle-orm";
-import { requestLogBodies, storedResponses } from "../../src/db/schema";
+import { requestLogBodies, storedResponses, traceSpans } from "../../src/db/schema";
 import { gql, gqlData } from "../helpers/gql";
 import { rest, type Rest } from "../helpers/rest";
 import { trpcClient } from "../helpers/trpc";
@@ -185,6 +185,15 @@ describe("retention (HONE_LOG_RETENTION_DAYS)", () => {
 
     const stored = (id: string, createdAt: Date) => ({ id, projectId: proj.projectId, previousResponseId: null, input: [], response: { id }, createdAt });
     await t.deps.database.db.insert(storedResponses).values([stored("resp_old", new Date()), stored("resp_young", future)]);
+    // A trace's spans are kept as long as the logs.
+    const span = (spanId: string, createdAt: Date) => ({
+      projectId: proj.projectId,
+      traceId: "5b8efff798038103d269b633813fc60c",
+      spanId,
+      name: spanId,
+      createdAt,
+    });
+    await t.deps.database.db.insert(traceSpans).values([span("00000000000000a1", new Date()), span("00000000000000a2", future)]);
 
     // The clock says 30 days and 1 hour have passed.
     const later = new Date(Date.now() + 30 * 24 * 3600_000 + 3600_000);
@@ -207,6 +216,8 @@ describe("retention (HONE_LOG_RETENTION_DAYS)", () => {
     // Stored Responses API conversations are kept as long as the logs: the old one went, the young one stayed.
     const kept = await t.deps.database.db.select({ id: storedResponses.id }).from(storedResponses).where(eq(storedResponses.projectId, proj.projectId));
     expect(kept.map((r) => r.id)).toEqual(["resp_young"]);
+    const spans = await t.deps.database.db.select({ spanId: traceSpans.spanId }).from(traceSpans).where(eq(traceSpans.projectId, proj.projectId));
+    expect(spans.map((r) => r.spanId)).toEqual(["00000000000000a2"]);
     const orphanBodies = await t.deps.database.db.select().from(requestLogBodies).where(inArray(requestLogBodies.logId, oldIds));
     expect(orphanBodies).toHaveLength(0);
   });

@@ -38,5 +38,11 @@ export const traceSpans = pgTable(
     events: jsonb("events").$type<{ name: string; timeMs: number | null; attributes: Record<string, unknown> }[]>(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.traceId, t.spanId] }), index().on(t.projectId, t.startedAt), index().on(t.projectId, t.sessionId, t.startedAt)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.traceId, t.spanId] }),
+    index().on(t.projectId, t.startedAt),
+    index().on(t.projectId, t.sessionId, t.startedAt),
+    // Retention deletes the oldest stored first (HONE_LOG_RETENTION_DAYS).
+    index().on(t.createdAt),
+  ],
 );

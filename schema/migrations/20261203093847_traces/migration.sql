@@ -28,4 +28,5 @@ CREATE INDEX "request_logs_trace" ON "request_logs" ("project_id","trace_id") WH
 CREATE INDEX "request_logs_session" ON "request_logs" ("project_id","session_id","id") WHERE "session_id" is not null;--> statement-breakpoint
 CREATE INDEX "trace_spans_project_id_started_at_index" ON "trace_spans" ("project_id","started_at");--> statement-breakpoint
 CREATE INDEX "trace_spans_project_id_session_id_started_at_index" ON "trace_spans" ("project_id","session_id","started_at");--> statement-breakpoint
+CREATE INDEX "trace_spans_created_at_index" ON "trace_spans" ("created_at");--> statement-breakpoint
 ALTER TABLE "trace_spans" ADD CONSTRAINT "trace_spans_project_id_projects_id_fkey" FOREIGN KEY ("project_id") REFERENCES "projects"("id") ON DELETE CASCADE;
