@@ -1,5 +1,5 @@
 // Traces (docs/traces.md): OpenTelemetry spans in, model calls as logs, traces and sessions read.
-export { type IngestResult, ingestSpans } from "./ingest-spans";
+export { checkIngestRoom, type IngestResult, ingestSpans } from "./ingest-spans";
 export { type ModelCall, modelCallOf, operationOf } from "./genai";
 export { getTrace, type Trace, TraceIdInput, type TraceSpanView } from "./get-trace";
 export { ListSessionsInput, listSessions, ListTracesInput, listTraces, type Page, type SessionSummary, type TraceSummary } from "./list-traces";

@@ -44,11 +44,16 @@ const waiting: (() => void)[] = [];
  * 1): ingest is bulk work on the gateway's thread, so it takes few lanes, yielding as it goes.
  * Past what may wait, a 429 with Retry-After (OTLP exporters retry it).
  */
+const busy = () => new DomainError("RATE_LIMITED", "Hone is busy storing traces: retry in a second", { retryAfterSeconds: 1 });
+
+/** Throws the 429 an export would get when what waits is full: checked before its body is read and decoded. */
+export function checkIngestRoom(): void {
+  if (waiting.length >= MAX_WAITING || waitingBytes >= MAX_WAITING_BYTES) throw busy();
+}
+
 async function inLane<T>(lanes: number, bytes: number, fn: () => Promise<T>): Promise<T> {
   if (active >= lanes) {
-    if (waiting.length >= MAX_WAITING || waitingBytes + bytes > MAX_WAITING_BYTES) {
-      throw new DomainError("RATE_LIMITED", "Hone is busy storing traces: retry in a second", { retryAfterSeconds: 1 });
-    }
+    if (waiting.length >= MAX_WAITING || waitingBytes + bytes > MAX_WAITING_BYTES) throw busy();
     // The lane is handed over by the export that ends (active stays counted).
     waitingBytes += bytes;
     await new Promise<void>((resolve) => waiting.push(resolve));
@@ -208,8 +213,11 @@ async function logOf(
   return { id, row: logRow(record, ctx.deps.config.maxLoggedPayloadBytes) };
 }
 
-/** Text Postgres can store: no NUL characters (text and jsonb refuse them). */
-const clean = (s: string) => (s.includes("\u0000") ? s.replaceAll("\u0000", "\ufffd") : s);
+/** Text Postgres can store: no NUL characters and no lone surrogates (text and jsonb refuse both). */
+const clean = (s: string) => {
+  const out = s.includes("\u0000") ? s.replaceAll("\u0000", "\ufffd") : s;
+  return out.isWellFormed() ? out : out.toWellFormed();
+};
 function cleanValue(v: unknown, depth = 0): unknown {
   if (typeof v === "string") return clean(v);
   if (!v || typeof v !== "object" || depth > 16) return v;
@@ -243,7 +251,7 @@ function spanRow(ctx: Ctx, span: OtlpSpan, call: ModelCall | null, logId: string
     parentSpanId: span.parentSpanId,
     name: clean(span.name) || "(unnamed)",
     kind: span.kind > 0 && span.kind < KINDS.length ? KINDS[span.kind]! : null,
-    operation: (call?.operation ?? operationOf(span))?.slice(0, 64) ?? null,
+    operation: clean((call?.operation ?? operationOf(span) ?? "").slice(0, 64)) || null,
     service: typeof service === "string" ? clean(service.slice(0, 200)) : null,
     sessionId: sessionOf(span),
     startedAt: span.startMs !== null ? new Date(span.startMs) : null,

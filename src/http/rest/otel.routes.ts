@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { DomainError } from "../../core/errors";
-import { ingestSpans } from "../../domain/traces";
+import { checkIngestRoom, ingestSpans } from "../../domain/traces";
 import { decodeJson, decodeProtobuf, encodeExportResponse, OtlpDecodeError } from "../../lib/otlp/decode";
 import { parseJsonKeepingText } from "../../lib/json-text";
 import { readBodyBytes } from "./body";
@@ -48,6 +48,8 @@ export const otelRoutes = [
       if (!protobuf && type !== "application/json") {
         throw bad(`content-type ${type || "(none)"} is not OTLP/HTTP: send application/x-protobuf or application/json`);
       }
+      // Full: refused before the body is read (memory stays bounded whatever the exporters send).
+      checkIngestRoom();
       const max = deps.config.otlpMaxBytes;
       let bytes = await readBodyBytes(request, max, deps.config.bodyIdleTimeoutMs);
       const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
