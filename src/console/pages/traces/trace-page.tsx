@@ -153,7 +153,7 @@ export function TracePage() {
           ))}
           {t.truncated ? (
             <Text size="xs" c="dimmed" mt="xs">
-              Past 2,000 spans or 500 calls the rest is left out.
+              Past 2,000 spans or a page of calls (HONE_MAX_PAGE_SIZE, 200 by default) the rest is left out.
             </Text>
           ) : null}
         </Paper>

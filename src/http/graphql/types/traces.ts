@@ -40,7 +40,9 @@ export const TraceRef = builder.objectRef<Trace>("Trace").implement({
     costUsd: t.exposeFloat("costUsd"),
     inputTokens: t.exposeInt("inputTokens"),
     outputTokens: t.exposeInt("outputTokens"),
-    truncated: t.exposeBoolean("truncated", { description: "Spans or logs past the caps (2,000 spans, 500 logs) were left out" }),
+    truncated: t.exposeBoolean("truncated", {
+      description: "Spans or logs past the caps (2,000 spans; 500 logs, or HONE_MAX_PAGE_SIZE when lower, 200 by default) were left out",
+    }),
   }),
 });
 
