@@ -324,6 +324,8 @@ function fakeResponse(body: SentBody, model: string): Response {
     object: "response",
     created_at: Math.floor(Date.now() / 1000),
     model,
+    // OpenAI echoes the request's instructions in the response (instrumentations read them there).
+    instructions: body.instructions ?? null,
     tools: body.tools ?? [],
     store: body.store ?? true,
     error: null,

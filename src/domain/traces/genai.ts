@@ -1,9 +1,10 @@
 import type { AttrValue, Attrs, OtlpSpan } from "../../lib/otlp/decode";
+import { openInferenceMessages, openInferenceOperation, openInferenceTools, openLlmetryMessages, openLlmetryTools, str, json } from "./flattened";
 
 // What a span says about a model call, read from the OpenTelemetry GenAI semantic conventions (the
 // current names and the deprecated ones popular instrumentations still send) and from the shapes
 // of the instrumentations teams use: the Vercel AI SDK (`ai.*`), OpenLLMetry (flattened
-// `gen_ai.prompt.<i>.*`), and the conventions' own `gen_ai.input.messages` / events. The call is
+// `gen_ai.prompt.<i>.*`), OpenInference (`llm.*`; both flattened forms in ./flattened.ts), and the conventions' own `gen_ai.input.messages` / events. The call is
 // rebuilt in Chat Completions form, as every log is, so datasets and fine-tunes take it unchanged.
 
 type ChatMessage = { role: string; content: string | null; tool_calls?: ToolCall[]; tool_call_id?: string; name?: string };
@@ -29,22 +30,26 @@ export type ModelCall = {
 };
 
 /** Operations that are not model calls (an agent's run, a tool's execution). */
-const NOT_CALLS = new Set(["execute_tool", "invoke_agent", "create_agent", "agent", "tool", "workflow", "task"]);
+const NOT_CALLS = new Set([
+  "execute_tool",
+  "invoke_agent",
+  "create_agent",
+  "agent",
+  "tool",
+  "workflow",
+  "task",
+  "chain",
+  "retrieval",
+  "rerank",
+  "guardrail",
+  "evaluate",
+  "prompt",
+]);
 
-const str = (v: AttrValue | undefined): string | null => (typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : null);
 const num = (v: AttrValue | undefined): number | null => {
   const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN;
   return Number.isFinite(n) && n >= 0 ? Math.round(n) : null;
 };
-/** A JSON attribute: sent as a JSON string (most SDKs) or as a structured value. */
-function json(v: AttrValue | undefined): unknown {
-  if (typeof v !== "string") return v ?? null;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return null;
-  }
-}
 const first = (a: Attrs, ...keys: string[]) => {
   for (const k of keys) if (a[k] !== undefined && a[k] !== null && a[k] !== "") return a[k];
   return undefined;
@@ -55,6 +60,8 @@ export function operationOf(span: OtlpSpan): string | null {
   const a = span.attributes;
   const op = str(first(a, "gen_ai.operation.name", "llm.request.type"));
   if (op) return op.toLowerCase();
+  const kind = openInferenceOperation(a);
+  if (kind) return kind;
   if (a["gen_ai.tool.name"] !== undefined || a["ai.toolCall.name"] !== undefined) return "execute_tool";
   if (a["gen_ai.agent.name"] !== undefined) return "invoke_agent";
   return null;
@@ -86,13 +93,23 @@ export function modelCallOf(span: OtlpSpan): ModelCall | null {
       "ai.usage.outputTokens",
     ),
   );
-  const cachedInputTokens = num(first(a, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens", "ai.usage.cachedInputTokens"));
-  const reasoningTokens = num(first(a, "gen_ai.usage.reasoning.output_tokens", "ai.usage.reasoningTokens"));
+  const cachedInputTokens = num(
+    first(
+      a,
+      "gen_ai.usage.cache_read.input_tokens",
+      "gen_ai.usage.cache_read_input_tokens",
+      "llm.token_count.prompt_details.cache_read",
+      "ai.usage.cachedInputTokens",
+    ),
+  );
+  const reasoningTokens = num(first(a, "gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning", "ai.usage.reasoningTokens"));
   const contentKeys: string[] = [];
   const input = inputMessages(span, contentKeys);
   const output = outputMessage(span, contentKeys);
   const tools = toolsOf(a, contentKeys);
-  const finish = finishReason(a) ?? (output?.tool_calls?.length ? "tool_calls" : "stop");
+  // A call that asked for tools ends in tool_calls (OpenInference says "stop" for any completed response).
+  const reason = finishReason(a);
+  const finish = output?.tool_calls?.length && (reason === null || reason === "stop") ? "tool_calls" : (reason ?? "stop");
   const errorType = str(a["error.type"]);
   const error = span.statusCode === 2 || errorType ? (span.statusMessage ?? errorType ?? "the call failed") : null;
   const reqPayload: Record<string, unknown> = { model, messages: input };
@@ -148,10 +165,11 @@ function providerOf(v: string | null): string | null {
 }
 
 function finishReason(a: Attrs): string | null {
-  const v = first(a, "gen_ai.response.finish_reasons", "ai.response.finishReason", "gen_ai.completion.0.finish_reason");
+  const v = first(a, "gen_ai.response.finish_reasons", "ai.response.finishReason", "gen_ai.completion.0.finish_reason", "llm.finish_reason");
   const r = Array.isArray(v) ? str(v[0]) : str(v);
   if (!r) return null;
-  return r === "tool-calls" ? "tool_calls" : r;
+  // The AI SDK's "tool-calls" and the conventions' "tool_call" are Chat Completions' "tool_calls".
+  return r === "tool-calls" || r === "tool_call" ? "tool_calls" : r;
 }
 
 // ---------------------------------------------------------------- input
@@ -180,8 +198,13 @@ function inputMessages(span: OtlpSpan, keys: string[]): ChatMessage[] {
     return out;
   }
   // OpenLLMetry: gen_ai.prompt.<i>.role / .content (and tool calls of assistant turns).
-  const flat = flattened(a, "gen_ai.prompt", keys);
+  const flat = openLlmetryMessages(a, "gen_ai.prompt", keys);
   if (flat.length) return [...out, ...flat];
+  const oi = openInferenceMessages(a, "llm.input_messages", keys);
+  if (oi.length) {
+    keys.push("input.value", "input.mime_type");
+    return [...out, ...oi];
+  }
   // Events: gen_ai.system.message, gen_ai.user.message, … (or one gen_ai.content.prompt).
   for (const e of span.events) {
     const role = /^gen_ai\.(system|user|assistant|tool)\.message$/.exec(e.name)?.[1];
@@ -269,37 +292,6 @@ function contentText(v: unknown): string {
   return JSON.stringify(v ?? null);
 }
 
-/** OpenLLMetry's flattened messages: <prefix>.<i>.role, .content, .tool_calls.<j>.{id,name,arguments}, .tool_call_id. */
-function flattened(a: Attrs, prefix: string, keys: string[]): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (let i = 0; i < 1000; i++) {
-    const p = `${prefix}.${i}`;
-    const role = str(a[`${p}.role`]);
-    const content = a[`${p}.content`];
-    if (role === null && content === undefined) break;
-    for (const k of Object.keys(a)) if (k.startsWith(`${p}.`)) keys.push(k);
-    const m: ChatMessage = {
-      role: role ?? (prefix === "gen_ai.completion" ? "assistant" : "user"),
-      content: typeof content === "string" ? content : content == null ? null : JSON.stringify(content),
-    };
-    const calls: ToolCall[] = [];
-    for (let j = 0; j < 128; j++) {
-      const name = str(a[`${p}.tool_calls.${j}.name`]);
-      if (name === null) break;
-      calls.push({
-        id: str(a[`${p}.tool_calls.${j}.id`]) ?? "",
-        type: "function",
-        function: { name, arguments: str(a[`${p}.tool_calls.${j}.arguments`]) ?? "{}" },
-      });
-    }
-    if (calls.length) m.tool_calls = calls;
-    const callId = str(a[`${p}.tool_call_id`]);
-    if (callId) m.tool_call_id = callId;
-    out.push(m);
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------- output
 
 function outputMessage(span: OtlpSpan, keys: string[]): ChatMessage | null {
@@ -322,8 +314,13 @@ function outputMessage(span: OtlpSpan, keys: string[]): ChatMessage | null {
     }
     return m;
   }
-  const flat = flattened(a, "gen_ai.completion", keys);
+  const flat = openLlmetryMessages(a, "gen_ai.completion", keys);
   if (flat.length) return flat[0]!;
+  const oi = openInferenceMessages(a, "llm.output_messages", keys);
+  if (oi.length) {
+    keys.push("output.value", "output.mime_type");
+    return oi[0]!;
+  }
   for (const e of span.events) {
     if (e.name === "gen_ai.choice") {
       const msg = json(e.attributes.message);
@@ -361,19 +358,6 @@ function toolsOf(a: Attrs, keys: string[]): Tool[] {
     }
     return out;
   }
-  // OpenLLMetry: llm.request.functions.<i>.name / description / parameters.
-  for (let i = 0; i < 256; i++) {
-    const name = str(a[`llm.request.functions.${i}.name`]);
-    if (!name) break;
-    keys.push(`llm.request.functions.${i}.name`, `llm.request.functions.${i}.description`, `llm.request.functions.${i}.parameters`);
-    out.push({
-      type: "function",
-      function: {
-        name,
-        description: str(a[`llm.request.functions.${i}.description`]) ?? undefined,
-        parameters: json(a[`llm.request.functions.${i}.parameters`]) ?? undefined,
-      },
-    });
-  }
-  return out;
+  const flat = openLlmetryTools(a, keys);
+  return flat.length ? flat : openInferenceTools(a, keys);
 }

@@ -114,11 +114,17 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
   return { accepted: decoded.spans.length - (rejected - decoded.rejected), rejected, logs: logs.length, message: reasons.join("; ") };
 }
 
-/** The span's session: session.id (the conventions), gen_ai.conversation.id, or an SDK's metadata. */
+/** The span's session: session.id (the conventions), gen_ai.conversation.id, or an SDK's metadata (the AI SDK's, Traceloop's association properties). */
 function sessionOf(span: OtlpSpan): string | null {
   const v =
-    pick(span.attributes, "session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId", "ai.telemetry.metadata.session_id") ??
-    pick(span.resource, "session.id");
+    pick(
+      span.attributes,
+      "session.id",
+      "gen_ai.conversation.id",
+      "ai.telemetry.metadata.sessionId",
+      "ai.telemetry.metadata.session_id",
+      "traceloop.association.properties.session_id",
+    ) ?? pick(span.resource, "session.id");
   return typeof v === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(v) ? v : null;
 }
 
@@ -127,7 +133,7 @@ const pick = (a: Attrs, ...keys: string[]): AttrValue | undefined => {
   return undefined;
 };
 
-/** Tags from the resource and the span: the service, its environment, the user, and the AI SDK's telemetry metadata. */
+/** Tags from the resource and the span: the service, its environment, the user, the AI SDK's telemetry metadata and Traceloop's association properties. */
 function tagsOf(span: OtlpSpan): Record<string, string> {
   const tags: Record<string, string> = {};
   const put = (k: string, v: AttrValue | undefined) => {
@@ -137,12 +143,12 @@ function tagsOf(span: OtlpSpan): Record<string, string> {
   };
   put("service", span.resource["service.name"]);
   put("environment", pick(span.resource, "deployment.environment.name", "deployment.environment"));
-  put("user", pick(span.attributes, "user.id", "enduser.id", "ai.telemetry.metadata.userId"));
+  put("user", pick(span.attributes, "user.id", "enduser.id", "ai.telemetry.metadata.userId", "traceloop.association.properties.user_id"));
   put("session", sessionOf(span) ?? undefined);
   put("agent", span.attributes["gen_ai.agent.name"]);
   for (const [k, v] of Object.entries(span.attributes)) {
-    const m = /^ai\.telemetry\.metadata\.([A-Za-z0-9_.-]{1,64})$/.exec(k);
-    if (m && m[1] !== "userId" && m[1] !== "sessionId") put(m[1]!, v);
+    const m = /^(?:ai\.telemetry\.metadata|traceloop\.association\.properties)\.([A-Za-z0-9_.-]{1,64})$/.exec(k);
+    if (m && !["userId", "sessionId", "user_id", "session_id"].includes(m[1]!)) put(m[1]!, v);
   }
   const checked = MergedTags.safeParse(tags);
   return checked.success ? checked.data : {};

@@ -45,8 +45,12 @@ function SpanRow({ row, trace, start, total }: { row: Row; trace: TraceData; sta
   const log = s.logId ? trace.logs.find((l) => l.id === s.logId) : undefined;
   const color = s.status === "error" ? "red" : (OPERATION_COLOR[s.operation ?? ""] ?? "gray");
   const attrs = s.attributes as Record<string, unknown>;
-  const toolArgs = attrs["gen_ai.tool.call.arguments"] ?? attrs["ai.toolCall.args"] ?? attrs["ai.toolCall.input"];
-  const toolResult = attrs["gen_ai.tool.call.result"] ?? attrs["ai.toolCall.result"] ?? attrs["ai.toolCall.output"];
+  // OpenInference puts a tool's arguments and result in input.value / output.value.
+  const oiTool = s.operation === "execute_tool";
+  const toolArgs =
+    attrs["gen_ai.tool.call.arguments"] ?? attrs["ai.toolCall.args"] ?? attrs["ai.toolCall.input"] ?? (oiTool ? attrs["input.value"] : undefined);
+  const toolResult =
+    attrs["gen_ai.tool.call.result"] ?? attrs["ai.toolCall.result"] ?? attrs["ai.toolCall.output"] ?? (oiTool ? attrs["output.value"] : undefined);
   return (
     <Box data-span-id={s.spanId} data-operation={s.operation ?? ""} style={{ borderBottom: "1px solid var(--mantine-color-default-border)" }} py={4}>
       <UnstyledButton onClick={() => setOpen((o) => !o)} w="100%" aria-expanded={open}>
