@@ -28,6 +28,7 @@ export function createDeps(parts: Pick<Deps, "config" | "database" | "logger" | 
     ),
     trainers: createTrainerFactory({ fetch: globalThis.fetch, timeoutMs: 120_000 }),
     jobs: jobSignal(),
+    traceIngest: { thread: null },
     caches: createCaches(clock),
     fairShare: createFairShare({
       active: parts.config.projectConcurrency,

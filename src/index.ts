@@ -13,6 +13,7 @@ import { systemCtx } from "./domain/context";
 import { startCacheSweep } from "./background/cache-sweep";
 import { startJobs } from "./background";
 import { startJobsThread } from "./background/start-jobs-thread";
+import { startIngestThread } from "./background/ingest-thread";
 import { createLogWriter } from "./log-writer/log-writer";
 import { createThreadedLogWriter } from "./log-writer/threaded-log-writer";
 import { openSpool } from "./log-writer/spool";
@@ -114,6 +115,8 @@ async function main() {
   // process runs one on its own thread unless HONE_WORKER=false, and SKIP LOCKED hands each job to
   // one of them.
   const worker = !config.worker ? null : database.kind === "postgres" ? startJobsThread(deps) : startJobs(deps);
+  // On Postgres, OTLP exports are decoded and stored on a thread of their own (docs/traces.md).
+  const ingest = database.kind === "postgres" ? startIngestThread(deps) : null;
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
@@ -138,6 +141,8 @@ async function main() {
     await worker?.stop();
     removeControlFile();
     await server.stop(false);
+    // Exports already received are stored before the database closes.
+    await ingest?.stop();
     // Responses stored off the answer's path: written before the database closes.
     await settleResponseSaves(deps);
     // What calls settled against limits is written, and the unused slices given back.

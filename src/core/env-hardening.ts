@@ -89,9 +89,9 @@ export const HARDENING_VARIABLES = {
     .int()
     .min(1)
     .max(64)
-    .default(1)
+    .default(2)
     .describe(
-      "OTLP exports stored at once by one process (more: queued, past 32 waiting a 429): 1 favours the gateway's latency, 2 ingests faster (measured in docs/traces.md)",
+      "OTLP exports stored at once by a Postgres server's ingest thread (more: queued; past 256 waiting, or 64 MiB, a 429). On PGlite, or while that thread is down, exports are stored one at a time on the serving thread (measured in docs/traces.md)",
     ),
   HONE_OTLP_MAX_SPANS: z.coerce
     .number()

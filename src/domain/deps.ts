@@ -1,3 +1,4 @@
+import type { TraceIngestThread } from "./traces";
 import type { Caches } from "./caches";
 import type { FairShare } from "../core/fair-share";
 import type { Metrics } from "./metrics";
@@ -37,6 +38,8 @@ export type Deps = {
   fairShare: FairShare;
   /** Prometheus counters and histograms, served at GET /metrics. */
   metrics: Metrics;
+  /** Where OTLP exports are stored: the ingest thread once it runs (Postgres servers, src/background), else null: this thread. */
+  traceIngest: { thread: TraceIngestThread | null };
 };
 
 /** How verbs wake the job worker: built with Deps, connected by the worker once it runs (src/background). */

@@ -40,8 +40,8 @@ let waitingBytes = 0;
 const waiting: (() => void)[] = [];
 
 /**
- * Runs one export's storing in one of this process's ingest lanes (HONE_OTLP_CONCURRENCY, default
- * 1): ingest is bulk work on the gateway's thread, so it takes few lanes, yielding as it goes.
+ * Runs one export's storing in one of this thread's ingest lanes: on the serving thread one, as
+ * ingest is bulk work there (yielding as it goes); on the ingest thread HONE_OTLP_CONCURRENCY.
  * Past what may wait, a 429 with Retry-After (OTLP exporters retry it).
  */
 const busy = () => new DomainError("RATE_LIMITED", "Hone is busy storing traces: retry in a second", { retryAfterSeconds: 1 });
@@ -68,9 +68,13 @@ async function inLane<T>(lanes: number, bytes: number, fn: () => Promise<T>): Pr
   }
 }
 
-/** Stores decoded spans for the project; answers as an OTLP receiver does (how many were rejected, and why). */
-export function ingestSpans(ctx: Ctx, decoded: DecodedSpans, bytes = 0): Promise<IngestResult> {
-  return inLane(ctx.deps.config.otlpConcurrency, bytes, () => store(ctx, decoded));
+/**
+ * Stores decoded spans for the project in one of `lanes` lanes; answers as an OTLP receiver does
+ * (how many were rejected, and why). The ingest thread runs HONE_OTLP_CONCURRENCY lanes; the
+ * serving thread one, so its calls keep their turns.
+ */
+export function ingestSpans(ctx: Ctx, decoded: DecodedSpans, bytes = 0, lanes = 1): Promise<IngestResult> {
+  return inLane(lanes, bytes, () => store(ctx, decoded));
 }
 
 async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {

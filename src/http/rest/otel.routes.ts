@@ -1,9 +1,7 @@
-import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { DomainError } from "../../core/errors";
-import { checkIngestRoom, ingestSpans } from "../../domain/traces";
-import { decodeJson, decodeProtobuf, encodeExportResponse, OtlpDecodeError } from "../../lib/otlp/decode";
-import { parseJsonKeepingText } from "../../lib/json-text";
+import { checkExportRoom, receiveExport } from "../../domain/traces";
+import { encodeExportResponse } from "../../lib/otlp/decode";
 import { readBodyBytes } from "./body";
 import { route } from "./route";
 
@@ -17,8 +15,6 @@ import { route } from "./route";
 const PartialSuccess = z.object({
   partialSuccess: z.object({ rejectedSpans: z.number(), errorMessage: z.string() }).optional(),
 });
-
-const decodeLimits = (maxSpans: number) => ({ maxSpans, maxAttributes: 512, maxEvents: 128, maxDepth: 8 });
 
 function bad(message: string): DomainError {
   return new DomainError("VALIDATION", message, { issues: [{ message }] });
@@ -49,41 +45,13 @@ export const otelRoutes = [
         throw bad(`content-type ${type || "(none)"} is not OTLP/HTTP: send application/x-protobuf or application/json`);
       }
       // Full: refused before the body is read (memory stays bounded whatever the exporters send).
-      checkIngestRoom();
-      const max = deps.config.otlpMaxBytes;
-      let bytes = await readBodyBytes(request, max, deps.config.bodyIdleTimeoutMs);
+      checkExportRoom(ctx);
+      const bytes = await readBodyBytes(request, deps.config.otlpMaxBytes, deps.config.bodyIdleTimeoutMs);
       const encoding = (request.headers.get("content-encoding") ?? "").trim().toLowerCase();
-      if (encoding === "gzip") {
-        try {
-          bytes = gunzipSync(bytes, { maxOutputLength: max * 4 });
-        } catch (err) {
-          const large = err instanceof RangeError || (err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE";
-          throw large
-            ? new DomainError("PAYLOAD_TOO_LARGE", `The export unpacks to more than ${max * 4} bytes (four times HONE_OTLP_MAX_BYTES): send smaller batches`)
-            : bad("content-encoding gzip, but the body is not gzip");
-        }
-      } else if (encoding && encoding !== "identity") {
-        throw bad(`content-encoding ${encoding} is not supported: send gzip or none`);
-      }
-      let decoded: ReturnType<typeof decodeJson>;
-      try {
-        if (protobuf) decoded = decodeProtobuf(bytes, decodeLimits(deps.config.otlpMaxSpans));
-        else {
-          let value: unknown;
-          try {
-            value = parseJsonKeepingText(new TextDecoder().decode(bytes));
-          } catch {
-            throw new OtlpDecodeError("malformed JSON");
-          }
-          decoded = decodeJson(value, decodeLimits(deps.config.otlpMaxSpans));
-        }
-      } catch (err) {
-        if (err instanceof OtlpDecodeError) throw bad(`not an OTLP trace export: ${err.message}`);
-        throw err;
-      }
-      // Stored in the process's ingest lanes (HONE_OTLP_CONCURRENCY), 256 exports or 64 MiB waiting
-      // at most, first come first served; past that a 429 with Retry-After (exporters retry it).
-      const r = await ingestSpans(ctx, decoded, bytes.byteLength);
+      // Unpacked, decoded and stored on the ingest thread (Postgres) or in this thread's lanes
+      // (HONE_OTLP_CONCURRENCY), 256 exports or 64 MiB waiting at most, first come first served;
+      // past that a 429 with Retry-After (exporters retry it).
+      const r = await receiveExport(ctx, { bytes, protobuf, encoding });
       if (protobuf) {
         return new Response(Buffer.from(encodeExportResponse(r.rejected, r.message)), { headers: { "content-type": "application/x-protobuf" } });
       }
