@@ -110,7 +110,8 @@ async function storedText(projectId: string): Promise<string> {
   const logs = await db.execute(sql`select l.*, b.* from request_logs l left join request_log_bodies b on b.log_id = l.id where l.project_id = ${projectId}`);
   const responses = await db.execute(sql`select * from stored_responses where project_id = ${projectId}`);
   const entries = await db.execute(sql`select * from dataset_entries where project_id = ${projectId}`);
-  return JSON.stringify([logs, responses, entries]);
+  const spans = await db.execute(sql`select * from trace_spans where project_id = ${projectId}`);
+  return JSON.stringify([logs, responses, entries, spans]);
 }
 const planted = (text: string) => PLANTED.filter((v) => text.includes(v) || text.includes(v.replace(/ /g, "")));
 
@@ -337,9 +338,28 @@ describe("block", () => {
 });
 
 describe("what was stored before the rule", () => {
-  test("a backfill masks the logs, entries and stored Responses already there, with progress; SQL over every row finds no planted value", async () => {
+  test("a backfill masks the logs, entries, stored Responses and trace spans already there, with progress; SQL over every row finds no planted value", async () => {
     const p = await project("backfill", "off");
     await openai(p.apiKey).chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: SAY }] });
+    // A tool's span whose arguments hold the planted values (OTLP JSON, as an exporter sends it).
+    const hex = (n: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString("hex");
+    const span = {
+      traceId: hex(16),
+      spanId: hex(8),
+      name: "execute_tool lookup",
+      startTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n),
+      endTimeUnixNano: String(BigInt(Date.now() + 5) * 1_000_000n),
+      attributes: [
+        { key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } },
+        { key: "gen_ai.tool.call.arguments", value: { stringValue: SAY } },
+      ],
+    };
+    const exported = await fetch(`${server.url}/api/v1/otel/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-hone-key": p.apiKey },
+      body: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "t" }, spans: [span] }] }] }),
+    });
+    expect(exported.status).toBe(200);
     await openai(p.apiKey).responses.create({ model: "gpt-4o-mini", input: SAY });
     const trpc = trpcClient(t, p.apiKey);
     const ds = await trpc.datasets.create.mutate({ name: "before" });
@@ -357,7 +377,7 @@ describe("what was stored before the rule", () => {
     expect(planted(await storedText(p.projectId))).toEqual(PLANTED);
     await gqlData(t, `mutation { setMaskingRule(mode: "mask_stored") { id } }`, {}, { key: p.apiKey });
     const started = await gqlData(t, "mutation { startMaskingBackfill { id status phase total } }", {}, { key: p.apiKey });
-    expect(started.startMaskingBackfill).toMatchObject({ status: "QUEUED", phase: "logs", total: 4 });
+    expect(started.startMaskingBackfill).toMatchObject({ status: "QUEUED", phase: "logs", total: 5 });
     // A second while it runs: a 409 saying so.
     const twice = await gql(t, "mutation { startMaskingBackfill { id } }", {}, { key: p.apiKey });
     expect(JSON.stringify(twice.errors)).toContain("being masked already");
@@ -371,7 +391,7 @@ describe("what was stored before the rule", () => {
           timeoutMs: 20_000,
         },
       );
-      expect(done).toEqual({ status: "DONE", done: 4, changed: 4 });
+      expect(done).toEqual({ status: "DONE", done: 5, changed: 5 });
     } finally {
       await worker.stop();
     }

@@ -29,7 +29,7 @@ export const maskingRules = pgTable(
 
 /**
  * Masking what a project stored before its rule (domain/mask-backfill): its logs (newest first),
- * then its dataset entries, then its stored Responses, a batch per job step; resumable from `cursor`.
+ * then its dataset entries, then its stored Responses, then its trace spans, a batch per job step; resumable from `cursor`.
  */
 export const maskingBackfills = pgTable(
   "masking_backfills",
@@ -39,13 +39,13 @@ export const maskingBackfills = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
     status: text("status").$type<"QUEUED" | "RUNNING" | "DONE" | "ERROR">().notNull(),
-    /** logs, entries or responses: what it is going through now. */
-    phase: text("phase").$type<"logs" | "entries" | "responses">().notNull().default("logs"),
+    /** logs, entries, responses or spans: what it is going through now. */
+    phase: text("phase").$type<"logs" | "entries" | "responses" | "spans">().notNull().default("logs"),
     /** The last id done in the phase. */
     cursor: text("cursor"),
     /** The kinds masked (null: every built-in kind). */
     kinds: jsonb("kinds").$type<string[] | null>(),
-    /** Rows there were when it started (logs, entries, Responses), rows read so far, and of those the ones that held something to mask. */
+    /** Rows there were when it started (logs, entries, Responses, spans), rows read so far, and of those the ones that held something to mask. */
     total: integer("total").notNull().default(0),
     done: integer("done").notNull().default(0),
     changed: integer("changed").notNull().default(0),

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Ctx, dbOf, withTx } from "../context";
-import { datasetEntries, maskingBackfills, requestLogs, storedResponses } from "../../db/schema";
+import { datasetEntries, maskingBackfills, requestLogs, storedResponses, traceSpans } from "../../db/schema";
 import type { Deps } from "../deps";
 import { DomainError, notFound, parseInput } from "../../core/errors";
 import { MAX_ID_LENGTH } from "../../core/limits";
@@ -10,19 +10,20 @@ import { maskingFor, projectMasking } from "../masking";
 import { maskStoredLogs } from "../logs";
 import { maskStoredEntries } from "../datasets";
 import { maskStoredResponses } from "../protocols";
+import { maskStoredSpans } from "../traces";
 import { requireFullKey } from "../projects";
 import { NoInput, verb } from "../verb";
 
 // Masking what a project stored before its rule (docs/masking.md "What was stored before"): a
 // background task goes through the project's logs (newest first), then its dataset entries, then
-// its stored Responses, a batch per step, rewriting each with placeholders of the kinds its rule
+// its stored Responses, then its trace spans, a batch per step, rewriting each with placeholders of the kinds its rule
 // masks (every kind when it has none). It resumes where it was after a restart (`cursor`); its
 // start is audited as any mutation; one runs at a time per project.
 
 export const MASK_BACKFILL_JOB = "masking-backfill";
 /** Rows per step: logs carry payloads of up to HONE_MAX_LOGGED_PAYLOAD_BYTES each. */
-const BATCH = { logs: 100, entries: 200, responses: 50 } as const;
-const NEXT = { logs: "entries", entries: "responses", responses: null } as const;
+const BATCH = { logs: 100, entries: 200, responses: 50, spans: 200 } as const;
+const NEXT = { logs: "entries", entries: "responses", responses: "spans", spans: null } as const;
 
 type Row = typeof maskingBackfills.$inferSelect;
 export type MaskingBackfill = Omit<Row, "projectId" | "cursor">;
@@ -31,7 +32,7 @@ const toBackfill = ({ projectId: _p, cursor: _c, ...rest }: Row): MaskingBackfil
 export const startMaskingBackfill = verb({
   name: "startMaskingBackfill",
   description:
-    "Masks what the project stored before its masking rule (logs, dataset entries, stored Responses), in the background, with the kinds its rule masks (every kind when it has none); follow it with maskingBackfill",
+    "Masks what the project stored before its masking rule (logs, dataset entries, stored Responses, trace spans), in the background, with the kinds its rule masks (every kind when it has none); follow it with maskingBackfill",
   kind: "mutation",
   role: "admin",
   input: NoInput,
@@ -45,9 +46,9 @@ export const startMaskingBackfill = verb({
       .limit(1);
     if (running) throw new DomainError("CONFLICT", `Stored data is being masked already (${running.id}): wait for it to finish`);
     const rule = await maskingFor(ctx, { keyId: null, models: [] });
-    const count = async (table: typeof requestLogs | typeof datasetEntries | typeof storedResponses) =>
+    const count = async (table: typeof requestLogs | typeof datasetEntries | typeof storedResponses | typeof traceSpans) =>
       Number((await db.select({ n: sql<number>`count(*)::int` }).from(table).where(eq(table.projectId, ctx.projectId)))[0]?.n ?? 0);
-    const total = (await count(requestLogs)) + (await count(datasetEntries)) + (await count(storedResponses));
+    const total = (await count(requestLogs)) + (await count(datasetEntries)) + (await count(storedResponses)) + (await count(traceSpans));
     const id = ctx.deps.ids("maskingBackfill");
     const now = ctx.deps.clock();
     const [row] = await withTx(ctx, async (inTx, tx) => {
@@ -134,7 +135,9 @@ export async function runMaskingBackfillStep(deps: Deps, input: { taskId: string
         ? await maskStoredLogs(ctx, { ...common, before: task.cursor })
         : task.phase === "entries"
           ? await maskStoredEntries(ctx, { ...common, after: task.cursor })
-          : await maskStoredResponses(ctx, { ...common, after: task.cursor });
+          : task.phase === "responses"
+            ? await maskStoredResponses(ctx, { ...common, after: task.cursor })
+            : await maskStoredSpans(ctx, { ...common, after: task.cursor });
     const through = !r.more;
     const next = through ? NEXT[task.phase] : task.phase;
     await dbOf(ctx)

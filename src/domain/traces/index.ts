@@ -5,3 +5,4 @@ export { type ModelCall, modelCallOf, operationOf } from "./genai";
 export { getTrace, type Trace, TraceIdInput, type TraceSpanView } from "./get-trace";
 export { ListSessionsInput, listSessions, ListTracesInput, listTraces, type Page, type SessionSummary, type TraceSummary } from "./list-traces";
 export { deleteExpiredSpans } from "./retention";
+export { maskStoredSpans } from "./mask-stored-spans";

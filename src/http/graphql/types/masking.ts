@@ -56,7 +56,7 @@ export const MaskingBackfillRef = builder.objectRef<MaskingBackfill>("MaskingBac
   fields: (t) => ({
     id: t.exposeID("id"),
     status: t.exposeString("status", { description: "QUEUED, RUNNING, DONE or ERROR" }),
-    phase: t.exposeString("phase", { description: "logs, entries or responses: what it is going through" }),
+    phase: t.exposeString("phase", { description: "logs, entries, responses or spans: what it is going through" }),
     kinds: t.exposeStringList("kinds", { nullable: true, description: "The kinds masked; null: every built-in kind" }),
     total: t.exposeInt("total", { description: "Logs, entries and stored Responses there were when it started" }),
     done: t.exposeInt("done", { description: "Rows read so far" }),
