@@ -68,7 +68,9 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
     async handle(incoming, peer, holdOpen) {
       const url = new URL(incoming.url);
       // Clients that join a base URL ending in "/" with "/report" send "//report": accept it.
-      const path = url.pathname.includes("//") ? url.pathname.replace(/\/{2,}/g, "/") : url.pathname;
+      const sent = url.pathname.includes("//") ? url.pathname.replace(/\/{2,}/g, "/") : url.pathname;
+      // The OTLP receiver's standard path under its prefix (HONE_OTLP_PREFIX) is the receiver.
+      const path = sent === deps.config.otlpAliasPath ? OTLP_RECEIVER_PATH : sent;
       // Elysia looks for the path from the URL's 12th character on, as if every origin were at least
       // `http://` and four more: behind `Host: api` (a container or Kubernetes service on port 80)
       // it would route nothing. Such a request is routed under a stand-in host; its Host header
@@ -149,6 +151,8 @@ export function createApp(deps: Deps, opts: RestOptions & { controlToken?: strin
     },
   };
 }
+
+const OTLP_RECEIVER_PATH = "/api/v1/otel/v1/traces";
 
 /** Where Elysia starts its search for the path's "/" in a request URL (its `standardHostname`). */
 const ELYSIA_PATH_SEARCH_FROM = 11;

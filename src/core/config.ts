@@ -145,8 +145,10 @@ export type Config = {
   /** Bounds of one OTLP trace export (bytes as sent, spans). */
   otlpMaxBytes: number;
   otlpMaxSpans: number;
-  /** OTLP exports stored at once by this process. */
+  /** OTLP exports stored at once by the ingest thread. */
   otlpConcurrency: number;
+  /** The receiver's second path, <prefix>/v1/traces (the standard one under a prefix); null: only /api/v1/otel/v1/traces. */
+  otlpAliasPath: string | null;
   /** An external analyzer for masking (Presidio's API); null: none. */
   maskingAnalyzer: { url: string; deadlineMs: number; entities: string[]; minScore: number; language: string } | null;
   /** Most calls one tRPC batch may carry. */
@@ -312,6 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     otlpMaxBytes: e.HONE_OTLP_MAX_BYTES,
     otlpMaxSpans: e.HONE_OTLP_MAX_SPANS,
     otlpConcurrency: e.HONE_OTLP_CONCURRENCY,
+    otlpAliasPath: e.HONE_OTLP_PREFIX === "off" ? null : `${e.HONE_OTLP_PREFIX}/v1/traces`,
     maskingAnalyzer: e.HONE_MASKING_ANALYZER_URL
       ? {
           url: e.HONE_MASKING_ANALYZER_URL,

@@ -100,6 +100,14 @@ export const HARDENING_VARIABLES = {
     .max(1_000_000)
     .default(10_000)
     .describe("most spans one OTLP export may carry (the rest are rejected, counted in its partial success)"),
+  HONE_OTLP_PREFIX: z
+    .string()
+    .regex(/^(off|(\/[A-Za-z0-9._~-]+)*)$/, 'a path such as /otlp (no trailing slash), empty for the root, or "off"')
+    .refine((p) => !/^\/(api|graphql|trpc|console|health|metrics|auth|internal)(\/|$)/.test(p), "a path of its own, not under Hone's API, console or health paths")
+    .default("")
+    .describe(
+      "the OTLP receiver also answers at <this>/v1/traces, where an exporter with OTEL_EXPORTER_OTLP_ENDPOINT=https://<hone><this> sends (empty: /v1/traces; off: only /api/v1/otel/v1/traces)",
+    ),
   HONE_MAX_ACTIVE_API_KEYS: z.coerce
     .number()
     .int()

@@ -7,7 +7,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { sql } from "drizzle-orm";
 import { resultRows } from "../../src/domain/logs";
-import { createTestApp, serve, type TestApp } from "../helpers/app";
+import { createTestApp, serve, type TestApp, testConfig } from "../helpers/app";
 import { gql, gqlData } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
 
@@ -121,7 +121,10 @@ describe("the OTLP receiver", () => {
     ["JSON", JsonExporter],
   ] as const) {
     test(`OpenTelemetry's ${form} exporter: an agent run becomes two otel logs (tokens, cost, tool calls, trace, session) and four spans; sent twice, stored once`, async () => {
-      const exporter = new Exporter({ url: `${server.url}/api/v1/otel/v1/traces`, headers: { "x-hone-key": project.apiKey } });
+      // JSON to the standard path at the root (HONE_OTLP_PREFIX unset), as an exporter given
+      // OTEL_EXPORTER_OTLP_ENDPOINT=https://<hone> sends; protobuf to Hone's own path.
+      const path = form === "JSON" ? "/v1/traces" : "/api/v1/otel/v1/traces";
+      const exporter = new Exporter({ url: `${server.url}${path}`, headers: { "x-hone-key": project.apiKey } });
       const memory = new InMemorySpanExporter();
       const provider = new TracerProvider({
         resource: resourceFromAttributes({ "service.name": "weather-app", "deployment.environment.name": "staging" }),
@@ -392,5 +395,33 @@ describe("the OTLP receiver", () => {
     const theirs = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-hone-key": other.apiKey }, body: body(3) });
     expect(theirs.status).toBe(200);
     expect(await spanCount("5b8efff798038103d269b633813fc60c")).toBe(50);
+  });
+
+  test("HONE_OTLP_PREFIX moves the standard path, or turns it off; a prefix under Hone's own paths is refused at start", async () => {
+    const body = JSON.stringify({ resourceSpans: [] });
+    const post = (app: TestApp, path: string) =>
+      app.app.handle(
+        new Request(`http://hone.test${path}`, { method: "POST", headers: { "content-type": "application/json", "x-hone-key": project.apiKey }, body }),
+      );
+    const prefixed = await createTestApp({ env: { HONE_OTLP_PREFIX: "/otlp" }, deps: { database: t.deps.database } });
+    const off = await createTestApp({ env: { HONE_OTLP_PREFIX: "off" }, deps: { database: t.deps.database } });
+    try {
+      expect((await post(prefixed, "/otlp/v1/traces")).status).toBe(200);
+      expect((await post(prefixed, "/v1/traces")).status).toBe(404);
+      expect((await post(off, "/v1/traces")).status).toBe(404);
+      expect((await post(off, "/api/v1/otel/v1/traces")).status).toBe(200);
+    } finally {
+      await prefixed.close();
+      await off.close();
+    }
+    for (const bad of ["/api/otlp", "otlp", "/otlp/", "/graphql"]) {
+      let err = "started";
+      try {
+        testConfig({ HONE_OTLP_PREFIX: bad });
+      } catch (e) {
+        err = (e as Error).message;
+      }
+      expect({ bad, err }).toEqual({ bad, err: expect.stringContaining("HONE_OTLP_PREFIX") });
+    }
   });
 });
