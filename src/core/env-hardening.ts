@@ -103,7 +103,10 @@ export const HARDENING_VARIABLES = {
   HONE_OTLP_PREFIX: z
     .string()
     .regex(/^(off|(\/[A-Za-z0-9._~-]+)*)$/, 'a path such as /otlp (no trailing slash), empty for the root, or "off"')
-    .refine((p) => !/^\/(api|graphql|trpc|console|health|metrics|auth|internal)(\/|$)/.test(p), "a path of its own, not under Hone's API, console or health paths")
+    .refine(
+      (p) => !/^\/(api|graphql|trpc|console|health|metrics|auth|internal)(\/|$)/.test(p),
+      "a path of its own, not under Hone's API, console or health paths",
+    )
     .default("")
     .describe(
       "the OTLP receiver also answers at <this>/v1/traces, where an exporter with OTEL_EXPORTER_OTLP_ENDPOINT=https://<hone><this> sends (empty: /v1/traces; off: only /api/v1/otel/v1/traces)",

@@ -61,11 +61,19 @@ export function randomBase62(length: number): string {
 /**
  * An id of this kind derived from a key (the same key, the same id): time-ordered like newId (its
  * first 48 bits are `at`), the rest a digest of the key. What a client may send twice (an
- * OpenTelemetry span) is stored once: the second insert meets the first's id.
+ * OpenTelemetry span) is stored once: the second insert meets the first's id. `subMs`, the
+ * fraction of `at`'s millisecond in [0, 1) when known, fills the next 12 bits (UUIDv7's "increased
+ * clock precision"), so ids of one millisecond still sort by time.
  */
-export function derivedId(kind: IdKind, at: Date, key: string): string {
+export function derivedId(kind: IdKind, at: Date, key: string, subMs?: number): string {
   const ms = Math.max(0, Math.min(at.getTime(), 0xffffffffffff)).toString(16).padStart(12, "0");
   const digest = new Bun.CryptoHasher("sha256").update(key).digest("hex");
+  const precise =
+    subMs !== undefined && subMs >= 0 && subMs < 1
+      ? Math.floor(subMs * 4096)
+          .toString(16)
+          .padStart(3, "0")
+      : null;
   // As a UUIDv7: version 7, variant 10.
-  return `${ID_PREFIXES[kind]}_${ms}7${digest.slice(0, 3)}${((Number.parseInt(digest[3]!, 16) & 0x3) | 0x8).toString(16)}${digest.slice(4, 19)}`;
+  return `${ID_PREFIXES[kind]}_${ms}7${precise ?? digest.slice(0, 3)}${((Number.parseInt(digest[3]!, 16) & 0x3) | 0x8).toString(16)}${digest.slice(4, 19)}`;
 }

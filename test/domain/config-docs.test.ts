@@ -12,6 +12,7 @@ const SRC = resolve(import.meta.dir, "../../src");
  */
 const ENV_EXCEPTIONS: Record<string, string> = {
   "background/start-jobs-thread.ts": "hands the whole environment to the job thread, which runs loadConfig on it",
+  "background/ingest-thread.ts": "hands the whole environment to the ingest thread, which runs loadConfig on it",
   "db/migrate-in-child.ts": "hands the environment (and the resolved data dir) to the migrating child, which runs loadConfig",
   "console/pages/settings/snippets.ts": "client code shown to users as text (their HONE_API_KEY, OPENAI_API_KEY)",
   "http/console/bundle-options.ts": "a build-time define of NODE_ENV for the console bundle",

@@ -424,4 +424,38 @@ describe("the OTLP receiver", () => {
       expect({ bad, err }).toEqual({ bad, err: expect.stringContaining("HONE_OTLP_PREFIX") });
     }
   });
+
+  test("two calls of a run within one millisecond: the one that started later is the run's last call, whatever order they came in", async () => {
+    const at = BigInt(Date.now()) * 1_000_000n + 100_000n;
+    const call = (traceId: string, spanId: string, startNs: bigint, question: string) => ({
+      traceId,
+      spanId,
+      name: "chat gpt-4o-mini",
+      startTimeUnixNano: String(startNs),
+      endTimeUnixNano: String(startNs + 100_000n),
+      attributes: [
+        { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
+        { key: "gen_ai.request.model", value: { stringValue: "gpt-4o-mini" } },
+        { key: "gen_ai.input.messages", value: { stringValue: JSON.stringify([{ role: "user", parts: [{ type: "text", content: question }] }]) } },
+      ],
+    });
+    // Eight runs (their ids otherwise sort by a digest: all eight right by chance is 1 in 256). In
+    // each, the later call (0.5 ms after the first, in the same millisecond) comes first.
+    const traces = Array.from({ length: 8 }, (_, i) => `7a1b2c3d4e5f60718293a4b5c6d7e8f${i}`);
+    const spans = traces.flatMap((traceId, i) => [
+      call(traceId, `00000000000000b${i}`, at + 500_000n, "second"),
+      call(traceId, `00000000000000a${i}`, at, "first"),
+    ]);
+    const res = await fetch(`${server.url}/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-hone-key": project.apiKey },
+      body: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "t" }, spans }] }] }),
+    });
+    expect(res.status).toBe(200);
+    const trpc = trpcClient(t, project.apiKey);
+    for (const [i, traceId] of traces.entries()) {
+      const last = (await trpc.logs.list.query({ filter: { traceId, lastInTrace: true }, first: 5 })).logs as unknown as OtelLog[];
+      expect(last.map((l) => l.spanId)).toEqual([`00000000000000b${i}`]);
+    }
+  });
 });

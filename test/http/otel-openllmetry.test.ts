@@ -37,6 +37,17 @@ let memory: InMemorySpanExporter;
 let instrumentation: OpenAIInstrumentation;
 let client: OpenAI;
 const contextManager = new AsyncLocalStorageContextManager();
+type Proto = Record<string, unknown>;
+/** What manuallyInstrument wraps (and disable() leaves wrapped): put back by afterAll for the test files that follow. */
+const PATCHED: [Proto, string][] = [
+  [OpenAI.Chat.Completions.prototype as unknown as Proto, "create"],
+  [OpenAI.Completions.prototype as unknown as Proto, "create"],
+  [OpenAI.Responses.prototype as unknown as Proto, "create"],
+  [OpenAI.Images.prototype as unknown as Proto, "generate"],
+  [OpenAI.Images.prototype as unknown as Proto, "edit"],
+  [OpenAI.Images.prototype as unknown as Proto, "createVariation"],
+];
+const originals: [Proto, string, unknown][] = [];
 
 beforeAll(async () => {
   upstream = startFakeOpenAI({ apiKey: OPENAI_KEY });
@@ -58,6 +69,8 @@ beforeAll(async () => {
       new SimpleSpanProcessor({ exporter: memory }),
     ],
   });
+  // The instrumentation wraps the SDK's prototypes for the whole process: put back after this file.
+  for (const [proto, name] of PATCHED) originals.push([proto, name, proto[name]]);
   instrumentation = new OpenAIInstrumentation({ traceContent: true });
   instrumentation.setTracerProvider(provider);
   // openai 7 is past the range the instrumentation patches on import; its manual form takes the SDK.
@@ -66,6 +79,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   instrumentation.disable();
+  for (const [proto, name, fn] of originals) proto[name] = fn;
   await provider.shutdown();
   context.disable();
   await worker.stop();

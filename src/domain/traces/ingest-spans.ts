@@ -188,7 +188,10 @@ async function logOf(
   const rates = withOverride(overrides, model, requestedAt, call.provider ? ratesFor(call.provider, call.responseModel ?? call.model, requestedAt) : null);
   const cost = logCost(checked, rates, { answered, durationMs });
   if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
-  const id = derivedId("log", requestedAt, `${ctx.projectId}\u0000${span.traceId}\u0000${span.spanId}`);
+  // Dated to the span's start, to the fraction of its millisecond: the calls of a fast agent run sort
+  // as they were made (lastInTrace picks the one that came last).
+  const subMs = span.startMs !== null ? span.startMs - Math.floor(span.startMs) : undefined;
+  const id = derivedId("log", requestedAt, `${ctx.projectId}\u0000${span.traceId}\u0000${span.spanId}`, subMs);
   const record: NewRequestLog = {
     id,
     projectId: ctx.projectId,
