@@ -79,7 +79,9 @@ try {
       );
     }
   const p99 = (name: string, c: number) => results[name]![c]!.map((x) => x.r.p99);
-  console.log(`\np99 ranges over the rounds, off / on: c=1 ${fmt(Math.min(...p99("export off", 1)))}-${fmt(Math.max(...p99("export off", 1)))} / ${fmt(Math.min(...p99("export on", 1)))}-${fmt(Math.max(...p99("export on", 1)))} ms; c=32 ${fmt(Math.min(...p99("export off", 32)))}-${fmt(Math.max(...p99("export off", 32)))} / ${fmt(Math.min(...p99("export on", 32)))}-${fmt(Math.max(...p99("export on", 32)))} ms`);
+  console.log(
+    `\np99 ranges over the rounds, off / on: c=1 ${fmt(Math.min(...p99("export off", 1)))}-${fmt(Math.max(...p99("export off", 1)))} / ${fmt(Math.min(...p99("export on", 1)))}-${fmt(Math.max(...p99("export on", 1)))} ms; c=32 ${fmt(Math.min(...p99("export off", 32)))}-${fmt(Math.max(...p99("export off", 32)))} / ${fmt(Math.min(...p99("export on", 32)))}-${fmt(Math.max(...p99("export on", 32)))} ms`,
+  );
   // The exporter sends every second: wait for the last batch.
   await Bun.sleep(1_500);
   console.log(`collector: ${exports} exports, ${fmt(exportedBytes / 1e6, 1)} MB received`);
