@@ -1,13 +1,12 @@
-import { context, type Context, type SpanAttributes, SpanKind, SpanStatusCode, trace, TraceFlags, type Tracer } from "@opentelemetry/api";
-import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { randomBytes } from "node:crypto";
+import type { SpanAttributes } from "@opentelemetry/api";
 
 // Hone's own spans out (docs/traces.md): one span per gateway call, with the GenAI conventions'
 // attributes, parented to the caller's trace, exported by OpenTelemetry's SDK to the collector of
-// OTEL_EXPORTER_OTLP_ENDPOINT. The batch processor keeps a bounded queue (spans past it are
-// dropped, never waited for) and exports on a timer, off every call's way.
+// OTEL_EXPORTER_OTLP_ENDPOINT. The SDK runs on a thread of its own (./otel-export.thread.ts):
+// the serving thread picks the span's ids (the log keeps them), queues the call and hands the
+// queue over every few milliseconds; building the spans, batching, encoding and sending happen
+// there. Both queues are bounded: past them spans are dropped, never waited for.
 
 export type SpanExportOptions = {
   url: string;
@@ -27,6 +26,16 @@ export type CallSpan = {
   error: string | null;
 };
 
+/** A call crossing to the thread: times in ms, its ids chosen here. */
+export type QueuedSpan = Omit<CallSpan, "start" | "end"> & { startMs: number; endMs: number; traceId: string; spanId: string };
+
+export type ExportThreadMessage =
+  | { t: "init"; opts: SpanExportOptions }
+  | { t: "spans"; spans: QueuedSpan[] }
+  | { t: "flush"; ack: number }
+  | { t: "shutdown"; ack: number };
+export type ExportThreadReply = { ack: number };
+
 export type SpanExport = {
   /** Records a finished call; answers the trace and span ids it was given (the log keeps them). */
   record(call: CallSpan): { traceId: string; spanId: string };
@@ -34,30 +43,79 @@ export type SpanExport = {
   forceFlush(): Promise<void>;
 };
 
-/** Spans waiting to be exported at most (OpenTelemetry's default): past it a span is dropped. */
+/** Spans waiting here to cross to the thread at most (the thread's own queue is OpenTelemetry's 2,048). */
 const MAX_QUEUE = 2_048;
+/** How often the queue crosses to the thread. */
+const HAND_OVER_MS = 20;
+
+const hexId = (bytes: number): string => {
+  const id = randomBytes(bytes).toString("hex");
+  return /^0+$/.test(id) ? hexId(bytes) : id;
+};
 
 export function createSpanExport(opts: SpanExportOptions): SpanExport {
-  const exporter =
-    opts.protocol === "http/json" ? new JsonExporter({ url: opts.url, headers: opts.headers }) : new ProtoExporter({ url: opts.url, headers: opts.headers });
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ "service.name": opts.serviceName }),
-    spanProcessors: [new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUE, maxExportBatchSize: 512, scheduledDelayMillis: 1_000 })],
-  });
-  const tracer: Tracer = provider.getTracer("hone");
+  const thread = new Worker(new URL("./otel-export.thread.ts", import.meta.url).href);
+  // The thread holds no promise of the process's life: an idle server may exit with it.
+  (thread as unknown as { unref(): void }).unref();
+  let queue: QueuedSpan[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let dead = false;
+  let seq = 0;
+  const acks = new Map<number, () => void>();
+  thread.onmessage = (event: MessageEvent<ExportThreadReply>) => {
+    acks.get(event.data.ack)?.();
+    acks.delete(event.data.ack);
+  };
+  const die = () => {
+    // Spans are telemetry: a thread that failed drops them; calls go on.
+    dead = true;
+    queue = [];
+    for (const done of acks.values()) done();
+    acks.clear();
+  };
+  thread.onerror = die;
+  thread.addEventListener("close", die);
+  thread.postMessage({ t: "init", opts } satisfies ExportThreadMessage);
+
+  const handOver = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!queue.length || dead) return;
+    thread.postMessage({ t: "spans", spans: queue } satisfies ExportThreadMessage);
+    queue = [];
+  };
+  const ask = (t: "flush" | "shutdown") => {
+    handOver();
+    if (dead) return Promise.resolve();
+    const ack = ++seq;
+    return new Promise<void>((resolve) => {
+      acks.set(ack, resolve);
+      thread.postMessage({ t, ack } satisfies ExportThreadMessage);
+    });
+  };
   return {
     record(call) {
-      let parent: Context = context.active();
-      if (call.parent) {
-        parent = trace.setSpanContext(parent, { traceId: call.parent.traceId, spanId: call.parent.spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+      const traceId = call.parent?.traceId ?? hexId(16);
+      const spanId = hexId(8);
+      if (!dead && queue.length < MAX_QUEUE) {
+        queue.push({
+          name: call.name,
+          startMs: call.start.getTime(),
+          endMs: call.end.getTime(),
+          parent: call.parent,
+          attributes: call.attributes,
+          error: call.error,
+          traceId,
+          spanId,
+        });
+        timer ??= setTimeout(handOver, HAND_OVER_MS);
       }
-      const span = tracer.startSpan(call.name, { kind: SpanKind.CLIENT, startTime: call.start, attributes: call.attributes }, parent);
-      if (call.error) span.setStatus({ code: SpanStatusCode.ERROR, message: call.error.slice(0, 1_024) });
-      span.end(call.end);
-      const ids = span.spanContext();
-      return { traceId: ids.traceId, spanId: ids.spanId };
+      return { traceId, spanId };
     },
-    shutdown: () => provider.shutdown(),
-    forceFlush: () => provider.forceFlush(),
+    async shutdown() {
+      await ask("shutdown");
+      thread.terminate();
+    },
+    forceFlush: () => ask("flush"),
   };
 }
