@@ -18,9 +18,9 @@ const now = Date.now();
 const ns = (ms: number) => String(BigInt(Math.round(ms)) * 1_000_000n);
 const attr = (key: string, v: string | number) => ({ key, value: typeof v === "number" ? { intValue: v } : { stringValue: v } });
 
-function span(id: string, parent: string | null, name: string, at: number, ms: number, attrs: [string, string | number][]) {
+function span(id: string, parent: string | null, name: string, at: number, ms: number, attrs: [string, string | number][], traceId = TRACE) {
   return {
-    traceId: TRACE,
+    traceId,
     spanId: id,
     ...(parent ? { parentSpanId: parent } : {}),
     name,
@@ -81,6 +81,46 @@ const body = {
   ],
 };
 
+/** An OpenAI Agents SDK run as OpenInference's trace processor sends it: span kinds, flattened messages, input.value / output.value. */
+const OI_TRACE = "1bf7651916cd43dd8448eb211c80319d";
+const OI_AGENT = "c7ad6b7169203331";
+const oi = (id: string, parent: string | null, name: string, at: number, ms: number, attrs: [string, string | number][]) =>
+  span(id, parent, name, at, ms, attrs, OI_TRACE);
+const openInference = {
+  resourceSpans: [
+    {
+      resource: { attributes: [attr("service.name", "weather-agent")] },
+      scopeSpans: [
+        {
+          scope: { name: "@arizeai/openinference-instrumentation-openai-agents" },
+          spans: [
+            oi(OI_AGENT, null, "Forecaster", 0, 600, [["openinference.span.kind", "AGENT"]]),
+            oi("30f067aa0ba902b7", OI_AGENT, "response", 10, 200, [
+              ["openinference.span.kind", "LLM"],
+              ["llm.model_name", "gpt-4.1-mini"],
+              ["llm.provider", "openai"],
+              ["llm.token_count.prompt", 13],
+              ["llm.token_count.completion", 9],
+              ["llm.input_messages.0.message.role", "user"],
+              ["llm.input_messages.0.message.content", "Weather in Paris?"],
+              ["llm.output_messages.0.message.role", "assistant"],
+              ["llm.output_messages.0.message.tool_calls.0.tool_call.id", "call_1"],
+              ["llm.output_messages.0.message.tool_calls.0.tool_call.function.name", "get_weather"],
+              ["llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments", '{"q":"Paris"}'],
+            ]),
+            oi("40f067aa0ba902b7", OI_AGENT, "get_weather", 220, 100, [
+              ["openinference.span.kind", "TOOL"],
+              ["tool.name", "get_weather"],
+              ["input.value", '{"q":"Paris"}'],
+              ["output.value", "sunny, 21C"],
+            ]),
+          ],
+        },
+      ],
+    },
+  ],
+};
+
 beforeAll(async () => {
   [hone, browser] = await Promise.all([startHone({ seed: 0 }), launchBrowser()]);
   ({ page } = await signedInPage(browser, hone, { width: 1400, height: 900 }));
@@ -90,6 +130,13 @@ beforeAll(async () => {
     body: JSON.stringify(body),
   });
   if (res.status !== 200) throw new Error(`OTLP export answered ${res.status}: ${await res.text()}`);
+  // The standard path at the root, as an exporter given only Hone's address posts.
+  const oiRes = await fetch(`${hone.url}/v1/traces`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-hone-key": hone.project.apiKey },
+    body: JSON.stringify(openInference),
+  });
+  if (oiRes.status !== 200) throw new Error(`OTLP export answered ${oiRes.status}: ${await oiRes.text()}`);
 }, 120_000);
 afterAll(() => closeAll(browser, hone));
 
@@ -126,6 +173,22 @@ describe("traces in the console", () => {
     await link.getByRole("link", { name: TRACE }).click();
     await page.getByTestId("waterfall").waitFor();
     expect(page.url()).toContain(`/traces/${TRACE}`);
+  });
+
+  test("an OpenInference run: the agent and its tool named as the conventions name them, the tool's input and output inline, the call's log", async () => {
+    await page.goto(`${hone.url}/traces/${OI_TRACE}`);
+    const waterfall = page.getByTestId("waterfall");
+    await waterfall.waitFor();
+    expect(await waterfall.locator("[data-span-id]").evaluateAll((els) => els.map((e) => e.getAttribute("data-operation")))).toEqual([
+      "invoke_agent",
+      "chat",
+      "execute_tool",
+    ]);
+    await waterfall.getByText('arguments: {"q":"Paris"}').waitFor();
+    await waterfall.getByText("result: sunny, 21C").waitFor();
+    await waterfall.getByText(/gpt-4\.1-mini · 13 in, 9 out/).waitFor();
+    await page.getByText(/3 spans, 1 call, \$/).waitFor();
+    await shot(page, "trace-openinference");
   });
 
   test("sessions: the session's traces and calls; a session opens its traces", async () => {

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { ErrorAlert } from "../../components/error-alert";
 import { PageHeader } from "../../components/page-header";
 import { When } from "../../components/when";
-import { formatCost, formatMs } from "../../lib/format";
+import { formatCost, formatMs, plural } from "../../lib/format";
 import { type TraceData, type TraceSpan, useTrace } from "./queries";
 
 // One trace as a waterfall: each span a row, indented under its parent, its bar placed on the
@@ -138,7 +138,7 @@ export function TracePage() {
               <When value={t.startedAt} />
               <Text size="sm">{formatMs(t.durationMs)}</Text>
               <Text size="sm">
-                {t.spans.length} spans, {t.logs.length} calls, {formatCost(t.costUsd)}
+                {plural(t.spans.length, "span")}, {plural(t.logs.length, "call")}, {formatCost(t.costUsd)}
               </Text>
               {t.sessionId ? (
                 <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/traces" search={{ session: t.sessionId ?? undefined }} />}>
