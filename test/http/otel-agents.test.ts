@@ -142,10 +142,11 @@ describe("the OpenAI Agents SDK with OpenInference's OpenTelemetry trace process
     const ds = await trpc.datasets.create.mutate({ name: "agent-runs" });
     for (let i = 0; i < 9; i++) await agents.run(forecaster, `Weather in city ${i}?`);
     await provider.forceFlush();
-    await waitFor(async () => (await trpc.logs.list.query({ filter: { source: "otel", lastInTrace: true }, first: 20 })).logs.length, {
-      until: (n) => n === 10,
+    await waitFor(async () => (await trpc.logs.list.query({ filter: { source: "otel" }, first: 50 })).logs.length, {
+      // Every call of the ten runs (two each): a span ended after the flush comes with the next batch.
+      until: (n) => n === 20,
       timeoutMs: 30_000,
-      message: "ten runs stored",
+      message: "the ten runs' twenty calls stored",
     });
     expect(await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: { source: "otel", lastInTrace: true } })).toMatchObject({ entriesCreated: 10 });
     await gqlData(

@@ -116,10 +116,12 @@ export function logConditions(
   if (f.sessionId != null) where.push(eq(requestLogs.sessionId, String(f.sessionId)));
   if (f.traced === true || f.lastInTrace === true) where.push(sql`${requestLogs.traceId} is not null`);
   if (f.traced === false) where.push(sql`${requestLogs.traceId} is null`);
-  // The last call of its trace: no later call of the same trace (ids are dated when the call was made).
+  // The last call of its trace: no call of the same trace that started later, or started in the
+  // same instant and ended later (an SDK's clock may tell only milliseconds), the id breaking ties
+  // (ids are dated when the call was made, to a fraction of the millisecond where it was known).
   if (f.lastInTrace === true) {
     where.push(
-      sql`not exists (select 1 from request_logs later where later.project_id = ${requestLogs.projectId} and later.trace_id = ${requestLogs.traceId} and later.id > ${requestLogs.id})`,
+      sql`not exists (select 1 from request_logs later where later.project_id = ${requestLogs.projectId} and later.trace_id = ${requestLogs.traceId} and (coalesce(later.requested_at, 'epoch'::timestamptz), coalesce(later.received_at, later.requested_at, 'epoch'::timestamptz), later.id) > (coalesce(${requestLogs.requestedAt}, 'epoch'::timestamptz), coalesce(${requestLogs.receivedAt}, ${requestLogs.requestedAt}, 'epoch'::timestamptz), ${requestLogs.id}))`,
     );
   }
   if (f.from instanceof Date) where.push(gte(requestLogs.id, logIdAt(f.from)));

@@ -188,9 +188,12 @@ async function logOf(
   const rates = withOverride(overrides, model, requestedAt, call.provider ? ratesFor(call.provider, call.responseModel ?? call.model, requestedAt) : null);
   const cost = logCost(checked, rates, { answered, durationMs });
   if (cost.costFlag) ctx.deps.metrics.unpriced(cost.costFlag);
-  // Dated to the span's start, to the fraction of its millisecond: the calls of a fast agent run sort
-  // as they were made (lastInTrace picks the one that came last).
-  const subMs = span.startMs !== null ? span.startMs - Math.floor(span.startMs) : undefined;
+  // Dated to the span's start; its 12 bits past the millisecond hold the finest time the SDK gave,
+  // so the calls of a fast agent run sort as they were made (lastInTrace picks the one that came
+  // last): the fraction of the start's millisecond, or, from an SDK whose start times are whole
+  // milliseconds (OpenTelemetry JS's), the fraction of the end's.
+  const fraction = (ms: number | null) => (ms === null ? 0 : ms - Math.floor(ms));
+  const subMs = fraction(span.startMs) || fraction(span.endMs);
   const id = derivedId("log", requestedAt, `${ctx.projectId}\u0000${span.traceId}\u0000${span.spanId}`, subMs);
   const record: NewRequestLog = {
     id,
