@@ -6,14 +6,10 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import OpenAI from "openai";
 import { z } from "zod";
-import { startJobs } from "../../src/background";
-import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
-import { waitForModelStatus } from "../helpers/factories";
-import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
-import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import type { TestApp } from "../helpers/app";
+import { type OtelClientWorld, startOtelClientWorld, trainOnLastCalls } from "../helpers/otel-clients";
 import { gqlData } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
-import { waitFor } from "../helpers/wait-for";
 
 // A real agent, unchanged: the OpenAI Agents SDK for TypeScript (an agent with a function tool, on
 // the Responses API of a fake OpenAI upstream), traced by its OpenTelemetry trace processor from
@@ -23,29 +19,21 @@ import { waitFor } from "../helpers/wait-for";
 // runs' last calls make a dataset that trains in the fake trainer.
 
 const OPENAI_KEY = "sk-otel-agents-0001";
+let w: OtelClientWorld;
 let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-let upstream: FakeUpstream;
-let trainer: FakeTrainer;
-let worker: { stop(): Promise<void> };
 let project: { projectId: string; apiKey: string };
 let provider: TracerProvider;
 let memory: InMemorySpanExporter;
 
 beforeAll(async () => {
-  upstream = startFakeOpenAI({ apiKey: OPENAI_KEY });
-  trainer = startFakeTrainer();
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${trainer.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_FINETUNE_POLL_MS: "30" } });
-  server = serve(t.app);
-  worker = startJobs(t.deps);
-  project = await t.createProject("otel-agents");
-  await storeProviderKey(t, "openai", "sk-trainer-0002", project.projectId);
+  w = await startOtelClientWorld("otel-agents", OPENAI_KEY);
+  ({ t, project } = w);
   memory = new InMemorySpanExporter();
   provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": "weather-agent", "deployment.environment.name": "staging" }),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({ url: `${server.url}/api/v1/otel/v1/traces`, headers: { authorization: `Bearer ${project.apiKey}` } }),
+        exporter: new OTLPTraceExporter({ url: w.receiver, headers: { authorization: `Bearer ${project.apiKey}` } }),
         scheduledDelayMillis: 50,
       }),
       new SimpleSpanProcessor({ exporter: memory }),
@@ -55,15 +43,11 @@ beforeAll(async () => {
   new OpenAIAgentsInstrumentation({ tracerProvider: provider }).manuallyInstrument(agents);
   // The SDK turns its tracing off when NODE_ENV is "test" (as under bun test); an application has it on.
   agents.setTracingDisabled(false);
-  agents.setDefaultOpenAIClient(new OpenAI({ apiKey: OPENAI_KEY, baseURL: upstream.url }));
+  agents.setDefaultOpenAIClient(new OpenAI({ apiKey: OPENAI_KEY, baseURL: w.upstream.url }));
 });
 afterAll(async () => {
   await provider.shutdown();
-  await worker.stop();
-  await server.stop();
-  await upstream.stop();
-  await trainer.stop();
-  await t.close();
+  await w.stop();
 });
 
 type Log = {
@@ -139,29 +123,9 @@ describe("the OpenAI Agents SDK with OpenInference's OpenTelemetry trace process
     const first = (await trpc.logs.get.query({ id: firstCall.id })) as unknown as { respPayload: { choices: { finish_reason: string }[] } };
     expect(first.respPayload.choices[0]!.finish_reason).toBe("tool_calls");
 
-    const ds = await trpc.datasets.create.mutate({ name: "agent-runs" });
     for (let i = 0; i < 9; i++) await agents.run(forecaster, `Weather in city ${i}?`);
     await provider.forceFlush();
-    await waitFor(async () => (await trpc.logs.list.query({ filter: { source: "otel" }, first: 50 })).logs.length, {
-      // Every call of the ten runs (two each): a span ended after the flush comes with the next batch.
-      until: (n) => n === 20,
-      timeoutMs: 30_000,
-      message: "the ten runs' twenty calls stored",
-    });
-    expect(await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: { source: "otel", lastInTrace: true } })).toMatchObject({ entriesCreated: 10 });
-    await gqlData(
-      t,
-      `mutation($ds: ID!) { createModel(input: {datasetId: $ds, slug: "agent-runs", trainingConfig: {provider: "openai", baseModel: "gpt-4.1-mini-2025-04-14"}}) { slug } }`,
-      { ds: ds.id },
-      { key: project.apiKey },
-    );
-    await waitForModelStatus(t, "agent-runs", ["DEPLOYED"], { key: project.apiKey });
-    const job = [...trainer.jobs.values()].find((j) => j.suffix === "agent-runs")!;
-    const lines = trainer.files
-      .get(job.fileId)!
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { messages: { role: string }[] });
+    const lines = await trainOnLastCalls(w, { slug: "agent-runs", runs: 10, calls: 20 });
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const l of lines) expect(l.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
   });

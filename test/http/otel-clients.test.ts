@@ -6,14 +6,11 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
-import { startJobs } from "../../src/background";
-import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
-import { waitForModelStatus } from "../helpers/factories";
-import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
-import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
+import type { TestApp } from "../helpers/app";
+import type { FakeUpstream } from "../helpers/fake-upstreams";
+import { type OtelClientWorld, startOtelClientWorld, trainOnLastCalls } from "../helpers/otel-clients";
 import { gqlData } from "../helpers/gql";
 import { trpcClient } from "../helpers/trpc";
-import { waitFor } from "../helpers/wait-for";
 
 // A real instrumented application, unchanged: the Vercel AI SDK (generateText with a tool loop)
 // with its OpenTelemetry integration, exporting through OpenTelemetry's own protobuf exporter to
@@ -22,29 +19,17 @@ import { waitFor } from "../helpers/wait-for";
 // a dataset entry with the whole tool loop; the dataset trains in the fake trainer.
 
 const OPENAI_KEY = "sk-otel-clients-0001";
+let w: OtelClientWorld;
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
 let upstream: FakeUpstream;
-let trainer: FakeTrainer;
-let worker: { stop(): Promise<void> };
 let project: { projectId: string; apiKey: string };
 
 beforeAll(async () => {
-  upstream = startFakeOpenAI({ apiKey: OPENAI_KEY });
-  trainer = startFakeTrainer();
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${trainer.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_FINETUNE_POLL_MS: "30" } });
-  server = serve(t.app);
-  worker = startJobs(t.deps);
-  project = await t.createProject("otel-clients");
-  await storeProviderKey(t, "openai", "sk-trainer-0001", project.projectId);
+  w = await startOtelClientWorld("otel-clients", OPENAI_KEY);
+  ({ t, server, upstream, project } = w);
 });
-afterAll(async () => {
-  await worker.stop();
-  await server.stop();
-  await upstream.stop();
-  await trainer.stop();
-  await t.close();
-});
+afterAll(() => w.stop());
 
 type Log = {
   id: string;
@@ -118,8 +103,6 @@ describe("the Vercel AI SDK's OpenTelemetry integration", () => {
     expect(body.reqPayload.tools).toHaveLength(1);
 
     // A dataset from the runs' last calls (the same import path as logs), trained in the fake trainer.
-    const trpc = trpcClient(t, project.apiKey);
-    const ds = await trpc.datasets.create.mutate({ name: "from-traces" });
     for (let i = 0; i < 9; i++) {
       await generateText({
         model: openai.chat("gpt-4o-mini"),
@@ -130,31 +113,7 @@ describe("the Vercel AI SDK's OpenTelemetry integration", () => {
       });
     }
     await provider.forceFlush();
-    // Stored once the receiver has answered each batch (forceFlush waits for that): all ten runs.
-    await waitFor(async () => (await trpc.logs.list.query({ filter: { source: "otel" }, first: 50 })).logs.length, {
-      // Every call of the ten runs (two each): a span ended after the flush comes with the next batch.
-      until: (n) => n === 20,
-      timeoutMs: 30_000,
-      message: "the ten runs' twenty calls stored",
-    });
-    const imported = await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: { source: "otel", lastInTrace: true } });
-    expect(imported).toMatchObject({ entriesCreated: 10 });
-    const entries = (await trpc.datasets.listEntries.query({ datasetId: ds.id, first: 50 })).entries;
-    expect(entries).toHaveLength(10);
-    for (const e of entries) expect((e.messages as { role: string }[]).map((m) => m.role)).toContain("tool");
-    await gqlData(
-      t,
-      `mutation($ds: ID!) { createModel(input: {datasetId: $ds, slug: "from-traces", trainingConfig: {provider: "openai", baseModel: "gpt-4.1-mini-2025-04-14"}}) { slug } }`,
-      { ds: ds.id },
-      { key: project.apiKey },
-    );
-    await waitForModelStatus(t, "from-traces", ["DEPLOYED"], { key: project.apiKey });
-    const job = [...trainer.jobs.values()].find((j) => j.suffix === "from-traces")!;
-    const lines = trainer.files
-      .get(job.fileId)!
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { messages: { role: string; tool_calls?: unknown[] }[] });
+    const lines = (await trainOnLastCalls(w, { slug: "from-traces", runs: 10, calls: 20 })) as { messages: { role: string; tool_calls?: unknown[] }[] }[];
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const l of lines) expect(l.messages.some((m) => m.role === "tool")).toBe(true);
     await provider.shutdown();

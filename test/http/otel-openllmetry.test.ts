@@ -6,14 +6,9 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { OpenAIInstrumentation } from "@traceloop/instrumentation-openai";
 import OpenAI from "openai";
-import { startJobs } from "../../src/background";
-import { createTestApp, serve, storeProviderKey, type TestApp } from "../helpers/app";
-import { waitForModelStatus } from "../helpers/factories";
-import { type FakeTrainer, startFakeTrainer } from "../helpers/fake-trainer";
-import { startFakeOpenAI, type FakeUpstream } from "../helpers/fake-upstreams";
-import { gqlData } from "../helpers/gql";
+import type { TestApp } from "../helpers/app";
+import { type OtelClientWorld, startOtelClientWorld, trainOnLastCalls } from "../helpers/otel-clients";
 import { trpcClient } from "../helpers/trpc";
-import { waitFor } from "../helpers/wait-for";
 
 // OpenLLMetry (Traceloop)'s OpenAI instrumentation, unchanged, around the official openai SDK: an
 // application answers a question with a tool loop of Chat Completions calls (the last one
@@ -26,11 +21,8 @@ import { waitFor } from "../helpers/wait-for";
 // opentelemetry-semantic-conventions, so the same instrumentation family runs here on Node.)
 
 const OPENAI_KEY = "sk-otel-openllmetry-0001";
+let w: OtelClientWorld;
 let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-let upstream: FakeUpstream;
-let trainer: FakeTrainer;
-let worker: { stop(): Promise<void> };
 let project: { projectId: string; apiKey: string };
 let provider: TracerProvider;
 let memory: InMemorySpanExporter;
@@ -50,20 +42,15 @@ const PATCHED: [Proto, string][] = [
 const originals: [Proto, string, unknown][] = [];
 
 beforeAll(async () => {
-  upstream = startFakeOpenAI({ apiKey: OPENAI_KEY });
-  trainer = startFakeTrainer();
-  t = await createTestApp({ env: { OPENAI_BASE_URL: `${trainer.url}/v1`, HONE_JOB_POLL_MS: "20", HONE_FINETUNE_POLL_MS: "30" } });
-  server = serve(t.app);
-  worker = startJobs(t.deps);
-  project = await t.createProject("otel-openllmetry");
-  await storeProviderKey(t, "openai", "sk-trainer-0003", project.projectId);
+  w = await startOtelClientWorld("otel-openllmetry", OPENAI_KEY);
+  ({ t, project } = w);
   context.setGlobalContextManager(contextManager.enable());
   memory = new InMemorySpanExporter();
   provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": "support-bot" }),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({ url: `${server.url}/api/v1/otel/v1/traces`, headers: { "x-api-key": project.apiKey } }),
+        exporter: new OTLPTraceExporter({ url: w.receiver, headers: { "x-api-key": project.apiKey } }),
         scheduledDelayMillis: 50,
       }),
       new SimpleSpanProcessor({ exporter: memory }),
@@ -75,18 +62,14 @@ beforeAll(async () => {
   instrumentation.setTracerProvider(provider);
   // openai 7 is past the range the instrumentation patches on import; its manual form takes the SDK.
   instrumentation.manuallyInstrument(OpenAI as unknown as Parameters<OpenAIInstrumentation["manuallyInstrument"]>[0]);
-  client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: upstream.url });
+  client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: w.upstream.url });
 });
 afterAll(async () => {
   instrumentation.disable();
   for (const [proto, name, fn] of originals) proto[name] = fn;
   await provider.shutdown();
   context.disable();
-  await worker.stop();
-  await server.stop();
-  await upstream.stop();
-  await trainer.stop();
-  await t.close();
+  await w.stop();
 });
 
 type Log = { id: string; source: string; model: string; inputTokens: number | null; outputTokens: number | null; costUsd: number | null; traceId: string };
@@ -152,29 +135,9 @@ describe("OpenLLMetry's OpenAI instrumentation around the official openai SDK", 
     const sessions = await trpc.traces.sessions.query({});
     expect(sessions.items.find((s) => s.id === "conv-42")).toMatchObject({ traces: 1 });
 
-    const ds = await trpc.datasets.create.mutate({ name: "support-runs" });
     for (let i = 0; i < 9; i++) await answer(`Where is order ${100 + i}?`, `conv-${i}`);
     await provider.forceFlush();
-    await waitFor(async () => (await trpc.logs.list.query({ filter: { source: "otel" }, first: 50 })).logs.length, {
-      // Every call of the ten runs (two each): a span ended after the flush comes with the next batch.
-      until: (n) => n === 20,
-      timeoutMs: 30_000,
-      message: "the ten runs' twenty calls stored",
-    });
-    expect(await trpc.datasets.importLogs.mutate({ datasetId: ds.id, filter: { source: "otel", lastInTrace: true } })).toMatchObject({ entriesCreated: 10 });
-    await gqlData(
-      t,
-      `mutation($ds: ID!) { createModel(input: {datasetId: $ds, slug: "support-runs", trainingConfig: {provider: "openai", baseModel: "gpt-4.1-mini-2025-04-14"}}) { slug } }`,
-      { ds: ds.id },
-      { key: project.apiKey },
-    );
-    await waitForModelStatus(t, "support-runs", ["DEPLOYED"], { key: project.apiKey });
-    const job = [...trainer.jobs.values()].find((j) => j.suffix === "support-runs")!;
-    const lines = trainer.files
-      .get(job.fileId)!
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { messages: { role: string }[] });
+    const lines = await trainOnLastCalls(w, { slug: "support-runs", runs: 10, calls: 20 });
     expect(lines.length).toBeGreaterThanOrEqual(5);
     for (const l of lines) expect(l.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
   });
