@@ -458,4 +458,46 @@ describe("the OTLP receiver", () => {
       expect(last.map((l) => l.spanId)).toEqual([`00000000000000b${i}`]);
     }
   });
+
+  test("a session named only on the application's own span: its calls join it, whether that span comes before or after them", async () => {
+    const traceId = "8c1b2c3d4e5f60718293a4b5c6d7e8f0";
+    const root = "00000000000000c1";
+    const at = BigInt(Date.now()) * 1_000_000n;
+    const chat = (spanId: string, offsetMs: number) => ({
+      traceId,
+      spanId,
+      parentSpanId: root,
+      name: "chat gpt-4o-mini",
+      startTimeUnixNano: String(at + BigInt(offsetMs) * 1_000_000n),
+      endTimeUnixNano: String(at + BigInt(offsetMs + 5) * 1_000_000n),
+      attributes: [
+        { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
+        { key: "gen_ai.request.model", value: { stringValue: "gpt-4o-mini" } },
+      ],
+    });
+    const send = (spans: object[]) =>
+      fetch(`${server.url}/v1/traces`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-hone-key": project.apiKey },
+        body: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "t" }, spans }] }] }),
+      });
+    // A batch exporter sends the calls first (they end first), the application's span after them.
+    expect((await send([chat("00000000000000c2", 1)])).status).toBe(200);
+    expect((await otelLogs(traceId)).map((l) => l.sessionId)).toEqual([null]);
+    const appSpan = {
+      traceId,
+      spanId: root,
+      name: "answer",
+      startTimeUnixNano: String(at),
+      endTimeUnixNano: String(at + 50_000_000n),
+      attributes: [{ key: "session.id", value: { stringValue: "conv-late" } }],
+    };
+    expect((await send([appSpan])).status).toBe(200);
+    expect((await otelLogs(traceId)).map((l) => l.sessionId)).toEqual(["conv-late"]);
+    // A call of the same trace sent later still: its session from the span stored before.
+    expect((await send([chat("00000000000000c3", 20)])).status).toBe(200);
+    expect((await otelLogs(traceId)).map((l) => l.sessionId)).toEqual(["conv-late", "conv-late"]);
+    const byFilter = (await trpcClient(t, project.apiKey).logs.list.query({ filter: { sessionId: "conv-late" }, first: 10 })).logs;
+    expect(byFilter).toHaveLength(2);
+  });
 });

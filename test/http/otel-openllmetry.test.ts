@@ -72,7 +72,16 @@ afterAll(async () => {
   await w.stop();
 });
 
-type Log = { id: string; source: string; model: string; inputTokens: number | null; outputTokens: number | null; costUsd: number | null; traceId: string };
+type Log = {
+  id: string;
+  source: string;
+  model: string;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  traceId: string;
+  sessionId: string | null;
+};
 type Messages = { role: string; content: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
 
 const tools = [
@@ -107,7 +116,8 @@ describe("OpenLLMetry's OpenAI instrumentation around the official openai SDK", 
     const trpc = trpcClient(t, project.apiKey);
     const logs = (await trpc.logs.list.query({ filter: { traceId }, first: 20 })).logs as unknown as Log[];
     expect(logs).toHaveLength(2);
-    for (const l of logs) expect(l).toMatchObject({ source: "otel", model: "openai:gpt-4o-mini", traceId });
+    // The session is named on the application's span only: its calls join it.
+    for (const l of logs) expect(l).toMatchObject({ source: "otel", model: "openai:gpt-4o-mini", traceId, sessionId: "conv-42" });
     const [last] = (await trpc.logs.list.query({ filter: { traceId, lastInTrace: true }, first: 5 })).logs as unknown as Log[];
     const firstCall = logs.find((l) => l.id !== last!.id)!;
     // The non-streamed call carries its usage and is priced; the instrumentation sends no usage for a stream.

@@ -1,3 +1,4 @@
+import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { type Ctx, dbOf } from "../context";
 import { DomainError } from "../../core/errors";
 import { yieldTurn } from "../yield-turn";
@@ -81,6 +82,7 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
   const reasons = [...decoded.reasons];
   let rejected = decoded.rejected;
   const overrides = await projectOverrides(ctx);
+  const sessions = await traceSessions(ctx, decoded.spans);
   const logs: string[] = [];
   const rows: (typeof traceSpans.$inferInsert)[] = [];
   let n = 0;
@@ -89,7 +91,7 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
     const call = modelCallOf(span);
     let logId: string | null = null;
     if (call) {
-      const built = await logOf(ctx, span, call, overrides);
+      const built = await logOf(ctx, span, call, overrides, sessions.of.get(span.traceId) ?? null);
       if (typeof built === "string") {
         rejected++;
         if (reasons.length < 5 && !reasons.includes(built)) reasons.push(built);
@@ -109,6 +111,13 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
   // Logs first: a batch retried after a failure between the two finds its logs stored (their ids
   // are derived) and stores its spans.
   for (let i = 0; i < logs.length; i += BATCH) await insertLogRows(db, logs.slice(i, i + BATCH), { late: true });
+  // The calls of these traces stored before their session was named (an application's own span,
+  // ending after its calls, often comes in a later export) join it now.
+  if (sessions.named.length) {
+    await db.execute(
+      sql`update request_logs l set session_id = v.s from jsonb_to_recordset(${JSON.stringify(sessions.named)}::text::jsonb) as v(t text, s text) where l.project_id = ${ctx.projectId} and l.trace_id = v.t and l.session_id is null`,
+    );
+  }
   await yieldTurn();
   for (let i = 0; i < masked.length; i += BATCH)
     await db
@@ -116,6 +125,29 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
       .values(masked.slice(i, i + BATCH))
       .onConflictDoNothing();
   return { accepted: decoded.spans.length - (rejected - decoded.rejected), rejected, logs: logs.length, message: reasons.join("; ") };
+}
+
+/**
+ * Each trace's session, for its calls whose own span names none: the first one a span of this
+ * export names, else the one a span stored before named. `named`: the traces this export names.
+ */
+async function traceSessions(ctx: Ctx, spans: OtlpSpan[]): Promise<{ of: Map<string, string>; named: { t: string; s: string }[] }> {
+  const of = new Map<string, string>();
+  for (const span of spans) {
+    const id = of.has(span.traceId) ? null : sessionOf(span);
+    if (id) of.set(span.traceId, id);
+  }
+  const named = [...of].map(([t, s]) => ({ t, s }));
+  const unnamed = [...new Set(spans.map((s) => s.traceId))].filter((t) => !of.has(t));
+  for (let i = 0; i < unnamed.length; i += BATCH) {
+    const stored = await dbOf(ctx)
+      .select({ traceId: traceSpans.traceId, sessionId: sql<string>`max(${traceSpans.sessionId})` })
+      .from(traceSpans)
+      .where(and(eq(traceSpans.projectId, ctx.projectId), inArray(traceSpans.traceId, unnamed.slice(i, i + BATCH)), isNotNull(traceSpans.sessionId)))
+      .groupBy(traceSpans.traceId);
+    for (const r of stored) of.set(r.traceId, r.sessionId);
+  }
+  return { of, named };
 }
 
 /** The span's session: session.id (the conventions), gen_ai.conversation.id, or an SDK's metadata (the AI SDK's, Traceloop's association properties). */
@@ -163,6 +195,7 @@ async function logOf(
   span: OtlpSpan,
   call: ModelCall,
   overrides: Awaited<ReturnType<typeof projectOverrides>>,
+  traceSession: string | null,
 ): Promise<{ id: string; row: string } | string> {
   const requestedAt = new Date(span.startMs ?? span.endMs ?? ctx.deps.clock().getTime());
   const receivedAt = span.endMs !== null ? new Date(span.endMs) : null;
@@ -218,7 +251,7 @@ async function logOf(
     traceId: span.traceId,
     spanId: span.spanId,
     parentSpanId: span.parentSpanId,
-    sessionId: sessionOf(span),
+    sessionId: sessionOf(span) ?? traceSession,
     mask: masking.mode === "off" ? null : { mode: masking.mode, kinds: masking.kinds, recognizers: masking.recognizers },
   };
   if (record.mask) {
