@@ -103,7 +103,7 @@ type OtelLog = {
   traceId: string;
   spanId: string;
   parentSpanId: string;
-  sessionId: string;
+  sessionId: string | null;
   tags: Record<string, string>;
 };
 async function otelLogs(traceId: string): Promise<OtelLog[]> {
