@@ -114,6 +114,30 @@ describe("the ingest thread", () => {
     expect(logged("traces are now stored on the main thread")).toBe(false);
   });
 
+  test("backpressure: past 256 exports waiting for the thread, a 429 with Retry-After; what waited is stored", async () => {
+    const ingest = startIngestThread(t.deps, threadEnv({ HONE_OTLP_CONCURRENCY: "1" }));
+    try {
+      const thread = await waitFor(() => t.deps.traceIngest.thread, { message: "the ingest thread to be ready" });
+      const ctx = { deps: t.deps, actor: { type: "apiKey" as const, keyId: "k", projectId: project.projectId }, requestId: "r", projectId: project.projectId };
+      const exports = Array.from({ length: 257 }, () => exportOf(1));
+      const req = (body: string) => ({ bytes: new TextEncoder().encode(body), protobuf: false, encoding: "" });
+      // Handed over at once, faster than one lane stores them: the 257th finds 256 waiting.
+      const runs = exports.slice(0, 256).map((e) => thread.run(ctx, req(e.body)));
+      const refused = await thread.run(ctx, req(exports[256]!.body)).then(
+        () => null,
+        (e: { code: string; details: { retryAfterSeconds: number } }) => e,
+      );
+      expect(refused).toMatchObject({ code: "RATE_LIMITED", details: { retryAfterSeconds: 1 } });
+      expect(() => thread.room()).toThrow("busy storing traces");
+      const results = await Promise.all(runs);
+      expect(results.every((r) => r.rejected === 0 && r.logs === 1)).toBe(true);
+      expect(() => thread.room()).not.toThrow();
+      expect(await logsOf(exports[255]!.traceId)).toHaveLength(1);
+    } finally {
+      await ingest.stop();
+    }
+  });
+
   test("a thread that cannot start leaves exports to this thread, and says why", async () => {
     t.logLines.length = 0;
     const ingest = startIngestThread(t.deps, threadEnv({ DATABASE_URL: "postgres://hone@127.0.0.1:1/nowhere" }));
