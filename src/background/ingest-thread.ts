@@ -12,8 +12,10 @@ export type IngestThreadReply =
   | { t: "ready" }
   | { t: "stopped" }
   | { t: "fatal"; message: string }
-  | { t: "done"; id: number; result: IngestResult }
-  | { t: "failed"; id: number; code: ErrorCode; message: string; details: Record<string, unknown> };
+  | { t: "done"; id: number; result: IngestResult; metrics: MetricCall[] }
+  | { t: "failed"; id: number; code: ErrorCode; message: string; details: Record<string, unknown>; metrics: MetricCall[] };
+/** A metric the thread recorded (its name on deps.metrics and its arguments): recorded again here, where /metrics reads. */
+export type MetricCall = [string, unknown[]];
 
 /** What may wait for the thread: 256 exports and 64 MiB of their bodies (as in this thread's lanes); past either, a 429. */
 const MAX_WAITING = 256;
@@ -87,6 +89,10 @@ export function startIngestThread(deps: Deps, env: Record<string, string | undef
 
   thread.onmessage = (event: MessageEvent<IngestThreadReply>) => {
     const m = event.data;
+    if (m.t === "done" || m.t === "failed") {
+      const metrics = deps.metrics as unknown as Record<string, (...args: unknown[]) => void>;
+      for (const [name, args] of m.metrics) metrics[name]?.(...args);
+    }
     if (m.t === "done") settle(m.id)?.resolve(m.result);
     else if (m.t === "failed") settle(m.id)?.reject(new DomainError(m.code, m.message, m.details));
     else if (m.t === "ready") {

@@ -12,7 +12,7 @@ import { decodeExport, ingestSpans } from "../domain/traces";
 import { DomainError } from "../core/errors";
 import { createLogger, errorFields } from "../core/logger";
 import { resolveSecretKey } from "../db/secret-key";
-import type { IngestThreadMessage, IngestThreadReply } from "./ingest-thread";
+import type { IngestThreadMessage, IngestThreadReply, MetricCall } from "./ingest-thread";
 
 declare const self: Worker;
 
@@ -48,21 +48,31 @@ async function start(env: Record<string, string | undefined>): Promise<void> {
   // A connection a lane, and one for the rules and prices its calls read.
   const database = await openDatabase({ ...config, dbPoolSize: Math.min(config.dbPoolSize, config.otlpConcurrency + 1) }, { migrate: false });
   deps = createDeps({ config, database, logger, secretKey });
+  // What ingest records (unpriced calls, the masking analyzer's answers) goes back with each reply,
+  // to the server's metrics: /metrics is served there.
+  const real = deps.metrics as unknown as Record<string | symbol, unknown>;
+  deps.metrics = new Proxy(real, {
+    get: (target, key) =>
+      typeof target[key] === "function" && typeof key === "string" ? (...args: unknown[]) => void recorded.push([key, args]) : target[key],
+  }) as unknown as Deps["metrics"];
 }
+
+/** Metric calls made since the last reply. */
+const recorded: MetricCall[] = [];
 
 async function ingest(m: Extract<IngestThreadMessage, { t: "ingest" }>, d: Deps): Promise<void> {
   const ctx = { deps: d, actor: m.actor, requestId: m.requestId, projectId: m.projectId };
   try {
     const result = await ingestSpans(ctx, decodeExport(ctx, m.req), m.req.bytes.byteLength, d.config.otlpConcurrency);
-    reply({ t: "done", id: m.id, result });
+    reply({ t: "done", id: m.id, result, metrics: recorded.splice(0) });
   } catch (err) {
     if (err instanceof DomainError) {
-      reply({ t: "failed", id: m.id, code: err.code, message: err.message, details: { ...err.details } });
+      reply({ t: "failed", id: m.id, code: err.code, message: err.message, details: { ...err.details }, metrics: recorded.splice(0) });
       return;
     }
     // What the main thread would have answered: logged here, a 500 without the cause there.
     d.logger.error("storing an OTLP export failed", { requestId: m.requestId, ...errorFields(err) });
-    reply({ t: "failed", id: m.id, code: "INTERNAL", message: "Storing the traces failed", details: {} });
+    reply({ t: "failed", id: m.id, code: "INTERNAL", message: "Storing the traces failed", details: {}, metrics: recorded.splice(0) });
   }
 }
 
@@ -78,7 +88,14 @@ self.onmessage = async (event: MessageEvent<IngestThreadMessage>) => {
   await starting;
   if (m.t === "ingest") {
     if (!deps) {
-      reply({ t: "failed", id: m.id, code: "UNAVAILABLE", message: "Hone's trace ingest is not running: send it again", details: { retryAfterSeconds: 1 } });
+      reply({
+        t: "failed",
+        id: m.id,
+        code: "UNAVAILABLE",
+        message: "Hone's trace ingest is not running: send it again",
+        details: { retryAfterSeconds: 1 },
+        metrics: [],
+      });
       return;
     }
     const p = ingest(m, deps).finally(() => inFlight.delete(p));

@@ -53,7 +53,8 @@ const hexId = (bytes: number): string => {
   return /^0+$/.test(id) ? hexId(bytes) : id;
 };
 
-export function createSpanExport(opts: SpanExportOptions): SpanExport {
+/** `onFailed`: told once, when the thread fails or exits (spans are dropped from then on). */
+export function createSpanExport(opts: SpanExportOptions, onFailed: (err: unknown) => void = () => {}): SpanExport {
   const thread = new Worker(new URL("./otel-export.thread.ts", import.meta.url).href);
   // The thread holds no promise of the process's life: an idle server may exit with it.
   (thread as unknown as { unref(): void }).unref();
@@ -66,8 +67,11 @@ export function createSpanExport(opts: SpanExportOptions): SpanExport {
     acks.get(event.data.ack)?.();
     acks.delete(event.data.ack);
   };
-  const die = () => {
+  let stopping = false;
+  const die = (event?: Event) => {
     // Spans are telemetry: a thread that failed drops them; calls go on.
+    if (dead) return;
+    if (!stopping) onFailed((event as ErrorEvent | undefined)?.error ?? new Error("the span-export thread exited"));
     dead = true;
     queue = [];
     for (const done of acks.values()) done();
@@ -114,6 +118,7 @@ export function createSpanExport(opts: SpanExportOptions): SpanExport {
     },
     async shutdown() {
       await ask("shutdown");
+      stopping = true;
       thread.terminate();
     },
     forceFlush: () => ask("flush"),

@@ -99,6 +99,12 @@ describe("the ingest thread", () => {
       const answers = await Promise.all(many.map((m) => send(m.body)));
       expect(answers.map((x) => x.status)).toEqual(many.map(() => 200));
       for (const m of many) expect(await logsOf(m.traceId)).toHaveLength(3);
+      // What the thread records reaches this thread's /metrics: a call with no tokens is unpriced.
+      const unpriced = async () => Number(/^hone_logs_unpriced_total\{reason="no_usage"\} (\d+)$/m.exec(await t.deps.metrics.render())?.[1] ?? 0);
+      const before = await unpriced();
+      const bare = exportOf(1);
+      await send(bare.body.replace(/\{"key":"gen_ai\.usage\.(input|output)_tokens","value":\{"intValue":"\d+"\}\},?/g, ""));
+      expect(await unpriced()).toBe(before + 1);
       // A bad body is the same 400 from the thread as from here.
       const bad = await send('{"resourceSpans": 7}');
       expect(bad.status).toBe(400);

@@ -1,5 +1,6 @@
 import type { Ctx } from "../context";
 import type { Config } from "../../core/config";
+import { errorFields, type Logger } from "../../core/logger";
 import { createSpanExport, type SpanExport } from "../../lib/otel-export";
 import { newSpanId } from "../../lib/trace-context";
 import type { NewRequestLog } from "../logs";
@@ -10,10 +11,12 @@ import type { NewRequestLog } from "../logs";
 
 const exports = new WeakMap<Config, SpanExport | null>();
 
-function spanExportOf(config: Config): SpanExport | null {
+function spanExportOf(config: Config, logger: Logger): SpanExport | null {
   let e = exports.get(config);
   if (e === undefined) {
-    e = config.otelExport ? createSpanExport(config.otelExport) : null;
+    e = config.otelExport
+      ? createSpanExport(config.otelExport, (err) => logger.error("the span-export thread failed: Hone's own spans are no longer exported", errorFields(err)))
+      : null;
     exports.set(config, e);
   }
   return e;
@@ -40,7 +43,7 @@ const W3C_TRACE = /^[0-9a-f]{32}$/;
 /** The log's trace fields, and its span exported when export is on. */
 export function traceCall(ctx: Ctx, row: NewRequestLog): void {
   const trace = ctx.trace;
-  const out = spanExportOf(ctx.deps.config);
+  const out = spanExportOf(ctx.deps.config, ctx.deps.logger);
   if (trace) {
     row.sessionId = trace.sessionId;
     if (trace.warning) row.warning = [row.warning, trace.warning].filter(Boolean).join("; ");
