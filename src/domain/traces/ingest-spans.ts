@@ -91,7 +91,7 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
     const call = modelCallOf(span);
     let logId: string | null = null;
     if (call) {
-      const built = await logOf(ctx, span, call, overrides, sessions.of.get(span.traceId) ?? null);
+      const built = await logOf(ctx, span, call, overrides, sessions.get(span.traceId) ?? null);
       if (typeof built === "string") {
         rejected++;
         if (reasons.length < 5 && !reasons.includes(built)) reasons.push(built);
@@ -113,9 +113,13 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
   for (let i = 0; i < logs.length; i += BATCH) await insertLogRows(db, logs.slice(i, i + BATCH), { late: true });
   // The calls of these traces stored before their session was named (an application's own span,
   // ending after its calls, often comes in a later export) join it now.
-  if (sessions.named.length) {
+  // Only where a span that is not a call names it: a session a call's own span names, its log has.
+  const late = new Map<string, string>();
+  for (const r of rows) if (r.logId === null && r.sessionId && !late.has(r.traceId)) late.set(r.traceId, r.sessionId);
+  if (late.size) {
+    const pairs = [...late].map(([t, s]) => ({ t, s }));
     await db.execute(
-      sql`update request_logs l set session_id = v.s from jsonb_to_recordset(${JSON.stringify(sessions.named)}::text::jsonb) as v(t text, s text) where l.project_id = ${ctx.projectId} and l.trace_id = v.t and l.session_id is null`,
+      sql`update request_logs l set session_id = v.s from jsonb_to_recordset(${JSON.stringify(pairs)}::text::jsonb) as v(t text, s text) where l.project_id = ${ctx.projectId} and l.trace_id = v.t and l.session_id is null`,
     );
   }
   await yieldTurn();
@@ -129,15 +133,14 @@ async function store(ctx: Ctx, decoded: DecodedSpans): Promise<IngestResult> {
 
 /**
  * Each trace's session, for its calls whose own span names none: the first one a span of this
- * export names, else the one a span stored before named. `named`: the traces this export names.
+ * export names, else the one a span stored before named.
  */
-async function traceSessions(ctx: Ctx, spans: OtlpSpan[]): Promise<{ of: Map<string, string>; named: { t: string; s: string }[] }> {
+async function traceSessions(ctx: Ctx, spans: OtlpSpan[]): Promise<Map<string, string>> {
   const of = new Map<string, string>();
   for (const span of spans) {
     const id = of.has(span.traceId) ? null : sessionOf(span);
     if (id) of.set(span.traceId, id);
   }
-  const named = [...of].map(([t, s]) => ({ t, s }));
   const unnamed = [...new Set(spans.map((s) => s.traceId))].filter((t) => !of.has(t));
   for (let i = 0; i < unnamed.length; i += BATCH) {
     const stored = await dbOf(ctx)
@@ -147,7 +150,7 @@ async function traceSessions(ctx: Ctx, spans: OtlpSpan[]): Promise<{ of: Map<str
       .groupBy(traceSpans.traceId);
     for (const r of stored) of.set(r.traceId, r.sessionId);
   }
-  return { of, named };
+  return of;
 }
 
 /** The span's session: session.id (the conventions), gen_ai.conversation.id, or an SDK's metadata (the AI SDK's, Traceloop's association properties). */
