@@ -20,6 +20,8 @@ export type MetricCall = [string, unknown[]];
 /** What may wait for the thread: 256 exports and 64 MiB of their bodies (as in this thread's lanes); past either, a 429. */
 const MAX_WAITING = 256;
 const MAX_WAITING_BYTES = 64 * 1024 * 1024;
+/** The longest one export waits for the thread; past it a 503 (the exporter sends it again; stored once). */
+const EXPORT_DEADLINE_MS = 60_000;
 /** How long stop waits for the exports in the thread to be stored. */
 const STOP_DEADLINE_MS = 10_000;
 
@@ -36,7 +38,7 @@ const busy = () => new DomainError("RATE_LIMITED", "Hone is busy storing traces:
  */
 export function startIngestThread(deps: Deps, env: Record<string, string | undefined> = process.env): { stop(): Promise<void> } {
   const thread = new Worker(new URL("./ingest.thread.ts", import.meta.url).href);
-  const pending = new Map<number, { resolve(r: IngestResult): void; reject(err: Error): void; bytes: number }>();
+  const pending = new Map<number, { resolve(r: IngestResult): void; reject(err: Error): void; bytes: number; timer: ReturnType<typeof setTimeout> }>();
   let seq = 0;
   let waitingBytes = 0;
   let stopping = false;
@@ -48,6 +50,7 @@ export function startIngestThread(deps: Deps, env: Record<string, string | undef
     if (p) {
       pending.delete(id);
       waitingBytes -= p.bytes;
+      clearTimeout(p.timer);
     }
     return p;
   };
@@ -80,9 +83,22 @@ export function startIngestThread(deps: Deps, env: Record<string, string | undef
         req: { ...req, bytes: whole },
       };
       return new Promise<IngestResult>((resolve, reject) => {
-        pending.set(id, { resolve, reject, bytes: whole.byteLength });
+        const timer = setTimeout(
+          () =>
+            settle(id)?.reject(
+              new DomainError("UNAVAILABLE", `Hone did not store this export within ${EXPORT_DEADLINE_MS / 1000} s: send it again`, { retryAfterSeconds: 5 }),
+            ),
+          EXPORT_DEADLINE_MS,
+        );
+        pending.set(id, { resolve, reject, bytes: whole.byteLength, timer });
         waitingBytes += whole.byteLength;
-        thread.postMessage(message, [whole.buffer as ArrayBuffer]);
+        try {
+          thread.postMessage(message, [whole.buffer as ArrayBuffer]);
+        } catch (err) {
+          // Not sent (the thread is gone, or the message cannot cross): answered, never left waiting.
+          deps.logger.error("an OTLP export could not be handed to the ingest thread", errorFields(err));
+          settle(id)?.reject(new DomainError("UNAVAILABLE", "Hone's trace ingest could not take this export: send it again", { retryAfterSeconds: 1 }));
+        }
       });
     },
   };

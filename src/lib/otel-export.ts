@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { SpanAttributes } from "@opentelemetry/api";
+import { newSpanId, newTraceId } from "./trace-context";
 
 // Hone's own spans out (docs/traces.md): one span per gateway call, with the GenAI conventions'
 // attributes, parented to the caller's trace, exported by OpenTelemetry's SDK to the collector of
@@ -48,10 +48,8 @@ const MAX_QUEUE = 2_048;
 /** How often the queue crosses to the thread. */
 const HAND_OVER_MS = 20;
 
-const hexId = (bytes: number): string => {
-  const id = randomBytes(bytes).toString("hex");
-  return /^0+$/.test(id) ? hexId(bytes) : id;
-};
+/** The longest a flush or the shutdown waits for the thread's answer. */
+const ASK_DEADLINE_MS = 10_000;
 
 /** `onFailed`: told once, when the thread fails or exits (spans are dropped from then on). */
 export function createSpanExport(opts: SpanExportOptions, onFailed: (err: unknown) => void = () => {}): SpanExport {
@@ -93,14 +91,21 @@ export function createSpanExport(opts: SpanExportOptions, onFailed: (err: unknow
     if (dead) return Promise.resolve();
     const ack = ++seq;
     return new Promise<void>((resolve) => {
-      acks.set(ack, resolve);
+      const timer = setTimeout(() => {
+        acks.delete(ack);
+        resolve();
+      }, ASK_DEADLINE_MS);
+      acks.set(ack, () => {
+        clearTimeout(timer);
+        resolve();
+      });
       thread.postMessage({ t, ack } satisfies ExportThreadMessage);
     });
   };
   return {
     record(call) {
-      const traceId = call.parent?.traceId ?? hexId(16);
-      const spanId = hexId(8);
+      const traceId = call.parent?.traceId ?? newTraceId();
+      const spanId = newSpanId();
       if (!dead && queue.length < MAX_QUEUE) {
         queue.push({
           name: call.name,

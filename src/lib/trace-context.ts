@@ -54,3 +54,9 @@ export function newSpanId(): string {
   const id = randomBytes(8).toString("hex");
   return ALL_ZERO.test(id) ? newSpanId() : id;
 }
+
+/** A new W3C trace id: 32 hex digits, never all zero. */
+export function newTraceId(): string {
+  const id = randomBytes(16).toString("hex");
+  return ALL_ZERO.test(id) ? newTraceId() : id;
+}

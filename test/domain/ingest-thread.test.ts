@@ -94,6 +94,18 @@ describe("the ingest thread", () => {
       const logs = await logsOf(a.traceId);
       expect(logs).toHaveLength(3);
       for (const l of logs) expect(l).toMatchObject({ source: "otel", inputTokens: 40, outputTokens: 8 });
+      // A key limited to some models reports through the thread as any key (its grant crosses with it).
+      const limited = (await trpcClient(t, project.apiKey).apiKeys.create.mutate({ name: "otel-limited", allowedModels: ["openai:gpt-4o-mini"] })) as {
+        apiKey: string;
+      };
+      const viaLimited = exportOf(1);
+      const res = await fetch(`${server.url}/api/v1/otel/v1/traces`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-hone-key": limited.apiKey },
+        body: viaLimited.body,
+      });
+      expect(res.status).toBe(200);
+      expect(await logsOf(viaLimited.traceId)).toHaveLength(1);
       // Many exports at once: each answered, each stored once.
       const many = Array.from({ length: 12 }, () => exportOf(3));
       const answers = await Promise.all(many.map((m) => send(m.body)));
@@ -139,6 +151,14 @@ describe("the ingest thread", () => {
       expect(results.every((r) => r.rejected === 0 && r.logs === 1)).toBe(true);
       expect(() => thread.room()).not.toThrow();
       expect(await logsOf(exports[255]!.traceId)).toHaveLength(1);
+      // A message that cannot cross to the thread is a 503 to retry, and waits for nothing.
+      const odd = { ...ctx, actor: { ...ctx.actor, grant: { scopes: ["gateway"], allowedModels: null, extra: () => 0 } } } as unknown as typeof ctx;
+      const lost = await thread.run(odd, req(exportOf(1).body)).then(
+        () => null,
+        (e: { code: string }) => e.code,
+      );
+      expect(lost).toBe("UNAVAILABLE");
+      expect(() => thread.room()).not.toThrow();
     } finally {
       await ingest.stop();
     }

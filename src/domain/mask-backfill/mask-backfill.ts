@@ -16,8 +16,8 @@ import { NoInput, verb } from "../verb";
 
 // Masking what a project stored before its rule (docs/masking.md "What was stored before"): a
 // background task goes through the project's logs (newest first), then its dataset entries, then
-// its stored Responses, then its trace spans, a batch per step, rewriting each with placeholders of the kinds its rule
-// masks (every kind when it has none). It resumes where it was after a restart (`cursor`); its
+// its stored Responses, then its trace spans, a batch per step, rewriting each with placeholders of
+// the kinds its rule masks (every kind when it has none). It resumes where it was after a restart (`cursor`); its
 // start is audited as any mutation; one runs at a time per project.
 
 export const MASK_BACKFILL_JOB = "masking-backfill";
